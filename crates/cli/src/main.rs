@@ -1,1 +1,511 @@
-fn main() {}
+//! `tercio`: the command line of the game-master companion.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use serde_json::{json, Value};
+use tercio_core::DiceStream;
+use tercio_rules::game::Game;
+use tercio_rules::{odds, registry, scenario};
+
+#[derive(Parser)]
+#[command(
+    name = "tercio",
+    version,
+    about = "Game-master companion for pike-and-shot miniature wargames: rolls every die, applies every modifier by name, tracks every unit, and shows the exact odds."
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// List the rule sets, their aliases and whether they are available.
+    Rulesets {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print a rule set's charts (troop types, capabilities, movement, tables) as reference.
+    Reference {
+        #[arg(long)]
+        rules: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Scenarios.
+    Scenario {
+        #[command(subcommand)]
+        cmd: ScenarioCmd,
+    },
+    /// Roll one action described in a JSON file (units inline) and explain it.
+    Resolve {
+        #[arg(long)]
+        rules: String,
+        /// Seed of the dice stream (default: fresh from the operating system).
+        #[arg(long)]
+        seed: Option<u64>,
+        #[arg(long)]
+        json: bool,
+        /// Also print the exact odds of the action.
+        #[arg(long)]
+        odds: bool,
+        action: PathBuf,
+    },
+    /// The exact distribution of an action's outcomes.
+    Odds {
+        #[arg(long)]
+        rules: String,
+        #[arg(long)]
+        json: bool,
+        action: PathBuf,
+    },
+    /// Games: an append-only event log on file.
+    Game {
+        #[command(subcommand)]
+        cmd: GameCmd,
+    },
+    /// Re-fold a game's log from its seed and check every roll and the stored state.
+    Replay { game: PathBuf },
+}
+
+#[derive(Subcommand)]
+enum ScenarioCmd {
+    /// Validate scenario files; reports every problem as file:line:col.
+    Check { files: Vec<PathBuf> },
+}
+
+#[derive(Subcommand)]
+enum GameCmd {
+    /// Start a game from a scenario.
+    New {
+        scenario: PathBuf,
+        #[arg(long)]
+        seed: Option<u64>,
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Resolve an action (units by id) in the game and record it.
+    Act {
+        game: PathBuf,
+        action: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Void the last event (it stays in the log; the dice do not rewind).
+    Undo { game: PathBuf },
+    /// Show the state: units, leaders, break points, whose turn.
+    Show {
+        game: PathBuf,
+        #[arg(long)]
+        json: bool,
+        /// Also list the event log.
+        #[arg(long)]
+        log: bool,
+    },
+}
+
+/// An error for the user: what, where, and the exit code.
+struct Failure {
+    msg: String,
+    code: u8,
+}
+
+fn fail(msg: impl Into<String>) -> Failure {
+    Failure {
+        msg: msg.into(),
+        code: 1,
+    }
+}
+
+type Res = Result<(), Failure>;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) => {
+            eprintln!("{}", f.msg);
+            ExitCode::from(f.code)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Res {
+    match cli.cmd {
+        Cmd::Rulesets { json } => rulesets(json),
+        Cmd::Reference { rules, json } => reference(&rules, json),
+        Cmd::Scenario {
+            cmd: ScenarioCmd::Check { files },
+        } => scenario_check(&files),
+        Cmd::Resolve {
+            rules,
+            seed,
+            json,
+            odds,
+            action,
+        } => resolve(&rules, seed, json, odds, &action),
+        Cmd::Odds {
+            rules,
+            json,
+            action,
+        } => odds_cmd(&rules, json, &action),
+        Cmd::Game { cmd } => match cmd {
+            GameCmd::New {
+                scenario,
+                seed,
+                out,
+            } => game_new(&scenario, seed, &out),
+            GameCmd::Act { game, action, json } => game_act(&game, &action, json),
+            GameCmd::Undo { game } => game_undo(&game),
+            GameCmd::Show { game, json, log } => game_show(&game, json, log),
+        },
+        Cmd::Replay { game } => replay(&game),
+    }
+}
+
+fn rulesets(json: bool) -> Res {
+    let list: Vec<Value> = registry::all()
+        .iter()
+        .map(|r| json!({"id": r.id(), "alias": r.alias(), "name": r.name(), "seed": r.seed(), "available": r.available()}))
+        .collect();
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&list).unwrap_or_default()
+        );
+    } else {
+        for r in registry::all() {
+            println!(
+                "{:<30} {:<7} {}{}",
+                r.id(),
+                r.alias(),
+                r.name(),
+                if r.available() {
+                    ""
+                } else {
+                    "  (not yet available)"
+                }
+            );
+        }
+    }
+    Ok(())
+}
+
+fn rules(id: &str) -> Result<&'static dyn registry::RuleSet, Failure> {
+    let r = registry::lookup(id).map_err(|e| fail(format!("--rules: {e}")))?;
+    if !r.available() {
+        return Err(fail(format!("--rules: {}", registry::not_available(r))));
+    }
+    Ok(r)
+}
+
+fn reference(id: &str, json: bool) -> Res {
+    let r = rules(id)?;
+    let v = r.reference();
+    if json {
+        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        return Ok(());
+    }
+    println!("{} — charts (seed {})\n", r.name(), r.seed());
+    println!(
+        "{:<26} {:<14} {:>5} {:>5} {:>4} {:>4} {:>4} {:>4} {:>4} {:>3}  fire",
+        "troop type", "class", "foot", "mtd", "imp", "adv", "mar", "chg", "ret", "BP"
+    );
+    for t in v["charts"]["troops"].as_array().into_iter().flatten() {
+        let n = |k: &str| t[k].as_i64().map_or("-".to_string(), |x| x.to_string());
+        let fire = if t["fire"].is_null() {
+            "-".to_string()
+        } else {
+            format!(
+                "{}\" {:+}",
+                t["fire"]["range"],
+                t["fire"]["factor"].as_i64().unwrap_or(0)
+            )
+        };
+        println!(
+            "{:<26} {:<14} {:>5} {:>5} {:>4} {:>4} {:>4} {:>4} {:>4} {:>3}  {}",
+            t["id"].as_str().unwrap_or(""),
+            t["class"].as_str().unwrap_or(""),
+            n("melee_vs_foot"),
+            n("melee_vs_mounted"),
+            n("impact"),
+            n("advance"),
+            n("march"),
+            n("charge_move"),
+            n("retire_move"),
+            n("break_points"),
+            fire
+        );
+    }
+    println!("\nMovement factors:");
+    for row in v["charts"]["terrain"].as_array().into_iter().flatten() {
+        println!(
+            "  {:<20} {:<34} {}",
+            row["factor"].as_str().unwrap_or(""),
+            row["cost"].as_str().unwrap_or(""),
+            row["notes"].as_str().unwrap_or("")
+        );
+    }
+    println!(
+        "\nLeaders move {}\"; command radius {}\".",
+        v["charts"]["leader_move"], v["charts"]["command_radius"]
+    );
+    println!("Melee: {}", v["melee_chart"].as_str().unwrap_or(""));
+    Ok(())
+}
+
+fn read(path: &Path) -> Result<String, Failure> {
+    std::fs::read_to_string(path).map_err(|e| fail(format!("{}: cannot read: {e}", path.display())))
+}
+
+fn scenario_check(files: &[PathBuf]) -> Res {
+    if files.is_empty() {
+        return Err(Failure {
+            msg: "scenario check: give at least one FILE".into(),
+            code: 2,
+        });
+    }
+    let mut bad = 0;
+    for f in files {
+        let name = f.display().to_string();
+        let src = match read(f) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("{}", e.msg);
+                bad += 1;
+                continue;
+            }
+        };
+        match scenario::parse(&name, &src) {
+            Ok(sc) => println!(
+                "{name}: ok — {} ({}), {} units, {} leaders",
+                sc.title,
+                sc.ruleset,
+                sc.units.len(),
+                sc.leaders.len()
+            ),
+            Err(diags) => {
+                bad += 1;
+                for d in &diags {
+                    eprintln!("{d}");
+                }
+                eprintln!(
+                    "{name}: {} problem{}",
+                    diags.len(),
+                    if diags.len() == 1 { "" } else { "s" }
+                );
+            }
+        }
+    }
+    if bad > 0 {
+        Err(fail(format!("{bad} file(s) with problems")))
+    } else {
+        Ok(())
+    }
+}
+
+/// Read an action file as JSON, reporting syntax errors at file:line:col.
+fn read_action(path: &Path) -> Result<Value, Failure> {
+    let src = read(path)?;
+    serde_json::from_str(&src).map_err(|e| {
+        fail(format!(
+            "{}:{}:{}: malformed JSON: {e}",
+            path.display(),
+            e.line(),
+            e.column()
+        ))
+    })
+}
+
+fn fresh_seed() -> u64 {
+    getrandom::u64().unwrap_or_else(|_| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+    })
+}
+
+fn resolve(id: &str, seed: Option<u64>, json: bool, with_odds: bool, path: &Path) -> Res {
+    let r = rules(id)?;
+    let action = read_action(path)?;
+    let engine = r.engine(None).map_err(fail)?;
+    let plan = engine
+        .plan(None, &action)
+        .map_err(|e| fail(format!("{}: {e}", path.display())))?;
+    let report = with_odds.then(|| odds::odds(&plan));
+    let seed = seed.unwrap_or_else(fresh_seed);
+    let mut stream = DiceStream::from_seed(seed);
+    let (outcome, draws) = plan.roll(&mut stream);
+    if json {
+        let mut v = json!({
+            "ruleset": r.id(), "seed": seed, "resolution": outcome.resolution, "draws": draws,
+            "facets": outcome.facets.iter().map(|(k, v)| json!({"facet": k, "value": v})).collect::<Vec<_>>(),
+            "effects": outcome.effects,
+        });
+        if let Some(rep) = report {
+            v["odds"] = serde_json::to_value(rep).unwrap_or(Value::Null);
+        }
+        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+    } else {
+        print!("{}", outcome.resolution.render());
+        println!("(seed {seed})");
+        if let Some(rep) = report {
+            println!("\nExact odds of this action:");
+            print!("{}", rep.render());
+        }
+    }
+    Ok(())
+}
+
+fn odds_cmd(id: &str, json: bool, path: &Path) -> Res {
+    let r = rules(id)?;
+    let action = read_action(path)?;
+    let engine = r.engine(None).map_err(fail)?;
+    let plan = engine
+        .plan(None, &action)
+        .map_err(|e| fail(format!("{}: {e}", path.display())))?;
+    let rep = odds::odds(&plan);
+    if json {
+        println!("{}", serde_json::to_string_pretty(&rep).unwrap_or_default());
+    } else {
+        println!("Exact odds ({}):", r.name());
+        print!("{}", rep.render());
+    }
+    Ok(())
+}
+
+fn load_game(path: &Path) -> Result<Game, Failure> {
+    let src = read(path)?;
+    serde_json::from_str(&src).map_err(|e| {
+        fail(format!(
+            "{}:{}:{}: not a Tercio game file: {e}",
+            path.display(),
+            e.line(),
+            e.column()
+        ))
+    })
+}
+
+/// Write atomically: a crash mid-write never loses what was already recorded.
+fn save_game(path: &Path, g: &Game) -> Res {
+    let text = serde_json::to_string_pretty(g).map_err(|e| fail(e.to_string()))?;
+    let tmp = path.with_extension("json.tmp");
+    std::fs::write(&tmp, text)
+        .map_err(|e| fail(format!("{}: cannot write: {e}", tmp.display())))?;
+    std::fs::rename(&tmp, path).map_err(|e| fail(format!("{}: cannot write: {e}", path.display())))
+}
+
+fn game_new(scenario_path: &Path, seed: Option<u64>, out: &Path) -> Res {
+    let src = read(scenario_path)?;
+    let sc = scenario::parse(&scenario_path.display().to_string(), &src).map_err(|d| {
+        fail(
+            d.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join("\n"),
+        )
+    })?;
+    if out.exists() {
+        return Err(fail(format!(
+            "{}: already exists; not overwriting a recorded game",
+            out.display()
+        )));
+    }
+    let seed = seed.unwrap_or_else(fresh_seed);
+    let g = Game::new(sc, seed).map_err(|e| fail(e.to_string()))?;
+    save_game(out, &g)?;
+    println!(
+        "New game: {} ({}) -> {}",
+        g.scenario.title,
+        g.ruleset,
+        out.display()
+    );
+    let engine = g.engine().map_err(|e| fail(e.to_string()))?;
+    print!("{}", engine.render_state(&g.state));
+    Ok(())
+}
+
+fn game_act(path: &Path, action_path: &Path, json: bool) -> Res {
+    let mut g = load_game(path)?;
+    let action = read_action(action_path)?;
+    let event = g
+        .act(action)
+        .map_err(|e| fail(format!("{}: {e}", action_path.display())))?
+        .clone();
+    save_game(path, &g)?;
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&event).unwrap_or_default()
+        );
+    } else {
+        print!("{}", event.resolution.render());
+    }
+    Ok(())
+}
+
+fn game_undo(path: &Path) -> Res {
+    let mut g = load_game(path)?;
+    match g.undo().map_err(|e| fail(e.to_string()))? {
+        Some(seq) => {
+            save_game(path, &g)?;
+            println!(
+                "Voided event {seq}; it stays in the log, struck through. The dice do not rewind."
+            );
+            Ok(())
+        }
+        None => Err(fail("nothing to undo")),
+    }
+}
+
+fn game_show(path: &Path, json: bool, log: bool) -> Res {
+    let g = load_game(path)?;
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&g.state).unwrap_or_default()
+        );
+        return Ok(());
+    }
+    let engine = g.engine().map_err(|e| fail(e.to_string()))?;
+    println!(
+        "{} ({}) — {} events in the log",
+        g.scenario.title,
+        g.ruleset,
+        g.log.entries.len()
+    );
+    print!("{}", engine.render_state(&g.state));
+    if log {
+        println!("\nLog:");
+        for e in &g.log.entries {
+            match e {
+                tercio_core::LogEntry::Event { seq, event } => {
+                    let struck = if g.log.is_voided(*seq) {
+                        " [VOIDED]"
+                    } else {
+                        ""
+                    };
+                    println!(
+                        "  {seq:>3}. {}: {}{struck}",
+                        event.resolution.action, event.resolution.summary
+                    );
+                }
+                tercio_core::LogEntry::Void { seq, voids, reason } => {
+                    println!("  {seq:>3}. void of event {voids} ({reason})")
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn replay(path: &Path) -> Res {
+    let g = load_game(path)?;
+    let n = g
+        .replay()
+        .map_err(|e| fail(format!("{}: replay FAILED: {e}", path.display())))?;
+    println!("{}: replay ok — {n} events re-rolled from seed {}, every face and outcome matches, and the state is the fold of the log", path.display(), g.seed);
+    Ok(())
+}

@@ -68,7 +68,11 @@ impl Resolution {
                 ));
             }
             if !step.totals.is_empty() {
-                let t: Vec<String> = step.totals.iter().map(|(n, v)| format!("{n} {v}")).collect();
+                let t: Vec<String> = step
+                    .totals
+                    .iter()
+                    .map(|(n, v)| format!("{n} {v}"))
+                    .collect();
                 s.push_str(&format!("    totals:    {}\n", t.join(", ")));
             }
             s.push_str(&format!("    result:    {}\n", step.result));

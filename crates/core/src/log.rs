@@ -6,8 +6,15 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "entry", rename_all = "kebab-case")]
 pub enum LogEntry<E> {
-    Event { seq: u64, event: E },
-    Void { seq: u64, voids: u64, reason: String },
+    Event {
+        seq: u64,
+        event: E,
+    },
+    Void {
+        seq: u64,
+        voids: u64,
+        reason: String,
+    },
 }
 
 impl<E> LogEntry<E> {
@@ -25,7 +32,9 @@ pub struct EventLog<E> {
 
 impl<E> Default for EventLog<E> {
     fn default() -> Self {
-        EventLog { entries: Vec::new() }
+        EventLog {
+            entries: Vec::new(),
+        }
     }
 }
 

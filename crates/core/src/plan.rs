@@ -22,6 +22,15 @@ pub enum Plan<T> {
     Roll(Die, Cont<T>),
 }
 
+impl<T: Clone> Clone for Plan<T> {
+    fn clone(&self) -> Self {
+        match self {
+            Plan::Done(t) => Plan::Done(t.clone()),
+            Plan::Roll(d, k) => Plan::Roll(d.clone(), k.clone()),
+        }
+    }
+}
+
 impl<T: 'static> Plan<T> {
     pub fn done(value: T) -> Self {
         Plan::Done(value)
@@ -40,7 +49,9 @@ impl<T: 'static> Plan<T> {
     fn and_then_rc<U: 'static>(self, f: Rc<dyn Fn(T) -> Plan<U>>) -> Plan<U> {
         match self {
             Plan::Done(t) => f(t),
-            Plan::Roll(die, k) => Plan::Roll(die, Rc::new(move |face| k(face).and_then_rc(f.clone()))),
+            Plan::Roll(die, k) => {
+                Plan::Roll(die, Rc::new(move |face| k(face).and_then_rc(f.clone())))
+            }
         }
     }
 
@@ -143,9 +154,20 @@ impl<T: 'static> Plan<T> {
 /// Why given faces do not fit a plan.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FaceError {
-    TooFew { label: String, index: usize },
-    TooMany { needed: usize, given: usize },
-    OutOfRange { label: String, index: usize, face: u8, sides: u8 },
+    TooFew {
+        label: String,
+        index: usize,
+    },
+    TooMany {
+        needed: usize,
+        given: usize,
+    },
+    OutOfRange {
+        label: String,
+        index: usize,
+        face: u8,
+        sides: u8,
+    },
 }
 
 impl std::fmt::Display for FaceError {
@@ -157,7 +179,12 @@ impl std::fmt::Display for FaceError {
             FaceError::TooMany { needed, given } => {
                 write!(f, "faces: {given} given but this resolution uses {needed}")
             }
-            FaceError::OutOfRange { label, index, face, sides } => write!(
+            FaceError::OutOfRange {
+                label,
+                index,
+                face,
+                sides,
+            } => write!(
                 f,
                 "faces[{index}]: {face} is not a face of '{label}' (allowed: 1 to {sides})"
             ),
@@ -176,7 +203,11 @@ impl<K: Ord> Distribution<K> {
         self.outcomes.values().sum()
     }
     pub fn p(&self, pred: impl Fn(&K) -> bool) -> f64 {
-        self.outcomes.iter().filter(|(k, _)| pred(k)).map(|(_, p)| p).sum()
+        self.outcomes
+            .iter()
+            .filter(|(k, _)| pred(k))
+            .map(|(_, p)| p)
+            .sum()
     }
 }
 
@@ -241,15 +272,27 @@ mod tests {
         for (k, p) in &exact.outcomes {
             let f = f64::from(*counts.get(k).unwrap_or(&0)) / f64::from(n);
             let sigma = (p * (1.0 - p) / f64::from(n)).sqrt();
-            assert!((f - p).abs() < 5.0 * sigma + 1e-4, "{k}: exact {p}, seen {f}");
+            assert!(
+                (f - p).abs() < 5.0 * sigma + 1e-4,
+                "{k}: exact {p}, seen {f}"
+            );
         }
     }
 
     #[test]
     fn roll_with_checks_faces() {
         assert_eq!(two_d6_sum().roll_with(&[3, 4]).map(|r| r.0), Ok(7));
-        assert!(matches!(two_d6_sum().roll_with(&[3]), Err(FaceError::TooFew { .. })));
-        assert!(matches!(two_d6_sum().roll_with(&[3, 7]), Err(FaceError::OutOfRange { .. })));
-        assert!(matches!(two_d6_sum().roll_with(&[3, 4, 5]), Err(FaceError::TooMany { .. })));
+        assert!(matches!(
+            two_d6_sum().roll_with(&[3]),
+            Err(FaceError::TooFew { .. })
+        ));
+        assert!(matches!(
+            two_d6_sum().roll_with(&[3, 7]),
+            Err(FaceError::OutOfRange { .. })
+        ));
+        assert!(matches!(
+            two_d6_sum().roll_with(&[3, 4, 5]),
+            Err(FaceError::TooMany { .. })
+        ));
     }
 }

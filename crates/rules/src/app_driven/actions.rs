@@ -1,0 +1,839 @@
+//! From the app's fields to a dice plan: validation (typed rejections with reasons), the
+//! questions, and the chaining of fire, evasion, melee and leader risk.
+
+use std::rc::Rc;
+
+use tercio_core::{Plan, Step};
+
+use super::model::*;
+use super::resolve::{self, Acc, FireSetup, MeleeSetup};
+use super::tables::{ChargeRule, Charts, Class};
+use crate::registry::Rejection;
+
+fn rej(code: &str, field: Option<&str>, msg: impl Into<String>) -> Rejection {
+    Rejection::new(code, field, msg)
+}
+
+/// The rule set's context for one action.
+pub struct Ctx<'a> {
+    pub ch: &'static Charts,
+    /// EGC special rules (Bad War, Ferocious Swiss Charges).
+    pub egc: bool,
+    pub state: Option<&'a GameState>,
+}
+
+impl Ctx<'_> {
+    fn snap(
+        &self,
+        r: Option<&UnitRef>,
+        field: &str,
+        leader: Option<&LeaderField>,
+    ) -> Result<UnitSnap, Rejection> {
+        let r = r.ok_or_else(|| {
+            rej(
+                "missing-field",
+                Some(field),
+                format!("the {field} is required for this action"),
+            )
+        })?;
+        let lf = format!("leader_with_{field}");
+        match (self.state, r) {
+            (Some(st), UnitRef::Id(id)) => {
+                let u = st.units.get(id).ok_or_else(|| {
+                    rej("unknown-unit", Some(field), format!("no unit \"{id}\" in this game; units: {}", st.units.keys().cloned().collect::<Vec<_>>().join(", ")))
+                })?;
+                if u.destroyed {
+                    return Err(rej("unit-destroyed", Some(field), format!("{} has been destroyed and can take no part", u.name)));
+                }
+                let troop = self.ch.troop(&u.troop).cloned().ok_or_else(|| rej("unknown-troop-type", Some(field), u.troop.clone()))?;
+                let attached = st.leaders.values().find(|l| l.attached_to.as_deref() == Some(id) && l.fate.is_none());
+                let leader = match leader {
+                    None => attached.map(|l| LeaderSnap { id: l.id.clone(), name: l.name.clone(), army: l.army }),
+                    Some(LeaderField::Flag(false)) => None,
+                    Some(LeaderField::Flag(true)) => match attached {
+                        Some(l) => Some(LeaderSnap { id: l.id.clone(), name: l.name.clone(), army: l.army }),
+                        None => return Err(rej("no-leader-attached", Some(&lf), format!("no leader is attached to {}: give the leader's id", u.name))),
+                    },
+                    Some(LeaderField::Id(lid)) => {
+                        let l = st.leaders.get(lid).ok_or_else(|| rej("unknown-leader", Some(&lf), format!("no leader \"{lid}\" in this game")))?;
+                        if l.fate.is_some() {
+                            return Err(rej("leader-lost", Some(&lf), format!("{} has been killed or captured", l.name)));
+                        }
+                        if l.side != u.side {
+                            return Err(rej("leader-wrong-side", Some(&lf), format!("{} is not of {}'s side", l.name, u.name)));
+                        }
+                        Some(LeaderSnap { id: l.id.clone(), name: l.name.clone(), army: l.army })
+                    }
+                };
+                Ok(UnitSnap {
+                    id: id.clone(),
+                    name: u.name.clone(),
+                    side: u.side.clone(),
+                    troop,
+                    bases: u.bases,
+                    cond: u.cond(),
+                    flags: u.flags.clone(),
+                    nationality: u.nationality.clone(),
+                    in_combat: !u.in_combat_with.is_empty(),
+                    acted: u.acted,
+                    march: u.march,
+                    stakes_planted: u.stakes_planted,
+                    leader,
+                })
+            }
+            (Some(_), UnitRef::Inline(_)) => Err(rej("inline-unit-in-game", Some(field), "in a game, name units by their id")),
+            (None, UnitRef::Id(id)) => Err(rej(
+                "unit-id-without-game",
+                Some(field),
+                format!("\"{id}\" is a unit id, but there is no game: describe the unit inline ({{\"type\": ..., \"bases\": ...}}) or use `tercio game act`"),
+            )),
+            (None, UnitRef::Inline(u)) => {
+                let troop = self.ch.troop(&u.troop).cloned().ok_or_else(|| {
+                    rej("unknown-troop-type", Some(&format!("{field}.type")), format!("unknown troop type \"{}\"; allowed: {}", u.troop, self.ch.troop_ids().join(", ")))
+                })?;
+                if !(1..=6).contains(&u.bases) {
+                    return Err(rej("bad-bases", Some(&format!("{field}.bases")), format!("{} bases: allowed 1 to 6", u.bases)));
+                }
+                if u.lost >= u.bases || resolve_destroyed(u.bases, u.lost) {
+                    return Err(rej("unit-destroyed", Some(&format!("{field}.lost")), format!("{} of {} bases lost: the unit is already destroyed", u.lost, u.bases)));
+                }
+                for f in &u.flags {
+                    if !troop.flags.contains(&f.as_str()) {
+                        return Err(rej("bad-flag", Some(&format!("{field}.flags")), format!("unknown flag \"{f}\" for {}; allowed: {}", troop.id, troop.flags.join(", "))));
+                    }
+                }
+                let leader = match leader {
+                    None | Some(LeaderField::Flag(false)) => None,
+                    Some(LeaderField::Flag(true)) => Some(LeaderSnap { id: format!("{field}-leader"), name: format!("Leader with {field}"), army: false }),
+                    Some(LeaderField::Id(n)) => Some(LeaderSnap { id: format!("{field}-leader"), name: n.clone(), army: false }),
+                };
+                Ok(UnitSnap {
+                    id: field.to_string(),
+                    name: u.name.clone().unwrap_or_else(|| format!("{} ({field})", troop.name)),
+                    side: if field == "actor" { "actor's side".into() } else { "target's side".into() },
+                    troop,
+                    bases: u.bases,
+                    cond: Condition { status: u.status, lost: u.lost, destroyed: false },
+                    flags: u.flags.clone(),
+                    nationality: u.nationality.clone(),
+                    in_combat: u.in_combat,
+                    acted: u.acted,
+                    march: u.march,
+                    stakes_planted: u.stakes_planted,
+                    leader,
+                })
+            }
+        }
+    }
+}
+
+fn resolve_destroyed(bases: u8, lost: u8) -> bool {
+    is_destroyed(bases, lost, false)
+}
+
+/// Fields each action may use; anything else set is rejected by name.
+fn allowed_fields(k: ActionKind) -> &'static [&'static str] {
+    use ActionKind::*;
+    match k {
+        Initiative | EndInitiatives => &[],
+        Command => &["leader"],
+        Rest | Regroup => &[
+            "actor",
+            "leader_with_actor",
+            "plant_stakes",
+            "target",
+            "ground",
+            "leader_with_target",
+            "actor_in_flank",
+            "target_in_flank",
+            "force",
+            "supporting_actor_bases",
+            "supporting_target_bases",
+            "actor_status",
+        ],
+        Advance | March => &["actor", "leader_with_actor"],
+        Retire => &[
+            "actor",
+            "leader_with_actor",
+            "target",
+            "ground",
+            "leader_with_target",
+            "actor_in_flank",
+            "target_in_flank",
+            "force",
+            "supporting_actor_bases",
+            "supporting_target_bases",
+            "actor_status",
+        ],
+        Charge => &[
+            "actor",
+            "target",
+            "ground",
+            "leader_with_actor",
+            "leader_with_target",
+            "actor_status",
+            "frontal",
+            "crosses_arc_of_fire",
+            "target_evades",
+            "contact_after_evade",
+            "ferocious",
+            "force",
+            "supporting_actor_bases",
+            "supporting_target_bases",
+            "actor_in_flank",
+        ],
+        Fire => &[
+            "actor",
+            "target",
+            "ground",
+            "actor_status",
+            "force",
+            "firing_bases",
+        ],
+        Melee => &[
+            "actor",
+            "target",
+            "ground",
+            "leader_with_actor",
+            "leader_with_target",
+            "actor_status",
+            "actor_charging",
+            "actor_in_flank",
+            "target_in_flank",
+            "force",
+            "supporting_actor_bases",
+            "supporting_target_bases",
+        ],
+        Attach => &["leader", "unit"],
+        AssignCommand => &["leader", "to"],
+        EndFire => &["fires"],
+        EndTurn => &["camps_sacked"],
+    }
+}
+
+pub fn check_fields(req: &ActionRequest) -> Result<(), Rejection> {
+    let v = serde_json::to_value(req).map_err(|e| rej("bad-action", None, e.to_string()))?;
+    let allowed = allowed_fields(req.action);
+    if let Some(obj) = v.as_object() {
+        for k in obj.keys() {
+            if k != "action" && !allowed.contains(&k.as_str()) {
+                return Err(rej(
+                    "field-not-used",
+                    Some(k),
+                    format!(
+                        "{:?} does not use this field; it uses: {}",
+                        req.action,
+                        if allowed.is_empty() {
+                            "no other field".to_string()
+                        } else {
+                            allowed.join(", ")
+                        }
+                    )
+                    .replace('"', ""),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn need<T: Clone>(v: &Option<T>, field: &str, question: &str) -> Result<T, Rejection> {
+    v.clone().ok_or_else(|| {
+        rej(
+            "question",
+            Some(field),
+            format!("{question} Answer with \"{field}\": true (OK) or false (Cancel)."),
+        )
+    })
+}
+
+/// Apply the 'Actor is Disordered/Demoralized' box stand-alone; in a game it must agree.
+fn actor_status(ctx: &Ctx, req: &ActionRequest, u: &mut UnitSnap) -> Result<(), Rejection> {
+    if let Some(s) = req.actor_status {
+        if ctx.state.is_some() {
+            if s != u.cond.status {
+                return Err(rej(
+                    "status-mismatch",
+                    Some("actor_status"),
+                    format!(
+                        "the game has {} as {}, not {}",
+                        u.name,
+                        u.cond.status.label(),
+                        s.label()
+                    ),
+                ));
+            }
+        } else {
+            u.cond.status = s;
+        }
+    }
+    Ok(())
+}
+
+fn melee_setup(
+    ctx: &Ctx,
+    req: &ActionRequest,
+    actor: UnitSnap,
+    target: UnitSnap,
+    charging: bool,
+) -> MeleeSetup {
+    let force = req.force.unwrap_or_else(|| {
+        Force::from_bases(
+            u32::from(actor.remaining()) + u32::from(req.supporting_actor_bases.unwrap_or(0)),
+            u32::from(target.remaining()) + u32::from(req.supporting_target_bases.unwrap_or(0)),
+        )
+    });
+    let bad_war = ctx.egc && is_bad_war(&actor, &target);
+    MeleeSetup {
+        ground: req.ground.unwrap_or_default(),
+        charging,
+        actor_in_flank: req.actor_in_flank.unwrap_or(false),
+        target_in_flank: req.target_in_flank.unwrap_or(false),
+        force,
+        bad_war,
+        actor,
+        target,
+    }
+}
+
+/// EGC Bad War: Swiss and Landsknecht pikemen in a melee fight to the last base.
+pub fn is_bad_war(a: &UnitSnap, b: &UnitSnap) -> bool {
+    let swiss = |u: &UnitSnap| u.troop.id == "swiss-pike";
+    let lk = |u: &UnitSnap| {
+        u.troop.id == "spanish-landsknecht-pike" && u.nationality.as_deref() == Some("landsknecht")
+    };
+    (swiss(a) && lk(b)) || (lk(a) && swiss(b))
+}
+
+fn same_side(ctx: &Ctx, a: &UnitSnap, b: &UnitSnap) -> Result<(), Rejection> {
+    if ctx.state.is_some() && a.side == b.side {
+        return Err(rej(
+            "same-side",
+            Some("target"),
+            format!("{} and {} are on the same side", a.name, b.name),
+        ));
+    }
+    if ctx.state.is_some() && a.id == b.id {
+        return Err(rej(
+            "same-unit",
+            Some("target"),
+            "a unit cannot target itself",
+        ));
+    }
+    Ok(())
+}
+
+fn in_combat_rule(u: &UnitSnap, what: &str) -> Result<(), Rejection> {
+    if u.in_combat {
+        return Err(rej(
+            "in-ongoing-combat",
+            Some("action"),
+            format!("{} is in an ongoing combat: it may only Melee, Retire, or Regroup with a leader attached (then Melee), not {what}", u.name),
+        ));
+    }
+    Ok(())
+}
+
+/// Whether `actor` may charge `target` at all (typed rejections with the texts' reasons).
+fn charge_allowed(
+    ctx: &Ctx,
+    req: &ActionRequest,
+    a: &UnitSnap,
+    t: &UnitSnap,
+) -> Result<(), Rejection> {
+    if a.troop.charge_move.is_none() || a.troop.charge == ChargeRule::Never {
+        return Err(rej(
+            "cannot-charge",
+            Some("actor"),
+            format!(
+                "{} may not Charge (\"Cannon ... may not Charge\")",
+                a.troop.name
+            ),
+        ));
+    }
+    if a.march {
+        return Err(rej(
+            "march-formation-cannot-charge",
+            Some("actor"),
+            format!(
+                "{} is in march formation: \"units in 'march' formation may not Charge\"",
+                a.name
+            ),
+        ));
+    }
+    in_combat_rule(a, "Charge")?;
+    let frontal = req.frontal.unwrap_or(true);
+    let ground = req.ground.unwrap_or_default();
+    let loose_target = matches!(t.troop.id, "irregulars" | "skirmishers");
+    match a.troop.charge {
+        ChargeRule::LooseOnly if ground.roughness() == 0 && !loose_target && t.troop.class != Class::Cannon => {
+            Err(rej("loose-troops-charge-in-open", Some("ground"), format!("{} may not charge in the open except against {} or Cannon", a.troop.name, a.troop.name)))
+        }
+        ChargeRule::MissileRestricted if !loose_target && t.troop.class != Class::Cannon && !t.in_combat && frontal => Err(rej(
+            "missile-troops-charge",
+            Some("target"),
+            format!("{} may not charge {} frontally unless it is already in an ongoing combat (000: missile troops charge only Skirmishers or Cannon otherwise)", a.troop.name, t.troop.name),
+        )),
+        _ => {
+            let _ = ctx;
+            Ok(())
+        }
+    }
+}
+
+/// Build the plan of one unit action or command action.
+pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
+    check_fields(req)?;
+    let ch = ctx.ch;
+    let acc = Acc::default();
+    match req.action {
+        ActionKind::Rest | ActionKind::Regroup => {
+            let mut u = ctx.snap(req.actor.as_ref(), "actor", req.leader_with_actor.as_ref())?;
+            actor_status(ctx, req, &mut u)?;
+            if req.plant_stakes == Some(true) {
+                if !u.has_flag("stakes") {
+                    return Err(rej(
+                        "no-stakes",
+                        Some("plant_stakes"),
+                        format!(
+                            "{} carries no stakes (scenario flag \"stakes\" on archers)",
+                            u.name
+                        ),
+                    ));
+                }
+                if u.stakes_planted
+                    || ctx
+                        .state
+                        .is_some_and(|s| s.units.get(&u.id).is_some_and(|x| x.stakes_used))
+                {
+                    return Err(rej(
+                        "stakes-used",
+                        Some("plant_stakes"),
+                        "stakes may be planted once per game",
+                    ));
+                }
+                in_combat_rule(&u, "plant stakes")?;
+                let mut acc = acc;
+                acc.steps.push(Step { title: format!("Rest: {} plants stakes", u.name), dice: vec![], modifiers: vec![], totals: vec![], result: "Stakes planted: mounted units charging them frontally fight as in rough ground".into() });
+                acc.summary.push(format!("{} plants stakes", u.name));
+                acc.effects
+                    .push(Effect::StakesPlanted { unit: u.id.clone() });
+                acc.effects.push(Effect::Acted { unit: u.id.clone() });
+                return Ok(Plan::Done(acc));
+            }
+            if u.in_combat && u.leader.is_none() {
+                return Err(rej(
+                    "regroup-in-combat-needs-leader",
+                    Some("leader_with_actor"),
+                    format!(
+                        "{} is in an ongoing combat: it may Regroup only with a leader attached",
+                        u.name
+                    ),
+                ));
+            }
+            if u.cond.status == Status::Ok && !u.in_combat {
+                let mut acc = acc;
+                acc.steps.push(Step {
+                    title: format!("Rest: {}", u.name),
+                    dice: vec![],
+                    modifiers: vec![],
+                    totals: vec![],
+                    result: format!("{} rests (already OK: no roll needed)", u.name),
+                });
+                acc.summary.push(format!("{} rests", u.name));
+                acc.facet("regroup", "0 levels");
+                acc.effects.push(Effect::Acted { unit: u.id.clone() });
+                return Ok(Plan::Done(acc));
+            }
+            let melee_next = if u.in_combat {
+                Some(combat_target(ctx, req, &u)?)
+            } else {
+                None
+            };
+            let req2 = req.clone();
+            let egc = ctx.egc;
+            let state_free_ctx = (ch, egc);
+            let u2 = u.clone();
+            Ok(
+                resolve::regroup(ch, acc, u).and_then(move |(acc, after)| match &melee_next {
+                    None => Plan::Done(acc),
+                    Some(t) => {
+                        let mut a = u2.clone();
+                        a.cond.status = after;
+                        let c = Ctx {
+                            ch: state_free_ctx.0,
+                            egc: state_free_ctx.1,
+                            state: None,
+                        };
+                        let s = melee_setup(&c, &req2, a, t.clone(), false);
+                        let mut acc = acc;
+                        acc.summary
+                            .push("Regroup in an ongoing combat: the Melee follows at once".into());
+                        resolve::melee(ch, acc, s)
+                    }
+                }),
+            )
+        }
+        ActionKind::Advance | ActionKind::March => {
+            let u = ctx.snap(req.actor.as_ref(), "actor", req.leader_with_actor.as_ref())?;
+            in_combat_rule(
+                &u,
+                if req.action == ActionKind::March {
+                    "March"
+                } else {
+                    "Advance"
+                },
+            )?;
+            let march = req.action == ActionKind::March;
+            let allowance = if march {
+                u.troop.march
+            } else {
+                u.troop.advance
+            };
+            let Some(inches) = allowance else {
+                return Err(rej(
+                    "cannot-move",
+                    Some("actor"),
+                    format!("{} cannot move except to change facing", u.troop.name),
+                ));
+            };
+            let mut acc = acc;
+            let text = if march {
+                format!("{} marches up to {inches} base inches in a column one base wide (march formation: it may not Charge until it moves again)", u.name)
+            } else {
+                format!(
+                    "{} advances up to {inches} base inches (forward, wheels, facing changes)",
+                    u.name
+                )
+            };
+            acc.steps.push(Step {
+                title: format!("{}: {}", if march { "March" } else { "Advance" }, u.name),
+                dice: vec![],
+                modifiers: vec![],
+                totals: vec![("Base inches".into(), i32::from(inches))],
+                result: text.clone(),
+            });
+            acc.summary.push(text);
+            acc.facet("move", format!("{inches}\""));
+            acc.effects.push(Effect::Formation {
+                unit: u.id.clone(),
+                march,
+            });
+            acc.effects.push(Effect::Acted { unit: u.id.clone() });
+            Ok(Plan::Done(acc))
+        }
+        ActionKind::Retire => {
+            let u = ctx.snap(req.actor.as_ref(), "actor", req.leader_with_actor.as_ref())?;
+            if u.troop.retire_move.is_none() {
+                return Err(rej(
+                    "cannot-move",
+                    Some("actor"),
+                    format!("{} cannot move, so it cannot Retire", u.troop.name),
+                ));
+            }
+            if !u.in_combat {
+                let inches = u.troop.retire_move.unwrap_or(0);
+                let mut acc = acc;
+                let text = format!(
+                    "{} retires up to {inches}\" directly backward (not in combat: no roll)",
+                    u.name
+                );
+                acc.steps.push(Step {
+                    title: format!("Retire: {}", u.name),
+                    dice: vec![],
+                    modifiers: vec![],
+                    totals: vec![],
+                    result: text.clone(),
+                });
+                acc.summary.push(text);
+                acc.facet("retire", "success");
+                acc.effects.push(Effect::Acted { unit: u.id.clone() });
+                return Ok(Plan::Done(acc));
+            }
+            if req.actor_in_flank == Some(true) {
+                return Err(rej(
+                    "contacted-on-several-faces",
+                    Some("actor_in_flank"),
+                    format!(
+                        "{} is contacted on more than one face and may not Retire",
+                        u.name
+                    ),
+                ));
+            }
+            let t = combat_target(ctx, req, &u)?;
+            let c = (ch, ctx.egc);
+            let req2 = req.clone();
+            let u2 = u.clone();
+            let partners: Vec<String> = ctx
+                .state
+                .and_then(|s| s.units.get(&u.id))
+                .map(|x| x.in_combat_with.iter().cloned().collect())
+                .unwrap_or_else(|| vec![t.id.clone()]);
+            Ok(resolve::retire(ch, acc, u).and_then(move |(mut acc, ok)| {
+                if ok {
+                    for p in &partners {
+                        acc.effects.push(Effect::CombatLeft {
+                            a: u2.id.clone(),
+                            b: p.clone(),
+                        });
+                    }
+                    Plan::Done(acc)
+                } else {
+                    let cx = Ctx {
+                        ch: c.0,
+                        egc: c.1,
+                        state: None,
+                    };
+                    let s = melee_setup(&cx, &req2, u2.clone(), t.clone(), false);
+                    resolve::melee(ch, acc, s)
+                }
+            }))
+        }
+        ActionKind::Fire => {
+            let mut a = ctx.snap(req.actor.as_ref(), "actor", None)?;
+            actor_status(ctx, req, &mut a)?;
+            let t = ctx.snap(req.target.as_ref(), "target", None)?;
+            same_side(ctx, &a, &t)?;
+            if !a.can_fire() {
+                let why = match a.troop.fire.and_then(|f| f.needs_flag) {
+                    Some(flag) => format!("{} may fire only if the scenario equips them with missile weapons (flag \"{flag}\")", a.name),
+                    None => format!("{} may not fire (\"Other troop types may not fire\")", a.troop.name),
+                };
+                return Err(rej("cannot-fire", Some("actor"), why));
+            }
+            in_combat_rule(&a, "Fire")?;
+            let firing = u32::from(req.firing_bases.unwrap_or(a.remaining()));
+            if firing == 0 || firing > u32::from(a.remaining()) {
+                return Err(rej(
+                    "bad-firing-bases",
+                    Some("firing_bases"),
+                    format!(
+                        "{firing}: allowed 1 to {} (the actor's bases)",
+                        a.remaining()
+                    ),
+                ));
+            }
+            let force = req
+                .force
+                .unwrap_or_else(|| Force::from_bases(firing, u32::from(t.remaining())));
+            let s = FireSetup {
+                actor: a,
+                target: t,
+                ground: req.ground.unwrap_or_default(),
+                force,
+                defensive: false,
+            };
+            Ok(resolve::fire(ch, acc, s).map(|(acc, _)| acc))
+        }
+        ActionKind::Melee => {
+            let mut a = ctx.snap(req.actor.as_ref(), "actor", req.leader_with_actor.as_ref())?;
+            actor_status(ctx, req, &mut a)?;
+            let t = ctx.snap(
+                req.target.as_ref(),
+                "target",
+                req.leader_with_target.as_ref(),
+            )?;
+            same_side(ctx, &a, &t)?;
+            if let Some(st) = ctx.state {
+                let in_contact = st
+                    .units
+                    .get(&a.id)
+                    .is_some_and(|u| u.in_combat_with.contains(&t.id));
+                if !in_contact {
+                    return Err(rej(
+                        "not-in-contact",
+                        Some("target"),
+                        format!(
+                            "{} and {} are not in an ongoing combat: start one with a Charge",
+                            a.name, t.name
+                        ),
+                    ));
+                }
+            }
+            let s = melee_setup(ctx, req, a, t, req.actor_charging.unwrap_or(false));
+            Ok(resolve::melee(ch, acc, s))
+        }
+        ActionKind::Charge => charge(ctx, req, acc),
+        _ => Err(rej(
+            "game-only",
+            Some("action"),
+            format!(
+                "{:?} is a turn action: use it inside a game (`tercio game act`)",
+                req.action
+            ),
+        )),
+    }
+}
+
+/// The enemy a unit in an ongoing combat fights: the `target` field, or its only opponent.
+fn combat_target(ctx: &Ctx, req: &ActionRequest, u: &UnitSnap) -> Result<UnitSnap, Rejection> {
+    if req.target.is_some() {
+        let t = ctx.snap(
+            req.target.as_ref(),
+            "target",
+            req.leader_with_target.as_ref(),
+        )?;
+        if let Some(st) = ctx.state {
+            if !st
+                .units
+                .get(&u.id)
+                .is_some_and(|x| x.in_combat_with.contains(&t.id))
+            {
+                return Err(rej(
+                    "not-in-contact",
+                    Some("target"),
+                    format!("{} is not in combat with {}", u.name, t.name),
+                ));
+            }
+        }
+        return Ok(t);
+    }
+    if let Some(st) = ctx.state {
+        let partners: Vec<&String> = st
+            .units
+            .get(&u.id)
+            .map(|x| x.in_combat_with.iter().collect())
+            .unwrap_or_default();
+        if partners.len() == 1 {
+            return ctx.snap(
+                Some(&UnitRef::Id(partners[0].clone())),
+                "target",
+                req.leader_with_target.as_ref(),
+            );
+        }
+    }
+    Err(rej("missing-field", Some("target"), format!("{} is in an ongoing combat: name the enemy it fights (\"target\"), for the Melee that may follow", u.name)))
+}
+
+fn charge(ctx: &Ctx, req: &ActionRequest, acc: Acc) -> Result<Plan<Acc>, Rejection> {
+    let ch = ctx.ch;
+    let mut a = ctx.snap(req.actor.as_ref(), "actor", req.leader_with_actor.as_ref())?;
+    actor_status(ctx, req, &mut a)?;
+    let t = ctx.snap(
+        req.target.as_ref(),
+        "target",
+        req.leader_with_target.as_ref(),
+    )?;
+    same_side(ctx, &a, &t)?;
+    charge_allowed(ctx, req, &a, &t)?;
+    if req.ferocious == Some(true) && (!ctx.egc || a.troop.id != "swiss-pike") {
+        return Err(rej(
+            "not-ferocious",
+            Some("ferocious"),
+            "only Swiss Pikemen make Ferocious Swiss Charges (El Gran Capitán)",
+        ));
+    }
+    let frontal = req.frontal.unwrap_or(true);
+    let inches = a.troop.charge_move.unwrap_or(0);
+    let mut acc = acc;
+    acc.steps.push(Step {
+        title: format!(
+            "Charge: {} at {}{}",
+            a.name,
+            t.name,
+            if frontal { "" } else { " (flank or rear)" }
+        ),
+        dice: vec![],
+        modifiers: vec![],
+        totals: vec![("Charge move".into(), i32::from(inches))],
+        result: format!(
+            "{} wheels and moves straight forward up to {inches}\" into contact",
+            a.name
+        ),
+    });
+    let mut melee_req = req.clone();
+    if !frontal {
+        melee_req.target_in_flank = Some(true);
+    }
+    // Charging into an ongoing combat: neither evasion nor defensive fire.
+    if !t.in_combat && t.troop.may_evade {
+        let evades = need(
+            &req.target_evades,
+            "target_evades",
+            &format!("{} may evade the charge. Does it evade?", t.name),
+        )?;
+        if evades {
+            let ev = t.troop.advance.unwrap_or(0);
+            acc.steps.push(Step { title: format!("Evade: {}", t.name), dice: vec![], modifiers: vec![], totals: vec![("Evade move".into(), i32::from(ev))], result: format!("{} evades up to {ev}\" (paying for its facing change); the charger may use its remaining move", t.name) });
+            acc.effects.push(Effect::Acted { unit: t.id.clone() });
+            let contact = need(
+                &req.contact_after_evade,
+                "contact_after_evade",
+                &format!(
+                    "{} has evaded. Does {} still reach it with its remaining move?",
+                    t.name, a.name
+                ),
+            )?;
+            if !contact {
+                acc.summary
+                    .push(format!("{} evades; the charge does not reach it", t.name));
+                acc.facet("charge", "evaded");
+                acc.effects.push(Effect::Acted { unit: a.id.clone() });
+                return Ok(Plan::Done(acc));
+            }
+            acc.facet("charge", "caught evading");
+            acc.summary.push(format!(
+                "{} is caught as it evades and fights taken in the rear",
+                t.name
+            ));
+            melee_req.target_in_flank = Some(true);
+        }
+    }
+    let defensive = !t.in_combat
+        && frontal
+        && !t.acted
+        && t.can_fire()
+        && t.troop.fire.is_some_and(|f| f.defensive)
+        && req.target_evades != Some(true);
+    let setup_ctx = (ch, ctx.egc);
+    let go_melee = Rc::new(move |acc: Acc, a: UnitSnap, t: UnitSnap| {
+        let cx = Ctx {
+            ch: setup_ctx.0,
+            egc: setup_ctx.1,
+            state: None,
+        };
+        let s = melee_setup(&cx, &melee_req, a, t, true);
+        resolve::melee(ch, acc, s)
+    });
+    if defensive {
+        let crosses = need(
+            &req.crosses_arc_of_fire,
+            "crosses_arc_of_fire",
+            &format!("Does the charge cross the arc of fire of {}?", t.name),
+        )?;
+        if crosses {
+            let fs = FireSetup {
+                actor: t.clone(),
+                target: a.clone(),
+                ground: Ground::Open,
+                force: Force::from_bases(u32::from(t.remaining()), u32::from(a.remaining())),
+                defensive: true,
+            };
+            let a2 = a.clone();
+            let t2 = t.clone();
+            return Ok(resolve::fire(ch, acc, fs).and_then(move |(mut acc, levels)| {
+                // The fire's result is the charger's new condition.
+                let mut a3 = a2.clone();
+                if let Some(Effect::Unit { status, lost, destroyed, .. }) = acc.effects.iter().rev().find(|e| matches!(e, Effect::Unit { unit, .. } if *unit == a2.id)) {
+                    a3.cond = Condition { status: *status, lost: *lost, destroyed: *destroyed };
+                }
+                if levels >= 2 || a3.cond.destroyed {
+                    acc.steps.push(Step { title: "Charge stopped".into(), dice: vec![], modifiers: vec![], totals: vec![], result: format!("Devastating fire: {} fails to contact and ends its move an inch short. No Melee.", a2.name) });
+                    acc.summary.push(format!("The charge of {} is stopped an inch short", a2.name));
+                    acc.facet("charge", "stopped by fire");
+                    acc.effects.push(Effect::Acted { unit: a2.id.clone() });
+                    Plan::Done(acc)
+                } else {
+                    if !acc.facets.iter().any(|(k, _)| k == "charge") {
+                        acc.facet("charge", "contact");
+                    }
+                    go_melee(acc, a3, t2.clone())
+                }
+            }));
+        }
+    }
+    if !acc.facets.iter().any(|(k, _)| k == "charge") {
+        acc.facet("charge", "contact");
+    }
+    Ok(go_melee(acc, a, t))
+}

@@ -1,0 +1,102 @@
+//! Exact odds of an action, tabulated from the same dice plan that rolls it.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use tercio_core::Plan;
+
+use crate::registry::Outcome;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FacetOdds {
+    pub facet: String,
+    /// Each value with its exact probability, in order of first appearance in the enumeration.
+    pub values: Vec<(String, f64)>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct OddsReport {
+    /// Total probability (1 within rounding).
+    pub total: f64,
+    /// Number of distinct joint outcomes.
+    pub outcomes: usize,
+    pub facets: Vec<FacetOdds>,
+}
+
+impl OddsReport {
+    /// The probability that `facet` has `value` (0 if never).
+    pub fn p(&self, facet: &str, value: &str) -> f64 {
+        self.facets
+            .iter()
+            .find(|f| f.facet == facet)
+            .and_then(|f| f.values.iter().find(|(v, _)| v == value))
+            .map_or(0.0, |(_, p)| *p)
+    }
+
+    pub fn render(&self) -> String {
+        let mut s = String::new();
+        for f in &self.facets {
+            s.push_str(&format!("  {}\n", f.facet));
+            for (v, p) in &f.values {
+                s.push_str(&format!("    {:<24} {:>7.2}%\n", v, p * 100.0));
+            }
+        }
+        s.push_str(&format!(
+            "  ({} distinct outcomes; probabilities sum to {:.12})\n",
+            self.outcomes, self.total
+        ));
+        s
+    }
+}
+
+/// Joint distribution of the facets, then each facet's marginal.
+pub fn odds(plan: &Plan<Outcome>) -> OddsReport {
+    let joint = plan.exact(|o| o.facets.clone());
+    let mut order: Vec<String> = Vec::new();
+    let mut marg: BTreeMap<String, Vec<(String, f64)>> = BTreeMap::new();
+    for (facets, p) in &joint.outcomes {
+        for (k, v) in facets {
+            if !order.contains(k) {
+                order.push(k.clone());
+            }
+            let e = marg.entry(k.clone()).or_default();
+            match e.iter_mut().find(|(x, _)| x == v) {
+                Some((_, q)) => *q += p,
+                None => e.push((v.clone(), *p)),
+            }
+        }
+    }
+    let facets = order
+        .into_iter()
+        .map(|k| {
+            let mut values = marg.remove(&k).unwrap_or_default();
+            values.sort_by_key(|a| natural(&a.0));
+            // A facet that appears only on some branches: the rest of the mass is "n/a".
+            let covered: f64 = values.iter().map(|(_, p)| p).sum();
+            if covered < 1.0 - 1e-12 {
+                values.push(("(not reached)".to_string(), 1.0 - covered));
+            }
+            FacetOdds { facet: k, values }
+        })
+        .collect();
+    OddsReport {
+        total: joint.total(),
+        outcomes: joint.outcomes.len(),
+        facets,
+    }
+}
+
+fn natural(s: &str) -> (u8, i64, String) {
+    let rank = match s {
+        "actor ahead" | "no effect" | "success" | "safe" | "no" | "contact" => 0,
+        "tie" | "one level" | "captured" => 1,
+        "target ahead" | "devastating" | "killed" | "yes" => 2,
+        _ => 3,
+    };
+    let num = s
+        .split(|c: char| !c.is_ascii_digit())
+        .find(|x| !x.is_empty())
+        .and_then(|x| x.parse().ok())
+        .unwrap_or(-1);
+    (rank, num, s.to_string())
+}

@@ -1,0 +1,225 @@
+//! One trait, five rule sets: the registry of ids and aliases, and the trait every rule set
+//! implements.
+
+use serde::Serialize;
+use serde_json::Value;
+use tercio_core::{Plan, Resolution};
+
+use crate::scenario::Scenario;
+
+/// An action Tercio will not resolve, with the reason, naming the field at fault where there is one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Rejection {
+    /// Stable kebab-case code, e.g. `march-formation-cannot-charge`.
+    pub code: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    pub message: String,
+}
+
+impl Rejection {
+    pub fn new(code: &str, field: Option<&str>, message: impl Into<String>) -> Self {
+        Rejection {
+            code: code.to_string(),
+            field: field.map(str::to_string),
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for Rejection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.field {
+            Some(field) => write!(f, "{field}: {} [{}]", self.message, self.code),
+            None => write!(f, "{} [{}]", self.message, self.code),
+        }
+    }
+}
+
+/// What a resolution produces: the explanation, the effects to fold into the game state (opaque
+/// to the shell), and named facets of the outcome from which odds are tabulated.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub resolution: Resolution,
+    pub effects: Value,
+    pub facets: Vec<(String, String)>,
+}
+
+/// A rule set's engine, bound to a scenario (for games) or to none (for stand-alone actions).
+pub trait Engine {
+    /// The state of a new game of the bound scenario.
+    fn initial_state(&self) -> Result<Value, String>;
+    /// Declare the dice plan of an action, against a game state or stand-alone.
+    fn plan(&self, state: Option<&Value>, action: &Value) -> Result<Plan<Outcome>, Rejection>;
+    /// Fold one outcome's effects into the state.
+    fn apply(&self, state: &mut Value, effects: &Value) -> Result<(), String>;
+    /// A plain-text picture of the state for `tercio game show`.
+    fn render_state(&self, state: &Value) -> String;
+}
+
+pub trait RuleSet: Sync {
+    fn id(&self) -> &'static str;
+    fn alias(&self) -> &'static str;
+    fn name(&self) -> &'static str;
+    /// The seed file of the rule text.
+    fn seed(&self) -> &'static str;
+    fn available(&self) -> bool;
+    fn troop_types(&self) -> Vec<&'static str> {
+        Vec::new()
+    }
+    fn allowed_flags(&self, _troop: &str) -> Vec<&'static str> {
+        Vec::new()
+    }
+    fn required_nationality(&self, _troop: &str) -> Option<&'static [&'static str]> {
+        None
+    }
+    /// Chart entries a scenario's `[house_rules]` may override.
+    fn house_rule_keys(&self) -> Vec<String> {
+        Vec::new()
+    }
+    /// The charts as data, for `tercio reference`.
+    fn reference(&self) -> Value {
+        Value::Null
+    }
+    fn engine(&self, scenario: Option<&Scenario>) -> Result<Box<dyn Engine>, String>;
+}
+
+/// A rule set Tercio lists but does not implement yet.
+pub struct Pending {
+    pub id: &'static str,
+    pub alias: &'static str,
+    pub name: &'static str,
+    pub seed: &'static str,
+}
+
+impl RuleSet for Pending {
+    fn id(&self) -> &'static str {
+        self.id
+    }
+    fn alias(&self) -> &'static str {
+        self.alias
+    }
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn seed(&self) -> &'static str {
+        self.seed
+    }
+    fn available(&self) -> bool {
+        false
+    }
+    fn engine(&self, _scenario: Option<&Scenario>) -> Result<Box<dyn Engine>, String> {
+        Err(not_available(self))
+    }
+}
+
+pub fn not_available(r: &dyn RuleSet) -> String {
+    format!(
+        "{} ({}) is not yet available in Tercio: its rules are not implemented yet. Available now: {}",
+        r.name(),
+        r.id(),
+        all()
+            .iter()
+            .filter(|r| r.available())
+            .map(|r| r.id())
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+static SWORD_AND_FLAME: Pending = Pending {
+    id: "sword-and-flame-renaissance",
+    alias: "tsatf",
+    name: "The Sword and the Flame, Renaissance adaptation",
+    seed: "001_165c2c49ebcfd77c.txt",
+};
+static CALLAN: Pending = Pending {
+    id: "callan-renaissance",
+    alias: "callan",
+    name: "The Renaissance (Andy Callan), Italian Wars edition",
+    seed: "003_f05e8e49e76e1302.txt",
+};
+static ECW: Pending = Pending {
+    id: "commands-colors-ecw",
+    alias: "ecw",
+    name: "Commands & Colors: Napoleonics, English Civil War variant",
+    seed: "004_87c88ceb03e2b5f8.txt",
+};
+
+/// Every rule set, in the order Tercio lists them.
+pub fn all() -> [&'static dyn RuleSet; 5] {
+    [
+        &*crate::bloody_dismal_fight::RULESET,
+        &*crate::el_gran_capitan::RULESET,
+        &SWORD_AND_FLAME,
+        &CALLAN,
+        &ECW,
+    ]
+}
+
+pub fn all_ids_and_aliases() -> String {
+    all()
+        .iter()
+        .map(|r| format!("{} ({})", r.id(), r.alias()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownRuleSet(pub String);
+
+impl std::fmt::Display for UnknownRuleSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "unknown rule set \"{}\"; allowed: {}",
+            self.0,
+            all_ids_and_aliases()
+        )
+    }
+}
+
+/// Find a rule set by id or alias (available or not).
+pub fn lookup(id: &str) -> Result<&'static dyn RuleSet, UnknownRuleSet> {
+    all()
+        .into_iter()
+        .find(|r| r.id() == id || r.alias() == id)
+        .ok_or_else(|| UnknownRuleSet(id.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn five_ids_and_aliases() {
+        let ids: Vec<_> = all().iter().map(|r| (r.id(), r.alias())).collect();
+        assert_eq!(
+            ids,
+            vec![
+                ("bloody-dismal-fight", "abdf"),
+                ("el-gran-capitan", "egc"),
+                ("sword-and-flame-renaissance", "tsatf"),
+                ("callan-renaissance", "callan"),
+                ("commands-colors-ecw", "ecw"),
+            ]
+        );
+        for (id, alias) in ids {
+            assert_eq!(lookup(id).map(|r| r.id()), Ok(id));
+            assert_eq!(lookup(alias).map(|r| r.id()), Ok(id));
+        }
+        assert!(lookup("dba").is_err());
+    }
+
+    #[test]
+    fn pending_rule_sets_say_so() {
+        for id in ["tsatf", "callan", "ecw"] {
+            let r = lookup(id).expect("listed");
+            assert!(!r.available());
+            let msg = r.engine(None).err().expect("not available");
+            assert!(msg.contains("not yet available"), "{msg}");
+        }
+        assert!(lookup("abdf").expect("listed").available());
+        assert!(lookup("egc").expect("listed").available());
+    }
+}

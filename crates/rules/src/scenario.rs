@@ -1,0 +1,765 @@
+//! Scenarios: the TOML format, parsed by hand from toml's spanned tree so that *every* problem is
+//! reported at once, each at its file:line:col with the offending value and what is allowed.
+//! A [`Scenario`] exists only once it has passed [`parse`].
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+use toml::de::{DeTable, DeValue};
+use toml::Spanned;
+
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::registry::{self, RuleSet};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Role {
+    Attacker,
+    Defender,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Rank {
+    /// The army commander: commands every unit of the army.
+    Army,
+    /// A battle or wing commander: commands the units that name them.
+    Battle,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Side {
+    pub id: String,
+    pub name: String,
+    pub role: Role,
+    pub colour: String,
+    pub camp: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Leader {
+    pub id: String,
+    pub name: String,
+    pub side: String,
+    pub bonus: u8,
+    pub rank: Rank,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unit {
+    pub id: String,
+    pub name: String,
+    pub side: String,
+    #[serde(rename = "type")]
+    pub troop: String,
+    pub bases: u8,
+    pub leader: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flags: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nationality: Option<String>,
+}
+
+/// A validated scenario.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Scenario {
+    pub ruleset: String,
+    pub title: String,
+    #[serde(default)]
+    pub date: Option<String>,
+    #[serde(default)]
+    pub place: Option<String>,
+    #[serde(default)]
+    pub notes: Option<String>,
+    #[serde(default)]
+    pub sources: Vec<String>,
+    pub sides: Vec<Side>,
+    pub leaders: Vec<Leader>,
+    pub units: Vec<Unit>,
+    /// House-rule overrides of chart entries, by dotted key (`fire_one`, `troops.gendarmes.impact`).
+    #[serde(default)]
+    pub house_rules: BTreeMap<String, i64>,
+}
+
+impl Scenario {
+    pub fn side(&self, id: &str) -> Option<&Side> {
+        self.sides.iter().find(|s| s.id == id)
+    }
+}
+
+type Tbl<'i> = DeTable<'i>;
+
+fn is_id(s: &str) -> bool {
+    !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
+}
+
+fn show(v: &DeValue<'_>) -> String {
+    match v {
+        DeValue::String(s) => format!("\"{s}\""),
+        DeValue::Integer(i) => i.as_str().to_string(),
+        DeValue::Float(f) => f.as_str().to_string(),
+        DeValue::Boolean(b) => b.to_string(),
+        DeValue::Datetime(d) => d.to_string(),
+        DeValue::Array(_) => "[...]".to_string(),
+        DeValue::Table(_) => "{...}".to_string(),
+    }
+}
+
+fn int_of(v: &DeValue<'_>) -> Option<i64> {
+    let i = v.as_integer()?;
+    i64::from_str_radix(&i.as_str().replace('_', ""), i.radix()).ok()
+}
+
+/// Reads one table's fields, reporting problems into `d`.
+struct Reader<'t, 'i> {
+    table: &'t Tbl<'i>,
+    span: std::ops::Range<usize>,
+    path: String,
+}
+
+impl<'t, 'i> Reader<'t, 'i> {
+    fn get(&self, key: &str) -> Option<&'t Spanned<DeValue<'i>>> {
+        self.table
+            .iter()
+            .find(|(k, _)| k.get_ref().as_ref() == key)
+            .map(|(_, v)| v)
+    }
+
+    fn field(&self, key: &str) -> String {
+        if self.path.is_empty() {
+            key.to_string()
+        } else {
+            format!("{}.{key}", self.path)
+        }
+    }
+
+    fn unknown_keys(&self, allowed: &[&str], d: &mut Diagnostics) {
+        for (k, _) in self.table.iter() {
+            let name = k.get_ref().as_ref();
+            if !allowed.contains(&name) {
+                d.at(
+                    k.span().start,
+                    &self.field(name),
+                    None,
+                    format!("unknown field; allowed: {}", allowed.join(", ")),
+                );
+            }
+        }
+    }
+
+    fn string(&self, key: &str, required: bool, d: &mut Diagnostics) -> Option<(String, usize)> {
+        match self.get(key) {
+            None => {
+                if required {
+                    d.at(
+                        self.span.start,
+                        &self.field(key),
+                        None,
+                        "missing; a string is required",
+                    );
+                }
+                None
+            }
+            Some(v) => match v.get_ref() {
+                DeValue::String(s) => Some((s.to_string(), v.span().start)),
+                DeValue::Datetime(dt) if key == "date" => Some((dt.to_string(), v.span().start)),
+                other => {
+                    d.at(
+                        v.span().start,
+                        &self.field(key),
+                        Some(show(other)),
+                        "must be a string",
+                    );
+                    None
+                }
+            },
+        }
+    }
+
+    fn id(&self, key: &str, d: &mut Diagnostics) -> Option<(String, usize)> {
+        let (s, at) = self.string(key, true, d)?;
+        if is_id(&s) {
+            Some((s, at))
+        } else {
+            d.at(
+                at,
+                &self.field(key),
+                Some(format!("\"{s}\"")),
+                "must be an id: lowercase letters, digits, '-' or '_'",
+            );
+            None
+        }
+    }
+
+    fn int(
+        &self,
+        key: &str,
+        lo: i64,
+        hi: i64,
+        default: Option<i64>,
+        d: &mut Diagnostics,
+    ) -> Option<i64> {
+        match self.get(key) {
+            None => {
+                if default.is_none() {
+                    d.at(
+                        self.span.start,
+                        &self.field(key),
+                        None,
+                        format!("missing; an integer from {lo} to {hi} is required"),
+                    );
+                }
+                default
+            }
+            Some(v) => match int_of(v.get_ref()) {
+                Some(i) if (lo..=hi).contains(&i) => Some(i),
+                _ => {
+                    d.at(
+                        v.span().start,
+                        &self.field(key),
+                        Some(show(v.get_ref())),
+                        format!("allowed: an integer from {lo} to {hi}"),
+                    );
+                    None
+                }
+            },
+        }
+    }
+
+    fn boolean(&self, key: &str, default: bool, d: &mut Diagnostics) -> bool {
+        match self.get(key) {
+            None => default,
+            Some(v) => match v.get_ref() {
+                DeValue::Boolean(b) => *b,
+                other => {
+                    d.at(
+                        v.span().start,
+                        &self.field(key),
+                        Some(show(other)),
+                        "allowed: true or false",
+                    );
+                    default
+                }
+            },
+        }
+    }
+
+    fn choice(&self, key: &str, allowed: &[&str], d: &mut Diagnostics) -> Option<(String, usize)> {
+        let (s, at) = self.string(key, true, d)?;
+        if allowed.contains(&s.as_str()) {
+            Some((s, at))
+        } else {
+            d.at(
+                at,
+                &self.field(key),
+                Some(format!("\"{s}\"")),
+                format!("allowed: {}", allowed.join(", ")),
+            );
+            None
+        }
+    }
+
+    fn strings(&self, key: &str, d: &mut Diagnostics) -> Vec<(String, usize)> {
+        let Some(v) = self.get(key) else {
+            return Vec::new();
+        };
+        match v.get_ref() {
+            DeValue::Array(a) => a
+                .iter()
+                .enumerate()
+                .filter_map(|(i, item)| match item.get_ref() {
+                    DeValue::String(s) => Some((s.to_string(), item.span().start)),
+                    other => {
+                        d.at(
+                            item.span().start,
+                            &format!("{}[{i}]", self.field(key)),
+                            Some(show(other)),
+                            "must be a string",
+                        );
+                        None
+                    }
+                })
+                .collect(),
+            other => {
+                d.at(
+                    v.span().start,
+                    &self.field(key),
+                    Some(show(other)),
+                    "must be an array of strings",
+                );
+                Vec::new()
+            }
+        }
+    }
+
+    /// An array of tables (`[[units]]`).
+    fn tables(&self, key: &str, d: &mut Diagnostics) -> Vec<Reader<'t, 'i>> {
+        let Some(v) = self.get(key) else {
+            d.at(
+                self.span.start,
+                &self.field(key),
+                None,
+                format!("missing; at least one [[{key}]] is required"),
+            );
+            return Vec::new();
+        };
+        match v.get_ref() {
+            DeValue::Array(a) => a
+                .iter()
+                .enumerate()
+                .filter_map(|(i, item)| match item.get_ref() {
+                    DeValue::Table(t) => Some(Reader {
+                        table: t,
+                        span: item.span(),
+                        path: format!("{}[{i}]", self.field(key)),
+                    }),
+                    other => {
+                        d.at(
+                            item.span().start,
+                            &format!("{key}[{i}]"),
+                            Some(show(other)),
+                            "must be a table",
+                        );
+                        None
+                    }
+                })
+                .collect(),
+            other => {
+                d.at(
+                    v.span().start,
+                    key,
+                    Some(show(other)),
+                    format!("must be an array of tables ([[{key}]])"),
+                );
+                Vec::new()
+            }
+        }
+    }
+}
+
+const TOP: &[&str] = &[
+    "ruleset",
+    "title",
+    "date",
+    "place",
+    "notes",
+    "sources",
+    "sides",
+    "leaders",
+    "units",
+    "house_rules",
+];
+
+/// Parse and validate a scenario. On failure, every problem found, in file order.
+pub fn parse(file: &str, src: &str) -> Result<Scenario, Vec<Diagnostic>> {
+    let mut d = Diagnostics::new(file, src);
+    let (root, errors) = DeTable::parse_recoverable(src);
+    for e in &errors {
+        let at = e.span().map_or(0, |s| s.start);
+        d.at(
+            at,
+            "toml",
+            None,
+            format!("malformed TOML: {}", e.message().trim()),
+        );
+    }
+    if !errors.is_empty() {
+        return Err(d.list);
+    }
+    let top = Reader {
+        table: root.get_ref(),
+        span: 0..0,
+        path: String::new(),
+    };
+    top.unknown_keys(TOP, &mut d);
+
+    let rules: Option<&'static dyn RuleSet> = match top.string("ruleset", true, &mut d) {
+        Some((id, at)) => match registry::lookup(&id) {
+            Ok(r) if r.available() => Some(r),
+            Ok(r) => {
+                d.at(
+                    at,
+                    "ruleset",
+                    Some(format!("\"{id}\"")),
+                    format!("{} is not yet available in Tercio", r.name()),
+                );
+                None
+            }
+            Err(_) => {
+                d.at(
+                    at,
+                    "ruleset",
+                    Some(format!("\"{id}\"")),
+                    format!(
+                        "unknown rule set; allowed: {}",
+                        registry::all_ids_and_aliases()
+                    ),
+                );
+                None
+            }
+        },
+        None => None,
+    };
+    let title = top.string("title", true, &mut d).map(|x| x.0);
+    let date = top.string("date", false, &mut d).map(|x| x.0);
+    let place = top.string("place", false, &mut d).map(|x| x.0);
+    let notes = top.string("notes", false, &mut d).map(|x| x.0);
+    let sources = top
+        .strings("sources", &mut d)
+        .into_iter()
+        .map(|x| x.0)
+        .collect();
+
+    // Sides.
+    let mut sides = Vec::new();
+    let mut side_ids = BTreeSet::new();
+    let mut roles = Vec::new();
+    for s in top.tables("sides", &mut d) {
+        s.unknown_keys(&["id", "name", "role", "colour", "color", "camp"], &mut d);
+        let id = s.id("id", &mut d);
+        let name = s.string("name", true, &mut d);
+        let role = s.choice("role", &["attacker", "defender"], &mut d);
+        let colour = s
+            .string("colour", false, &mut d)
+            .or_else(|| s.string("color", false, &mut d))
+            .map_or_else(|| "grey".to_string(), |c| c.0);
+        let camp = s.boolean("camp", false, &mut d);
+        if let Some((id, at)) = &id {
+            if !side_ids.insert(id.clone()) {
+                d.at(
+                    *at,
+                    &s.field("id"),
+                    Some(format!("\"{id}\"")),
+                    "duplicate side id",
+                );
+            }
+        }
+        if let (Some((id, _)), Some((name, _)), Some((role, at))) = (id, name, role) {
+            let role = if role == "attacker" {
+                Role::Attacker
+            } else {
+                Role::Defender
+            };
+            roles.push((role, at));
+            sides.push(Side {
+                id,
+                name,
+                role,
+                colour,
+                camp,
+            });
+        }
+    }
+    if sides.len() == 2 && roles.len() == 2 && roles[0].0 == roles[1].0 {
+        d.at(
+            roles[1].1,
+            "sides[1].role",
+            None,
+            "one side must be the attacker and the other the defender",
+        );
+    }
+    if !sides.is_empty() && side_ids.len() != 2 {
+        d.at(
+            0,
+            "sides",
+            Some(side_ids.len().to_string()),
+            "a battle has exactly two sides",
+        );
+    }
+
+    // Leaders.
+    let mut leaders: Vec<Leader> = Vec::new();
+    let mut leader_at: BTreeMap<String, usize> = BTreeMap::new();
+    let mut all_ids: BTreeSet<String> = side_ids.clone();
+    for l in top.tables("leaders", &mut d) {
+        l.unknown_keys(&["id", "name", "side", "bonus", "rank"], &mut d);
+        let id = l.id("id", &mut d);
+        let name = l.string("name", true, &mut d);
+        let side = l.string("side", true, &mut d);
+        let bonus = l.int("bonus", 0, 2, Some(0), &mut d);
+        let rank = l.choice("rank", &["army", "battle"], &mut d);
+        if let Some((s, at)) = &side {
+            if !side_ids.contains(s) {
+                d.at(
+                    *at,
+                    &l.field("side"),
+                    Some(format!("\"{s}\"")),
+                    format!("no such side; allowed: {}", join(&side_ids)),
+                );
+            }
+        }
+        if let Some((id, at)) = &id {
+            if !all_ids.insert(id.clone()) {
+                d.at(
+                    *at,
+                    &l.field("id"),
+                    Some(format!("\"{id}\"")),
+                    "duplicate id",
+                );
+            }
+            leader_at.insert(id.clone(), *at);
+        }
+        if let (Some((id, _)), Some((name, _)), Some((side, _)), Some(bonus), Some((rank, _))) =
+            (id, name, side, bonus, rank)
+        {
+            let rank = if rank == "army" {
+                Rank::Army
+            } else {
+                Rank::Battle
+            };
+            leaders.push(Leader {
+                id,
+                name,
+                side,
+                bonus: bonus as u8,
+                rank,
+            });
+        }
+    }
+    for s in &sides {
+        let n = leaders
+            .iter()
+            .filter(|l| l.side == s.id && l.rank == Rank::Army)
+            .count();
+        if n != 1 {
+            d.at(0, "leaders", None, format!("side \"{}\" has {n} army commanders; exactly one leader with rank = \"army\" is required", s.id));
+        }
+    }
+
+    // Units.
+    let mut units = Vec::new();
+    for u in top.tables("units", &mut d) {
+        u.unknown_keys(
+            &[
+                "id",
+                "name",
+                "side",
+                "type",
+                "bases",
+                "leader",
+                "flags",
+                "nationality",
+            ],
+            &mut d,
+        );
+        let id = u.id("id", &mut d);
+        let name = u.string("name", true, &mut d);
+        let side = u.string("side", true, &mut d);
+        let bases = u.int("bases", 1, 6, None, &mut d);
+        let leader = u.string("leader", true, &mut d);
+        let nationality = u.string("nationality", false, &mut d);
+        let flags = u.strings("flags", &mut d);
+        let troop = u.string("type", true, &mut d);
+        if let Some((id, at)) = &id {
+            if !all_ids.insert(id.clone()) {
+                d.at(
+                    *at,
+                    &u.field("id"),
+                    Some(format!("\"{id}\"")),
+                    "duplicate id",
+                );
+            }
+        }
+        if let Some((s, at)) = &side {
+            if !side_ids.contains(s) {
+                d.at(
+                    *at,
+                    &u.field("side"),
+                    Some(format!("\"{s}\"")),
+                    format!("no such side; allowed: {}", join(&side_ids)),
+                );
+            }
+        }
+        if let Some((l, at)) = &leader {
+            match leaders.iter().find(|x| &x.id == l) {
+                None => {
+                    let ids: BTreeSet<String> = leaders.iter().map(|x| x.id.clone()).collect();
+                    d.at(
+                        *at,
+                        &u.field("leader"),
+                        Some(format!("\"{l}\"")),
+                        format!("no such leader; allowed: {}", join(&ids)),
+                    );
+                }
+                Some(x) => {
+                    if let Some((s, _)) = &side {
+                        if &x.side != s {
+                            d.at(
+                                *at,
+                                &u.field("leader"),
+                                Some(format!("\"{l}\"")),
+                                format!(
+                                    "leader of side \"{}\", not of this unit's side \"{s}\"",
+                                    x.side
+                                ),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        if let (Some(rules), Some((t, at))) = (rules, &troop) {
+            let types = rules.troop_types();
+            if !types.contains(&t.as_str()) {
+                d.at(
+                    *at,
+                    &u.field("type"),
+                    Some(format!("\"{t}\"")),
+                    format!(
+                        "unknown troop type for {}; allowed: {}",
+                        rules.id(),
+                        types.join(", ")
+                    ),
+                );
+            } else {
+                let allowed = rules.allowed_flags(t);
+                for (i, (f, fat)) in flags.iter().enumerate() {
+                    if !allowed.contains(&f.as_str()) {
+                        let what = if allowed.is_empty() {
+                            "none for this troop type".to_string()
+                        } else {
+                            allowed.join(", ")
+                        };
+                        d.at(
+                            *fat,
+                            &format!("{}[{i}]", u.field("flags")),
+                            Some(format!("\"{f}\"")),
+                            format!("unknown flag for {t}; allowed: {what}"),
+                        );
+                    }
+                }
+                if let Some(req) = rules.required_nationality(t) {
+                    match &nationality {
+                        None => d.at(
+                            u.span.start,
+                            &u.field("nationality"),
+                            None,
+                            format!("required for {t}; allowed: {}", req.join(", ")),
+                        ),
+                        Some((n, nat)) if !req.contains(&n.as_str()) => d.at(
+                            *nat,
+                            &u.field("nationality"),
+                            Some(format!("\"{n}\"")),
+                            format!("allowed for {t}: {}", req.join(", ")),
+                        ),
+                        _ => {}
+                    }
+                }
+            }
+        }
+        if let (
+            Some((id, _)),
+            Some((name, _)),
+            Some((side, _)),
+            Some((troop, _)),
+            Some(bases),
+            Some((leader, _)),
+        ) = (id, name, side, troop, bases, leader)
+        {
+            units.push(Unit {
+                id,
+                name,
+                side,
+                troop,
+                bases: bases as u8,
+                leader,
+                flags: flags.into_iter().map(|f| f.0).collect(),
+                nationality: nationality.map(|n| n.0),
+            });
+        }
+    }
+
+    // House rules.
+    let mut house_rules = BTreeMap::new();
+    if let (Some(v), Some(rules)) = (top.get("house_rules"), rules) {
+        match v.get_ref() {
+            DeValue::Table(t) => {
+                flatten_house_rules(t, "house_rules", "", rules, &mut house_rules, &mut d)
+            }
+            other => d.at(
+                v.span().start,
+                "house_rules",
+                Some(show(other)),
+                "must be a table",
+            ),
+        }
+    }
+
+    let _ = leader_at;
+    if d.is_empty() {
+        Ok(Scenario {
+            ruleset: rules.map(|r| r.id().to_string()).unwrap_or_default(),
+            title: title.unwrap_or_default(),
+            date,
+            place,
+            notes,
+            sources,
+            sides,
+            leaders,
+            units,
+            house_rules,
+        })
+    } else {
+        d.list.sort_by_key(|x| (x.line, x.column));
+        Err(d.list)
+    }
+}
+
+fn flatten_house_rules(
+    t: &Tbl<'_>,
+    path: &str,
+    prefix: &str,
+    rules: &dyn RuleSet,
+    out: &mut BTreeMap<String, i64>,
+    d: &mut Diagnostics,
+) {
+    for (k, v) in t.iter() {
+        let key = if prefix.is_empty() {
+            k.get_ref().to_string()
+        } else {
+            format!("{prefix}.{}", k.get_ref())
+        };
+        let field = format!("{path}.{}", k.get_ref());
+        match v.get_ref() {
+            DeValue::Table(inner) => flatten_house_rules(inner, &field, &key, rules, out, d),
+            val => {
+                let allowed = rules.house_rule_keys();
+                if !allowed.iter().any(|a| a == &key) {
+                    let mut shown: Vec<String> = allowed
+                        .iter()
+                        .filter(|a| !a.starts_with("troops."))
+                        .cloned()
+                        .collect();
+                    shown.push("troops.<type>.<entry>".to_string());
+                    d.at(
+                        k.span().start,
+                        &field,
+                        None,
+                        format!("no such chart entry; allowed: {}", shown.join(", ")),
+                    );
+                    continue;
+                }
+                match int_of(val) {
+                    Some(i) if (-20..=30).contains(&i) => {
+                        out.insert(key, i);
+                    }
+                    _ => d.at(
+                        v.span().start,
+                        &field,
+                        Some(show(val)),
+                        "allowed: an integer from -20 to 30",
+                    ),
+                }
+            }
+        }
+    }
+}
+
+fn join(s: &BTreeSet<String>) -> String {
+    s.iter()
+        .map(|x| format!("\"{x}\""))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
