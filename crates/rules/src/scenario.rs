@@ -416,7 +416,9 @@ pub fn parse(file: &str, src: &str) -> Result<Scenario, Vec<Diagnostic>> {
     let mut sides = Vec::new();
     let mut side_ids = BTreeSet::new();
     let mut roles = Vec::new();
+    let mut side_at = Vec::new();
     for s in top.tables("sides", &mut d) {
+        side_at.push(s.span.start);
         s.unknown_keys(&["id", "name", "role", "colour", "color", "camp"], &mut d);
         let id = s.id("id", &mut d);
         let name = s.string("name", true, &mut d);
@@ -471,7 +473,8 @@ pub fn parse(file: &str, src: &str) -> Result<Scenario, Vec<Diagnostic>> {
 
     // Leaders.
     let mut leaders: Vec<Leader> = Vec::new();
-    let mut leader_at: BTreeMap<String, usize> = BTreeMap::new();
+    // Every leader seen, even one with other faulty fields, so one mistake does not cascade.
+    let mut known: Vec<(String, Option<String>, Option<Rank>)> = Vec::new();
     let mut all_ids: BTreeSet<String> = side_ids.clone();
     for l in top.tables("leaders", &mut d) {
         l.unknown_keys(&["id", "name", "side", "bonus", "rank"], &mut d);
@@ -499,7 +502,16 @@ pub fn parse(file: &str, src: &str) -> Result<Scenario, Vec<Diagnostic>> {
                     "duplicate id",
                 );
             }
-            leader_at.insert(id.clone(), *at);
+        }
+        if let Some((id, _)) = &id {
+            let r = rank.as_ref().map(|(r, _)| {
+                if r == "army" {
+                    Rank::Army
+                } else {
+                    Rank::Battle
+                }
+            });
+            known.push((id.clone(), side.as_ref().map(|x| x.0.clone()), r));
         }
         if let (Some((id, _)), Some((name, _)), Some((side, _)), Some(bonus), Some((rank, _))) =
             (id, name, side, bonus, rank)
@@ -518,13 +530,13 @@ pub fn parse(file: &str, src: &str) -> Result<Scenario, Vec<Diagnostic>> {
             });
         }
     }
-    for s in &sides {
-        let n = leaders
+    for (i, s) in sides.iter().enumerate() {
+        let n = known
             .iter()
-            .filter(|l| l.side == s.id && l.rank == Rank::Army)
+            .filter(|l| l.1.as_deref() == Some(s.id.as_str()) && l.2 == Some(Rank::Army))
             .count();
         if n != 1 {
-            d.at(0, "leaders", None, format!("side \"{}\" has {n} army commanders; exactly one leader with rank = \"army\" is required", s.id));
+            d.at(side_at.get(i).copied().unwrap_or(0), "leaders", None, format!("side \"{}\" has {n} army commanders; exactly one leader with rank = \"army\" is required", s.id));
         }
     }
 
@@ -573,9 +585,9 @@ pub fn parse(file: &str, src: &str) -> Result<Scenario, Vec<Diagnostic>> {
             }
         }
         if let Some((l, at)) = &leader {
-            match leaders.iter().find(|x| &x.id == l) {
+            match known.iter().find(|x| &x.0 == l) {
                 None => {
-                    let ids: BTreeSet<String> = leaders.iter().map(|x| x.id.clone()).collect();
+                    let ids: BTreeSet<String> = known.iter().map(|x| x.0.clone()).collect();
                     d.at(
                         *at,
                         &u.field("leader"),
@@ -584,16 +596,13 @@ pub fn parse(file: &str, src: &str) -> Result<Scenario, Vec<Diagnostic>> {
                     );
                 }
                 Some(x) => {
-                    if let Some((s, _)) = &side {
-                        if &x.side != s {
+                    if let (Some((s, _)), Some(ls)) = (&side, &x.1) {
+                        if ls != s {
                             d.at(
                                 *at,
                                 &u.field("leader"),
                                 Some(format!("\"{l}\"")),
-                                format!(
-                                    "leader of side \"{}\", not of this unit's side \"{s}\"",
-                                    x.side
-                                ),
+                                format!("leader of side \"{ls}\", not of this unit's side \"{s}\""),
                             );
                         }
                     }
@@ -687,7 +696,6 @@ pub fn parse(file: &str, src: &str) -> Result<Scenario, Vec<Diagnostic>> {
         }
     }
 
-    let _ = leader_at;
     if d.is_empty() {
         Ok(Scenario {
             ruleset: rules.map(|r| r.id().to_string()).unwrap_or_default(),

@@ -1,0 +1,243 @@
+//! Games: the fold over the log, undo as a void, the dice never rewinding, replay, and randomly
+//! played games that always replay exactly.
+
+mod common;
+use common::root;
+use proptest::prelude::*;
+use serde_json::{json, Value};
+use tercio_rules::app_driven::model::{GameState, Phase};
+use tercio_rules::game::Game;
+use tercio_rules::scenario::parse;
+
+fn scenario(rules: &str, name: &str) -> tercio_rules::scenario::Scenario {
+    let p = root().join("scenarios").join(rules).join(name);
+    parse(
+        &p.display().to_string(),
+        &std::fs::read_to_string(&p).expect("read"),
+    )
+    .expect("valid")
+}
+
+fn state(g: &Game) -> GameState {
+    serde_json::from_value(g.state.clone()).expect("state")
+}
+
+/// Take an initiative and give it to the first eligible leader of the winning side.
+fn take_initiative(g: &mut Game) -> Option<String> {
+    g.act(json!({"action": "initiative"})).ok()?;
+    let st = state(g);
+    let side = st.initiative_side.clone()?;
+    let leader = st
+        .leaders
+        .values()
+        .find(|l| l.side == side && l.fate.is_none() && !l.had_initiative && !l.caught_up)?
+        .id
+        .clone();
+    g.act(json!({"action": "command", "leader": leader}))
+        .expect("command");
+    Some(leader)
+}
+
+#[test]
+fn undo_voids_and_the_dice_do_not_rewind() {
+    let mut g = Game::new(scenario("el-gran-capitan", "cerignola-1503.toml"), 7).expect("game");
+    let leader = take_initiative(&mut g).expect("initiative");
+    let st = state(&g);
+    let l = &st.leaders[&leader];
+    let unit = st
+        .units
+        .values()
+        .find(|u| tercio_rules::app_driven::game::commands(&st, l, u))
+        .expect("a unit")
+        .id
+        .clone();
+    let before = g.state.clone();
+    let pos = g.stream_pos();
+    g.act(json!({"action": "regroup", "actor": unit}))
+        .expect("rest");
+    g.act(json!({"action": "initiative"}))
+        .expect("next initiative");
+    let rolled_pos = g.stream_pos();
+    assert!(rolled_pos > pos);
+    let n = g.log.entries.len();
+    g.undo().expect("undo");
+    g.undo().expect("undo");
+    assert_eq!(
+        g.log.entries.len(),
+        n + 2,
+        "voids are appended, nothing removed"
+    );
+    assert_eq!(g.state, before, "state is the fold of the live events");
+    assert_eq!(g.stream_pos(), rolled_pos, "undo never rewinds the dice");
+    // The same initiative roll again draws new dice.
+    g.act(json!({"action": "regroup", "actor": unit}))
+        .expect("rest again");
+    assert_eq!(g.replay(), Ok(5));
+}
+
+#[test]
+fn rejected_actions_change_nothing() {
+    let mut g = Game::new(scenario("bloody-dismal-fight", "agincourt-1415.toml"), 1).expect("game");
+    let snapshot = g.clone();
+    // No initiative yet: no unit may act.
+    let unit = state(&g).units.keys().next().cloned().expect("unit");
+    let err = g
+        .act(json!({"action": "advance", "actor": unit}))
+        .expect_err("rejected");
+    assert!(err.to_string().contains("no-activation"), "{err}");
+    assert!(g.act(json!({"action": "end-turn"})).is_err());
+    assert!(g
+        .act(json!({"action": "melee", "actor": unit, "target": "nobody"}))
+        .is_err());
+    assert_eq!(g, snapshot);
+}
+
+/// Play a game with choices drawn from `choices`, returning it.
+fn play(rules: &str, file: &str, seed: u64, choices: &[u8]) -> Game {
+    let mut g = Game::new(scenario(rules, file), seed).expect("game");
+    let mut c = choices.iter().cycle();
+    let mut next = move || *c.next().unwrap_or(&0) as usize;
+    for _ in 0..40 {
+        let st = state(&g);
+        match st.phase {
+            Phase::Over => break,
+            Phase::EndOfTurn => {
+                // Simultaneous fire by the first shooter that has not acted, at the first enemy.
+                let shooter = st.units.values().find(|u| {
+                    !u.destroyed
+                        && !u.acted
+                        && u.in_combat_with.is_empty()
+                        && matches!(
+                            u.troop.as_str(),
+                            "archers" | "arquebusiers" | "crossbowmen" | "cannon" | "medium-cannon"
+                        )
+                });
+                let fires: Vec<Value> = shooter
+                    .and_then(|s| st.units.values().find(|t| t.side != s.side && !t.destroyed).map(|t| json!({"action": "fire", "actor": s.id, "target": t.id, "ground": "open"})))
+                    .into_iter()
+                    .collect();
+                g.act(json!({"action": "end-fire", "fires": fires}))
+                    .expect("end fire");
+                g.act(json!({"action": "end-turn"})).expect("end turn");
+            }
+            Phase::Command => {
+                let Some(leader) = take_initiative(&mut g) else {
+                    g.act(json!({"action": "end-initiatives"}))
+                        .expect("end initiatives");
+                    continue;
+                };
+                loop {
+                    let st = state(&g);
+                    let Some(cur) = st.current.clone() else { break };
+                    if cur.activations_left == 0 {
+                        break;
+                    }
+                    let l = &st.leaders[&leader];
+                    let mine: Vec<_> = st
+                        .units
+                        .values()
+                        .filter(|u| {
+                            !u.destroyed
+                                && !u.acted
+                                && tercio_rules::app_driven::game::commands(&st, l, u)
+                        })
+                        .collect();
+                    if mine.is_empty() {
+                        break;
+                    }
+                    let u = mine[next() % mine.len()];
+                    let action = if let Some(enemy) = u.in_combat_with.iter().next() {
+                        json!({"action": "melee", "actor": u.id, "target": enemy, "ground": "open"})
+                    } else {
+                        let enemies: Vec<_> = st
+                            .units
+                            .values()
+                            .filter(|t| t.side != u.side && !t.destroyed)
+                            .collect();
+                        let t = enemies[next() % enemies.len()];
+                        json!({"action": "charge", "actor": u.id, "target": t.id, "ground": "open", "crosses_arc_of_fire": true, "target_evades": next() % 2 == 0, "contact_after_evade": true})
+                    };
+                    let fallback = json!({"action": "advance", "actor": u.id});
+                    if g.act(action).is_err() && g.act(fallback).is_err() {
+                        g.act(json!({"action": "regroup", "actor": u.id}))
+                            .expect("regroup or rest is always possible");
+                    }
+                    if next() % 7 == 0 {
+                        g.undo().expect("undo");
+                    }
+                }
+            }
+        }
+    }
+    g
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    #[test]
+    fn random_games_replay_exactly(seed in any::<u64>(), choices in prop::collection::vec(any::<u8>(), 1..20), egc in any::<bool>()) {
+        let (rules, file) = if egc { ("el-gran-capitan", "pavia-1525.toml") } else { ("bloody-dismal-fight", "brustem-1467.toml") };
+        let g = play(rules, file, seed, &choices);
+        prop_assert!(g.log.entries.len() > 3);
+        prop_assert_eq!(g.replay().map(|_| ()), Ok(()));
+        prop_assert_eq!(g.refold().expect("fold"), g.state.clone());
+        // Determinism: the same seed and the same choices give the same game, byte for byte.
+        let again = play(rules, file, seed, &choices);
+        prop_assert_eq!(serde_json::to_string(&g).unwrap_or_default(), serde_json::to_string(&again).unwrap_or_default());
+    }
+}
+
+#[test]
+fn tampered_logs_fail_replay() {
+    let g = play("el-gran-capitan", "cerignola-1503.toml", 99, &[1, 2, 3]);
+    assert!(g.replay().is_ok());
+    let mut bad = g.clone();
+    for e in bad.log.entries.iter_mut() {
+        if let tercio_core::LogEntry::Event { event, .. } = e {
+            if let Some(d) = event.draws.first_mut() {
+                d.face = if d.face == 6 { 1 } else { d.face + 1 };
+                break;
+            }
+        }
+    }
+    assert!(bad.replay().is_err());
+    let mut bad = g.clone();
+    bad.state["turn"] = json!(99);
+    assert!(bad.replay().is_err());
+}
+
+#[test]
+fn break_points_and_a_draw() {
+    // Destroy units on both sides until both break in the same turn.
+    let mut g = Game::new(scenario("bloody-dismal-fight", "agincourt-1415.toml"), 3).expect("game");
+    let st = state(&g);
+    let engine = g.engine().expect("engine");
+    let mut effects = vec![];
+    for u in st.units.values() {
+        effects.push(json!({"effect": "unit", "unit": u.id, "status": "demoralized", "lost": u.bases, "destroyed": true}));
+    }
+    engine
+        .apply(&mut g.state, &Value::Array(effects))
+        .expect("apply");
+    let st = state(&g);
+    let ch = &*tercio_rules::bloody_dismal_fight::CHARTS;
+    for s in &st.sides {
+        let (lost, bp) = tercio_rules::app_driven::game::break_points(ch, &st, &s.id);
+        let units = st.units.values().filter(|u| u.side == s.id).count() as u32;
+        assert_eq!(bp, units + u32::from(s.camp));
+        assert!(lost >= bp);
+    }
+    g.state["phase"] = json!("end-of-turn");
+    let ev = g
+        .act(json!({"action": "end-turn"}))
+        .expect("end turn")
+        .clone();
+    assert!(
+        ev.resolution.summary.contains("draw"),
+        "{}",
+        ev.resolution.summary
+    );
+    assert_eq!(state(&g).phase, Phase::Over);
+    assert!(g.act(json!({"action": "initiative"})).is_err());
+}

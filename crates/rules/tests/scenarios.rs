@@ -1,0 +1,157 @@
+//! Shipped scenarios validate; bad scenarios report every problem at once, at file:line:col.
+
+mod common;
+use common::root;
+use tercio_rules::scenario::parse;
+
+#[test]
+fn shipped_scenarios_are_valid_and_sourced() {
+    for rules in ["bloody-dismal-fight", "el-gran-capitan"] {
+        let dir = root().join("scenarios").join(rules);
+        let files: Vec<_> = std::fs::read_dir(&dir)
+            .expect("dir")
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .collect();
+        assert!(files.len() >= 2, "{rules}: at least two scenarios");
+        for f in files {
+            let src = std::fs::read_to_string(&f).expect("read");
+            let sc = parse(&f.display().to_string(), &src).unwrap_or_else(|d| {
+                panic!(
+                    "{}",
+                    d.iter()
+                        .map(|x| x.to_string())
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                )
+            });
+            assert_eq!(sc.ruleset, rules);
+            assert!(!sc.sources.is_empty(), "{}: no sources", f.display());
+            assert_eq!(sc.sides.len(), 2);
+        }
+    }
+}
+
+const BAD: &str = r#"ruleset = "egc"
+title = "Broken"
+colour = "red"
+
+[[sides]]
+id = "a"
+name = "A"
+role = "attacker"
+
+[[sides]]
+id = "b"
+name = "B"
+role = "defender"
+
+[[leaders]]
+id = "la"
+name = "Leader A"
+side = "a"
+rank = "army"
+bonus = 3
+
+[[leaders]]
+id = "lb"
+name = "Leader B"
+side = "b"
+rank = "army"
+
+[[units]]
+id = "u1"
+name = "Pike"
+side = "a"
+type = "landsknechts"
+bases = 4
+leader = "la"
+
+[[units]]
+id = "u2"
+name = "Gendarmes"
+side = "a"
+type = "gendarmes"
+bases = 9
+leader = "nobody"
+
+[[units]]
+id = "u3"
+name = "LK"
+side = "b"
+type = "spanish-landsknecht-pike"
+bases = 4
+leader = "lb"
+"#;
+
+#[test]
+fn every_problem_is_reported_with_its_position() {
+    let d = parse("bad.toml", BAD).expect_err("invalid");
+    let text: Vec<String> = d.iter().map(|x| x.to_string()).collect();
+    let has = |s: &str| text.iter().any(|t| t.contains(s));
+    assert!(has("bad.toml:3:1: colour: unknown field"), "{text:#?}");
+    assert!(
+        has("bad.toml:20:9: leaders[0].bonus = 3: allowed: an integer from 0 to 2"),
+        "{text:#?}"
+    );
+    assert!(has("units[0].type = \"landsknechts\": unknown troop type for el-gran-capitan; allowed: gendarmes"), "{text:#?}");
+    assert!(
+        has("units[1].bases = 9: allowed: an integer from 1 to 6"),
+        "{text:#?}"
+    );
+    assert!(
+        has("units[1].leader = \"nobody\": no such leader; allowed: \"la\", \"lb\""),
+        "{text:#?}"
+    );
+    assert!(has("units[2].nationality: required for spanish-landsknecht-pike; allowed: spanish, landsknecht"), "{text:#?}");
+    assert_eq!(d.len(), 6, "{text:#?}");
+    let bases = d
+        .iter()
+        .find(|x| x.field == "units[1].bases")
+        .expect("bases");
+    assert_eq!((bases.line, bases.column), (41, 9));
+}
+
+#[test]
+fn malformed_toml_is_located() {
+    let d = parse("m.toml", "ruleset = \"abdf\"\ntitle = \"x\n").expect_err("malformed");
+    assert!(
+        d[0].line == 2 && d[0].message.contains("malformed TOML"),
+        "{:?}",
+        d
+    );
+}
+
+#[test]
+fn unavailable_and_unknown_rule_sets() {
+    let d = parse("x.toml", "ruleset = \"ecw\"\ntitle = \"t\"\n").expect_err("not available");
+    assert!(d.iter().any(|x| x.message.contains("not yet available")));
+    let d = parse("x.toml", "ruleset = \"dba\"\ntitle = \"t\"\n").expect_err("unknown");
+    assert!(d
+        .iter()
+        .any(|x| x.message.contains("allowed: bloody-dismal-fight (abdf)")));
+}
+
+#[test]
+fn house_rules_are_checked_and_applied() {
+    let ok = BAD
+        .replace("bonus = 3", "bonus = 1")
+        .replace("colour = \"red\"\n", "")
+        .replace("\"landsknechts\"", "\"swiss-pike\"")
+        .replace("bases = 9", "bases = 3")
+        .replace("\"nobody\"", "\"la\"")
+        .replace(
+            "leader = \"lb\"",
+            "leader = \"lb\"\nnationality = \"landsknecht\"",
+        );
+    let with =
+        format!("{ok}\n[house_rules]\nfire_one = 8\n[house_rules.troops.gendarmes]\nimpact = 3\n");
+    let sc = parse("h.toml", &with).unwrap_or_else(|d| panic!("{d:?}"));
+    assert_eq!(sc.house_rules.get("fire_one"), Some(&8));
+    assert_eq!(sc.house_rules.get("troops.gendarmes.impact"), Some(&3));
+    let bad = format!(
+        "{ok}\n[house_rules]\nfire_once = 8\n[house_rules.troops.gendarmes]\nimpact = \"big\"\n"
+    );
+    let d = parse("h.toml", &bad).expect_err("bad house rules");
+    assert_eq!(d.len(), 2, "{d:?}");
+}
