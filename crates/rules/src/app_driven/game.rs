@@ -303,7 +303,7 @@ pub fn plan(
                     text.push_str(&format!("Ferocious Swiss Charges: {} must charge any eligible enemy within 9\" (charge with \"ferocious\": true). ", swiss.join(", ")));
                 }
             }
-            text.push_str("then the simultaneous fire of units that have not acted (\"end-fire\"), camps, and the break check (\"end-turn\").");
+            text.push_str("Then the simultaneous fire of units that have not acted (\"end-fire\"), camps, and the break check (\"end-turn\").");
             acc.steps.push(Step {
                 title: "End of initiatives".into(),
                 dice: vec![],
@@ -634,60 +634,59 @@ fn end_fire(
             })
         });
     }
-    Ok(plan.map(combine_simultaneous))
+    let st = st.clone();
+    Ok(plan.map(move |parts| combine_simultaneous(&st, parts)))
 }
 
-/// Combine simultaneous fire: each unit ends with the most damaged of the conditions it was
-/// given, and levels lost by several fires on one target add up.
-fn combine_simultaneous(parts: Vec<Acc>) -> Acc {
+/// The rung of a unit on the status ladder: OK 0, Disordered 1, Demoralized 2, then one per base.
+fn rung(status: Status, lost: u8) -> u8 {
+    let s = match status {
+        Status::Ok => 0,
+        Status::Disordered => 1,
+        Status::Demoralized => 2,
+    };
+    s + lost
+}
+
+/// Combine simultaneous fire: every fire was rolled against the units as they stood; the levels
+/// that several fires take from one unit add up, and are applied to it once, at the end.
+fn combine_simultaneous(st: &GameState, parts: Vec<Acc>) -> Acc {
     let mut acc = Acc::default();
-    let mut worst: BTreeMap<String, Effect> = BTreeMap::new();
+    let mut levels: BTreeMap<String, u8> = BTreeMap::new();
     for p in parts {
         acc.steps.extend(p.steps);
         acc.summary.extend(p.summary);
         acc.facets.extend(p.facets);
         for e in p.effects {
-            if let Effect::Unit { unit, .. } = &e {
-                let keep = match worst.get(unit) {
-                    Some(Effect::Unit {
-                        status: s0,
-                        lost: l0,
-                        destroyed: d0,
-                        ..
-                    }) => {
-                        if let Effect::Unit {
-                            status,
-                            lost,
-                            destroyed,
-                            ..
-                        } = &e
-                        {
-                            (destroyed, lost, status) > (d0, l0, s0)
-                        } else {
-                            false
-                        }
+            match &e {
+                Effect::Unit { unit, status, lost, .. } => {
+                    if let Some(u) = st.units.get(unit) {
+                        let lost_now = rung(*status, *lost).saturating_sub(rung(u.status, u.lost));
+                        *levels.entry(unit.clone()).or_default() += lost_now;
                     }
-                    _ => true,
-                };
-                if keep {
-                    worst.insert(unit.clone(), e);
                 }
-            } else {
-                acc.effects.push(e);
+                _ => acc.effects.push(e),
             }
         }
     }
     if acc.steps.is_empty() {
-        acc.steps.push(Step {
-            title: "End-of-turn fire".into(),
-            dice: vec![],
-            modifiers: vec![],
-            totals: vec![],
-            result: "No unit fires".into(),
-        });
+        acc.steps.push(Step { title: "End-of-turn fire".into(), dice: vec![], modifiers: vec![], totals: vec![], result: "No unit fires".into() });
         acc.summary.push("No end-of-turn fire".into());
     }
-    acc.effects.extend(worst.into_values());
+    let mut lines = Vec::new();
+    for (unit, l) in levels {
+        let Some(u) = st.units.get(&unit) else { continue };
+        let c = lose_levels(u.cond(), u.bases, l, false);
+        if l > 0 {
+            lines.push(format!("{} loses {l} level{} in all: {}", u.name, if l == 1 { "" } else { "s" }, c.describe(u.bases)));
+        }
+        acc.effects.push(Effect::Unit { unit, status: c.status, lost: c.lost, destroyed: c.destroyed, uncounted: false });
+    }
+    if !lines.is_empty() {
+        let text = lines.join("; ");
+        acc.steps.push(Step { title: "Fire results applied together (simultaneous)".into(), dice: vec![], modifiers: vec![], totals: vec![], result: text.clone() });
+        acc.summary = vec![text];
+    }
     acc
 }
 
