@@ -14,4 +14,4 @@ pub mod plan;
 pub use dice::{DiceStream, Die, Draw};
 pub use explain::{Modifier, Resolution, RolledDie, Step};
 pub use log::{EventLog, LogEntry};
-pub use plan::{Distribution, Plan};
+pub use plan::{Depends, Distribution, Plan};

@@ -15,11 +15,27 @@ use std::rc::Rc;
 use crate::dice::{DiceStream, Die, Draw};
 
 type Cont<T> = Rc<dyn Fn(u8) -> Plan<T>>;
+type ContMany<T> = Rc<dyn Fn(&[u8]) -> Plan<T>>;
+
+/// What an outcome depends on, for a roll of several dice at once. Declaring it lets the exact
+/// enumeration visit one representative throw per class (weighted by the class's size) instead
+/// of every throw; rolling is unaffected. The continuation's outcome *key* (what odds tabulate)
+/// must depend on the faces only through this.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Depends {
+    /// Every face matters.
+    Faces,
+    /// Only the sum of the faces matters (2D6 on a chart).
+    Sum,
+    /// Only the first face minus the second matters (opposed D6s).
+    Difference,
+}
 
 /// A declared dice plan yielding a `T`.
 pub enum Plan<T> {
     Done(T),
     Roll(Die, Cont<T>),
+    Throw(Vec<Die>, Depends, ContMany<T>),
 }
 
 impl<T: Clone> Clone for Plan<T> {
@@ -27,6 +43,42 @@ impl<T: Clone> Clone for Plan<T> {
         match self {
             Plan::Done(t) => Plan::Done(t.clone()),
             Plan::Roll(d, k) => Plan::Roll(d.clone(), k.clone()),
+            Plan::Throw(d, dep, k) => Plan::Throw(d.clone(), *dep, k.clone()),
+        }
+    }
+}
+
+fn class_of(dep: Depends, faces: &[u8]) -> Vec<i32> {
+    match dep {
+        Depends::Faces => faces.iter().map(|&f| i32::from(f)).collect(),
+        Depends::Sum => vec![faces.iter().map(|&f| i32::from(f)).sum()],
+        Depends::Difference => {
+            vec![i32::from(faces[0]) - i32::from(faces.get(1).copied().unwrap_or(0))]
+        }
+    }
+}
+
+/// Every throw of `dice`, grouped by class: (representative faces, number of throws).
+fn classes(dice: &[Die], dep: Depends) -> Vec<(Vec<u8>, u64)> {
+    let mut map: BTreeMap<Vec<i32>, (Vec<u8>, u64)> = BTreeMap::new();
+    let mut faces: Vec<u8> = dice.iter().map(|_| 1).collect();
+    loop {
+        let e = map
+            .entry(class_of(dep, &faces))
+            .or_insert_with(|| (faces.clone(), 0));
+        e.1 += 1;
+        // Next throw, odometer style.
+        let mut i = 0;
+        loop {
+            if i == dice.len() {
+                return map.into_values().collect();
+            }
+            if faces[i] < dice[i].sides {
+                faces[i] += 1;
+                break;
+            }
+            faces[i] = 1;
+            i += 1;
         }
     }
 }
@@ -52,6 +104,11 @@ impl<T: 'static> Plan<T> {
             Plan::Roll(die, k) => {
                 Plan::Roll(die, Rc::new(move |face| k(face).and_then_rc(f.clone())))
             }
+            Plan::Throw(dice, dep, k) => Plan::Throw(
+                dice,
+                dep,
+                Rc::new(move |faces: &[u8]| k(faces).and_then_rc(f.clone())),
+            ),
         }
     }
 
@@ -72,6 +129,18 @@ impl<T: 'static> Plan<T> {
                     let face = d.face;
                     draws.push(d);
                     plan = k(face);
+                }
+                Plan::Throw(dice, _, k) => {
+                    let faces: Vec<u8> = dice
+                        .iter()
+                        .map(|die| {
+                            let d = stream.roll(die);
+                            let f = d.face;
+                            draws.push(d);
+                            f
+                        })
+                        .collect();
+                    plan = k(&faces);
                 }
             }
         }
@@ -117,6 +186,10 @@ impl<T: 'static> Plan<T> {
                     i += 1;
                     plan = k(face);
                 }
+                Plan::Throw(dice, _, k) => {
+                    // Unfold into single rolls so every face is checked the same way.
+                    plan = unfold(Rc::from(dice), 0, Vec::new(), k);
+                }
             }
         }
     }
@@ -140,6 +213,12 @@ impl<T: 'static> Plan<T> {
                     k(face).walk(q, visit);
                 }
             }
+            Plan::Throw(dice, dep, k) => {
+                let total: f64 = dice.iter().map(|d| f64::from(d.sides)).product();
+                for (faces, count) in classes(dice, *dep) {
+                    k(&faces).walk(p * count as f64 / total, visit);
+                }
+            }
         }
     }
 
@@ -149,6 +228,22 @@ impl<T: 'static> Plan<T> {
         self.walk(1.0, &mut |t, p| *map.entry(key(t)).or_insert(0.0) += p);
         Distribution { outcomes: map }
     }
+}
+
+/// A throw of several dice as a chain of single rolls.
+fn unfold<T: 'static>(dice: Rc<[Die]>, i: usize, acc: Vec<u8>, k: ContMany<T>) -> Plan<T> {
+    if i == dice.len() {
+        return k(&acc);
+    }
+    let die = dice[i].clone();
+    Plan::Roll(
+        die,
+        Rc::new(move |face| {
+            let mut next = acc.clone();
+            next.push(face);
+            unfold(dice.clone(), i + 1, next, k.clone())
+        }),
+    )
 }
 
 /// Why given faces do not fit a plan.
@@ -211,24 +306,30 @@ impl<K: Ord> Distribution<K> {
     }
 }
 
-/// Roll `n` dice of `sides` sides, labelled `label 1`, `label 2`, ..., collecting the faces.
+/// Throw `n` dice of `sides` sides, labelled `label 1`, `label 2`, ..., collecting the faces.
 pub fn dice(n: usize, sides: u8, label: &str) -> Plan<Vec<u8>> {
-    fn go(n: usize, i: usize, sides: u8, label: Rc<str>, acc: Vec<u8>) -> Plan<Vec<u8>> {
-        if i == n {
-            return Plan::Done(acc);
-        }
-        let name = if n == 1 {
-            label.to_string()
-        } else {
-            format!("{label} {}", i + 1)
-        };
-        Plan::die(Die::new(sides, name), move |face| {
-            let mut next = acc.clone();
-            next.push(face);
-            go(n, i + 1, sides, label.clone(), next)
+    throw(n, sides, label, Depends::Faces)
+}
+
+/// Throw `n` dice whose outcome depends only as `dep` says (see [`Depends`]).
+pub fn throw(n: usize, sides: u8, label: &str, dep: Depends) -> Plan<Vec<u8>> {
+    let dice: Vec<Die> = (0..n)
+        .map(|i| {
+            Die::new(
+                sides,
+                if n == 1 {
+                    label.to_string()
+                } else {
+                    format!("{label} {}", i + 1)
+                },
+            )
         })
-    }
-    go(n, 0, sides, Rc::from(label), Vec::new())
+        .collect();
+    Plan::Throw(
+        dice,
+        dep,
+        Rc::new(|faces: &[u8]| Plan::Done(faces.to_vec())),
+    )
 }
 
 #[cfg(test)]
@@ -277,6 +378,30 @@ mod tests {
                 "{k}: exact {p}, seen {f}"
             );
         }
+    }
+
+    #[test]
+    fn declared_dependence_gives_the_same_odds() {
+        for dep in [Depends::Faces, Depends::Sum] {
+            let d = throw(3, 6, "3D6", dep)
+                .map(|f| f.iter().map(|&x| u32::from(x)).sum::<u32>())
+                .exact(|s| *s);
+            assert!((d.outcomes[&10] - 27.0 / 216.0).abs() < 1e-12);
+            assert!((d.total() - 1.0).abs() < 1e-12);
+        }
+        let diff = |dep| {
+            throw(2, 6, "opposed", dep)
+                .map(|f| i32::from(f[0]) - i32::from(f[1]))
+                .exact(|d| d.signum())
+        };
+        assert_eq!(diff(Depends::Faces).outcomes.len(), 3);
+        for (k, p) in &diff(Depends::Faces).outcomes {
+            assert!((p - diff(Depends::Difference).outcomes[k]).abs() < 1e-12);
+        }
+        // Rolling records every face whatever was declared.
+        let (_, draws) = throw(2, 6, "2D6", Depends::Sum).roll(&mut DiceStream::from_seed(3));
+        assert_eq!(draws.len(), 2);
+        assert_eq!(draws[0].label, "2D6 1");
     }
 
     #[test]

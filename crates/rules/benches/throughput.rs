@@ -1,1 +1,76 @@
-fn main() {}
+//! Resolve and odds throughput (`cargo bench -p tercio-rules`). Prints figures; asserts nothing.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use tercio_core::DiceStream;
+use tercio_rules::odds::odds;
+use tercio_rules::{lookup, Engine};
+
+fn measure(name: &str, budget: Duration, mut f: impl FnMut()) {
+    for _ in 0..50 {
+        f();
+    }
+    let start = Instant::now();
+    let mut n = 0u64;
+    while start.elapsed() < budget {
+        for _ in 0..100 {
+            f();
+        }
+        n += 100;
+    }
+    let secs = start.elapsed().as_secs_f64();
+    println!(
+        "{name:<58} {:>10.0} /s  ({:>8.2} µs each)",
+        n as f64 / secs,
+        secs * 1e6 / n as f64
+    );
+}
+
+fn main() {
+    let budget = Duration::from_millis(if std::env::args().any(|a| a == "--quick") {
+        200
+    } else {
+        1500
+    });
+    let actions: [(&str, &str, Value); 4] = [
+        (
+            "egc",
+            "melee, gendarmes vs gendarmes, leaders both sides",
+            json!({"action":"melee","actor":{"type":"gendarmes","bases":4,"in_combat":true},"target":{"type":"gendarmes","bases":4,"in_combat":true},"ground":"open","leader_with_actor":true,"leader_with_target":true}),
+        ),
+        (
+            "egc",
+            "charge through defensive fire into melee",
+            json!({"action":"charge","actor":{"type":"gendarmes","bases":4},"target":{"type":"arquebusiers","bases":4},"ground":"open","crosses_arc_of_fire":true,"leader_with_actor":true}),
+        ),
+        (
+            "egc",
+            "fire, arquebusiers at Swiss pike",
+            json!({"action":"fire","actor":{"type":"arquebusiers","bases":4},"target":{"type":"swiss-pike","bases":4},"ground":"open"}),
+        ),
+        (
+            "abdf",
+            "charge, knights at archers behind stakes",
+            json!({"action":"charge","actor":{"type":"mounted-knights","bases":4},"target":{"type":"archers","bases":4,"stakes_planted":true},"ground":"open","crosses_arc_of_fire":true,"leader_with_actor":true}),
+        ),
+    ];
+    println!("Tercio rules throughput (one core)\n");
+    for (rules, name, action) in &actions {
+        let engine: Box<dyn Engine> = lookup(rules)
+            .and_then(|r| Ok(r.engine(None)))
+            .ok()
+            .and_then(Result::ok)
+            .expect("engine");
+        let mut stream = DiceStream::from_seed(1);
+        measure(&format!("resolve  {rules}: {name}"), budget, || {
+            let plan = engine.plan(None, action).expect("plan");
+            black_box(plan.roll(&mut stream));
+        });
+        measure(&format!("odds     {rules}: {name}"), budget, || {
+            let plan = engine.plan(None, action).expect("plan");
+            black_box(odds(&plan));
+        });
+    }
+}

@@ -97,6 +97,7 @@ fn play(rules: &str, file: &str, seed: u64, choices: &[u8]) -> Game {
     let mut g = Game::new(scenario(rules, file), seed).expect("game");
     let mut c = choices.iter().cycle();
     let mut next = move || *c.next().unwrap_or(&0) as usize;
+    let mut undos = 0;
     for _ in 0..40 {
         let st = state(&g);
         match st.phase {
@@ -126,7 +127,7 @@ fn play(rules: &str, file: &str, seed: u64, choices: &[u8]) -> Game {
                         .expect("end initiatives");
                     continue;
                 };
-                loop {
+                for _ in 0..12 {
                     let st = state(&g);
                     let Some(cur) = st.current.clone() else { break };
                     if cur.activations_left == 0 {
@@ -162,7 +163,8 @@ fn play(rules: &str, file: &str, seed: u64, choices: &[u8]) -> Game {
                         g.act(json!({"action": "regroup", "actor": u.id}))
                             .expect("regroup or rest is always possible");
                     }
-                    if next() % 7 == 0 {
+                    if next() % 7 == 0 && undos < 6 {
+                        undos += 1;
                         g.undo().expect("undo");
                     }
                 }
@@ -246,27 +248,63 @@ fn break_points_and_a_draw() {
 fn the_example_turn_plays_and_simultaneous_fire_adds_up() {
     let mut g = Game::new(scenario("el-gran-capitan", "cerignola-1503.toml"), 5).expect("game");
     let dir = root().join("examples/el-gran-capitan/game");
-    let mut files: Vec<_> = std::fs::read_dir(&dir).expect("dir").filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with('0'))).collect();
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("dir")
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with('0'))
+        })
+        .collect();
     files.sort();
     assert_eq!(files.len(), 9);
     for f in &files {
-        let a: Value = serde_json::from_str(&std::fs::read_to_string(f).expect("read")).expect("json");
+        let a: Value =
+            serde_json::from_str(&std::fs::read_to_string(f).expect("read")).expect("json");
         let before = state(&g);
-        let ev = g.act(a.clone()).unwrap_or_else(|e| panic!("{}: {e}", f.display())).clone();
+        let ev = g
+            .act(a.clone())
+            .unwrap_or_else(|e| panic!("{}: {e}", f.display()))
+            .clone();
         if a["action"] == "end-fire" {
             // Each fire step reports the levels it took; together they are applied once.
             let target = "french-foot-pike";
             let mut levels = 0u8;
-            for step in ev.resolution.steps.iter().filter(|s| s.title.starts_with("Fire:") && s.title.contains("French foot")) {
-                levels += if step.result.starts_with("Devastating") { 2 } else if step.result.contains("loses a level") { 1 } else { 0 };
+            for step in ev
+                .resolution
+                .steps
+                .iter()
+                .filter(|s| s.title.starts_with("Fire:") && s.title.contains("French foot"))
+            {
+                levels += if step.result.starts_with("Devastating") {
+                    2
+                } else if step.result.contains("loses a level") {
+                    1
+                } else {
+                    0
+                };
             }
             let b = &before.units[target];
-            let expect = tercio_rules::app_driven::model::lose_levels(b.cond(), b.bases, levels, false);
+            let expect =
+                tercio_rules::app_driven::model::lose_levels(b.cond(), b.bases, levels, false);
             let after = &state(&g).units[target];
-            assert_eq!((after.status, after.lost), (expect.status, expect.lost), "levels {levels}");
+            assert_eq!(
+                (after.status, after.lost),
+                (expect.status, expect.lost),
+                "levels {levels}"
+            );
         }
     }
     assert_eq!(state(&g).turn, 2);
-    assert!(g.act(serde_json::from_str(&std::fs::read_to_string(dir.join("assign-command.json")).expect("read")).expect("json")).is_err());
+    assert!(g
+        .act(
+            serde_json::from_str(
+                &std::fs::read_to_string(dir.join("assign-command.json")).expect("read")
+            )
+            .expect("json")
+        )
+        .is_err());
     assert_eq!(g.replay(), Ok(9));
 }

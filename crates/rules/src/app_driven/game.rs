@@ -659,7 +659,9 @@ fn combine_simultaneous(st: &GameState, parts: Vec<Acc>) -> Acc {
         acc.facets.extend(p.facets);
         for e in p.effects {
             match &e {
-                Effect::Unit { unit, status, lost, .. } => {
+                Effect::Unit {
+                    unit, status, lost, ..
+                } => {
                     if let Some(u) = st.units.get(unit) {
                         let lost_now = rung(*status, *lost).saturating_sub(rung(u.status, u.lost));
                         *levels.entry(unit.clone()).or_default() += lost_now;
@@ -670,21 +672,46 @@ fn combine_simultaneous(st: &GameState, parts: Vec<Acc>) -> Acc {
         }
     }
     if acc.steps.is_empty() {
-        acc.steps.push(Step { title: "End-of-turn fire".into(), dice: vec![], modifiers: vec![], totals: vec![], result: "No unit fires".into() });
+        acc.steps.push(Step {
+            title: "End-of-turn fire".into(),
+            dice: vec![],
+            modifiers: vec![],
+            totals: vec![],
+            result: "No unit fires".into(),
+        });
         acc.summary.push("No end-of-turn fire".into());
     }
     let mut lines = Vec::new();
     for (unit, l) in levels {
-        let Some(u) = st.units.get(&unit) else { continue };
+        let Some(u) = st.units.get(&unit) else {
+            continue;
+        };
         let c = lose_levels(u.cond(), u.bases, l, false);
         if l > 0 {
-            lines.push(format!("{} loses {l} level{} in all: {}", u.name, if l == 1 { "" } else { "s" }, c.describe(u.bases)));
+            lines.push(format!(
+                "{} loses {l} level{} in all: {}",
+                u.name,
+                if l == 1 { "" } else { "s" },
+                c.describe(u.bases)
+            ));
         }
-        acc.effects.push(Effect::Unit { unit, status: c.status, lost: c.lost, destroyed: c.destroyed, uncounted: false });
+        acc.effects.push(Effect::Unit {
+            unit,
+            status: c.status,
+            lost: c.lost,
+            destroyed: c.destroyed,
+            uncounted: false,
+        });
     }
     if !lines.is_empty() {
         let text = lines.join("; ");
-        acc.steps.push(Step { title: "Fire results applied together (simultaneous)".into(), dice: vec![], modifiers: vec![], totals: vec![], result: text.clone() });
+        acc.steps.push(Step {
+            title: "Fire results applied together (simultaneous)".into(),
+            dice: vec![],
+            modifiers: vec![],
+            totals: vec![],
+            result: text.clone(),
+        });
         acc.summary = vec![text];
     }
     acc

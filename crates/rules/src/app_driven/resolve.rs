@@ -3,7 +3,8 @@
 
 use std::rc::Rc;
 
-use tercio_core::plan::dice;
+use tercio_core::plan::{dice, throw};
+use tercio_core::Depends;
 use tercio_core::{Modifier, Plan, RolledDie, Step};
 
 use super::model::{
@@ -233,7 +234,7 @@ fn leader_risk(ch: &Charts, acc: Acc, leader: LeaderSnap, unit_destroyed: bool) 
         ch.leader_risk
     };
     let leader = Rc::new(leader);
-    dice(2, 6, &format!("{} risk die", leader.name)).map(move |f| {
+    throw(2, 6, &format!("{} risk die", leader.name), Depends::Sum).map(move |f| {
         let mut acc = acc.clone();
         let total = i32::from(f[0]) + i32::from(f[1]);
         let fate = if total <= limit {
@@ -301,7 +302,7 @@ pub fn melee(ch: &'static Charts, acc: Acc, s: MeleeSetup) -> Plan<Acc> {
     let t_mod = sum(&mods, "Target");
     let s = Rc::new(s);
     let mods = Rc::new(mods);
-    dice(2, 6, "Melee die").and_then(move |f| {
+    throw(2, 6, "Melee die", Depends::Difference).and_then(move |f| {
         let s = s.clone();
         let mut acc = acc.clone();
         let a = i32::from(f[0]) + a_mod;
@@ -517,7 +518,7 @@ pub fn fire(ch: &'static Charts, acc: Acc, s: FireSetup) -> Plan<(Acc, u8)> {
     let mods = Rc::new(fire_modifiers(&s));
     let total_mod: i32 = mods.iter().map(|x| x.value).sum();
     let s = Rc::new(s);
-    dice(2, 6, "Fire die").map(move |f| {
+    throw(2, 6, "Fire die", Depends::Sum).map(move |f| {
         let mut acc = acc.clone();
         let total = i32::from(f[0]) + i32::from(f[1]) + total_mod;
         let levels: u8 = if total >= ch.fire_two {
@@ -726,7 +727,7 @@ pub fn initiative(
     defender: (String, String),
     tie_to: String,
 ) -> Plan<Acc> {
-    dice(2, 6, "Initiative die").map(move |f| {
+    throw(2, 6, "Initiative die", Depends::Difference).map(move |f| {
         let mut acc = acc.clone();
         let (a, d) = (f[0], f[1]);
         let side = match a.cmp(&d) {

@@ -1,0 +1,292 @@
+//! The command line, as a user runs it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn tercio(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tercio"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("run tercio")
+}
+
+fn ok(args: &[&str]) -> String {
+    let o = tercio(args);
+    assert!(
+        o.status.success(),
+        "tercio {args:?} failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).to_string()
+}
+
+fn err(args: &[&str]) -> String {
+    let o = tercio(args);
+    assert!(!o.status.success(), "tercio {args:?} should fail");
+    assert!(o.stdout.is_empty() || !String::from_utf8_lossy(&o.stderr).is_empty());
+    String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+#[test]
+fn rulesets_lists_the_five() {
+    let v: serde_json::Value = serde_json::from_str(&ok(&["rulesets", "--json"])).expect("json");
+    let ids: Vec<(&str, bool)> = v
+        .as_array()
+        .expect("list")
+        .iter()
+        .map(|r| {
+            (
+                r["id"].as_str().unwrap_or(""),
+                r["available"].as_bool().unwrap_or(false),
+            )
+        })
+        .collect();
+    assert_eq!(
+        ids,
+        vec![
+            ("bloody-dismal-fight", true),
+            ("el-gran-capitan", true),
+            ("sword-and-flame-renaissance", false),
+            ("callan-renaissance", false),
+            ("commands-colors-ecw", false)
+        ]
+    );
+    let e = err(&[
+        "resolve",
+        "--rules",
+        "tsatf",
+        "examples/el-gran-capitan/advance.json",
+    ]);
+    assert!(e.contains("not yet available"), "{e}");
+    let e = err(&[
+        "odds",
+        "--rules",
+        "dba",
+        "examples/el-gran-capitan/advance.json",
+    ]);
+    assert!(e.contains("unknown rule set \"dba\""), "{e}");
+}
+
+#[test]
+fn resolve_is_reproducible_and_explains_itself() {
+    let args = [
+        "resolve",
+        "--rules",
+        "egc",
+        "--seed",
+        "42",
+        "--odds",
+        "examples/el-gran-capitan/charge-through-defensive-fire.json",
+    ];
+    let a = ok(&args);
+    assert_eq!(a, ok(&args), "same seed, same output");
+    assert!(
+        a.contains("Defensive fire")
+            && a.contains("Gendarmes as a target")
+            && a.contains("Exact odds"),
+        "{a}"
+    );
+    let j: serde_json::Value = serde_json::from_str(&ok(&[
+        "resolve",
+        "--rules",
+        "egc",
+        "--seed",
+        "42",
+        "--json",
+        "examples/el-gran-capitan/fire-arquebusiers-at-swiss.json",
+    ]))
+    .expect("json");
+    assert_eq!(j["draws"].as_array().map(Vec::len), Some(2));
+    assert_eq!(j["seed"], 42);
+    let odds: serde_json::Value = serde_json::from_str(&ok(&[
+        "odds",
+        "--rules",
+        "egc",
+        "--json",
+        "examples/el-gran-capitan/fire-arquebusiers-at-swiss.json",
+    ]))
+    .expect("json");
+    assert!((odds["total"].as_f64().unwrap_or(0.0) - 1.0).abs() < 1e-9);
+}
+
+#[test]
+fn bad_input_names_file_line_column_and_field() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let bad = dir.path().join("bad.json");
+    std::fs::write(
+        &bad,
+        "{\n  \"action\": \"fire\",\n  \"actor\": {\"type\": \"arquebusiers\" \"bases\": 2}\n}\n",
+    )
+    .expect("write");
+    let e = err(&[
+        "resolve",
+        "--rules",
+        "egc",
+        bad.to_str().unwrap_or_default(),
+    ]);
+    assert!(e.contains("bad.json:3:"), "{e}");
+    let e = err(&[
+        "resolve",
+        "--rules",
+        "egc",
+        "examples/el-gran-capitan/rejected-march-formation-charge.json",
+    ]);
+    assert!(
+        e.contains("actor:") && e.contains("march-formation-cannot-charge"),
+        "{e}"
+    );
+    let e = err(&[
+        "odds",
+        "--rules",
+        "egc",
+        "examples/bloody-dismal-fight/charge-knights-downhill-vs-knights.json",
+    ]);
+    assert!(e.contains("unknown troop type \"mounted-knights\""), "{e}");
+    let unasked = dir.path().join("q.json");
+    std::fs::write(&unasked, r#"{"action":"charge","actor":{"type":"gendarmes","bases":4},"target":{"type":"arquebusiers","bases":4}}"#).expect("write");
+    let e = err(&[
+        "odds",
+        "--rules",
+        "egc",
+        unasked.to_str().unwrap_or_default(),
+    ]);
+    assert!(e.contains("crosses_arc_of_fire") && e.contains("OK"), "{e}");
+}
+
+#[test]
+fn scenario_check_reports_all_problems() {
+    let mut args = vec!["scenario", "check"];
+    let files: Vec<String> = [
+        "bloody-dismal-fight/agincourt-1415",
+        "bloody-dismal-fight/brustem-1467",
+        "el-gran-capitan/cerignola-1503",
+        "el-gran-capitan/pavia-1525",
+    ]
+    .iter()
+    .map(|f| format!("scenarios/{f}.toml"))
+    .collect();
+    args.extend(files.iter().map(String::as_str));
+    let out = ok(&args);
+    assert_eq!(out.matches(": ok").count(), 4, "{out}");
+    let dir = tempfile::tempdir().expect("tmp");
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(&bad, "ruleset = \"abdf\"\ntitle = \"t\"\n[[sides]]\nid = \"a\"\nname = \"A\"\nrole = \"attacker\"\n[[sides]]\nid = \"b\"\nname = \"B\"\nrole = \"attacker\"\n").expect("write");
+    let e = err(&["scenario", "check", bad.to_str().unwrap_or_default()]);
+    assert!(
+        e.contains("bad.toml:10:8: sides[1].role: one side must be the attacker"),
+        "{e}"
+    );
+    assert!(e.contains("leaders: missing"), "{e}");
+    assert!(e.contains("units: missing"), "{e}");
+}
+
+fn act_all(game: &Path, dir: &str) {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join(dir))
+        .expect("dir")
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with('0'))
+        })
+        .collect();
+    files.sort();
+    for f in files {
+        ok(&[
+            "game",
+            "act",
+            game.to_str().unwrap_or_default(),
+            f.to_str().unwrap_or_default(),
+        ]);
+    }
+}
+
+#[test]
+fn a_game_from_the_command_line() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let game = dir.path().join("agincourt.json");
+    let g = game.to_str().unwrap_or_default();
+    let out = ok(&[
+        "game",
+        "new",
+        "scenarios/bloody-dismal-fight/agincourt-1415.toml",
+        "--seed",
+        "1",
+        "--out",
+        g,
+    ]);
+    assert!(out.contains("break points 0 of 12"), "{out}");
+    let e = err(&[
+        "game",
+        "new",
+        "scenarios/bloody-dismal-fight/agincourt-1415.toml",
+        "--out",
+        g,
+    ]);
+    assert!(e.contains("already exists"), "{e}");
+    act_all(&game, "examples/bloody-dismal-fight/game");
+    let shown = ok(&["game", "show", g]);
+    assert!(
+        shown.contains("Turn 2") && shown.contains("camp sacked") && shown.contains("stakes"),
+        "{shown}"
+    );
+    let before = std::fs::read_to_string(&game).expect("read");
+    let e = err(&[
+        "game",
+        "act",
+        g,
+        "examples/bloody-dismal-fight/game/07-end-turn.json",
+    ]);
+    assert!(e.contains("wrong-phase"), "{e}");
+    assert_eq!(
+        before,
+        std::fs::read_to_string(&game).expect("read"),
+        "a rejected action changes nothing on file"
+    );
+    ok(&["game", "undo", g]);
+    let shown = ok(&["game", "show", "--log", g]);
+    assert!(
+        shown.contains("[VOIDED]") && shown.contains("void of event 7"),
+        "{shown}"
+    );
+    assert!(ok(&["replay", g]).contains("replay ok — 7 events"));
+    // Tamper with a recorded face: replay must notice.
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&game).expect("read")).expect("json");
+    let draws = v["log"]["entries"][0]["event"]["draws"]
+        .as_array_mut()
+        .expect("draws");
+    let f = draws[0]["face"].as_u64().unwrap_or(1);
+    draws[0]["face"] = serde_json::json!(if f == 6 { 1 } else { f + 1 });
+    std::fs::write(&game, serde_json::to_string(&v).expect("json")).expect("write");
+    assert!(err(&["replay", g]).contains("replay FAILED"));
+    std::fs::write(&game, "{ not a game").expect("write");
+    assert!(err(&["game", "show", g]).contains(":1:3: not a Tercio game file"));
+}
+
+#[test]
+fn the_egc_example_turn() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let game = dir.path().join("cerignola.json");
+    let g = game.to_str().unwrap_or_default();
+    ok(&[
+        "game",
+        "new",
+        "scenarios/el-gran-capitan/cerignola-1503.toml",
+        "--seed",
+        "5",
+        "--out",
+        g,
+    ]);
+    act_all(&game, "examples/el-gran-capitan/game");
+    assert!(ok(&["game", "show", g]).contains("Turn 2"));
+    assert!(ok(&["replay", g]).contains("replay ok — 9 events"));
+    let reference = ok(&["reference", "--rules", "egc"]);
+    assert!(reference.contains("heavy-cannon") && reference.contains("Very Rough Terrain"));
+}
