@@ -58,11 +58,7 @@ fn main() {
     ];
     println!("Tercio rules throughput (one core)\n");
     for (rules, name, action) in &actions {
-        let engine: Box<dyn Engine> = lookup(rules)
-            .and_then(|r| Ok(r.engine(None)))
-            .ok()
-            .and_then(Result::ok)
-            .expect("engine");
+        let engine: Box<dyn Engine> = lookup(rules).expect("rule set").engine(None).expect("engine");
         let mut stream = DiceStream::from_seed(1);
         measure(&format!("resolve  {rules}: {name}"), budget, || {
             let plan = engine.plan(None, action).expect("plan");
