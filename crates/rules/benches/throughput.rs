@@ -58,7 +58,10 @@ fn main() {
     ];
     println!("Tercio rules throughput (one core)\n");
     for (rules, name, action) in &actions {
-        let engine: Box<dyn Engine> = lookup(rules).expect("rule set").engine(None).expect("engine");
+        let engine: Box<dyn Engine> = lookup(rules)
+            .expect("rule set")
+            .engine(None)
+            .expect("engine");
         let mut stream = DiceStream::from_seed(1);
         measure(&format!("resolve  {rules}: {name}"), budget, || {
             let plan = engine.plan(None, action).expect("plan");

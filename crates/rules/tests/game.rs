@@ -103,6 +103,32 @@ fn play(rules: &str, file: &str, seed: u64, choices: &[u8]) -> Game {
         match st.phase {
             Phase::Over => break,
             Phase::EndOfTurn => {
+                // Ferocious Swiss Charges first; a Swiss unit whose charge is refused has no target.
+                let mut no_target: Vec<String> = Vec::new();
+                let swiss: Vec<String> = st
+                    .units
+                    .values()
+                    .filter(|u| {
+                        u.troop == "swiss-pike"
+                            && !u.destroyed
+                            && !u.acted
+                            && u.in_combat_with.is_empty()
+                    })
+                    .map(|u| u.id.clone())
+                    .collect();
+                for s in swiss {
+                    let side = st.units[&s].side.clone();
+                    let target = st
+                        .units
+                        .values()
+                        .find(|t| t.side != side && !t.destroyed)
+                        .map(|t| t.id.clone());
+                    let charged = target.is_some_and(|t| g.act(json!({"action": "charge", "actor": s, "target": t, "ground": "open", "ferocious": true, "crosses_arc_of_fire": false})).is_ok());
+                    if !charged {
+                        no_target.push(s);
+                    }
+                }
+                let st = state(&g);
                 // Simultaneous fire by the first shooter that has not acted, at the first enemy.
                 let shooter = st.units.values().find(|u| {
                     !u.destroyed
@@ -117,8 +143,11 @@ fn play(rules: &str, file: &str, seed: u64, choices: &[u8]) -> Game {
                     .and_then(|s| st.units.values().find(|t| t.side != s.side && !t.destroyed).map(|t| json!({"action": "fire", "actor": s.id, "target": t.id, "ground": "open"})))
                     .into_iter()
                     .collect();
-                g.act(json!({"action": "end-fire", "fires": fires}))
-                    .expect("end fire");
+                let mut end_fire = json!({"action": "end-fire", "fires": fires});
+                if rules == "el-gran-capitan" {
+                    end_fire["swiss_without_targets"] = json!(no_target);
+                }
+                g.act(end_fire).expect("end fire");
                 g.act(json!({"action": "end-turn"})).expect("end turn");
             }
             Phase::Command => {
@@ -307,4 +336,38 @@ fn the_example_turn_plays_and_simultaneous_fire_adds_up() {
         )
         .is_err());
     assert_eq!(g.replay(), Ok(9));
+}
+
+#[test]
+fn leaders_follow_the_texts_in_a_game() {
+    let mut g = Game::new(scenario("el-gran-capitan", "cerignola-1503.toml"), 5).expect("game");
+    let dir = root().join("examples/el-gran-capitan/game");
+    for f in ["01-initiative.json", "02-command.json", "03-attach.json"] {
+        g.act(
+            serde_json::from_str(&std::fs::read_to_string(dir.join(f)).expect("read"))
+                .expect("json"),
+        )
+        .expect("act");
+    }
+    let code = |g: &mut Game, a: Value| g.act(a).err().map(|e| e.to_string()).unwrap_or_default();
+    // A leader with the unit cannot be left out of its melee by unticking the box.
+    let e = code(
+        &mut g,
+        json!({"action": "charge", "actor": "swiss-first-block", "target": "spanish-pike-left", "leader_with_actor": false}),
+    );
+    assert!(e.contains("leader-attached"), "{e}");
+    // The target's leader fights only if attached to it.
+    let e = code(
+        &mut g,
+        json!({"action": "charge", "actor": "swiss-first-block", "target": "spanish-pike-left", "leader_with_target": "gonzalo"}),
+    );
+    assert!(e.contains("leader-not-with-unit"), "{e}");
+    g.act(json!({"action": "charge", "actor": "swiss-first-block", "target": "spanish-pike-left", "ground": "obstacle"})).expect("charge");
+    // Once in a melee, the leader may not move this turn.
+    let e = code(
+        &mut g,
+        json!({"action": "attach", "leader": "chandieu", "unit": "swiss-second-block"}),
+    );
+    assert!(e.contains("leader-fought"), "{e}");
+    assert!(state(&g).leaders["chandieu"].fought);
 }

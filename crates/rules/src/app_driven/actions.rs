@@ -49,7 +49,10 @@ impl Ctx<'_> {
                 let attached = st.leaders.values().find(|l| l.attached_to.as_deref() == Some(id) && l.fate.is_none());
                 let leader = match leader {
                     None => attached.map(|l| LeaderSnap { id: l.id.clone(), name: l.name.clone(), army: l.army }),
-                    Some(LeaderField::Flag(false)) => None,
+                    Some(LeaderField::Flag(false)) => match attached {
+                        Some(l) => return Err(rej("leader-attached", Some(&lf), format!("{} is with {}: detach him first (\"attach\" with no unit), or leave the box set", l.name, u.name))),
+                        None => None,
+                    },
                     Some(LeaderField::Flag(true)) => match attached {
                         Some(l) => Some(LeaderSnap { id: l.id.clone(), name: l.name.clone(), army: l.army }),
                         None => return Err(rej("no-leader-attached", Some(&lf), format!("no leader is attached to {}: give the leader's id", u.name))),
@@ -61,6 +64,11 @@ impl Ctx<'_> {
                         }
                         if l.side != u.side {
                             return Err(rej("leader-wrong-side", Some(&lf), format!("{} is not of {}'s side", l.name, u.name)));
+                        }
+                        // Only the actor's leader may join as part of the action; a target's
+                        // leader fights with it only if already attached.
+                        if field != "actor" && l.attached_to.as_deref() != Some(id.as_str()) {
+                            return Err(rej("leader-not-with-unit", Some(&lf), format!("{} is not attached to {}", l.name, u.name)));
                         }
                         Some(LeaderSnap { id: l.id.clone(), name: l.name.clone(), army: l.army })
                     }
@@ -93,6 +101,9 @@ impl Ctx<'_> {
                 })?;
                 if !(1..=6).contains(&u.bases) {
                     return Err(rej("bad-bases", Some(&format!("{field}.bases")), format!("{} bases: allowed 1 to 6", u.bases)));
+                }
+                if u.stakes_planted && !troop.flags.contains(&"stakes") {
+                    return Err(rej("no-stakes", Some(&format!("{field}.stakes_planted")), format!("{} cannot plant stakes", troop.name)));
                 }
                 if u.lost >= u.bases || resolve_destroyed(u.bases, u.lost) {
                     return Err(rej("unit-destroyed", Some(&format!("{field}.lost")), format!("{} of {} bases lost: the unit is already destroyed", u.lost, u.bases)));
@@ -164,8 +175,10 @@ fn allowed_fields(k: ActionKind) -> &'static [&'static str] {
             "supporting_actor_bases",
             "supporting_target_bases",
             "actor_status",
+            "contacted_on_several_faces",
         ],
         Charge => &[
+            "defensive_firing_bases",
             "actor",
             "target",
             "ground",
@@ -206,7 +219,7 @@ fn allowed_fields(k: ActionKind) -> &'static [&'static str] {
         ],
         Attach => &["leader", "unit"],
         AssignCommand => &["leader", "to"],
-        EndFire => &["fires"],
+        EndFire => &["fires", "swiss_without_targets"],
         EndTurn => &["camps_sacked"],
     }
 }
@@ -366,7 +379,7 @@ fn charge_allowed(
     let ground = req.ground.unwrap_or_default();
     let loose_target = matches!(t.troop.id, "irregulars" | "skirmishers");
     match a.troop.charge {
-        ChargeRule::LooseOnly if ground.roughness() == 0 && !loose_target && t.troop.class != Class::Cannon => {
+        ChargeRule::LooseOnly if matches!(ground, Ground::Open | Ground::ActorUphill | Ground::TargetUphill) && !loose_target && t.troop.class != Class::Cannon => {
             Err(rej("loose-troops-charge-in-open", Some("ground"), format!("{} may not charge in the open except against {} or Cannon", a.troop.name, a.troop.name)))
         }
         ChargeRule::MissileRestricted if !loose_target && t.troop.class != Class::Cannon && !t.in_combat && frontal => Err(rej(
@@ -547,13 +560,17 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
                 });
                 acc.summary.push(text);
                 acc.facet("retire", "success");
+                acc.effects.push(Effect::Formation {
+                    unit: u.id.clone(),
+                    march: false,
+                });
                 acc.effects.push(Effect::Acted { unit: u.id.clone() });
                 return Ok(Plan::Done(acc));
             }
-            if req.actor_in_flank == Some(true) {
+            if req.contacted_on_several_faces == Some(true) {
                 return Err(rej(
                     "contacted-on-several-faces",
-                    Some("actor_in_flank"),
+                    Some("contacted_on_several_faces"),
                     format!(
                         "{} is contacted on more than one face and may not Retire",
                         u.name
@@ -576,6 +593,16 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
                             a: u2.id.clone(),
                             b: p.clone(),
                         });
+                    }
+                    acc.effects.push(Effect::Formation { unit: u2.id.clone(), march: false });
+                    // Bad War keeps units below half fighting only while the fight lasts.
+                    if c.1 && is_bad_war(&u2, &t) {
+                        for x in [&u2, &t] {
+                            if is_destroyed(x.bases, x.cond.lost, false) {
+                                acc.effects.push(Effect::Unit { unit: x.id.clone(), status: x.cond.status, lost: x.cond.lost, destroyed: true, uncounted: false });
+                                acc.summary.push(format!("{} is below half strength once the Bad War ends, and is destroyed", x.name));
+                            }
+                        }
                     }
                     Plan::Done(acc)
                 } else {
@@ -723,6 +750,45 @@ fn charge(ctx: &Ctx, req: &ActionRequest, acc: Acc) -> Result<Plan<Acc>, Rejecti
             "only Swiss Pikemen make Ferocious Swiss Charges (El Gran Capitán)",
         ));
     }
+    // 000 'Ferocious Swiss Charges': "any eligible enemy unit (Gendarmes, Pikemen of all types,
+    // Footmen, Arquebusiers, Archers, Crossbowmen, Levy, Cannon, or Forlorn Hopes)".
+    const FEROCIOUS_TARGETS: [&str; 13] = [
+        "gendarmes",
+        "french-italian-pike",
+        "swiss-pike",
+        "spanish-landsknecht-pike",
+        "footmen",
+        "arquebusiers",
+        "archers",
+        "crossbowmen",
+        "levy",
+        "light-cannon",
+        "medium-cannon",
+        "heavy-cannon",
+        "forlorn-hope",
+    ];
+    if req.ferocious == Some(true) && !FEROCIOUS_TARGETS.contains(&t.troop.id) {
+        return Err(rej(
+            "not-ferocious-target",
+            Some("target"),
+            format!(
+                "{} is not an eligible target of a Ferocious Swiss Charge",
+                t.troop.name
+            ),
+        ));
+    }
+    if req.target_evades == Some(true) && (!t.troop.may_evade || t.in_combat) {
+        let why = if t.in_combat {
+            "it is in an ongoing combat"
+        } else {
+            "its troop type may not evade"
+        };
+        return Err(rej(
+            "cannot-evade",
+            Some("target_evades"),
+            format!("{} cannot evade: {why}", t.name),
+        ));
+    }
     let frontal = req.frontal.unwrap_or(true);
     let inches = a.troop.charge_move.unwrap_or(0);
     let mut acc = acc;
@@ -741,6 +807,10 @@ fn charge(ctx: &Ctx, req: &ActionRequest, acc: Acc) -> Result<Plan<Acc>, Rejecti
             a.name
         ),
     });
+    acc.effects.push(Effect::Formation {
+        unit: a.id.clone(),
+        march: false,
+    });
     let mut melee_req = req.clone();
     if !frontal {
         melee_req.target_in_flank = Some(true);
@@ -756,6 +826,10 @@ fn charge(ctx: &Ctx, req: &ActionRequest, acc: Acc) -> Result<Plan<Acc>, Rejecti
             let ev = t.troop.advance.unwrap_or(0);
             acc.steps.push(Step { title: format!("Evade: {}", t.name), dice: vec![], modifiers: vec![], totals: vec![("Evade move".into(), i32::from(ev))], result: format!("{} evades up to {ev}\" (paying for its facing change); the charger may use its remaining move", t.name) });
             acc.effects.push(Effect::Acted { unit: t.id.clone() });
+            acc.effects.push(Effect::Formation {
+                unit: t.id.clone(),
+                march: false,
+            });
             let contact = need(
                 &req.contact_after_evade,
                 "contact_after_evade",
@@ -806,7 +880,14 @@ fn charge(ctx: &Ctx, req: &ActionRequest, acc: Acc) -> Result<Plan<Acc>, Rejecti
                 actor: t.clone(),
                 target: a.clone(),
                 ground: Ground::Open,
-                force: Force::from_bases(u32::from(t.remaining()), u32::from(a.remaining())),
+                force: Force::from_bases(
+                    u32::from(
+                        req.defensive_firing_bases
+                            .unwrap_or(t.remaining())
+                            .clamp(1, t.remaining()),
+                    ),
+                    u32::from(a.remaining()),
+                ),
                 defensive: true,
             };
             let a2 = a.clone();

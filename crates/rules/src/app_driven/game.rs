@@ -2,9 +2,10 @@
 //! camps, break points, and the fold of effects into state.
 //!
 //! The turn sequence is reconstructed (the seeds' list is missing; see the rule docs):
-//! 1. Command phase: Initiative rolls alternate between the sides; the side that wins gives the
-//!    initiative to one of its leaders who has not had one this turn, who rolls Command for
-//!    activations (+ bonus) and activates units under command, once each.
+//! 1. Command phase: an Initiative roll (a D6 each side, ties to the side that did not have the
+//!    last one) decides which side gives the next initiative to one of its leaders who has not
+//!    had one this turn; that leader rolls Command for activations (+ bonus) and activates units
+//!    under command, once each. Repeat until no leader is left.
 //! 2. When every leader has had an initiative (or the game master ends the phase): the end of
 //!    the turn. EGC: Ferocious Swiss Charges by Swiss Pikemen that have not acted; then the
 //!    simultaneous fire of units that have not acted; camps sacked; the army break check.
@@ -55,6 +56,7 @@ pub fn initial_state(sc: &Scenario) -> GameState {
                         fate: None,
                         had_initiative: false,
                         caught_up: false,
+                        fought: false,
                         attached_to: None,
                         inherited: vec![],
                     },
@@ -336,23 +338,7 @@ pub fn plan(
                     format!("{} has been killed or captured", l.name),
                 ));
             }
-            if let Some(cur) = &l.attached_to {
-                if st
-                    .units
-                    .get(cur)
-                    .is_some_and(|u| !u.in_combat_with.is_empty())
-                    && req.unit.as_deref() != Some(cur)
-                {
-                    return Err(rej(
-                        "leader-in-combat",
-                        Some("unit"),
-                        format!(
-                            "{} is with a unit in an ongoing combat and may not detach",
-                            l.name
-                        ),
-                    ));
-                }
-            }
+            leader_may_move(st, l, req.unit.as_deref())?;
             if let Some(uid) = &req.unit {
                 let u = st.units.get(uid).ok_or_else(|| {
                     rej("unknown-unit", Some("unit"), format!("no unit \"{uid}\""))
@@ -447,6 +433,41 @@ pub fn plan(
     }
 }
 
+/// May leader `l` move to `to` (a unit, or None to stand alone)? Not once involved in a Melee this
+/// turn, nor away from a unit in an ongoing combat (both seeds, 'Leaders').
+fn leader_may_move(st: &GameState, l: &LeaderState, to: Option<&str>) -> Result<(), Rejection> {
+    if l.attached_to.as_deref() == to {
+        return Ok(());
+    }
+    if l.fought {
+        return Err(rej(
+            "leader-fought",
+            Some("leader"),
+            format!(
+                "{} has been involved in a Melee this turn and may no longer move",
+                l.name
+            ),
+        ));
+    }
+    if let Some(cur) = &l.attached_to {
+        if st
+            .units
+            .get(cur)
+            .is_some_and(|u| !u.in_combat_with.is_empty())
+        {
+            return Err(rej(
+                "leader-in-combat",
+                Some("leader"),
+                format!(
+                    "{} is with a unit in an ongoing combat and may not leave it",
+                    l.name
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn unit_action(
     ch: &'static Charts,
     egc: bool,
@@ -534,11 +555,15 @@ fn unit_action(
     }
     // A leader named in the action joins the unit.
     if let Some(LeaderField::Id(lid)) = &req.leader_with_actor {
-        if st
+        if let Some(l) = st
             .leaders
             .get(lid)
-            .is_some_and(|l| l.attached_to.as_deref() != Some(&actor_id))
+            .filter(|l| l.attached_to.as_deref() != Some(&actor_id))
         {
+            leader_may_move(st, l, Some(&actor_id)).map_err(|mut r| {
+                r.field = Some("leader_with_actor".into());
+                r
+            })?;
             pre.push(Effect::LeaderAttached {
                 leader: lid.clone(),
                 unit: Some(actor_id.clone()),
@@ -571,6 +596,40 @@ fn end_fire(
             Some("action"),
             "end-of-turn fire comes after the initiatives (\"end-initiatives\")",
         ));
+    }
+    if egc {
+        let confirmed = req.swiss_without_targets.clone().unwrap_or_default();
+        for (i, id) in confirmed.iter().enumerate() {
+            if !st.units.get(id).is_some_and(|u| u.troop == "swiss-pike") {
+                return Err(rej(
+                    "not-swiss",
+                    Some(&format!("swiss_without_targets[{i}]")),
+                    format!("\"{id}\" is not a Swiss Pikemen unit"),
+                ));
+            }
+        }
+        let pending: Vec<&str> = st
+            .units
+            .values()
+            .filter(|u| {
+                u.troop == "swiss-pike"
+                    && !u.destroyed
+                    && !u.acted
+                    && u.in_combat_with.is_empty()
+                    && !confirmed.contains(&u.id)
+            })
+            .map(|u| u.id.as_str())
+            .collect();
+        if !pending.is_empty() {
+            return Err(rej(
+                "ferocious-charges-pending",
+                Some("swiss_without_targets"),
+                format!(
+                    "Ferocious Swiss Charges come first: {} must charge an eligible enemy within 9\" (\"charge\" with \"ferocious\": true), or list them in \"swiss_without_targets\" if none is in reach",
+                    pending.join(", ")
+                ),
+            ));
+        }
     }
     let fires = req.fires.clone().unwrap_or_default();
     let ctx = Ctx {
@@ -885,8 +944,10 @@ pub fn apply_effect(st: &mut GameState, e: &Effect) {
             }
         }
         Effect::Formation { unit, march } => {
+            // A unit that moves leaves its planted stakes behind.
             if let Some(u) = st.units.get_mut(unit) {
                 u.march = *march;
+                u.stakes_planted = false;
             }
         }
         Effect::StakesPlanted { unit } => {
@@ -934,6 +995,7 @@ pub fn apply_effect(st: &mut GameState, e: &Effect) {
         Effect::LeaderCaughtUp { leader } => {
             let holding = st.current.as_ref().is_some_and(|c| &c.leader == leader);
             if let Some(l) = st.leaders.get_mut(leader) {
+                l.fought = true;
                 if !holding && !l.had_initiative {
                     l.caught_up = true;
                 }
@@ -991,6 +1053,7 @@ pub fn apply_effect(st: &mut GameState, e: &Effect) {
                 for l in st.leaders.values_mut() {
                     l.had_initiative = false;
                     l.caught_up = false;
+                    l.fought = false;
                 }
                 st.current = None;
                 st.initiative_side = None;

@@ -336,6 +336,16 @@ pub struct ActionRequest {
     /// Question: after the evade, does the charger still reach the target?
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contact_after_evade: Option<bool>,
+    /// Charge: bases of the target able to fire at the charger (its front rank; default: all).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub defensive_firing_bases: Option<u8>,
+    /// Retire: is the unit contacted on more than one face (front and flank, flank and rear...)?
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contacted_on_several_faces: Option<bool>,
+    /// End-fire (EGC): Swiss Pikemen that have not acted and have no eligible enemy within 9",
+    /// as the game master confirms; the others must make their Ferocious Charge first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub swiss_without_targets: Option<Vec<String>>,
     /// EGC: a Ferocious Swiss Charge (needs no activation).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ferocious: Option<bool>,
@@ -531,6 +541,9 @@ pub struct LeaderState {
     pub fate: Option<Fate>,
     pub had_initiative: bool,
     pub caught_up: bool,
+    /// Involved in a Melee this turn: may no longer move (attach or detach) this turn.
+    #[serde(default)]
+    pub fought: bool,
     pub attached_to: Option<String>,
     /// Leaders whose command passed to this one.
     pub inherited: Vec<String>,

@@ -123,11 +123,13 @@ pub fn melee_modifiers(ch: &Charts, s: &MeleeSetup) -> Vec<Modifier> {
     let mut out = Vec::new();
     let mut ground = s.ground;
     // Stakes (ABDF 'Archer's stakes ... a setting of rough ground' for a mounted unit charging
-    // their defenders frontally).
-    if s.target.stakes_planted
+    // their defenders frontally, for the consequent Melee action): only a charge, only on level
+    // open ground (other ground settings already say more).
+    if s.charging
+        && s.target.stakes_planted
         && s.actor.troop.class.mounted()
         && !s.target_in_flank
-        && ground.roughness() == 0
+        && ground == Ground::Open
     {
         ground = Ground::Rough;
         out.push(m(
@@ -648,17 +650,14 @@ pub fn regroup(ch: &'static Charts, acc: Acc, u: UnitSnap) -> Plan<(Acc, Status)
             result: result.clone(),
         });
         acc.summary.push(result);
+        let regained = match (u.cond.status, after) {
+            (a, b) if a == b => 0,
+            (Status::Demoralized, Status::Ok) => 2,
+            _ => 1,
+        };
         acc.facet(
             "regroup",
-            format!(
-                "{} level{}",
-                gained.min(match u.cond.status {
-                    Status::Ok => 0,
-                    Status::Disordered => 1,
-                    Status::Demoralized => 2,
-                }),
-                if gained == 1 { "" } else { "s" }
-            ),
+            format!("{regained} level{}", if regained == 1 { "" } else { "s" }),
         );
         acc.facet("status after", after.label());
         acc.effects.push(Effect::Unit {

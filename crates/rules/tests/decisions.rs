@@ -1,0 +1,125 @@
+//! Decisions where the texts are silent or ambiguous (docs/rules/*.md), each pinned by a test.
+
+mod common;
+use common::*;
+use serde_json::json;
+
+fn code(rules: &str, a: serde_json::Value) -> String {
+    plan(rules, &a)
+        .err()
+        .map(|r| r.code)
+        .unwrap_or_else(|| "accepted".into())
+}
+
+#[test]
+fn stakes_count_only_for_the_charge_on_open_ground() {
+    let melee = |stakes: bool, charging: bool, ground: &str| {
+        let a = json!({"action":"melee","actor":{"type":"mounted-knights","bases":4,"in_combat":true},"target":{"type":"archers","bases":4,"in_combat":true,"stakes_planted":stakes,"flags":["stakes"]},"ground":ground,"actor_charging":charging});
+        report("abdf", &a).p("melee", "actor ahead")
+    };
+    assert!(
+        melee(true, true, "open") < melee(false, true, "open"),
+        "stakes blunt the charge"
+    );
+    assert_eq!(
+        melee(true, false, "open"),
+        melee(false, false, "open"),
+        "an ongoing melee ignores stakes"
+    );
+    assert_eq!(
+        melee(true, true, "actor-uphill"),
+        melee(false, true, "actor-uphill"),
+        "other ground settings stand"
+    );
+    assert_eq!(
+        code(
+            "egc",
+            json!({"action":"fire","actor":{"type":"arquebusiers","bases":2},"target":{"type":"gendarmes","bases":2,"stakes_planted":true}})
+        ),
+        "no-stakes"
+    );
+}
+
+#[test]
+fn only_evaders_evade_and_never_from_a_combat() {
+    assert_eq!(
+        code(
+            "egc",
+            json!({"action":"charge","actor":{"type":"gendarmes","bases":4},"target":{"type":"light-lancers","bases":2},"target_evades":true})
+        ),
+        "cannot-evade"
+    );
+    assert_eq!(
+        code(
+            "egc",
+            json!({"action":"charge","actor":{"type":"gendarmes","bases":4},"target":{"type":"skirmishers","bases":2,"in_combat":true},"target_evades":true})
+        ),
+        "cannot-evade"
+    );
+    // Light Lancers are not among the evaders: no question is asked.
+    assert_eq!(
+        code(
+            "egc",
+            json!({"action":"charge","actor":{"type":"gendarmes","bases":4},"target":{"type":"light-lancers","bases":2}})
+        ),
+        "accepted"
+    );
+}
+
+#[test]
+fn ferocious_charges_only_at_the_listed_enemies() {
+    let f = |t: &str| {
+        code(
+            "egc",
+            json!({"action":"charge","actor":{"type":"swiss-pike","bases":4},"target":{"type":t,"bases":2},"ferocious":true,"target_evades":false,"crosses_arc_of_fire":false}),
+        )
+    };
+    assert_eq!(f("light-lancers"), "not-ferocious-target");
+    assert_eq!(f("skirmishers"), "not-ferocious-target");
+    assert_eq!(f("gendarmes"), "accepted");
+    assert_eq!(f("heavy-cannon"), "accepted");
+    assert_eq!(
+        code(
+            "egc",
+            json!({"action":"charge","actor":{"type":"gendarmes","bases":4},"target":{"type":"footmen","bases":2},"ferocious":true})
+        ),
+        "not-ferocious"
+    );
+}
+
+#[test]
+fn retire_is_refused_only_when_contacted_on_several_faces() {
+    let r = |several: bool| {
+        code(
+            "egc",
+            json!({"action":"retire","actor":{"type":"footmen","bases":4,"in_combat":true},"target":{"type":"footmen","bases":4,"in_combat":true},"actor_in_flank":true,"contacted_on_several_faces":several}),
+        )
+    };
+    assert_eq!(r(true), "contacted-on-several-faces");
+    assert_eq!(r(false), "accepted");
+}
+
+#[test]
+fn regroup_outcomes_are_named_consistently() {
+    let rep = report("egc", &example("el-gran-capitan", "regroup-in-combat"));
+    let values: Vec<String> = rep
+        .facets
+        .iter()
+        .find(|f| f.facet == "regroup")
+        .map(|f| f.values.iter().map(|v| v.0.clone()).collect())
+        .unwrap_or_default();
+    assert_eq!(values, vec!["0 levels", "1 level"]);
+}
+
+#[test]
+fn defensive_fire_counts_the_front_rank_given() {
+    let fire = |bases: Option<u8>| {
+        let mut a = json!({"action":"charge","actor":{"type":"gendarmes","bases":4},"target":{"type":"arquebusiers","bases":4},"crosses_arc_of_fire":true});
+        if let Some(b) = bases {
+            a["defensive_firing_bases"] = json!(b);
+        }
+        report("egc", &a).p("charge", "stopped by fire")
+    };
+    assert!(fire(Some(2)) < fire(None));
+    assert_eq!(fire(Some(4)), fire(None));
+}
