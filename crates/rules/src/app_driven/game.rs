@@ -600,7 +600,7 @@ fn end_fire(
     if egc {
         let confirmed = req.swiss_without_targets.clone().unwrap_or_default();
         for (i, id) in confirmed.iter().enumerate() {
-            if !st.units.get(id).is_some_and(|u| u.troop == "swiss-pike") {
+            if st.units.get(id).is_none_or(|u| u.troop != "swiss-pike") {
                 return Err(rej(
                     "not-swiss",
                     Some(&format!("swiss_without_targets[{i}]")),
