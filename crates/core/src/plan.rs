@@ -8,6 +8,17 @@
 //!
 //! Because both walk the very same continuations, the odds shown before an action and the dice
 //! rolled for it can never disagree.
+//!
+//! ```
+//! use tercio_core::{plan::throw, Depends, DiceStream};
+//!
+//! // 2D6 on a chart: 7 or more hits.
+//! let fire = throw(2, 6, "Fire die", Depends::Sum).map(|f| f[0] + f[1] >= 7);
+//! let odds = fire.exact(|hit| *hit);
+//! assert!((odds.outcomes[&true] - 21.0 / 36.0).abs() < 1e-12);
+//! let (_hit, draws) = fire.roll(&mut DiceStream::from_seed(1));
+//! assert_eq!(draws.len(), 2);
+//! ```
 
 use std::collections::BTreeMap;
 use std::rc::Rc;

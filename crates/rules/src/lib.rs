@@ -1,6 +1,29 @@
 //! Tercio's rules: the [`registry::RuleSet`] trait and registry, scenarios, and one folder per
 //! rule set. A Bloody Dismal Fight and El Gran Capitán share the app-driven engine in
 //! [`app_driven`]; their charts live in their own folders.
+//!
+//! ```
+//! use serde_json::json;
+//! use tercio_core::DiceStream;
+//!
+//! let rules = tercio_rules::lookup("egc").unwrap();
+//! let engine = rules.engine(None).unwrap();
+//! let charge = json!({
+//!     "action": "charge",
+//!     "actor": {"type": "swiss-pike", "bases": 4},
+//!     "target": {"type": "french-italian-pike", "bases": 4},
+//!     "ground": "open"
+//! });
+//! let plan = engine.plan(None, &charge).unwrap();
+//! // The exact odds, from the same plan that rolls.
+//! let odds = tercio_rules::odds::odds(&plan);
+//! assert!((odds.total - 1.0).abs() < 1e-9);
+//! assert!((odds.p("melee", "actor ahead") - 21.0 / 36.0).abs() < 1e-9);
+//! // The roll: the same seed gives the same faces.
+//! let (outcome, draws) = plan.roll(&mut DiceStream::from_seed(42));
+//! assert_eq!(draws.len(), 2);
+//! assert!(outcome.resolution.render().contains("Swiss Pikemen against foot"));
+//! ```
 
 pub mod app_driven;
 pub mod bloody_dismal_fight;
