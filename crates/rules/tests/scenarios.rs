@@ -155,3 +155,23 @@ fn house_rules_are_checked_and_applied() {
     let d = parse("h.toml", &bad).expect_err("bad house rules");
     assert_eq!(d.len(), 2, "{d:?}");
 }
+
+#[test]
+fn house_rules_change_the_charts_the_engine_uses() {
+    let src = std::fs::read_to_string(root().join("scenarios/el-gran-capitan/cerignola-1503.toml"))
+        .expect("read");
+    let base = parse("c.toml", &src).expect("valid");
+    let tougher = parse("c.toml", &format!("{src}\n[house_rules]\nfire_one = 9\n[house_rules.troops.arquebusiers]\nfire_factor = -1\n")).expect("valid");
+    let fire = serde_json::json!({"action":"fire","actor":{"type":"arquebusiers","bases":4},"target":{"type":"swiss-pike","bases":4},"ground":"open"});
+    let p = |sc: &tercio_rules::scenario::Scenario| {
+        let e = tercio_rules::lookup("egc")
+            .expect("rules")
+            .engine(Some(sc))
+            .expect("engine");
+        let r = tercio_rules::odds::odds(&e.plan(None, &fire).expect("plan"));
+        r.p("fire", "one level") + r.p("fire", "devastating")
+    };
+    assert!((p(&base) - 21.0 / 36.0).abs() < 1e-9);
+    // 2D6 - 1 >= 9: 10 or more, 6 in 36.
+    assert!((p(&tougher) - 6.0 / 36.0).abs() < 1e-9, "{}", p(&tougher));
+}

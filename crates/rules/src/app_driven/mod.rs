@@ -113,6 +113,22 @@ fn apply_house_rules(base: &Charts, rules: &std::collections::BTreeMap<String, i
     ch
 }
 
+type HouseRules = std::collections::BTreeMap<String, i64>;
+
+/// Charts with house rules applied, made once per distinct set of house rules and kept for the
+/// life of the process (engines hand `&'static Charts` to their dice plans).
+fn interned(id: &'static str, base: &Charts, rules: &HouseRules) -> &'static Charts {
+    static CACHE: std::sync::Mutex<Vec<(&'static str, HouseRules, &'static Charts)>> =
+        std::sync::Mutex::new(Vec::new());
+    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, _, c)) = cache.iter().find(|(i, r, _)| *i == id && r == rules) {
+        return c;
+    }
+    let c: &'static Charts = Box::leak(Box::new(apply_house_rules(base, rules)));
+    cache.push((id, rules.clone(), c));
+    c
+}
+
 impl RuleSet for AppDriven {
     fn id(&self) -> &'static str {
         self.id
@@ -165,7 +181,7 @@ impl RuleSet for AppDriven {
     fn engine(&self, scenario: Option<&Scenario>) -> Result<Box<dyn Engine>, String> {
         let charts: &'static Charts = match scenario {
             Some(sc) if !sc.house_rules.is_empty() => {
-                Box::leak(Box::new(apply_house_rules(self.charts, &sc.house_rules)))
+                interned(self.id, self.charts, &sc.house_rules)
             }
             _ => self.charts,
         };
