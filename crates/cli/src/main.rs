@@ -68,6 +68,15 @@ enum Cmd {
     },
     /// Re-fold a game's log from its seed and check every roll and the stored state.
     Replay { game: PathBuf },
+    /// Run the game app: pages for the browser and the JSON API, on an embedded SQLite database.
+    Serve {
+        /// Address to listen on.
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        addr: String,
+        /// Database file (default: tercio.db in the platform's data directory).
+        #[arg(long)]
+        db: Option<PathBuf>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -162,6 +171,7 @@ fn run(cli: Cli) -> Res {
             GameCmd::Show { game, json, log } => game_show(&game, json, log),
         },
         Cmd::Replay { game } => replay(&game),
+        Cmd::Serve { addr, db } => serve(&addr, db),
     }
 }
 
@@ -508,4 +518,42 @@ fn replay(path: &Path) -> Res {
         .map_err(|e| fail(format!("{}: replay FAILED: {e}", path.display())))?;
     println!("{}: replay ok — {n} events re-rolled from seed {}, every face and outcome matches, and the state is the fold of the log", path.display(), g.seed);
     Ok(())
+}
+
+/// The platform's data directory for Tercio: `$XDG_DATA_HOME/tercio`, `~/.local/share/tercio`, or
+/// `%APPDATA%\\tercio`; the current directory if none is known.
+fn default_db() -> PathBuf {
+    let base = std::env::var_os("XDG_DATA_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("APPDATA").map(PathBuf::from))
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")));
+    base.map_or_else(
+        || PathBuf::from("tercio.db"),
+        |b| b.join("tercio").join("tercio.db"),
+    )
+}
+
+fn serve(addr: &str, db: Option<PathBuf>) -> Res {
+    let db = db.unwrap_or_else(default_db);
+    let store = tercio_store::SqliteStore::open(&db)
+        .map_err(|e| fail(format!("--db {}: {e}", db.display())))?;
+    let state = tercio_web::AppState::new(std::sync::Arc::new(store));
+    let demo = tercio_web::ensure_demo_game(&state).map_err(fail)?;
+    let rt = tokio::runtime::Runtime::new().map_err(|e| fail(e.to_string()))?;
+    rt.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(|e| fail(format!("--addr {addr}: {e}")))?;
+        let local = listener.local_addr().map_err(|e| fail(e.to_string()))?;
+        println!(
+            "Tercio is serving on http://{local}/  (database: {})",
+            db.display()
+        );
+        if let Some(id) = demo {
+            println!("A demo game is ready: http://{local}/games/{id}");
+        }
+        tercio_web::serve(listener, state)
+            .await
+            .map_err(|e| fail(e.to_string()))
+    })
 }

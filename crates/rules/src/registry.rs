@@ -51,6 +51,11 @@ pub trait Engine {
     fn initial_state(&self) -> Result<Value, String>;
     /// Declare the dice plan of an action, against a game state or stand-alone.
     fn plan(&self, state: Option<&Value>, action: &Value) -> Result<Plan<Outcome>, Rejection>;
+    /// Like [`Engine::plan`], but for showing the odds of an action the turn does not allow yet
+    /// (a unit waiting for its activation): only the action's own rules are checked.
+    fn preview(&self, state: Option<&Value>, action: &Value) -> Result<Plan<Outcome>, Rejection> {
+        self.plan(state, action)
+    }
     /// Fold one outcome's effects into the state.
     fn apply(&self, state: &mut Value, effects: &Value) -> Result<(), String>;
     /// A plain-text picture of the state for `tercio game show`.

@@ -252,6 +252,26 @@ impl Engine for AppEngine {
         Ok(plan.map(move |acc| finish(&title, acc)))
     }
 
+    fn preview(&self, state: Option<&Value>, action: &Value) -> Result<Plan<Outcome>, Rejection> {
+        let req: ActionRequest = serde_json::from_value(action.clone())
+            .map_err(|e| Rejection::new("bad-action", None, e.to_string()))?;
+        let Some(v) = state else {
+            return self.plan(None, action);
+        };
+        if !req.action.uses_unit() {
+            return self.plan(state, action);
+        }
+        let st: GameState = serde_json::from_value(v.clone())
+            .map_err(|e| Rejection::new("bad-state", None, e.to_string()))?;
+        let title = action_title(&req);
+        let ctx = actions::Ctx {
+            ch: self.charts,
+            egc: self.egc,
+            state: Some(&st),
+        };
+        Ok(actions::plan(&ctx, &req)?.map(move |acc| finish(&title, acc)))
+    }
+
     fn apply(&self, state: &mut Value, effects: &Value) -> Result<(), String> {
         let mut st: GameState = serde_json::from_value(state.clone()).map_err(|e| e.to_string())?;
         let effects: Vec<model::Effect> =

@@ -1,0 +1,151 @@
+// Tercio game page: builds the action from the app's fields, shows the exact odds as fields
+// change, asks the rule texts' questions (OK = yes, Cancel = no), and shows each result.
+(function () {
+  "use strict";
+  const G = window.TERCIO_GAME;
+  const $ = (id) => document.getElementById(id);
+  let answers = {};
+
+  async function post(path, body) {
+    const r = await fetch(`/api/games/${G}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: body === undefined ? "" : JSON.stringify(body) });
+    let data = null;
+    try { data = await r.json(); } catch (e) { data = { error: { message: `HTTP ${r.status}` } }; }
+    return { status: r.status, data };
+  }
+
+  function render(res) {
+    let s = `${res.action}\n`;
+    for (const st of res.steps) {
+      s += `\n${st.title}\n`;
+      if (st.dice && st.dice.length) s += `  dice: ${st.dice.map((d) => `${d.label} d${d.sides} = ${d.face}`).join(", ")}\n`;
+      for (const m of st.modifiers || []) s += `  ${m.side}: ${m.value >= 0 ? "+" : ""}${m.value} ${m.name}\n`;
+      if (st.totals && st.totals.length) s += `  totals: ${st.totals.map((t) => `${t[0]} ${t[1]}`).join(", ")}\n`;
+      s += `  → ${st.result}\n`;
+    }
+    return s + `\nOutcome: ${res.summary}`;
+  }
+
+  function showResult(text) {
+    const box = $("result-box");
+    $("result-text").textContent = text;
+    box.addEventListener("close", () => location.reload(), { once: true });
+    box.showModal();
+  }
+
+  function action() {
+    const kind = $("f-action").value;
+    const a = { action: kind, actor: $("f-actor").value };
+    const uses = (f) => { const el = $(f); const label = el && el.closest("[data-for]"); return el && (!label || label.dataset.for.split(" ").includes(kind)); };
+    if (uses("f-target") && $("f-target").value) a.target = $("f-target").value;
+    if (uses("f-ground") && (kind !== "regroup" || a.target)) a.ground = $("f-ground").value;
+    if (uses("f-force") && $("f-force").value) a.force = $("f-force").value;
+    if (uses("f-leader") && $("f-leader").value) a.leader_with_actor = $("f-leader").value;
+    const n = (id) => parseInt($(id).value || "0", 10) || 0;
+    if (uses("f-sup-a") && n("f-sup-a") > 0) a.supporting_actor_bases = n("f-sup-a");
+    if (uses("f-sup-t") && n("f-sup-t") > 0) a.supporting_target_bases = n("f-sup-t");
+    if (uses("f-charging") && $("f-charging").checked) a.actor_charging = true;
+    if (uses("f-aflank") && $("f-aflank").checked) a.actor_in_flank = true;
+    if (uses("f-tflank") && $("f-tflank").checked) a.target_in_flank = true;
+    if (uses("f-flankcharge") && $("f-flankcharge").checked) a.frontal = false;
+    if (uses("f-ferocious") && $("f-ferocious").checked) a.ferocious = true;
+    if (uses("f-stakes") && $("f-stakes").checked) a.plant_stakes = true;
+    if (kind === "regroup" && !a.target) { delete a.ground; }
+    return Object.assign(a, answers);
+  }
+
+  function showFields() {
+    const kind = $("f-action").value;
+    document.querySelectorAll("[data-for]").forEach((el) => { el.hidden = !el.dataset.for.split(" ").includes(kind); });
+    const side = $("f-actor").selectedOptions[0] && $("f-actor").selectedOptions[0].dataset.side;
+    for (const o of $("f-target").options) if (o.value) o.hidden = o.dataset.side === side;
+    for (const o of $("f-leader").options) if (o.value) o.hidden = o.dataset.side !== side;
+    const t = $("f-target").selectedOptions[0];
+    if (t && t.value && t.hidden) $("f-target").value = "";
+  }
+
+  let timer = null;
+  function refreshOdds() {
+    clearTimeout(timer);
+    timer = setTimeout(async () => {
+      const box = $("odds");
+      const { status, data } = await post("/odds", action());
+      if (status !== 200) {
+        const e = data.error || {};
+        box.innerHTML = "";
+        const p = document.createElement("p");
+        p.className = e.code === "question" ? "question" : "error";
+        p.textContent = e.code === "question" ? `Result will ask: ${e.message}` : `${e.field ? e.field + ": " : ""}${e.message}`;
+        box.appendChild(p);
+        return;
+      }
+      const t = document.createElement("table");
+      for (const f of data.facets) {
+        if (f.values.length < 2) continue;
+        const r = t.insertRow();
+        const th = document.createElement("th");
+        th.textContent = f.facet;
+        r.appendChild(th);
+        const td = r.insertCell();
+        td.innerHTML = "";
+        for (const [v, p] of f.values) {
+          const span = document.createElement("div");
+          const bar = document.createElement("span");
+          bar.className = "bar";
+          bar.style.width = `${Math.round(p * 80)}px`;
+          span.appendChild(bar);
+          span.appendChild(document.createTextNode(`${v}: ${(p * 100).toFixed(1)}%`));
+          td.appendChild(span);
+        }
+      }
+      box.innerHTML = "<strong>Exact odds</strong>";
+      if (data.note) { const n = document.createElement("p"); n.className = "question"; n.textContent = `Not yet: ${data.note}`; box.appendChild(n); }
+      box.appendChild(t);
+    }, 120);
+  }
+
+  async function send(body) {
+    for (;;) {
+      const { status, data } = await post("/actions", body);
+      if (status === 200) return showResult(render(data.resolution));
+      const e = data.error || {};
+      if (status === 409 && e.code === "question" && e.field) {
+        answers[e.field] = window.confirm(e.message.replace(/ Answer with .*$/, ""));
+        body = Object.assign({}, body, { [e.field]: answers[e.field] });
+        continue;
+      }
+      alert(`${e.field ? e.field + ": " : ""}${e.message || "failed"}`);
+      return;
+    }
+  }
+
+  if ($("app")) {
+    ["f-actor", "f-action", "f-target", "f-ground", "f-force", "f-leader", "f-sup-a", "f-sup-t", "f-charging", "f-aflank", "f-tflank", "f-flankcharge", "f-ferocious", "f-stakes"].forEach((id) => {
+      const el = $(id);
+      if (el) el.addEventListener("change", () => { answers = {}; showFields(); refreshOdds(); });
+    });
+    $("result").addEventListener("click", () => send(action()));
+    showFields();
+    refreshOdds();
+  }
+  document.querySelectorAll("[data-turn]").forEach((b) => b.addEventListener("click", () => send(JSON.parse(b.dataset.turn))));
+  if ($("command")) $("command").addEventListener("click", () => send({ action: "command", leader: $("command-leader").value }));
+  if ($("end-fire")) $("end-fire").addEventListener("click", () => {
+    const fires = [];
+    document.querySelectorAll(".fire-row").forEach((row) => {
+      const target = row.querySelector(".fire-target").value;
+      if (target) fires.push({ action: "fire", actor: row.dataset.actor, target, ground: row.querySelector(".fire-ground").value });
+    });
+    const body = { action: "end-fire", fires };
+    const none = [...document.querySelectorAll(".no-target:checked")].map((c) => c.value);
+    if (none.length) body.swiss_without_targets = none;
+    send(body);
+  });
+  if ($("end-turn")) $("end-turn").addEventListener("click", () => {
+    const camps_sacked = [...document.querySelectorAll(".camp:checked")].map((c) => ({ side: c.value, by: [...document.querySelector(`.looters[data-side="${c.value}"]`).selectedOptions].map((o) => o.value) }));
+    send({ action: "end-turn", camps_sacked });
+  });
+  if ($("undo")) $("undo").addEventListener("click", async () => {
+    const { status, data } = await post("/undo");
+    if (status === 200) location.reload(); else alert(data.error ? data.error.message : "failed");
+  });
+})();

@@ -1,0 +1,622 @@
+//! Server-rendered pages: the games list, the game page (the seeds' app, improved), the rules
+//! reference. All user text goes through [`esc`]. The game page's script is small and embedded.
+
+use std::sync::Arc;
+
+use axum::extract::{Form, Path, State};
+use axum::http::{header, StatusCode};
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use serde::Deserialize;
+use serde_json::Value;
+use tercio_core::LogEntry;
+use tercio_rules::registry;
+
+use crate::api::{self, ApiError};
+use crate::{scenarios, AppState};
+
+/// Escape text for HTML content and attribute values.
+pub fn esc(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            '\'' => o.push_str("&#39;"),
+            _ => o.push(c),
+        }
+    }
+    o
+}
+
+const CSS: &str = include_str!("../assets/app.css");
+const JS: &str = include_str!("../assets/game.js");
+
+pub fn routes() -> Router<Arc<AppState>> {
+    Router::new()
+        .route("/", get(home))
+        .route("/games", post(create_from_form))
+        .route("/games/{id}", get(game_page))
+        .route("/games/{id}/archive", post(archive))
+        .route("/games/{id}/delete", post(delete))
+        .route("/rules/{id}", get(rules_page))
+        .route(
+            "/static/app.css",
+            get(|| async { ([(header::CONTENT_TYPE, "text/css; charset=utf-8")], CSS) }),
+        )
+        .route(
+            "/static/game.js",
+            get(|| async {
+                (
+                    [(header::CONTENT_TYPE, "text/javascript; charset=utf-8")],
+                    JS,
+                )
+            }),
+        )
+}
+
+fn page(title: &str, body: &str) -> Html<String> {
+    Html(format!(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{} — Tercio</title><link rel=\"stylesheet\" href=\"/static/app.css\"></head><body><header class=\"top\"><a href=\"/\" class=\"brand\">Tercio</a></header><main>{body}</main></body></html>",
+        esc(title)
+    ))
+}
+
+pub async fn not_found() -> Response {
+    (
+        StatusCode::NOT_FOUND,
+        page(
+            "Not found",
+            "<h1>Not found</h1><p><a href=\"/\">Back to the games</a></p>",
+        ),
+    )
+        .into_response()
+}
+
+fn error_page(status: StatusCode, e: &ApiError) -> Response {
+    (status, page("Problem", &format!("<h1>That did not work</h1><pre class=\"error\">{}</pre><p><a href=\"/\">Back to the games</a></p>", esc(e.message())))).into_response()
+}
+
+async fn home(State(st): State<Arc<AppState>>) -> Response {
+    home_with(&st, None, "").await
+}
+
+async fn home_with(st: &AppState, error: Option<&str>, toml: &str) -> Response {
+    let games = match st.store.list(false) {
+        Ok(g) => g,
+        Err(e) => return error_page(StatusCode::SERVICE_UNAVAILABLE, &e.into()),
+    };
+    let mut b = String::from("<h1>Games</h1>");
+    if games.is_empty() {
+        b.push_str("<p>No games yet.</p>");
+    } else {
+        b.push_str("<ul class=\"games\">");
+        for g in &games {
+            b.push_str(&format!(
+                "<li><a href=\"/games/{id}\"><strong>{title}</strong></a> <span class=\"muted\">{rules} · turn {turn}{over} · {events} events</span>
+                 <form method=\"post\" action=\"/games/{id}/archive\" class=\"inline\"><button class=\"small\">Archive</button></form>
+                 <form method=\"post\" action=\"/games/{id}/delete\" class=\"inline\" onsubmit=\"return confirm('Delete this game for good?')\"><button class=\"small danger\">Delete</button></form></li>",
+                id = esc(&g.id),
+                title = esc(&g.title),
+                rules = esc(&g.rule_set),
+                turn = g.turn,
+                over = if g.over { " · over" } else { "" },
+                events = g.events
+            ));
+        }
+        b.push_str("</ul>");
+    }
+    b.push_str("<h2>New game</h2><form method=\"post\" action=\"/games\" class=\"stack\"><label>Shipped scenario <select name=\"scenario\">");
+    for s in scenarios::SHIPPED {
+        b.push_str(&format!("<option value=\"{0}\">{0}</option>", esc(s.id)));
+    }
+    b.push_str("<option value=\"\">— my own scenario file (below) —</option></select></label>");
+    b.push_str(&format!(
+        "<label>Or paste a scenario file (TOML)<textarea name=\"toml\" rows=\"6\" placeholder=\"ruleset = &quot;egc&quot;&#10;title = ...\">{}</textarea></label><button class=\"primary\">Start the game</button></form>",
+        esc(toml)
+    ));
+    if let Some(e) = error {
+        b.push_str(&format!(
+            "<pre class=\"error\" id=\"scenario-errors\">{}</pre>",
+            esc(e)
+        ));
+    }
+    b.push_str("<h2>Rules reference</h2><ul>");
+    for r in registry::all().iter().filter(|r| r.available()) {
+        b.push_str(&format!(
+            "<li><a href=\"/rules/{}\">{}</a></li>",
+            esc(r.id()),
+            esc(r.name())
+        ));
+    }
+    b.push_str("</ul>");
+    let status = if error.is_some() {
+        StatusCode::UNPROCESSABLE_ENTITY
+    } else {
+        StatusCode::OK
+    };
+    (status, page("Games", &b)).into_response()
+}
+
+#[derive(Deserialize)]
+struct NewGameForm {
+    scenario: String,
+    #[serde(default)]
+    toml: String,
+}
+
+async fn create_from_form(State(st): State<Arc<AppState>>, Form(f): Form<NewGameForm>) -> Response {
+    let source = if f.toml.trim().is_empty() {
+        f.scenario.clone()
+    } else {
+        f.toml.clone()
+    };
+    if source.trim().is_empty() {
+        return home_with(
+            &st,
+            Some("Choose a shipped scenario or paste a scenario file."),
+            &f.toml,
+        )
+        .await;
+    }
+    let st2 = st.clone();
+    let created = tokio::task::spawn_blocking(move || api::new_game(&st2, &source, None)).await;
+    match created {
+        Ok(Ok(id)) => Redirect::to(&format!("/games/{id}")).into_response(),
+        Ok(Err(e)) => home_with(&st, Some(e.message()), &f.toml).await,
+        Err(e) => home_with(&st, Some(&e.to_string()), &f.toml).await,
+    }
+}
+
+async fn archive(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
+    match st.store.set_archived(&id, true) {
+        Ok(_) => Redirect::to("/").into_response(),
+        Err(e) => error_page(StatusCode::SERVICE_UNAVAILABLE, &e.into()),
+    }
+}
+
+async fn delete(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
+    match st.store.delete(&id) {
+        Ok(_) => Redirect::to("/").into_response(),
+        Err(e) => error_page(StatusCode::SERVICE_UNAVAILABLE, &e.into()),
+    }
+}
+
+fn s<'a>(v: &'a Value, k: &str) -> &'a str {
+    v[k].as_str().unwrap_or("")
+}
+
+async fn game_page(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
+    let g = match api::load(&st, &id) {
+        Ok(g) => g,
+        Err(_) => return not_found().await,
+    };
+    let Ok(engine) = g.engine() else {
+        return not_found().await;
+    };
+    let state = &g.state;
+    let rules = registry::lookup(&g.ruleset).ok();
+    let reference = rules.map(|r| r.reference()).unwrap_or(Value::Null);
+    let troop_name = |t: &str| -> String {
+        reference["charts"]["troops"]
+            .as_array()
+            .and_then(|a| a.iter().find(|x| x["id"] == t))
+            .map_or(t.to_string(), |x| s(x, "name").to_string())
+    };
+    let side_name = |sid: &str| -> String {
+        g.scenario
+            .side(sid)
+            .map_or(sid.to_string(), |x| x.name.clone())
+    };
+    let phase = s(state, "phase");
+    let mut b = String::new();
+    b.push_str(&format!(
+        "<h1>{}</h1><p class=\"muted\">{} · <a href=\"/rules/{}\">rules reference</a></p>",
+        esc(&g.scenario.title),
+        esc(rules.map_or(g.ruleset.as_str(), |r| r.name())),
+        esc(&g.ruleset)
+    ));
+    // Turn and initiative.
+    b.push_str(&format!(
+        "<section class=\"turn\" id=\"turn\"><strong>Turn {}</strong> — ",
+        state["turn"]
+    ));
+    match phase {
+        "over" => {
+            let broken: Vec<String> = state["broken"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .map(&side_name)
+                .collect();
+            let verdict = if broken.len() > 1 {
+                "Both armies broke in the same turn: a draw.".to_string()
+            } else {
+                format!("{} is broken and has lost the battle.", broken.join(""))
+            };
+            b.push_str(&format!(
+                "<span class=\"verdict\">Game over. {}</span>",
+                esc(&verdict)
+            ));
+        }
+        "end-of-turn" => b.push_str("end of the turn"),
+        _ => {
+            b.push_str("initiatives and activations");
+            if let Some(side) = state["initiative_side"].as_str() {
+                b.push_str(&format!(
+                    " · initiative: <strong>{}</strong>",
+                    esc(&side_name(side))
+                ));
+                if let Some(cur) = state["current"].as_object() {
+                    let l = cur.get("leader").and_then(Value::as_str).unwrap_or("");
+                    let lname = s(&state["leaders"][l], "name");
+                    b.push_str(&format!(
+                        " · {} has <strong>{}</strong> activation(s) left",
+                        esc(lname),
+                        cur.get("activations_left").cloned().unwrap_or(Value::Null)
+                    ));
+                }
+            }
+        }
+    }
+    b.push_str("</section>");
+
+    // Turn controls.
+    let leaders = state["leaders"].as_object().cloned().unwrap_or_default();
+    let units = state["units"].as_object().cloned().unwrap_or_default();
+    b.push_str("<section class=\"controls\">");
+    match phase {
+        "command" => {
+            b.push_str("<button class=\"primary\" data-turn='{\"action\":\"initiative\"}'>Initiative</button>");
+            if let Some(side) = state["initiative_side"].as_str() {
+                if state["current"].is_null() {
+                    b.push_str("<span class=\"group\"><select id=\"command-leader\">");
+                    for l in leaders.values().filter(|l| {
+                        s(l, "side") == side
+                            && l["fate"].is_null()
+                            && l["had_initiative"] != true
+                            && l["caught_up"] != true
+                    }) {
+                        b.push_str(&format!(
+                            "<option value=\"{}\">{}</option>",
+                            esc(s(l, "id")),
+                            esc(s(l, "name"))
+                        ));
+                    }
+                    b.push_str(
+                        "</select><button class=\"primary\" id=\"command\">Command</button></span>",
+                    );
+                }
+            }
+            b.push_str("<button data-turn='{\"action\":\"end-initiatives\"}'>End of turn</button>");
+        }
+        "end-of-turn" => {
+            b.push_str("<div class=\"endturn\"><h3>End of the turn</h3><ol>");
+            let swiss: Vec<&Value> = units
+                .values()
+                .filter(|u| {
+                    s(u, "type") == "swiss-pike"
+                        && u["destroyed"] != true
+                        && u["acted"] != true
+                        && u["in_combat_with"].as_array().is_none_or(Vec::is_empty)
+                })
+                .collect();
+            if g.ruleset == "el-gran-capitan" {
+                b.push_str("<li>Ferocious Swiss Charges: Swiss Pikemen that have not acted must charge an eligible enemy within 9\" (choose Charge below and tick <em>Ferocious</em>).");
+                if !swiss.is_empty() {
+                    b.push_str(" Still to charge, or tick if none is in reach:<br>");
+                    for u in &swiss {
+                        b.push_str(&format!("<label class=\"check\"><input type=\"checkbox\" class=\"no-target\" value=\"{}\"> {} has no eligible enemy within 9\"</label>", esc(s(u, "id")), esc(s(u, "name"))));
+                    }
+                }
+                b.push_str("</li>");
+            }
+            b.push_str("<li>Simultaneous fire by units that have not acted:<div id=\"end-fires\">");
+            let shooters: Vec<&Value> = units
+                .values()
+                .filter(|u| {
+                    u["destroyed"] != true
+                        && u["acted"] != true
+                        && u["in_combat_with"].as_array().is_none_or(Vec::is_empty)
+                        && reference["charts"]["troops"]
+                            .as_array()
+                            .and_then(|a| a.iter().find(|x| x["id"] == u["type"]))
+                            .is_some_and(|t| !t["fire"].is_null())
+                })
+                .collect();
+            if shooters.is_empty() {
+                b.push_str("<p class=\"muted\">No unit can fire.</p>");
+            }
+            for u in shooters {
+                b.push_str(&format!("<div class=\"fire-row\" data-actor=\"{}\"><span>{}</span> <select class=\"fire-target\"><option value=\"\">holds fire</option>", esc(s(u, "id")), esc(s(u, "name"))));
+                for t in units
+                    .values()
+                    .filter(|t| t["side"] != u["side"] && t["destroyed"] != true)
+                {
+                    b.push_str(&format!(
+                        "<option value=\"{}\">{}</option>",
+                        esc(s(t, "id")),
+                        esc(s(t, "name"))
+                    ));
+                }
+                b.push_str("</select> <select class=\"fire-ground\">");
+                for gr in tercio_rules::app_driven::model::Ground::ALL {
+                    b.push_str(&format!("<option>{gr}</option>"));
+                }
+                b.push_str("</select></div>");
+            }
+            b.push_str("</div><button class=\"primary\" id=\"end-fire\">Fire</button></li><li>Camps sacked: ");
+            for sd in &g.scenario.sides {
+                if sd.camp {
+                    b.push_str(&format!("<label class=\"check\"><input type=\"checkbox\" class=\"camp\" value=\"{}\"> {}'s camp, by <select class=\"looters\" data-side=\"{}\" multiple>", esc(&sd.id), esc(&sd.name), esc(&sd.id)));
+                    for u in units
+                        .values()
+                        .filter(|u| s(u, "side") != sd.id && u["destroyed"] != true)
+                    {
+                        b.push_str(&format!(
+                            "<option value=\"{}\">{}</option>",
+                            esc(s(u, "id")),
+                            esc(s(u, "name"))
+                        ));
+                    }
+                    b.push_str("</select></label>");
+                }
+            }
+            b.push_str("</li><li><button class=\"primary\" id=\"end-turn\">Break check and next turn</button></li></ol></div>");
+        }
+        _ => {}
+    }
+    b.push_str("</section>");
+
+    // The action form: the app's fields.
+    if phase != "over" {
+        b.push_str("<section class=\"app\" id=\"app\"><h2>Action</h2><div class=\"fields\">");
+        b.push_str("<label>Unit <select id=\"f-actor\">");
+        for u in units.values().filter(|u| u["destroyed"] != true) {
+            b.push_str(&format!(
+                "<option value=\"{}\" data-side=\"{}\" data-status=\"{}\" data-bases=\"{}\">{}{}</option>",
+                esc(s(u, "id")),
+                esc(s(u, "side")),
+                esc(s(u, "status")),
+                u["bases"].as_u64().unwrap_or(0) - u["lost"].as_u64().unwrap_or(0),
+                esc(s(u, "name")),
+                if u["acted"] == true { " (acted)" } else { "" }
+            ));
+        }
+        b.push_str("</select></label><label>Action <select id=\"f-action\">");
+        for (v, label) in [
+            ("charge", "Charge"),
+            ("fire", "Fire"),
+            ("melee", "Melee"),
+            ("advance", "Advance"),
+            ("march", "March"),
+            ("retire", "Retire"),
+            ("regroup", "Rest/Regroup"),
+        ] {
+            b.push_str(&format!("<option value=\"{v}\">{label}</option>"));
+        }
+        b.push_str("</select></label><label data-for=\"charge fire melee retire regroup\">Target <select id=\"f-target\"><option value=\"\">—</option>");
+        for u in units.values().filter(|u| u["destroyed"] != true) {
+            b.push_str(&format!(
+                "<option value=\"{}\" data-side=\"{}\" data-bases=\"{}\">{}</option>",
+                esc(s(u, "id")),
+                esc(s(u, "side")),
+                u["bases"].as_u64().unwrap_or(0) - u["lost"].as_u64().unwrap_or(0),
+                esc(s(u, "name"))
+            ));
+        }
+        b.push_str("</select></label><label data-for=\"charge fire melee retire regroup\">Cover/Ground <select id=\"f-ground\">");
+        for gr in tercio_rules::app_driven::model::Ground::ALL {
+            b.push_str(&format!("<option>{gr}</option>"));
+        }
+        b.push_str("</select></label><label data-for=\"charge fire melee retire\">Force <select id=\"f-force\"><option value=\"\">from the bases (automatic)</option>");
+        for (v, l) in [
+            ("badly-outnumbered", "Actor Badly Outnumbered"),
+            ("outnumbered", "Actor Outnumbered"),
+            ("even", "Force Even"),
+            ("outnumbers", "Actor Outnumbers"),
+            ("badly-outnumbers", "Actor Badly Outnumbers"),
+        ] {
+            b.push_str(&format!("<option value=\"{v}\">{l}</option>"));
+        }
+        b.push_str("</select></label>");
+        b.push_str("<label data-for=\"charge melee retire regroup\">Supporting bases, actor's side <input id=\"f-sup-a\" type=\"number\" min=\"0\" max=\"30\" value=\"0\"></label>");
+        b.push_str("<label data-for=\"charge melee retire regroup\">Supporting bases, target's side <input id=\"f-sup-t\" type=\"number\" min=\"0\" max=\"30\" value=\"0\"></label>");
+        b.push_str("<label data-for=\"charge melee retire regroup advance march\">Leader with Actor <select id=\"f-leader\"><option value=\"\">as attached</option>");
+        for l in leaders.values().filter(|l| l["fate"].is_null()) {
+            b.push_str(&format!(
+                "<option value=\"{}\" data-side=\"{}\">{}</option>",
+                esc(s(l, "id")),
+                esc(s(l, "side")),
+                esc(s(l, "name"))
+            ));
+        }
+        b.push_str("</select></label>");
+        for (id, label, for_) in [
+            ("f-charging", "Actor is Charging", "melee"),
+            (
+                "f-aflank",
+                "Actor taken in flank/rear",
+                "melee retire regroup",
+            ),
+            (
+                "f-tflank",
+                "Target taken in flank/rear",
+                "melee retire regroup",
+            ),
+            (
+                "f-flankcharge",
+                "Charging the target's flank or rear",
+                "charge",
+            ),
+            ("f-ferocious", "Ferocious Swiss Charge", "charge"),
+            ("f-stakes", "Plant stakes", "regroup"),
+        ] {
+            b.push_str(&format!("<label class=\"check\" data-for=\"{for_}\"><input type=\"checkbox\" id=\"{id}\"> {label}</label>"));
+        }
+        b.push_str("</div><div class=\"odds\" id=\"odds\" aria-live=\"polite\"></div><button class=\"primary big\" id=\"result\">Result</button></section>");
+    }
+
+    // State panel.
+    b.push_str("<section class=\"state\" id=\"state\"><h2>Armies</h2>");
+    for side in &g.scenario.sides {
+        let (lost, bp) = side_points(&g, engine.as_ref(), &side.id);
+        b.push_str(&format!("<h3 style=\"border-color:{}\">{} <span class=\"muted\">({})</span> <span class=\"bp\">lost {lost} of {bp}</span></h3><table><thead><tr><th>Unit</th><th>Status</th><th>Bases</th><th></th></tr></thead><tbody>", esc(&side.colour), esc(&side.name), if side.role == tercio_rules::scenario::Role::Attacker { "attacker" } else { "defender" }));
+        for u in units.values().filter(|u| s(u, "side") == side.id) {
+            let bases = u["bases"].as_u64().unwrap_or(0);
+            let left = bases - u["lost"].as_u64().unwrap_or(0);
+            let status = if u["destroyed"] == true {
+                "destroyed".to_string()
+            } else {
+                s(u, "status").to_string()
+            };
+            let mut notes = vec![];
+            if u["acted"] == true && u["destroyed"] != true {
+                notes.push("acted".to_string());
+            }
+            if u["march"] == true {
+                notes.push("march".to_string());
+            }
+            if u["stakes_planted"] == true {
+                notes.push("stakes".to_string());
+            }
+            if let Some(l) = leaders.values().find(|l| l["attached_to"] == u["id"]) {
+                notes.push(format!("with {}", s(l, "name")));
+            }
+            if let Some(c) = u["in_combat_with"].as_array().filter(|c| !c.is_empty()) {
+                let names: Vec<&str> = c
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(|x| s(&units[x], "name"))
+                    .collect();
+                notes.push(format!("fighting {}", names.join(", ")));
+            }
+            b.push_str(&format!(
+                "<tr class=\"{status}\" data-unit=\"{}\"><td>{}<br><span class=\"muted\">{}</span></td><td class=\"status\">{status}</td><td>{left}/{bases}</td><td>{}</td></tr>",
+                esc(s(u, "id")),
+                esc(s(u, "name")),
+                esc(&troop_name(s(u, "type"))),
+                esc(&notes.join("; "))
+            ));
+        }
+        b.push_str("</tbody></table><ul class=\"leaders\">");
+        for l in leaders.values().filter(|l| s(l, "side") == side.id) {
+            let mut t = vec![];
+            if l["army"] == true {
+                t.push("army commander".to_string());
+            }
+            if let Some(f) = l["fate"].as_str() {
+                t.push(f.to_uppercase());
+            }
+            if l["had_initiative"] == true {
+                t.push("had the initiative".into());
+            }
+            if l["caught_up"] == true {
+                t.push("caught up in the struggle".into());
+            }
+            b.push_str(&format!(
+                "<li>{} <span class=\"muted\">{}</span></li>",
+                esc(s(l, "name")),
+                esc(&t.join(", "))
+            ));
+        }
+        b.push_str("</ul>");
+    }
+    b.push_str("</section>");
+
+    // Log.
+    b.push_str("<section class=\"log\" id=\"log\"><h2>Log <button id=\"undo\" class=\"small\">Undo last</button></h2><ol reversed>");
+    for e in g.log.entries.iter().rev() {
+        match e {
+            LogEntry::Event { seq, event } => {
+                let voided = g.log.is_voided(*seq);
+                b.push_str(&format!(
+                    "<li class=\"{}\" data-seq=\"{seq}\"><details><summary>{}: {}</summary><pre>{}</pre></details></li>",
+                    if voided { "voided" } else { "" },
+                    esc(&event.resolution.action),
+                    esc(&event.resolution.summary),
+                    esc(&event.resolution.render())
+                ));
+            }
+            LogEntry::Void { voids, .. } => b.push_str(&format!(
+                "<li class=\"void muted\">undo: event {voids} voided</li>"
+            )),
+        }
+    }
+    b.push_str("</ol></section>");
+    b.push_str(&format!("<dialog id=\"result-box\"><pre id=\"result-text\"></pre><form method=\"dialog\"><button class=\"primary\">OK</button></form></dialog><script>window.TERCIO_GAME = \"{}\";</script><script src=\"/static/game.js\"></script>", esc(&id)));
+    page(&g.scenario.title, &b).into_response()
+}
+
+fn side_points(
+    g: &tercio_rules::game::Game,
+    _engine: &dyn tercio_rules::Engine,
+    side: &str,
+) -> (u32, u32) {
+    let st: Result<tercio_rules::app_driven::model::GameState, _> =
+        serde_json::from_value(g.state.clone());
+    let charts = match g.ruleset.as_str() {
+        "bloody-dismal-fight" => &*tercio_rules::bloody_dismal_fight::CHARTS,
+        _ => &*tercio_rules::el_gran_capitan::CHARTS,
+    };
+    st.map(|st| tercio_rules::app_driven::game::break_points(charts, &st, side))
+        .unwrap_or((0, 0))
+}
+
+async fn rules_page(Path(id): Path<String>) -> Response {
+    let Ok(r) = registry::lookup(&id) else {
+        return not_found().await;
+    };
+    if !r.available() {
+        return (
+            StatusCode::NOT_FOUND,
+            page(
+                r.name(),
+                &format!(
+                    "<h1>{}</h1><p>{}</p>",
+                    esc(r.name()),
+                    esc(&registry::not_available(r))
+                ),
+            ),
+        )
+            .into_response();
+    }
+    let v = r.reference();
+    let mut b = format!("<h1>{} — reference</h1><p class=\"muted\">Rendered from the charts the engine uses. Seed: {}. Every entry is explained in docs/rules/{}.md.</p>", esc(r.name()), esc(r.seed()), esc(r.id()));
+    b.push_str("<div class=\"scroll\"><table><thead><tr><th>Troop type</th><th>vs foot</th><th>vs mounted</th><th>impact</th><th>fire</th><th>target</th><th>advance</th><th>march</th><th>charge</th><th>retire</th><th>evades</th><th>BP</th></tr></thead><tbody>");
+    for t in v["charts"]["troops"].as_array().into_iter().flatten() {
+        let n = |k: &str| t[k].as_i64().map_or("—".to_string(), |x| x.to_string());
+        let fire = if t["fire"].is_null() {
+            "—".to_string()
+        } else {
+            format!(
+                "{}\" {:+}",
+                t["fire"]["range"],
+                t["fire"]["factor"].as_i64().unwrap_or(0)
+            )
+        };
+        b.push_str(&format!(
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            esc(s(t, "name")), n("melee_vs_foot"), n("melee_vs_mounted"), n("impact"), esc(&fire), n("fire_target"), n("advance"), n("march"), n("charge_move"), n("retire_move"),
+            if t["may_evade"] == true { "yes" } else { "no" }, n("break_points")
+        ));
+    }
+    b.push_str("</tbody></table></div><h2>Movement factors</h2><table><tbody>");
+    for row in v["charts"]["terrain"].as_array().into_iter().flatten() {
+        b.push_str(&format!(
+            "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+            esc(s(row, "factor")),
+            esc(s(row, "cost")),
+            esc(s(row, "notes"))
+        ));
+    }
+    b.push_str(&format!(
+        "</tbody></table><h2>Charts</h2><ul><li>Melee: {}</li><li>Fire: 2D6 + modifiers; {}+ one level, {}+ two levels (devastating).</li><li>Regroup: D6 + modifiers; {}+ one level, {}+ two.</li><li>Retire: D6 + modifiers; {}+ succeeds.</li><li>Command: a D6 gives {} activations (faces 1-6) plus the leader's bonus.</li><li>Leaders move {}\"; command radius {}\".</li></ul>",
+        esc(s(&v, "melee_chart")), v["charts"]["fire_one"], v["charts"]["fire_two"], v["charts"]["regroup_one"], v["charts"]["regroup_two"], v["charts"]["retire_success"], v["charts"]["activations"], v["charts"]["leader_move"], v["charts"]["command_radius"]
+    ));
+    page(r.name(), &b).into_response()
+}

@@ -1,0 +1,196 @@
+//! The JSON API against the real server on port 0 with a temporary SQLite database.
+
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+use tercio_web::client::{request, Reply};
+
+struct Server {
+    addr: String,
+    _dir: tempfile::TempDir,
+    _rt: tokio::runtime::Runtime,
+}
+
+fn server() -> Server {
+    let dir = tempfile::tempdir().expect("tmp");
+    let store = tercio_store::SqliteStore::open(&dir.path().join("t.db")).expect("db");
+    let state = tercio_web::AppState::new(Arc::new(store));
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let listener = rt
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr").to_string();
+    rt.spawn(tercio_web::serve(listener, state));
+    Server {
+        addr,
+        _dir: dir,
+        _rt: rt,
+    }
+}
+
+impl Server {
+    fn get(&self, path: &str) -> Reply {
+        request(&self.addr, "GET", path, None).expect("request")
+    }
+    fn post(&self, path: &str, body: &Value) -> Reply {
+        request(&self.addr, "POST", path, Some(&body.to_string())).expect("request")
+    }
+    fn post_raw(&self, path: &str, body: &str) -> Reply {
+        request(&self.addr, "POST", path, Some(body)).expect("request")
+    }
+}
+
+#[test]
+fn health_rulesets_scenarios() {
+    let s = server();
+    assert_eq!(s.get("/healthz").json(), json!({"ok": true}));
+    let r = s.get("/api/rulesets").json();
+    assert_eq!(r.as_array().map(Vec::len), Some(5));
+    let sc = s.get("/api/scenarios").json();
+    let first = &sc[0];
+    assert!(
+        first["id"].is_string() && first["rule_set"].is_string() && first["title"].is_string(),
+        "{sc}"
+    );
+    assert!(sc
+        .as_array()
+        .expect("list")
+        .iter()
+        .any(|x| x["id"] == "el-gran-capitan/cerignola-1503"));
+}
+
+#[test]
+fn play_undo_and_log_through_the_api() {
+    let s = server();
+    let created = s.post(
+        "/api/games",
+        &json!({"scenario": "el-gran-capitan/cerignola-1503", "seed": 5}),
+    );
+    assert_eq!(created.status, 201, "{}", created.body);
+    let id = created.json()["id"].as_str().expect("id").to_string();
+    assert!(
+        created.json().get("seed").is_none(),
+        "the seed stays on the server"
+    );
+    let base = format!("/api/games/{id}");
+    for a in [
+        json!({"action": "initiative"}),
+        json!({"action": "command", "leader": "chandieu"}),
+    ] {
+        let r = s.post(&format!("{base}/actions"), &a);
+        assert_eq!(r.status, 200, "{}", r.body);
+    }
+    let charge = json!({"action": "charge", "actor": "swiss-first-block", "target": "spanish-pike-left", "ground": "obstacle"});
+    let odds = s.post(&format!("{base}/odds"), &charge).json();
+    let total: f64 = odds["total"].as_f64().unwrap_or(0.0);
+    assert!((total - 1.0).abs() < 1e-9, "{odds}");
+    let r = s.post(&format!("{base}/actions"), &charge);
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(r.json()["resolution"]["steps"]
+        .as_array()
+        .is_some_and(|x| x.len() >= 2));
+    let undo = s.post(&format!("{base}/undo"), &json!(null));
+    assert_eq!(undo.status, 200, "{}", undo.body);
+    assert_eq!(undo.json()["voided"], 3);
+    let log = s.get(&format!("{base}/log")).json();
+    assert_eq!(log["entries"].as_array().map(Vec::len), Some(4));
+    assert_eq!(log["voided"], json!([3]));
+    let g = s.get(&base).json();
+    assert_eq!(g["events"], 4);
+    assert_eq!(g["state"]["units"]["swiss-first-block"]["acted"], false);
+}
+
+#[test]
+fn bad_input_is_a_named_4xx_never_a_500() {
+    let s = server();
+    let r = s.post_raw("/api/games", "{\"scenario\": ");
+    assert_eq!(r.status, 400);
+    assert_eq!(r.json()["error"]["code"], "malformed-json");
+    assert!(r.json()["error"]["message"]
+        .as_str()
+        .is_some_and(|m| m.contains("body:1:")));
+    let r = s.post("/api/games", &json!({"scenario": "nowhere"}));
+    assert_eq!(r.status, 422);
+    assert_eq!(r.json()["error"]["field"], "scenario");
+    let r = s.post(
+        "/api/games",
+        &json!({"scenario": "ruleset = \"egc\"\ntitle = \"x\"\n"}),
+    );
+    assert_eq!(r.status, 422);
+    assert!(
+        r.json()["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("scenario:3:1") || m.contains("sides: missing")),
+        "{}",
+        r.body
+    );
+    let r = s.post(
+        "/api/games",
+        &json!({"scenario": "el-gran-capitan/pavia-1525", "seed": -1}),
+    );
+    assert_eq!(
+        (r.status, r.json()["error"]["field"].clone()),
+        (422, json!("seed"))
+    );
+    assert_eq!(s.get("/api/games/nope").status, 404);
+    let id = s
+        .post(
+            "/api/games",
+            &json!({"scenario": "bloody-dismal-fight/agincourt-1415"}),
+        )
+        .json()["id"]
+        .as_str()
+        .expect("id")
+        .to_string();
+    for body in [
+        json!({"action": "fly"}),
+        json!({"action": "charge", "actor": "nobody"}),
+        json!([1, 2]),
+        json!({"action": "initiative", "bogus": 1}),
+    ] {
+        let r = s.post(&format!("/api/games/{id}/actions"), &body);
+        assert!(
+            (400..500).contains(&r.status),
+            "{body} -> {} {}",
+            r.status,
+            r.body
+        );
+        assert!(r.json()["error"]["message"].is_string());
+    }
+    assert_eq!(
+        s.post(&format!("/api/games/{id}/undo"), &json!(null))
+            .status,
+        409
+    );
+    assert_eq!(s.get("/no/such/page").status, 404);
+}
+
+#[test]
+fn user_text_is_shown_inert() {
+    let s = server();
+    let evil = "<script>alert(1)</script>";
+    let toml = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/el-gran-capitan/cerignola-1503.toml"
+    ))
+    .expect("read")
+    .replace(
+        "name = \"Swiss pikes (first block)\"",
+        &format!("name = \"{evil}\""),
+    );
+    assert!(toml.contains(evil));
+    let r = s.post("/api/games", &json!({"scenario": toml}));
+    assert_eq!(r.status, 201, "{}", r.body);
+    let id = r.json()["id"].as_str().expect("id").to_string();
+    let page = s.get(&format!("/games/{id}"));
+    assert_eq!(page.status, 200);
+    assert!(!page.body.contains(evil));
+    assert!(page.body.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+    assert!(
+        page.body.len() < 100_000,
+        "game page is {} bytes",
+        page.body.len()
+    );
+    let home = s.get("/");
+    assert!(home.body.contains("Cerignola") && home.body.contains(&id));
+}
