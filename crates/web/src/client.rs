@@ -26,24 +26,60 @@ pub fn request(addr: &str, method: &str, path: &str, body: Option<&str>) -> std:
         "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     )?;
+    // Read the head, then exactly the body the head announces: some servers keep the
+    // connection open despite `Connection: close`.
     let mut raw = Vec::new();
-    s.read_to_end(&mut raw)?;
-    let text = String::from_utf8_lossy(&raw).to_string();
-    let (head, rest) = text.split_once("\r\n\r\n").unwrap_or((text.as_str(), ""));
+    let mut buf = [0u8; 8192];
+    let head_end = loop {
+        if let Some(p) = find(&raw, b"\r\n\r\n") {
+            break p;
+        }
+        let n = s.read(&mut buf)?;
+        if n == 0 {
+            break raw.len();
+        }
+        raw.extend_from_slice(&buf[..n]);
+    };
+    let head = String::from_utf8_lossy(&raw[..head_end]).to_string();
+    let lower = head.to_ascii_lowercase();
     let status = head
         .split_whitespace()
         .nth(1)
         .and_then(|x| x.parse().ok())
         .unwrap_or(0);
-    let chunked = head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked");
-    let body = if chunked {
-        dechunk(rest)
-    } else {
-        rest.to_string()
-    };
+    let mut rest: Vec<u8> = raw
+        .get(head_end + 4..)
+        .map(<[u8]>::to_vec)
+        .unwrap_or_default();
+    let length = lower
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .and_then(|v| v.trim().parse::<usize>().ok());
+    let chunked = lower.contains("transfer-encoding: chunked");
+    loop {
+        let done = match length {
+            Some(n) => rest.len() >= n,
+            None if chunked => {
+                find(&rest, b"0\r\n\r\n").is_some_and(|p| p == 0 || rest[..p].ends_with(b"\r\n"))
+            }
+            None => false,
+        };
+        if done {
+            break;
+        }
+        let n = s.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        rest.extend_from_slice(&buf[..n]);
+    }
+    let text = String::from_utf8_lossy(&rest).to_string();
+    let body = if chunked { dechunk(&text) } else { text };
     Ok(Reply { status, body })
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
 }
 
 fn dechunk(mut s: &str) -> String {

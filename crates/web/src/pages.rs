@@ -376,7 +376,52 @@ async fn game_page(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> R
     if phase != "over" {
         b.push_str("<section class=\"app\" id=\"app\"><h2>Action</h2><div class=\"fields\">");
         b.push_str("<label>Unit <select id=\"f-actor\">");
-        for u in units.values().filter(|u| u["destroyed"] != true) {
+        // The units the current leader may activate come first.
+        let current = state["current"]["leader"].as_str().and_then(|l| {
+            serde_json::from_value::<tercio_rules::app_driven::model::GameState>(state.clone())
+                .ok()
+                .map(|st| (l.to_string(), st))
+        });
+        let mut ordered: Vec<&Value> = units.values().filter(|u| u["destroyed"] != true).collect();
+        if let Some((l, st)) = &current {
+            let commanded = |u: &Value| {
+                st.leaders
+                    .get(l)
+                    .zip(st.units.get(s(u, "id")))
+                    .is_some_and(|(l, u)| {
+                        tercio_rules::app_driven::game::commands(st, l, u) && !u.acted
+                    })
+            };
+            ordered.sort_by_key(|u| (!commanded(u), s(u, "side").to_string()));
+        }
+        let lname = current
+            .as_ref()
+            .map(|(l, st)| st.leaders.get(l).map_or(String::new(), |x| x.name.clone()))
+            .unwrap_or_default();
+        let commanded_by = |u: &Value| {
+            current.as_ref().is_some_and(|(l, st)| {
+                st.leaders
+                    .get(l)
+                    .zip(st.units.get(s(u, "id")))
+                    .is_some_and(|(l, u)| {
+                        tercio_rules::app_driven::game::commands(st, l, u) && !u.acted
+                    })
+            })
+        };
+        let mut group = String::new();
+        for u in ordered {
+            let g = if commanded_by(u) {
+                format!("{lname} may activate")
+            } else {
+                side_name(s(u, "side"))
+            };
+            if g != group {
+                if !group.is_empty() {
+                    b.push_str("</optgroup>");
+                }
+                b.push_str(&format!("<optgroup label=\"{}\">", esc(&g)));
+                group = g;
+            }
             b.push_str(&format!(
                 "<option value=\"{}\" data-side=\"{}\" data-status=\"{}\" data-bases=\"{}\">{}{}</option>",
                 esc(s(u, "id")),
@@ -386,6 +431,9 @@ async fn game_page(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> R
                 esc(s(u, "name")),
                 if u["acted"] == true { " (acted)" } else { "" }
             ));
+        }
+        if !group.is_empty() {
+            b.push_str("</optgroup>");
         }
         b.push_str("</select></label><label>Action <select id=\"f-action\">");
         for (v, label) in [
