@@ -39,6 +39,8 @@
     if (uses("f-target") && $("f-target").value) a.target = $("f-target").value;
     if (uses("f-ground") && (kind !== "regroup" || a.target)) a.ground = $("f-ground").value;
     if (uses("f-force") && $("f-force").value) a.force = $("f-force").value;
+    if (uses("f-astatus") && $("f-astatus").value) a.actor_status = $("f-astatus").value;
+    if (uses("f-tstatus") && $("f-tstatus").value && a.target) a.target_status = $("f-tstatus").value;
     if (uses("f-leader") && $("f-leader").value) a.leader_with_actor = $("f-leader").value;
     const n = (id) => parseInt($(id).value || "0", 10) || 0;
     if (uses("f-sup-a") && n("f-sup-a") > 0) a.supporting_actor_bases = n("f-sup-a");
@@ -54,6 +56,19 @@
   }
 
   function showFields() {
+    const opt = $("f-actor").selectedOptions[0];
+    const unavailable = opt ? JSON.parse(opt.dataset.unavailable || "{}") : {};
+    const lines = [];
+    for (const o of $("f-action").options) {
+      o.disabled = Boolean(unavailable[o.value]);
+      if (o.disabled) lines.push(`${o.textContent}: ${unavailable[o.value]}`);
+    }
+    if ($("f-action").selectedOptions[0].disabled) {
+      const first = [...$("f-action").options].find((o) => !o.disabled);
+      if (first) $("f-action").value = first.value;
+    }
+    $("unavailable").textContent = lines.length ? `Not possible for this unit — ${lines.join(" · ")}` : "";
+    $("f-astatus").options[0].textContent = `as tracked (${opt ? opt.dataset.status : "?"})`;
     const kind = $("f-action").value;
     document.querySelectorAll("[data-for]").forEach((el) => { el.hidden = !el.dataset.for.split(" ").includes(kind); });
     const side = $("f-actor").selectedOptions[0] && $("f-actor").selectedOptions[0].dataset.side;
@@ -119,7 +134,7 @@
   }
 
   if ($("app")) {
-    ["f-actor", "f-action", "f-target", "f-ground", "f-force", "f-leader", "f-sup-a", "f-sup-t", "f-charging", "f-aflank", "f-tflank", "f-flankcharge", "f-ferocious", "f-stakes"].forEach((id) => {
+    ["f-actor", "f-action", "f-target", "f-ground", "f-force", "f-astatus", "f-tstatus", "f-leader", "f-sup-a", "f-sup-t", "f-charging", "f-aflank", "f-tflank", "f-flankcharge", "f-ferocious", "f-stakes"].forEach((id) => {
       const el = $(id);
       if (el) el.addEventListener("change", () => { answers = {}; showFields(); refreshOdds(); });
     });
@@ -144,6 +159,14 @@
     const camps_sacked = [...document.querySelectorAll(".camp:checked")].map((c) => ({ side: c.value, by: [...document.querySelector(`.looters[data-side="${c.value}"]`).selectedOptions].map((o) => o.value) }));
     send({ action: "end-turn", camps_sacked });
   });
+  document.querySelectorAll("select.attach").forEach((sel) => sel.addEventListener("change", () => {
+    const body = { action: "attach", leader: sel.dataset.leader };
+    if (sel.value) body.unit = sel.value;
+    send(body);
+  }));
+  document.querySelectorAll("select.assign").forEach((sel) => sel.addEventListener("change", () => {
+    if (sel.value) send({ action: "assign-command", leader: sel.dataset.leader, to: sel.value });
+  }));
   if ($("undo")) $("undo").addEventListener("click", async () => {
     const { status, data } = await post("/undo");
     if (status === 200) location.reload(); else alert(data.error ? data.error.message : "failed");

@@ -96,7 +96,7 @@ async fn home_with(st: &AppState, error: Option<&str>, toml: &str) -> Response {
         b.push_str("<ul class=\"games\">");
         for g in &games {
             b.push_str(&format!(
-                "<li><a href=\"/games/{id}\"><strong>{title}</strong></a> <span class=\"muted\">{rules} · turn {turn}{over} · {events} events</span>
+                "<li><a href=\"/games/{id}\"><strong>{title}</strong></a> <span class=\"muted\">{scenario} · {rules} · turn {turn}{over} · {events} events · last activity {when} UTC</span>
                  <form method=\"post\" action=\"/games/{id}/archive\" class=\"inline\"><button class=\"small\">Archive</button></form>
                  <form method=\"post\" action=\"/games/{id}/delete\" class=\"inline\" onsubmit=\"return confirm('Delete this game for good?')\"><button class=\"small danger\">Delete</button></form></li>",
                 id = esc(&g.id),
@@ -104,7 +104,9 @@ async fn home_with(st: &AppState, error: Option<&str>, toml: &str) -> Response {
                 rules = esc(&g.rule_set),
                 turn = g.turn,
                 over = if g.over { " · over" } else { "" },
-                events = g.events
+                events = g.events,
+                scenario = esc(g.scenario.as_deref().unwrap_or("own scenario")),
+                when = utc(g.updated_at)
             ));
         }
         b.push_str("</ul>");
@@ -115,7 +117,7 @@ async fn home_with(st: &AppState, error: Option<&str>, toml: &str) -> Response {
     }
     b.push_str("<option value=\"\">— my own scenario file (below) —</option></select></label>");
     b.push_str(&format!(
-        "<label>Or paste a scenario file (TOML)<textarea name=\"toml\" rows=\"6\" placeholder=\"ruleset = &quot;egc&quot;&#10;title = ...\">{}</textarea></label><button class=\"primary\">Start the game</button></form>",
+        "<label>Or upload a scenario file <input type=\"file\" id=\"scenario-file\" accept=\".toml,text/plain\"></label><label>or paste it (TOML)<textarea name=\"toml\" id=\"scenario-text\" rows=\"6\" placeholder=\"ruleset = &quot;egc&quot;&#10;title = ...\">{}</textarea></label><button class=\"primary\">Start the game</button></form>",
         esc(toml)
     ));
     if let Some(e) = error {
@@ -124,6 +126,7 @@ async fn home_with(st: &AppState, error: Option<&str>, toml: &str) -> Response {
             esc(e)
         ));
     }
+    b.push_str("<script>document.getElementById('scenario-file').addEventListener('change', e => { const f = e.target.files[0]; if (f) f.text().then(t => { document.getElementById('scenario-text').value = t; }); });</script>");
     b.push_str("<h2>Rules reference</h2><ul>");
     for r in registry::all().iter().filter(|r| r.available()) {
         b.push_str(&format!(
@@ -139,6 +142,26 @@ async fn home_with(st: &AppState, error: Option<&str>, toml: &str) -> Response {
         StatusCode::OK
     };
     (status, page("Games", &b)).into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn utc_dates() {
+        assert_eq!(super::utc(0), "1970-01-01 00:00");
+        assert_eq!(
+            super::utc(1_795_910_400 + 19 * 3600 + 5 * 60),
+            "2026-11-29 19:05"
+        );
+        assert_eq!(super::utc(951_782_400), "2000-02-29 00:00");
+    }
+    #[test]
+    fn escaping() {
+        assert_eq!(
+            super::esc("<a href=\"x\">'&'</a>"),
+            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
+        );
+    }
 }
 
 #[derive(Deserialize)]
@@ -183,6 +206,27 @@ async fn delete(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> Resp
         Ok(_) => Redirect::to("/").into_response(),
         Err(e) => error_page(StatusCode::SERVICE_UNAVAILABLE, &e.into()),
     }
+}
+
+/// Seconds since 1970 as `YYYY-MM-DD HH:MM` (UTC), without a date library.
+fn utc(secs: i64) -> String {
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    // Civil date from days since 1970 (the proleptic Gregorian calendar).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}",
+        rem / 3600,
+        rem % 3600 / 60
+    )
 }
 
 fn s<'a>(v: &'a Value, k: &str) -> &'a str {
@@ -422,9 +466,21 @@ async fn game_page(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> R
                 b.push_str(&format!("<optgroup label=\"{}\">", esc(&g)));
                 group = g;
             }
+            let mut unavailable = serde_json::Map::new();
+            for kind in [
+                "charge", "fire", "melee", "advance", "march", "retire", "regroup",
+            ] {
+                let probe = serde_json::json!({"action": kind, "actor": s(u, "id")});
+                if let Err(r) = engine.preview(Some(state), &probe) {
+                    if r.code != "missing-field" && r.code != "question" {
+                        unavailable.insert(kind.to_string(), Value::String(r.message));
+                    }
+                }
+            }
             b.push_str(&format!(
-                "<option value=\"{}\" data-side=\"{}\" data-status=\"{}\" data-bases=\"{}\">{}{}</option>",
+                "<option value=\"{}\" data-unavailable=\"{}\" data-side=\"{}\" data-status=\"{}\" data-bases=\"{}\">{}{}</option>",
                 esc(s(u, "id")),
+                esc(&Value::Object(unavailable).to_string()),
                 esc(s(u, "side")),
                 esc(s(u, "status")),
                 u["bases"].as_u64().unwrap_or(0) - u["lost"].as_u64().unwrap_or(0),
@@ -447,7 +503,8 @@ async fn game_page(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> R
         ] {
             b.push_str(&format!("<option value=\"{v}\">{label}</option>"));
         }
-        b.push_str("</select></label><label data-for=\"charge fire melee retire regroup\">Target <select id=\"f-target\"><option value=\"\">—</option>");
+        b.push_str("</select></label><p id=\"unavailable\" class=\"muted\"></p><label data-for=\"charge fire melee retire regroup\">Actor's status <select id=\"f-astatus\"><option value=\"\">as tracked</option><option value=\"ok\">OK</option><option value=\"disordered\">Disordered</option><option value=\"demoralized\">Demoralized</option></select></label>");
+        b.push_str("<label data-for=\"charge fire melee retire regroup\">Target <select id=\"f-target\"><option value=\"\">—</option>");
         for u in units.values().filter(|u| u["destroyed"] != true) {
             b.push_str(&format!(
                 "<option value=\"{}\" data-side=\"{}\" data-bases=\"{}\">{}</option>",
@@ -457,7 +514,7 @@ async fn game_page(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> R
                 esc(s(u, "name"))
             ));
         }
-        b.push_str("</select></label><label data-for=\"charge fire melee retire regroup\">Cover/Ground <select id=\"f-ground\">");
+        b.push_str("</select></label><label data-for=\"charge fire melee retire regroup\">Target's status <select id=\"f-tstatus\"><option value=\"\">as tracked</option><option value=\"ok\">OK</option><option value=\"disordered\">Disordered</option><option value=\"demoralized\">Demoralized</option></select></label><label data-for=\"charge fire melee retire regroup\">Cover/Ground <select id=\"f-ground\">");
         for gr in tercio_rules::app_driven::model::Ground::ALL {
             b.push_str(&format!("<option>{gr}</option>"));
         }
@@ -567,10 +624,49 @@ async fn game_page(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> R
                 t.push("caught up in the struggle".into());
             }
             b.push_str(&format!(
-                "<li>{} <span class=\"muted\">{}</span></li>",
+                "<li>{} <span class=\"muted\">{}</span>",
                 esc(s(l, "name")),
                 esc(&t.join(", "))
             ));
+            if phase != "over" && l["fate"].is_null() {
+                b.push_str(&format!("<select class=\"attach\" data-leader=\"{}\" aria-label=\"Attach {}\"><option value=\"\">stands alone</option>", esc(s(l, "id")), esc(s(l, "name"))));
+                for u in units
+                    .values()
+                    .filter(|u| u["side"] == l["side"] && u["destroyed"] != true)
+                {
+                    let sel = if l["attached_to"] == u["id"] {
+                        " selected"
+                    } else {
+                        ""
+                    };
+                    b.push_str(&format!(
+                        "<option value=\"{}\"{sel}>with {}</option>",
+                        esc(s(u, "id")),
+                        esc(s(u, "name"))
+                    ));
+                }
+                b.push_str("</select>");
+            }
+            let assigned = leaders.values().any(|o| {
+                o["inherited"]
+                    .as_array()
+                    .is_some_and(|a| a.iter().any(|x| x == &l["id"]))
+            });
+            if phase != "over" && !l["fate"].is_null() && !assigned {
+                b.push_str(&format!("<select class=\"assign\" data-leader=\"{}\"><option value=\"\">give the command to…</option>", esc(s(l, "id"))));
+                for o in leaders
+                    .values()
+                    .filter(|o| o["side"] == l["side"] && o["fate"].is_null())
+                {
+                    b.push_str(&format!(
+                        "<option value=\"{}\">{}</option>",
+                        esc(s(o, "id")),
+                        esc(s(o, "name"))
+                    ));
+                }
+                b.push_str("</select>");
+            }
+            b.push_str("</li>");
         }
         b.push_str("</ul>");
     }

@@ -153,6 +153,7 @@ fn allowed_fields(k: ActionKind) -> &'static [&'static str] {
             "leader_with_actor",
             "plant_stakes",
             "target",
+            "target_status",
             "ground",
             "leader_with_target",
             "actor_in_flank",
@@ -167,6 +168,7 @@ fn allowed_fields(k: ActionKind) -> &'static [&'static str] {
             "actor",
             "leader_with_actor",
             "target",
+            "target_status",
             "ground",
             "leader_with_target",
             "actor_in_flank",
@@ -181,6 +183,7 @@ fn allowed_fields(k: ActionKind) -> &'static [&'static str] {
             "defensive_firing_bases",
             "actor",
             "target",
+            "target_status",
             "ground",
             "leader_with_actor",
             "leader_with_target",
@@ -198,6 +201,7 @@ fn allowed_fields(k: ActionKind) -> &'static [&'static str] {
         Fire => &[
             "actor",
             "target",
+            "target_status",
             "ground",
             "actor_status",
             "force",
@@ -206,6 +210,7 @@ fn allowed_fields(k: ActionKind) -> &'static [&'static str] {
         Melee => &[
             "actor",
             "target",
+            "target_status",
             "ground",
             "leader_with_actor",
             "leader_with_target",
@@ -261,26 +266,20 @@ fn need<T: Clone>(v: &Option<T>, field: &str, question: &str) -> Result<T, Rejec
 }
 
 /// Apply the 'Actor is Disordered/Demoralized' box stand-alone; in a game it must agree.
-fn actor_status(ctx: &Ctx, req: &ActionRequest, u: &mut UnitSnap) -> Result<(), Rejection> {
+/// The 'Actor is Disordered/Demoralized' box, and the target's status: stand-alone they describe
+/// the units; in a game they are filled in from the state and the game master may override them
+/// (a correction recorded with the action, so replay reproduces it).
+fn actor_status(_ctx: &Ctx, req: &ActionRequest, u: &mut UnitSnap) -> Result<(), Rejection> {
     if let Some(s) = req.actor_status {
-        if ctx.state.is_some() {
-            if s != u.cond.status {
-                return Err(rej(
-                    "status-mismatch",
-                    Some("actor_status"),
-                    format!(
-                        "the game has {} as {}, not {}",
-                        u.name,
-                        u.cond.status.label(),
-                        s.label()
-                    ),
-                ));
-            }
-        } else {
-            u.cond.status = s;
-        }
+        u.cond.status = s;
     }
     Ok(())
+}
+
+fn target_status(req: &ActionRequest, u: &mut UnitSnap) {
+    if let Some(s) = req.target_status {
+        u.cond.status = s;
+    }
 }
 
 fn melee_setup(
@@ -345,6 +344,31 @@ fn in_combat_rule(u: &UnitSnap, what: &str) -> Result<(), Rejection> {
         ));
     }
     Ok(())
+}
+
+/// Whether `a` may charge at all, whatever the target.
+fn charger_allowed(a: &UnitSnap) -> Result<(), Rejection> {
+    if a.troop.charge_move.is_none() || a.troop.charge == ChargeRule::Never {
+        return Err(rej(
+            "cannot-charge",
+            Some("actor"),
+            format!(
+                "{} may not Charge (\"Cannon ... may not Charge\")",
+                a.troop.name
+            ),
+        ));
+    }
+    if a.march {
+        return Err(rej(
+            "march-formation-cannot-charge",
+            Some("actor"),
+            format!(
+                "{} is in march formation: \"units in 'march' formation may not Charge\"",
+                a.name
+            ),
+        ));
+    }
+    in_combat_rule(a, "Charge")
 }
 
 /// Whether `actor` may charge `target` at all (typed rejections with the texts' reasons).
@@ -619,8 +643,6 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
         ActionKind::Fire => {
             let mut a = ctx.snap(req.actor.as_ref(), "actor", None)?;
             actor_status(ctx, req, &mut a)?;
-            let t = ctx.snap(req.target.as_ref(), "target", None)?;
-            same_side(ctx, &a, &t)?;
             if !a.can_fire() {
                 let why = match a.troop.fire.and_then(|f| f.needs_flag) {
                     Some(flag) => format!("{} may fire only if the scenario equips them with missile weapons (flag \"{flag}\")", a.name),
@@ -629,6 +651,9 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
                 return Err(rej("cannot-fire", Some("actor"), why));
             }
             in_combat_rule(&a, "Fire")?;
+            let mut t = ctx.snap(req.target.as_ref(), "target", None)?;
+            target_status(req, &mut t);
+            same_side(ctx, &a, &t)?;
             let firing = u32::from(req.firing_bases.unwrap_or(a.remaining()));
             if firing == 0 || firing > u32::from(a.remaining()) {
                 return Err(rej(
@@ -655,11 +680,22 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
         ActionKind::Melee => {
             let mut a = ctx.snap(req.actor.as_ref(), "actor", req.leader_with_actor.as_ref())?;
             actor_status(ctx, req, &mut a)?;
-            let t = ctx.snap(
+            if ctx.state.is_some() && !a.in_combat {
+                return Err(rej(
+                    "not-in-combat",
+                    Some("actor"),
+                    format!(
+                        "{} is not in an ongoing combat: start one with a Charge",
+                        a.name
+                    ),
+                ));
+            }
+            let mut t = ctx.snap(
                 req.target.as_ref(),
                 "target",
                 req.leader_with_target.as_ref(),
             )?;
+            target_status(req, &mut t);
             same_side(ctx, &a, &t)?;
             if let Some(st) = ctx.state {
                 let in_contact = st
@@ -695,11 +731,12 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
 /// The enemy a unit in an ongoing combat fights: the `target` field, or its only opponent.
 fn combat_target(ctx: &Ctx, req: &ActionRequest, u: &UnitSnap) -> Result<UnitSnap, Rejection> {
     if req.target.is_some() {
-        let t = ctx.snap(
+        let mut t = ctx.snap(
             req.target.as_ref(),
             "target",
             req.leader_with_target.as_ref(),
         )?;
+        target_status(req, &mut t);
         if let Some(st) = ctx.state {
             if !st
                 .units
@@ -722,11 +759,13 @@ fn combat_target(ctx: &Ctx, req: &ActionRequest, u: &UnitSnap) -> Result<UnitSna
             .map(|x| x.in_combat_with.iter().collect())
             .unwrap_or_default();
         if partners.len() == 1 {
-            return ctx.snap(
+            let mut t = ctx.snap(
                 Some(&UnitRef::Id(partners[0].clone())),
                 "target",
                 req.leader_with_target.as_ref(),
-            );
+            )?;
+            target_status(req, &mut t);
+            return Ok(t);
         }
     }
     Err(rej("missing-field", Some("target"), format!("{} is in an ongoing combat: name the enemy it fights (\"target\"), for the Melee that may follow", u.name)))
@@ -736,11 +775,13 @@ fn charge(ctx: &Ctx, req: &ActionRequest, acc: Acc) -> Result<Plan<Acc>, Rejecti
     let ch = ctx.ch;
     let mut a = ctx.snap(req.actor.as_ref(), "actor", req.leader_with_actor.as_ref())?;
     actor_status(ctx, req, &mut a)?;
-    let t = ctx.snap(
+    charger_allowed(&a)?;
+    let mut t = ctx.snap(
         req.target.as_ref(),
         "target",
         req.leader_with_target.as_ref(),
     )?;
+    target_status(req, &mut t);
     same_side(ctx, &a, &t)?;
     charge_allowed(ctx, req, &a, &t)?;
     if req.ferocious == Some(true) && (!ctx.egc || a.troop.id != "swiss-pike") {

@@ -308,6 +308,9 @@ pub struct ActionRequest {
     /// 'Actor is Disordered/Demoralized' (stand-alone; a game knows the status).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub actor_status: Option<Status>,
+    /// The target's status (stand-alone: describes it; in a game: overrides the tracked status).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_status: Option<Status>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub actor_charging: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
