@@ -451,7 +451,7 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
                 }
                 in_combat_rule(&u, "plant stakes")?;
                 let mut acc = acc;
-                acc.steps.push(Step { title: format!("Rest: {} plants stakes", u.name), dice: vec![], modifiers: vec![], totals: vec![], result: "Stakes planted: mounted units charging them frontally fight as in rough ground".into() });
+                acc.steps.push(Step { title: format!("Rest: {} plants stakes", u.name), dice: vec![], modifiers: vec![], totals: vec![], result: "Stakes planted: a mounted unit charging them frontally on open ground fights as in rough ground".into() });
                 acc.summary.push(format!("{} plants stakes", u.name));
                 acc.effects
                     .push(Effect::StakesPlanted { unit: u.id.clone() });
@@ -560,7 +560,8 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
             Ok(Plan::Done(acc))
         }
         ActionKind::Retire => {
-            let u = ctx.snap(req.actor.as_ref(), "actor", req.leader_with_actor.as_ref())?;
+            let mut u = ctx.snap(req.actor.as_ref(), "actor", req.leader_with_actor.as_ref())?;
+            actor_status(ctx, req, &mut u)?;
             if u.troop.retire_move.is_none() {
                 return Err(rej(
                     "cannot-move",
@@ -917,18 +918,22 @@ fn charge(ctx: &Ctx, req: &ActionRequest, acc: Acc) -> Result<Plan<Acc>, Rejecti
             &format!("Does the charge cross the arc of fire of {}?", t.name),
         )?;
         if crosses {
+            let firing = req.defensive_firing_bases.unwrap_or(t.remaining());
+            if firing == 0 || firing > t.remaining() {
+                return Err(rej(
+                    "bad-firing-bases",
+                    Some("defensive_firing_bases"),
+                    format!(
+                        "{firing}: allowed 1 to {} (the target's bases)",
+                        t.remaining()
+                    ),
+                ));
+            }
             let fs = FireSetup {
                 actor: t.clone(),
                 target: a.clone(),
                 ground: Ground::Open,
-                force: Force::from_bases(
-                    u32::from(
-                        req.defensive_firing_bases
-                            .unwrap_or(t.remaining())
-                            .clamp(1, t.remaining()),
-                    ),
-                    u32::from(a.remaining()),
-                ),
+                force: Force::from_bases(u32::from(firing), u32::from(a.remaining())),
                 defensive: true,
             };
             let a2 = a.clone();

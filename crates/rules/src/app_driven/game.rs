@@ -288,7 +288,7 @@ pub fn plan(
                 ));
             }
             let mut acc = acc;
-            let mut text = "End of the turn: ".to_string();
+            let mut text = "End of the turn. ".to_string();
             if egc {
                 let swiss: Vec<String> = st
                     .units
@@ -597,6 +597,13 @@ fn end_fire(
             "end-of-turn fire comes after the initiatives (\"end-initiatives\")",
         ));
     }
+    if !egc && req.swiss_without_targets.is_some() {
+        return Err(rej(
+            "field-not-used",
+            Some("swiss_without_targets"),
+            "only El Gran Capitán has Ferocious Swiss Charges",
+        ));
+    }
     if egc {
         let confirmed = req.swiss_without_targets.clone().unwrap_or_default();
         for (i, id) in confirmed.iter().enumerate() {
@@ -681,8 +688,8 @@ fn end_fire(
         })?;
         plans.push(p);
     }
-    // Simultaneous: every fire is rolled against the units as they were; results are combined
-    // afterwards (the worst condition for each unit).
+    // Simultaneous: every fire is rolled against the units as they were; the levels each unit
+    // loses are added up and applied once, afterwards (`combine_simultaneous`).
     let mut plan: Plan<Vec<Acc>> = Plan::Done(Vec::new());
     for p in plans {
         plan = plan.and_then(move |v| {

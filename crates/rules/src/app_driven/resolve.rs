@@ -118,20 +118,27 @@ pub struct MeleeSetup {
     pub bad_war: bool,
 }
 
-/// The modifiers of a melee, each named, valued and sourced. Side "Actor" or "Target".
-pub fn melee_modifiers(ch: &Charts, s: &MeleeSetup) -> Vec<Modifier> {
-    let mut out = Vec::new();
-    let mut ground = s.ground;
-    // Stakes (ABDF 'Archer's stakes ... a setting of rough ground' for a mounted unit charging
-    // their defenders frontally, for the consequent Melee action): only a charge, only on level
-    // open ground (other ground settings already say more).
+/// The ground a melee is fought on: the Cover/Ground setting, except that a mounted unit charging
+/// planted stakes frontally on open ground fights as in rough ground (ABDF 'Archer's stakes ... a
+/// setting of rough ground', for the consequent Melee action; other settings already say more).
+pub fn effective_ground(s: &MeleeSetup) -> Ground {
     if s.charging
         && s.target.stakes_planted
         && s.actor.troop.class.mounted()
         && !s.target_in_flank
-        && ground == Ground::Open
+        && s.ground == Ground::Open
     {
-        ground = Ground::Rough;
+        Ground::Rough
+    } else {
+        s.ground
+    }
+}
+
+/// The modifiers of a melee, each named, valued and sourced. Side "Actor" or "Target".
+pub fn melee_modifiers(ch: &Charts, s: &MeleeSetup) -> Vec<Modifier> {
+    let mut out = Vec::new();
+    let ground = effective_ground(s);
+    if ground != s.ground {
         out.push(m(
             "Target",
             "Stakes: the mounted charge counts as rough ground",
@@ -358,7 +365,7 @@ pub fn melee(ch: &'static Charts, acc: Acc, s: MeleeSetup) -> Plan<Acc> {
                 } else {
                     "Target ahead"
                 },
-                s.ground.label(),
+                effective_ground(&s).label(),
                 lines.join("; ")
             ),
         };
