@@ -194,3 +194,107 @@ fn user_text_is_shown_inert() {
     let home = s.get("/");
     assert!(home.body.contains("Cerignola") && home.body.contains(&id));
 }
+
+#[test]
+fn random_bodies_never_make_a_500() {
+    let s = server();
+    let id = s
+        .post(
+            "/api/games",
+            &json!({"scenario": "el-gran-capitan/cerignola-1503", "seed": 1}),
+        )
+        .json()["id"]
+        .as_str()
+        .expect("id")
+        .to_string();
+    let actions = [
+        "initiative",
+        "command",
+        "end-initiatives",
+        "rest",
+        "regroup",
+        "advance",
+        "march",
+        "retire",
+        "charge",
+        "fire",
+        "melee",
+        "attach",
+        "assign-command",
+        "end-fire",
+        "end-turn",
+        "dance",
+    ];
+    let units = [
+        "swiss-first-block",
+        "spanish-pike-left",
+        "gascon-crossbowmen",
+        "nobody",
+        "",
+    ];
+    let fields = [
+        "target",
+        "ground",
+        "force",
+        "leader",
+        "unit",
+        "to",
+        "actor_status",
+        "target_status",
+        "frontal",
+        "target_evades",
+        "fires",
+        "camps_sacked",
+        "firing_bases",
+        "bogus",
+    ];
+    let values = [
+        json!(true),
+        json!(-1),
+        json!("open"),
+        json!("nemours"),
+        json!(null),
+        json!([{"action": "fire"}]),
+        json!({"side": "spanish"}),
+        json!(1e300),
+        json!("swiss-second-block"),
+    ];
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = |n: usize| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x % n as u64) as usize
+    };
+    for _ in 0..300 {
+        let mut body =
+            json!({"action": actions[next(actions.len())], "actor": units[next(units.len())]});
+        for _ in 0..next(4) {
+            body[fields[next(fields.len())]] = values[next(values.len())].clone();
+        }
+        for path in ["actions", "odds"] {
+            let r = s.post(&format!("/api/games/{id}/{path}"), &body);
+            assert!(r.status < 500, "{path} {body} -> {} {}", r.status, r.body);
+            if r.status >= 400 {
+                assert!(r.json()["error"]["message"].is_string(), "{}", r.body);
+            }
+        }
+    }
+    for raw in [
+        "",
+        "null",
+        "[]",
+        "\"x\"",
+        "{\"action\": 7}",
+        "\u{1F600}",
+        "{\"action\": \"charge\", \"actor\": {\"type\": \"gendarmes\", \"bases\": 200}}",
+    ] {
+        let r = s.post_raw(&format!("/api/games/{id}/actions"), raw);
+        assert!(
+            (400..500).contains(&r.status),
+            "{raw:?} -> {} {}",
+            r.status,
+            r.body
+        );
+    }
+}
