@@ -316,17 +316,22 @@ fn scenario_check(files: &[PathBuf]) -> Res {
     }
 }
 
-/// Read an action file as JSON, reporting syntax errors at file:line:col.
-fn read_action(path: &Path) -> Result<Value, Failure> {
+/// Parse a JSON file, reporting errors at file:line:col.
+fn json_at<T: serde::de::DeserializeOwned>(path: &Path, what: &str) -> Result<T, Failure> {
     let src = read(path)?;
     serde_json::from_str(&src).map_err(|e| {
         fail(format!(
-            "{}:{}:{}: malformed JSON: {e}",
+            "{}:{}:{}: {what}: {e}",
             path.display(),
             e.line(),
             e.column()
         ))
     })
+}
+
+/// Read an action file as JSON.
+fn read_action(path: &Path) -> Result<Value, Failure> {
+    json_at(path, "malformed JSON")
 }
 
 fn fresh_seed() -> u64 {
@@ -387,15 +392,7 @@ fn odds_cmd(id: &str, json: bool, path: &Path) -> Res {
 }
 
 fn load_game(path: &Path) -> Result<Game, Failure> {
-    let src = read(path)?;
-    serde_json::from_str(&src).map_err(|e| {
-        fail(format!(
-            "{}:{}:{}: not a Tercio game file: {e}",
-            path.display(),
-            e.line(),
-            e.column()
-        ))
-    })
+    json_at(path, "not a Tercio game file")
 }
 
 /// Write atomically: a crash mid-write never loses what was already recorded.

@@ -105,15 +105,8 @@ fn play(rules: &str, file: &str, seed: u64, choices: &[u8]) -> Game {
             Phase::EndOfTurn => {
                 // Ferocious Swiss Charges first; a Swiss unit whose charge is refused has no target.
                 let mut no_target: Vec<String> = Vec::new();
-                let swiss: Vec<String> = st
-                    .units
-                    .values()
-                    .filter(|u| {
-                        u.troop == "swiss-pike"
-                            && !u.destroyed
-                            && !u.acted
-                            && u.in_combat_with.is_empty()
-                    })
+                let swiss: Vec<String> = tercio_rules::app_driven::game::swiss_to_charge(&st)
+                    .iter()
                     .map(|u| u.id.clone())
                     .collect();
                 for s in swiss {

@@ -56,6 +56,21 @@ pub async fn serve(listener: tokio::net::TcpListener, state: Arc<AppState>) -> s
     axum::serve(listener, app(state)).await
 }
 
+/// A server running on an ephemeral loopback port, on its own runtime (tests and demos). It stops
+/// when dropped.
+pub struct Running {
+    pub addr: String,
+    _rt: tokio::runtime::Runtime,
+}
+
+pub fn spawn(state: Arc<AppState>) -> std::io::Result<Running> {
+    let rt = tokio::runtime::Runtime::new()?;
+    let listener = rt.block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))?;
+    let addr = listener.local_addr()?.to_string();
+    rt.spawn(serve(listener, state));
+    Ok(Running { addr, _rt: rt })
+}
+
 /// Make sure there is a game to open: a demo El Gran Capitán game on an empty database.
 pub fn ensure_demo_game(state: &AppState) -> Result<Option<String>, String> {
     let games = state.store.list(false).map_err(|e| e.to_string())?;

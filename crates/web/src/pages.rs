@@ -340,21 +340,23 @@ async fn game_page(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> R
         }
         "end-of-turn" => {
             b.push_str("<div class=\"endturn\"><h3>End of the turn</h3><ol>");
-            let swiss: Vec<&Value> = units
-                .values()
-                .filter(|u| {
-                    s(u, "type") == "swiss-pike"
-                        && u["destroyed"] != true
-                        && u["acted"] != true
-                        && u["in_combat_with"].as_array().is_none_or(Vec::is_empty)
+            let tracked: Option<tercio_rules::app_driven::model::GameState> =
+                serde_json::from_value(state.clone()).ok();
+            let swiss: Vec<(String, String)> = tracked
+                .as_ref()
+                .map(|st| {
+                    tercio_rules::app_driven::game::swiss_to_charge(st)
+                        .iter()
+                        .map(|u| (u.id.clone(), u.name.clone()))
+                        .collect()
                 })
-                .collect();
+                .unwrap_or_default();
             if g.ruleset == "el-gran-capitan" {
                 b.push_str("<li>Ferocious Swiss Charges: Swiss Pikemen that have not acted must charge an eligible enemy within 9\" (choose Charge below and tick <em>Ferocious</em>).");
                 if !swiss.is_empty() {
                     b.push_str(" Still to charge, or tick if none is in reach:<br>");
-                    for u in &swiss {
-                        b.push_str(&format!("<label class=\"check\"><input type=\"checkbox\" class=\"no-target\" value=\"{}\"> {} has no eligible enemy within 9\"</label>", esc(s(u, "id")), esc(s(u, "name"))));
+                    for (id, name) in &swiss {
+                        b.push_str(&format!("<label class=\"check\"><input type=\"checkbox\" class=\"no-target\" value=\"{}\"> {} has no eligible enemy within 9\"</label>", esc(id), esc(name)));
                     }
                 }
                 b.push_str("</li>");

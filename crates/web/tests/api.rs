@@ -7,24 +7,18 @@ use tercio_web::client::{request, Reply};
 
 struct Server {
     addr: String,
+    _running: tercio_web::Running,
     _dir: tempfile::TempDir,
-    _rt: tokio::runtime::Runtime,
 }
 
 fn server() -> Server {
     let dir = tempfile::tempdir().expect("tmp");
     let store = tercio_store::SqliteStore::open(&dir.path().join("t.db")).expect("db");
-    let state = tercio_web::AppState::new(Arc::new(store));
-    let rt = tokio::runtime::Runtime::new().expect("runtime");
-    let listener = rt
-        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-        .expect("bind");
-    let addr = listener.local_addr().expect("addr").to_string();
-    rt.spawn(tercio_web::serve(listener, state));
+    let running = tercio_web::spawn(tercio_web::AppState::new(Arc::new(store))).expect("server");
     Server {
-        addr,
+        addr: running.addr.clone(),
+        _running: running,
         _dir: dir,
-        _rt: rt,
     }
 }
 

@@ -119,6 +119,17 @@ pub fn eligible_leaders<'a>(st: &'a GameState, side: &str) -> Vec<&'a LeaderStat
         .collect()
 }
 
+/// Swiss Pikemen that must still make their Ferocious Charge this turn (EGC): not destroyed, not
+/// acted, not already in a combat.
+pub fn swiss_to_charge(st: &GameState) -> Vec<&UnitState> {
+    st.units
+        .values()
+        .filter(|u| {
+            u.troop == "swiss-pike" && !u.destroyed && !u.acted && u.in_combat_with.is_empty()
+        })
+        .collect()
+}
+
 /// Break points of a side (both seeds, 'Break Point'): points lost and the break point.
 pub fn break_points(ch: &Charts, st: &GameState, side: &str) -> (u32, u32) {
     let s = st.sides.iter().find(|x| x.id == side);
@@ -290,17 +301,8 @@ pub fn plan(
             let mut acc = acc;
             let mut text = "End of the turn. ".to_string();
             if egc {
-                let swiss: Vec<String> = st
-                    .units
-                    .values()
-                    .filter(|u| {
-                        u.troop == "swiss-pike"
-                            && !u.destroyed
-                            && !u.acted
-                            && u.in_combat_with.is_empty()
-                    })
-                    .map(|u| u.name.clone())
-                    .collect();
+                let swiss: Vec<String> =
+                    swiss_to_charge(st).iter().map(|u| u.name.clone()).collect();
                 if !swiss.is_empty() {
                     text.push_str(&format!("Ferocious Swiss Charges: {} must charge any eligible enemy within 9\" (charge with \"ferocious\": true). ", swiss.join(", ")));
                 }
@@ -615,16 +617,9 @@ fn end_fire(
                 ));
             }
         }
-        let pending: Vec<&str> = st
-            .units
-            .values()
-            .filter(|u| {
-                u.troop == "swiss-pike"
-                    && !u.destroyed
-                    && !u.acted
-                    && u.in_combat_with.is_empty()
-                    && !confirmed.contains(&u.id)
-            })
+        let pending: Vec<&str> = swiss_to_charge(st)
+            .into_iter()
+            .filter(|u| !confirmed.contains(&u.id))
             .map(|u| u.id.as_str())
             .collect();
         if !pending.is_empty() {
