@@ -733,7 +733,7 @@ async fn rules_page(Path(id): Path<String>) -> Response {
     }
     let v = r.reference();
     let mut b = format!("<h1>{} — reference</h1><p class=\"muted\">Rendered from the charts the engine uses. Seed: {}. Every entry is explained in docs/rules/{}.md.</p>", esc(r.name()), esc(r.seed()), esc(r.id()));
-    b.push_str("<div class=\"scroll\"><table><thead><tr><th>Troop type</th><th>vs foot</th><th>vs mounted</th><th>impact</th><th>fire</th><th>target</th><th>advance</th><th>march</th><th>charge</th><th>retire</th><th>evades</th><th>BP</th></tr></thead><tbody>");
+    b.push_str("<div class=\"scroll\"><table><thead><tr><th>Troop type</th><th>vs foot</th><th>vs mounted</th><th>impact</th><th>fire</th><th>target</th><th>advance</th><th>march</th><th>charge</th><th>retire</th><th>evades</th><th>charges</th><th>friends pass</th><th>BP</th></tr></thead><tbody>");
     for t in v["charts"]["troops"].as_array().into_iter().flatten() {
         let n = |k: &str| t[k].as_i64().map_or("—".to_string(), |x| x.to_string());
         let fire = if t["fire"].is_null() {
@@ -746,9 +746,9 @@ async fn rules_page(Path(id): Path<String>) -> Response {
             )
         };
         b.push_str(&format!(
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             esc(s(t, "name")), n("melee_vs_foot"), n("melee_vs_mounted"), n("impact"), esc(&fire), n("fire_target"), n("advance"), n("march"), n("charge_move"), n("retire_move"),
-            if t["may_evade"] == true { "yes" } else { "no" }, n("break_points")
+if t["may_evade"] == true { "yes" } else { "no" }, esc(s(t, "charge")), esc(s(t, "interpenetration")), n("break_points")
         ));
     }
     b.push_str("</tbody></table></div><h2>Movement factors</h2><table><tbody>");
