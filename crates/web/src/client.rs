@@ -16,14 +16,25 @@ impl Reply {
     }
 }
 
-/// Send one request (`Connection: close`) and read the whole reply.
+/// Send one JSON request (`Connection: close`) and read the whole reply.
 pub fn request(addr: &str, method: &str, path: &str, body: Option<&str>) -> std::io::Result<Reply> {
+    request_as(addr, method, path, "application/json", body)
+}
+
+/// Send one request with the given content type.
+pub fn request_as(
+    addr: &str,
+    method: &str,
+    path: &str,
+    content_type: &str,
+    body: Option<&str>,
+) -> std::io::Result<Reply> {
     let mut s = TcpStream::connect(addr)?;
     s.set_read_timeout(Some(Duration::from_secs(30)))?;
     let body = body.unwrap_or("");
     write!(
         s,
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     )?;
     // Read the head, then exactly the body the head announces: some servers keep the

@@ -292,3 +292,52 @@ fn random_bodies_never_make_a_500() {
         );
     }
 }
+
+#[test]
+fn the_new_game_form_shows_scenario_errors_and_creates_nothing() {
+    let s = server();
+    let enc = |t: &str| {
+        t.bytes()
+            .map(|b| {
+                if b.is_ascii_alphanumeric() {
+                    (b as char).to_string()
+                } else {
+                    format!("%{b:02X}")
+                }
+            })
+            .collect::<String>()
+    };
+    let bad = "ruleset = \"egc\"\ntitle = \"Broken\"\n[[sides]]\nid = \"a\"\n";
+    let body = format!("scenario=&toml={}", enc(bad));
+    let r = tercio_web::client::request_as(
+        &s.addr,
+        "POST",
+        "/games",
+        "application/x-www-form-urlencoded",
+        Some(&body),
+    )
+    .expect("post");
+    assert_eq!(r.status, 422, "{}", r.body);
+    assert!(
+        r.body.contains("scenario:3:1") || r.body.contains("scenario:1:1"),
+        "{}",
+        r.body
+    );
+    assert!(r.body.contains("id=\"scenario-errors\""));
+    assert_eq!(
+        s.get("/api/games").json().as_array().map(Vec::len),
+        Some(0),
+        "nothing created"
+    );
+    let body = "scenario=el-gran-capitan%2Fpavia-1525&toml=";
+    let r = tercio_web::client::request_as(
+        &s.addr,
+        "POST",
+        "/games",
+        "application/x-www-form-urlencoded",
+        Some(body),
+    )
+    .expect("post");
+    assert_eq!(r.status, 303, "{}", r.body);
+    assert_eq!(s.get("/api/games").json().as_array().map(Vec::len), Some(1));
+}
