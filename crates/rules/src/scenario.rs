@@ -428,6 +428,25 @@ pub fn parse(file: &str, src: &str) -> Result<Scenario, Vec<Diagnostic>> {
             .or_else(|| s.string("color", false, &mut d))
             .map_or_else(|| "grey".to_string(), |c| c.0);
         let camp = s.boolean("camp", false, &mut d);
+        let colour_ok = {
+            let c = colour.as_str();
+            (1..=30).contains(&c.len()) && c.chars().all(|x| x.is_ascii_alphabetic())
+                || (c.len() == 4 || c.len() == 7)
+                    && c.starts_with('#')
+                    && c[1..].chars().all(|x| x.is_ascii_hexdigit())
+        };
+        if !colour_ok {
+            let at = s
+                .get("colour")
+                .or_else(|| s.get("color"))
+                .map_or(s.span.start, |v| v.span().start);
+            d.at(
+                at,
+                &s.field("colour"),
+                Some(format!("\"{colour}\"")),
+                "allowed: a colour name (letters only) or #rgb / #rrggbb",
+            );
+        }
         if let Some((id, at)) = &id {
             if !side_ids.insert(id.clone()) {
                 d.at(

@@ -253,6 +253,11 @@ fn break_points_and_a_draw() {
         assert!(lost >= bp);
     }
     g.state["phase"] = json!("end-of-turn");
+    assert!(
+        g.act(json!({"action": "end-turn"})).is_err(),
+        "the end-of-turn fire comes first"
+    );
+    g.state["end_fire_done"] = json!(true);
     let ev = g
         .act(json!({"action": "end-turn"}))
         .expect("end turn")
@@ -363,4 +368,63 @@ fn leaders_follow_the_texts_in_a_game() {
     );
     assert!(e.contains("leader-fought"), "{e}");
     assert!(state(&g).leaders["chandieu"].fought);
+}
+
+#[test]
+fn the_turn_sequence_cannot_be_skipped_or_rerolled() {
+    let mut g = Game::new(scenario("el-gran-capitan", "cerignola-1503.toml"), 5).expect("game");
+    g.act(json!({"action": "initiative"})).expect("initiative");
+    let e = g
+        .act(json!({"action": "initiative"}))
+        .expect_err("no re-roll before the command");
+    assert!(e.to_string().contains("initiative-pending"), "{e}");
+    g.act(json!({"action": "command", "leader": "chandieu"}))
+        .expect("command");
+    g.act(json!({"action": "charge", "actor": "swiss-first-block", "target": "spanish-pike-left", "ground": "obstacle"})).expect("charge");
+    g.act(json!({"action": "end-initiatives"}))
+        .expect("end initiatives");
+    let e = g
+        .act(json!({"action": "end-turn"}))
+        .expect_err("fire first");
+    assert!(e.to_string().contains("end-fire-first"), "{e}");
+    g.act(
+        json!({"action": "end-fire", "fires": [], "swiss_without_targets": ["swiss-second-block"]}),
+    )
+    .expect("end fire");
+    let e = g
+        .act(json!({"action": "end-fire", "fires": []}))
+        .expect_err("once");
+    assert!(e.to_string().contains("end-fire-done"), "{e}");
+    g.act(json!({"action": "end-turn"})).expect("end turn");
+    // Turn 2: a melee of an ongoing combat needs no target when there is one enemy in contact.
+    let st = state(&g);
+    if st.units["swiss-first-block"]
+        .in_combat_with
+        .contains("spanish-pike-left")
+    {
+        g.act(json!({"action": "initiative"})).expect("initiative");
+        let side = state(&g).initiative_side.expect("side");
+        let leader = if side == "french" {
+            "nemours"
+        } else {
+            "gonzalo"
+        };
+        g.act(json!({"action": "command", "leader": leader}))
+            .expect("command");
+        let actor = if side == "french" {
+            "swiss-first-block"
+        } else {
+            "spanish-pike-left"
+        };
+        let ev = g
+            .act(json!({"action": "melee", "actor": actor}))
+            .expect("melee with its only enemy")
+            .clone();
+        assert!(
+            ev.resolution.steps[0].title.starts_with("Melee"),
+            "{:?}",
+            ev.resolution.steps[0].title
+        );
+    }
+    assert!(g.replay().is_ok());
 }

@@ -113,6 +113,20 @@ fn every_problem_is_reported_with_its_position() {
 }
 
 #[test]
+fn side_colours_are_colours() {
+    let src = std::fs::read_to_string(root().join("scenarios/el-gran-capitan/cerignola-1503.toml"))
+        .expect("read");
+    let bad = src.replacen(
+        "colour = \"darkred\"",
+        "colour = \"red; background: url(x)\"",
+        1,
+    );
+    assert_ne!(bad, src);
+    let d = parse("c.toml", &bad).expect_err("not a colour");
+    assert!(d.iter().any(|x| x.field.ends_with("colour")), "{d:?}");
+}
+
+#[test]
 fn malformed_toml_is_located() {
     let d = parse("m.toml", "ruleset = \"abdf\"\ntitle = \"x\n").expect_err("malformed");
     assert!(

@@ -69,6 +69,15 @@
     }
     $("unavailable").textContent = lines.length ? `Not possible for this unit — ${lines.join(" · ")}` : "";
     $("f-astatus").options[0].textContent = `as tracked (${opt ? opt.dataset.status : "?"})`;
+    const tgt = $("f-target").selectedOptions[0];
+    $("f-tstatus").options[0].textContent = tgt && tgt.value ? `as tracked (${tgt.dataset.status})` : "as tracked";
+    const mine = (opt ? parseInt(opt.dataset.bases, 10) : 0) + (parseInt($("f-sup-a").value, 10) || 0);
+    const theirs = (tgt && tgt.value ? parseInt(tgt.dataset.bases, 10) : 0) + (parseInt($("f-sup-t").value, 10) || 0);
+    let ratio = "";
+    if (theirs > 0) {
+      ratio = mine === theirs ? "Force Even" : mine > theirs ? (mine >= 2 * theirs ? "Actor Badly Outnumbers" : "Actor Outnumbers") : (theirs >= 2 * mine ? "Actor Badly Outnumbered" : "Actor Outnumbered");
+    }
+    $("f-force").options[0].textContent = ratio ? `from the bases: ${ratio} (${mine} v ${theirs})` : "from the bases (automatic)";
     const kind = $("f-action").value;
     document.querySelectorAll("[data-for]").forEach((el) => { el.hidden = !el.dataset.for.split(" ").includes(kind); });
     const side = $("f-actor").selectedOptions[0] && $("f-actor").selectedOptions[0].dataset.side;
@@ -83,13 +92,22 @@
     clearTimeout(timer);
     timer = setTimeout(async () => {
       const box = $("odds");
-      const { status, data } = await post("/odds", action());
+      // Questions not yet answered are assumed answered OK (yes) for the odds, and said so.
+      let body = action();
+      const assumed = [];
+      let res = await post("/odds", body);
+      for (let i = 0; i < 3 && res.status === 409 && res.data.error && res.data.error.code === "question"; i++) {
+        assumed.push(res.data.error.message.replace(/ Answer with .*$/, ""));
+        body = Object.assign({}, body, { [res.data.error.field]: true });
+        res = await post("/odds", body);
+      }
+      const { status, data } = res;
+      box.innerHTML = "";
       if (status !== 200) {
         const e = data.error || {};
-        box.innerHTML = "";
         const p = document.createElement("p");
-        p.className = e.code === "question" ? "question" : "error";
-        p.textContent = e.code === "question" ? `Result will ask: ${e.message}` : `${e.field ? e.field + ": " : ""}${e.message}`;
+        p.className = e.code === "missing-field" ? "hint" : "error";
+        p.textContent = e.code === "missing-field" ? `Choose the ${e.field} to see the odds.` : `${e.field ? e.field + ": " : ""}${e.message}`;
         box.appendChild(p);
         return;
       }
@@ -101,18 +119,20 @@
         th.textContent = f.facet;
         r.appendChild(th);
         const td = r.insertCell();
-        td.innerHTML = "";
         for (const [v, p] of f.values) {
-          const span = document.createElement("div");
+          const line = document.createElement("div");
           const bar = document.createElement("span");
           bar.className = "bar";
           bar.style.width = `${Math.round(p * 80)}px`;
-          span.appendChild(bar);
-          span.appendChild(document.createTextNode(`${v}: ${(p * 100).toFixed(1)}%`));
-          td.appendChild(span);
+          line.appendChild(bar);
+          line.appendChild(document.createTextNode(`${v}: ${(p * 100).toFixed(1)}%`));
+          td.appendChild(line);
         }
       }
-      box.innerHTML = "<strong>Exact odds</strong>";
+      const head = document.createElement("strong");
+      head.textContent = "Exact odds";
+      box.appendChild(head);
+      for (const q of assumed) { const n = document.createElement("p"); n.className = "question"; n.textContent = `Assuming OK to: ${q}`; box.appendChild(n); }
       if (data.note) { const n = document.createElement("p"); n.className = "question"; n.textContent = `Not yet: ${data.note}`; box.appendChild(n); }
       box.appendChild(t);
     }, 120);
@@ -168,6 +188,7 @@
     if (sel.value) send({ action: "assign-command", leader: sel.dataset.leader, to: sel.value });
   }));
   if ($("undo")) $("undo").addEventListener("click", async () => {
+    if (!window.confirm("Undo the last action? It stays in the log, struck through, and the dice do not roll it back.")) return;
     const { status, data } = await post("/undo");
     if (status === 200) location.reload(); else alert(data.error ? data.error.message : "failed");
   });

@@ -105,6 +105,47 @@ pub fn parse_body(body: &[u8]) -> Result<Value, ApiError> {
     })
 }
 
+/// Under `/api`, every error has the one JSON shape, including those axum answers by itself
+/// (a body too large, a method not allowed, a malformed path, an unknown route).
+pub async fn json_errors(req: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    let api = req.uri().path().starts_with("/api/");
+    let res = next.run(req).await;
+    let status = res.status();
+    if !api || !(status.is_client_error() || status.is_server_error()) {
+        return res;
+    }
+    let is_json = res
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    if is_json {
+        return res;
+    }
+    let bytes = axum::body::to_bytes(res.into_body(), 64 * 1024)
+        .await
+        .unwrap_or_default();
+    let text = String::from_utf8_lossy(&bytes);
+    let message = if text.trim().is_empty() || text.contains("<html") {
+        status.canonical_reason().unwrap_or("error").to_string()
+    } else {
+        text.trim().to_string()
+    };
+    let code = match status.as_u16() {
+        404 => "not-found".to_string(),
+        405 => "method-not-allowed".to_string(),
+        413 => "body-too-large".to_string(),
+        n => format!("http-{n}"),
+    };
+    ApiError {
+        status,
+        code,
+        field: None,
+        message,
+    }
+    .into_response()
+}
+
 pub async fn healthz() -> Json<Value> {
     Json(json!({"ok": true}))
 }

@@ -48,6 +48,7 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/api/games/{id}/log", get(api::get_log))
         .merge(pages::routes())
         .fallback(pages::not_found)
+        .layer(axum::middleware::from_fn(api::json_errors))
         .with_state(state)
 }
 

@@ -40,7 +40,9 @@ pub fn routes() -> Router<Arc<AppState>> {
         .route("/", get(home))
         .route("/games", post(create_from_form))
         .route("/games/{id}", get(game_page))
+        .route("/games/{id}/log", get(log_page))
         .route("/games/{id}/archive", post(archive))
+        .route("/games/{id}/restore", post(restore))
         .route("/games/{id}/delete", post(delete))
         .route("/rules/{id}", get(rules_page))
         .route(
@@ -110,6 +112,15 @@ async fn home_with(st: &AppState, error: Option<&str>, toml: &str) -> Response {
             ));
         }
         b.push_str("</ul>");
+    }
+    if let Ok(archived) = st.store.list(true) {
+        if !archived.is_empty() {
+            b.push_str("<details><summary>Archived games</summary><ul class=\"games\">");
+            for g in &archived {
+                b.push_str(&format!("<li><a href=\"/games/{id}\">{}</a> <form method=\"post\" action=\"/games/{id}/restore\" class=\"inline\"><button class=\"small\">Restore</button></form></li>", esc(&g.title), id = esc(&g.id)));
+            }
+            b.push_str("</ul></details>");
+        }
     }
     b.push_str("<h2>New game</h2><form method=\"post\" action=\"/games\" class=\"stack\"><label>Shipped scenario <select name=\"scenario\">");
     for s in scenarios::SHIPPED {
@@ -195,15 +206,25 @@ async fn create_from_form(State(st): State<Arc<AppState>>, Form(f): Form<NewGame
 }
 
 async fn archive(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
-    match st.store.set_archived(&id, true) {
-        Ok(_) => Redirect::to("/").into_response(),
+    set_archived(&st, &id, true).await
+}
+
+async fn restore(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
+    set_archived(&st, &id, false).await
+}
+
+async fn set_archived(st: &AppState, id: &str, archived: bool) -> Response {
+    match st.store.set_archived(id, archived) {
+        Ok(true) => Redirect::to("/").into_response(),
+        Ok(false) => not_found().await,
         Err(e) => error_page(StatusCode::SERVICE_UNAVAILABLE, &e.into()),
     }
 }
 
 async fn delete(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
     match st.store.delete(&id) {
-        Ok(_) => Redirect::to("/").into_response(),
+        Ok(true) => Redirect::to("/").into_response(),
+        Ok(false) => not_found().await,
         Err(e) => error_page(StatusCode::SERVICE_UNAVAILABLE, &e.into()),
     }
 }
@@ -277,10 +298,21 @@ async fn game_page(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> R
                 .filter_map(Value::as_str)
                 .map(&side_name)
                 .collect();
+            let winner: Vec<String> = g
+                .scenario
+                .sides
+                .iter()
+                .filter(|x| {
+                    !state["broken"]
+                        .as_array()
+                        .is_some_and(|b| b.iter().any(|y| y == x.id.as_str()))
+                })
+                .map(|x| x.name.clone())
+                .collect();
             let verdict = if broken.len() > 1 {
                 "Both armies broke in the same turn: a draw.".to_string()
             } else {
-                format!("{} is broken and has lost the battle.", broken.join(""))
+                format!("{} wins: {} is broken.", winner.join(""), broken.join(""))
             };
             b.push_str(&format!(
                 "<span class=\"verdict\">Game over. {}</span>",
@@ -351,7 +383,7 @@ async fn game_page(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> R
                         .collect()
                 })
                 .unwrap_or_default();
-            if g.ruleset == "el-gran-capitan" {
+            if g.ruleset == "el-gran-capitan" && !swiss.is_empty() {
                 b.push_str("<li>Ferocious Swiss Charges: Swiss Pikemen that have not acted must charge an eligible enemy within 9\" (choose Charge below and tick <em>Ferocious</em>).");
                 if !swiss.is_empty() {
                     b.push_str(" Still to charge, or tick if none is in reach:<br>");
@@ -429,6 +461,7 @@ async fn game_page(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> R
                 .map(|st| (l.to_string(), st))
         });
         let mut ordered: Vec<&Value> = units.values().filter(|u| u["destroyed"] != true).collect();
+        ordered.sort_by_key(|u| s(u, "side").to_string());
         if let Some((l, st)) = &current {
             let commanded = |u: &Value| {
                 st.leaders
@@ -509,9 +542,10 @@ async fn game_page(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> R
         b.push_str("<label data-for=\"charge fire melee retire regroup\">Target <select id=\"f-target\"><option value=\"\">—</option>");
         for u in units.values().filter(|u| u["destroyed"] != true) {
             b.push_str(&format!(
-                "<option value=\"{}\" data-side=\"{}\" data-bases=\"{}\">{}</option>",
+                "<option value=\"{}\" data-side=\"{}\" data-status=\"{}\" data-bases=\"{}\">{}</option>",
                 esc(s(u, "id")),
                 esc(s(u, "side")),
+                esc(s(u, "status")),
                 u["bases"].as_u64().unwrap_or(0) - u["lost"].as_u64().unwrap_or(0),
                 esc(s(u, "name"))
             ));
@@ -563,6 +597,14 @@ async fn game_page(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> R
             ("f-ferocious", "Ferocious Swiss Charge", "charge"),
             ("f-stakes", "Plant stakes", "regroup"),
         ] {
+            let wanted = match id {
+                "f-ferocious" => g.ruleset == "el-gran-capitan",
+                "f-stakes" => g.ruleset == "bloody-dismal-fight",
+                _ => true,
+            };
+            if !wanted {
+                continue;
+            }
             b.push_str(&format!("<label class=\"check\" data-for=\"{for_}\"><input type=\"checkbox\" id=\"{id}\"> {label}</label>"));
         }
         b.push_str("</div><div class=\"odds\" id=\"odds\" aria-live=\"polite\"></div><button class=\"primary big\" id=\"result\">Result</button></section>");
@@ -675,27 +717,55 @@ async fn game_page(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> R
     b.push_str("</section>");
 
     // Log.
-    b.push_str("<section class=\"log\" id=\"log\"><h2>Log <button id=\"undo\" class=\"small\">Undo last</button></h2><ol reversed>");
-    for e in g.log.entries.iter().rev() {
+    b.push_str(&format!(
+        "<section class=\"log\" id=\"log\"><h2>Log <button id=\"undo\" class=\"small\">Undo last</button></h2>{}</section>",
+        log_html(&g, Some(LOG_ON_PAGE))
+    ));
+    if g.log.entries.len() > LOG_ON_PAGE {
+        b.push_str(&format!(
+            "<p><a href=\"/games/{}/log\">The whole log ({} entries)</a></p>",
+            esc(&id),
+            g.log.entries.len()
+        ));
+    }
+    b.push_str(&format!("<dialog id=\"result-box\"><pre id=\"result-text\"></pre><form method=\"dialog\"><button class=\"primary\">OK</button></form></dialog><script>window.TERCIO_GAME = \"{}\";</script><script src=\"/static/game.js\"></script>", esc(&id)));
+    page(&g.scenario.title, &b).into_response()
+}
+
+/// How many log entries the game page shows (newest first); the rest are on the log page, so the
+/// game page stays small however long the battle.
+const LOG_ON_PAGE: usize = 25;
+
+fn log_html(g: &tercio_rules::game::Game, limit: Option<usize>) -> String {
+    let mut b = String::from("<ul>");
+    for e in g.log.entries.iter().rev().take(limit.unwrap_or(usize::MAX)) {
         match e {
             LogEntry::Event { seq, event } => {
                 let voided = g.log.is_voided(*seq);
                 b.push_str(&format!(
-                    "<li class=\"{}\" data-seq=\"{seq}\"><details><summary>{}: {}</summary><pre>{}</pre></details></li>",
+                    "<li class=\"{}\" data-seq=\"{seq}\"><details><summary><span class=\"seq\">#{seq}</span> {}: {}{}</summary><pre>{}</pre></details></li>",
                     if voided { "voided" } else { "" },
                     esc(&event.resolution.action),
                     esc(&event.resolution.summary),
+                    if voided { " (voided)" } else { "" },
                     esc(&event.resolution.render())
                 ));
             }
-            LogEntry::Void { voids, .. } => b.push_str(&format!(
-                "<li class=\"void muted\">undo: event {voids} voided</li>"
-            )),
+            LogEntry::Void { seq, voids, .. } => {
+                b.push_str(&format!("<li class=\"void muted\"><span class=\"seq\">#{seq}</span> undo: #{voids} voided</li>"))
+            }
         }
     }
-    b.push_str("</ol></section>");
-    b.push_str(&format!("<dialog id=\"result-box\"><pre id=\"result-text\"></pre><form method=\"dialog\"><button class=\"primary\">OK</button></form></dialog><script>window.TERCIO_GAME = \"{}\";</script><script src=\"/static/game.js\"></script>", esc(&id)));
-    page(&g.scenario.title, &b).into_response()
+    b.push_str("</ul>");
+    b
+}
+
+async fn log_page(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
+    let Ok(g) = api::load(&st, &id) else {
+        return not_found().await;
+    };
+    let body = format!("<h1>{} — log</h1><p><a href=\"/games/{}\">Back to the game</a></p><section class=\"log\">{}</section>", esc(&g.scenario.title), esc(&id), log_html(&g, None));
+    page(&g.scenario.title, &body).into_response()
 }
 
 fn side_points(

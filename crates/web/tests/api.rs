@@ -341,3 +341,57 @@ fn the_new_game_form_shows_scenario_errors_and_creates_nothing() {
     assert_eq!(r.status, 303, "{}", r.body);
     assert_eq!(s.get("/api/games").json().as_array().map(Vec::len), Some(1));
 }
+
+#[test]
+fn every_api_error_has_the_json_shape_and_names_the_field() {
+    let s = server();
+    let id = s
+        .post(
+            "/api/games",
+            &json!({"scenario": "el-gran-capitan/cerignola-1503", "seed": 1}),
+        )
+        .json()["id"]
+        .as_str()
+        .expect("id")
+        .to_string();
+    let r = s.post(&format!("/api/games/{id}/actions"), &json!({"action": "fire", "actor": "gascon-crossbowmen", "target": "spanish-pike-left", "ground": "lava"}));
+    assert_eq!(
+        (r.status, r.json()["error"]["field"].clone()),
+        (422, json!("ground")),
+        "{}",
+        r.body
+    );
+    let r = s.post(
+        &format!("/api/games/{id}/actions"),
+        &json!({"action": "initiative", "foo": 1}),
+    );
+    assert_eq!(r.json()["error"]["field"], "foo", "{}", r.body);
+    let r = s.post(&format!("/api/games/{id}/actions"), &json!({}));
+    assert_eq!(r.json()["error"]["field"], "action", "{}", r.body);
+    let r = request(&s.addr, "PUT", &format!("/api/games/{id}"), Some("{}")).expect("put");
+    assert_eq!(
+        (r.status, r.json()["error"]["code"].clone()),
+        (405, json!("method-not-allowed")),
+        "{}",
+        r.body
+    );
+    let big = format!(
+        "{{\"action\": \"initiative\", \"pad\": \"{}\"}}",
+        "x".repeat(3 * 1024 * 1024)
+    );
+    let r = s.post_raw(&format!("/api/games/{id}/actions"), &big);
+    assert_eq!(r.status, 413);
+    assert_eq!(r.json()["error"]["code"], "body-too-large", "{}", r.body);
+    let r = s.get("/api/games/%ff%fe");
+    assert!(
+        (400..500).contains(&r.status) && r.json()["error"]["message"].is_string(),
+        "{} {}",
+        r.status,
+        r.body
+    );
+    let r = s.get("/api/nothing-here");
+    assert_eq!(
+        (r.status, r.json()["error"]["code"].clone()),
+        (404, json!("not-found"))
+    );
+}

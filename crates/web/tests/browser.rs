@@ -94,7 +94,9 @@ impl Browser {
             "binary": CHROMIUM,
             "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
                      "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage", format!("--user-data-dir={}", profile.path().display()),
-                     format!("--window-size={width},1400")]
+                     format!("--window-size={width},1400")],
+            // A phone's viewport, not the desktop minimum window width.
+            "mobileEmulation": {"deviceMetrics": {"width": width, "height": 800, "pixelRatio": 2.0}}
         }}}});
         let r = request(&addr, "POST", "/session", Some(&caps.to_string())).expect("session");
         let session = r.json()["value"]["sessionId"]
@@ -157,7 +159,7 @@ impl Browser {
     }
 
     fn click(&self, css: &str) {
-        let v = self.js(&format!("const e = document.querySelector({css:?}); if (!e) return 'missing'; e.click(); return 'ok';"));
+        let v = self.js(&format!("const e = document.querySelector({css:?}); if (!e) return 'missing'; setTimeout(() => e.click(), 0); return 'ok';"));
         assert_eq!(v, "ok", "click {css}");
     }
 
@@ -251,7 +253,7 @@ fn charge_questions_result_status_and_undo_in_chromium() {
         "const set = (id, v) => {{ const e = document.getElementById(id); e.value = v; e.dispatchEvent(new Event('change')); }};
          set('f-actor', '{actor}'); set('f-action', 'charge'); set('f-target', '{target}'); set('f-ground', 'open');"
     ));
-    b.wait("const o = document.getElementById('odds').textContent; return o.includes('Result will ask') && o;", "the question announced beside Result");
+    b.wait("const o = document.getElementById('odds').textContent; return o.includes('Assuming OK to') && o.includes('Exact odds') && o;", "the question announced beside Result");
     b.click("#result");
     let t = Instant::now();
     let question = loop {
@@ -291,6 +293,15 @@ fn charge_questions_result_status_and_undo_in_chromium() {
     }
     // Undo: the charge is voided and struck through in the log; the unit may act again.
     b.click("#undo");
+    let t = Instant::now();
+    while b.alert_text().is_none() {
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "undo asked no confirmation"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    b.cmd("POST", "/alert/accept", json!({}));
     b.wait(
         "return document.querySelector('.log li.voided')",
         "a voided log entry",
@@ -336,10 +347,15 @@ fn phone_width_and_inert_names_in_chromium() {
     let shown = b
         .js("return document.querySelector('tr[data-unit=\"swiss-first-block\"] td').textContent;");
     assert!(shown.as_str().is_some_and(|t| t.contains(evil)), "{shown}");
-    let width = b.js("return [document.documentElement.scrollWidth, window.innerWidth];");
+    let width = b.js("return [document.documentElement.scrollWidth, window.innerWidth, Math.max(...[...document.querySelectorAll('main *')].map(e => e.getBoundingClientRect().right))];");
+    assert_eq!(width[1], 360, "the viewport is a phone's: {width}");
     assert!(
-        width[0].as_u64() <= width[1].as_u64(),
+        width[0].as_u64().is_some_and(|w| w <= 360),
         "the page scrolls sideways at 360 px: {width}"
+    );
+    assert!(
+        width[2].as_f64().is_some_and(|r| r <= 360.5),
+        "something sticks out past 360 px: {width}"
     );
     let button = b.js("const r = document.getElementById('result').getBoundingClientRect(); return [r.width, r.height];");
     assert!(

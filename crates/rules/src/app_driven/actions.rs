@@ -691,6 +691,12 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
                     ),
                 ));
             }
+            if req.target.is_none() && ctx.state.is_some() {
+                // The only enemy in contact is the target (the page need not ask).
+                let t = combat_target(ctx, req, &a)?;
+                let s = melee_setup(ctx, req, a, t, req.actor_charging.unwrap_or(false));
+                return Ok(resolve::melee(ch, acc, s));
+            }
             let mut t = ctx.snap(
                 req.target.as_ref(),
                 "target",

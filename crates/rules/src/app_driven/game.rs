@@ -95,6 +95,7 @@ pub fn initial_state(sc: &Scenario) -> GameState {
         last_initiative_side: None,
         current: None,
         broken: vec![],
+        end_fire_done: false,
     }
 }
 
@@ -185,6 +186,14 @@ pub fn plan(
                     Some("action"),
                     "initiatives are over for this turn: end the turn",
                 ));
+            }
+            if let (Some(side), None) = (&st.initiative_side, &st.current) {
+                let name = st
+                    .sides
+                    .iter()
+                    .find(|x| &x.id == side)
+                    .map_or(side.as_str(), |x| x.name.as_str());
+                return Err(rej("initiative-pending", Some("action"), format!("{name} holds the initiative: give it to one of its leaders (\"command\") before the next roll")));
             }
             let att = st
                 .sides
@@ -599,6 +608,13 @@ fn end_fire(
             "end-of-turn fire comes after the initiatives (\"end-initiatives\")",
         ));
     }
+    if st.end_fire_done {
+        return Err(rej(
+            "end-fire-done",
+            Some("action"),
+            "the end-of-turn fire has been made: sack camps and check the armies (\"end-turn\")",
+        ));
+    }
     if !egc && req.swiss_without_targets.is_some() {
         return Err(rej(
             "field-not-used",
@@ -775,6 +791,7 @@ fn combine_simultaneous(st: &GameState, parts: Vec<Acc>) -> Acc {
         });
         acc.summary = vec![text];
     }
+    acc.effects.push(Effect::EndFireDone);
     acc
 }
 
@@ -789,6 +806,9 @@ fn end_turn(
             Some("action"),
             "end the initiatives first (\"end-initiatives\")",
         ));
+    }
+    if !st.end_fire_done {
+        return Err(rej("end-fire-first", Some("action"), "the end-of-turn fire comes before the break check: make it first (\"end-fire\", even with no unit firing)"));
     }
     let mut acc = Acc::default();
     let mut after = st.clone();
@@ -1035,6 +1055,7 @@ pub fn apply_effect(st: &mut GameState, e: &Effect) {
             st.current = None;
             st.initiative_side = None;
         }
+        Effect::EndFireDone => st.end_fire_done = true,
         Effect::CampSacked { side } => {
             for s in st.sides.iter_mut() {
                 if &s.id == side {
@@ -1060,6 +1081,7 @@ pub fn apply_effect(st: &mut GameState, e: &Effect) {
                 st.current = None;
                 st.initiative_side = None;
                 st.last_initiative_side = None;
+                st.end_fire_done = false;
             } else {
                 st.phase = Phase::Over;
                 st.broken = broken.clone();

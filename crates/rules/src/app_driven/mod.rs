@@ -216,6 +216,37 @@ fn finish(action: &str, acc: Acc) -> Outcome {
     }
 }
 
+/// Read an action, naming the field at fault ("ground", "fires[0].actor", an unknown key...).
+fn parse_request(v: &Value) -> Result<ActionRequest, Rejection> {
+    serde_path_to_error::deserialize(v).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.inner().to_string();
+        let named = |prefix: &str| {
+            inner
+                .split(prefix)
+                .nth(1)
+                .and_then(|r| r.split('`').next())
+                .map(str::to_string)
+        };
+        let field = if let Some(f) = named("missing field `") {
+            Some(if path == "." {
+                f
+            } else {
+                format!("{path}.{f}")
+            })
+        } else if let (Some(f), ".") = (named("unknown field `"), path.as_str()) {
+            Some(f)
+        } else if path == "." {
+            None
+        } else {
+            Some(path)
+        };
+        let mut r = Rejection::new("bad-action", None, inner);
+        r.field = field;
+        r
+    })
+}
+
 fn action_title(req: &ActionRequest) -> String {
     let kind = serde_json::to_value(req.action)
         .ok()
@@ -231,8 +262,7 @@ impl Engine for AppEngine {
     }
 
     fn plan(&self, state: Option<&Value>, action: &Value) -> Result<Plan<Outcome>, Rejection> {
-        let req: ActionRequest = serde_json::from_value(action.clone())
-            .map_err(|e| Rejection::new("bad-action", None, e.to_string()))?;
+        let req = parse_request(action)?;
         let title = action_title(&req);
         let plan = match state {
             Some(v) => {
@@ -253,8 +283,7 @@ impl Engine for AppEngine {
     }
 
     fn preview(&self, state: Option<&Value>, action: &Value) -> Result<Plan<Outcome>, Rejection> {
-        let req: ActionRequest = serde_json::from_value(action.clone())
-            .map_err(|e| Rejection::new("bad-action", None, e.to_string()))?;
+        let req = parse_request(action)?;
         let Some(v) = state else {
             return self.plan(None, action);
         };

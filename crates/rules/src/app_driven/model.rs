@@ -489,6 +489,7 @@ pub enum Effect {
     Phase {
         phase: Phase,
     },
+    EndFireDone,
     CampSacked {
         side: String,
     },
@@ -580,6 +581,9 @@ pub struct GameState {
     pub current: Option<CurrentCommand>,
     /// Set when the game is over: the broken sides (both: a draw).
     pub broken: Vec<String>,
+    /// The end-of-turn fire has been made this turn (it comes once, before the break check).
+    #[serde(default)]
+    pub end_fire_done: bool,
 }
 
 #[cfg(test)]
