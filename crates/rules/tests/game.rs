@@ -428,3 +428,78 @@ fn the_turn_sequence_cannot_be_skipped_or_rerolled() {
     }
     assert!(g.replay().is_ok());
 }
+
+#[test]
+fn end_of_turn_fire_uses_each_base_once_and_its_odds_add_up() {
+    let mut g = Game::new(scenario("el-gran-capitan", "cerignola-1503.toml"), 5).expect("game");
+    g.act(json!({"action": "end-initiatives"}))
+        .expect("end initiatives");
+    let waive = json!(["swiss-first-block", "swiss-second-block"]);
+    let twice = json!({"action": "end-fire", "swiss_without_targets": waive, "fires": [
+        {"action": "fire", "actor": "spanish-arquebusiers-centre", "target": "swiss-first-block"},
+        {"action": "fire", "actor": "spanish-arquebusiers-centre", "target": "swiss-second-block"}]});
+    let e = g
+        .act(twice)
+        .expect_err("one unit, fired twice with all its bases");
+    assert!(e.to_string().contains("bad-firing-bases"), "{e}");
+    let split = json!({"action": "end-fire", "swiss_without_targets": waive, "fires": [
+        {"action": "fire", "actor": "spanish-arquebusiers-centre", "target": "swiss-first-block", "firing_bases": 1},
+        {"action": "fire", "actor": "spanish-arquebusiers-right", "target": "swiss-first-block"},
+        {"action": "fire", "actor": "spanish-arquebusiers-centre", "target": "swiss-second-block", "firing_bases": 1}]});
+    let engine = g.engine().expect("engine");
+    let plan = engine
+        .plan(Some(&g.state), &split)
+        .expect("split fire is allowed");
+    let rep = tercio_rules::odds::odds(&plan);
+    assert!((rep.total - 1.0).abs() < 1e-9);
+    for f in &rep.facets {
+        let sum: f64 = f.values.iter().map(|(_, p)| p).sum();
+        assert!((sum - 1.0).abs() < 1e-9, "{}: {sum}", f.facet);
+    }
+    g.act(split).expect("end fire");
+    let e = g.act(json!({"action": "charge", "actor": "swiss-first-block", "target": "spanish-pike-left", "ferocious": true})).expect_err("too late");
+    assert!(e.to_string().contains("wrong-phase"), "{e}");
+    let e = g.act(json!({"action": "end-turn", "camps_sacked": [{"side": "spanish", "by": ["gascon-skirmishers"]}, {"side": "spanish", "by": ["gascon-skirmishers"]}]})).expect_err("one camp, once");
+    assert!(e.to_string().contains("duplicate-camp"), "{e}");
+}
+
+#[test]
+fn command_passes_down_a_chain_of_fallen_leaders_and_the_initiative_dies_with_its_holder() {
+    let mut g = Game::new(scenario("el-gran-capitan", "cerignola-1503.toml"), 5).expect("game");
+    let engine = g.engine().expect("engine");
+    g.act(json!({"action": "initiative"})).expect("initiative");
+    g.act(json!({"action": "command", "leader": "chandieu"}))
+        .expect("command");
+    engine
+        .apply(
+            &mut g.state,
+            &json!([{"effect": "leader-fate", "leader": "chandieu", "fate": "killed"}]),
+        )
+        .expect("apply");
+    let st = state(&g);
+    assert!(
+        st.current.is_none() && st.initiative_side.is_none(),
+        "the next initiative is rolled for"
+    );
+    // Chandieu's battle passes to d'Ars, who falls in turn; his command passes to d'Alegre.
+    engine
+        .apply(
+            &mut g.state,
+            &json!([
+        {"effect": "command-assigned", "from": "chandieu", "to": "louis-d-ars"},
+        {"effect": "leader-fate", "leader": "louis-d-ars", "fate": "captured"},
+        {"effect": "command-assigned", "from": "louis-d-ars", "to": "yves-d-alegre"}]),
+        )
+        .expect("apply");
+    let st = state(&g);
+    let alegre = &st.leaders["yves-d-alegre"];
+    assert!(
+        tercio_rules::app_driven::game::commands(&st, alegre, &st.units["swiss-first-block"]),
+        "Chandieu's Swiss are still commanded"
+    );
+    assert!(!tercio_rules::app_driven::game::commands(
+        &st,
+        &st.leaders["pedro-navarro"],
+        &st.units["swiss-first-block"]
+    ));
+}

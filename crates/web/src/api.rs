@@ -334,28 +334,49 @@ const TURN_CODES: &[&str] = &[
     "wrong-phase",
 ];
 
+/// Exact odds of simultaneous fire grow elevenfold with each fire; beyond this many the page asks
+/// for each fire's odds on its own.
+const MAX_FIRES_FOR_ODDS: usize = 3;
+
 pub async fn odds_for(
     State(st): State<Arc<AppState>>,
     Path(id): Path<String>,
     body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
     let action = parse_body(&body)?;
-    let g = load(&st, &id)?;
-    let engine = g.engine()?;
-    // The odds of an action the turn does not allow yet are still shown, with the reason.
-    let (plan, note) = match engine.plan(Some(&g.state), &action) {
-        Ok(p) => (p, None),
-        Err(r) if TURN_CODES.contains(&r.code.as_str()) => (
-            engine
-                .preview(Some(&g.state), &action)
-                .map_err(|r| ApiError::from(GameError::Rejected(r)))?,
-            Some(r.message),
-        ),
-        Err(r) => return Err(GameError::Rejected(r).into()),
-    };
-    let mut v = serde_json::to_value(odds::odds(&plan)).unwrap_or(Value::Null);
-    v["note"] = note.map_or(Value::Null, Value::String);
-    Ok(Json(v))
+    if action["fires"]
+        .as_array()
+        .is_some_and(|f| f.len() > MAX_FIRES_FOR_ODDS)
+    {
+        return Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "too-many-fires-for-odds",
+            Some("fires"),
+            format!("the exact odds of more than {MAX_FIRES_FOR_ODDS} simultaneous fires are not computed: ask for each fire's odds"),
+        ));
+    }
+    let st2 = st.clone();
+    tokio::task::spawn_blocking(move || -> Result<Value, ApiError> {
+        let g = load(&st2, &id)?;
+        let engine = g.engine()?;
+        // The odds of an action the turn does not allow yet are still shown, with the reason.
+        let (plan, note) = match engine.plan(Some(&g.state), &action) {
+            Ok(p) => (p, None),
+            Err(r) if TURN_CODES.contains(&r.code.as_str()) => (
+                engine
+                    .preview(Some(&g.state), &action)
+                    .map_err(|r| ApiError::from(GameError::Rejected(r)))?,
+                Some(r.message),
+            ),
+            Err(r) => return Err(GameError::Rejected(r).into()),
+        };
+        let mut v = serde_json::to_value(odds::odds(&plan)).unwrap_or(Value::Null);
+        v["note"] = note.map_or(Value::Null, Value::String);
+        Ok(v)
+    })
+    .await
+    .map_err(|e| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "busy", None, e.to_string()))?
+    .map(Json)
 }
 
 pub async fn undo(

@@ -395,3 +395,28 @@ fn every_api_error_has_the_json_shape_and_names_the_field() {
         (404, json!("not-found"))
     );
 }
+
+#[test]
+fn odds_of_many_simultaneous_fires_are_refused_not_hung() {
+    let s = server();
+    let id = s
+        .post(
+            "/api/games",
+            &json!({"scenario": "el-gran-capitan/cerignola-1503", "seed": 1}),
+        )
+        .json()["id"]
+        .as_str()
+        .expect("id")
+        .to_string();
+    let fire = json!({"action": "fire", "actor": "spanish-guns", "target": "swiss-first-block"});
+    let r = s.post(
+        &format!("/api/games/{id}/odds"),
+        &json!({"action": "end-fire", "fires": [fire, fire, fire, fire]}),
+    );
+    assert_eq!(
+        (r.status, r.json()["error"]["code"].clone()),
+        (422, json!("too-many-fires-for-odds")),
+        "{}",
+        r.body
+    );
+}

@@ -104,12 +104,20 @@ pub fn commands(st: &GameState, l: &LeaderState, u: &UnitState) -> bool {
     if l.fate.is_some() || l.side != u.side {
         return false;
     }
-    if l.army || l.id == u.commander {
+    covers(st, l, &u.commander, st.leaders.len())
+}
+
+/// Does `l`'s command cover the battle of `commander`: his own, the whole army, or, through
+/// command passed from fallen leaders (and from theirs in turn), theirs?
+fn covers(st: &GameState, l: &LeaderState, commander: &str, depth: usize) -> bool {
+    if l.army || l.id == commander {
         return true;
     }
-    l.inherited
-        .iter()
-        .any(|x| x == &u.commander || st.leaders.get(x).is_some_and(|d| d.army))
+    depth > 0
+        && l.inherited
+            .iter()
+            .filter_map(|x| st.leaders.get(x))
+            .any(|d| covers(st, d, commander, depth - 1))
 }
 
 /// Leaders that may still be given an initiative this turn.
@@ -558,6 +566,9 @@ fn unit_action(
             });
         }
         Phase::EndOfTurn => {
+            if st.end_fire_done {
+                return Err(rej("wrong-phase", Some("action"), "the end-of-turn fire has been made: only camps and the break check remain (\"end-turn\")"));
+            }
             if !(ferocious && req.action == ActionKind::Charge) {
                 return Err(rej("wrong-phase", Some("action"), "at the end of the turn only Ferocious Swiss Charges (\"charge\" with \"ferocious\": true) and the simultaneous fire (\"end-fire\") remain"));
             }
@@ -657,6 +668,7 @@ fn end_fire(
     };
     let mut plans = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
+    let mut bases_used: BTreeMap<String, u32> = BTreeMap::new();
     for (i, f) in fires.iter().enumerate() {
         if f.action != ActionKind::Fire {
             return Err(rej(
@@ -684,6 +696,16 @@ fn end_fire(
                 "already-acted",
                 Some(&format!("fires[{i}].actor")),
                 format!("{} has already acted this turn", u.name),
+            ));
+        }
+        // A unit may split its fire between targets, base by base, but no base fires twice.
+        let used = bases_used.entry(id.clone()).or_default();
+        *used += u32::from(f.firing_bases.unwrap_or(u.bases - u.lost));
+        if *used > u32::from(u.bases - u.lost) {
+            return Err(rej(
+                "bad-firing-bases",
+                Some(&format!("fires[{i}].firing_bases")),
+                format!("{} has {} bases: its fires may use each base once (give firing_bases to split its fire)", u.name, u.bases - u.lost),
             ));
         }
         if !seen.insert((id.clone(), format!("{:?}", f.target))) {
@@ -733,7 +755,7 @@ fn combine_simultaneous(st: &GameState, parts: Vec<Acc>) -> Acc {
     for p in parts {
         acc.steps.extend(p.steps);
         acc.summary.extend(p.summary);
-        acc.facets.extend(p.facets);
+        let _ = p.facets;
         for e in p.effects {
             match &e {
                 Effect::Unit {
@@ -764,6 +786,13 @@ fn combine_simultaneous(st: &GameState, parts: Vec<Acc>) -> Acc {
             continue;
         };
         let c = lose_levels(u.cond(), u.bases, l, false);
+        // The odds of simultaneous fire are per target, on the combined result.
+        acc.facets
+            .push((format!("{}: levels lost", u.name), l.to_string()));
+        acc.facets.push((
+            format!("{}: destroyed", u.name),
+            crate::app_driven::resolve::yes(c.destroyed).to_string(),
+        ));
         if l > 0 {
             lines.push(format!(
                 "{} loses {l} level{} in all: {}",
@@ -812,6 +841,16 @@ fn end_turn(
     }
     let mut acc = Acc::default();
     let mut after = st.clone();
+    let sacked = req.camps_sacked.clone().unwrap_or_default();
+    for (i, c) in sacked.iter().enumerate() {
+        if sacked[..i].iter().any(|o| o.side == c.side) {
+            return Err(rej(
+                "duplicate-camp",
+                Some(&format!("camps_sacked[{i}].side")),
+                "each camp is sacked once",
+            ));
+        }
+    }
     for (i, c) in req
         .camps_sacked
         .clone()
@@ -1004,7 +1043,9 @@ pub fn apply_effect(st: &mut GameState, e: &Effect) {
                 l.attached_to = None;
             }
             if st.current.as_ref().is_some_and(|c| &c.leader == leader) {
+                // The initiative dies with the leader who held it; the next one is rolled for.
                 st.current = None;
+                st.initiative_side = None;
             }
         }
         Effect::LeaderAttached { leader, unit } => {
