@@ -23,6 +23,13 @@ fn server() -> Server {
 }
 
 impl Server {
+    /// A new game from a shipped scenario; its id.
+    fn new_game(&self, scenario: &str, seed: u64) -> String {
+        let r = self.post("/api/games", &json!({"scenario": scenario, "seed": seed}));
+        assert_eq!(r.status, 201, "{}", r.body);
+        r.json()["id"].as_str().expect("id").to_string()
+    }
+
     fn get(&self, path: &str) -> Reply {
         request(&self.addr, "GET", path, None).expect("request")
     }
@@ -192,15 +199,7 @@ fn user_text_is_shown_inert() {
 #[test]
 fn random_bodies_never_make_a_500() {
     let s = server();
-    let id = s
-        .post(
-            "/api/games",
-            &json!({"scenario": "el-gran-capitan/cerignola-1503", "seed": 1}),
-        )
-        .json()["id"]
-        .as_str()
-        .expect("id")
-        .to_string();
+    let id = s.new_game("el-gran-capitan/cerignola-1503", 1);
     let actions = [
         "initiative",
         "command",
@@ -345,15 +344,7 @@ fn the_new_game_form_shows_scenario_errors_and_creates_nothing() {
 #[test]
 fn every_api_error_has_the_json_shape_and_names_the_field() {
     let s = server();
-    let id = s
-        .post(
-            "/api/games",
-            &json!({"scenario": "el-gran-capitan/cerignola-1503", "seed": 1}),
-        )
-        .json()["id"]
-        .as_str()
-        .expect("id")
-        .to_string();
+    let id = s.new_game("el-gran-capitan/cerignola-1503", 1);
     let r = s.post(&format!("/api/games/{id}/actions"), &json!({"action": "fire", "actor": "gascon-crossbowmen", "target": "spanish-pike-left", "ground": "lava"}));
     assert_eq!(
         (r.status, r.json()["error"]["field"].clone()),
@@ -399,15 +390,7 @@ fn every_api_error_has_the_json_shape_and_names_the_field() {
 #[test]
 fn odds_of_many_simultaneous_fires_are_refused_not_hung() {
     let s = server();
-    let id = s
-        .post(
-            "/api/games",
-            &json!({"scenario": "el-gran-capitan/cerignola-1503", "seed": 1}),
-        )
-        .json()["id"]
-        .as_str()
-        .expect("id")
-        .to_string();
+    let id = s.new_game("el-gran-capitan/cerignola-1503", 1);
     let fire = json!({"action": "fire", "actor": "spanish-guns", "target": "swiss-first-block"});
     let r = s.post(
         &format!("/api/games/{id}/odds"),

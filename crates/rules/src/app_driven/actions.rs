@@ -371,34 +371,8 @@ fn charger_allowed(a: &UnitSnap) -> Result<(), Rejection> {
     in_combat_rule(a, "Charge")
 }
 
-/// Whether `actor` may charge `target` at all (typed rejections with the texts' reasons).
-fn charge_allowed(
-    ctx: &Ctx,
-    req: &ActionRequest,
-    a: &UnitSnap,
-    t: &UnitSnap,
-) -> Result<(), Rejection> {
-    if a.troop.charge_move.is_none() || a.troop.charge == ChargeRule::Never {
-        return Err(rej(
-            "cannot-charge",
-            Some("actor"),
-            format!(
-                "{} may not Charge (\"Cannon ... may not Charge\")",
-                a.troop.name
-            ),
-        ));
-    }
-    if a.march {
-        return Err(rej(
-            "march-formation-cannot-charge",
-            Some("actor"),
-            format!(
-                "{} is in march formation: \"units in 'march' formation may not Charge\"",
-                a.name
-            ),
-        ));
-    }
-    in_combat_rule(a, "Charge")?;
+/// Whether `a` may charge `t` (the target-dependent rules; `charger_allowed` has the rest).
+fn charge_target_allowed(req: &ActionRequest, a: &UnitSnap, t: &UnitSnap) -> Result<(), Rejection> {
     let frontal = req.frontal.unwrap_or(true);
     let ground = req.ground.unwrap_or_default();
     let loose_target = matches!(t.troop.id, "irregulars" | "skirmishers");
@@ -411,10 +385,7 @@ fn charge_allowed(
             Some("target"),
             format!("{} may not charge {} frontally unless it is already in an ongoing combat (000: missile troops charge only Skirmishers or Cannon otherwise)", a.troop.name, t.troop.name),
         )),
-        _ => {
-            let _ = ctx;
-            Ok(())
-        }
+        _ => Ok(()),
     }
 }
 
@@ -790,7 +761,7 @@ fn charge(ctx: &Ctx, req: &ActionRequest, acc: Acc) -> Result<Plan<Acc>, Rejecti
     )?;
     target_status(req, &mut t);
     same_side(ctx, &a, &t)?;
-    charge_allowed(ctx, req, &a, &t)?;
+    charge_target_allowed(req, &a, &t)?;
     if req.ferocious == Some(true) && (!ctx.egc || a.troop.id != "swiss-pike") {
         return Err(rej(
             "not-ferocious",
