@@ -205,6 +205,97 @@ impl<T: 'static> Plan<T> {
         }
     }
 
+    /// The dice still to be thrown after `faces` (physical dice entered at the table): `None` when
+    /// the faces complete the plan, else the next throw's dice (all of them, or those of a throw
+    /// not yet complete). The faces given are checked as [`Plan::roll_with`] checks them.
+    pub fn needed(self, faces: &[u8]) -> Result<Option<Vec<Die>>, FaceError> {
+        let mut plan = self;
+        let mut i = 0;
+        let check = |die: &Die, i: usize| -> Result<u8, FaceError> {
+            let face = faces[i];
+            if face == 0 || face > die.sides {
+                return Err(FaceError::OutOfRange {
+                    label: die.label.clone(),
+                    index: i,
+                    face,
+                    sides: die.sides,
+                });
+            }
+            Ok(face)
+        };
+        loop {
+            match plan {
+                Plan::Done(_) => {
+                    if i != faces.len() {
+                        return Err(FaceError::TooMany {
+                            needed: i,
+                            given: faces.len(),
+                        });
+                    }
+                    return Ok(None);
+                }
+                Plan::Roll(die, k) => {
+                    if i == faces.len() {
+                        return Ok(Some(vec![die]));
+                    }
+                    let face = check(&die, i)?;
+                    i += 1;
+                    plan = k(face);
+                }
+                Plan::Throw(dice, _, k) => {
+                    let have = faces.len() - i;
+                    for (j, die) in dice.iter().enumerate().take(have) {
+                        check(die, i + j)?;
+                    }
+                    if have < dice.len() {
+                        return Ok(Some(dice[have..].to_vec()));
+                    }
+                    let thrown = &faces[i..i + dice.len()];
+                    i += dice.len();
+                    plan = k(thrown);
+                }
+            }
+        }
+    }
+
+    /// Whether the exact enumeration visits at most `budget` leaves; stops counting as soon as it
+    /// is over, so asking is cheap even for a plan too large to enumerate.
+    pub fn within(&self, budget: usize) -> bool {
+        fn count<T: 'static>(p: &Plan<T>, left: &mut usize) -> bool {
+            match p {
+                Plan::Done(_) => {
+                    if *left == 0 {
+                        return false;
+                    }
+                    *left -= 1;
+                    true
+                }
+                Plan::Roll(die, k) => (1..=die.sides).all(|f| count(&k(f), left)),
+                Plan::Throw(dice, dep, k) => {
+                    // Enumerating the classes visits every throw: refuse before doing so when
+                    // the throws alone, or the classes they fall into, exceed what is left.
+                    let throws = dice
+                        .iter()
+                        .try_fold(1usize, |n, d| n.checked_mul(usize::from(d.sides)));
+                    let sides = dice.iter().map(|d| usize::from(d.sides));
+                    let classes_n = match dep {
+                        Depends::Faces => throws,
+                        Depends::Sum => Some(sides.sum::<usize>() + 1 - dice.len()),
+                        Depends::Difference => Some(sides.take(2).sum::<usize>().saturating_sub(1)),
+                    };
+                    match (throws, classes_n) {
+                        (Some(t), Some(c)) if c <= *left && t <= left.saturating_mul(64) => {
+                            classes(dice, *dep).iter().all(|(f, _)| count(&k(f), left))
+                        }
+                        _ => false,
+                    }
+                }
+            }
+        }
+        let mut left = budget;
+        count(self, &mut left)
+    }
+
     /// Every leaf of the plan with its exact probability. Probabilities sum to 1.
     pub fn leaves(&self) -> Vec<(T, f64)>
     where
@@ -430,5 +521,46 @@ mod tests {
             two_d6_sum().roll_with(&[3, 4, 5]),
             Err(FaceError::TooMany { .. })
         ));
+    }
+
+    #[test]
+    fn needed_asks_for_the_next_throw_then_the_conditional_die() {
+        // 2D6; on a sum of 10+ a third die.
+        let make = || {
+            throw(2, 6, "Fire", Depends::Sum).and_then(|f| {
+                if f[0] + f[1] >= 10 {
+                    Plan::die(Die::d6("Extra"), |x| Plan::Done(u32::from(x)))
+                } else {
+                    Plan::Done(0)
+                }
+            })
+        };
+        let labels = |v: Option<Vec<Die>>| -> Vec<String> {
+            v.unwrap_or_default().into_iter().map(|d| d.label).collect()
+        };
+        assert_eq!(
+            labels(make().needed(&[]).expect("ok")),
+            ["Fire 1", "Fire 2"]
+        );
+        assert_eq!(labels(make().needed(&[5]).expect("ok")), ["Fire 2"]);
+        assert_eq!(make().needed(&[5, 4]).expect("ok"), None);
+        assert_eq!(labels(make().needed(&[5, 6]).expect("ok")), ["Extra"]);
+        assert_eq!(make().needed(&[5, 6, 2]).expect("ok"), None);
+        assert!(matches!(
+            make().needed(&[5, 9]),
+            Err(FaceError::OutOfRange { index: 1, .. })
+        ));
+        assert!(matches!(
+            make().needed(&[1, 1, 1]),
+            Err(FaceError::TooMany { .. })
+        ));
+    }
+
+    #[test]
+    fn within_counts_leaves_and_stops_early() {
+        assert!(two_d6_sum().within(36));
+        assert!(!two_d6_sum().within(35));
+        assert!(throw(2, 6, "2D6", Depends::Sum).within(11));
+        assert!(!dice(12, 6, "many").within(1000));
     }
 }

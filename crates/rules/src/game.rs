@@ -3,7 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use tercio_core::{DiceStream, Draw, EventLog, LogEntry, Resolution};
+use sha2::{Digest, Sha256};
+use tercio_core::{DiceStream, Die, Draw, EventLog, LogEntry, Resolution};
 
 use crate::registry::{self, Engine, Rejection, RuleSet};
 use crate::scenario::Scenario;
@@ -20,6 +21,10 @@ pub struct GameEvent {
     pub effects: Value,
     /// 32-bit words of the ChaCha stream consumed after this event.
     pub stream_pos: u64,
+    /// The faces were thrown on real dice at the table and typed in; the seed's stream did not
+    /// move for this event.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub entered: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -27,6 +32,10 @@ pub struct Game {
     pub format: String,
     pub ruleset: String,
     pub seed: u64,
+    /// Random salt of the seed commitment, so the published SHA-256 cannot be inverted by trying
+    /// every seed. Revealed with the seed.
+    #[serde(default)]
+    pub nonce: String,
     pub scenario: Scenario,
     pub log: EventLog<GameEvent>,
     /// The fold of the live events (kept for readers; `replay` checks it).
@@ -58,6 +67,7 @@ impl Game {
             format: FORMAT.to_string(),
             ruleset: rules.id().to_string(),
             seed,
+            nonce: String::new(),
             scenario,
             log: EventLog::new(),
             state,
@@ -92,6 +102,40 @@ impl Game {
             .map_err(GameError::Rejected)?;
         let mut stream = DiceStream::at(self.seed, u128::from(self.stream_pos()));
         let (outcome, draws) = plan.roll(&mut stream);
+        let pos = u64::try_from(stream.word_pos()).unwrap_or(u64::MAX);
+        self.record(engine.as_ref(), action, outcome, draws, pos, false)
+    }
+
+    /// Resolve an action with faces thrown on real dice, checked against the dice the resolution
+    /// declares. The seed's stream does not move. A rejected action or bad faces change nothing.
+    pub fn act_entered(&mut self, action: Value, faces: &[u8]) -> Result<&GameEvent, GameError> {
+        let engine = self.engine()?;
+        let plan = engine
+            .plan(Some(&self.state), &action)
+            .map_err(GameError::Rejected)?;
+        let (outcome, draws) = plan.roll_with(faces).map_err(bad_faces)?;
+        let pos = self.stream_pos();
+        self.record(engine.as_ref(), action, outcome, draws, pos, true)
+    }
+
+    /// The dice still to throw for `action` after `faces` (physical dice): `None` when complete.
+    pub fn needed(&self, action: &Value, faces: &[u8]) -> Result<Option<Vec<Die>>, GameError> {
+        let plan = self
+            .engine()?
+            .plan(Some(&self.state), action)
+            .map_err(GameError::Rejected)?;
+        plan.needed(faces).map_err(bad_faces)
+    }
+
+    fn record(
+        &mut self,
+        engine: &dyn Engine,
+        action: Value,
+        outcome: crate::registry::Outcome,
+        draws: Vec<Draw>,
+        stream_pos: u64,
+        entered: bool,
+    ) -> Result<&GameEvent, GameError> {
         let mut state = self.state.clone();
         engine
             .apply(&mut state, &outcome.effects)
@@ -101,7 +145,8 @@ impl Game {
             resolution: outcome.resolution,
             draws,
             effects: outcome.effects,
-            stream_pos: u64::try_from(stream.word_pos()).unwrap_or(u64::MAX),
+            stream_pos,
+            entered,
         };
         self.state = state;
         self.log.append(event);
@@ -109,6 +154,11 @@ impl Game {
             Some(LogEntry::Event { event, .. }) => Ok(event),
             _ => Err(GameError::Corrupt("event not recorded".into())),
         }
+    }
+
+    /// The published commitment to this game's dice: SHA-256 of the seed and the nonce.
+    pub fn commitment(&self) -> String {
+        commitment(self.seed, &self.nonce)
     }
 
     /// Void the last live event. The voided event stays in the log; the dice do not rewind.
@@ -134,40 +184,81 @@ impl Game {
     /// check each reproduces its recorded faces, explanation and effects, and that the stored
     /// state is the fold of the live events. Returns the number of events checked.
     pub fn replay(&self) -> Result<usize, String> {
+        self.verify().map(|v| v.len())
+    }
+
+    /// [`Game::replay`], event by event: what was checked for each. Faces from the seed must be
+    /// the stream's next faces; faces entered at the table must fit the dice the resolution
+    /// declares, and give the recorded outcome.
+    pub fn verify(&self) -> Result<Vec<Checked>, String> {
+        let mut checked = Vec::new();
+        self.walk(|seq, event, _state, plan, pos| {
+            let (outcome, draws, next) = if event.entered {
+                let faces = faces(&event.draws);
+                let (o, d) = plan
+                    .roll_with(&faces)
+                    .map_err(|e| format!("event {seq}: entered faces do not fit: {e}"))?;
+                (o, d, pos)
+            } else {
+                let mut stream = DiceStream::at(self.seed, u128::from(pos));
+                let (o, d) = plan.roll(&mut stream);
+                (o, d, u64::try_from(stream.word_pos()).unwrap_or(u64::MAX))
+            };
+            if draws != event.draws {
+                return Err(format!(
+                    "event {seq}: dice differ: recorded {:?}, replayed {:?}",
+                    faces(&event.draws),
+                    faces(&draws)
+                ));
+            }
+            if outcome.effects != event.effects || outcome.resolution != event.resolution {
+                return Err(format!(
+                    "event {seq}: the same dice give a different outcome"
+                ));
+            }
+            if next != event.stream_pos {
+                return Err(format!("event {seq}: stream position differs"));
+            }
+            checked.push(Checked {
+                seq,
+                action: event.resolution.action.clone(),
+                faces: faces(&draws),
+                entered: event.entered,
+                voided: self.log.is_voided(seq),
+            });
+            Ok(next)
+        })?;
+        Ok(checked)
+    }
+
+    /// Walk the log in order, voided events included, giving each event with the state it was
+    /// resolved against, its plan, and the stream position before it; `visit` returns the
+    /// position after it. Ends by checking the stored state is the fold of the live events.
+    pub fn walk(
+        &self,
+        mut visit: impl FnMut(
+            u64,
+            &GameEvent,
+            &Value,
+            tercio_core::Plan<crate::registry::Outcome>,
+            u64,
+        ) -> Result<u64, String>,
+    ) -> Result<(), String> {
         let engine = self.engine().map_err(|e| e.to_string())?;
         let initial = engine.initial_state()?;
         let mut pos: u64 = 0;
         let mut applied: Vec<(u64, Value)> = Vec::new();
         let mut voided = std::collections::BTreeSet::new();
         let mut state = initial.clone();
-        let mut checked = 0;
         for entry in &self.log.entries {
             match entry {
                 LogEntry::Event { seq, event } => {
                     let plan = engine
                         .plan(Some(&state), &event.action)
                         .map_err(|r| format!("event {seq}: the action is now rejected: {r}"))?;
-                    let mut stream = DiceStream::at(self.seed, u128::from(pos));
-                    let (outcome, draws) = plan.roll(&mut stream);
-                    if draws != event.draws {
-                        return Err(format!(
-                            "event {seq}: dice differ: recorded {:?}, replayed {:?}",
-                            faces(&event.draws),
-                            faces(&draws)
-                        ));
-                    }
-                    if outcome.effects != event.effects || outcome.resolution != event.resolution {
-                        return Err(format!(
-                            "event {seq}: the same dice give a different outcome"
-                        ));
-                    }
-                    pos = u64::try_from(stream.word_pos()).unwrap_or(u64::MAX);
-                    if pos != event.stream_pos {
-                        return Err(format!("event {seq}: stream position differs"));
-                    }
+                    pos = visit(*seq, event, &state, plan, pos)?;
                     engine.apply(&mut state, &event.effects)?;
                     applied.push((*seq, event.effects.clone()));
-                    checked += 1;
                 }
                 LogEntry::Void { voids, .. } => {
                     voided.insert(*voids);
@@ -183,8 +274,29 @@ impl Game {
         if state != self.state {
             return Err("the stored state is not the fold of the log".to_string());
         }
-        Ok(checked)
+        Ok(())
     }
+}
+
+/// One event as [`Game::verify`] checked it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Checked {
+    pub seq: u64,
+    pub action: String,
+    pub faces: Vec<u8>,
+    /// Thrown on real dice and typed in, not drawn from the seed.
+    pub entered: bool,
+    pub voided: bool,
+}
+
+/// SHA-256 over the seed and nonce, hex: what every seat sees at the start of a game.
+pub fn commitment(seed: u64, nonce: &str) -> String {
+    let digest = Sha256::digest(format!("tercio-seed-commitment/1\n{seed}\n{nonce}").as_bytes());
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn bad_faces(e: tercio_core::plan::FaceError) -> GameError {
+    GameError::Rejected(Rejection::new("bad-faces", Some("faces"), e.to_string()))
 }
 
 fn faces(d: &[Draw]) -> Vec<u8> {

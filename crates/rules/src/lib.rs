@@ -32,6 +32,7 @@ pub mod el_gran_capitan;
 pub mod game;
 pub mod odds;
 pub mod registry;
+pub mod report;
 pub mod scenario;
 
-pub use registry::{lookup, Engine, Outcome, Rejection, RuleSet};
+pub use registry::{lookup, Engine, Outcome, Rejection, RuleSet, SideScore, Viewer};

@@ -60,6 +60,47 @@ pub trait Engine {
     fn apply(&self, state: &mut Value, effects: &Value) -> Result<(), String>;
     /// A plain-text picture of the state for `tercio game show`.
     fn render_state(&self, state: &Value) -> String;
+    /// The side an action belongs to (the side of the unit or leader it moves), or `None` for the
+    /// game master's own steps (initiative, end of turn). Seats use it to let a side resolve its
+    /// own units' actions and nothing else.
+    fn acting_side(&self, _state: &Value, _action: &Value) -> Option<String> {
+        None
+    }
+    /// Each side's losses against its breaking point, for the battle report's chart.
+    fn scores(&self, _state: &Value) -> Vec<SideScore> {
+        Vec::new()
+    }
+    /// Whether the battle is over (then the seed is revealed).
+    fn is_over(&self, state: &Value) -> bool {
+        state["phase"] == "over"
+    }
+    /// What `viewer` may see of the state. Rule sets with secret information (a hand of cards)
+    /// hide it here; every page, API answer and live message is built from this view.
+    fn view_state(&self, state: &Value, _viewer: &Viewer) -> Value {
+        state.clone()
+    }
+    /// What `viewer` may see of one recorded event (an event's secret draws, voided or not, are
+    /// hidden here). `None` hides the event's content altogether.
+    fn view_event(&self, event: &Value, _viewer: &Viewer) -> Option<Value> {
+        Some(event.clone())
+    }
+}
+
+/// Who is looking: the game master, one side's player, or a spectator.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "seat", content = "side", rename_all = "kebab-case")]
+pub enum Viewer {
+    GameMaster,
+    Side(String),
+    Spectator,
+}
+
+/// One side's losses and breaking point.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SideScore {
+    pub side: String,
+    pub lost: u32,
+    pub threshold: u32,
 }
 
 pub trait RuleSet: Sync {

@@ -2,6 +2,7 @@
 //! engine, two sets of charts. Each rule set's folder holds its charts and binds them here.
 
 pub mod actions;
+pub mod autoplay;
 pub mod game;
 pub mod model;
 pub mod resolve;
@@ -12,7 +13,7 @@ use std::sync::LazyLock;
 use serde_json::{json, Value};
 use tercio_core::{Plan, Resolution};
 
-use crate::registry::{Engine, Outcome, Rejection, RuleSet};
+use crate::registry::{Engine, Outcome, Rejection, RuleSet, SideScore};
 use crate::scenario::Scenario;
 use model::{ActionRequest, GameState};
 use resolve::Acc;
@@ -317,5 +318,35 @@ impl Engine for AppEngine {
             Ok(st) => game::render(self.charts, &st),
             Err(e) => format!("unreadable state: {e}"),
         }
+    }
+
+    fn acting_side(&self, state: &Value, action: &Value) -> Option<String> {
+        let side_of = |kind: &str, key: &str| -> Option<String> {
+            let id = action.get(key)?.as_str()?;
+            state[kind][id]["side"].as_str().map(str::to_string)
+        };
+        match action["action"].as_str()? {
+            // Turn steps belong to the game master.
+            "initiative" | "end-initiatives" | "end-fire" | "end-turn" => None,
+            "command" | "attach" | "assign-command" => side_of("leaders", "leader"),
+            _ => side_of("units", "actor"),
+        }
+    }
+
+    fn scores(&self, state: &Value) -> Vec<SideScore> {
+        let Ok(st) = serde_json::from_value::<GameState>(state.clone()) else {
+            return Vec::new();
+        };
+        st.sides
+            .iter()
+            .map(|s| {
+                let (lost, threshold) = game::break_points(self.charts, &st, &s.id);
+                SideScore {
+                    side: s.id.clone(),
+                    lost,
+                    threshold,
+                }
+            })
+            .collect()
     }
 }

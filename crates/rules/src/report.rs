@@ -1,0 +1,357 @@
+//! Reports on a finished or running game: the dice report (faces and outcomes against their
+//! expected frequencies) and the battle report (Markdown, with the break-point chart per turn).
+//! Both are computed from the log with the same plans that rolled it.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
+use tercio_core::stats::{chi_square, chi_square_p};
+use tercio_core::LogEntry;
+
+use crate::game::Game;
+use crate::odds;
+use crate::registry::{SideScore, Viewer};
+
+/// Beyond this many joint outcomes an event's expected outcomes are not tabulated (a simultaneous
+/// fire by many units); its faces still count.
+const OUTCOME_BUDGET: usize = 100_000;
+
+/// The faces of one kind of die, from one source.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FaceTally {
+    pub sides: u8,
+    /// `seed` (drawn from the game's committed stream) or `entered` (real dice typed in).
+    pub source: &'static str,
+    pub thrown: u64,
+    /// Count per face, index 0 is face 1.
+    pub counts: Vec<u64>,
+    /// Expected count per face for fair dice.
+    pub expected: f64,
+    pub chi_square: f64,
+    pub degrees_of_freedom: u32,
+    /// Chance that fair dice stray at least this far from the expected counts.
+    pub p_value: f64,
+}
+
+/// One outcome of one kind of action: how often it was expected and how often it came.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OutcomeRow {
+    pub action: String,
+    pub facet: String,
+    pub value: String,
+    pub expected: f64,
+    pub observed: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DiceReport {
+    pub events: usize,
+    pub faces: Vec<FaceTally>,
+    pub outcomes: Vec<OutcomeRow>,
+    /// Events whose outcomes were too many to tabulate.
+    pub not_tabulated: usize,
+}
+
+/// (value, expected count, observed count).
+type Tally = (String, f64, u64);
+
+/// Every die ever thrown in the game (voided events too: they were thrown), and every outcome
+/// against its exact expectation at the moment it was rolled.
+pub fn dice_report(game: &Game) -> Result<DiceReport, String> {
+    let mut tallies: BTreeMap<(u8, bool), Vec<u64>> = BTreeMap::new();
+    // (action, facet) -> value -> (expected, observed), in first-seen order of values.
+    let mut rows: BTreeMap<(String, String), Vec<Tally>> = BTreeMap::new();
+    let mut events = 0;
+    let mut not_tabulated = 0;
+    game.walk(|_seq, event, _state, plan, pos| {
+        events += 1;
+        for d in &event.draws {
+            let counts = tallies
+                .entry((d.sides, event.entered))
+                .or_insert_with(|| vec![0; usize::from(d.sides)]);
+            if let Some(c) = counts.get_mut(usize::from(d.face).wrapping_sub(1)) {
+                *c += 1;
+            }
+        }
+        let faces: Vec<u8> = event.draws.iter().map(|d| d.face).collect();
+        let observed = plan
+            .clone()
+            .roll_with(&faces)
+            .map(|(o, _)| o.facets)
+            .map_err(|e| e.to_string())?;
+        if plan.within(OUTCOME_BUDGET) {
+            let report = odds::odds(&plan);
+            for f in &report.facets {
+                if f.values.len() < 2 {
+                    continue;
+                }
+                let seen = observed
+                    .iter()
+                    .find(|(k, _)| *k == f.facet)
+                    .map_or("(not reached)", |(_, v)| v.as_str());
+                let row = rows
+                    .entry((event.resolution.action.clone(), f.facet.clone()))
+                    .or_default();
+                for (v, p) in &f.values {
+                    let hit = u64::from(v == seen);
+                    match row.iter_mut().find(|(x, _, _)| x == v) {
+                        Some(r) => {
+                            r.1 += p;
+                            r.2 += hit;
+                        }
+                        None => row.push((v.clone(), *p, hit)),
+                    }
+                }
+            }
+        } else {
+            not_tabulated += 1;
+        }
+        Ok(if event.entered { pos } else { event.stream_pos })
+    })?;
+    let faces = tallies
+        .into_iter()
+        .map(|((sides, entered), counts)| {
+            let thrown: u64 = counts.iter().sum();
+            let expected = thrown as f64 / f64::from(sides);
+            let chi = chi_square(&counts, &vec![expected; counts.len()]);
+            let df = u32::from(sides) - 1;
+            FaceTally {
+                sides,
+                source: if entered { "entered" } else { "seed" },
+                thrown,
+                counts,
+                expected,
+                chi_square: chi,
+                degrees_of_freedom: df,
+                p_value: chi_square_p(chi, df),
+            }
+        })
+        .collect();
+    let outcomes = rows
+        .into_iter()
+        .flat_map(|((action, facet), values)| {
+            values
+                .into_iter()
+                .map(move |(value, expected, observed)| OutcomeRow {
+                    action: action.clone(),
+                    facet: facet.clone(),
+                    value,
+                    expected,
+                    observed,
+                })
+        })
+        .collect();
+    Ok(DiceReport {
+        events,
+        faces,
+        outcomes,
+        not_tabulated,
+    })
+}
+
+/// Each side's losses at the end of each turn, from the live events: (turn, scores).
+pub fn scores_by_turn(game: &Game) -> Result<Vec<(u64, Vec<SideScore>)>, String> {
+    let engine = game.engine().map_err(|e| e.to_string())?;
+    let mut state = engine.initial_state()?;
+    let mut rows: Vec<(u64, Vec<SideScore>)> = Vec::new();
+    let mut put = |state: &Value| {
+        let turn = state["turn"].as_u64().unwrap_or(0);
+        let scores = engine.scores(state);
+        match rows.last_mut() {
+            Some((t, s)) if *t == turn => *s = scores,
+            _ => rows.push((turn, scores)),
+        }
+    };
+    put(&state);
+    for (_, e) in game.log.live() {
+        engine.apply(&mut state, &e.effects)?;
+        put(&state);
+    }
+    Ok(rows)
+}
+
+/// What the battle report may show of the dice: the commitment always, the seed once revealed.
+pub struct Reveal<'a> {
+    pub commitment: &'a str,
+    pub seed: Option<(u64, &'a str)>,
+}
+
+/// A readable battle report in Markdown, as `viewer` may see it.
+pub fn battle_report(game: &Game, viewer: &Viewer, reveal: &Reveal) -> Result<String, String> {
+    let engine = game.engine().map_err(|e| e.to_string())?;
+    let sc = &game.scenario;
+    let side_name = |id: &str| sc.side(id).map_or(id.to_string(), |s| s.name.clone());
+    let rules = crate::registry::lookup(&game.ruleset)
+        .map(|r| r.name())
+        .unwrap_or(game.ruleset.as_str());
+    let mut md = format!("# {}\n\n", sc.title);
+    let mut facts = vec![format!("Rule set: {rules}")];
+    if let Some(d) = &sc.date {
+        facts.push(format!("Date: {d}"));
+    }
+    if let Some(p) = &sc.place {
+        facts.push(format!("Place: {p}"));
+    }
+    md.push_str(&facts.join(" · "));
+    md.push_str("\n\n");
+    for s in &sc.sides {
+        let units = sc.units.iter().filter(|u| u.side == s.id).count();
+        let bases: u32 = sc
+            .units
+            .iter()
+            .filter(|u| u.side == s.id)
+            .map(|u| u32::from(u.bases))
+            .sum();
+        md.push_str(&format!("- **{}**: {units} units, {bases} bases\n", s.name));
+    }
+    let state = engine.view_state(&game.state, viewer);
+    let turn = state["turn"].as_u64().unwrap_or(0);
+    md.push_str("\n## Result\n\n");
+    if engine.is_over(&state) {
+        let broken: Vec<String> = state["broken"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(side_name)
+            .collect();
+        if broken.len() > 1 {
+            md.push_str(&format!(
+                "Both armies broke in turn {turn}: a draw ({}).\n",
+                broken.join(", ")
+            ));
+        } else {
+            let winners: Vec<String> = sc
+                .sides
+                .iter()
+                .filter(|s| !broken.contains(&s.name))
+                .map(|s| s.name.clone())
+                .collect();
+            md.push_str(&format!(
+                "{} won in turn {turn}: {} broke.\n",
+                winners.join(", "),
+                broken.join(", ")
+            ));
+        }
+    } else {
+        md.push_str(&format!("Not decided: the game stands in turn {turn}.\n"));
+    }
+    md.push_str("\n## Break points, turn by turn\n\nLosses against each army's breaking point at the end of each turn (the last row is now).\n\n| Turn |");
+    for s in &sc.sides {
+        md.push_str(&format!(" {} |", s.name));
+    }
+    md.push_str("\n|---:|");
+    for _ in &sc.sides {
+        md.push_str("---|");
+    }
+    md.push('\n');
+    for (t, scores) in scores_by_turn(game)? {
+        md.push_str(&format!("| {t} |"));
+        for s in &sc.sides {
+            match scores.iter().find(|x| x.side == s.id) {
+                Some(x) => md.push_str(&format!(" `{}` {}/{} |", bar(x), x.lost, x.threshold)),
+                None => md.push_str(" — |"),
+            }
+        }
+        md.push('\n');
+    }
+    md.push_str("\n## Log\n\n");
+    for e in &game.log.entries {
+        match e {
+            LogEntry::Event { seq, event } => {
+                let Some(v) = serde_json::to_value(event)
+                    .ok()
+                    .and_then(|v| engine.view_event(&v, viewer))
+                else {
+                    md.push_str(&format!("{seq}. (hidden from this seat)\n"));
+                    continue;
+                };
+                let action = v["resolution"]["action"].as_str().unwrap_or("");
+                let summary = v["resolution"]["summary"].as_str().unwrap_or("");
+                let faces: Vec<String> = v["draws"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|d| d["face"].as_u64())
+                    .map(|f| f.to_string())
+                    .collect();
+                let dice = if faces.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        " — dice {}{}",
+                        faces.join(" "),
+                        if event.entered {
+                            " (thrown at the table)"
+                        } else {
+                            ""
+                        }
+                    )
+                };
+                let line = format!("**{}**: {}{dice}", md_text(action), md_text(summary));
+                if game.log.is_voided(*seq) {
+                    md.push_str(&format!("{seq}. ~~{line}~~ (voided)\n"));
+                } else {
+                    md.push_str(&format!("{seq}. {line}\n"));
+                }
+            }
+            LogEntry::Void { seq, voids, .. } => {
+                md.push_str(&format!("{seq}. Undo: #{voids} voided\n"));
+            }
+        }
+    }
+    md.push_str("\n## Dice\n\n");
+    md.push_str(&format!(
+        "Commitment to the dice (SHA-256, shown to every seat at the start): `{}`\n\n",
+        reveal.commitment
+    ));
+    match reveal.seed {
+        Some((seed, nonce)) => md.push_str(&format!(
+            "Seed: `{seed}`, nonce: `{nonce}`. `tercio verify` on this game's export re-runs every roll from them.\n"
+        )),
+        None => md.push_str("The seed is revealed when the game ends.\n"),
+    }
+    let dr = dice_report(game)?;
+    if !dr.faces.is_empty() {
+        md.push_str(
+            "\n| Dice | Source | Thrown | Faces 1… | χ² | p |\n|---|---|---:|---|---:|---:|\n",
+        );
+        for t in &dr.faces {
+            let counts: Vec<String> = t.counts.iter().map(u64::to_string).collect();
+            md.push_str(&format!(
+                "| d{} | {} | {} | {} | {:.2} | {:.3} |\n",
+                t.sides,
+                t.source,
+                t.thrown,
+                counts.join(" "),
+                t.chi_square,
+                t.p_value
+            ));
+        }
+    }
+    Ok(md)
+}
+
+/// Ten cells, filled in proportion to losses over the breaking point.
+fn bar(s: &SideScore) -> String {
+    let filled = (s.lost.min(s.threshold) * 10 + s.threshold / 2)
+        .checked_div(s.threshold)
+        .unwrap_or(0) as usize;
+    format!("{}{}", "█".repeat(filled), "·".repeat(10 - filled))
+}
+
+/// User text inside Markdown: characters that would start markup are escaped.
+fn md_text(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        if matches!(
+            c,
+            '\\' | '*' | '_' | '`' | '[' | ']' | '<' | '>' | '#' | '|' | '~'
+        ) {
+            o.push('\\');
+        }
+        o.push(if c == '\n' { ' ' } else { c });
+    }
+    o
+}

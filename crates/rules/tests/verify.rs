@@ -1,0 +1,211 @@
+//! Verifiable dice: the commitment, verification event by event, faces thrown at the table, and
+//! the dice and battle reports computed from the same plans.
+
+mod common;
+use common::root;
+use serde_json::json;
+use tercio_rules::game::{commitment, Game, GameError};
+use tercio_rules::report::{battle_report, dice_report, scores_by_turn, Reveal};
+use tercio_rules::scenario::parse;
+use tercio_rules::Viewer;
+
+fn game(seed: u64) -> Game {
+    let p = root().join("scenarios/el-gran-capitan/cerignola-1503.toml");
+    let sc = parse("cerignola", &std::fs::read_to_string(p).expect("read")).expect("valid");
+    let mut g = Game::new(sc, seed).expect("game");
+    g.nonce = "00112233445566778899aabbccddeeff".into();
+    g
+}
+
+fn played(seed: u64) -> Game {
+    let mut g = game(seed);
+    tercio_rules::app_driven::autoplay::play(&mut g, &[3, 1, 4, 1, 5, 9, 2, 6], 30).expect("play");
+    g
+}
+
+#[test]
+fn the_commitment_binds_seed_and_nonce() {
+    let g = game(7);
+    assert_eq!(g.commitment().len(), 64);
+    assert_eq!(g.commitment(), commitment(7, &g.nonce));
+    assert_ne!(g.commitment(), commitment(8, &g.nonce));
+    assert_ne!(g.commitment(), commitment(7, "other"));
+    // Pinned (computed independently: Python's hashlib over the same text): the commitment
+    // published for a game must never change with a code change.
+    assert_eq!(
+        commitment(1, ""),
+        "ed10b67396a75717e64ad1ad1c75b8ac7a032b9e1fa860d6c25573ee0b10886e"
+    );
+}
+
+#[test]
+fn a_played_game_verifies_and_one_altered_face_is_caught() {
+    let g = played(11);
+    let checked = g.verify().expect("verifies");
+    assert!(checked.len() > 5);
+    let events = g
+        .log
+        .entries
+        .iter()
+        .filter(|e| matches!(e, tercio_core::LogEntry::Event { .. }))
+        .count();
+    assert_eq!(checked.len(), events, "every event, voided ones too");
+    assert_eq!(
+        checked.iter().filter(|c| !c.voided).count(),
+        g.log.live().count()
+    );
+    let mut tampered = g.clone();
+    let face = tampered
+        .log
+        .entries
+        .iter_mut()
+        .find_map(|e| match e {
+            tercio_core::LogEntry::Event { event, .. } if !event.draws.is_empty() => {
+                event.draws.last_mut()
+            }
+            _ => None,
+        })
+        .expect("an event with dice");
+    face.face = face.face % 6 + 1;
+    let err = tampered.verify().expect_err("an altered face is detected");
+    assert!(
+        err.contains("dice differ") || err.contains("different outcome"),
+        "{err}"
+    );
+    // A different seed does not verify the same log either.
+    let mut reseeded = g.clone();
+    reseeded.seed ^= 1;
+    assert!(reseeded.verify().is_err());
+}
+
+#[test]
+fn faces_thrown_at_the_table_are_checked_recorded_and_verified() {
+    let mut g = game(3);
+    let before = g.clone();
+    let init = json!({"action": "initiative"});
+    let need = g.needed(&init, &[]).expect("needed").expect("dice");
+    assert_eq!(need.len(), 2, "one die per side: {need:?}");
+    // Out of range, too few and too many are refused naming the faces field; nothing changes.
+    for bad in [&[7u8, 2][..], &[3][..], &[3, 2, 1][..], &[0, 1][..]] {
+        match g.act_entered(init.clone(), bad) {
+            Err(GameError::Rejected(r)) => {
+                assert_eq!(r.code, "bad-faces");
+                assert_eq!(r.field.as_deref(), Some("faces"));
+            }
+            other => panic!("{bad:?}: {other:?}"),
+        }
+        assert_eq!(g, before);
+    }
+    let ev = g
+        .act_entered(init.clone(), &[6, 1])
+        .expect("entered")
+        .clone();
+    assert!(ev.entered);
+    assert_eq!(ev.draws.iter().map(|d| d.face).collect::<Vec<_>>(), [6, 1]);
+    assert_eq!(ev.stream_pos, 0, "the seed's stream did not move");
+    // Then a seeded roll continues the stream from where it was.
+    let side = g.state["initiative_side"]
+        .as_str()
+        .expect("side")
+        .to_string();
+    let leader = g.state["leaders"]
+        .as_object()
+        .and_then(|l| l.values().find(|l| l["side"] == side.as_str()))
+        .and_then(|l| l["id"].as_str())
+        .expect("leader")
+        .to_string();
+    g.act(json!({"action": "command", "leader": leader}))
+        .expect("command");
+    let checked = g.verify().expect("verifies");
+    assert!(checked[0].entered && !checked[1].entered);
+    assert_eq!(checked[1].faces.len(), 1);
+    // An entered face altered afterwards gives a different outcome, or different effects.
+    let mut t = g.clone();
+    if let tercio_core::LogEntry::Event { event, .. } = &mut t.log.entries[0] {
+        event.draws[0].face = 1;
+        event.draws[1].face = 6;
+    }
+    assert!(t.verify().is_err());
+}
+
+#[test]
+fn the_dice_report_counts_every_face_and_expects_every_outcome() {
+    let g = played(5);
+    let r = dice_report(&g).expect("report");
+    let draws: usize = g
+        .log
+        .entries
+        .iter()
+        .filter_map(|e| match e {
+            tercio_core::LogEntry::Event { event, .. } => Some(event.draws.len()),
+            _ => None,
+        })
+        .sum();
+    assert_eq!(
+        r.faces.iter().map(|t| t.thrown).sum::<u64>() as usize,
+        draws
+    );
+    for t in &r.faces {
+        assert_eq!(t.counts.iter().sum::<u64>(), t.thrown);
+        assert!((0.0..=1.0).contains(&t.p_value));
+        assert_eq!(t.source, "seed");
+    }
+    // For each (action, facet), expected counts sum to the number of times it was asked, and so
+    // do the observed ones.
+    let mut groups: std::collections::BTreeMap<(String, String), (f64, u64)> = Default::default();
+    for row in &r.outcomes {
+        let e = groups
+            .entry((row.action.clone(), row.facet.clone()))
+            .or_default();
+        e.0 += row.expected;
+        e.1 += row.observed;
+    }
+    assert!(!groups.is_empty());
+    for ((a, f), (exp, obs)) in groups {
+        assert!(
+            (exp - obs as f64).abs() < 1e-6,
+            "{a}/{f}: expected {exp}, observed {obs}"
+        );
+    }
+}
+
+#[test]
+fn the_battle_report_charts_break_points_per_turn() {
+    let g = played(9);
+    let rows = scores_by_turn(&g).expect("rows");
+    assert_eq!(rows.first().map(|r| r.0), Some(1));
+    let last_turn = g.state["turn"].as_u64().expect("turn");
+    assert_eq!(rows.last().map(|r| r.0), Some(last_turn));
+    assert_eq!(rows.len() as u64, last_turn);
+    let engine = g.engine().expect("engine");
+    assert_eq!(
+        rows.last().map(|r| r.1.clone()),
+        Some(engine.scores(&g.state))
+    );
+    let c = g.commitment();
+    let hidden = battle_report(
+        &g,
+        &Viewer::Spectator,
+        &Reveal {
+            commitment: &c,
+            seed: None,
+        },
+    )
+    .expect("md");
+    assert!(hidden.contains("## Break points, turn by turn"));
+    assert!(hidden.contains(&c));
+    assert!(!hidden.contains(&format!("Seed: `{}`", g.seed)));
+    for (t, _) in &rows {
+        assert!(hidden.contains(&format!("\n| {t} |")), "turn {t} row");
+    }
+    let shown = battle_report(
+        &g,
+        &Viewer::GameMaster,
+        &Reveal {
+            commitment: &c,
+            seed: Some((g.seed, &g.nonce)),
+        },
+    )
+    .expect("md");
+    assert!(shown.contains(&format!("Seed: `{}`", g.seed)));
+}
