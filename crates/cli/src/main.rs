@@ -68,6 +68,16 @@ enum Cmd {
     },
     /// Re-fold a game's log from its seed and check every roll and the stored state.
     Replay { game: PathBuf },
+    /// Check that every roll of a finished game came from its committed seed: reads a game file
+    /// or a game exported from the app, checks the seed against the published SHA-256
+    /// commitment, and re-runs every roll.
+    Verify {
+        /// A game file, or an export (`tercio-export/1`) downloaded from a game's page.
+        file: PathBuf,
+    },
+    /// A readable battle report in Markdown: the result, the break points turn by turn, the log
+    /// and the dice.
+    Report { game: PathBuf },
     /// Run the game app: pages for the browser and the JSON API, on an embedded SQLite database.
     Serve {
         /// Address to listen on.
@@ -76,6 +86,11 @@ enum Cmd {
         /// Database file (default: tercio.db in the platform's data directory).
         #[arg(long)]
         db: Option<PathBuf>,
+        /// The address players' phones reach this server by, for their links and QR codes
+        /// (e.g. http://192.168.1.20:8080 with --addr 0.0.0.0:8080). Default: the address the
+        /// game master's browser used.
+        #[arg(long)]
+        public_url: Option<String>,
     },
 }
 
@@ -171,7 +186,13 @@ fn run(cli: Cli) -> Res {
             GameCmd::Show { game, json, log } => game_show(&game, json, log),
         },
         Cmd::Replay { game } => replay(&game),
-        Cmd::Serve { addr, db } => serve(&addr, db),
+        Cmd::Verify { file } => verify(&file),
+        Cmd::Report { game } => report_cmd(&game),
+        Cmd::Serve {
+            addr,
+            db,
+            public_url,
+        } => serve(&addr, db, public_url),
     }
 }
 
@@ -421,7 +442,8 @@ fn game_new(scenario_path: &Path, seed: Option<u64>, out: &Path) -> Res {
         )));
     }
     let seed = seed.unwrap_or_else(fresh_seed);
-    let g = Game::new(sc, seed).map_err(|e| fail(e.to_string()))?;
+    let mut g = Game::new(sc, seed).map_err(|e| fail(e.to_string()))?;
+    g.nonce = format!("{:016x}{:016x}", fresh_seed(), fresh_seed());
     save_game(out, &g)?;
     println!(
         "New game: {} ({}) -> {}",
@@ -530,11 +552,20 @@ fn default_db() -> PathBuf {
     )
 }
 
-fn serve(addr: &str, db: Option<PathBuf>) -> Res {
+fn serve(addr: &str, db: Option<PathBuf>, public_url: Option<String>) -> Res {
     let db = db.unwrap_or_else(default_db);
     let store = tercio_store::SqliteStore::open(&db)
         .map_err(|e| fail(format!("--db {}: {e}", db.display())))?;
-    let state = tercio_web::AppState::new(std::sync::Arc::new(store));
+    if let Some(u) = &public_url {
+        if !(u.starts_with("http://") || u.starts_with("https://")) {
+            return Err(fail(format!(
+                "--public-url {u}: an address starting with http:// or https://"
+            )));
+        }
+    }
+    let key = tercio_store::Store::host_key(&store)
+        .map_err(|e| fail(format!("--db {}: {e}", db.display())))?;
+    let state = tercio_web::AppState::with_public_url(std::sync::Arc::new(store), public_url);
     let demo = tercio_web::ensure_demo_game(&state).map_err(fail)?;
     let rt = tokio::runtime::Runtime::new().map_err(|e| fail(e.to_string()))?;
     rt.block_on(async move {
@@ -542,15 +573,137 @@ fn serve(addr: &str, db: Option<PathBuf>) -> Res {
             .await
             .map_err(|e| fail(format!("--addr {addr}: {e}")))?;
         let local = listener.local_addr().map_err(|e| fail(e.to_string()))?;
+        let base = state
+            .public_url
+            .clone()
+            .unwrap_or_else(|| format!("http://{local}"));
         println!(
-            "Tercio is serving on http://{local}/  (database: {})",
+            "Tercio is serving on {base}/?key={key}  (open this to manage games; database: {})",
             db.display()
         );
-        if let Some(id) = demo {
-            println!("A demo game is ready: http://{local}/games/{id}");
+        if let Some(token) = demo {
+            println!("A demo game is ready; its game master's link: {base}/s/{token}");
         }
         tercio_web::serve(listener, state)
             .await
             .map_err(|e| fail(e.to_string()))
     })
+}
+
+/// A game from a game file, or from an app export (whose seed must have been revealed).
+fn game_for_verify(path: &Path) -> Result<(Game, Option<String>), Failure> {
+    let v: Value = json_at(path, "not JSON")?;
+    if v["format"] != "tercio-export/1" {
+        return Ok((load_game(path)?, None));
+    }
+    let at = |field: &str, m: &str| fail(format!("{}: {field}: {m}", path.display()));
+    let dice = &v["dice"];
+    let commitment = dice["commitment"]
+        .as_str()
+        .ok_or_else(|| at("dice.commitment", "missing"))?
+        .to_string();
+    let Some(seed) = dice["seed"].as_u64() else {
+        return Err(Failure {
+            msg: format!(
+                "{}: the seed is not revealed yet (it is when the game ends); the dice are committed to SHA-256 {commitment}",
+                path.display()
+            ),
+            code: 2,
+        });
+    };
+    let nonce = dice["nonce"].as_str().unwrap_or("").to_string();
+    let mut entries = Vec::new();
+    for (i, e) in v["log"].as_array().into_iter().flatten().enumerate() {
+        if e["entry"] == "hidden" {
+            return Err(at(
+                &format!("log[{i}]"),
+                "this event is hidden from the seat the export was made for; verify the game master's export",
+            ));
+        }
+        entries.push(
+            serde_json::from_value(e.clone())
+                .map_err(|x| at(&format!("log[{i}]"), &x.to_string()))?,
+        );
+    }
+    let g = Game {
+        format: tercio_rules::game::FORMAT.to_string(),
+        ruleset: v["rule_set"]
+            .as_str()
+            .ok_or_else(|| at("rule_set", "missing"))?
+            .to_string(),
+        seed,
+        nonce,
+        scenario: serde_json::from_value(v["scenario"].clone())
+            .map_err(|x| at("scenario", &x.to_string()))?,
+        log: tercio_core::EventLog { entries },
+        state: v["state"].clone(),
+    };
+    Ok((g, Some(commitment)))
+}
+
+fn verify(path: &Path) -> Res {
+    let (g, published) = game_for_verify(path)?;
+    let commitment = g.commitment();
+    match &published {
+        Some(c) if *c != commitment => {
+            return Err(fail(format!(
+                "{}: FAILED: seed {} and nonce {} hash to {commitment}, not to the published commitment {c}",
+                path.display(),
+                g.seed,
+                g.nonce
+            )))
+        }
+        Some(_) => println!(
+            "commitment ok: SHA-256 of seed {} and nonce {} is {commitment}, as published at the start",
+            g.seed, g.nonce
+        ),
+        None => println!("commitment: {commitment} (seed {}, nonce {:?})", g.seed, g.nonce),
+    }
+    let checked = g
+        .verify()
+        .map_err(|e| fail(format!("{}: FAILED: {e}", path.display())))?;
+    let (mut seeded, mut entered) = (0usize, 0usize);
+    for c in &checked {
+        let faces: Vec<String> = c.faces.iter().map(u8::to_string).collect();
+        let how = if c.entered {
+            entered += c.faces.len();
+            "thrown at the table; faces fit the dice and give the recorded result"
+        } else {
+            seeded += c.faces.len();
+            "the seed's next faces; the recorded result follows"
+        };
+        println!(
+            "  #{:<4} {:<16} {:<24} ok ({how}){}",
+            c.seq,
+            c.action,
+            if faces.is_empty() {
+                "no dice".to_string()
+            } else {
+                faces.join(" ")
+            },
+            if c.voided { " [voided]" } else { "" }
+        );
+    }
+    println!(
+        "{}: verified — {} events, {seeded} faces from the seed, {entered} thrown at the table; the state is the fold of the log",
+        path.display(),
+        checked.len()
+    );
+    Ok(())
+}
+
+fn report_cmd(path: &Path) -> Res {
+    let (g, _) = game_for_verify(path)?;
+    let c = g.commitment();
+    let md = tercio_rules::report::battle_report(
+        &g,
+        &tercio_rules::Viewer::GameMaster,
+        &tercio_rules::report::Reveal {
+            commitment: &c,
+            seed: Some((g.seed, &g.nonce)),
+        },
+    )
+    .map_err(|e| fail(format!("{}: {e}", path.display())))?;
+    print!("{md}");
+    Ok(())
 }

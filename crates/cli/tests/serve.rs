@@ -4,9 +4,11 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 
 use serde_json::json;
-use tercio_web::client::request;
+use tercio_web::client::{request, request_with};
 
-fn start(db: &std::path::Path, new_db: bool) -> (Child, String, Option<String>) {
+/// Start `tercio serve`; returns the child, its address, the host key and (on a new database)
+/// the demo game's game-master token.
+fn start(db: &std::path::Path, new_db: bool) -> (Child, String, String, Option<String>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_tercio"))
         .args(["serve", "--addr", "127.0.0.1:0", "--db"])
         .arg(db)
@@ -22,23 +24,29 @@ fn start(db: &std::path::Path, new_db: bool) -> (Child, String, Option<String>) 
         .and_then(|x| x.split('/').next())
         .expect("address")
         .to_string();
+    let key = first
+        .split("?key=")
+        .nth(1)
+        .and_then(|x| x.split_whitespace().next())
+        .expect("host key")
+        .to_string();
     // The demo line is printed only for a new database.
     let demo = if new_db {
         lines
             .next()
             .and_then(Result::ok)
-            .and_then(|l| l.split("/games/").nth(1).map(str::to_string))
+            .and_then(|l| l.split("/s/").nth(1).map(str::to_string))
     } else {
         None
     };
-    (child, addr, demo)
+    (child, addr, key, demo)
 }
 
 #[test]
 fn acknowledged_actions_survive_a_kill() {
     let dir = tempfile::tempdir().expect("tmp");
     let db = dir.path().join("data/tercio.db");
-    let (mut child, addr, demo) = start(&db, true);
+    let (mut child, addr, _, demo) = start(&db, true);
     let id = demo.expect("a demo game on a new database");
     assert_eq!(
         request(&addr, "GET", "/healthz", None)
@@ -50,7 +58,7 @@ fn acknowledged_actions_survive_a_kill() {
     let r = request(
         &addr,
         "POST",
-        &format!("/api/games/{id}/actions"),
+        &format!("/api/s/{id}/actions"),
         Some(&json!({"action": "initiative"}).to_string()),
     )
     .expect("act");
@@ -68,7 +76,7 @@ fn acknowledged_actions_survive_a_kill() {
     let r = request(
         &addr,
         "POST",
-        &format!("/api/games/{id}/actions"),
+        &format!("/api/s/{id}/actions"),
         Some(&json!({"action": "command", "leader": leader}).to_string()),
     )
     .expect("act");
@@ -85,7 +93,7 @@ fn acknowledged_actions_survive_a_kill() {
         let r = request(
             &addr,
             "POST",
-            &format!("/api/games/{id}/actions"),
+            &format!("/api/s/{id}/actions"),
             Some(&json!({"action": "regroup", "actor": u}).to_string()),
         )
         .expect("act");
@@ -93,22 +101,29 @@ fn acknowledged_actions_survive_a_kill() {
             acknowledged.push(r.json()["seq"].as_u64().expect("seq"));
         }
     }
-    let r = request(&addr, "POST", &format!("/api/games/{id}/undo"), Some("")).expect("undo");
+    let r = request(&addr, "POST", &format!("/api/s/{id}/undo"), Some("")).expect("undo");
     assert_eq!(r.status, 200, "{}", r.body);
     // SIGKILL right after the last acknowledgement.
     child.kill().expect("kill");
     child.wait().expect("wait");
 
-    let (mut child, addr, _) = start(&db, false);
-    let games = request(&addr, "GET", "/api/games", None)
-        .expect("games")
-        .json();
+    let (mut child, addr, key, _) = start(&db, false);
+    let auth = format!("Bearer {key}");
+    let games = request_with(
+        &addr,
+        "GET",
+        "/api/games",
+        &[("Authorization", &auth)],
+        None,
+    )
+    .expect("games")
+    .json();
     assert_eq!(
         games.as_array().map(Vec::len),
         Some(1),
         "no second demo game on an existing database"
     );
-    let log = request(&addr, "GET", &format!("/api/games/{id}/log"), None)
+    let log = request(&addr, "GET", &format!("/api/s/{id}/log"), None)
         .expect("log")
         .json();
     let seqs: Vec<u64> = log["entries"]
@@ -125,7 +140,120 @@ fn acknowledged_actions_survive_a_kill() {
         acknowledged.len() + 1,
         "the undo's void is there too"
     );
-    assert_eq!(log["voided"].as_array().map(Vec::len), Some(1));
+    assert_eq!(
+        log["entries"]
+            .as_array()
+            .map(|e| e.iter().filter(|x| x["voided"] == true).count()),
+        Some(1)
+    );
+    child.kill().expect("kill");
+    child.wait().expect("wait");
+}
+
+fn tercio(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_tercio"))
+        .args(args)
+        .output()
+        .expect("run tercio")
+}
+
+/// A game played through the app, exported from a player's link, checked with `tercio verify`:
+/// before the end the seed is not there; after, every roll verifies; one altered face is caught.
+#[test]
+fn an_exported_game_verifies_and_an_altered_roll_is_caught() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("tercio.db");
+    let (mut child, addr, _, demo) = start(&db, true);
+    let gm = demo.expect("demo game");
+    let post = |path: &str, body: &str| {
+        let r = request(&addr, "POST", &format!("/api/s/{gm}/{path}"), Some(body)).expect("post");
+        assert_eq!(r.status, 200, "{path}: {}", r.body);
+        r.json()
+    };
+    let side = post("actions", r#"{"action":"initiative"}"#)["state"]["initiative_side"]
+        .as_str()
+        .expect("side")
+        .to_string();
+    let leader = if side == "french" {
+        "nemours"
+    } else {
+        "gonzalo"
+    };
+    let r = request(
+        &addr,
+        "POST",
+        &format!("/api/s/{gm}/actions"),
+        Some(&format!(r#"{{"action":"command","leader":"{leader}"}}"#)),
+    )
+    .expect("post");
+    assert!(r.status == 200 || r.status == 422, "{}", r.body);
+    post("undo", "");
+    let seats = request(&addr, "GET", &format!("/api/s/{gm}/seats"), None)
+        .expect("seats")
+        .json();
+    let spectator = seats
+        .as_array()
+        .and_then(|s| s.last())
+        .and_then(|s| s["url"].as_str())
+        .and_then(|u| u.rsplit('/').next())
+        .expect("spectator")
+        .to_string();
+    let export = |name: &str| {
+        let r = request(&addr, "GET", &format!("/api/s/{spectator}/export"), None).expect("export");
+        assert_eq!(r.status, 200);
+        let p = dir.path().join(name);
+        std::fs::write(&p, &r.body).expect("write");
+        p
+    };
+    let early = export("early.json");
+    let o = tercio(&["verify", early.to_str().unwrap_or_default()]);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not revealed yet"));
+    post("conclude", "");
+    let done = export("done.json");
+    let o = tercio(&["verify", done.to_str().unwrap_or_default()]);
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(
+        o.status.success(),
+        "{out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        out.contains("commitment ok") && out.contains("verified"),
+        "{out}"
+    );
+    // One altered face.
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&done).expect("read")).expect("json");
+    let f = v["log"][0]["event"]["draws"][0]["face"]
+        .as_u64()
+        .expect("face");
+    v["log"][0]["event"]["draws"][0]["face"] = json!(f % 6 + 1);
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, v.to_string()).expect("write");
+    let o = tercio(&["verify", bad.to_str().unwrap_or_default()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("FAILED: event 1"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // A seed that does not match the published commitment.
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&done).expect("read")).expect("json");
+    let seed = v["dice"]["seed"].as_u64().expect("seed");
+    v["dice"]["seed"] = json!(seed ^ 1);
+    std::fs::write(&bad, v.to_string()).expect("write");
+    let o = tercio(&["verify", bad.to_str().unwrap_or_default()]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not to the published commitment"));
+    // The battle report of the same export.
+    let o = tercio(&["report", done.to_str().unwrap_or_default()]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("## Break points, turn by turn"));
     child.kill().expect("kill");
     child.wait().expect("wait");
 }

@@ -46,7 +46,7 @@ pub struct Outcome {
 }
 
 /// A rule set's engine, bound to a scenario (for games) or to none (for stand-alone actions).
-pub trait Engine {
+pub trait Engine: Send {
     /// The state of a new game of the bound scenario.
     fn initial_state(&self) -> Result<Value, String>;
     /// Declare the dice plan of an action, against a game state or stand-alone.

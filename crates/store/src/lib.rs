@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::Mutex;
 
 use rusqlite::{params, Connection, OptionalExtension};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tercio_core::{EventLog, LogEntry};
 use tercio_rules::game::{Game, GameEvent, FORMAT};
@@ -50,8 +50,53 @@ pub struct GameSummary {
     pub archived: bool,
 }
 
+/// Who holds a link: the game master, one side's player, or a spectator.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "role", content = "side", rename_all = "kebab-case")]
+pub enum Role {
+    GameMaster,
+    Side(String),
+    Spectator,
+}
+
+/// A seat at a game: an unguessable token (the capability in the seat's link) and its role.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Seat {
+    pub token: String,
+    pub game_id: String,
+    pub role: Role,
+}
+
+/// What the game master allows the sides' seats to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SideRights {
+    /// See the state, the log and the results; nothing else.
+    #[default]
+    Watch,
+    /// Also ask the odds and resolve the actions of the side's own units and leaders.
+    OwnUnits,
+}
+
+/// Per-game options the game master sets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Settings {
+    pub side_rights: SideRights,
+    /// The game master types in faces thrown on real dice.
+    pub physical_dice: bool,
+}
+
+/// What the store keeps about a game besides the game itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Meta {
+    pub settings: Settings,
+    /// The game master ended the game (the seed is then revealed and nothing more is recorded).
+    pub concluded: bool,
+}
+
 pub trait Store: Send + Sync {
-    /// Store a new game; returns its id.
+    /// Store a new game with its seats (game master, one per side, spectator); returns its id.
     fn create(&self, game: &Game, scenario_id: Option<&str>) -> Result<String, StoreError>;
     fn load(&self, id: &str) -> Result<Option<Game>, StoreError>;
     /// Persist the log entries the store does not have yet, and the state, in one transaction.
@@ -59,10 +104,23 @@ pub trait Store: Send + Sync {
     fn list(&self, archived: bool) -> Result<Vec<GameSummary>, StoreError>;
     fn set_archived(&self, id: &str, archived: bool) -> Result<bool, StoreError>;
     fn delete(&self, id: &str) -> Result<bool, StoreError>;
+    /// The seat a token opens, if the token is current.
+    fn seat(&self, token: &str) -> Result<Option<Seat>, StoreError>;
+    /// A game's current seats: game master first, then the sides in scenario order, spectator.
+    fn seats(&self, game_id: &str) -> Result<Vec<Seat>, StoreError>;
+    /// Withdraw a seat's current token and issue a new one. `None` if the game has no such seat.
+    fn reissue(&self, game_id: &str, role: &Role) -> Result<Option<Seat>, StoreError>;
+    fn meta(&self, game_id: &str) -> Result<Option<Meta>, StoreError>;
+    fn set_settings(&self, game_id: &str, settings: &Settings) -> Result<bool, StoreError>;
+    /// Mark the game concluded by the game master.
+    fn conclude(&self, game_id: &str) -> Result<bool, StoreError>;
+    /// The key that opens the host's pages (all games, new games), created on first use.
+    fn host_key(&self) -> Result<String, StoreError>;
 }
 
 /// Schema migrations, applied in order; `PRAGMA user_version` records how many ran.
-const MIGRATIONS: &[&str] = &["CREATE TABLE games (
+const MIGRATIONS: &[&str] = &[
+    "CREATE TABLE games (
         id TEXT PRIMARY KEY,
         title TEXT NOT NULL,
         rule_set TEXT NOT NULL,
@@ -79,7 +137,30 @@ const MIGRATIONS: &[&str] = &["CREATE TABLE games (
         seq INTEGER NOT NULL,
         entry TEXT NOT NULL,
         PRIMARY KEY (game_id, seq)
-    );"];
+    );",
+    "ALTER TABLE games ADD COLUMN nonce TEXT NOT NULL DEFAULT '';
+    ALTER TABLE games ADD COLUMN settings TEXT NOT NULL DEFAULT '{}';
+    ALTER TABLE games ADD COLUMN concluded_at INTEGER;
+    CREATE TABLE seats (
+        token TEXT PRIMARY KEY,
+        game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+        role TEXT NOT NULL,
+        ord INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        revoked_at INTEGER
+    );
+    CREATE INDEX seats_by_game ON seats(game_id);
+    CREATE TABLE host (key TEXT NOT NULL);
+    -- Games made before seats existed get theirs now (SQLite's randomblob is its CSPRNG).
+    INSERT INTO seats (token, game_id, role, ord, created_at)
+        SELECT lower(hex(randomblob(16))), id, 'game-master', 0, updated_at FROM games;
+    INSERT INTO seats (token, game_id, role, ord, created_at)
+        SELECT lower(hex(randomblob(16))), g.id, 'side:' || json_extract(s.value, '$.id'), s.key + 1, g.updated_at
+        FROM games g, json_each(g.scenario, '$.sides') s;
+    INSERT INTO seats (token, game_id, role, ord, created_at)
+        SELECT lower(hex(randomblob(16))), g.id, 'spectator', 1 + json_array_length(g.scenario, '$.sides'), g.updated_at
+        FROM games g;",
+];
 
 pub struct SqliteStore {
     conn: Mutex<Connection>,
@@ -94,6 +175,48 @@ fn now() -> i64 {
 fn new_id() -> String {
     let n = getrandom::u64().unwrap_or_else(|_| now() as u64 ^ 0x9e37_79b9_7f4a_7c15);
     format!("{n:016x}")
+}
+
+/// 128 random bits, hex: a seat's token or the host key. Without the system's entropy there is
+/// no unguessable token, so this fails rather than fall back on anything predictable.
+fn new_token() -> Result<String, StoreError> {
+    let mut b = [0u8; 16];
+    getrandom::fill(&mut b).map_err(|e| StoreError::Db(format!("no system randomness: {e}")))?;
+    Ok(b.iter().map(|x| format!("{x:02x}")).collect())
+}
+
+fn role_text(r: &Role) -> String {
+    match r {
+        Role::GameMaster => "game-master".into(),
+        Role::Side(s) => format!("side:{s}"),
+        Role::Spectator => "spectator".into(),
+    }
+}
+
+fn role_of(t: &str) -> Role {
+    match t.strip_prefix("side:") {
+        Some(s) => Role::Side(s.to_string()),
+        None if t == "game-master" => Role::GameMaster,
+        None => Role::Spectator,
+    }
+}
+
+fn insert_seat(
+    tx: &rusqlite::Transaction,
+    game_id: &str,
+    role: &Role,
+    ord: i64,
+) -> Result<Seat, StoreError> {
+    let token = new_token()?;
+    tx.execute(
+        "INSERT INTO seats (token, game_id, role, ord, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![token, game_id, role_text(role), ord, now()],
+    )?;
+    Ok(Seat {
+        token,
+        game_id: game_id.to_string(),
+        role: role.clone(),
+    })
 }
 
 impl SqliteStore {
@@ -162,24 +285,30 @@ impl Store for SqliteStore {
             serde_json::to_string(&game.state).map_err(|x| StoreError::Corrupt(x.to_string()))?;
         let t = now();
         tx.execute(
-            "INSERT INTO games (id, title, rule_set, scenario_id, scenario, seed, state, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)",
-            params![id, game.scenario.title, game.ruleset, scenario_id, scenario, game.seed as i64, state, t],
+            "INSERT INTO games (id, title, rule_set, scenario_id, scenario, seed, nonce, state, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9)",
+            params![id, game.scenario.title, game.ruleset, scenario_id, scenario, game.seed as i64, game.nonce, state, t],
         )?;
         insert_entries(&tx, &id, game, 0)?;
+        let mut roles = vec![Role::GameMaster];
+        roles.extend(game.scenario.sides.iter().map(|s| Role::Side(s.id.clone())));
+        roles.push(Role::Spectator);
+        for (i, r) in roles.iter().enumerate() {
+            insert_seat(&tx, &id, r, i as i64)?;
+        }
         tx.commit()?;
         Ok(id)
     }
 
     fn load(&self, id: &str) -> Result<Option<Game>, StoreError> {
         let conn = self.conn();
-        let row: Option<(String, String, i64, String)> = conn
+        let row: Option<(String, String, i64, String, String)> = conn
             .query_row(
-                "SELECT rule_set, scenario, seed, state FROM games WHERE id = ?1",
+                "SELECT rule_set, scenario, seed, state, nonce FROM games WHERE id = ?1",
                 params![id],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
             )
             .optional()?;
-        let Some((rule_set, scenario, seed, state)) = row else {
+        let Some((rule_set, scenario, seed, state, nonce)) = row else {
             return Ok(None);
         };
         let scenario: Scenario =
@@ -200,6 +329,7 @@ impl Store for SqliteStore {
             format: FORMAT.to_string(),
             ruleset: rule_set,
             seed: seed as u64,
+            nonce,
             scenario,
             log: EventLog { entries },
             state,
@@ -268,6 +398,115 @@ impl Store for SqliteStore {
             .execute("DELETE FROM games WHERE id = ?1", params![id])?;
         Ok(n == 1)
     }
+
+    fn seat(&self, token: &str) -> Result<Option<Seat>, StoreError> {
+        Ok(self
+            .conn()
+            .query_row(
+                "SELECT game_id, role FROM seats WHERE token = ?1 AND revoked_at IS NULL",
+                params![token],
+                |r| {
+                    Ok(Seat {
+                        token: token.to_string(),
+                        game_id: r.get(0)?,
+                        role: role_of(&r.get::<_, String>(1)?),
+                    })
+                },
+            )
+            .optional()?)
+    }
+
+    fn seats(&self, game_id: &str) -> Result<Vec<Seat>, StoreError> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare_cached(
+            "SELECT token, role FROM seats WHERE game_id = ?1 AND revoked_at IS NULL ORDER BY ord",
+        )?;
+        let rows = stmt.query_map(params![game_id], |r| {
+            Ok(Seat {
+                token: r.get(0)?,
+                game_id: game_id.to_string(),
+                role: role_of(&r.get::<_, String>(1)?),
+            })
+        })?;
+        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    }
+
+    fn reissue(&self, game_id: &str, role: &Role) -> Result<Option<Seat>, StoreError> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        let ord: Option<i64> = tx
+            .query_row(
+                "SELECT ord FROM seats WHERE game_id = ?1 AND role = ?2 AND revoked_at IS NULL",
+                params![game_id, role_text(role)],
+                |r| r.get(0),
+            )
+            .optional()?;
+        let Some(ord) = ord else {
+            return Ok(None);
+        };
+        tx.execute(
+            "UPDATE seats SET revoked_at = ?3 WHERE game_id = ?1 AND role = ?2 AND revoked_at IS NULL",
+            params![game_id, role_text(role), now()],
+        )?;
+        let seat = insert_seat(&tx, game_id, role, ord)?;
+        tx.commit()?;
+        Ok(Some(seat))
+    }
+
+    fn meta(&self, game_id: &str) -> Result<Option<Meta>, StoreError> {
+        let row: Option<(String, Option<i64>)> = self
+            .conn()
+            .query_row(
+                "SELECT settings, concluded_at FROM games WHERE id = ?1",
+                params![game_id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        row.map(|(settings, concluded)| {
+            Ok(Meta {
+                settings: serde_json::from_str(&settings)
+                    .map_err(|e| StoreError::Corrupt(format!("settings: {e}")))?,
+                concluded: concluded.is_some(),
+            })
+        })
+        .transpose()
+    }
+
+    fn set_settings(&self, game_id: &str, settings: &Settings) -> Result<bool, StoreError> {
+        let text =
+            serde_json::to_string(settings).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let n = self.conn().execute(
+            "UPDATE games SET settings = ?2, updated_at = ?3 WHERE id = ?1",
+            params![game_id, text, now()],
+        )?;
+        Ok(n == 1)
+    }
+
+    fn conclude(&self, game_id: &str) -> Result<bool, StoreError> {
+        let n = self.conn().execute(
+            "UPDATE games SET concluded_at = COALESCE(concluded_at, ?2), updated_at = ?2 WHERE id = ?1",
+            params![game_id, now()],
+        )?;
+        Ok(n == 1)
+    }
+
+    fn host_key(&self) -> Result<String, StoreError> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        let key: Option<String> = tx
+            .query_row("SELECT key FROM host LIMIT 1", [], |r| r.get(0))
+            .optional()?;
+        let key = match key {
+            Some(k) => k,
+            None => {
+                let k = new_token()?;
+                tx.execute("INSERT INTO host (key) VALUES (?1)", params![k])?;
+                k
+            }
+        };
+        tx.commit()?;
+        Ok(key)
+    }
 }
 
 #[cfg(test)]
@@ -317,5 +556,103 @@ mod tests {
         assert!(store.delete(&id).expect("delete"));
         assert!(store.load(&id).expect("load").is_none());
         assert!(!store.delete(&id).expect("delete"));
+    }
+
+    #[test]
+    fn seats_are_issued_withdrawn_and_reissued() {
+        let store = SqliteStore::in_memory().expect("open");
+        let mut g = game();
+        g.nonce = "abc".into();
+        let id = store.create(&g, None).expect("create");
+        assert_eq!(store.load(&id).expect("load").expect("game").nonce, "abc");
+        let seats = store.seats(&id).expect("seats");
+        let roles: Vec<Role> = seats.iter().map(|s| s.role.clone()).collect();
+        let mut want = vec![Role::GameMaster];
+        want.extend(g.scenario.sides.iter().map(|s| Role::Side(s.id.clone())));
+        want.push(Role::Spectator);
+        assert_eq!(roles, want);
+        let tokens: std::collections::BTreeSet<&str> =
+            seats.iter().map(|s| s.token.as_str()).collect();
+        assert_eq!(tokens.len(), seats.len(), "tokens are distinct");
+        assert!(seats.iter().all(|s| s.token.len() == 32));
+        let side = seats[1].clone();
+        assert_eq!(store.seat(&side.token).expect("seat"), Some(side.clone()));
+        let new = store
+            .reissue(&id, &side.role)
+            .expect("reissue")
+            .expect("seat");
+        assert_ne!(new.token, side.token);
+        assert_eq!(
+            store.seat(&side.token).expect("seat"),
+            None,
+            "the old link is dead"
+        );
+        assert_eq!(store.seat(&new.token).expect("seat"), Some(new.clone()));
+        assert_eq!(
+            store.seats(&id).expect("seats")[1],
+            new,
+            "same place in the list"
+        );
+        assert_eq!(
+            store
+                .reissue(&id, &Role::Side("nobody".into()))
+                .expect("ok"),
+            None
+        );
+        // Settings and conclusion.
+        let m = store.meta(&id).expect("meta").expect("game");
+        assert_eq!(
+            m,
+            Meta {
+                settings: Settings::default(),
+                concluded: false
+            }
+        );
+        let s = Settings {
+            side_rights: SideRights::OwnUnits,
+            physical_dice: true,
+        };
+        assert!(store.set_settings(&id, &s).expect("set"));
+        assert!(store.conclude(&id).expect("conclude"));
+        assert_eq!(
+            store.meta(&id).expect("meta"),
+            Some(Meta {
+                settings: s,
+                concluded: true
+            })
+        );
+        // The host key is made once and kept.
+        let k = store.host_key().expect("key");
+        assert_eq!(store.host_key().expect("key"), k);
+        // Deleting the game deletes its seats.
+        assert!(store.delete(&id).expect("delete"));
+        assert_eq!(store.seat(&new.token).expect("seat"), None);
+    }
+
+    #[test]
+    fn games_from_before_seats_get_seats_on_upgrade() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let path = dir.path().join("old.db");
+        let g = game();
+        {
+            // A database at schema 1 with one game, as the first release wrote it.
+            let conn = Connection::open(&path).expect("open");
+            conn.execute_batch(MIGRATIONS[0]).expect("schema 1");
+            conn.pragma_update(None, "user_version", 1)
+                .expect("version");
+            conn.execute(
+                "INSERT INTO games (id, title, rule_set, scenario, seed, state, created_at, updated_at) VALUES ('old', 't', 'el-gran-capitan', ?1, 5, ?2, 0, 0)",
+                params![serde_json::to_string(&g.scenario).expect("json"), serde_json::to_string(&g.state).expect("json")],
+            )
+            .expect("insert");
+        }
+        let store = SqliteStore::open(&path).expect("upgrade");
+        let seats = store.seats("old").expect("seats");
+        assert_eq!(seats.len(), g.scenario.sides.len() + 2);
+        assert_eq!(seats[0].role, Role::GameMaster);
+        assert_eq!(seats[1].role, Role::Side(g.scenario.sides[0].id.clone()));
+        assert_eq!(seats.last().map(|s| s.role.clone()), Some(Role::Spectator));
+        assert!(seats.iter().all(|s| s.token.len() == 32));
+        assert_eq!(store.load("old").expect("load").expect("game").nonce, "");
     }
 }

@@ -1,16 +1,37 @@
-// Tercio game page: builds the action from the app's fields, shows the exact odds as fields
-// change, asks the rule texts' questions (OK = yes, Cancel = no), and shows each result.
+// Tercio seat page: builds the action from the app's fields, shows the exact odds as fields
+// change, asks the rule texts' questions (OK = yes, Cancel = no), shows each result, and keeps the
+// page live: every change to the game, by any seat, is redrawn within a second.
 (function () {
   "use strict";
-  const G = window.TERCIO_GAME;
+  const T = window.TERCIO_SEAT;
   const $ = (id) => document.getElementById(id);
   let answers = {};
+  // The number of log entries the view on screen was drawn from (sent as If-Match), and the last
+  // entry the live stream delivered.
+  let seq = parseInt($("main").dataset.seq, 10) || 0;
+  let lastEvent = seq;
+  // For the curious and for tests: what the live stream delivered and where the view stands.
+  const live = { received: [], state: "connecting", refreshes: 0, seq, busy: false };
+  window.TERCIO_LIVE = live;
 
-  async function post(path, body) {
-    const r = await fetch(`/api/games/${G}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: body === undefined ? "" : JSON.stringify(body) });
+  async function call(method, path, body) {
+    const r = await fetch(`/api/s/${T}${path}`, { method, headers: { "content-type": "application/json", "if-match": `"${seq}"` }, body: body === undefined ? undefined : JSON.stringify(body) });
     let data = null;
     try { data = await r.json(); } catch (e) { data = { error: { message: `HTTP ${r.status}` } }; }
     return { status: r.status, data };
+  }
+
+  function notice(text) {
+    const n = $("notice");
+    n.textContent = text || "";
+    n.hidden = !text;
+  }
+
+  function setLive(state) {
+    live.state = state;
+    const el = $("live");
+    el.className = `live ${state}`;
+    el.textContent = { live: "● live", lost: "connection lost — reconnecting…", revoked: "this link was withdrawn", connecting: "connecting…" }[state] || state;
   }
 
   function render(res) {
@@ -26,10 +47,9 @@
   }
 
   function showResult(text) {
-    const box = $("result-box");
     $("result-text").textContent = text;
-    box.addEventListener("close", () => location.reload(), { once: true });
-    box.showModal();
+    $("result-box").showModal();
+    refresh();
   }
 
   function action() {
@@ -95,11 +115,11 @@
       // Questions not yet answered are assumed answered OK (yes) for the odds, and said so.
       let body = action();
       const assumed = [];
-      let res = await post("/odds", body);
+      let res = await call("POST", "/odds", body);
       for (let i = 0; i < 3 && res.status === 409 && res.data.error && res.data.error.code === "question"; i++) {
         assumed.push(res.data.error.message.replace(/ Answer with .*$/, ""));
         body = Object.assign({}, body, { [res.data.error.field]: true });
-        res = await post("/odds", body);
+        res = await call("POST", "/odds", body);
       }
       const { status, data } = res;
       box.innerHTML = "";
@@ -138,58 +158,219 @@
     }, 120);
   }
 
+  const physical = () => Boolean($("physical"));
+
+  // Ask for the faces of the dice in `needed`, thrown on the table. Resolves to the faces, or
+  // null when cancelled.
+  function askDice(needed, sofar) {
+    return new Promise((resolve) => {
+      const box = $("dice-box");
+      $("dice-so-far").textContent = sofar.length ? `Thrown so far: ${sofar.join(", ")}` : "";
+      $("dice-error").textContent = "";
+      const inputs = $("dice-inputs");
+      inputs.innerHTML = "";
+      needed.forEach((d, i) => {
+        const label = document.createElement("label");
+        label.textContent = `${d.label} (d${d.sides}) `;
+        const inp = document.createElement("input");
+        Object.assign(inp, { type: "number", min: 1, max: d.sides, required: true, className: "face", id: `face-${i}` });
+        label.appendChild(inp);
+        inputs.appendChild(label);
+      });
+      const done = (v) => { $("dice-form").onsubmit = null; $("dice-cancel").onclick = null; box.close(); resolve(v); };
+      $("dice-form").onsubmit = (e) => { e.preventDefault(); done([...inputs.querySelectorAll("input.face")].map((x) => parseInt(x.value, 10))); };
+      $("dice-cancel").onclick = () => done(null);
+      box.showModal();
+      const first = inputs.querySelector("input");
+      if (first) first.focus();
+    });
+  }
+
+  // Handle an answer to an action; true when the caller should retry with `body` changed.
+  function outcome(status, data, body) {
+    if (status === 200) { showResult(render(data.resolution)); return null; }
+    const e = data.error || {};
+    if (status === 409 && e.code === "question" && e.field) {
+      answers[e.field] = window.confirm(e.message.replace(/ Answer with .*$/, ""));
+      return Object.assign({}, body, { [e.field]: answers[e.field] });
+    }
+    if (status === 412) { notice(e.message); refresh(); return null; }
+    alert(`${e.field ? e.field + ": " : ""}${e.message || "failed"}`);
+    return null;
+  }
+
   async function send(body) {
+    notice("");
     for (;;) {
-      const { status, data } = await post("/actions", body);
-      if (status === 200) return showResult(render(data.resolution));
-      const e = data.error || {};
-      if (status === 409 && e.code === "question" && e.field) {
-        answers[e.field] = window.confirm(e.message.replace(/ Answer with .*$/, ""));
-        body = Object.assign({}, body, { [e.field]: answers[e.field] });
-        continue;
+      let res;
+      if (physical()) {
+        const faces = [];
+        for (;;) {
+          const need = await call("POST", "/dice-needed", { action: body, faces });
+          if (need.status !== 200) break;
+          if (need.data.complete) break;
+          const got = await askDice(need.data.needed, faces);
+          if (!got) return;
+          faces.push(...got);
+        }
+        // A question comes before any die: it is answered below, then the dice are asked again.
+        res = await call("POST", "/actions/entered", { action: body, faces });
+      } else {
+        res = await call("POST", "/actions", body);
       }
-      alert(`${e.field ? e.field + ": " : ""}${e.message || "failed"}`);
-      return;
+      const next = outcome(res.status, res.data, body);
+      if (!next) return;
+      body = next;
     }
   }
 
-  if ($("app")) {
-    ["f-actor", "f-action", "f-target", "f-ground", "f-force", "f-astatus", "f-tstatus", "f-leader", "f-sup-a", "f-sup-t", "f-charging", "f-aflank", "f-tflank", "f-flankcharge", "f-ferocious", "f-stakes"].forEach((id) => {
+  // ---- Live updates ----
+
+  function swap(html) {
+    const tmp = document.createElement("div");
+    tmp.innerHTML = html;
+    const fresh = tmp.querySelector("#main");
+    if (!fresh) return;
+    // Keep what the user was choosing; the server's own settings and links are redrawn as they are.
+    const keep = {};
+    document.querySelectorAll("#main input[id], #main select[id], #main textarea[id]").forEach((el) => {
+      if (el.dataset.server === undefined) keep[el.id] = el.type === "checkbox" ? el.checked : el.value;
+    });
+    const seatsOpen = document.querySelector("#seats details") && document.querySelector("#seats details").open;
+    $("main").replaceWith(fresh);
+    for (const [id, v] of Object.entries(keep)) {
       const el = $(id);
-      if (el) el.addEventListener("change", () => { answers = {}; showFields(); refreshOdds(); });
-    });
-    $("result").addEventListener("click", () => send(action()));
-    showFields();
-    refreshOdds();
+      if (!el || el.dataset.server !== undefined) continue;
+      if (el.type === "checkbox") el.checked = v;
+      else if (el.tagName !== "SELECT" || [...el.options].some((o) => o.value === v)) el.value = v;
+    }
+    const d = document.querySelector("#seats details");
+    if (d && seatsOpen !== null && seatsOpen !== undefined) d.open = seatsOpen;
+    seq = parseInt(fresh.dataset.seq, 10) || 0;
+    live.seq = seq;
+    if (seq > lastEvent) lastEvent = seq;
+    bind();
   }
-  document.querySelectorAll("[data-turn]").forEach((b) => b.addEventListener("click", () => send(JSON.parse(b.dataset.turn))));
-  if ($("command")) $("command").addEventListener("click", () => send({ action: "command", leader: $("command-leader").value }));
-  if ($("end-fire")) $("end-fire").addEventListener("click", () => {
-    const fires = [];
-    document.querySelectorAll(".fire-row").forEach((row) => {
-      const target = row.querySelector(".fire-target").value;
-      if (target) fires.push({ action: "fire", actor: row.dataset.actor, target, ground: row.querySelector(".fire-ground").value });
+
+  let refreshing = false;
+  let again = false;
+  async function refresh() {
+    if (refreshing) { again = true; return; }
+    refreshing = true;
+    live.busy = true;
+    try {
+      do {
+        again = false;
+        const r = await fetch(`/s/${T}?part=main`, { cache: "no-store" });
+        if (r.status === 404) { setLive("revoked"); break; }
+        if (!r.ok) break;
+        swap(await r.text());
+        live.refreshes += 1;
+      } while (again);
+    } catch (e) {
+      setLive("lost");
+    } finally {
+      refreshing = false;
+      live.busy = false;
+    }
+  }
+
+  let wasLost = false;
+  function connect() {
+    const es = new EventSource(`/api/s/${T}/events?after=${lastEvent}`);
+    live.source = es;
+    es.onopen = () => {
+      setLive("live");
+      // Anything that changed while the page was cut off and added no entry.
+      if (wasLost) refresh();
+      wasLost = false;
+    };
+    es.onerror = () => {
+      if (live.state === "revoked") return;
+      wasLost = true;
+      setLive("lost");
+      if (es.readyState === EventSource.CLOSED) setTimeout(connect, 1000);
+    };
+    es.addEventListener("entry", (e) => {
+      const d = JSON.parse(e.data);
+      if (d.seq <= lastEvent) return;
+      lastEvent = d.seq;
+      live.received.push(d.seq);
+      refresh();
     });
-    const body = { action: "end-fire", fires };
-    const none = [...document.querySelectorAll(".no-target:checked")].map((c) => c.value);
-    if (none.length) body.swiss_without_targets = none;
-    send(body);
-  });
-  if ($("end-turn")) $("end-turn").addEventListener("click", () => {
-    const camps_sacked = [...document.querySelectorAll(".camp:checked")].map((c) => ({ side: c.value, by: [...document.querySelector(`.looters[data-side="${c.value}"]`).selectedOptions].map((o) => o.value) }));
-    send({ action: "end-turn", camps_sacked });
-  });
-  document.querySelectorAll("select.attach").forEach((sel) => sel.addEventListener("change", () => {
-    const body = { action: "attach", leader: sel.dataset.leader };
-    if (sel.value) body.unit = sel.value;
-    send(body);
-  }));
-  document.querySelectorAll("select.assign").forEach((sel) => sel.addEventListener("change", () => {
-    if (sel.value) send({ action: "assign-command", leader: sel.dataset.leader, to: sel.value });
-  }));
-  if ($("undo")) $("undo").addEventListener("click", async () => {
-    if (!window.confirm("Undo the last action? It stays in the log, struck through, and the dice do not roll it back.")) return;
-    const { status, data } = await post("/undo");
-    if (status === 200) location.reload(); else alert(data.error ? data.error.message : "failed");
-  });
+    es.addEventListener("changed", () => refresh());
+    es.addEventListener("revoked", () => { es.close(); setLive("revoked"); });
+  }
+
+  // ---- The controls in the redrawn part ----
+
+  function bind() {
+    answers = {};
+    if ($("app")) {
+      ["f-actor", "f-action", "f-target", "f-ground", "f-force", "f-astatus", "f-tstatus", "f-leader", "f-sup-a", "f-sup-t", "f-charging", "f-aflank", "f-tflank", "f-flankcharge", "f-ferocious", "f-stakes"].forEach((id) => {
+        const el = $(id);
+        if (el) el.addEventListener("change", () => { answers = {}; showFields(); refreshOdds(); });
+      });
+      $("result").addEventListener("click", () => send(action()));
+      showFields();
+      refreshOdds();
+    }
+    document.querySelectorAll("#main [data-turn]").forEach((b) => b.addEventListener("click", () => send(JSON.parse(b.dataset.turn))));
+    if ($("command")) $("command").addEventListener("click", () => send({ action: "command", leader: $("command-leader").value }));
+    if ($("end-fire")) $("end-fire").addEventListener("click", () => {
+      const fires = [];
+      document.querySelectorAll(".fire-row").forEach((row) => {
+        const target = row.querySelector(".fire-target").value;
+        if (target) fires.push({ action: "fire", actor: row.dataset.actor, target, ground: row.querySelector(".fire-ground").value });
+      });
+      const body = { action: "end-fire", fires };
+      const none = [...document.querySelectorAll(".no-target:checked")].map((c) => c.value);
+      if (none.length) body.swiss_without_targets = none;
+      send(body);
+    });
+    if ($("end-turn")) $("end-turn").addEventListener("click", () => {
+      const camps_sacked = [...document.querySelectorAll(".camp:checked")].map((c) => ({ side: c.value, by: [...document.querySelector(`.looters[data-side="${c.value}"]`).selectedOptions].map((o) => o.value) }));
+      send({ action: "end-turn", camps_sacked });
+    });
+    document.querySelectorAll("select.attach").forEach((sel) => sel.addEventListener("change", () => {
+      const body = { action: "attach", leader: sel.dataset.leader };
+      if (sel.value) body.unit = sel.value;
+      send(body);
+    }));
+    document.querySelectorAll("select.assign").forEach((sel) => sel.addEventListener("change", () => {
+      if (sel.value) send({ action: "assign-command", leader: sel.dataset.leader, to: sel.value });
+    }));
+    if ($("undo")) $("undo").addEventListener("click", async () => {
+      if (!window.confirm("Undo the last action? It stays in the log, struck through, and the dice do not roll it back.")) return;
+      const { status, data } = await call("POST", "/undo");
+      if (status === 200) refresh();
+      else if (status === 412) { notice(data.error.message); refresh(); } else alert(data.error ? data.error.message : "failed");
+    });
+    // The game master's panel.
+    document.querySelectorAll("button.reissue").forEach((b) => b.addEventListener("click", async () => {
+      if (!window.confirm("Make a new link for this seat? The old one stops working at once.")) return;
+      const body = { role: b.dataset.role };
+      if (b.dataset.side) body.side = b.dataset.side;
+      const { status, data } = await call("POST", "/seats/reissue", body);
+      if (status !== 200) { alert(data.error ? data.error.message : "failed"); return; }
+      if (b.dataset.role === "game-master") { location.href = data.url; return; }
+      refresh();
+    }));
+    const setting = async (body) => {
+      const { status, data } = await call("POST", "/settings", body);
+      if (status !== 200) alert(data.error ? data.error.message : "failed");
+      refresh();
+    };
+    if ($("side-rights")) $("side-rights").addEventListener("change", () => setting({ side_rights: $("side-rights").value }));
+    if ($("physical-dice")) $("physical-dice").addEventListener("change", () => setting({ physical_dice: $("physical-dice").checked }));
+    if ($("conclude")) $("conclude").addEventListener("click", async () => {
+      if (!window.confirm("End the game now? The dice seed is revealed and nothing more can be recorded.")) return;
+      const { status, data } = await call("POST", "/conclude");
+      if (status !== 200) alert(data.error ? data.error.message : "failed");
+      refresh();
+    });
+  }
+
+  bind();
+  connect();
 })();

@@ -1,17 +1,23 @@
 //! The JSON API. Every error is a 4xx with `{"error": {"code", "field", "message"}}`; nothing a
 //! client sends makes the server answer 500 or panic (a storage failure is a 503).
+//!
+//! `/api/games…` is the host's (the host key, by cookie or `Authorization: Bearer`);
+//! `/api/s/{token}…` is a seat's, and answers only with what that seat may see.
 
 use std::sync::Arc;
 
 use axum::body::Bytes;
-use axum::extract::{Path, State};
-use axum::http::StatusCode;
+use axum::extract::{Path, Query, State};
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use serde::Deserialize;
 use serde_json::{json, Value};
 use tercio_rules::game::{Game, GameError};
-use tercio_rules::{odds, registry, scenario};
+use tercio_rules::{odds, registry, report, scenario};
+use tercio_store::{Role, Settings, SideRights};
 
+use crate::seat::{self, SeatCtx};
 use crate::{scenarios, AppState};
 
 pub struct ApiError {
@@ -45,6 +51,9 @@ impl ApiError {
     }
     pub fn message(&self) -> &str {
         &self.message
+    }
+    pub fn code(&self) -> &str {
+        &self.code
     }
 }
 
@@ -169,7 +178,8 @@ pub async fn scenarios_list() -> Json<Value> {
     ))
 }
 
-/// Make a game from a shipped scenario id or a scenario's TOML text.
+/// Make a game from a shipped scenario id or a scenario's TOML text, with its seats. The seed and
+/// the commitment's nonce come from the system's randomness unless a seed is given.
 pub fn new_game(
     st: &AppState,
     scenario_field: &str,
@@ -194,24 +204,129 @@ pub fn new_game(
             list.join("\n"),
         )
     })?;
-    let seed = seed.unwrap_or_else(getrandom_seed);
-    let game = Game::new(sc, seed)?;
+    let seed = match seed {
+        Some(s) => s,
+        None => getrandom::u64().map_err(no_randomness)?,
+    };
+    let mut game = Game::new(sc, seed)?;
+    let mut nonce = [0u8; 16];
+    getrandom::fill(&mut nonce).map_err(no_randomness)?;
+    game.nonce = nonce.iter().map(|b| format!("{b:02x}")).collect();
     Ok(st.store.create(&game, shipped_id)?)
 }
 
-fn getrandom_seed() -> u64 {
-    // The seed stays on the server; the clock is only a fallback for a machine without entropy.
-    getrandom::u64().unwrap_or_else(|_| {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as u64)
-    })
+fn no_randomness(e: getrandom::Error) -> ApiError {
+    // Without the system's randomness neither the seed nor the links can be unpredictable.
+    ApiError::new(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "no-randomness",
+        None,
+        format!("the system's randomness is unavailable: {e}"),
+    )
+}
+
+/// Run blocking work (SQLite, exact odds) off the async threads.
+pub async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "busy", None, e.to_string()))?
+}
+
+// ---- The host ----
+
+pub const HOST_COOKIE: &str = "tercio_host";
+
+/// Does the request carry the host key (cookie or bearer)? Compared in constant time.
+pub fn is_host(st: &AppState, headers: &HeaderMap) -> bool {
+    let Ok(key) = st.store.host_key() else {
+        return false;
+    };
+    let bearer = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "));
+    let from_cookie = cookie(headers, HOST_COOKIE);
+    let matches = |given: &str| same(given.trim().as_bytes(), key.as_bytes());
+    bearer.is_some_and(matches) || from_cookie.as_deref().is_some_and(matches)
+}
+
+pub fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|kv| kv.trim().split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v.to_string())
+}
+
+fn same(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+fn require_host(st: &AppState, headers: &HeaderMap) -> Result<(), ApiError> {
+    if is_host(st, headers) {
+        return Ok(());
+    }
+    Err(ApiError::new(
+        StatusCode::UNAUTHORIZED,
+        "host-key-required",
+        Some("authorization"),
+        "the games list and new games need the host key (the address `tercio serve` prints), as a cookie or `Authorization: Bearer KEY`",
+    ))
+}
+
+/// The address links are made with: `--public-url`, else the one this request came to.
+pub fn base_url(st: &AppState, headers: &HeaderMap) -> String {
+    if let Some(u) = &st.public_url {
+        return u.clone();
+    }
+    let host = headers
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .filter(|h| {
+            h.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b".-:[]".contains(&b))
+        })
+        .unwrap_or("127.0.0.1:8080");
+    format!("http://{host}")
+}
+
+/// Each seat's link, for the game master and the host.
+pub fn links(st: &AppState, base: &str, game_id: &str) -> Result<Vec<Value>, ApiError> {
+    let game = load(st, game_id)?;
+    Ok(st
+        .store
+        .seats(game_id)?
+        .into_iter()
+        .map(|s| {
+            let (role, side, name) = match &s.role {
+                Role::GameMaster => ("game-master", None, "Game master".to_string()),
+                Role::Side(id) => (
+                    "side",
+                    Some(id.clone()),
+                    game.scenario
+                        .side(id)
+                        .map_or(id.clone(), |x| x.name.clone()),
+                ),
+                Role::Spectator => ("spectator", None, "Spectators".to_string()),
+            };
+            json!({"role": role, "side": side, "name": name, "url": format!("{base}/s/{}", s.token)})
+        })
+        .collect())
 }
 
 pub async fn create_game(
     State(st): State<Arc<AppState>>,
+    headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
+    let st2 = st.clone();
+    let h2 = headers.clone();
+    blocking(move || require_host(&st2, &h2)).await?;
     let v = parse_body(&body)?;
     let Some(scen) = v.get("scenario").and_then(Value::as_str) else {
         return Err(ApiError::new(
@@ -243,15 +358,15 @@ pub async fn create_game(
             "allowed fields: scenario, seed",
         ));
     }
-    let st2 = st.clone();
     let scen = scen.to_string();
-    let id = tokio::task::spawn_blocking(move || new_game(&st2, &scen, seed))
-        .await
-        .map_err(|e| {
-            ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "busy", None, e.to_string())
-        })??;
-    let game = load(&st, &id)?;
-    Ok((StatusCode::CREATED, Json(game_json(&id, &game))).into_response())
+    let base = base_url(&st, &headers);
+    let st2 = st.clone();
+    let out = blocking(move || {
+        let id = new_game(&st2, &scen, seed)?;
+        host_game_json(&st2, &base, &id)
+    })
+    .await?;
+    Ok((StatusCode::CREATED, Json(out)).into_response())
 }
 
 pub fn load(st: &AppState, id: &str) -> Result<Game, ApiError> {
@@ -260,69 +375,268 @@ pub fn load(st: &AppState, id: &str) -> Result<Game, ApiError> {
         .ok_or_else(|| ApiError::not_found("game"))
 }
 
-/// A game as the API shows it. The seed is not included: it stays on the server.
-pub fn game_json(id: &str, g: &Game) -> Value {
-    json!({
+/// A game as the host sees it: its links, never its seed.
+fn host_game_json(st: &AppState, base: &str, id: &str) -> Result<Value, ApiError> {
+    let g = load(st, id)?;
+    let meta = st
+        .store
+        .meta(id)?
+        .ok_or_else(|| ApiError::not_found("game"))?;
+    Ok(json!({
         "id": id,
         "rule_set": g.ruleset,
         "title": g.scenario.title,
-        "scenario": {"title": g.scenario.title, "date": g.scenario.date, "place": g.scenario.place, "sides": g.scenario.sides},
         "events": g.log.entries.len(),
-        "state": g.state,
-    })
+        "settings": meta.settings,
+        "dice": {"commitment": g.commitment()},
+        "links": links(st, base, id)?,
+    }))
 }
 
-pub async fn list_games(State(st): State<Arc<AppState>>) -> Result<Json<Value>, ApiError> {
-    Ok(Json(
-        serde_json::to_value(st.store.list(false)?).unwrap_or(Value::Null),
-    ))
+pub async fn list_games(
+    State(st): State<Arc<AppState>>,
+    headers: HeaderMap,
+) -> Result<Json<Value>, ApiError> {
+    let base = base_url(&st, &headers);
+    blocking(move || {
+        require_host(&st, &headers)?;
+        let mut out = Vec::new();
+        for g in st.store.list(false)? {
+            let mut v = serde_json::to_value(&g).unwrap_or(Value::Null);
+            if let Some(gm) = st.store.seats(&g.id)?.into_iter().next() {
+                v["game_master"] = json!(format!("{base}/s/{}", gm.token));
+            }
+            out.push(v);
+        }
+        Ok(Json(Value::Array(out)))
+    })
+    .await
 }
 
 pub async fn get_game(
     State(st): State<Arc<AppState>>,
+    headers: HeaderMap,
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    let g = load(&st, &id)?;
-    Ok(Json(game_json(&id, &g)))
+    let base = base_url(&st, &headers);
+    blocking(move || {
+        require_host(&st, &headers)?;
+        host_game_json(&st, &base, &id).map(Json)
+    })
+    .await
 }
 
-pub async fn get_log(
+// ---- A seat ----
+
+/// Open a seat off the async threads.
+async fn open_seat(st: &Arc<AppState>, token: String) -> Result<SeatCtx, ApiError> {
+    let st = st.clone();
+    blocking(move || seat::open(&st, &token)).await
+}
+
+/// Run `f` on a seat's game under the game's lock, reloaded from the store, then tell the game's
+/// live pages. Everything that records goes through here, so concurrent seats are serialised.
+async fn locked<T: Send + 'static>(
+    st: &Arc<AppState>,
+    token: String,
+    f: impl FnOnce(&AppState, SeatCtx) -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    let st2 = st.clone();
+    let tok = token.clone();
+    let seat = blocking(move || st2.store.seat(&tok).map_err(ApiError::from))
+        .await?
+        .ok_or_else(seat::no_such_link)?;
+    let lock = st.game_lock(&seat.game_id);
+    let _guard = lock.lock().await;
+    let st2 = st.clone();
+    let out = blocking(move || {
+        let ctx = seat::open(&st2, &token)?;
+        f(&st2, ctx)
+    })
+    .await;
+    if out.is_ok() {
+        st.notify(&seat.game_id);
+    }
+    out
+}
+
+pub async fn seat_game(
     State(st): State<Arc<AppState>>,
-    Path(id): Path<String>,
+    Path(token): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    let g = load(&st, &id)?;
-    let voided: Vec<u64> = g
-        .log
-        .entries
-        .iter()
-        .filter_map(|e| match e {
-            tercio_core::LogEntry::Void { voids, .. } => Some(*voids),
-            _ => None,
+    Ok(Json(open_seat(&st, token).await?.view()))
+}
+
+#[derive(Deserialize)]
+pub struct After {
+    pub after: Option<u64>,
+}
+
+pub async fn seat_log(
+    State(st): State<Arc<AppState>>,
+    Path(token): Path<String>,
+    Query(q): Query<After>,
+) -> Result<Json<Value>, ApiError> {
+    let ctx = open_seat(&st, token).await?;
+    Ok(Json(
+        json!({"events": ctx.seq(), "entries": ctx.entries_after(q.after.unwrap_or(0))}),
+    ))
+}
+
+/// `If-Match: "N"`: the number of log entries the client's view was drawn from. When the game
+/// has moved on, nothing is recorded and the client is told its view was stale.
+fn expected_seq(headers: &HeaderMap) -> Result<Option<u64>, ApiError> {
+    let Some(v) = headers.get(header::IF_MATCH) else {
+        return Ok(None);
+    };
+    v.to_str()
+        .ok()
+        .map(|s| s.trim().trim_start_matches("W/").trim_matches('"'))
+        .and_then(|s| s.parse().ok())
+        .map(Some)
+        .ok_or_else(|| {
+            ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "bad-if-match",
+                Some("if-match"),
+                "If-Match: the number of log entries the view was drawn from, e.g. \"12\"",
+            )
         })
-        .collect();
-    Ok(Json(json!({"entries": g.log.entries, "voided": voided})))
+}
+
+fn check_fresh(ctx: &SeatCtx, expect: Option<u64>) -> Result<(), ApiError> {
+    match expect {
+        Some(n) if n != ctx.seq() => Err(ApiError::new(
+            StatusCode::PRECONDITION_FAILED,
+            "stale",
+            None,
+            format!(
+                "the game moved on while you were deciding (your view showed {n} log entries, it now has {}): nothing was recorded; look at the new state and try again",
+                ctx.seq()
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// What a recorded action answers: the resolution and the new state, as the seat sees them.
+fn recorded(ctx: &SeatCtx, event: &tercio_rules::game::GameEvent) -> Value {
+    let last = ctx.game.log.entries.last();
+    let seq = last.map_or(0, |e| e.seq());
+    let entry = last.map(|e| ctx.entry(e)).unwrap_or(Value::Null);
+    json!({"seq": seq, "resolution": entry["event"]["resolution"], "draws": entry["event"]["draws"], "entered": event.entered, "state": ctx.state()})
 }
 
 /// Resolve and record an action; durably stored before the answer.
 pub async fn act(
     State(st): State<Arc<AppState>>,
-    Path(id): Path<String>,
+    Path(token): Path<String>,
+    headers: HeaderMap,
     body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
     let action = parse_body(&body)?;
-    let lock = st.game_lock(&id);
-    let _guard = lock.lock().await;
-    let st2 = st.clone();
-    tokio::task::spawn_blocking(move || -> Result<Value, ApiError> {
-        let mut g = load(&st2, &id)?;
-        let event = g.act(action)?.clone();
-        st2.store.save(&id, &g)?;
-        let seq = g.log.entries.last().map_or(0, |e| e.seq());
-        Ok(json!({"seq": seq, "resolution": event.resolution, "draws": event.draws, "state": g.state}))
+    let expect = expected_seq(&headers)?;
+    locked(&st, token, move |st, mut ctx| {
+        ctx.refuse_if_ended()?;
+        ctx.may(&action)?;
+        check_fresh(&ctx, expect)?;
+        let event = ctx.game.act(action)?.clone();
+        st.store.save(&ctx.seat.game_id, &ctx.game)?;
+        Ok(Json(recorded(&ctx, &event)))
     })
     .await
-    .map_err(|e| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "busy", None, e.to_string()))?
-    .map(Json)
+}
+
+/// `{"action": {...}, "faces": [..]}` for faces thrown at the table.
+fn action_and_faces(v: &Value) -> Result<(Value, Vec<u8>), ApiError> {
+    let bad = |field: &str, m: &str| {
+        ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "bad-field",
+            Some(field),
+            m,
+        )
+    };
+    if let Some(k) = v
+        .as_object()
+        .and_then(|o| o.keys().find(|k| *k != "action" && *k != "faces"))
+    {
+        return Err(bad(k, "allowed fields: action, faces"));
+    }
+    let action = v
+        .get("action")
+        .filter(|a| a.is_object())
+        .cloned()
+        .ok_or_else(|| bad("action", "the action, as an object"))?;
+    let faces = match v.get("faces") {
+        None => Vec::new(),
+        Some(Value::Array(a)) => a
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                f.as_u64()
+                    .and_then(|x| u8::try_from(x).ok())
+                    .ok_or_else(|| bad(&format!("faces[{i}]"), "a face: a whole number on the die"))
+            })
+            .collect::<Result<_, _>>()?,
+        Some(_) => return Err(bad("faces", "a list of faces, in the order asked")),
+    };
+    Ok((action, faces))
+}
+
+fn require_physical(ctx: &SeatCtx) -> Result<(), ApiError> {
+    if ctx.meta.settings.physical_dice {
+        return Ok(());
+    }
+    Err(ApiError::new(
+        StatusCode::CONFLICT,
+        "physical-dice-off",
+        Some("faces"),
+        "this game rolls its dice from its committed seed; the game master can switch on dice thrown at the table in the game's settings",
+    ))
+}
+
+/// Record an action with faces thrown on real dice.
+pub async fn act_entered(
+    State(st): State<Arc<AppState>>,
+    Path(token): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Json<Value>, ApiError> {
+    let (action, faces) = action_and_faces(&parse_body(&body)?)?;
+    let expect = expected_seq(&headers)?;
+    locked(&st, token, move |st, mut ctx| {
+        ctx.refuse_if_ended()?;
+        ctx.may(&action)?;
+        require_physical(&ctx)?;
+        check_fresh(&ctx, expect)?;
+        let event = ctx.game.act_entered(action, &faces)?.clone();
+        st.store.save(&ctx.seat.game_id, &ctx.game)?;
+        Ok(Json(recorded(&ctx, &event)))
+    })
+    .await
+}
+
+/// Which dice to throw next for an action, given the faces thrown so far.
+pub async fn dice_needed(
+    State(st): State<Arc<AppState>>,
+    Path(token): Path<String>,
+    body: Bytes,
+) -> Result<Json<Value>, ApiError> {
+    let (action, faces) = action_and_faces(&parse_body(&body)?)?;
+    let st = st.clone();
+    blocking(move || {
+        let ctx = seat::open(&st, &token)?;
+        ctx.refuse_if_ended()?;
+        ctx.may(&action)?;
+        require_physical(&ctx)?;
+        let needed = ctx.game.needed(&action, &faces)?;
+        Ok(Json(match needed {
+            None => json!({"complete": true, "needed": []}),
+            Some(dice) => json!({"complete": false, "needed": dice}),
+        }))
+    })
+    .await
 }
 
 /// Rejections about whose turn it is, not about the action itself.
@@ -340,7 +654,7 @@ const MAX_FIRES_FOR_ODDS: usize = 3;
 
 pub async fn odds_for(
     State(st): State<Arc<AppState>>,
-    Path(id): Path<String>,
+    Path(token): Path<String>,
     body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
     let action = parse_body(&body)?;
@@ -355,10 +669,11 @@ pub async fn odds_for(
             format!("the exact odds of more than {MAX_FIRES_FOR_ODDS} simultaneous fires are not computed: ask for each fire's odds"),
         ));
     }
-    let st2 = st.clone();
-    tokio::task::spawn_blocking(move || -> Result<Value, ApiError> {
-        let g = load(&st2, &id)?;
-        let engine = g.engine()?;
+    blocking(move || -> Result<Json<Value>, ApiError> {
+        let ctx = seat::open(&st, &token)?;
+        ctx.may(&action)?;
+        let engine = &ctx.engine;
+        let g = &ctx.game;
         // The odds of an action the turn does not allow yet are still shown, with the reason.
         let (plan, note) = match engine.plan(Some(&g.state), &action) {
             Ok(p) => (p, None),
@@ -372,23 +687,34 @@ pub async fn odds_for(
         };
         let mut v = serde_json::to_value(odds::odds(&plan)).unwrap_or(Value::Null);
         v["note"] = note.map_or(Value::Null, Value::String);
-        Ok(v)
+        Ok(Json(v))
     })
     .await
-    .map_err(|e| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "busy", None, e.to_string()))?
-    .map(Json)
+}
+
+fn require_gm(ctx: &SeatCtx) -> Result<(), ApiError> {
+    if ctx.is_gm() {
+        return Ok(());
+    }
+    Err(ApiError::new(
+        StatusCode::FORBIDDEN,
+        "seat-may-not",
+        None,
+        "only the game master's link may do this",
+    ))
 }
 
 pub async fn undo(
     State(st): State<Arc<AppState>>,
-    Path(id): Path<String>,
+    Path(token): Path<String>,
+    headers: HeaderMap,
 ) -> Result<Json<Value>, ApiError> {
-    let lock = st.game_lock(&id);
-    let _guard = lock.lock().await;
-    let st2 = st.clone();
-    tokio::task::spawn_blocking(move || -> Result<Value, ApiError> {
-        let mut g = load(&st2, &id)?;
-        let voided = g.undo()?.ok_or_else(|| {
+    let expect = expected_seq(&headers)?;
+    locked(&st, token, move |st, mut ctx| {
+        require_gm(&ctx)?;
+        ctx.refuse_if_ended()?;
+        check_fresh(&ctx, expect)?;
+        let voided = ctx.game.undo()?.ok_or_else(|| {
             ApiError::new(
                 StatusCode::CONFLICT,
                 "nothing-to-undo",
@@ -396,10 +722,183 @@ pub async fn undo(
                 "nothing to undo",
             )
         })?;
-        st2.store.save(&id, &g)?;
-        Ok(json!({"voided": voided, "state": g.state}))
+        st.store.save(&ctx.seat.game_id, &ctx.game)?;
+        Ok(Json(
+            json!({"voided": voided, "seq": ctx.seq(), "state": ctx.state()}),
+        ))
     })
     .await
-    .map_err(|e| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "busy", None, e.to_string()))?
-    .map(Json)
+}
+
+pub async fn dice(
+    State(st): State<Arc<AppState>>,
+    Path(token): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    blocking(move || {
+        let ctx = seat::open(&st, &token)?;
+        let r = report::dice_report(&ctx.game)
+            .map_err(|e| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "corrupt", None, e))?;
+        Ok(Json(serde_json::to_value(r).unwrap_or(Value::Null)))
+    })
+    .await
+}
+
+/// A file name from a title: letters, digits and dashes.
+pub fn slug(title: &str) -> String {
+    let s: String = title
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let s = s
+        .split('-')
+        .filter(|x| !x.is_empty())
+        .collect::<Vec<_>>()
+        .join("-");
+    if s.is_empty() {
+        "game".into()
+    } else {
+        s
+    }
+}
+
+pub async fn export(
+    State(st): State<Arc<AppState>>,
+    Path(token): Path<String>,
+) -> Result<Response, ApiError> {
+    let ctx = open_seat(&st, token).await?;
+    let name = format!("tercio-{}.json", slug(&ctx.game.scenario.title));
+    let body = serde_json::to_string_pretty(&ctx.export()).unwrap_or_default();
+    Ok((
+        [
+            (header::CONTENT_TYPE, "application/json".to_string()),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"{name}\""),
+            ),
+        ],
+        body,
+    )
+        .into_response())
+}
+
+pub async fn seats(
+    State(st): State<Arc<AppState>>,
+    Path(token): Path<String>,
+    headers: HeaderMap,
+) -> Result<Json<Value>, ApiError> {
+    let base = base_url(&st, &headers);
+    blocking(move || {
+        let ctx = seat::open(&st, &token)?;
+        require_gm(&ctx)?;
+        Ok(Json(Value::Array(links(&st, &base, &ctx.seat.game_id)?)))
+    })
+    .await
+}
+
+/// Withdraw a seat's link and issue a new one: `{"role": "side", "side": "french"}`.
+pub async fn reissue(
+    State(st): State<Arc<AppState>>,
+    Path(token): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Json<Value>, ApiError> {
+    let v = parse_body(&body)?;
+    let base = base_url(&st, &headers);
+    locked(&st, token, move |st, ctx| {
+        require_gm(&ctx)?;
+        let role = match (v["role"].as_str(), v["side"].as_str()) {
+            (Some("game-master"), _) => Role::GameMaster,
+            (Some("spectator"), _) => Role::Spectator,
+            (Some("side"), Some(s)) => Role::Side(s.to_string()),
+            (Some("side"), None) => {
+                return Err(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "missing-field", Some("side"), "side: the id of the side whose link to reissue"))
+            }
+            _ => {
+                return Err(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "bad-field", Some("role"), "role: game-master, side or spectator"))
+            }
+        };
+        let seat = st
+            .store
+            .reissue(&ctx.seat.game_id, &role)?
+            .ok_or_else(|| ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "bad-field", Some("side"), "this game has no such side"))?;
+        Ok(Json(json!({"url": format!("{base}/s/{}", seat.token), "links": links(st, &base, &ctx.seat.game_id)?})))
+    })
+    .await
+}
+
+/// Change the game's settings: `{"side_rights": "watch" | "own-units", "physical_dice": bool}`.
+pub async fn settings(
+    State(st): State<Arc<AppState>>,
+    Path(token): Path<String>,
+    body: Bytes,
+) -> Result<Json<Value>, ApiError> {
+    let v = parse_body(&body)?;
+    locked(&st, token, move |st, ctx| {
+        require_gm(&ctx)?;
+        let mut s: Settings = ctx.meta.settings;
+        let obj = v.as_object().ok_or_else(|| {
+            ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "bad-field",
+                Some("body"),
+                "an object of settings",
+            )
+        })?;
+        for (k, x) in obj {
+            match k.as_str() {
+                "side_rights" => {
+                    s.side_rights =
+                        serde_json::from_value::<SideRights>(x.clone()).map_err(|_| {
+                            ApiError::new(
+                                StatusCode::UNPROCESSABLE_ENTITY,
+                                "bad-field",
+                                Some("side_rights"),
+                                "side_rights: watch or own-units",
+                            )
+                        })?
+                }
+                "physical_dice" => {
+                    s.physical_dice = x.as_bool().ok_or_else(|| {
+                        ApiError::new(
+                            StatusCode::UNPROCESSABLE_ENTITY,
+                            "bad-field",
+                            Some("physical_dice"),
+                            "physical_dice: true or false",
+                        )
+                    })?
+                }
+                other => {
+                    return Err(ApiError::new(
+                        StatusCode::UNPROCESSABLE_ENTITY,
+                        "unknown-field",
+                        Some(other),
+                        "allowed fields: side_rights, physical_dice",
+                    ))
+                }
+            }
+        }
+        st.store.set_settings(&ctx.seat.game_id, &s)?;
+        Ok(Json(serde_json::to_value(s).unwrap_or(Value::Null)))
+    })
+    .await
+}
+
+/// End the game now: the seed is revealed and nothing more is recorded.
+pub async fn conclude(
+    State(st): State<Arc<AppState>>,
+    Path(token): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    locked(&st, token, move |st, mut ctx| {
+        require_gm(&ctx)?;
+        st.store.conclude(&ctx.seat.game_id)?;
+        ctx.meta.concluded = true;
+        Ok(Json(ctx.dice_json()))
+    })
+    .await
 }

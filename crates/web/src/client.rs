@@ -29,12 +29,33 @@ pub fn request_as(
     content_type: &str,
     body: Option<&str>,
 ) -> std::io::Result<Reply> {
+    request_with(addr, method, path, &[("Content-Type", content_type)], body)
+}
+
+/// Send one request with extra headers (`Authorization`, `If-Match`, `Cookie`...).
+pub fn request_with(
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<&str>,
+) -> std::io::Result<Reply> {
     let mut s = TcpStream::connect(addr)?;
     s.set_read_timeout(Some(Duration::from_secs(30)))?;
     let body = body.unwrap_or("");
+    let mut extra = String::new();
+    if !headers
+        .iter()
+        .any(|(k, _)| k.eq_ignore_ascii_case("content-type"))
+    {
+        extra.push_str("Content-Type: application/json\r\n");
+    }
+    for (k, v) in headers {
+        extra.push_str(&format!("{k}: {v}\r\n"));
+    }
     write!(
         s,
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\n{extra}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     )?;
     // Read the head, then exactly the body the head announces: some servers keep the
@@ -87,6 +108,125 @@ pub fn request_as(
     let text = String::from_utf8_lossy(&rest).to_string();
     let body = if chunked { dechunk(&text) } else { text };
     Ok(Reply { status, body })
+}
+
+/// One Server-Sent Event: its id, its type and its data.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SseEvent {
+    pub id: Option<String>,
+    pub event: String,
+    pub data: String,
+}
+
+/// Open an event stream and read events until `want` of type `entry` (or any `revoked`) arrived,
+/// or `wait` passed. Also returns the stream's raw text, for checks on everything sent.
+pub fn read_events(
+    addr: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    want: usize,
+    wait: Duration,
+) -> std::io::Result<(u16, Vec<SseEvent>, String)> {
+    let mut s = TcpStream::connect(addr)?;
+    s.set_read_timeout(Some(Duration::from_millis(200)))?;
+    let mut extra = String::new();
+    for (k, v) in headers {
+        extra.push_str(&format!("{k}: {v}\r\n"));
+    }
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\n{extra}\r\n"
+    )?;
+    let deadline = std::time::Instant::now() + wait;
+    let mut raw = Vec::new();
+    let mut buf = [0u8; 8192];
+    let mut events = Vec::new();
+    while std::time::Instant::now() < deadline {
+        match s.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => raw.extend_from_slice(&buf[..n]),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) => {}
+            Err(e) => return Err(e),
+        }
+        let text = String::from_utf8_lossy(&raw).to_string();
+        events = parse_events(&text);
+        let entries = events.iter().filter(|e| e.event == "entry").count();
+        if entries >= want && want > 0 || events.iter().any(|e| e.event == "revoked") {
+            break;
+        }
+        if text.starts_with("HTTP/1.1 4") && find(&raw, b"\r\n\r\n").is_some() {
+            break;
+        }
+    }
+    let text = String::from_utf8_lossy(&raw).to_string();
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|x| x.parse().ok())
+        .unwrap_or(0);
+    Ok((status, events, text))
+}
+
+/// Events in a (possibly chunked) event-stream response.
+fn parse_events(text: &str) -> Vec<SseEvent> {
+    let body = text.split_once("\r\n\r\n").map_or("", |x| x.1);
+    let body = if text
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        dechunk_partial(body)
+    } else {
+        body.to_string()
+    };
+    // Only blocks already ended by a blank line are whole events.
+    let complete = body.rfind("\n\n").map_or("", |i| &body[..i]);
+    let mut out = Vec::new();
+    for block in complete.split("\n\n") {
+        let mut e = SseEvent {
+            id: None,
+            event: "message".into(),
+            data: String::new(),
+        };
+        let mut any = false;
+        for line in block.lines() {
+            if let Some(v) = line.strip_prefix("id:") {
+                e.id = Some(v.trim().to_string());
+            } else if let Some(v) = line.strip_prefix("event:") {
+                e.event = v.trim().to_string();
+                any = true;
+            } else if let Some(v) = line.strip_prefix("data:") {
+                if !e.data.is_empty() {
+                    e.data.push('\n');
+                }
+                e.data.push_str(v.strip_prefix(' ').unwrap_or(v));
+                any = true;
+            }
+        }
+        if any {
+            out.push(e);
+        }
+    }
+    out
+}
+
+/// Like `dechunk`, keeping a last chunk that has arrived only in part out.
+fn dechunk_partial(mut s: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, rest)) = s.split_once("\r\n") {
+        let Ok(n) = usize::from_str_radix(size.trim(), 16) else {
+            break;
+        };
+        if n == 0 || rest.len() < n {
+            break;
+        }
+        out.push_str(&rest[..n]);
+        s = rest[n..].trim_start_matches("\r\n");
+    }
+    out
 }
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {

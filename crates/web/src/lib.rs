@@ -2,11 +2,17 @@
 //!
 //! [`app`] builds the router; [`serve`] runs it on a listener, so tests spawn the real server on
 //! port 0.
+//!
+//! Access is by capability: the host key opens the games list and makes games; each game has a
+//! link per seat (game master, each side, spectator) whose token is the only credential, and
+//! everything a seat receives is built by [`seat::SeatCtx`] for that seat.
 
 pub mod api;
 pub mod client;
+pub mod live;
 pub mod pages;
 pub mod scenarios;
+pub mod seat;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -18,14 +24,41 @@ use tercio_store::Store;
 pub struct AppState {
     pub store: Arc<dyn Store>,
     locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    changes: Mutex<HashMap<String, tokio::sync::watch::Sender<u64>>>,
+    /// The address players reach the server by (`--public-url`), for the links and QR codes;
+    /// without it, the address the game master's browser used.
+    pub public_url: Option<String>,
 }
 
 impl AppState {
     pub fn new(store: Arc<dyn Store>) -> Arc<AppState> {
+        Self::with_public_url(store, None)
+    }
+
+    pub fn with_public_url(store: Arc<dyn Store>, public_url: Option<String>) -> Arc<AppState> {
         Arc::new(AppState {
             store,
             locks: Mutex::new(HashMap::new()),
+            changes: Mutex::new(HashMap::new()),
+            public_url: public_url.map(|u| u.trim_end_matches('/').to_string()),
         })
+    }
+
+    /// Tell every live page of a game that it changed (a new event, an undo, new settings or
+    /// links, the end of the game).
+    pub fn notify(&self, game_id: &str) {
+        let m = self.changes.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(tx) = m.get(game_id) {
+            tx.send_modify(|v| *v += 1);
+        }
+    }
+
+    /// Wait for changes to a game.
+    pub fn subscribe(&self, game_id: &str) -> tokio::sync::watch::Receiver<u64> {
+        let mut m = self.changes.lock().unwrap_or_else(|e| e.into_inner());
+        m.entry(game_id.to_string())
+            .or_insert_with(|| tokio::sync::watch::channel(0).0)
+            .subscribe()
     }
 
     /// One lock per game: actions on a game are applied one at a time, in arrival order.
@@ -42,10 +75,20 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/api/scenarios", get(api::scenarios_list))
         .route("/api/games", get(api::list_games).post(api::create_game))
         .route("/api/games/{id}", get(api::get_game))
-        .route("/api/games/{id}/actions", post(api::act))
-        .route("/api/games/{id}/odds", post(api::odds_for))
-        .route("/api/games/{id}/undo", post(api::undo))
-        .route("/api/games/{id}/log", get(api::get_log))
+        .route("/api/s/{token}", get(api::seat_game))
+        .route("/api/s/{token}/log", get(api::seat_log))
+        .route("/api/s/{token}/events", get(live::events))
+        .route("/api/s/{token}/actions", post(api::act))
+        .route("/api/s/{token}/actions/entered", post(api::act_entered))
+        .route("/api/s/{token}/dice-needed", post(api::dice_needed))
+        .route("/api/s/{token}/odds", post(api::odds_for))
+        .route("/api/s/{token}/undo", post(api::undo))
+        .route("/api/s/{token}/dice", get(api::dice))
+        .route("/api/s/{token}/export", get(api::export))
+        .route("/api/s/{token}/seats", get(api::seats))
+        .route("/api/s/{token}/seats/reissue", post(api::reissue))
+        .route("/api/s/{token}/settings", post(api::settings))
+        .route("/api/s/{token}/conclude", post(api::conclude))
         .merge(pages::routes())
         .fallback(pages::not_found)
         .layer(axum::middleware::from_fn(api::json_errors))
@@ -72,13 +115,15 @@ pub fn spawn(state: Arc<AppState>) -> std::io::Result<Running> {
     Ok(Running { addr, _rt: rt })
 }
 
-/// Make sure there is a game to open: a demo El Gran Capitán game on an empty database.
+/// Make sure there is a game to open: a demo El Gran Capitán game on an empty database. Returns
+/// its game master's token when one was made.
 pub fn ensure_demo_game(state: &AppState) -> Result<Option<String>, String> {
     let games = state.store.list(false).map_err(|e| e.to_string())?;
     if !games.is_empty() {
         return Ok(None);
     }
-    api::new_game(state, "el-gran-capitan/cerignola-1503", None)
-        .map(Some)
-        .map_err(|e| e.message().to_string())
+    let id = api::new_game(state, "el-gran-capitan/cerignola-1503", None)
+        .map_err(|e| e.message().to_string())?;
+    let seats = state.store.seats(&id).map_err(|e| e.to_string())?;
+    Ok(seats.into_iter().next().map(|s| s.token))
 }

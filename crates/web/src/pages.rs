@@ -3,17 +3,19 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Form, Path, State};
-use axum::http::{header, StatusCode};
+use axum::extract::{Form, Path, Query, State};
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use serde::Deserialize;
 use serde_json::Value;
-use tercio_core::LogEntry;
-use tercio_rules::registry;
+use tercio_core::Resolution;
+use tercio_rules::{registry, report};
+use tercio_store::{Role, SideRights};
 
 use crate::api::{self, ApiError};
+use crate::seat::{self, SeatCtx};
 use crate::{scenarios, AppState};
 
 /// Escape text for HTML content and attribute values.
@@ -39,8 +41,11 @@ pub fn routes() -> Router<Arc<AppState>> {
     Router::new()
         .route("/", get(home))
         .route("/games", post(create_from_form))
-        .route("/games/{id}", get(game_page))
-        .route("/games/{id}/log", get(log_page))
+        .route("/games/{id}", get(game_master_of))
+        .route("/s/{token}", get(seat_page))
+        .route("/s/{token}/log", get(seat_log_page))
+        .route("/s/{token}/dice", get(dice_page))
+        .route("/s/{token}/report.md", get(report_md))
         .route("/games/{id}/archive", post(archive))
         .route("/games/{id}/restore", post(restore))
         .route("/games/{id}/delete", post(delete))
@@ -67,6 +72,14 @@ fn page(title: &str, body: &str) -> Html<String> {
     ))
 }
 
+/// A seat's page: the header carries the live-connection indicator.
+fn page_live(title: &str, body: &str) -> Html<String> {
+    Html(format!(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{} — Tercio</title><link rel=\"stylesheet\" href=\"/static/app.css\"></head><body><header class=\"top\"><span class=\"brand\">Tercio</span><span id=\"live\" class=\"live\" role=\"status\">connecting…</span></header><main>{body}</main></body></html>",
+        esc(title)
+    ))
+}
+
 pub async fn not_found() -> Response {
     (
         StatusCode::NOT_FOUND,
@@ -82,8 +95,85 @@ fn error_page(status: StatusCode, e: &ApiError) -> Response {
     (status, page("Problem", &format!("<h1>That did not work</h1><pre class=\"error\">{}</pre><p><a href=\"/\">Back to the games</a></p>", esc(e.message())))).into_response()
 }
 
-async fn home(State(st): State<Arc<AppState>>) -> Response {
+#[derive(Deserialize)]
+struct KeyQuery {
+    key: Option<String>,
+}
+
+/// The host's page (all games, a new game) with the host key; without it, a page telling players
+/// to use their own link. `/?key=KEY` (the address `tercio serve` prints) sets the key as a
+/// cookie, strict to this site, and drops it from the address bar.
+async fn home(
+    State(st): State<Arc<AppState>>,
+    headers: HeaderMap,
+    Query(q): Query<KeyQuery>,
+) -> Response {
+    if let Some(k) = q.key {
+        let mut h = HeaderMap::new();
+        h.insert(
+            header::AUTHORIZATION,
+            format!("Bearer {k}")
+                .parse()
+                .unwrap_or(header::HeaderValue::from_static("")),
+        );
+        if api::is_host(&st, &h) {
+            return (
+                [(
+                    header::SET_COOKIE,
+                    format!(
+                        "{}={k}; Path=/; HttpOnly; SameSite=Strict; Max-Age=31536000",
+                        api::HOST_COOKIE
+                    ),
+                )],
+                Redirect::to("/"),
+            )
+                .into_response();
+        }
+        return landing(
+            StatusCode::UNAUTHORIZED,
+            "That key does not open this server.",
+        );
+    }
+    if !api::is_host(&st, &headers) {
+        return landing(StatusCode::OK, "");
+    }
     home_with(&st, None, "").await
+}
+
+fn landing(status: StatusCode, problem: &str) -> Response {
+    let problem = if problem.is_empty() {
+        String::new()
+    } else {
+        format!("<p class=\"error\">{}</p>", esc(problem))
+    };
+    (status, page("Welcome", &format!("<h1>Tercio</h1>{problem}<p>Players: open the link (or scan the code) your game master gave you; it opens your seat at the game.</p><p>Game master: open the address <code>tercio serve</code> printed when it started (it ends in <code>?key=…</code>); it opens the list of games on this server.</p>"))).into_response()
+}
+
+fn host_only(st: &AppState, headers: &HeaderMap) -> Option<Response> {
+    (!api::is_host(st, headers)).then(|| {
+        landing(
+            StatusCode::UNAUTHORIZED,
+            "Only the host may do this: open the address `tercio serve` printed.",
+        )
+    })
+}
+
+/// The game master's link of a game, for the host.
+async fn game_master_of(
+    State(st): State<Arc<AppState>>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Response {
+    if let Some(r) = host_only(&st, &headers) {
+        return r;
+    }
+    match st.store.seats(&id) {
+        Ok(seats) => match seats.into_iter().next() {
+            Some(gm) => Redirect::to(&format!("/s/{}", gm.token)).into_response(),
+            None => not_found().await,
+        },
+        Err(e) => error_page(StatusCode::SERVICE_UNAVAILABLE, &e.into()),
+    }
 }
 
 async fn home_with(st: &AppState, error: Option<&str>, toml: &str) -> Response {
@@ -182,7 +272,14 @@ struct NewGameForm {
     toml: String,
 }
 
-async fn create_from_form(State(st): State<Arc<AppState>>, Form(f): Form<NewGameForm>) -> Response {
+async fn create_from_form(
+    State(st): State<Arc<AppState>>,
+    headers: HeaderMap,
+    Form(f): Form<NewGameForm>,
+) -> Response {
+    if let Some(r) = host_only(&st, &headers) {
+        return r;
+    }
     let source = if f.toml.trim().is_empty() {
         f.scenario.clone()
     } else {
@@ -199,17 +296,34 @@ async fn create_from_form(State(st): State<Arc<AppState>>, Form(f): Form<NewGame
     let st2 = st.clone();
     let created = tokio::task::spawn_blocking(move || api::new_game(&st2, &source, None)).await;
     match created {
-        Ok(Ok(id)) => Redirect::to(&format!("/games/{id}")).into_response(),
+        Ok(Ok(id)) => match st.store.seats(&id).map(|s| s.into_iter().next()) {
+            Ok(Some(gm)) => Redirect::to(&format!("/s/{}", gm.token)).into_response(),
+            _ => Redirect::to("/").into_response(),
+        },
         Ok(Err(e)) => home_with(&st, Some(e.message()), &f.toml).await,
         Err(e) => home_with(&st, Some(&e.to_string()), &f.toml).await,
     }
 }
 
-async fn archive(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
+async fn archive(
+    State(st): State<Arc<AppState>>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Response {
+    if let Some(r) = host_only(&st, &headers) {
+        return r;
+    }
     set_archived(&st, &id, true).await
 }
 
-async fn restore(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
+async fn restore(
+    State(st): State<Arc<AppState>>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Response {
+    if let Some(r) = host_only(&st, &headers) {
+        return r;
+    }
     set_archived(&st, &id, false).await
 }
 
@@ -221,9 +335,19 @@ async fn set_archived(st: &AppState, id: &str, archived: bool) -> Response {
     }
 }
 
-async fn delete(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
+async fn delete(
+    State(st): State<Arc<AppState>>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Response {
+    if let Some(r) = host_only(&st, &headers) {
+        return r;
+    }
     match st.store.delete(&id) {
-        Ok(true) => Redirect::to("/").into_response(),
+        Ok(true) => {
+            st.notify(&id);
+            Redirect::to("/").into_response()
+        }
         Ok(false) => not_found().await,
         Err(e) => error_page(StatusCode::SERVICE_UNAVAILABLE, &e.into()),
     }
@@ -254,15 +378,17 @@ fn s<'a>(v: &'a Value, k: &str) -> &'a str {
     v[k].as_str().unwrap_or("")
 }
 
-async fn game_page(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
-    let g = match api::load(&st, &id) {
-        Ok(g) => g,
-        Err(_) => return not_found().await,
-    };
-    let Ok(engine) = g.engine() else {
-        return not_found().await;
-    };
-    let state = &g.state;
+/// The inner HTML of a seat's game page: everything live updates redraw.
+fn game_main(ctx: &SeatCtx, base: &str) -> String {
+    let g = &ctx.game;
+    let engine = &ctx.engine;
+    let gm = ctx.is_gm();
+    let acts = ctx.may_act();
+    let my_side = ctx.side().map(str::to_string);
+    // Units and leaders this seat may act with: all for the game master, its own for a side.
+    let mine = |side: &str| gm || my_side.as_deref() == Some(side);
+    let view_state = ctx.state();
+    let state = &view_state;
     let rules = registry::lookup(&g.ruleset).ok();
     let reference = rules.map(|r| r.reference()).unwrap_or(Value::Null);
     let troop_name = |t: &str| -> String {
@@ -279,10 +405,11 @@ async fn game_page(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> R
     let phase = s(state, "phase");
     let mut b = String::new();
     b.push_str(&format!(
-        "<h1>{}</h1><p class=\"muted\">{} · <a href=\"/rules/{}\">rules reference</a></p>",
+        "<h1>{}</h1><p class=\"muted\">{} · <a href=\"/rules/{}\">rules reference</a> · <span class=\"seat\">you are: <strong>{}</strong></span></p>",
         esc(&g.scenario.title),
         esc(rules.map_or(g.ruleset.as_str(), |r| r.name())),
-        esc(&g.ruleset)
+        esc(&g.ruleset),
+        esc(&ctx.seat_label())
     ));
     // Turn and initiative.
     b.push_str(&format!(
@@ -346,9 +473,15 @@ async fn game_page(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> R
     let units = state["units"].as_object().cloned().unwrap_or_default();
     b.push_str("<section class=\"controls\">");
     match phase {
+        _ if ctx.ended() => {}
         "command" => {
-            b.push_str("<button class=\"primary\" data-turn='{\"action\":\"initiative\"}'>Initiative</button>");
-            if let Some(side) = state["initiative_side"].as_str() {
+            if gm {
+                b.push_str("<button class=\"primary\" data-turn='{\"action\":\"initiative\"}'>Initiative</button>");
+            }
+            if let Some(side) = state["initiative_side"]
+                .as_str()
+                .filter(|sd| acts && mine(sd))
+            {
                 if state["current"].is_null() {
                     b.push_str("<span class=\"group\"><select id=\"command-leader\">");
                     for l in leaders.values().filter(|l| {
@@ -368,7 +501,14 @@ async fn game_page(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> R
                     );
                 }
             }
-            b.push_str("<button data-turn='{\"action\":\"end-initiatives\"}'>End of turn</button>");
+            if gm {
+                b.push_str(
+                    "<button data-turn='{\"action\":\"end-initiatives\"}'>End of turn</button>",
+                );
+            }
+        }
+        "end-of-turn" if !gm => {
+            b.push_str("<p class=\"muted\">The game master is resolving the end of the turn.</p>");
         }
         "end-of-turn" => {
             b.push_str("<div class=\"endturn\"><h3>End of the turn</h3><ol>");
@@ -451,7 +591,7 @@ async fn game_page(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> R
     b.push_str("</section>");
 
     // The action form: the app's fields.
-    if phase != "over" {
+    if phase != "over" && acts {
         b.push_str("<section class=\"app\" id=\"app\"><h2>Action</h2><div class=\"fields\">");
         b.push_str("<label>Unit <select id=\"f-actor\">");
         // The units the current leader may activate come first.
@@ -460,7 +600,10 @@ async fn game_page(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> R
                 .ok()
                 .map(|st| (l.to_string(), st))
         });
-        let mut ordered: Vec<&Value> = units.values().filter(|u| u["destroyed"] != true).collect();
+        let mut ordered: Vec<&Value> = units
+            .values()
+            .filter(|u| u["destroyed"] != true && mine(s(u, "side")))
+            .collect();
         ordered.sort_by_key(|u| s(u, "side").to_string());
         if let Some((l, st)) = &current {
             let commanded = |u: &Value| {
@@ -611,9 +754,13 @@ async fn game_page(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> R
     }
 
     // State panel.
+    let scores = engine.scores(state);
     b.push_str("<section class=\"state\" id=\"state\"><h2>Armies</h2>");
     for side in &g.scenario.sides {
-        let (lost, bp) = side_points(&g, engine.as_ref(), &side.id);
+        let (lost, bp) = scores
+            .iter()
+            .find(|x| x.side == side.id)
+            .map_or((0, 0), |x| (x.lost, x.threshold));
         b.push_str(&format!("<h3 style=\"border-color:{}\">{} <span class=\"muted\">({})</span> <span class=\"bp\">lost {lost} of {bp}</span></h3><table><thead><tr><th>Unit</th><th>Status</th><th>Bases</th><th></th></tr></thead><tbody>", esc(&side.colour), esc(&side.name), if side.role == tercio_rules::scenario::Role::Attacker { "attacker" } else { "defender" }));
         for u in units.values().filter(|u| s(u, "side") == side.id) {
             let bases = u["bases"].as_u64().unwrap_or(0);
@@ -672,7 +819,7 @@ async fn game_page(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> R
                 esc(s(l, "name")),
                 esc(&t.join(", "))
             ));
-            if phase != "over" && l["fate"].is_null() {
+            if phase != "over" && acts && mine(s(l, "side")) && l["fate"].is_null() {
                 b.push_str(&format!("<select class=\"attach\" data-leader=\"{}\" aria-label=\"Attach {}\"><option value=\"\">stands alone</option>", esc(s(l, "id")), esc(s(l, "name"))));
                 for u in units
                     .values()
@@ -696,7 +843,7 @@ async fn game_page(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> R
                     .as_array()
                     .is_some_and(|a| a.iter().any(|x| x == &l["id"]))
             });
-            if phase != "over" && !l["fate"].is_null() && !assigned {
+            if phase != "over" && acts && mine(s(l, "side")) && !l["fate"].is_null() && !assigned {
                 b.push_str(&format!("<select class=\"assign\" data-leader=\"{}\"><option value=\"\">give the command to…</option>", esc(s(l, "id"))));
                 for o in leaders
                     .values()
@@ -716,71 +863,361 @@ async fn game_page(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> R
     }
     b.push_str("</section>");
 
+    // Dice: the commitment, the seed once the game has ended, the reports.
+    let dice = ctx.dice_json();
+    b.push_str(&format!(
+        "<section class=\"dice\" id=\"dice\"><h2>Dice</h2><p>Commitment (SHA-256 of the seed, fixed before the first roll): <code id=\"commitment\">{}</code></p>",
+        esc(dice["commitment"].as_str().unwrap_or(""))
+    ));
+    match ctx.revealed_seed() {
+        Some((seed, nonce)) => b.push_str(&format!(
+            "<p id=\"revealed\">The game has ended and its seed is revealed: seed <code>{seed}</code>, nonce <code>{}</code>. Download the export and run <code>tercio verify</code> on it to re-run every roll.</p>",
+            esc(nonce)
+        )),
+        None => b.push_str("<p class=\"muted\">The seed stays on the server until the game ends; then it is shown here, and anyone can check every roll against this commitment.</p>"),
+    }
+    if ctx.meta.settings.physical_dice {
+        b.push_str("<p class=\"muted\"><span id=\"physical\" hidden></span>Dice are thrown at the table and typed in; the log marks those faces.</p>");
+    }
+    b.push_str(&format!(
+        "<p><a href=\"/s/{t}/dice\">Dice report</a> · <a href=\"/s/{t}/report.md\">Battle report (Markdown)</a> · <a href=\"/api/s/{t}/export\" download>Export (JSON)</a></p></section>",
+        t = esc(&ctx.seat.token)
+    ));
+
     // Log.
     b.push_str(&format!(
-        "<section class=\"log\" id=\"log\"><h2>Log <button id=\"undo\" class=\"small\">Undo last</button></h2>{}</section>",
-        log_html(&g, Some(LOG_ON_PAGE))
+        "<section class=\"log\" id=\"log\"><h2>Log{}</h2>{}</section>",
+        if gm && !ctx.ended() {
+            " <button id=\"undo\" class=\"small\">Undo last</button>"
+        } else {
+            ""
+        },
+        log_html(ctx, Some(LOG_ON_PAGE))
     ));
     if g.log.entries.len() > LOG_ON_PAGE {
         b.push_str(&format!(
-            "<p><a href=\"/games/{}/log\">The whole log ({} entries)</a></p>",
-            esc(&id),
+            "<p><a href=\"/s/{}/log\">The whole log ({} entries)</a></p>",
+            esc(&ctx.seat.token),
             g.log.entries.len()
         ));
     }
-    b.push_str(&format!("<dialog id=\"result-box\"><pre id=\"result-text\"></pre><form method=\"dialog\"><button class=\"primary\">OK</button></form></dialog><script>window.TERCIO_GAME = \"{}\";</script><script src=\"/static/game.js\"></script>", esc(&id)));
-    page(&g.scenario.title, &b).into_response()
+    if gm {
+        b.push_str(&seats_panel(ctx, base));
+    }
+    b
+}
+
+/// The game master's panel: each seat's link with its QR code, new links, the settings, ending
+/// the game.
+fn seats_panel(ctx: &SeatCtx, base: &str) -> String {
+    let links = ctx.seats.iter().map(|seat| {
+        let (role, side, name) = match &seat.role {
+            Role::GameMaster => ("game-master", "", "Game master (you)".to_string()),
+            Role::Side(id) => (
+                "side",
+                id.as_str(),
+                ctx.game
+                    .scenario
+                    .side(id)
+                    .map_or(id.clone(), |x| x.name.clone()),
+            ),
+            Role::Spectator => ("spectator", "", "Spectators".to_string()),
+        };
+        (role, side, name, format!("{base}/s/{}", seat.token))
+    });
+    let open = if ctx.game.log.entries.is_empty() {
+        " open"
+    } else {
+        ""
+    };
+    let mut b = format!("<section class=\"seats\" id=\"seats\"><details{open}><summary><h2>Players' links</h2></summary><p class=\"muted\">Each link is the only key to its seat: give each player theirs (scan the code with a phone). A new link withdraws the old one at once.</p><div class=\"links\">");
+    for (role, side, name, url) in links {
+        let qr = qrcode::QrCode::new(url.as_bytes())
+            .map(|c| {
+                c.render::<qrcode::render::svg::Color>()
+                    .min_dimensions(148, 148)
+                    .quiet_zone(true)
+                    .build()
+            })
+            .unwrap_or_default();
+        b.push_str(&format!(
+            "<div class=\"link\" data-role=\"{role}\" data-side=\"{}\"><h3>{}</h3><div class=\"qr\">{qr}</div><input class=\"url\" readonly value=\"{}\" aria-label=\"Link for {}\"><button class=\"small reissue\" data-role=\"{role}\" data-side=\"{}\">New link</button></div>",
+            esc(side),
+            esc(&name),
+            esc(&url),
+            esc(&name),
+            esc(side)
+        ));
+    }
+    let st = &ctx.meta.settings;
+    let sel = |on: bool| if on { " selected" } else { "" };
+    b.push_str(&format!(
+        "</div><h3>Settings</h3><div class=\"fields\"><label>The sides' links may <select id=\"side-rights\" data-server><option value=\"watch\"{}>watch only</option><option value=\"own-units\"{}>resolve their own units' actions</option></select></label><label class=\"check\"><input type=\"checkbox\" id=\"physical-dice\" data-server{}> Dice thrown at the table (type in the faces)</label></div>",
+        sel(st.side_rights == SideRights::Watch),
+        sel(st.side_rights == SideRights::OwnUnits),
+        if st.physical_dice { " checked" } else { "" }
+    ));
+    if !ctx.ended() {
+        b.push_str("<p><button class=\"danger\" id=\"conclude\">End the game and reveal the seed</button></p>");
+    }
+    b.push_str("</details></section>");
+    b
 }
 
 /// How many log entries the game page shows (newest first); the rest are on the log page, so the
 /// game page stays small however long the battle.
 const LOG_ON_PAGE: usize = 25;
 
-fn log_html(g: &tercio_rules::game::Game, limit: Option<usize>) -> String {
+fn log_html(ctx: &SeatCtx, limit: Option<usize>) -> String {
     let mut b = String::from("<ul>");
-    for e in g.log.entries.iter().rev().take(limit.unwrap_or(usize::MAX)) {
-        match e {
-            LogEntry::Event { seq, event } => {
-                let voided = g.log.is_voided(*seq);
+    for e in ctx
+        .game
+        .log
+        .entries
+        .iter()
+        .rev()
+        .take(limit.unwrap_or(usize::MAX))
+    {
+        let v = ctx.entry(e);
+        let seq = e.seq();
+        match v["entry"].as_str() {
+            Some("event") => {
+                let voided = v["voided"] == true;
+                let res: Option<Resolution> =
+                    serde_json::from_value(v["event"]["resolution"].clone()).ok();
+                let entered = if v["event"]["entered"] == true {
+                    " <span class=\"muted\">(dice thrown at the table)</span>"
+                } else {
+                    ""
+                };
                 b.push_str(&format!(
-                    "<li class=\"{}\" data-seq=\"{seq}\"><details><summary><span class=\"seq\">#{seq}</span> {}: {}{}</summary><pre>{}</pre></details></li>",
+                    "<li class=\"{}\" data-seq=\"{seq}\"><details><summary><span class=\"seq\">#{seq}</span> {}: {}{}{entered}</summary><pre>{}</pre></details></li>",
                     if voided { "voided" } else { "" },
-                    esc(&event.resolution.action),
-                    esc(&event.resolution.summary),
+                    esc(res.as_ref().map_or("", |r| r.action.as_str())),
+                    esc(res.as_ref().map_or("", |r| r.summary.as_str())),
                     if voided { " (voided)" } else { "" },
-                    esc(&event.resolution.render())
+                    esc(&res.map(|r| r.render()).unwrap_or_default())
                 ));
             }
-            LogEntry::Void { seq, voids, .. } => {
-                b.push_str(&format!("<li class=\"void muted\"><span class=\"seq\">#{seq}</span> undo: #{voids} voided</li>"))
-            }
+            Some("void") => b.push_str(&format!(
+                "<li class=\"void muted\" data-seq=\"{seq}\"><span class=\"seq\">#{seq}</span> undo: #{} voided</li>",
+                v["voids"]
+            )),
+            _ => b.push_str(&format!(
+                "<li class=\"muted\" data-seq=\"{seq}\"><span class=\"seq\">#{seq}</span> (not shown to this seat)</li>"
+            )),
         }
     }
     b.push_str("</ul>");
     b
 }
 
-async fn log_page(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
-    let Ok(g) = api::load(&st, &id) else {
-        return not_found().await;
+/// A seat's page, or (`?part=main`) just the part live updates redraw.
+async fn seat_page(
+    State(st): State<Arc<AppState>>,
+    Path(token): Path<String>,
+    Query(q): Query<PartQuery>,
+    headers: HeaderMap,
+) -> Response {
+    let base = api::base_url(&st, &headers);
+    let st2 = st.clone();
+    let ctx = match api::blocking(move || seat::open(&st2, &token)).await {
+        Ok(c) => c,
+        Err(e) => return link_problem(&e),
     };
-    let body = format!("<h1>{} — log</h1><p><a href=\"/games/{}\">Back to the game</a></p><section class=\"log\">{}</section>", esc(&g.scenario.title), esc(&id), log_html(&g, None));
-    page(&g.scenario.title, &body).into_response()
+    let main = game_main(&ctx, &base);
+    if q.part.as_deref() == Some("main") {
+        return (
+            [(header::CACHE_CONTROL, "no-store")],
+            Html(format!(
+                "<div id=\"main\" data-seq=\"{}\">{main}</div>",
+                ctx.seq()
+            )),
+        )
+            .into_response();
+    }
+    let body = format!(
+        "<p id=\"notice\" class=\"notice\" role=\"status\" hidden></p><div id=\"main\" data-seq=\"{seq}\">{main}</div><dialog id=\"result-box\"><pre id=\"result-text\"></pre><form method=\"dialog\"><button class=\"primary\">OK</button></form></dialog><dialog id=\"dice-box\"><form id=\"dice-form\"><h3>Throw the dice</h3><p class=\"muted\" id=\"dice-so-far\"></p><div id=\"dice-inputs\"></div><p class=\"error\" id=\"dice-error\"></p><button class=\"primary\" id=\"dice-ok\">Next</button> <button type=\"button\" id=\"dice-cancel\">Cancel</button></form></dialog><script>window.TERCIO_SEAT = \"{tok}\"; window.TERCIO_PHYSICAL = {phys};</script><script src=\"/static/game.js\"></script>",
+        seq = ctx.seq(),
+        tok = esc(&ctx.seat.token),
+        phys = ctx.meta.settings.physical_dice
+    );
+    (
+        [(header::CACHE_CONTROL, "no-store")],
+        page_live(&ctx.game.scenario.title, &body),
+    )
+        .into_response()
 }
 
-fn side_points(
-    g: &tercio_rules::game::Game,
-    _engine: &dyn tercio_rules::Engine,
-    side: &str,
-) -> (u32, u32) {
-    let st: Result<tercio_rules::app_driven::model::GameState, _> =
-        serde_json::from_value(g.state.clone());
-    let charts = match g.ruleset.as_str() {
-        "bloody-dismal-fight" => &*tercio_rules::bloody_dismal_fight::CHARTS,
-        _ => &*tercio_rules::el_gran_capitan::CHARTS,
+#[derive(Deserialize)]
+struct PartQuery {
+    part: Option<String>,
+}
+
+fn link_problem(e: &ApiError) -> Response {
+    let status = if e.code() == "no-such-link" {
+        StatusCode::NOT_FOUND
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
     };
-    st.map(|st| tercio_rules::app_driven::game::break_points(charts, &st, side))
-        .unwrap_or((0, 0))
+    (
+        status,
+        page(
+            "Link",
+            &format!(
+                "<h1>This link opens no game</h1><p>{}</p>",
+                esc(e.message())
+            ),
+        ),
+    )
+        .into_response()
+}
+
+async fn seat_log_page(State(st): State<Arc<AppState>>, Path(token): Path<String>) -> Response {
+    let st2 = st.clone();
+    let ctx = match api::blocking(move || seat::open(&st2, &token)).await {
+        Ok(c) => c,
+        Err(e) => return link_problem(&e),
+    };
+    let body = format!("<h1>{} — log</h1><p><a href=\"/s/{}\">Back to the game</a></p><section class=\"log\">{}</section>", esc(&ctx.game.scenario.title), esc(&ctx.seat.token), log_html(&ctx, None));
+    page(&ctx.game.scenario.title, &body).into_response()
+}
+
+/// The battle report, as this seat may see it.
+async fn report_md(State(st): State<Arc<AppState>>, Path(token): Path<String>) -> Response {
+    let out = api::blocking(move || {
+        let ctx = seat::open(&st, &token)?;
+        let c = ctx.game.commitment();
+        let md = report::battle_report(
+            &ctx.game,
+            &ctx.viewer(),
+            &report::Reveal {
+                commitment: &c,
+                seed: ctx.revealed_seed(),
+            },
+        )
+        .map_err(|e| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "corrupt", None, e))?;
+        Ok((md, api::slug(&ctx.game.scenario.title)))
+    })
+    .await;
+    match out {
+        Ok((md, name)) => (
+            [
+                (
+                    header::CONTENT_TYPE,
+                    "text/markdown; charset=utf-8".to_string(),
+                ),
+                (
+                    header::CONTENT_DISPOSITION,
+                    format!("inline; filename=\"{name}.md\""),
+                ),
+            ],
+            md,
+        )
+            .into_response(),
+        Err(e) => link_problem(&e),
+    }
+}
+
+/// The dice report: faces against their expected counts (table and chart), outcomes against
+/// their exact expectations.
+async fn dice_page(State(st): State<Arc<AppState>>, Path(token): Path<String>) -> Response {
+    let out = api::blocking(move || {
+        let ctx = seat::open(&st, &token)?;
+        let r = report::dice_report(&ctx.game)
+            .map_err(|e| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "corrupt", None, e))?;
+        Ok((ctx, r))
+    })
+    .await;
+    let (ctx, r) = match out {
+        Ok(x) => x,
+        Err(e) => return link_problem(&e),
+    };
+    let mut b = format!(
+        "<h1>{} — dice</h1><p><a href=\"/s/{}\">Back to the game</a></p><p>{} events. Every die thrown is counted, voided events too (they were thrown). <em>p</em> is the chance that fair dice stray at least this far from the expected counts: only a very small <em>p</em> (below 0.01, say) over many throws is a reason for suspicion.</p>",
+        esc(&ctx.game.scenario.title),
+        esc(&ctx.seat.token),
+        r.events
+    );
+    if r.faces.is_empty() {
+        b.push_str("<p class=\"muted\">No dice thrown yet.</p>");
+    }
+    for t in &r.faces {
+        b.push_str(&format!(
+            "<h2>d{} <span class=\"muted\">({})</span></h2><p>{} thrown · χ² = {:.2} on {} degrees of freedom · <em>p</em> = {:.3}</p>",
+            t.sides,
+            if t.source == "entered" { "thrown at the table" } else { "from the committed seed" },
+            t.thrown,
+            t.chi_square,
+            t.degrees_of_freedom,
+            t.p_value
+        ));
+        b.push_str(&face_chart(t));
+        b.push_str("<table class=\"faces\"><thead><tr><th>Face</th>");
+        for f in 1..=t.sides {
+            b.push_str(&format!("<th>{f}</th>"));
+        }
+        b.push_str("</tr></thead><tbody><tr><th>Seen</th>");
+        for c in &t.counts {
+            b.push_str(&format!("<td>{c}</td>"));
+        }
+        b.push_str("</tr><tr><th>Expected</th>");
+        for _ in &t.counts {
+            b.push_str(&format!("<td>{:.1}</td>", t.expected));
+        }
+        b.push_str("</tr></tbody></table>");
+    }
+    if !r.outcomes.is_empty() {
+        b.push_str("<h2>Outcomes</h2><p>Each result against its exact expectation when it was rolled (the sum of its probabilities over the rolls).</p><div class=\"scroll\"><table><thead><tr><th>Action</th><th>Question</th><th>Result</th><th>Expected</th><th>Seen</th></tr></thead><tbody>");
+        for o in &r.outcomes {
+            b.push_str(&format!(
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{}</td></tr>",
+                esc(&o.action),
+                esc(&o.facet),
+                esc(&o.value),
+                o.expected,
+                o.observed
+            ));
+        }
+        b.push_str("</tbody></table></div>");
+    }
+    if r.not_tabulated > 0 {
+        b.push_str(&format!("<p class=\"muted\">{} events had too many possible outcomes to tabulate; their dice are counted above.</p>", r.not_tabulated));
+    }
+    page(&ctx.game.scenario.title, &b).into_response()
+}
+
+/// A bar per face (seen) with a line at the expected count, as inline SVG.
+fn face_chart(t: &report::FaceTally) -> String {
+    let n = t.counts.len() as f64;
+    let (w, h) = (320.0, 120.0);
+    let max = t
+        .counts
+        .iter()
+        .map(|&c| c as f64)
+        .fold(t.expected, f64::max)
+        .max(1.0);
+    let bw = w / n;
+    let mut svg = format!("<svg class=\"chart\" viewBox=\"0 0 {w} {}\" role=\"img\" aria-label=\"faces of the d{} seen against expected\">", h + 16.0, t.sides);
+    for (i, &c) in t.counts.iter().enumerate() {
+        let bh = c as f64 / max * h;
+        svg.push_str(&format!(
+            "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{bh:.1}\"><title>{}: {c}</title></rect><text x=\"{:.1}\" y=\"{}\">{}</text>",
+            i as f64 * bw + 1.0,
+            h - bh,
+            bw - 2.0,
+            i + 1,
+            i as f64 * bw + bw / 2.0,
+            h + 13.0,
+            i + 1
+        ));
+    }
+    let ey = h - t.expected / max * h;
+    svg.push_str(&format!(
+        "<line x1=\"0\" x2=\"{w}\" y1=\"{ey:.1}\" y2=\"{ey:.1}\" class=\"expected\"><title>expected {:.1}</title></line></svg>",
+        t.expected
+    ));
+    svg
 }
 
 async fn rules_page(Path(id): Path<String>) -> Response {

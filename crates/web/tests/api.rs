@@ -3,10 +3,12 @@
 use std::sync::Arc;
 
 use serde_json::{json, Value};
-use tercio_web::client::{request, Reply};
+use tercio_store::Store;
+use tercio_web::client::{request, request_with, Reply};
 
 struct Server {
     addr: String,
+    key: String,
     _running: tercio_web::Running,
     _dir: tempfile::TempDir,
 }
@@ -14,30 +16,50 @@ struct Server {
 fn server() -> Server {
     let dir = tempfile::tempdir().expect("tmp");
     let store = tercio_store::SqliteStore::open(&dir.path().join("t.db")).expect("db");
+    let key = store.host_key().expect("key");
     let running = tercio_web::spawn(tercio_web::AppState::new(Arc::new(store))).expect("server");
     Server {
         addr: running.addr.clone(),
+        key,
         _running: running,
         _dir: dir,
     }
 }
 
+/// The token in a seat's link.
+fn token(url: &Value) -> String {
+    url.as_str()
+        .and_then(|u| u.rsplit('/').next())
+        .expect("link")
+        .to_string()
+}
+
 impl Server {
-    /// A new game from a shipped scenario; its id.
+    /// A new game from a shipped scenario; its game master's token.
     fn new_game(&self, scenario: &str, seed: u64) -> String {
         let r = self.post("/api/games", &json!({"scenario": scenario, "seed": seed}));
         assert_eq!(r.status, 201, "{}", r.body);
-        r.json()["id"].as_str().expect("id").to_string()
+        token(&r.json()["links"][0]["url"])
     }
 
+    /// Requests as the host (with the host key); seat routes ignore it.
     fn get(&self, path: &str) -> Reply {
-        request(&self.addr, "GET", path, None).expect("request")
+        let auth = format!("Bearer {}", self.key);
+        request_with(&self.addr, "GET", path, &[("Authorization", &auth)], None).expect("request")
     }
     fn post(&self, path: &str, body: &Value) -> Reply {
-        request(&self.addr, "POST", path, Some(&body.to_string())).expect("request")
+        self.post_raw(path, &body.to_string())
     }
     fn post_raw(&self, path: &str, body: &str) -> Reply {
-        request(&self.addr, "POST", path, Some(body)).expect("request")
+        let auth = format!("Bearer {}", self.key);
+        request_with(
+            &self.addr,
+            "POST",
+            path,
+            &[("Authorization", &auth)],
+            Some(body),
+        )
+        .expect("request")
     }
 }
 
@@ -68,12 +90,12 @@ fn play_undo_and_log_through_the_api() {
         &json!({"scenario": "el-gran-capitan/cerignola-1503", "seed": 5}),
     );
     assert_eq!(created.status, 201, "{}", created.body);
-    let id = created.json()["id"].as_str().expect("id").to_string();
+    let id = token(&created.json()["links"][0]["url"]);
     assert!(
-        created.json().get("seed").is_none(),
+        !created.body.contains("\"seed\""),
         "the seed stays on the server"
     );
-    let base = format!("/api/games/{id}");
+    let base = format!("/api/s/{id}");
     for a in [
         json!({"action": "initiative"}),
         json!({"action": "command", "leader": "chandieu"}),
@@ -95,7 +117,8 @@ fn play_undo_and_log_through_the_api() {
     assert_eq!(undo.json()["voided"], 3);
     let log = s.get(&format!("{base}/log")).json();
     assert_eq!(log["entries"].as_array().map(Vec::len), Some(4));
-    assert_eq!(log["voided"], json!([3]));
+    assert_eq!(log["entries"][2]["voided"], true);
+    assert_eq!(log["entries"][3]["voids"], 3);
     let g = s.get(&base).json();
     assert_eq!(g["events"], 4);
     assert_eq!(g["state"]["units"]["swiss-first-block"]["acted"], false);
@@ -134,22 +157,20 @@ fn bad_input_is_a_named_4xx_never_a_500() {
         (422, json!("seed"))
     );
     assert_eq!(s.get("/api/games/nope").status, 404);
-    let id = s
-        .post(
+    let id = token(
+        &s.post(
             "/api/games",
             &json!({"scenario": "bloody-dismal-fight/agincourt-1415"}),
         )
-        .json()["id"]
-        .as_str()
-        .expect("id")
-        .to_string();
+        .json()["links"][0]["url"],
+    );
     for body in [
         json!({"action": "fly"}),
         json!({"action": "charge", "actor": "nobody"}),
         json!([1, 2]),
         json!({"action": "initiative", "bogus": 1}),
     ] {
-        let r = s.post(&format!("/api/games/{id}/actions"), &body);
+        let r = s.post(&format!("/api/s/{id}/actions"), &body);
         assert!(
             (400..500).contains(&r.status),
             "{body} -> {} {}",
@@ -159,8 +180,7 @@ fn bad_input_is_a_named_4xx_never_a_500() {
         assert!(r.json()["error"]["message"].is_string());
     }
     assert_eq!(
-        s.post(&format!("/api/games/{id}/undo"), &json!(null))
-            .status,
+        s.post(&format!("/api/s/{id}/undo"), &json!(null)).status,
         409
     );
     assert_eq!(s.get("/no/such/page").status, 404);
@@ -183,7 +203,7 @@ fn user_text_is_shown_inert() {
     let r = s.post("/api/games", &json!({"scenario": toml}));
     assert_eq!(r.status, 201, "{}", r.body);
     let id = r.json()["id"].as_str().expect("id").to_string();
-    let page = s.get(&format!("/games/{id}"));
+    let page = s.get(&format!("/s/{}", token(&r.json()["links"][0]["url"])));
     assert_eq!(page.status, 200);
     assert!(!page.body.contains(evil));
     assert!(page.body.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
@@ -194,6 +214,9 @@ fn user_text_is_shown_inert() {
     );
     let home = s.get("/");
     assert!(home.body.contains("Cerignola") && home.body.contains(&id));
+    // Without the host key the front page lists nothing.
+    let anon = request(&s.addr, "GET", "/", None).expect("get");
+    assert!(!anon.body.contains(&id) && !anon.body.contains("Cerignola"));
 }
 
 #[test]
@@ -266,7 +289,7 @@ fn random_bodies_never_make_a_500() {
             body[fields[next(fields.len())]] = values[next(values.len())].clone();
         }
         for path in ["actions", "odds"] {
-            let r = s.post(&format!("/api/games/{id}/{path}"), &body);
+            let r = s.post(&format!("/api/s/{id}/{path}"), &body);
             assert!(r.status < 500, "{path} {body} -> {} {}", r.status, r.body);
             if r.status >= 400 {
                 assert!(r.json()["error"]["message"].is_string(), "{}", r.body);
@@ -282,7 +305,7 @@ fn random_bodies_never_make_a_500() {
         "\u{1F600}",
         "{\"action\": \"charge\", \"actor\": {\"type\": \"gendarmes\", \"bases\": 200}}",
     ] {
-        let r = s.post_raw(&format!("/api/games/{id}/actions"), raw);
+        let r = s.post_raw(&format!("/api/s/{id}/actions"), raw);
         assert!(
             (400..500).contains(&r.status),
             "{raw:?} -> {} {}",
@@ -308,14 +331,31 @@ fn the_new_game_form_shows_scenario_errors_and_creates_nothing() {
     };
     let bad = "ruleset = \"egc\"\ntitle = \"Broken\"\n[[sides]]\nid = \"a\"\n";
     let body = format!("scenario=&toml={}", enc(bad));
-    let r = tercio_web::client::request_as(
+    let form = |body: &str| {
+        let auth = format!("Bearer {}", s.key);
+        request_with(
+            &s.addr,
+            "POST",
+            "/games",
+            &[
+                ("Content-Type", "application/x-www-form-urlencoded"),
+                ("Authorization", &auth),
+            ],
+            Some(body),
+        )
+        .expect("post")
+    };
+    // Without the host key nothing is made.
+    let anon = tercio_web::client::request_as(
         &s.addr,
         "POST",
         "/games",
         "application/x-www-form-urlencoded",
-        Some(&body),
+        Some("scenario=el-gran-capitan%2Fpavia-1525&toml="),
     )
     .expect("post");
+    assert_eq!(anon.status, 401);
+    let r = form(&body);
     assert_eq!(r.status, 422, "{}", r.body);
     assert!(
         r.body.contains("scenario:3:1") || r.body.contains("scenario:1:1"),
@@ -329,14 +369,7 @@ fn the_new_game_form_shows_scenario_errors_and_creates_nothing() {
         "nothing created"
     );
     let body = "scenario=el-gran-capitan%2Fpavia-1525&toml=";
-    let r = tercio_web::client::request_as(
-        &s.addr,
-        "POST",
-        "/games",
-        "application/x-www-form-urlencoded",
-        Some(body),
-    )
-    .expect("post");
+    let r = form(body);
     assert_eq!(r.status, 303, "{}", r.body);
     assert_eq!(s.get("/api/games").json().as_array().map(Vec::len), Some(1));
 }
@@ -345,7 +378,7 @@ fn the_new_game_form_shows_scenario_errors_and_creates_nothing() {
 fn every_api_error_has_the_json_shape_and_names_the_field() {
     let s = server();
     let id = s.new_game("el-gran-capitan/cerignola-1503", 1);
-    let r = s.post(&format!("/api/games/{id}/actions"), &json!({"action": "fire", "actor": "gascon-crossbowmen", "target": "spanish-pike-left", "ground": "lava"}));
+    let r = s.post(&format!("/api/s/{id}/actions"), &json!({"action": "fire", "actor": "gascon-crossbowmen", "target": "spanish-pike-left", "ground": "lava"}));
     assert_eq!(
         (r.status, r.json()["error"]["field"].clone()),
         (422, json!("ground")),
@@ -353,13 +386,13 @@ fn every_api_error_has_the_json_shape_and_names_the_field() {
         r.body
     );
     let r = s.post(
-        &format!("/api/games/{id}/actions"),
+        &format!("/api/s/{id}/actions"),
         &json!({"action": "initiative", "foo": 1}),
     );
     assert_eq!(r.json()["error"]["field"], "foo", "{}", r.body);
-    let r = s.post(&format!("/api/games/{id}/actions"), &json!({}));
+    let r = s.post(&format!("/api/s/{id}/actions"), &json!({}));
     assert_eq!(r.json()["error"]["field"], "action", "{}", r.body);
-    let r = request(&s.addr, "PUT", &format!("/api/games/{id}"), Some("{}")).expect("put");
+    let r = request(&s.addr, "PUT", &format!("/api/s/{id}"), Some("{}")).expect("put");
     assert_eq!(
         (r.status, r.json()["error"]["code"].clone()),
         (405, json!("method-not-allowed")),
@@ -370,7 +403,7 @@ fn every_api_error_has_the_json_shape_and_names_the_field() {
         "{{\"action\": \"initiative\", \"pad\": \"{}\"}}",
         "x".repeat(3 * 1024 * 1024)
     );
-    let r = s.post_raw(&format!("/api/games/{id}/actions"), &big);
+    let r = s.post_raw(&format!("/api/s/{id}/actions"), &big);
     assert_eq!(r.status, 413);
     assert_eq!(r.json()["error"]["code"], "body-too-large", "{}", r.body);
     let r = s.get("/api/games/%ff%fe");
@@ -393,7 +426,7 @@ fn odds_of_many_simultaneous_fires_are_refused_not_hung() {
     let id = s.new_game("el-gran-capitan/cerignola-1503", 1);
     let fire = json!({"action": "fire", "actor": "spanish-guns", "target": "swiss-first-block"});
     let r = s.post(
-        &format!("/api/games/{id}/odds"),
+        &format!("/api/s/{id}/odds"),
         &json!({"action": "end-fire", "fires": [fire, fire, fire, fire]}),
     );
     assert_eq!(

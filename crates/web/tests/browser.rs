@@ -7,7 +7,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use tercio_web::client::request;
+use tercio_store::Store;
+use tercio_web::client::{request, request_with};
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 const DRIVER: &str = "/usr/bin/chromedriver";
@@ -25,6 +26,7 @@ fn browser_available() -> bool {
 
 struct Server {
     addr: String,
+    key: String,
     _running: tercio_web::Running,
     _dir: tempfile::TempDir,
 }
@@ -32,11 +34,41 @@ struct Server {
 fn server() -> Server {
     let dir = tempfile::tempdir().expect("tmp");
     let store = tercio_store::SqliteStore::open(&dir.path().join("t.db")).expect("db");
+    let key = store.host_key().expect("key");
     let running = tercio_web::spawn(tercio_web::AppState::new(Arc::new(store))).expect("server");
     Server {
         addr: running.addr.clone(),
+        key,
         _running: running,
         _dir: dir,
+    }
+}
+
+impl Server {
+    /// A new game as the host; its links (game master first, then each side, then spectators).
+    fn new_game(&self, scenario: &str) -> Vec<String> {
+        let auth = format!("Bearer {}", self.key);
+        let r = request_with(
+            &self.addr,
+            "POST",
+            "/api/games",
+            &[("Authorization", &auth)],
+            Some(&json!({"scenario": scenario}).to_string()),
+        )
+        .expect("create");
+        assert_eq!(r.status, 201, "{}", r.body);
+        r.json()["links"]
+            .as_array()
+            .expect("links")
+            .iter()
+            .map(|l| {
+                l["url"]
+                    .as_str()
+                    .and_then(|u| u.rsplit('/').next())
+                    .expect("url")
+                    .to_string()
+            })
+            .collect()
     }
 }
 
@@ -163,20 +195,24 @@ impl Browser {
         assert_eq!(v, "ok", "click {css}");
     }
 
-    /// Click OK in the result box and wait for the page to reload.
+    /// Click OK in the result box and wait until the page shows the game as the server has it.
     fn dismiss_result(&self) -> String {
         if let Some(a) = self.alert_text() {
             panic!("unexpected alert instead of a result: {a}");
         }
         let text = self.wait("const d = document.getElementById('result-box'); return d && d.open && document.getElementById('result-text').textContent;", "the result box");
-        self.js(
-            "window.__before_reload = true; document.querySelector('#result-box button').click();",
-        );
-        self.wait(
-            "return window.__before_reload === undefined && document.readyState === 'complete';",
-            "the page to reload",
-        );
+        self.js("document.querySelector('#result-box button').click();");
+        self.caught_up();
         text.as_str().unwrap_or_default().to_string()
+    }
+
+    /// Wait until the page's view is drawn from as many log entries as the server has.
+    fn caught_up(&self) {
+        self.js("window.__srv = undefined; fetch(`/api/s/${window.TERCIO_SEAT}`).then(r => r.json()).then(v => { window.__srv = v.events; });");
+        self.wait(
+            "return window.__srv !== undefined && window.TERCIO_LIVE.seq === window.__srv && !window.TERCIO_LIVE.busy;",
+            "the page to show the new state",
+        );
     }
 
     fn screenshot(&self, path: &std::path::Path) {
@@ -220,15 +256,16 @@ fn charge_questions_result_status_and_undo_in_chromium() {
     }
     let s = server();
     let b = Browser::start(1000);
-    // Create an El Gran Capitán game from a shipped scenario on the home page.
-    b.go(&format!("http://{}/", s.addr));
+    // The host opens the address `tercio serve` prints, and creates an El Gran Capitán game from
+    // a shipped scenario on the home page.
+    b.go(&format!("http://{}/?key={}", s.addr, s.key));
     b.wait(
         "return document.querySelector('select[name=scenario]')",
         "the home page",
     );
     b.js("document.querySelector('select[name=scenario]').value = 'el-gran-capitan/cerignola-1503'; document.querySelector('form[action=\"/games\"]').submit();");
     b.wait(
-        "return location.pathname.startsWith('/games/') && document.getElementById('app')",
+        "return location.pathname.startsWith('/s/') && document.getElementById('app')",
         "the game page",
     );
     // Initiative, then the army commander of the side that has it takes the command.
@@ -329,16 +366,9 @@ fn phone_width_and_inert_names_in_chromium() {
         "name = \"Swiss pikes (first block)\"",
         &format!("name = \"{evil}\""),
     );
-    let r = request(
-        &s.addr,
-        "POST",
-        "/api/games",
-        Some(&json!({"scenario": toml}).to_string()),
-    )
-    .expect("create");
-    let id = r.json()["id"].as_str().expect("id").to_string();
+    let links = s.new_game(&toml);
     let b = Browser::start(360);
-    b.go(&format!("http://{}/games/{id}", s.addr));
+    b.go(&format!("http://{}/s/{}", s.addr, links[0]));
     b.wait(
         "return document.readyState === 'complete' && document.getElementById('state')",
         "the game page",
@@ -361,5 +391,170 @@ fn phone_width_and_inert_names_in_chromium() {
     assert!(
         button[0].as_f64().unwrap_or(0.0) >= 280.0 && button[1].as_f64().unwrap_or(0.0) >= 44.0,
         "Result button too small: {button}"
+    );
+}
+
+/// A TCP relay in front of the server that can cut every connection through it and refuse new
+/// ones, then let them through again: a player's line going down and coming back.
+struct Relay {
+    addr: String,
+    cut: Arc<std::sync::atomic::AtomicBool>,
+    open: Arc<std::sync::Mutex<Vec<std::net::TcpStream>>>,
+}
+
+impl Relay {
+    fn start(target: &str) -> Relay {
+        use std::sync::atomic::Ordering;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("relay");
+        let addr = listener.local_addr().expect("addr").to_string();
+        let cut = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let open: Arc<std::sync::Mutex<Vec<std::net::TcpStream>>> = Arc::default();
+        let (c, o, target) = (cut.clone(), open.clone(), target.to_string());
+        std::thread::spawn(move || {
+            for client in listener.incoming().flatten() {
+                if c.load(Ordering::SeqCst) {
+                    drop(client);
+                    continue;
+                }
+                let Ok(server) = std::net::TcpStream::connect(&target) else {
+                    continue;
+                };
+                let pipes = [
+                    (client.try_clone(), server.try_clone()),
+                    (server.try_clone(), client.try_clone()),
+                ];
+                if let Ok(mut list) = o.lock() {
+                    list.extend(client.try_clone());
+                    list.extend(server.try_clone());
+                }
+                for (from, to) in pipes {
+                    if let (Ok(mut from), Ok(mut to)) = (from, to) {
+                        std::thread::spawn(move || {
+                            let _ = std::io::copy(&mut from, &mut to);
+                            let _ = to.shutdown(std::net::Shutdown::Both);
+                        });
+                    }
+                }
+            }
+        });
+        Relay { addr, cut, open }
+    }
+
+    fn cut(&self) {
+        self.cut.store(true, std::sync::atomic::Ordering::SeqCst);
+        if let Ok(mut list) = self.open.lock() {
+            for s in list.drain(..) {
+                let _ = s.shutdown(std::net::Shutdown::Both);
+            }
+        }
+    }
+
+    fn restore(&self) {
+        self.cut.store(false, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// The log entries a page shows, newest first.
+const LOG_SEQS: &str =
+    "return [...document.querySelectorAll('#log li[data-seq]')].map(li => Number(li.dataset.seq));";
+
+#[test]
+fn live_updates_reach_another_seat_and_catch_up_after_a_cut_in_chromium() {
+    if !browser_available() {
+        return;
+    }
+    let s = server();
+    let links = s.new_game("el-gran-capitan/cerignola-1503");
+    let relay = Relay::start(&s.addr);
+    // Two browsers, each with its own profile: the game master's, and a side's behind a line
+    // that will go down.
+    let gm = Browser::start(1000);
+    let side = Browser::start(400);
+    gm.go(&format!("http://{}/s/{}", s.addr, links[0]));
+    side.go(&format!("http://{}/s/{}", relay.addr, links[1]));
+    for b in [&gm, &side] {
+        b.wait(
+            "return window.TERCIO_LIVE && window.TERCIO_LIVE.state === 'live';",
+            "the live connection",
+        );
+    }
+    // The side's page has no controls: it watches.
+    assert_eq!(side.js("return !document.getElementById('app') && !document.getElementById('undo') && !document.getElementById('seats');"), true);
+    // The game master's page shows the players' links with their QR codes.
+    assert_eq!(
+        gm.js("return document.querySelectorAll('#seats .link svg').length;"),
+        json!(links.len())
+    );
+    // An action by the game master appears on the side's page without reloading.
+    side.js("window.__same_page = true;");
+    let t = Instant::now();
+    gm.click("[data-turn*=initiative]");
+    side.wait(
+        "return document.querySelector('#log li[data-seq=\"1\"]');",
+        "the initiative on the side's page",
+    );
+    eprintln!(
+        "live: the game master's action was on the other seat's page {:?} after the click",
+        t.elapsed()
+    );
+    gm.dismiss_result();
+    assert_eq!(
+        side.js("return window.__same_page === true;"),
+        true,
+        "the side's page did not reload"
+    );
+    // The line goes down: the side's page says so.
+    relay.cut();
+    side.wait("return window.TERCIO_LIVE.state === 'lost' && document.getElementById('live').textContent.includes('lost');", "the page to say the connection is lost");
+    // Meanwhile the game master acts twice.
+    let initiative_side = gm.js("return document.getElementById('turn').textContent;");
+    let commander = if initiative_side
+        .as_str()
+        .is_some_and(|t| t.contains("French"))
+    {
+        "nemours"
+    } else {
+        "gonzalo"
+    };
+    gm.js(&format!(
+        "document.getElementById('command-leader').value = '{commander}';"
+    ));
+    gm.click("#command");
+    gm.dismiss_result();
+    gm.click("#undo");
+    let t0 = Instant::now();
+    while gm.alert_text().is_none() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "undo asked no confirmation"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    gm.cmd("POST", "/alert/accept", json!({}));
+    gm.caught_up();
+    let want = gm.js(LOG_SEQS);
+    assert_eq!(want, json!([3, 2, 1]));
+    assert_eq!(
+        side.js(LOG_SEQS),
+        json!([1]),
+        "nothing reached the side while cut"
+    );
+    // The line comes back: the side catches up exactly, by itself.
+    relay.restore();
+    side.wait(
+        "return window.TERCIO_LIVE.state === 'live';",
+        "the page to reconnect",
+    );
+    side.caught_up();
+    assert_eq!(side.js(LOG_SEQS), want, "the same entries, once each");
+    assert_eq!(
+        side.js("return window.TERCIO_LIVE.received;"),
+        json!([1, 2, 3]),
+        "each entry delivered once, none missed"
+    );
+    assert_eq!(side.js("return window.__same_page === true;"), true);
+    assert_eq!(
+        side.js("return document.querySelector('#log li.voided[data-seq=\"2\"]') !== null;"),
+        true
     );
 }

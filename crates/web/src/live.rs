@@ -1,0 +1,112 @@
+//! Live updates by Server-Sent Events. Each log entry is sent once, with the entry's sequence
+//! number as the event id; a browser that reconnects sends `Last-Event-ID` and gets exactly the
+//! entries after it. Changes that add no entry (settings, links, the end of the game) are sent as
+//! `changed`. A withdrawn link gets `revoked` and the stream ends.
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{Path, Query, State};
+use axum::http::HeaderMap;
+use axum::response::sse::{Event, KeepAlive, Sse};
+use futures_util::stream::{self, Stream};
+use serde_json::json;
+
+use crate::api::{blocking, After, ApiError};
+use crate::{seat, AppState};
+
+/// How soon a browser retries after losing the stream.
+const RETRY: Duration = Duration::from_millis(500);
+
+struct Feed {
+    st: Arc<AppState>,
+    token: String,
+    rx: tokio::sync::watch::Receiver<u64>,
+    /// The last entry sent (or known to the client).
+    last: u64,
+    queue: VecDeque<Event>,
+    done: bool,
+}
+
+pub async fn events(
+    State(st): State<Arc<AppState>>,
+    Path(token): Path<String>,
+    headers: HeaderMap,
+    Query(q): Query<After>,
+) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
+    let st2 = st.clone();
+    let tok = token.clone();
+    let ctx = blocking(move || seat::open(&st2, &tok)).await?;
+    let from_header = headers
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    let last = from_header.or(q.after).unwrap_or(0);
+    let rx = st.subscribe(&ctx.seat.game_id);
+    let mut queue = VecDeque::new();
+    queue.push_back(Event::default().retry(RETRY).comment("live"));
+    let feed = Feed {
+        st,
+        token,
+        rx,
+        last,
+        queue,
+        done: false,
+    };
+    // Whatever happened since `last` goes out first.
+    let feed = catch_up(feed, ctx);
+    let s = stream::unfold(feed, |mut f| async move {
+        loop {
+            if let Some(e) = f.queue.pop_front() {
+                return Some((Ok(e), f));
+            }
+            if f.done {
+                return None;
+            }
+            if f.rx.changed().await.is_err() {
+                return None;
+            }
+            let st = f.st.clone();
+            let token = f.token.clone();
+            match blocking(move || seat::open(&st, &token)).await {
+                Ok(ctx) => {
+                    // A change that adds no entry (settings, links, the end of the game).
+                    let before = f.last;
+                    f = catch_up(f, ctx);
+                    if f.last == before {
+                        f.queue
+                            .push_back(Event::default().event("changed").data("{}"));
+                    }
+                }
+                Err(e) if e.code() == "no-such-link" => {
+                    f.queue.push_back(
+                        Event::default()
+                            .event("revoked")
+                            .data(json!({"message": e.message()}).to_string()),
+                    );
+                    f.done = true;
+                }
+                // A passing storage error: the next change retries.
+                Err(_) => {}
+            }
+        }
+    });
+    Ok(Sse::new(s).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
+}
+
+fn catch_up(mut f: Feed, ctx: seat::SeatCtx) -> Feed {
+    for e in ctx.entries_after(f.last) {
+        let seq = e["seq"].as_u64().unwrap_or(0);
+        let data = json!({"seq": seq, "events": ctx.seq(), "entry": e});
+        f.queue.push_back(
+            Event::default()
+                .id(seq.to_string())
+                .event("entry")
+                .data(data.to_string()),
+        );
+        f.last = seq;
+    }
+    f
+}

@@ -1,0 +1,257 @@
+//! Seats: what a link's holder may see and do. Every seat page, API answer and live message is
+//! built from a [`SeatCtx`], which holds the game and hands out only the seat's view of it: the
+//! state through the engine's `view_state`, each event through `view_event`, the dice seed only
+//! once the game has ended, and other seats' links only to the game master.
+
+use axum::http::StatusCode;
+use serde_json::{json, Value};
+use tercio_core::LogEntry;
+use tercio_rules::game::Game;
+use tercio_rules::{Engine, Viewer};
+use tercio_store::{Meta, Role, Seat, SideRights};
+
+use crate::api::ApiError;
+use crate::AppState;
+
+pub struct SeatCtx {
+    pub seat: Seat,
+    pub game: Game,
+    pub meta: Meta,
+    pub engine: Box<dyn Engine>,
+    /// Every seat's link: loaded for the game master's seat only, empty for any other.
+    pub seats: Vec<Seat>,
+}
+
+/// The answer to a token that opens nothing: the same for a mistyped, withdrawn or unknown link,
+/// so a guess learns nothing.
+pub fn no_such_link() -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "no-such-link",
+        Some("token"),
+        "this link opens no game: it may have been withdrawn by the game master; ask for a new one",
+    )
+}
+
+/// Open the seat a token names, with its game. Blocking (SQLite): call from `spawn_blocking`.
+pub fn open(st: &AppState, token: &str) -> Result<SeatCtx, ApiError> {
+    // Tokens are 32 hex digits; anything else is not looked up at all.
+    if token.len() != 32 || !token.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(no_such_link());
+    }
+    let seat = st.store.seat(token)?.ok_or_else(no_such_link)?;
+    let game = st.store.load(&seat.game_id)?.ok_or_else(no_such_link)?;
+    let meta = st.store.meta(&seat.game_id)?.ok_or_else(no_such_link)?;
+    let engine = game.engine()?;
+    let seats = if seat.role == Role::GameMaster {
+        st.store.seats(&seat.game_id)?
+    } else {
+        Vec::new()
+    };
+    Ok(SeatCtx {
+        seat,
+        game,
+        meta,
+        engine,
+        seats,
+    })
+}
+
+pub fn role_name(r: &Role) -> &'static str {
+    match r {
+        Role::GameMaster => "game-master",
+        Role::Side(_) => "side",
+        Role::Spectator => "spectator",
+    }
+}
+
+impl SeatCtx {
+    pub fn viewer(&self) -> Viewer {
+        match &self.seat.role {
+            Role::GameMaster => Viewer::GameMaster,
+            Role::Side(s) => Viewer::Side(s.clone()),
+            Role::Spectator => Viewer::Spectator,
+        }
+    }
+
+    pub fn is_gm(&self) -> bool {
+        self.seat.role == Role::GameMaster
+    }
+
+    pub fn side(&self) -> Option<&str> {
+        match &self.seat.role {
+            Role::Side(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The game has ended (the battle is decided or the game master concluded it): the seed is
+    /// revealed and nothing more may be recorded.
+    pub fn ended(&self) -> bool {
+        self.meta.concluded || self.engine.is_over(&self.game.state)
+    }
+
+    /// The number of log entries: what a page's view is "as of".
+    pub fn seq(&self) -> u64 {
+        self.game.log.entries.len() as u64
+    }
+
+    pub fn state(&self) -> Value {
+        self.engine.view_state(&self.game.state, &self.viewer())
+    }
+
+    /// Who this seat's side is, by name, for the pages.
+    pub fn seat_label(&self) -> String {
+        match &self.seat.role {
+            Role::GameMaster => "game master".into(),
+            Role::Side(s) => self
+                .game
+                .scenario
+                .side(s)
+                .map_or(s.clone(), |x| x.name.clone()),
+            Role::Spectator => "spectator".into(),
+        }
+    }
+
+    /// May this seat ask for the odds of, or resolve, `action`? The game master may do anything;
+    /// a side may resolve its own units' actions when the game master allows it; a spectator
+    /// only watches.
+    pub fn may(&self, action: &Value) -> Result<(), ApiError> {
+        let refuse = |m: &str| {
+            Err(ApiError::new(
+                StatusCode::FORBIDDEN,
+                "seat-may-not",
+                None,
+                m,
+            ))
+        };
+        match &self.seat.role {
+            Role::GameMaster => Ok(()),
+            Role::Spectator => refuse("a spectator's link only watches the game"),
+            Role::Side(side) => {
+                if self.meta.settings.side_rights == SideRights::Watch {
+                    return refuse("the game master has set the sides' links to watch only");
+                }
+                match self.engine.acting_side(&self.game.state, action) {
+                    Some(s) if &s == side => Ok(()),
+                    Some(_) => refuse("a side's link resolves its own units' actions only"),
+                    None => refuse("this step of the turn is the game master's"),
+                }
+            }
+        }
+    }
+
+    /// Whether this seat may act at all (to show or hide the action form).
+    pub fn may_act(&self) -> bool {
+        !self.ended()
+            && match &self.seat.role {
+                Role::GameMaster => true,
+                Role::Side(_) => self.meta.settings.side_rights == SideRights::OwnUnits,
+                Role::Spectator => false,
+            }
+    }
+
+    pub fn refuse_if_ended(&self) -> Result<(), ApiError> {
+        if self.ended() {
+            return Err(ApiError::new(
+                StatusCode::CONFLICT,
+                "game-ended",
+                None,
+                "the game has ended: its dice seed is revealed, so nothing more is recorded",
+            ));
+        }
+        Ok(())
+    }
+
+    /// One log entry as this seat may see it.
+    pub fn entry(&self, e: &LogEntry<tercio_rules::game::GameEvent>) -> Value {
+        match e {
+            LogEntry::Event { seq, event } => {
+                let ev = serde_json::to_value(event).unwrap_or(Value::Null);
+                match self.engine.view_event(&ev, &self.viewer()) {
+                    Some(v) => {
+                        json!({"entry": "event", "seq": seq, "event": v, "voided": self.game.log.is_voided(*seq)})
+                    }
+                    None => {
+                        json!({"entry": "hidden", "seq": seq, "voided": self.game.log.is_voided(*seq)})
+                    }
+                }
+            }
+            LogEntry::Void { seq, voids, reason } => {
+                json!({"entry": "void", "seq": seq, "voids": voids, "reason": reason})
+            }
+        }
+    }
+
+    /// The log entries after `after`, as this seat may see them.
+    pub fn entries_after(&self, after: u64) -> Vec<Value> {
+        self.game
+            .log
+            .entries
+            .iter()
+            .filter(|e| e.seq() > after)
+            .map(|e| self.entry(e))
+            .collect()
+    }
+
+    /// The dice seed and nonce, once the game has ended; never before.
+    pub fn revealed_seed(&self) -> Option<(u64, &str)> {
+        self.ended()
+            .then_some((self.game.seed, self.game.nonce.as_str()))
+    }
+
+    /// The game as this seat sees it.
+    pub fn view(&self) -> Value {
+        let sc = &self.game.scenario;
+        let mut v = json!({
+            "seat": {"role": role_name(&self.seat.role), "side": self.side(), "name": self.seat_label()},
+            "rule_set": self.game.ruleset,
+            "title": sc.title,
+            "scenario": {"title": sc.title, "date": sc.date, "place": sc.place, "sides": sc.sides},
+            "events": self.seq(),
+            "state": self.state(),
+            "settings": self.meta.settings,
+            "ended": self.ended(),
+            "dice": self.dice_json(),
+        });
+        if self.is_gm() {
+            v["game_id"] = json!(self.seat.game_id);
+        }
+        v
+    }
+
+    pub fn dice_json(&self) -> Value {
+        match self.revealed_seed() {
+            Some((seed, nonce)) => {
+                json!({"commitment": self.game.commitment(), "revealed": true, "seed": seed, "nonce": nonce})
+            }
+            None => json!({"commitment": self.game.commitment(), "revealed": false}),
+        }
+    }
+
+    /// The game's log and final state, as this seat may see them: what `tercio verify` reads.
+    pub fn export(&self) -> Value {
+        let entries: Vec<Value> = self
+            .game
+            .log
+            .entries
+            .iter()
+            .map(|e| self.entry(e))
+            .collect();
+        let mut v = json!({
+            "format": EXPORT_FORMAT,
+            "exported_for": role_name(&self.seat.role),
+            "rule_set": self.game.ruleset,
+            "scenario": self.game.scenario,
+            "dice": self.dice_json(),
+            "log": entries,
+            "state": self.state(),
+        });
+        if self.is_gm() {
+            v["game_id"] = json!(self.seat.game_id);
+        }
+        v
+    }
+}
+
+pub const EXPORT_FORMAT: &str = "tercio-export/1";

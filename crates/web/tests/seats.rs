@@ -1,0 +1,600 @@
+//! Seats, live updates, concurrency and verifiable dice, against the real server on port 0.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use proptest::prelude::*;
+use serde_json::{json, Value};
+use tercio_rules::game::commitment;
+use tercio_store::{SqliteStore, Store};
+use tercio_web::client::{read_events, request_with, Reply};
+
+struct Server {
+    addr: String,
+    key: String,
+    store: Arc<SqliteStore>,
+    _running: tercio_web::Running,
+    _dir: tempfile::TempDir,
+}
+
+fn server() -> Server {
+    let dir = tempfile::tempdir().expect("tmp");
+    let store = Arc::new(SqliteStore::open(&dir.path().join("t.db")).expect("db"));
+    let key = store.host_key().expect("key");
+    let running = tercio_web::spawn(tercio_web::AppState::new(store.clone())).expect("server");
+    Server {
+        addr: running.addr.clone(),
+        key,
+        store,
+        _running: running,
+        _dir: dir,
+    }
+}
+
+/// A game's links, by role.
+struct Links {
+    id: String,
+    gm: String,
+    /// (side id, token)
+    sides: Vec<(String, String)>,
+    spectator: String,
+}
+
+impl Links {
+    fn all(&self) -> Vec<(String, String)> {
+        let mut v = vec![("game-master".to_string(), self.gm.clone())];
+        v.extend(
+            self.sides
+                .iter()
+                .map(|(s, t)| (format!("side:{s}"), t.clone())),
+        );
+        v.push(("spectator".into(), self.spectator.clone()));
+        v
+    }
+}
+
+fn token(url: &Value) -> String {
+    url.as_str()
+        .and_then(|u| u.rsplit('/').next())
+        .expect("link")
+        .to_string()
+}
+
+impl Server {
+    fn call(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Option<&str>,
+    ) -> Reply {
+        let r = request_with(&self.addr, method, path, headers, body).expect("request");
+        assert!(r.status < 500, "{method} {path} -> {} {}", r.status, r.body);
+        r
+    }
+    fn get(&self, path: &str) -> Reply {
+        self.call("GET", path, &[], None)
+    }
+    fn post(&self, path: &str, body: &Value) -> Reply {
+        self.call("POST", path, &[], Some(&body.to_string()))
+    }
+    fn new_game(&self, scenario: &str, seed: u64) -> Links {
+        let auth = format!("Bearer {}", self.key);
+        let r = self.call(
+            "POST",
+            "/api/games",
+            &[("Authorization", &auth)],
+            Some(&json!({"scenario": scenario, "seed": seed}).to_string()),
+        );
+        assert_eq!(r.status, 201, "{}", r.body);
+        let v = r.json();
+        let links = v["links"].as_array().expect("links");
+        Links {
+            id: v["id"].as_str().expect("id").to_string(),
+            gm: token(&links[0]["url"]),
+            sides: links
+                .iter()
+                .filter(|l| l["role"] == "side")
+                .map(|l| {
+                    (
+                        l["side"].as_str().expect("side").to_string(),
+                        token(&l["url"]),
+                    )
+                })
+                .collect(),
+            spectator: token(&links.last().expect("spectator")["url"]),
+        }
+    }
+}
+
+/// Everything a seat can be sent: its pages, its API answers, its live stream, its errors.
+fn everything_for(s: &Server, t: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for path in [
+        format!("/s/{t}"),
+        format!("/s/{t}?part=main"),
+        format!("/s/{t}/log"),
+        format!("/s/{t}/dice"),
+        format!("/s/{t}/report.md"),
+        format!("/api/s/{t}"),
+        format!("/api/s/{t}/log"),
+        format!("/api/s/{t}/dice"),
+        format!("/api/s/{t}/export"),
+        format!("/api/s/{t}/seats"),
+    ] {
+        let r = s.get(&path);
+        out.push((path, r.body));
+    }
+    for (path, body) in [
+        ("actions", json!({"action": "initiative", "bogus": true})),
+        ("actions", json!({"action": "charge", "actor": "nobody"})),
+        ("odds", json!({"action": "fire", "actor": "nobody"})),
+        ("undo", json!(null)),
+        ("settings", json!({"side_rights": "everything"})),
+        ("seats/reissue", json!({"role": "nobody"})),
+        (
+            "dice-needed",
+            json!({"action": {"action": "initiative"}, "faces": [9]}),
+        ),
+        (
+            "actions/entered",
+            json!({"action": {"action": "initiative"}, "faces": [1, 1]}),
+        ),
+    ] {
+        let path = format!("/api/s/{t}/{path}");
+        let r = s.post(&path, &body);
+        out.push((path, r.body));
+    }
+    let (_, _, raw) = read_events(
+        &s.addr,
+        &format!("/api/s/{t}/events"),
+        &[],
+        usize::MAX,
+        Duration::from_millis(400),
+    )
+    .expect("events");
+    out.push((format!("/api/s/{t}/events"), raw));
+    out
+}
+
+/// Play a random game on the server: the store's copy is played by the autoplayer, as a game
+/// master would through the game master's link.
+fn play_on_server(s: &Server, l: &Links, choices: &[u8], steps: usize) {
+    let mut g = s.store.load(&l.id).expect("load").expect("game");
+    tercio_rules::app_driven::autoplay::play(&mut g, choices, steps).expect("play");
+    s.store.save(&l.id, &g).expect("save");
+}
+
+fn check_isolation(s: &Server, l: &Links, ended: bool) {
+    let g = s.store.load(&l.id).expect("load").expect("game");
+    let seed = g.seed.to_string();
+    let all = l.all();
+    // The checks below would see a leak: the game master's page carries every link, and each
+    // seat's page its own.
+    let gm_page = s.get(&format!("/s/{}", l.gm)).body;
+    assert!(all.iter().all(|(_, t)| gm_page.contains(t.as_str())));
+    for (role, t) in &all {
+        assert!(
+            s.get(&format!("/s/{t}")).body.contains(t.as_str()),
+            "{role}"
+        );
+        for (path, body) in everything_for(s, t) {
+            // Other seats' links: never.
+            for (other, ot) in &all {
+                if other != role && role != "game-master" {
+                    assert!(
+                        !body.contains(ot.as_str()),
+                        "{role} got {other}'s link in {path}"
+                    );
+                }
+            }
+            assert!(!body.contains(&s.key), "{role} got the host key in {path}");
+            if !ended {
+                assert!(!body.contains(&g.nonce), "{role} got the nonce in {path}");
+                assert!(
+                    !body.contains(&format!("\"seed\":{seed}"))
+                        && !body.contains(&format!(">{seed}<"))
+                        && !body.contains(&format!("`{seed}`")),
+                    "{role} got the seed in {path}"
+                );
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(4))]
+
+    /// Over randomly played games, no response for a seat contains what is reserved to another:
+    /// other seats' links, the host key, and (before the end) the seed and its nonce.
+    #[test]
+    fn no_seat_sees_what_is_reserved_to_another(seed in any::<u64>(), choices in prop::collection::vec(any::<u8>(), 1..12), own in any::<bool>(), egc in any::<bool>()) {
+        let s = server();
+        let scenario = if egc { "el-gran-capitan/pavia-1525" } else { "bloody-dismal-fight/brustem-1467" };
+        let l = s.new_game(scenario, seed);
+        if own {
+            let r = s.post(&format!("/api/s/{}/settings", l.gm), &json!({"side_rights": "own-units"}));
+            prop_assert_eq!(r.status, 200);
+        }
+        play_on_server(&s, &l, &choices, 12);
+        check_isolation(&s, &l, false);
+        // A side may never act for the other side; a spectator never acts.
+        let g = s.store.load(&l.id).expect("load").expect("game");
+        let (side_a, tok_a) = &l.sides[0];
+        let (_, tok_b) = &l.sides[1];
+        if let Some(unit) = g.state["units"].as_object().and_then(|u| u.values().find(|u| u["side"] == side_a.as_str() && u["destroyed"] != true)) {
+            let a = json!({"action": "regroup", "actor": unit["id"]});
+            let r = s.post(&format!("/api/s/{tok_b}/actions"), &a);
+            prop_assert_eq!((r.status, r.json()["error"]["code"].clone()), (403, json!("seat-may-not")));
+            let r = s.post(&format!("/api/s/{}/actions", l.spectator), &a);
+            prop_assert_eq!(r.status, 403);
+            let r = s.post(&format!("/api/s/{tok_a}/actions"), &a);
+            if own { prop_assert_ne!(r.status, 403, "{}", r.body); } else { prop_assert_eq!(r.status, 403); }
+        }
+        // After the end the seed is shown to all, links still are not.
+        let r = s.post(&format!("/api/s/{}/conclude", l.gm), &json!(null));
+        prop_assert_eq!(r.status, 200);
+        check_isolation(&s, &l, true);
+        let v = s.get(&format!("/api/s/{}", l.spectator)).json();
+        prop_assert_eq!(v["dice"]["seed"].as_u64(), Some(g.seed));
+        prop_assert_eq!(v["dice"]["commitment"].as_str().map(str::to_string), Some(commitment(g.seed, &g.nonce)));
+    }
+}
+
+#[test]
+fn only_the_game_master_manages_and_links_can_be_withdrawn() {
+    let s = server();
+    let l = s.new_game("el-gran-capitan/cerignola-1503", 3);
+    for t in [&l.sides[0].1, &l.spectator] {
+        for (path, body) in [
+            ("seats", None),
+            ("settings", Some(json!({"physical_dice": true}))),
+            ("conclude", Some(json!(null))),
+            ("undo", Some(json!(null))),
+            ("seats/reissue", Some(json!({"role": "spectator"}))),
+        ] {
+            let r = match body {
+                None => s.get(&format!("/api/s/{t}/{path}")),
+                Some(b) => s.post(&format!("/api/s/{t}/{path}"), &b),
+            };
+            assert_eq!(r.status, 403, "{path}: {}", r.body);
+        }
+    }
+    // Watch only by default: a side may not act even for its own units.
+    let r = s.post(
+        &format!("/api/s/{}/actions", l.sides[0].1),
+        &json!({"action": "initiative"}),
+    );
+    assert_eq!(r.json()["error"]["code"], "seat-may-not");
+    // A withdrawn link opens nothing, and its live stream is told so.
+    let old = l.sides[1].1.clone();
+    let t = std::thread::spawn({
+        let addr = s.addr.clone();
+        let old = old.clone();
+        move || {
+            read_events(
+                &addr,
+                &format!("/api/s/{old}/events"),
+                &[],
+                usize::MAX,
+                Duration::from_secs(5),
+            )
+            .expect("events")
+        }
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    let r = s.post(
+        &format!("/api/s/{}/seats/reissue", l.gm),
+        &json!({"role": "side", "side": l.sides[1].0}),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let new = token(&r.json()["url"]);
+    assert_ne!(new, old);
+    let (_, events, _) = t.join().expect("thread");
+    assert!(events.iter().any(|e| e.event == "revoked"), "{events:?}");
+    assert_eq!(s.get(&format!("/api/s/{old}")).status, 404);
+    assert_eq!(s.get(&format!("/s/{old}")).status, 404);
+    assert_eq!(s.get(&format!("/api/s/{new}")).status, 200);
+    // The host API needs the key; a wrong key is refused; the right one becomes a cookie.
+    assert_eq!(s.get("/api/games").status, 401);
+    assert_eq!(s.get("/?key=0123").status, 401);
+    let r = s.call("GET", &format!("/?key={}", s.key), &[], None);
+    assert_eq!(r.status, 303);
+    let cookie = format!("tercio_host={}", s.key);
+    let r = s.call("GET", "/api/games", &[("Cookie", &cookie)], None);
+    assert_eq!(r.status, 200, "{}", r.body);
+}
+
+#[test]
+fn the_live_stream_sends_each_entry_once_and_resumes_after_the_last_seen() {
+    let s = server();
+    let l = s.new_game("el-gran-capitan/cerignola-1503", 5);
+    play_on_server(&s, &l, &[2, 7, 1, 8], 6);
+    let n = s
+        .store
+        .load(&l.id)
+        .expect("load")
+        .expect("game")
+        .log
+        .entries
+        .len();
+    assert!(n > 4);
+    let seqs = |events: &[tercio_web::client::SseEvent]| -> Vec<u64> {
+        events
+            .iter()
+            .filter(|e| e.event == "entry")
+            .map(|e| e.id.as_deref().and_then(|x| x.parse().ok()).expect("id"))
+            .collect()
+    };
+    let path = format!("/api/s/{}/events", l.spectator);
+    let (status, all, _) =
+        read_events(&s.addr, &path, &[], n, Duration::from_secs(5)).expect("sse");
+    assert_eq!(status, 200);
+    assert_eq!(seqs(&all), (1..=n as u64).collect::<Vec<_>>());
+    // Reconnecting with the last id seen gets exactly the rest.
+    let k = (n / 2).to_string();
+    let (_, rest, _) = read_events(
+        &s.addr,
+        &path,
+        &[("Last-Event-ID", &k)],
+        n - n / 2,
+        Duration::from_secs(5),
+    )
+    .expect("sse");
+    assert_eq!(
+        seqs(&rest),
+        ((n / 2 + 1) as u64..=n as u64).collect::<Vec<_>>()
+    );
+    // An open stream gets a new action within a second.
+    let t = std::thread::spawn({
+        let addr = s.addr.clone();
+        let after = n.to_string();
+        move || {
+            let start = std::time::Instant::now();
+            let r = read_events(
+                &addr,
+                &path,
+                &[("Last-Event-ID", &after)],
+                1,
+                Duration::from_secs(5),
+            )
+            .expect("sse");
+            (r, start.elapsed())
+        }
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    let acted = std::time::Instant::now();
+    let r = s.post(&format!("/api/s/{}/undo", l.gm), &json!(null));
+    assert_eq!(r.status, 200, "{}", r.body);
+    let ((_, new, _), _) = t.join().expect("thread");
+    eprintln!(
+        "live: an undo reached an open stream in {:?}",
+        acted.elapsed()
+    );
+    assert_eq!(seqs(&new), vec![n as u64 + 1]);
+    let entry: Value =
+        serde_json::from_str(&new.iter().find(|e| e.event == "entry").expect("entry").data)
+            .expect("json");
+    assert_eq!(entry["entry"]["entry"], "void");
+}
+
+#[test]
+fn seats_acting_at_once_are_serialised_and_the_stale_are_told() {
+    let s = server();
+    let l = s.new_game("el-gran-capitan/cerignola-1503", 9);
+    // Eight clients act on the same view (no entries yet): one wins, the rest are told stale.
+    let handles: Vec<_> = (0..8)
+        .map(|_| {
+            let addr = s.addr.clone();
+            let gm = l.gm.clone();
+            std::thread::spawn(move || {
+                request_with(
+                    &addr,
+                    "POST",
+                    &format!("/api/s/{gm}/actions"),
+                    &[("If-Match", "\"0\"")],
+                    Some(r#"{"action":"initiative"}"#),
+                )
+                .expect("post")
+            })
+        })
+        .collect();
+    let replies: Vec<Reply> = handles
+        .into_iter()
+        .map(|h| h.join().expect("thread"))
+        .collect();
+    let ok = replies.iter().filter(|r| r.status == 200).count();
+    let stale = replies
+        .iter()
+        .filter(|r| r.status == 412 && r.json()["error"]["code"] == "stale")
+        .count();
+    assert_eq!(
+        (ok, stale),
+        (1, 7),
+        "{:?}",
+        replies
+            .iter()
+            .map(|r| (r.status, r.body.clone()))
+            .collect::<Vec<_>>()
+    );
+    // Many clients acting at once without a view: the log stays one consistent sequence.
+    let g = s.store.load(&l.id).expect("load").expect("game");
+    let side = g.state["initiative_side"]
+        .as_str()
+        .expect("side")
+        .to_string();
+    let leader = g.state["leaders"]
+        .as_object()
+        .and_then(|m| m.values().find(|x| x["side"] == side.as_str()))
+        .expect("leader")["id"]
+        .clone();
+    let r = s.post(
+        &format!("/api/s/{}/actions", l.gm),
+        &json!({"action": "command", "leader": leader}),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let units: Vec<String> = g.state["units"]
+        .as_object()
+        .expect("units")
+        .keys()
+        .cloned()
+        .collect();
+    let handles: Vec<_> = (0..24)
+        .map(|i| {
+            let addr = s.addr.clone();
+            let gm = l.gm.clone();
+            let body = if i % 3 == 0 {
+                json!({"action": "initiative"})
+            } else {
+                json!({"action": "regroup", "actor": units[i % units.len()]})
+            };
+            std::thread::spawn(move || {
+                request_with(
+                    &addr,
+                    "POST",
+                    &format!("/api/s/{gm}/actions"),
+                    &[],
+                    Some(&body.to_string()),
+                )
+                .expect("post")
+            })
+        })
+        .collect();
+    let replies: Vec<Reply> = handles
+        .into_iter()
+        .map(|h| h.join().expect("thread"))
+        .collect();
+    assert!(replies.iter().all(|r| r.status < 500));
+    let accepted = replies.iter().filter(|r| r.status == 200).count();
+    let g = s.store.load(&l.id).expect("load").expect("game");
+    assert_eq!(g.log.entries.len(), 2 + accepted);
+    for (i, e) in g.log.entries.iter().enumerate() {
+        assert_eq!(e.seq(), i as u64 + 1, "sequence without gaps or repeats");
+    }
+    let mut seqs: Vec<u64> = replies
+        .iter()
+        .filter(|r| r.status == 200)
+        .map(|r| r.json()["seq"].as_u64().expect("seq"))
+        .collect();
+    seqs.sort_unstable();
+    assert_eq!(
+        seqs,
+        (3..=2 + accepted as u64).collect::<Vec<_>>(),
+        "each acknowledged once, in order"
+    );
+    assert_eq!(g.verify().map(|v| v.len()), Ok(g.log.entries.len()));
+}
+
+#[test]
+fn dice_thrown_at_the_table_are_checked_and_marked() {
+    let s = server();
+    let l = s.new_game("el-gran-capitan/cerignola-1503", 4);
+    let need = json!({"action": {"action": "initiative"}, "faces": []});
+    let r = s.post(&format!("/api/s/{}/dice-needed", l.gm), &need);
+    assert_eq!(
+        (r.status, r.json()["error"]["code"].clone()),
+        (409, json!("physical-dice-off"))
+    );
+    let r = s.post(
+        &format!("/api/s/{}/settings", l.gm),
+        &json!({"physical_dice": true}),
+    );
+    assert_eq!(r.status, 200);
+    let r = s.post(&format!("/api/s/{}/dice-needed", l.gm), &need);
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["needed"].as_array().map(Vec::len), Some(2));
+    assert_eq!(r.json()["needed"][0]["sides"], 6);
+    let r = s.post(
+        &format!("/api/s/{}/dice-needed", l.gm),
+        &json!({"action": {"action": "initiative"}, "faces": [2, 5]}),
+    );
+    assert_eq!(r.json()["complete"], true);
+    for (faces, field) in [
+        (json!([2, 7]), "faces"),
+        (json!([2]), "faces"),
+        (json!([2, "x"]), "faces[1]"),
+    ] {
+        let r = s.post(
+            &format!("/api/s/{}/actions/entered", l.gm),
+            &json!({"action": {"action": "initiative"}, "faces": faces}),
+        );
+        assert_eq!(
+            (r.status, r.json()["error"]["field"].clone()),
+            (422, json!(field)),
+            "{}",
+            r.body
+        );
+    }
+    let r = s.post(
+        &format!("/api/s/{}/actions/entered", l.gm),
+        &json!({"action": {"action": "initiative"}, "faces": [2, 5]}),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["entered"], true);
+    let faces: Vec<u64> = r.json()["draws"]
+        .as_array()
+        .expect("draws")
+        .iter()
+        .filter_map(|d| d["face"].as_u64())
+        .collect();
+    assert_eq!(faces, [2, 5]);
+    let page = s.get(&format!("/s/{}", l.gm)).body;
+    assert!(page.contains("dice thrown at the table"));
+    let dice = s.get(&format!("/api/s/{}/dice", l.gm)).json();
+    assert_eq!(dice["faces"][0]["source"], "entered");
+    // After the end nothing more is recorded.
+    assert_eq!(
+        s.post(&format!("/api/s/{}/conclude", l.gm), &json!(null))
+            .status,
+        200
+    );
+    let r = s.post(
+        &format!("/api/s/{}/actions", l.gm),
+        &json!({"action": "initiative"}),
+    );
+    assert_eq!(
+        (r.status, r.json()["error"]["code"].clone()),
+        (409, json!("game-ended"))
+    );
+    assert_eq!(
+        s.post(&format!("/api/s/{}/undo", l.gm), &json!(null))
+            .status,
+        409
+    );
+}
+
+#[test]
+fn the_export_reveals_the_seed_only_after_the_end_and_matches_the_commitment() {
+    let s = server();
+    let l = s.new_game("bloody-dismal-fight/agincourt-1415", 21);
+    play_on_server(&s, &l, &[5, 3, 1], 8);
+    let before = s.get(&format!("/api/s/{}/export", l.sides[0].1)).json();
+    assert_eq!(before["format"], "tercio-export/1");
+    assert_eq!(before["dice"]["revealed"], false);
+    assert!(before["dice"].get("seed").is_none());
+    assert!(
+        before.get("game_id").is_none(),
+        "a side's export has no host handle"
+    );
+    assert_eq!(
+        s.post(&format!("/api/s/{}/conclude", l.gm), &json!(null))
+            .status,
+        200
+    );
+    let after = s.get(&format!("/api/s/{}/export", l.sides[0].1)).json();
+    let g = s.store.load(&l.id).expect("load").expect("game");
+    assert_eq!(after["dice"]["seed"].as_u64(), Some(g.seed));
+    assert_eq!(after["dice"]["commitment"], before["dice"]["commitment"]);
+    assert_eq!(
+        after["dice"]["commitment"].as_str(),
+        Some(commitment(g.seed, &g.nonce).as_str())
+    );
+    assert_eq!(
+        after["log"].as_array().map(Vec::len),
+        Some(g.log.entries.len())
+    );
+    let md = s.get(&format!("/s/{}/report.md", l.spectator)).body;
+    assert!(
+        md.contains("## Break points, turn by turn") && md.contains(&format!("Seed: `{}`", g.seed))
+    );
+}
