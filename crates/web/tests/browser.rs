@@ -558,3 +558,68 @@ fn live_updates_reach_another_seat_and_catch_up_after_a_cut_in_chromium() {
         true
     );
 }
+
+#[test]
+fn a_side_resolves_its_own_units_and_table_dice_are_typed_in_chromium() {
+    if !browser_available() {
+        return;
+    }
+    let s = server();
+    let links = s.new_game("el-gran-capitan/cerignola-1503");
+    let gm = Browser::start(1000);
+    let side = Browser::start(400);
+    gm.go(&format!("http://{}/s/{}", s.addr, links[0]));
+    // links[1] is the first side of the scenario: the Spanish.
+    side.go(&format!("http://{}/s/{}", s.addr, links[1]));
+    for b in [&gm, &side] {
+        b.wait(
+            "return window.TERCIO_LIVE && window.TERCIO_LIVE.state === 'live';",
+            "the live connection",
+        );
+    }
+    assert_eq!(
+        side.js("return document.getElementById('app') === null;"),
+        true,
+        "watch only at first"
+    );
+    // The game master lets the sides resolve their own units: the side's page grows an action
+    // form, live, listing only its own units.
+    gm.js("const e = document.getElementById('side-rights'); e.value = 'own-units'; e.dispatchEvent(new Event('change'));");
+    side.wait(
+        "return document.getElementById('f-actor');",
+        "the action form on the side's page",
+    );
+    let sides = side.js("return [...document.querySelectorAll('#f-actor option')].map(o => o.dataset.side || o.value);");
+    let spanish_units: Vec<String> = sides
+        .as_array()
+        .expect("options")
+        .iter()
+        .filter_map(|v| v.as_str().map(str::to_string))
+        .collect();
+    assert!(!spanish_units.is_empty());
+    let unit_sides = side.js("return [...new Set([...document.querySelectorAll('#f-actor option')].map(o => document.querySelector(`tr[data-unit=\"${o.value}\"]`).closest('table').previousElementSibling.textContent))];");
+    assert_eq!(unit_sides.as_array().map(Vec::len), Some(1), "{unit_sides}");
+    assert!(
+        unit_sides[0]
+            .as_str()
+            .is_some_and(|t| t.contains("Spanish")),
+        "{unit_sides}"
+    );
+    // Dice thrown at the table: the game master switches them on, and the initiative asks for
+    // the two dice, which the result then shows.
+    gm.js("const e = document.getElementById('physical-dice'); e.checked = true; e.dispatchEvent(new Event('change'));");
+    gm.wait(
+        "return document.getElementById('physical');",
+        "the table-dice mode",
+    );
+    gm.click("[data-turn*=initiative]");
+    gm.wait("const d = document.getElementById('dice-box'); return d.open && document.querySelectorAll('#dice-inputs input').length === 2;", "the dice to type in");
+    gm.js("const i = document.querySelectorAll('#dice-inputs input'); i[0].value = '2'; i[1].value = '6'; document.getElementById('dice-ok').click();");
+    let text = gm.dismiss_result();
+    assert!(text.contains("d6 = 2") && text.contains("d6 = 6"), "{text}");
+    assert!(
+        text.contains("Spanish army"),
+        "the die of 6 was the Spanish: {text}"
+    );
+    side.wait("return document.querySelector('#log li[data-seq=\"1\"]') && document.querySelector('#log li[data-seq=\"1\"]').textContent.includes('thrown at the table');", "the entered dice marked on the side's page");
+}

@@ -593,6 +593,26 @@ fn the_export_reveals_the_seed_only_after_the_end_and_matches_the_commitment() {
         after["log"].as_array().map(Vec::len),
         Some(g.log.entries.len())
     );
+    // The dice report: a chart and a table per die, every face thrown counted.
+    let page = s.get(&format!("/s/{}/dice", l.spectator)).body;
+    assert!(page.contains("<svg class=\"chart\"") && page.contains("<table class=\"faces\">"));
+    let dice = s.get(&format!("/api/s/{}/dice", l.spectator)).json();
+    let thrown: u64 = dice["faces"]
+        .as_array()
+        .expect("faces")
+        .iter()
+        .filter_map(|t| t["thrown"].as_u64())
+        .sum();
+    let drawn: usize = g
+        .log
+        .entries
+        .iter()
+        .map(|e| match e {
+            tercio_core::LogEntry::Event { event, .. } => event.draws.len(),
+            _ => 0,
+        })
+        .sum();
+    assert_eq!(thrown as usize, drawn);
     let md = s.get(&format!("/s/{}/report.md", l.spectator)).body;
     assert!(
         md.contains("## Break points, turn by turn") && md.contains(&format!("Seed: `{}`", g.seed))
