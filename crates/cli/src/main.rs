@@ -590,8 +590,9 @@ fn serve(addr: &str, db: Option<PathBuf>, public_url: Option<String>) -> Res {
     })
 }
 
-/// A game from a game file, or from an app export (whose seed must have been revealed).
-fn game_for_verify(path: &Path) -> Result<(Game, Option<String>), Failure> {
+/// A game from a game file, or from an app export; `need_seed`: the export's seed must have been
+/// revealed (for `verify`; a report does without it).
+fn game_for_verify(path: &Path, need_seed: bool) -> Result<(Game, Option<String>), Failure> {
     let v: Value = json_at(path, "not JSON")?;
     if v["format"] != "tercio-export/1" {
         return Ok((load_game(path)?, None));
@@ -602,13 +603,14 @@ fn game_for_verify(path: &Path) -> Result<(Game, Option<String>), Failure> {
         .as_str()
         .ok_or_else(|| at("dice.commitment", "missing"))?
         .to_string();
-    let Some(seed) = dice["seed"].as_u64() else {
+    let seed = dice["seed"].as_u64();
+    let Some(seed) = seed.or((!need_seed).then_some(0)) else {
         return Err(Failure {
             msg: format!(
                 "{}: the seed is not revealed yet (it is when the game ends); the dice are committed to SHA-256 {commitment}",
                 path.display()
             ),
-            code: 2,
+            code: 3,
         });
     };
     let nonce = dice["nonce"].as_str().unwrap_or("").to_string();
@@ -642,7 +644,7 @@ fn game_for_verify(path: &Path) -> Result<(Game, Option<String>), Failure> {
 }
 
 fn verify(path: &Path) -> Res {
-    let (g, published) = game_for_verify(path)?;
+    let (g, published) = game_for_verify(path, true)?;
     let commitment = g.commitment();
     match &published {
         Some(c) if *c != commitment => {
@@ -665,7 +667,9 @@ fn verify(path: &Path) -> Res {
     let (mut seeded, mut entered) = (0usize, 0usize);
     for c in &checked {
         let faces: Vec<String> = c.faces.iter().map(u8::to_string).collect();
-        let how = if c.entered {
+        let how = if c.faces.is_empty() {
+            "no dice; the recorded result follows"
+        } else if c.entered {
             entered += c.faces.len();
             "thrown at the table; faces fit the dice and give the recorded result"
         } else {
@@ -689,18 +693,33 @@ fn verify(path: &Path) -> Res {
         path.display(),
         checked.len()
     );
+    println!(
+        "log fingerprint after {} entries: {} (every page showed it: the same fingerprint means this is the whole game)",
+        g.log.entries.len(),
+        g.log_digest()
+    );
     Ok(())
 }
 
 fn report_cmd(path: &Path) -> Res {
-    let (g, _) = game_for_verify(path)?;
+    let v: Value = json_at(path, "not JSON")?;
+    let export = v["format"] == "tercio-export/1";
+    let (g, _) = game_for_verify(path, false)?;
     let c = g.commitment();
+    // A game file holds its seed; an export shows it only once revealed.
+    let revealed = !export || v["dice"]["seed"].is_u64();
+    let commitment = if export {
+        v["dice"]["commitment"].as_str().unwrap_or(&c).to_string()
+    } else {
+        c
+    };
     let md = tercio_rules::report::battle_report(
         &g,
         &tercio_rules::Viewer::GameMaster,
         &tercio_rules::report::Reveal {
-            commitment: &c,
-            seed: Some((g.seed, &g.nonce)),
+            commitment: &commitment,
+            seed: revealed.then_some((g.seed, g.nonce.as_str())),
+            concluded: export && v["dice"]["revealed"] == true && g.state["phase"] != "over",
         },
     )
     .map_err(|e| fail(format!("{}: {e}", path.display())))?;

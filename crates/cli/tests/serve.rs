@@ -209,11 +209,15 @@ fn an_exported_game_verifies_and_an_altered_roll_is_caught() {
     let o = tercio(&["verify", early.to_str().unwrap_or_default()]);
     assert_eq!(
         o.status.code(),
-        Some(2),
+        Some(3),
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
     assert!(String::from_utf8_lossy(&o.stderr).contains("not revealed yet"));
+    // A report needs no seed: made before the end, it says the seed comes later.
+    let o = tercio(&["report", early.to_str().unwrap_or_default()]);
+    assert!(o.status.success());
+    assert!(String::from_utf8_lossy(&o.stdout).contains("The seed is revealed when the game ends."));
     post("conclude", "");
     let done = export("done.json");
     let o = tercio(&["verify", done.to_str().unwrap_or_default()]);

@@ -40,6 +40,11 @@ pub enum Depends {
     Sum,
     /// Only the first face minus the second matters (opposed D6s).
     Difference,
+    /// Only how many faces are at most `at_most` matters: dice that hit on a number or less (a
+    /// D20 per figure, a pool of D6 hitting on 5-6 read as "at most 2" of a reversed die). The
+    /// dice must all have the same number of sides. Enumerated in closed form: n + 1 classes
+    /// however many dice.
+    CountAtMost(u8),
 }
 
 /// A declared dice plan yielding a `T`.
@@ -61,6 +66,7 @@ impl<T: Clone> Clone for Plan<T> {
 
 fn class_of(dep: Depends, faces: &[u8]) -> Vec<i32> {
     match dep {
+        Depends::CountAtMost(k) => vec![faces.iter().filter(|&&f| f <= k).count() as i32],
         Depends::Faces => faces.iter().map(|&f| i32::from(f)).collect(),
         Depends::Sum => vec![faces.iter().map(|&f| i32::from(f)).sum()],
         Depends::Difference => {
@@ -69,8 +75,12 @@ fn class_of(dep: Depends, faces: &[u8]) -> Vec<i32> {
     }
 }
 
-/// Every throw of `dice`, grouped by class: (representative faces, number of throws).
-fn classes(dice: &[Die], dep: Depends) -> Vec<(Vec<u8>, u64)> {
+/// Every throw of `dice`, grouped by class: (representative faces, probability of the class).
+fn classes(dice: &[Die], dep: Depends) -> Vec<(Vec<u8>, f64)> {
+    if let Depends::CountAtMost(k) = dep {
+        return count_classes(dice, k);
+    }
+    let total: f64 = dice.iter().map(|d| f64::from(d.sides)).product();
     let mut map: BTreeMap<Vec<i32>, (Vec<u8>, u64)> = BTreeMap::new();
     let mut faces: Vec<u8> = dice.iter().map(|_| 1).collect();
     loop {
@@ -82,7 +92,10 @@ fn classes(dice: &[Die], dep: Depends) -> Vec<(Vec<u8>, u64)> {
         let mut i = 0;
         loop {
             if i == dice.len() {
-                return map.into_values().collect();
+                return map
+                    .into_values()
+                    .map(|(f, n)| (f, n as f64 / total))
+                    .collect();
             }
             if faces[i] < dice[i].sides {
                 faces[i] += 1;
@@ -92,6 +105,32 @@ fn classes(dice: &[Die], dep: Depends) -> Vec<(Vec<u8>, u64)> {
             i += 1;
         }
     }
+}
+
+/// The classes of "how many of these dice show `k` or less": binomial, with representative
+/// faces 1 (at most `k`) and the die's top face (more than `k`).
+fn count_classes(dice: &[Die], k: u8) -> Vec<(Vec<u8>, f64)> {
+    let n = dice.len();
+    let sides = dice.first().map_or(1, |d| d.sides);
+    debug_assert!(
+        dice.iter().all(|d| d.sides == sides),
+        "CountAtMost needs equal dice"
+    );
+    let q = f64::from(k.min(sides)) / f64::from(sides);
+    let mut out = Vec::with_capacity(n + 1);
+    let mut choose = 1.0f64; // C(n, j)
+    for j in 0..=n {
+        if j > 0 {
+            choose = choose * (n + 1 - j) as f64 / j as f64;
+        }
+        let p = choose * q.powi(j as i32) * (1.0 - q).powi((n - j) as i32);
+        if p > 0.0 {
+            let mut faces = vec![1u8; j];
+            faces.extend(std::iter::repeat_n(sides, n - j));
+            out.push((faces, p));
+        }
+    }
+    out
 }
 
 impl<T: 'static> Plan<T> {
@@ -282,6 +321,12 @@ impl<T: 'static> Plan<T> {
                         Depends::Faces => throws,
                         Depends::Sum => Some(sides.sum::<usize>() + 1 - dice.len()),
                         Depends::Difference => Some(sides.take(2).sum::<usize>().saturating_sub(1)),
+                        Depends::CountAtMost(_) => Some(dice.len() + 1),
+                    };
+                    // Counted classes are built in closed form, whatever the number of throws.
+                    let throws = match dep {
+                        Depends::CountAtMost(_) => Some(0),
+                        _ => throws,
                     };
                     match (throws, classes_n) {
                         (Some(t), Some(c)) if c <= *left && t <= left.saturating_mul(64) => {
@@ -316,9 +361,8 @@ impl<T: 'static> Plan<T> {
                 }
             }
             Plan::Throw(dice, dep, k) => {
-                let total: f64 = dice.iter().map(|d| f64::from(d.sides)).product();
-                for (faces, count) in classes(dice, *dep) {
-                    k(&faces).walk(p * count as f64 / total, visit);
+                for (faces, q) in classes(dice, *dep) {
+                    k(&faces).walk(p * q, visit);
                 }
             }
         }
@@ -562,5 +606,29 @@ mod tests {
         assert!(!two_d6_sum().within(35));
         assert!(throw(2, 6, "2D6", Depends::Sum).within(11));
         assert!(!dice(12, 6, "many").within(1000));
+    }
+
+    #[test]
+    fn counted_dice_enumerate_in_closed_form_and_agree_with_every_face() {
+        // Three D20 hitting on 7 or less: the same odds as enumerating all 8000 throws.
+        let hits = |dep| {
+            throw(3, 20, "D20", dep)
+                .map(|f| f.iter().filter(|&&x| x <= 7).count())
+                .exact(|h| *h)
+        };
+        let (fast, slow) = (hits(Depends::CountAtMost(7)), hits(Depends::Faces));
+        assert_eq!(fast.outcomes.len(), 4);
+        for (k, p) in &slow.outcomes {
+            assert!((p - fast.outcomes[k]).abs() < 1e-12, "{k} hits");
+        }
+        assert!((fast.outcomes[&3] - 0.35f64.powi(3)).abs() < 1e-12);
+        // Thirty D20 at once: 31 classes, no 20^30 walk.
+        let many = throw(30, 20, "D20", Depends::CountAtMost(5))
+            .map(|f| f.iter().filter(|&&x| x <= 5).count());
+        assert!(many.within(31));
+        let d = many.exact(|h| *h);
+        assert!((d.total() - 1.0).abs() < 1e-9);
+        let mean: f64 = d.outcomes.iter().map(|(h, p)| *h as f64 * p).sum();
+        assert!((mean - 7.5).abs() < 1e-9, "mean {mean}");
     }
 }

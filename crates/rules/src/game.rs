@@ -25,6 +25,9 @@ pub struct GameEvent {
     /// move for this event.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub entered: bool,
+    /// Which seat recorded it (`game-master`, `side:ID`), when it came through the app.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -147,6 +150,7 @@ impl Game {
             effects: outcome.effects,
             stream_pos,
             entered,
+            by: None,
         };
         self.state = state;
         self.log.append(event);
@@ -159,6 +163,24 @@ impl Game {
     /// The published commitment to this game's dice: SHA-256 of the seed and the nonce.
     pub fn commitment(&self) -> String {
         commitment(self.seed, &self.nonce)
+    }
+
+    /// Note which seat recorded the last event.
+    pub fn sign_last(&mut self, by: &str) {
+        if let Some(LogEntry::Event { event, .. }) = self.log.entries.last_mut() {
+            event.by = Some(by.to_string());
+        }
+    }
+
+    /// A fingerprint of the whole log (SHA-256 over every entry in order), shown on every page:
+    /// a player who notes it at the end can tell that an export is the whole game, unaltered.
+    pub fn log_digest(&self) -> String {
+        let mut h = Sha256::new();
+        for e in &self.log.entries {
+            h.update(serde_json::to_vec(e).unwrap_or_default());
+            h.update(b"\n");
+        }
+        h.finalize().iter().map(|b| format!("{b:02x}")).collect()
     }
 
     /// Void the last live event. The voided event stays in the log; the dice do not rewind.

@@ -66,6 +66,12 @@ pub trait Engine: Send {
     fn acting_side(&self, _state: &Value, _action: &Value) -> Option<String> {
         None
     }
+    /// Fields of an action that decide for the other side or override what Tercio tracks (the
+    /// target's status, whether it evades, the force ratio...): a side's seat may not set them;
+    /// the game master resolves such actions.
+    fn reserved_to_game_master(&self) -> &'static [&'static str] {
+        &[]
+    }
     /// Each side's losses against its breaking point, for the battle report's chart.
     fn scores(&self, _state: &Value) -> Vec<SideScore> {
         Vec::new()

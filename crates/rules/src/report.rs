@@ -57,14 +57,22 @@ pub struct DiceReport {
 type Tally = (String, f64, u64);
 
 /// Every die ever thrown in the game (voided events too: they were thrown), and every outcome
-/// against its exact expectation at the moment it was rolled.
-pub fn dice_report(game: &Game) -> Result<DiceReport, String> {
+/// against its exact expectation at the moment it was rolled — of the events `viewer` may see
+/// with their dice (a rule set's secret draws stay out of a seat's report).
+pub fn dice_report(game: &Game, viewer: &Viewer) -> Result<DiceReport, String> {
+    let engine = game.engine().map_err(|e| e.to_string())?;
     let mut tallies: BTreeMap<(u8, bool), Vec<u64>> = BTreeMap::new();
     // (action, facet) -> value -> (expected, observed), in first-seen order of values.
     let mut rows: BTreeMap<(String, String), Vec<Tally>> = BTreeMap::new();
     let mut events = 0;
     let mut not_tabulated = 0;
     game.walk(|_seq, event, _state, plan, pos| {
+        let next = if event.entered { pos } else { event.stream_pos };
+        let raw = serde_json::to_value(event).unwrap_or(Value::Null);
+        let shown = engine.view_event(&raw, viewer);
+        if shown.as_ref().map(|v| &v["draws"]) != Some(&raw["draws"]) {
+            return Ok(next);
+        }
         events += 1;
         for d in &event.draws {
             let counts = tallies
@@ -107,7 +115,7 @@ pub fn dice_report(game: &Game) -> Result<DiceReport, String> {
         } else {
             not_tabulated += 1;
         }
-        Ok(if event.entered { pos } else { event.stream_pos })
+        Ok(next)
     })?;
     let faces = tallies
         .into_iter()
@@ -171,10 +179,12 @@ pub fn scores_by_turn(game: &Game) -> Result<Vec<(u64, Vec<SideScore>)>, String>
     Ok(rows)
 }
 
-/// What the battle report may show of the dice: the commitment always, the seed once revealed.
+/// What the battle report may show of the dice: the commitment always, the seed once revealed;
+/// and whether the game master ended the game.
 pub struct Reveal<'a> {
     pub commitment: &'a str,
     pub seed: Option<(u64, &'a str)>,
+    pub concluded: bool,
 }
 
 /// A readable battle report in Markdown, as `viewer` may see it.
@@ -234,6 +244,10 @@ pub fn battle_report(game: &Game, viewer: &Viewer, reveal: &Reveal) -> Result<St
                 broken.join(", ")
             ));
         }
+    } else if reveal.concluded {
+        md.push_str(&format!(
+            "The game master ended the game in turn {turn}, before either army broke.\n"
+        ));
     } else {
         md.push_str(&format!("Not decided: the game stands in turn {turn}.\n"));
     }
@@ -303,16 +317,20 @@ pub fn battle_report(game: &Game, viewer: &Viewer, reveal: &Reveal) -> Result<St
     }
     md.push_str("\n## Dice\n\n");
     md.push_str(&format!(
-        "Commitment to the dice (SHA-256, shown to every seat at the start): `{}`\n\n",
+        "Commitment to the dice (SHA-256 of the seed and its nonce, published before the first roll): `{}`\n\n",
         reveal.commitment
     ));
     match reveal.seed {
         Some((seed, nonce)) => md.push_str(&format!(
-            "Seed: `{seed}`, nonce: `{nonce}`. `tercio verify` on this game's export re-runs every roll from them.\n"
+            "Seed: `{seed}`, nonce: `{nonce}`. `tercio verify` on the game (its file, or its export from the app) re-runs every roll from them.\n"
         )),
         None => md.push_str("The seed is revealed when the game ends.\n"),
     }
-    let dr = dice_report(game)?;
+    md.push_str(&format!(
+        "Log fingerprint (SHA-256 of every entry, shown on every page): `{}`\n",
+        game.log_digest()
+    ));
+    let dr = dice_report(game, viewer)?;
     if !dr.faces.is_empty() {
         md.push_str(
             "\n| Dice | Source | Thrown | Faces 1… | χ² | p |\n|---|---|---:|---|---:|---:|\n",
@@ -331,6 +349,15 @@ pub fn battle_report(game: &Game, viewer: &Viewer, reveal: &Reveal) -> Result<St
         }
     }
     Ok(md)
+}
+
+/// A seat by name: `game-master`, or `side:ID` as the side's name.
+pub fn seat_name(sc: &crate::scenario::Scenario, by: &str) -> String {
+    match by.strip_prefix("side:") {
+        Some(id) => sc.side(id).map_or(id.to_string(), |s| s.name.clone()),
+        None if by == "game-master" => "the game master".to_string(),
+        None => by.to_string(),
+    }
 }
 
 /// Ten cells, filled in proportion to losses over the breaking point.

@@ -131,7 +131,7 @@ fn faces_thrown_at_the_table_are_checked_recorded_and_verified() {
 #[test]
 fn the_dice_report_counts_every_face_and_expects_every_outcome() {
     let g = played(5);
-    let r = dice_report(&g).expect("report");
+    let r = dice_report(&g, &Viewer::Spectator).expect("report");
     let draws: usize = g
         .log
         .entries
@@ -189,6 +189,7 @@ fn the_battle_report_charts_break_points_per_turn() {
         &Reveal {
             commitment: &c,
             seed: None,
+            concluded: false,
         },
     )
     .expect("md");
@@ -204,8 +205,32 @@ fn the_battle_report_charts_break_points_per_turn() {
         &Reveal {
             commitment: &c,
             seed: Some((g.seed, &g.nonce)),
+            concluded: true,
         },
     )
     .expect("md");
     assert!(shown.contains(&format!("Seed: `{}`", g.seed)));
+    assert!(shown.contains(&g.log_digest()));
+    if g.state["phase"] != "over" {
+        assert!(shown.contains("The game master ended the game"));
+    }
+}
+
+#[test]
+fn the_log_fingerprint_changes_with_any_entry() {
+    let g = played(13);
+    let d = g.log_digest();
+    assert_eq!(d.len(), 64);
+    let mut shorter = g.clone();
+    shorter.log.entries.pop();
+    assert_ne!(shorter.log_digest(), d, "a dropped entry shows");
+    if matches!(
+        g.log.entries.last(),
+        Some(tercio_core::LogEntry::Event { .. })
+    ) {
+        let mut signed = g.clone();
+        signed.sign_last("side:french");
+        assert_ne!(signed.log_digest(), d, "who recorded it is part of the log");
+    }
+    assert_eq!(g.clone().log_digest(), d);
 }

@@ -83,7 +83,8 @@ pub enum SideRights {
 #[serde(default, deny_unknown_fields)]
 pub struct Settings {
     pub side_rights: SideRights,
-    /// The game master types in faces thrown on real dice.
+    /// Faces thrown on real dice are typed in (by the game master, or by a side for its own
+    /// units when it may resolve them) instead of drawn from the seed.
     pub physical_dice: bool,
 }
 
@@ -151,7 +152,9 @@ const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX seats_by_game ON seats(game_id);
     CREATE TABLE host (key TEXT NOT NULL);
-    -- Games made before seats existed get theirs now (SQLite's randomblob is its CSPRNG).
+    -- Games made before seats existed get theirs now, and a nonce, without which the seed could
+    -- be found from its commitment by trying seeds (SQLite's randomblob is its CSPRNG).
+    UPDATE games SET nonce = lower(hex(randomblob(16))) WHERE nonce = '';
     INSERT INTO seats (token, game_id, role, ord, created_at)
         SELECT lower(hex(randomblob(16))), id, 'game-master', 0, updated_at FROM games;
     INSERT INTO seats (token, game_id, role, ord, created_at)
@@ -362,7 +365,7 @@ impl Store for SqliteStore {
         let conn = self.conn();
         let mut stmt = conn.prepare(
             "SELECT g.id, g.title, g.rule_set, g.scenario_id, g.state, g.created_at, g.updated_at, g.archived,
-                    (SELECT COUNT(*) FROM log_entries e WHERE e.game_id = g.id)
+                    (SELECT COUNT(*) FROM log_entries e WHERE e.game_id = g.id), g.concluded_at IS NOT NULL
              FROM games g WHERE g.archived = ?1 ORDER BY g.updated_at DESC, g.id",
         )?;
         let rows = stmt.query_map(params![archived as i64], |r| {
@@ -374,7 +377,7 @@ impl Store for SqliteStore {
                 rule_set: r.get(2)?,
                 scenario: r.get(3)?,
                 turn: v["turn"].as_u64().unwrap_or(0),
-                over: v["phase"] == "over",
+                over: v["phase"] == "over" || r.get::<_, bool>(9)?,
                 created_at: r.get(5)?,
                 updated_at: r.get(6)?,
                 archived: r.get::<_, i64>(7)? != 0,
@@ -613,7 +616,12 @@ mod tests {
             physical_dice: true,
         };
         assert!(store.set_settings(&id, &s).expect("set"));
+        assert!(!store.list(false).expect("list")[0].over);
         assert!(store.conclude(&id).expect("conclude"));
+        assert!(
+            store.list(false).expect("list")[0].over,
+            "a concluded game is over"
+        );
         assert_eq!(
             store.meta(&id).expect("meta"),
             Some(Meta {
@@ -653,6 +661,7 @@ mod tests {
         assert_eq!(seats[1].role, Role::Side(g.scenario.sides[0].id.clone()));
         assert_eq!(seats.last().map(|s| s.role.clone()), Some(Role::Spectator));
         assert!(seats.iter().all(|s| s.token.len() == 32));
-        assert_eq!(store.load("old").expect("load").expect("game").nonce, "");
+        let nonce = store.load("old").expect("load").expect("game").nonce;
+        assert_eq!(nonce.len(), 32, "an old game gets a nonce: {nonce:?}");
     }
 }

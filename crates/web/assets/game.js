@@ -14,8 +14,11 @@
   const live = { received: [], state: "connecting", refreshes: 0, seq, busy: false };
   window.TERCIO_LIVE = live;
 
-  async function call(method, path, body) {
-    const r = await fetch(`/api/s/${T}${path}`, { method, headers: { "content-type": "application/json", "if-match": `"${seq}"` }, body: body === undefined ? undefined : JSON.stringify(body) });
+  // `base`: the view the user decided on; an action started on one view stays on it through its
+  // questions and dice, so a change by another seat meanwhile makes it stale, not silently rebased.
+  async function call(method, path, body, base) {
+    const view = base === undefined ? seq : base;
+    const r = await fetch(`/api/s/${T}${path}`, { method, headers: { "content-type": "application/json", "if-match": `"${view}"` }, body: body === undefined ? undefined : JSON.stringify(body) });
     let data = null;
     try { data = await r.json(); } catch (e) { data = { error: { message: `HTTP ${r.status}` } }; }
     return { status: r.status, data };
@@ -201,12 +204,13 @@
 
   async function send(body) {
     notice("");
+    const base = seq;
     for (;;) {
       let res;
       if (physical()) {
         const faces = [];
         for (;;) {
-          const need = await call("POST", "/dice-needed", { action: body, faces });
+          const need = await call("POST", "/dice-needed", { action: body, faces }, base);
           if (need.status !== 200) break;
           if (need.data.complete) break;
           const got = await askDice(need.data.needed, faces);
@@ -214,9 +218,9 @@
           faces.push(...got);
         }
         // A question comes before any die: it is answered below, then the dice are asked again.
-        res = await call("POST", "/actions/entered", { action: body, faces });
+        res = await call("POST", "/actions/entered", { action: body, faces }, base);
       } else {
-        res = await call("POST", "/actions", body);
+        res = await call("POST", "/actions", body, base);
       }
       const next = outcome(res.status, res.data, body);
       if (!next) return;
@@ -234,7 +238,8 @@
     // Keep what the user was choosing; the server's own settings and links are redrawn as they are.
     const keep = {};
     document.querySelectorAll("#main input[id], #main select[id], #main textarea[id]").forEach((el) => {
-      if (el.dataset.server === undefined) keep[el.id] = el.type === "checkbox" ? el.checked : el.value;
+      if (el.dataset.server !== undefined) return;
+      keep[el.id] = el.type === "checkbox" ? el.checked : el.multiple ? [...el.selectedOptions].map((o) => o.value) : el.value;
     });
     const seatsOpen = document.querySelector("#seats details") && document.querySelector("#seats details").open;
     $("main").replaceWith(fresh);
@@ -242,6 +247,7 @@
       const el = $(id);
       if (!el || el.dataset.server !== undefined) continue;
       if (el.type === "checkbox") el.checked = v;
+      else if (el.multiple) [...el.options].forEach((o) => { o.selected = v.includes(o.value); });
       else if (el.tagName !== "SELECT" || [...el.options].some((o) => o.value === v)) el.value = v;
     }
     const d = document.querySelector("#seats details");
@@ -285,11 +291,15 @@
       if (wasLost) refresh();
       wasLost = false;
     };
-    es.onerror = () => {
+    es.onerror = async () => {
       if (live.state === "revoked") return;
       wasLost = true;
       setLive("lost");
-      if (es.readyState === EventSource.CLOSED) setTimeout(connect, 1000);
+      if (es.readyState !== EventSource.CLOSED) return;
+      // The server refused the stream (the browser gives up by itself): a withdrawn link shows
+      // as such through the redraw; anything else is retried.
+      await refresh();
+      if (live.state !== "revoked") { setLive("lost"); setTimeout(connect, 1000); }
     };
     es.addEventListener("entry", (e) => {
       const d = JSON.parse(e.data);

@@ -469,7 +469,26 @@ pub async fn seat_game(
 
 #[derive(Deserialize)]
 pub struct After {
-    pub after: Option<u64>,
+    after: Option<String>,
+}
+
+impl After {
+    /// `?after=N`: the last log entry the client has.
+    pub fn after(&self) -> Result<Option<u64>, ApiError> {
+        self.after
+            .as_deref()
+            .map(|a| {
+                a.trim().parse().map_err(|_| {
+                    ApiError::new(
+                        StatusCode::BAD_REQUEST,
+                        "bad-field",
+                        Some("after"),
+                        "after: the number of the last log entry you have, e.g. 12",
+                    )
+                })
+            })
+            .transpose()
+    }
 }
 
 pub async fn seat_log(
@@ -477,9 +496,10 @@ pub async fn seat_log(
     Path(token): Path<String>,
     Query(q): Query<After>,
 ) -> Result<Json<Value>, ApiError> {
+    let after = q.after()?;
     let ctx = open_seat(&st, token).await?;
     Ok(Json(
-        json!({"events": ctx.seq(), "entries": ctx.entries_after(q.after.unwrap_or(0))}),
+        json!({"events": ctx.seq(), "entries": ctx.entries_after(after.unwrap_or(0))}),
     ))
 }
 
@@ -489,6 +509,9 @@ fn expected_seq(headers: &HeaderMap) -> Result<Option<u64>, ApiError> {
     let Some(v) = headers.get(header::IF_MATCH) else {
         return Ok(None);
     };
+    if v.as_bytes() == b"*" {
+        return Ok(None);
+    }
     v.to_str()
         .ok()
         .map(|s| s.trim().trim_start_matches("W/").trim_matches('"'))
@@ -519,6 +542,13 @@ fn check_fresh(ctx: &SeatCtx, expect: Option<u64>) -> Result<(), ApiError> {
     }
 }
 
+fn last_event(ctx: &SeatCtx) -> Result<tercio_rules::game::GameEvent, ApiError> {
+    match ctx.game.log.entries.last() {
+        Some(tercio_core::LogEntry::Event { event, .. }) => Ok(event.clone()),
+        _ => Err(GameError::Corrupt("event not recorded".into()).into()),
+    }
+}
+
 /// What a recorded action answers: the resolution and the new state, as the seat sees them.
 fn recorded(ctx: &SeatCtx, event: &tercio_rules::game::GameEvent) -> Value {
     let last = ctx.game.log.entries.last();
@@ -540,7 +570,9 @@ pub async fn act(
         ctx.refuse_if_ended()?;
         ctx.may(&action)?;
         check_fresh(&ctx, expect)?;
-        let event = ctx.game.act(action)?.clone();
+        ctx.game.act(action)?;
+        ctx.game.sign_last(&ctx.signature());
+        let event = last_event(&ctx)?;
         st.store.save(&ctx.seat.game_id, &ctx.game)?;
         Ok(Json(recorded(&ctx, &event)))
     })
@@ -610,7 +642,9 @@ pub async fn act_entered(
         ctx.may(&action)?;
         require_physical(&ctx)?;
         check_fresh(&ctx, expect)?;
-        let event = ctx.game.act_entered(action, &faces)?.clone();
+        ctx.game.act_entered(action, &faces)?;
+        ctx.game.sign_last(&ctx.signature());
+        let event = last_event(&ctx)?;
         st.store.save(&ctx.seat.game_id, &ctx.game)?;
         Ok(Json(recorded(&ctx, &event)))
     })
@@ -736,7 +770,7 @@ pub async fn dice(
 ) -> Result<Json<Value>, ApiError> {
     blocking(move || {
         let ctx = seat::open(&st, &token)?;
-        let r = report::dice_report(&ctx.game)
+        let r = report::dice_report(&ctx.game, &ctx.viewer())
             .map_err(|e| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "corrupt", None, e))?;
         Ok(Json(serde_json::to_value(r).unwrap_or(Value::Null)))
     })
@@ -812,6 +846,12 @@ pub async fn reissue(
     let base = base_url(&st, &headers);
     locked(&st, token, move |st, ctx| {
         require_gm(&ctx)?;
+        if let Some(k) = v
+            .as_object()
+            .and_then(|o| o.keys().find(|k| *k != "role" && *k != "side"))
+        {
+            return Err(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "unknown-field", Some(k), "allowed fields: role, side"));
+        }
         let role = match (v["role"].as_str(), v["side"].as_str()) {
             (Some("game-master"), _) => Role::GameMaster,
             (Some("spectator"), _) => Role::Spectator,

@@ -38,13 +38,21 @@ pub async fn events(
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
     let st2 = st.clone();
     let tok = token.clone();
+    // Subscribe before reading the log: a change between the two is then either in the
+    // catch-up or wakes the stream (never lost in between).
+    let seat = {
+        let (st3, tok3) = (st.clone(), token.clone());
+        blocking(move || st3.store.seat(&tok3).map_err(ApiError::from))
+            .await?
+            .ok_or_else(seat::no_such_link)?
+    };
+    let rx = st.subscribe(&seat.game_id);
     let ctx = blocking(move || seat::open(&st2, &tok)).await?;
     let from_header = headers
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<u64>().ok());
-    let last = from_header.or(q.after).unwrap_or(0);
-    let rx = st.subscribe(&ctx.seat.game_id);
+    let last = from_header.or(q.after()?).unwrap_or(0);
     let mut queue = VecDeque::new();
     queue.push_back(Event::default().retry(RETRY).comment("live"));
     let feed = Feed {

@@ -411,6 +411,9 @@ fn game_main(ctx: &SeatCtx, base: &str) -> String {
         esc(&g.ruleset),
         esc(&ctx.seat_label())
     ));
+    if gm {
+        b.push_str(&seats_panel(ctx, base));
+    }
     // Turn and initiative.
     b.push_str(&format!(
         "<section class=\"turn\" id=\"turn\"><strong>Turn {}</strong> — ",
@@ -445,6 +448,13 @@ fn game_main(ctx: &SeatCtx, base: &str) -> String {
                 "<span class=\"verdict\">Game over. {}</span>",
                 esc(&verdict)
             ));
+            if !ctx.ended() {
+                b.push_str(if gm {
+                    "<p id=\"decided\" class=\"notice\">The battle is decided. <strong>End the game</strong> (players' links and settings, above) to reveal the dice seed to every seat — or, if the last action was a mistake, undo it first.</p>"
+                } else {
+                    "<p id=\"decided\" class=\"muted\">The battle is decided; the game master will end the game and reveal the dice seed.</p>"
+                });
+            }
         }
         "end-of-turn" => b.push_str("end of the turn"),
         _ => {
@@ -528,7 +538,7 @@ fn game_main(ctx: &SeatCtx, base: &str) -> String {
                 if !swiss.is_empty() {
                     b.push_str(" Still to charge, or tick if none is in reach:<br>");
                     for (id, name) in &swiss {
-                        b.push_str(&format!("<label class=\"check\"><input type=\"checkbox\" class=\"no-target\" value=\"{}\"> {} has no eligible enemy within 9\"</label>", esc(id), esc(name)));
+                        b.push_str(&format!("<label class=\"check\"><input type=\"checkbox\" class=\"no-target\" id=\"no-target-{0}\" value=\"{0}\"> {1} has no eligible enemy within 9\"</label>", esc(id), esc(name)));
                     }
                 }
                 b.push_str("</li>");
@@ -550,7 +560,7 @@ fn game_main(ctx: &SeatCtx, base: &str) -> String {
                 b.push_str("<p class=\"muted\">No unit can fire.</p>");
             }
             for u in shooters {
-                b.push_str(&format!("<div class=\"fire-row\" data-actor=\"{}\"><span>{}</span> <select class=\"fire-target\"><option value=\"\">holds fire</option>", esc(s(u, "id")), esc(s(u, "name"))));
+                b.push_str(&format!("<div class=\"fire-row\" data-actor=\"{0}\"><span>{1}</span> <select class=\"fire-target\" id=\"fire-target-{0}\"><option value=\"\">holds fire</option>", esc(s(u, "id")), esc(s(u, "name"))));
                 for t in units
                     .values()
                     .filter(|t| t["side"] != u["side"] && t["destroyed"] != true)
@@ -561,7 +571,10 @@ fn game_main(ctx: &SeatCtx, base: &str) -> String {
                         esc(s(t, "name"))
                     ));
                 }
-                b.push_str("</select> <select class=\"fire-ground\">");
+                b.push_str(&format!(
+                    "</select> <select class=\"fire-ground\" id=\"fire-ground-{}\">",
+                    esc(s(u, "id"))
+                ));
                 for gr in tercio_rules::app_driven::model::Ground::ALL {
                     b.push_str(&format!("<option>{gr}</option>"));
                 }
@@ -570,7 +583,7 @@ fn game_main(ctx: &SeatCtx, base: &str) -> String {
             b.push_str("</div><button class=\"primary\" id=\"end-fire\">Fire</button></li><li>Camps sacked: ");
             for sd in &g.scenario.sides {
                 if sd.camp {
-                    b.push_str(&format!("<label class=\"check\"><input type=\"checkbox\" class=\"camp\" value=\"{}\"> {}'s camp, by <select class=\"looters\" data-side=\"{}\" multiple>", esc(&sd.id), esc(&sd.name), esc(&sd.id)));
+                    b.push_str(&format!("<label class=\"check\"><input type=\"checkbox\" class=\"camp\" id=\"camp-{0}\" value=\"{0}\"> {1}'s camp, by <select class=\"looters\" id=\"looters-{0}\" data-side=\"{0}\" multiple>", esc(&sd.id), esc(&sd.name)));
                     for u in units
                         .values()
                         .filter(|u| s(u, "side") != sd.id && u["destroyed"] != true)
@@ -876,6 +889,11 @@ fn game_main(ctx: &SeatCtx, base: &str) -> String {
         )),
         None => b.push_str("<p class=\"muted\">The seed stays on the server until the game ends; then it is shown here, and anyone can check every roll against this commitment.</p>"),
     }
+    b.push_str(&format!(
+        "<p class=\"muted\">Log fingerprint after {} entries (SHA-256; note it at the end to check an export is the whole game): <code id=\"log-digest\">{}</code></p>",
+        ctx.seq(),
+        esc(&g.log_digest())
+    ));
     if ctx.meta.settings.physical_dice {
         b.push_str("<p class=\"muted\"><span id=\"physical\" hidden></span>Dice are thrown at the table and typed in; the log marks those faces.</p>");
     }
@@ -901,9 +919,6 @@ fn game_main(ctx: &SeatCtx, base: &str) -> String {
             g.log.entries.len()
         ));
     }
-    if gm {
-        b.push_str(&seats_panel(ctx, base));
-    }
     b
 }
 
@@ -925,13 +940,26 @@ fn seats_panel(ctx: &SeatCtx, base: &str) -> String {
         };
         (role, side, name, format!("{base}/s/{}", seat.token))
     });
-    let open = if ctx.game.log.entries.is_empty() {
+    let open = if ctx.game.log.entries.is_empty() || ctx.decided() {
         " open"
     } else {
         ""
     };
-    let mut b = format!("<section class=\"seats\" id=\"seats\"><details{open}><summary><h2>Players' links</h2></summary><p class=\"muted\">Each link is the only key to its seat: give each player theirs (scan the code with a phone). A new link withdraws the old one at once.</p><div class=\"links\">");
+    let mut b = format!("<section class=\"seats\" id=\"seats\"><details{open}><summary><h2>Players' links and settings</h2></summary><p class=\"muted\">Each link is the only key to its seat: give each player theirs (scan the code with a phone). <em>New link</em> withdraws the old one at once.</p><div class=\"links\">");
+    let mut own = String::new();
     for (role, side, name, url) in links {
+        let field = format!(
+            "<input class=\"url\" readonly value=\"{}\" aria-label=\"Link for {}\" onclick=\"this.select()\"><button class=\"small reissue\" data-role=\"{role}\" data-side=\"{}\">New link</button>",
+            esc(&url),
+            esc(&name),
+            esc(side)
+        );
+        if role == "game-master" {
+            // No code for the game master's own link: a player scanning the screen would get
+            // the game master's controls.
+            own = format!("<details class=\"own\"><summary>Your own link (keep it to yourself; bookmark it)</summary><div class=\"link\" data-role=\"game-master\">{field}</div></details>");
+            continue;
+        }
         let qr = qrcode::QrCode::new(url.as_bytes())
             .map(|c| {
                 c.render::<qrcode::render::svg::Color>()
@@ -941,24 +969,23 @@ fn seats_panel(ctx: &SeatCtx, base: &str) -> String {
             })
             .unwrap_or_default();
         b.push_str(&format!(
-            "<div class=\"link\" data-role=\"{role}\" data-side=\"{}\"><h3>{}</h3><div class=\"qr\">{qr}</div><input class=\"url\" readonly value=\"{}\" aria-label=\"Link for {}\"><button class=\"small reissue\" data-role=\"{role}\" data-side=\"{}\">New link</button></div>",
+            "<div class=\"link\" data-role=\"{role}\" data-side=\"{}\"><h3>{}</h3><div class=\"qr\">{qr}</div>{field}</div>",
             esc(side),
-            esc(&name),
-            esc(&url),
-            esc(&name),
-            esc(side)
+            esc(&name)
         ));
     }
+    b.push_str("</div>");
+    b.push_str(&own);
     let st = &ctx.meta.settings;
     let sel = |on: bool| if on { " selected" } else { "" };
     b.push_str(&format!(
-        "</div><h3>Settings</h3><div class=\"fields\"><label>The sides' links may <select id=\"side-rights\" data-server><option value=\"watch\"{}>watch only</option><option value=\"own-units\"{}>resolve their own units' actions</option></select></label><label class=\"check\"><input type=\"checkbox\" id=\"physical-dice\" data-server{}> Dice thrown at the table (type in the faces)</label></div>",
+        "<h3>Settings</h3><div class=\"fields\"><label>The sides' links may <select id=\"side-rights\" data-server><option value=\"watch\"{}>watch only</option><option value=\"own-units\"{}>resolve their own units' actions</option></select></label><label class=\"check\"><input type=\"checkbox\" id=\"physical-dice\" data-server{}> Dice thrown at the table (type in the faces)</label></div>",
         sel(st.side_rights == SideRights::Watch),
         sel(st.side_rights == SideRights::OwnUnits),
         if st.physical_dice { " checked" } else { "" }
     ));
     if !ctx.ended() {
-        b.push_str("<p><button class=\"danger\" id=\"conclude\">End the game and reveal the seed</button></p>");
+        b.push_str("<p><button class=\"danger\" id=\"conclude\">End the game and reveal the seed</button> <span class=\"muted\">Nothing more can be recorded after this.</span></p>");
     }
     b.push_str("</details></section>");
     b
@@ -985,11 +1012,17 @@ fn log_html(ctx: &SeatCtx, limit: Option<usize>) -> String {
                 let voided = v["voided"] == true;
                 let res: Option<Resolution> =
                     serde_json::from_value(v["event"]["resolution"].clone()).ok();
-                let entered = if v["event"]["entered"] == true {
-                    " <span class=\"muted\">(dice thrown at the table)</span>"
+                let mut entered = if v["event"]["entered"] == true {
+                    " <span class=\"muted\">(dice thrown at the table)</span>".to_string()
                 } else {
-                    ""
+                    String::new()
                 };
+                if let Some(by) = v["event"]["by"].as_str().filter(|b| *b != "game-master") {
+                    entered.push_str(&format!(
+                        " <span class=\"muted\">(by {})</span>",
+                        esc(&report::seat_name(&ctx.game.scenario, by))
+                    ));
+                }
                 b.push_str(&format!(
                     "<li class=\"{}\" data-seq=\"{seq}\"><details><summary><span class=\"seq\">#{seq}</span> {}: {}{}{entered}</summary><pre>{}</pre></details></li>",
                     if voided { "voided" } else { "" },
@@ -1094,6 +1127,7 @@ async fn report_md(State(st): State<Arc<AppState>>, Path(token): Path<String>) -
             &report::Reveal {
                 commitment: &c,
                 seed: ctx.revealed_seed(),
+                concluded: ctx.ended(),
             },
         )
         .map_err(|e| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "corrupt", None, e))?;
@@ -1124,7 +1158,7 @@ async fn report_md(State(st): State<Arc<AppState>>, Path(token): Path<String>) -
 async fn dice_page(State(st): State<Arc<AppState>>, Path(token): Path<String>) -> Response {
     let out = api::blocking(move || {
         let ctx = seat::open(&st, &token)?;
-        let r = report::dice_report(&ctx.game)
+        let r = report::dice_report(&ctx.game, &ctx.viewer())
             .map_err(|e| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "corrupt", None, e))?;
         Ok((ctx, r))
     })

@@ -85,10 +85,25 @@ impl SeatCtx {
         }
     }
 
-    /// The game has ended (the battle is decided or the game master concluded it): the seed is
-    /// revealed and nothing more may be recorded.
+    /// The game master has ended the game: the seed is revealed and nothing more may be recorded.
+    /// (A decided battle is not yet ended: the game master confirms the end, and may still undo a
+    /// mistaken last action before doing so.)
     pub fn ended(&self) -> bool {
-        self.meta.concluded || self.engine.is_over(&self.game.state)
+        self.meta.concluded
+    }
+
+    /// The rules say the battle is decided (an army broke, or both).
+    pub fn decided(&self) -> bool {
+        self.engine.is_over(&self.game.state)
+    }
+
+    /// How the log names this seat (`game-master`, `side:ID`, `spectator`).
+    pub fn signature(&self) -> String {
+        match &self.seat.role {
+            Role::GameMaster => "game-master".into(),
+            Role::Side(s) => format!("side:{s}"),
+            Role::Spectator => "spectator".into(),
+        }
     }
 
     /// The number of log entries: what a page's view is "as of".
@@ -131,6 +146,19 @@ impl SeatCtx {
             Role::Side(side) => {
                 if self.meta.settings.side_rights == SideRights::Watch {
                     return refuse("the game master has set the sides' links to watch only");
+                }
+                if let Some(f) = self
+                    .engine
+                    .reserved_to_game_master()
+                    .iter()
+                    .find(|f| action.get(**f).is_some())
+                {
+                    return Err(ApiError::new(
+                        StatusCode::FORBIDDEN,
+                        "seat-may-not",
+                        Some(f),
+                        format!("{f}: the other side or the game master decides this, not a side's link; ask the game master to resolve this action"),
+                    ));
                 }
                 match self.engine.acting_side(&self.game.state, action) {
                     Some(s) if &s == side => Ok(()),

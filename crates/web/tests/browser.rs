@@ -480,10 +480,15 @@ fn live_updates_reach_another_seat_and_catch_up_after_a_cut_in_chromium() {
     }
     // The side's page has no controls: it watches.
     assert_eq!(side.js("return !document.getElementById('app') && !document.getElementById('undo') && !document.getElementById('seats');"), true);
-    // The game master's page shows the players' links with their QR codes.
+    // The game master's page shows the players' links with their QR codes; not a code for the
+    // game master's own link, which a player could scan off the screen.
     assert_eq!(
         gm.js("return document.querySelectorAll('#seats .link svg').length;"),
-        json!(links.len())
+        json!(links.len() - 1)
+    );
+    assert_eq!(
+        gm.js("const own = document.querySelector('#seats .link[data-role=\"game-master\"]'); return [own.querySelector('svg') === null, own.querySelector('input').value.endsWith(window.TERCIO_SEAT)];"),
+        json!([true, true])
     );
     // An action by the game master appears on the side's page without reloading.
     side.js("window.__same_page = true;");
@@ -622,4 +627,39 @@ fn a_side_resolves_its_own_units_and_table_dice_are_typed_in_chromium() {
         "the die of 6 was the Spanish: {text}"
     );
     side.wait("return document.querySelector('#log li[data-seq=\"1\"]') && document.querySelector('#log li[data-seq=\"1\"]').textContent.includes('thrown at the table');", "the entered dice marked on the side's page");
+    // The game master starts the command and is asked for its die; meanwhile the side acts. The
+    // game master's page redraws, but the command was decided on the old view: it is refused as
+    // stale, nothing is recorded, and the page says so.
+    gm.js("document.getElementById('command-leader').value = 'gonzalo';");
+    gm.click("#command");
+    gm.wait("const d = document.getElementById('dice-box'); return d.open && document.querySelectorAll('#dice-inputs input').length === 1;", "the command die to type in");
+    let r = request(
+        &s.addr,
+        "POST",
+        &format!("/api/s/{}/actions", links[1]),
+        Some(
+            &json!({"action": "attach", "leader": "pedro-navarro", "unit": "spanish-pike-left"})
+                .to_string(),
+        ),
+    )
+    .expect("side acts");
+    assert_eq!(r.status, 200, "{}", r.body);
+    gm.wait(
+        "return window.TERCIO_LIVE.seq === 2;",
+        "the game master's page to redraw",
+    );
+    gm.js("document.querySelector('#dice-inputs input').value = '4'; document.getElementById('dice-ok').click();");
+    let notice = gm.wait(
+        "const n = document.getElementById('notice'); return !n.hidden && n.textContent;",
+        "the stale notice",
+    );
+    assert!(
+        notice.as_str().is_some_and(|n| n.contains("moved on")),
+        "{notice}"
+    );
+    let events = request(&s.addr, "GET", &format!("/api/s/{}", links[0]), None)
+        .expect("view")
+        .json()["events"]
+        .clone();
+    assert_eq!(events, 2, "the stale command was not recorded");
 }

@@ -333,6 +333,21 @@ impl Engine for AppEngine {
         }
     }
 
+    fn reserved_to_game_master(&self) -> &'static [&'static str] {
+        // The opponent's decisions (evading, its supports, its defensive fire), what the table
+        // shows of the target (its flank), and overrides of the tracked state and force ratio.
+        &[
+            "actor_status",
+            "target_status",
+            "force",
+            "supporting_target_bases",
+            "target_in_flank",
+            "target_evades",
+            "contact_after_evade",
+            "defensive_firing_bases",
+        ]
+    }
+
     fn scores(&self, state: &Value) -> Vec<SideScore> {
         let Ok(st) = serde_json::from_value::<GameState>(state.clone()) else {
             return Vec::new();
