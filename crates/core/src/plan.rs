@@ -52,7 +52,13 @@ pub enum Plan<T> {
     Done(T),
     Roll(Die, Cont<T>),
     Throw(Vec<Die>, Depends, ContMany<T>),
+    /// Throw the dice again until `accept` takes the faces (ties thrown again), then continue.
+    /// Every throw is recorded; the exact walk weighs the accepted throws by their conditional
+    /// probability, so it stays finite.
+    Rethrow(Vec<Die>, Accept, ContMany<T>),
 }
+
+type Accept = Rc<dyn Fn(&[u8]) -> bool>;
 
 impl<T: Clone> Clone for Plan<T> {
     fn clone(&self) -> Self {
@@ -60,6 +66,7 @@ impl<T: Clone> Clone for Plan<T> {
             Plan::Done(t) => Plan::Done(t.clone()),
             Plan::Roll(d, k) => Plan::Roll(d.clone(), k.clone()),
             Plan::Throw(d, dep, k) => Plan::Throw(d.clone(), *dep, k.clone()),
+            Plan::Rethrow(d, a, k) => Plan::Rethrow(d.clone(), a.clone(), k.clone()),
         }
     }
 }
@@ -159,7 +166,39 @@ impl<T: 'static> Plan<T> {
                 dep,
                 Rc::new(move |faces: &[u8]| k(faces).and_then_rc(f.clone())),
             ),
+            Plan::Rethrow(dice, accept, k) => Plan::Rethrow(
+                dice,
+                accept,
+                Rc::new(move |faces: &[u8]| k(faces).and_then_rc(f.clone())),
+            ),
         }
+    }
+
+    /// Throw `dice` until `accept` takes the faces, then continue with `then(faces)`: a tie
+    /// thrown again, as the rules say, with odds conditional on the throw being accepted.
+    pub fn rethrow_until(
+        dice: Vec<Die>,
+        accept: impl Fn(&[u8]) -> bool + 'static,
+        then: impl Fn(&[u8]) -> Plan<T> + 'static,
+    ) -> Self {
+        Plan::Rethrow(dice, Rc::new(accept), Rc::new(then))
+    }
+
+    /// A rethrow as an ordinary throw whose rejected faces lead to the same throw again (for
+    /// rolling and entered faces, which follow the throws one by one).
+    fn rethrow_step(dice: Vec<Die>, accept: Accept, k: ContMany<T>) -> Plan<T> {
+        let again = (dice.clone(), accept.clone(), k.clone());
+        Plan::Throw(
+            dice,
+            Depends::Faces,
+            Rc::new(move |faces: &[u8]| {
+                if (again.1)(faces) {
+                    (again.2)(faces)
+                } else {
+                    Plan::rethrow_step(again.0.clone(), again.1.clone(), again.2.clone())
+                }
+            }),
+        )
     }
 
     pub fn map<U: 'static>(self, f: impl Fn(T) -> U + 'static) -> Plan<U> {
@@ -192,6 +231,7 @@ impl<T: 'static> Plan<T> {
                         .collect();
                     plan = k(&faces);
                 }
+                Plan::Rethrow(dice, accept, k) => plan = Plan::rethrow_step(dice, accept, k),
             }
         }
     }
@@ -240,6 +280,7 @@ impl<T: 'static> Plan<T> {
                     // Unfold into single rolls so every face is checked the same way.
                     plan = unfold(Rc::from(dice), 0, Vec::new(), k);
                 }
+                Plan::Rethrow(dice, accept, k) => plan = Plan::rethrow_step(dice, accept, k),
             }
         }
     }
@@ -293,6 +334,7 @@ impl<T: 'static> Plan<T> {
                     i += dice.len();
                     plan = k(thrown);
                 }
+                Plan::Rethrow(dice, accept, k) => plan = Plan::rethrow_step(dice, accept, k),
             }
         }
     }
@@ -335,6 +377,18 @@ impl<T: 'static> Plan<T> {
                         _ => false,
                     }
                 }
+                Plan::Rethrow(dice, accept, k) => {
+                    let throws = dice
+                        .iter()
+                        .try_fold(1usize, |n, d| n.checked_mul(usize::from(d.sides)));
+                    match throws {
+                        Some(t) if t <= left.saturating_mul(64) => classes(dice, Depends::Faces)
+                            .iter()
+                            .filter(|(f, _)| accept(f))
+                            .all(|(f, _)| count(&k(f), left)),
+                        _ => false,
+                    }
+                }
             }
         }
         let mut left = budget;
@@ -363,6 +417,19 @@ impl<T: 'static> Plan<T> {
             Plan::Throw(dice, dep, k) => {
                 for (faces, q) in classes(dice, *dep) {
                     k(&faces).walk(p * q, visit);
+                }
+            }
+            Plan::Rethrow(dice, accept, k) => {
+                let kept: Vec<(Vec<u8>, f64)> = classes(dice, Depends::Faces)
+                    .into_iter()
+                    .filter(|(f, _)| accept(f))
+                    .collect();
+                let mass: f64 = kept.iter().map(|(_, q)| q).sum();
+                // A throw nothing accepts could never end; it has no outcomes to weigh.
+                if mass > 0.0 {
+                    for (faces, q) in kept {
+                        k(&faces).walk(p * q / mass, visit);
+                    }
                 }
             }
         }
@@ -630,5 +697,39 @@ mod tests {
         assert!((d.total() - 1.0).abs() < 1e-9);
         let mean: f64 = d.outcomes.iter().map(|(h, p)| *h as f64 * p).sum();
         assert!((mean - 7.5).abs() < 1e-9, "mean {mean}");
+    }
+
+    #[test]
+    fn rethrown_ties_have_conditional_odds_and_every_throw_is_recorded() {
+        // Opposed D6, ties thrown again: each side wins half the time, exactly.
+        let make = || {
+            Plan::rethrow_until(
+                vec![Die::d6("A"), Die::d6("B")],
+                |f| f[0] != f[1],
+                |f| Plan::Done(f[0] > f[1]),
+            )
+        };
+        let d = make().exact(|a| *a);
+        assert!((d.outcomes[&true] - 0.5).abs() < 1e-12);
+        assert!((d.total() - 1.0).abs() < 1e-12);
+        // Faces entered at the table: a tie, then a decided throw.
+        let (a_wins, draws) = make().roll_with(&[3, 3, 5, 2]).expect("faces");
+        assert!(a_wins);
+        assert_eq!(draws.len(), 4);
+        assert_eq!(
+            make().needed(&[3, 3]).expect("ok").map(|d| d.len()),
+            Some(2)
+        );
+        assert_eq!(make().needed(&[3, 3, 5, 2]).expect("ok"), None);
+        // Rolled: the faces recorded end with the accepted throw, all before it ties.
+        let mut s = DiceStream::from_seed(4);
+        for _ in 0..50 {
+            let (_, draws) = make().roll(&mut s);
+            let pairs: Vec<_> = draws.chunks(2).collect();
+            let (last, before) = pairs.split_last().expect("a throw");
+            assert_ne!(last[0].face, last[1].face);
+            assert!(before.iter().all(|p| p[0].face == p[1].face));
+        }
+        assert!(make().within(30) && !make().within(29));
     }
 }

@@ -34,5 +34,6 @@ pub mod odds;
 pub mod registry;
 pub mod report;
 pub mod scenario;
+pub mod sword_and_flame_renaissance;
 
 pub use registry::{lookup, Engine, Outcome, Rejection, RuleSet, SideScore, Viewer};
