@@ -89,7 +89,7 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/api/s/{token}/seats/reissue", post(api::reissue))
         .route("/api/s/{token}/settings", post(api::settings))
         .route("/api/s/{token}/conclude", post(api::conclude))
-        .merge(pages::routes())
+        .merge(pages::routes(state.clone()))
         .fallback(pages::not_found)
         .layer(axum::middleware::from_fn(api::json_errors))
         .with_state(state)

@@ -37,18 +37,21 @@ pub fn esc(s: &str) -> String {
 const CSS: &str = include_str!("../assets/app.css");
 const JS: &str = include_str!("../assets/game.js");
 
-pub fn routes() -> Router<Arc<AppState>> {
-    Router::new()
-        .route("/", get(home))
+pub fn routes(state: Arc<AppState>) -> Router<Arc<AppState>> {
+    let host = Router::new()
         .route("/games", post(create_from_form))
         .route("/games/{id}", get(game_master_of))
+        .route("/games/{id}/archive", post(archive))
+        .route("/games/{id}/restore", post(restore))
+        .route("/games/{id}/delete", post(delete))
+        .route_layer(axum::middleware::from_fn_with_state(state, host_only));
+    Router::new()
+        .merge(host)
+        .route("/", get(home))
         .route("/s/{token}", get(seat_page))
         .route("/s/{token}/log", get(seat_log_page))
         .route("/s/{token}/dice", get(dice_page))
         .route("/s/{token}/report.md", get(report_md))
-        .route("/games/{id}/archive", post(archive))
-        .route("/games/{id}/restore", post(restore))
-        .route("/games/{id}/delete", post(delete))
         .route("/rules/{id}", get(rules_page))
         .route(
             "/static/app.css",
@@ -149,24 +152,24 @@ fn landing(status: StatusCode, problem: &str) -> Response {
     (status, page("Welcome", &format!("<h1>Tercio</h1>{problem}<p>Players: open the link (or scan the code) your game master gave you; it opens your seat at the game.</p><p>Game master: open the address <code>tercio serve</code> printed when it started (it ends in <code>?key=…</code>); it opens the list of games on this server.</p>"))).into_response()
 }
 
-fn host_only(st: &AppState, headers: &HeaderMap) -> Option<Response> {
-    (!api::is_host(st, headers)).then(|| {
-        landing(
-            StatusCode::UNAUTHORIZED,
-            "Only the host may do this: open the address `tercio serve` printed.",
-        )
-    })
+/// Only the host (with the host key) reaches the routes under this guard: making, opening,
+/// archiving and deleting games.
+async fn host_only(
+    State(st): State<Arc<AppState>>,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    if api::is_host(&st, req.headers()) {
+        return next.run(req).await;
+    }
+    landing(
+        StatusCode::UNAUTHORIZED,
+        "Only the host may do this: open the address `tercio serve` printed.",
+    )
 }
 
 /// The game master's link of a game, for the host.
-async fn game_master_of(
-    State(st): State<Arc<AppState>>,
-    headers: HeaderMap,
-    Path(id): Path<String>,
-) -> Response {
-    if let Some(r) = host_only(&st, &headers) {
-        return r;
-    }
+async fn game_master_of(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
     match st.store.seats(&id) {
         Ok(seats) => match seats.into_iter().next() {
             Some(gm) => Redirect::to(&format!("/s/{}", gm.token)).into_response(),
@@ -272,14 +275,7 @@ struct NewGameForm {
     toml: String,
 }
 
-async fn create_from_form(
-    State(st): State<Arc<AppState>>,
-    headers: HeaderMap,
-    Form(f): Form<NewGameForm>,
-) -> Response {
-    if let Some(r) = host_only(&st, &headers) {
-        return r;
-    }
+async fn create_from_form(State(st): State<Arc<AppState>>, Form(f): Form<NewGameForm>) -> Response {
     let source = if f.toml.trim().is_empty() {
         f.scenario.clone()
     } else {
@@ -305,25 +301,11 @@ async fn create_from_form(
     }
 }
 
-async fn archive(
-    State(st): State<Arc<AppState>>,
-    headers: HeaderMap,
-    Path(id): Path<String>,
-) -> Response {
-    if let Some(r) = host_only(&st, &headers) {
-        return r;
-    }
+async fn archive(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
     set_archived(&st, &id, true).await
 }
 
-async fn restore(
-    State(st): State<Arc<AppState>>,
-    headers: HeaderMap,
-    Path(id): Path<String>,
-) -> Response {
-    if let Some(r) = host_only(&st, &headers) {
-        return r;
-    }
+async fn restore(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
     set_archived(&st, &id, false).await
 }
 
@@ -335,14 +317,7 @@ async fn set_archived(st: &AppState, id: &str, archived: bool) -> Response {
     }
 }
 
-async fn delete(
-    State(st): State<Arc<AppState>>,
-    headers: HeaderMap,
-    Path(id): Path<String>,
-) -> Response {
-    if let Some(r) = host_only(&st, &headers) {
-        return r;
-    }
+async fn delete(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
     match st.store.delete(&id) {
         Ok(true) => {
             st.notify(&id);
