@@ -41,9 +41,9 @@ pub enum Depends {
     /// Only the first face minus the second matters (opposed D6s).
     Difference,
     /// Only how many faces are at most `at_most` matters: dice that hit on a number or less (a
-    /// D20 per figure, a pool of D6 hitting on 5-6 read as "at most 2" of a reversed die). The
-    /// dice must all have the same number of sides. Enumerated in closed form: n + 1 classes
-    /// however many dice.
+    /// D20 per figure hitting on 1-7). The continuation must count faces `<= at_most` and nothing
+    /// else: the exact walk hands it representative faces (1 for a hit, the top face for a miss).
+    /// Dice of equal sides are enumerated in closed form, n + 1 classes however many dice.
     CountAtMost(u8),
 }
 
@@ -56,6 +56,10 @@ pub enum Plan<T> {
     /// Every throw is recorded; the exact walk weighs the accepted throws by their conditional
     /// probability, so it stays finite.
     Rethrow(Vec<Die>, Accept, ContMany<T>),
+    /// A sub-plan whose outcome keys depend only on `key` (a state of a long chain: who is left
+    /// to fight in a close combat). Rolling simply continues into it; the exact enumeration works
+    /// out each key's distribution once and reuses it, so a chain of many throws stays small.
+    Memo(Rc<str>, Rc<dyn Fn() -> Plan<T>>),
 }
 
 type Accept = Rc<dyn Fn(&[u8]) -> bool>;
@@ -67,6 +71,7 @@ impl<T: Clone> Clone for Plan<T> {
             Plan::Roll(d, k) => Plan::Roll(d.clone(), k.clone()),
             Plan::Throw(d, dep, k) => Plan::Throw(d.clone(), *dep, k.clone()),
             Plan::Rethrow(d, a, k) => Plan::Rethrow(d.clone(), a.clone(), k.clone()),
+            Plan::Memo(key, f) => Plan::Memo(key.clone(), f.clone()),
         }
     }
 }
@@ -85,7 +90,9 @@ fn class_of(dep: Depends, faces: &[u8]) -> Vec<i32> {
 /// Every throw of `dice`, grouped by class: (representative faces, probability of the class).
 fn classes(dice: &[Die], dep: Depends) -> Vec<(Vec<u8>, f64)> {
     if let Depends::CountAtMost(k) = dep {
-        return count_classes(dice, k);
+        if dice.windows(2).all(|w| w[0].sides == w[1].sides) {
+            return count_classes(dice, k);
+        }
     }
     let total: f64 = dice.iter().map(|d| f64::from(d.sides)).product();
     let mut map: BTreeMap<Vec<i32>, (Vec<u8>, u64)> = BTreeMap::new();
@@ -171,11 +178,24 @@ impl<T: 'static> Plan<T> {
                 accept,
                 Rc::new(move |faces: &[u8]| k(faces).and_then_rc(f.clone())),
             ),
+            // The same continuation reaches every memoised node below, so naming it in the key
+            // keeps keys of different continuations apart and equal ones together.
+            Plan::Memo(key, inner) => Plan::Memo(
+                Rc::from(format!("{key}|{:p}", Rc::as_ptr(&f))),
+                Rc::new(move || inner().and_then_rc(f.clone())),
+            ),
         }
     }
 
+    /// A memoised sub-plan (see [`Plan::Memo`]). The caller promises that the outcome keys of
+    /// `plan()` depend only on `key`; the exact odds are then computed once per key.
+    pub fn memo(key: impl Into<String>, plan: impl Fn() -> Plan<T> + 'static) -> Self {
+        Plan::Memo(Rc::from(key.into()), Rc::new(plan))
+    }
+
     /// Throw `dice` until `accept` takes the faces, then continue with `then(faces)`: a tie
-    /// thrown again, as the rules say, with odds conditional on the throw being accepted.
+    /// thrown again, as the rules say, with odds conditional on the throw being accepted. Some
+    /// throw must be accepted (a plan accepting none would be thrown for ever).
     pub fn rethrow_until(
         dice: Vec<Die>,
         accept: impl Fn(&[u8]) -> bool + 'static,
@@ -232,6 +252,7 @@ impl<T: 'static> Plan<T> {
                     plan = k(&faces);
                 }
                 Plan::Rethrow(dice, accept, k) => plan = Plan::rethrow_step(dice, accept, k),
+                Plan::Memo(_, inner) => plan = inner(),
             }
         }
     }
@@ -281,6 +302,7 @@ impl<T: 'static> Plan<T> {
                     plan = unfold(Rc::from(dice), 0, Vec::new(), k);
                 }
                 Plan::Rethrow(dice, accept, k) => plan = Plan::rethrow_step(dice, accept, k),
+                Plan::Memo(_, inner) => plan = inner(),
             }
         }
     }
@@ -335,6 +357,7 @@ impl<T: 'static> Plan<T> {
                     plan = k(thrown);
                 }
                 Plan::Rethrow(dice, accept, k) => plan = Plan::rethrow_step(dice, accept, k),
+                Plan::Memo(_, inner) => plan = inner(),
             }
         }
     }
@@ -342,8 +365,14 @@ impl<T: 'static> Plan<T> {
     /// Whether the exact enumeration visits at most `budget` leaves; stops counting as soon as it
     /// is over, so asking is cheap even for a plan too large to enumerate.
     pub fn within(&self, budget: usize) -> bool {
-        fn count<T: 'static>(p: &Plan<T>, left: &mut usize) -> bool {
+        fn count<T: 'static>(
+            p: &Plan<T>,
+            left: &mut usize,
+            seen: &mut std::collections::HashSet<Rc<str>>,
+        ) -> bool {
             match p {
+                // A memoised node is enumerated once, however often it is reached.
+                Plan::Memo(key, inner) => !seen.insert(key.clone()) || count(&inner(), left, seen),
                 Plan::Done(_) => {
                     if *left == 0 {
                         return false;
@@ -351,7 +380,7 @@ impl<T: 'static> Plan<T> {
                     *left -= 1;
                     true
                 }
-                Plan::Roll(die, k) => (1..=die.sides).all(|f| count(&k(f), left)),
+                Plan::Roll(die, k) => (1..=die.sides).all(|f| count(&k(f), left, seen)),
                 Plan::Throw(dice, dep, k) => {
                     // Enumerating the classes visits every throw: refuse before doing so when
                     // the throws alone, or the classes they fall into, exceed what is left.
@@ -372,7 +401,9 @@ impl<T: 'static> Plan<T> {
                     };
                     match (throws, classes_n) {
                         (Some(t), Some(c)) if c <= *left && t <= left.saturating_mul(64) => {
-                            classes(dice, *dep).iter().all(|(f, _)| count(&k(f), left))
+                            classes(dice, *dep)
+                                .iter()
+                                .all(|(f, _)| count(&k(f), left, seen))
                         }
                         _ => false,
                     }
@@ -385,14 +416,14 @@ impl<T: 'static> Plan<T> {
                         Some(t) if t <= left.saturating_mul(64) => classes(dice, Depends::Faces)
                             .iter()
                             .filter(|(f, _)| accept(f))
-                            .all(|(f, _)| count(&k(f), left)),
+                            .all(|(f, _)| count(&k(f), left, seen)),
                         _ => false,
                     }
                 }
             }
         }
         let mut left = budget;
-        count(self, &mut left)
+        count(self, &mut left, &mut std::collections::HashSet::new())
     }
 
     /// Every leaf of the plan with its exact probability. Probabilities sum to 1.
@@ -432,14 +463,65 @@ impl<T: 'static> Plan<T> {
                     }
                 }
             }
+            Plan::Memo(_, inner) => inner().walk(p, visit),
         }
     }
 
     /// The exact distribution of `key(outcome)`.
     pub fn exact<K: Ord + Clone>(&self, key: impl Fn(&T) -> K) -> Distribution<K> {
         let mut map: BTreeMap<K, f64> = BTreeMap::new();
-        self.walk(1.0, &mut |t, p| *map.entry(key(t)).or_insert(0.0) += p);
+        let mut memo = std::collections::HashMap::new();
+        self.keyed(1.0, &key, &mut memo, &mut map);
         Distribution { outcomes: map }
+    }
+
+    /// The walk of [`Plan::exact`], adding each outcome key's probability into `acc`; a memoised
+    /// node's distribution is computed once and scaled wherever it is reached again.
+    fn keyed<K: Ord + Clone>(
+        &self,
+        p: f64,
+        key: &dyn Fn(&T) -> K,
+        memo: &mut std::collections::HashMap<Rc<str>, BTreeMap<K, f64>>,
+        acc: &mut BTreeMap<K, f64>,
+    ) {
+        match self {
+            Plan::Memo(k, inner) => {
+                if !memo.contains_key(k) {
+                    let mut sub = BTreeMap::new();
+                    inner().keyed(1.0, key, memo, &mut sub);
+                    memo.insert(k.clone(), sub);
+                }
+                if let Some(sub) = memo.get(k) {
+                    for (x, q) in sub {
+                        *acc.entry(x.clone()).or_insert(0.0) += p * q;
+                    }
+                }
+            }
+            Plan::Done(t) => *acc.entry(key(t)).or_insert(0.0) += p,
+            Plan::Roll(die, k) => {
+                let q = p / f64::from(die.sides);
+                for face in 1..=die.sides {
+                    k(face).keyed(q, key, memo, acc);
+                }
+            }
+            Plan::Throw(dice, dep, k) => {
+                for (faces, q) in classes(dice, *dep) {
+                    k(&faces).keyed(p * q, key, memo, acc);
+                }
+            }
+            Plan::Rethrow(dice, accept, k) => {
+                let kept: Vec<(Vec<u8>, f64)> = classes(dice, Depends::Faces)
+                    .into_iter()
+                    .filter(|(f, _)| accept(f))
+                    .collect();
+                let mass: f64 = kept.iter().map(|(_, q)| q).sum();
+                if mass > 0.0 {
+                    for (faces, q) in kept {
+                        k(&faces).keyed(p * q / mass, key, memo, acc);
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -731,5 +813,42 @@ mod tests {
             assert!(before.iter().all(|p| p[0].face == p[1].face));
         }
         assert!(make().within(30) && !make().within(29));
+    }
+
+    #[test]
+    fn memoised_chains_give_the_same_odds_as_the_full_tree() {
+        // First to three wins of a fair coin (a D2), with the state (a, b) as the memo key.
+        fn race(a: u8, b: u8) -> Plan<(bool, u8)> {
+            if a == 3 || b == 3 {
+                return Plan::Done((a == 3, a + b));
+            }
+            Plan::memo(format!("{a}:{b}"), move || {
+                Plan::die(Die::new(2, "coin"), move |f| {
+                    if f == 1 {
+                        race(a + 1, b)
+                    } else {
+                        race(a, b + 1)
+                    }
+                })
+            })
+        }
+        let plan = race(0, 0).map(|(a, _)| a);
+        let d = plan.exact(|a| *a);
+        assert!((d.outcomes[&true] - 0.5).abs() < 1e-12);
+        // The number of throws: 3 with probability 1/4, 4 with 3/8, 5 with 3/8.
+        let n = race(0, 0).exact(|(_, n)| *n);
+        assert!((n.outcomes[&3] - 0.25).abs() < 1e-12 && (n.outcomes[&5] - 0.375).abs() < 1e-12);
+        // The same as the unmemoised walk.
+        let leaves = race(0, 0).leaves();
+        let five: f64 = leaves
+            .iter()
+            .filter(|((_, n), _)| *n == 5)
+            .map(|(_, p)| p)
+            .sum();
+        assert!((five - 0.375).abs() < 1e-12);
+        // Rolled and entered faces pass straight through.
+        let ((won, throws), draws) = race(0, 0).roll_with(&[1, 2, 1, 1]).expect("faces");
+        assert!(won && throws == 4 && draws.len() == 4);
+        assert!(race(0, 0).within(20));
     }
 }

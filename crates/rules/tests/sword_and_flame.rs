@@ -149,7 +149,8 @@ fn bout(version: &str, a: Value, b: Value) -> Value {
 
 #[test]
 fn close_combat_bouts_match_the_worked_odds() {
-    let gendarmes = json!({"type": "gendarmes", "order": "open", "lance": true});
+    // Without an order a fighter has its type's own: gendarmes open, pikes closed.
+    let gendarmes = json!({"type": "gendarmes", "lance": true});
     let pike = json!({"type": "pikemen"});
     // Gendarmes (open order) with lances against closed pike to its front: +2 +1 −2 −1 = 0 with
     // win ties, against +2 with win ties; equal totals are thrown again.
@@ -238,7 +239,17 @@ fn rolled_bouts_agree_with_their_exact_odds() {
     let mut wins = 0;
     for _ in 0..n {
         let (o, draws) = plan(&b).expect("plan").roll(&mut s);
-        assert_eq!(draws.len() % 2, 0, "ties are thrown again, both dice");
+        // Both win ties (+2 and +2 with the open-order −1 and lance): every throw before the
+        // last had equal totals, A's die two below B's... i.e. a + 0 == b + 2.
+        let pairs: Vec<_> = draws.chunks(2).collect();
+        let (last, before) = pairs.split_last().expect("a throw");
+        assert!(
+            before
+                .iter()
+                .all(|p| i32::from(p[0].face) == i32::from(p[1].face) + 2),
+            "{draws:?}"
+        );
+        assert_ne!(i32::from(last[0].face), i32::from(last[1].face) + 2);
         if o.facets.iter().any(|(k, v)| k == "winner" && v == "A") {
             wins += 1;
         }
@@ -333,7 +344,51 @@ fn impossible_requests_are_refused_naming_the_field() {
                 json!({"type": "arquebusiers", "order": "skirmish"}),
                 json!({"type": "pikemen"}),
             ),
-            "a.type",
+            "a.order",
+        ),
+        (
+            bout(
+                "figure",
+                json!({"type": "gendarmes", "order": "closed"}),
+                json!({"type": "pikemen"}),
+            ),
+            "a.order",
+        ),
+        (
+            bout(
+                "figure",
+                json!({"type": "reiters", "lance": true}),
+                json!({"type": "pikemen"}),
+            ),
+            "a.lance",
+        ),
+        (
+            bout(
+                "figure",
+                json!({"type": "gendarmes"}),
+                json!({"type": "pikemen", "square": true, "attacked_in_rear": true}),
+            ),
+            "b.attacked_in_rear",
+        ),
+        (
+            bout(
+                "figure",
+                json!({"type": "gendarmes", "square": true}),
+                json!({"type": "pikemen"}),
+            ),
+            "a.square",
+        ),
+        (
+            json!({"action": "fire", "weapon": "arquebus", "target_class": 2, "firers": 21}),
+            "firers",
+        ),
+        (
+            json!({"action": "fire", "weapon": "pistol", "range": "long", "target_class": 2, "firers": 4}),
+            "range",
+        ),
+        (
+            json!({"action": "move", "type": "gendarmes", "dismounting": true}),
+            "dismounting",
         ),
         (
             bout(
@@ -363,6 +418,73 @@ fn impossible_requests_are_refused_naming_the_field() {
         (
             json!({"action": "morale", "test": "to-close", "bogus": true}),
             "bogus",
+        ),
+    ] {
+        match plan(&a) {
+            Err(r) => assert_eq!(r.field.as_deref(), Some(field), "{a}: {r}"),
+            Ok(_) => panic!("{a} should be refused"),
+        }
+    }
+}
+
+#[test]
+fn whole_close_combats_come_out_as_the_design_computed() {
+    let combat = |a: Value, b: Value| json!({"action": "close-combat", "version": "company", "a": a, "b": b});
+    // Swiss pike (two leaders, each in one of the last companies) against Landsknecht pike (one).
+    let swiss = combat(
+        json!({"type": "pikemen", "figures": 20, "leaders": 2}),
+        json!({"type": "pikemen", "figures": 20, "leaders": 1}),
+    );
+    close(p(swiss.clone(), "winner", |v| v == "A"), 60.11);
+    // Open-order halberdiers against closed pike to its front.
+    let hal = combat(
+        json!({"type": "halberdiers", "order": "open", "figures": 20}),
+        json!({"type": "pikemen", "figures": 20}),
+    );
+    close(p(hal, "winner", |v| v == "A"), 0.26);
+    // Rolled: one side's queue is empty at the end, and the losses add up from the bouts.
+    let mut s = DiceStream::from_seed(8);
+    for _ in 0..20 {
+        let (o, _) = plan_of(&swiss).roll(&mut s);
+        let lost: u32 = o
+            .resolution
+            .steps
+            .iter()
+            .filter_map(|st| st.result.split("losing ").nth(1))
+            .filter_map(|x| x.split(' ').next()?.parse::<u32>().ok())
+            .sum();
+        let total: u32 = ["A figures lost", "B figures lost"]
+            .iter()
+            .map(|k| {
+                o.facets
+                    .iter()
+                    .find(|(f, _)| f == k)
+                    .and_then(|(_, v)| v.parse::<u32>().ok())
+                    .unwrap_or(0)
+            })
+            .sum();
+        assert_eq!(lost, total, "{}", o.resolution.render());
+    }
+}
+
+fn plan_of(a: &Value) -> tercio_core::Plan<tercio_rules::Outcome> {
+    plan(a).expect("plan")
+}
+
+#[test]
+fn refusals_inside_a_fighter_name_the_fighter() {
+    for (a, field) in [
+        (
+            json!({"action": "bout", "a": {"type": "gendarmes", "lances": true}, "b": {"type": "pikemen"}}),
+            "a.lances",
+        ),
+        (
+            json!({"action": "bout", "a": {"type": "gendarmes"}, "b": {"type": "pikemen", "order": "diagonal"}}),
+            "b.order",
+        ),
+        (
+            json!({"action": "fire", "weapon": "arquebus", "target_class": 2, "firers": 300}),
+            "firers",
         ),
     ] {
         match plan(&a) {

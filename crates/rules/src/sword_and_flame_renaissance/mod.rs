@@ -1,10 +1,12 @@
 //! The Sword and the Flame, Renaissance adaptation (seed `001_165c2c49ebcfd77c.txt`).
 //! Design and citations: `docs/rules/sword-and-flame-renaissance.md`.
 //!
-//! Built so far: the charts (`tables`) and every dice resolution of the text as a plan with exact
-//! odds (`resolve`). The game flow (the activation deck, the turn's ten steps, reload markers,
-//! the spirit roll at the end of each turn) and the app's pages come next; until then the rule
-//! set stays listed as not yet available.
+//! Built so far: the charts (`tables`) and the text's main dice resolutions as plans with exact
+//! odds (`resolve`): fire with casualty cards, the morale tests, bouts and whole close combats,
+//! movement, the spirit of the army, a rout. Still to come: the reiters' D4 ranks, quicker
+//! movement's D4, card draws as cards rather than dice, the game flow (the activation deck, the
+//! turn's ten steps, reload markers) and the app's pages; until then the rule set stays listed as
+//! not yet available.
 
 pub mod resolve;
 pub mod tables;
@@ -32,21 +34,33 @@ pub fn parse(action: &Value) -> Result<resolve::Request, Rejection> {
 /// the top level or one level down.
 fn named_by_value(action: &Value, message: &str) -> Option<String> {
     let quoted = message.split('`').nth(1)?;
-    if message.starts_with("unknown field") || message.starts_with("missing field") {
-        return Some(quoted.to_string());
-    }
     let obj = action.as_object()?;
+    // The places to look: the action's own fields, then those of its fighters (`a`, `b`).
+    let mut places: Vec<(String, &serde_json::Map<String, Value>)> = vec![(String::new(), obj)];
     for (k, v) in obj {
-        if v.as_str() == Some(quoted) {
-            return Some(k.clone());
-        }
         if let Some(inner) = v.as_object() {
-            if let Some((ik, _)) = inner.iter().find(|(_, iv)| iv.as_str() == Some(quoted)) {
-                return Some(format!("{k}.{ik}"));
-            }
+            places.push((format!("{k}."), inner));
         }
     }
-    None
+    let field_message =
+        message.starts_with("unknown field") || message.starts_with("missing field");
+    for (prefix, map) in &places {
+        let hit = if field_message {
+            // An unknown field is where it was written; a missing one is named where the
+            // message's expected list belongs (the top level unless a fighter lacks it).
+            map.contains_key(quoted).then(|| quoted.to_string())
+        } else {
+            map.iter()
+                .find(|(_, v)| {
+                    v.as_str() == Some(quoted) || (v.is_number() && v.to_string().as_str() == quoted)
+                })
+                .map(|(k, _)| k.clone())
+        };
+        if let Some(k) = hit {
+            return Some(format!("{prefix}{k}"));
+        }
+    }
+    field_message.then(|| quoted.to_string())
 }
 
 /// The plan of a stand-alone action with the morale thresholds of the text's design.

@@ -1,7 +1,10 @@
 //! The dice of The Sword and the Flame, Renaissance adaptation, as plans: fire (a D20 per figure,
-//! casualty cards with their aces), the three morale tests, a close-combat bout in both versions,
-//! movement, the spirit of the army and a rout's casualties. Each is rolled or enumerated exactly
-//! from the same plan. The game flow (card activation, the turn's steps) builds on these.
+//! casualty cards with their aces), the three morale tests, a close-combat bout in both versions
+//! and a whole close combat, movement, the spirit of the army and a rout's casualties. Each is
+//! rolled or enumerated exactly from the same plan. The game flow (card activation, the turn's
+//! steps) builds on these.
+
+use std::rc::Rc;
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -18,6 +21,7 @@ pub enum Request {
     Fire(FireRequest),
     Morale(MoraleRequest),
     Bout(BoutRequest),
+    CloseCombat(CombatRequest),
     Move(MoveRequest),
     Spirit(SpiritRequest),
     Rout,
@@ -27,8 +31,9 @@ pub enum Request {
 #[serde(deny_unknown_fields)]
 pub struct FireRequest {
     pub weapon: Weapon,
-    #[serde(default = "short")]
-    pub range: Range,
+    /// Short or long; pistols and crossbows have one range only (001, FIRE, Weapon Ranges).
+    #[serde(default)]
+    pub range: Option<Range>,
     /// Target class 1 to 4 (design 2.4).
     pub target_class: u8,
     /// Figures that may fire (in range, in the ranks that shoot), or gunners for a gun.
@@ -43,10 +48,6 @@ pub struct FireRequest {
     /// Figures the target has: hits beyond them draw no card.
     #[serde(default)]
     pub target_figures: Option<u8>,
-}
-
-fn short() -> Range {
-    Range::Short
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -68,6 +69,7 @@ pub struct MoraleRequest {
     /// Shaken, or routed (decision 5): −1 on Stand and Fight.
     #[serde(default)]
     pub shaken: bool,
+    /// The break-off test (Stand and Fight) of infantry leaving a melee with cavalry.
     #[serde(default)]
     pub infantry_breaking_off_from_cavalry: bool,
     /// Gun crews charged: they "always fail the "to stand" test".
@@ -90,8 +92,9 @@ pub enum Version {
 pub struct Fighter {
     #[serde(rename = "type")]
     pub troop: String,
-    #[serde(default = "closed")]
-    pub order: Order,
+    /// Default: the type's own order (pikes closed, every other type open).
+    #[serde(default)]
+    pub order: Option<Order>,
     /// The unit officer (figure version), or the company containing him.
     #[serde(default)]
     pub officer: bool,
@@ -108,22 +111,15 @@ pub struct Fighter {
     pub climbing: bool,
     #[serde(default)]
     pub across_wall: bool,
-    /// Attacked in the rear (the enemy started its move behind it; a pike square has no rear).
+    /// Attacked in the rear: the enemy started its move behind it (decision 27).
     #[serde(default)]
     pub attacked_in_rear: bool,
-    /// Pikes fighting to their front (default for pikemen in closed order).
-    #[serde(default = "yes")]
-    pub pike_front: bool,
+    /// A pike square: no rear or flank, its pikes to the front every way.
+    #[serde(default)]
+    pub square: bool,
     /// Pikes in broken terrain or urban areas other than the streets: the bare die.
     #[serde(default)]
     pub broken_ground: bool,
-}
-
-fn closed() -> Order {
-    Order::Closed
-}
-fn yes() -> bool {
-    true
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -139,13 +135,61 @@ fn figure() -> Version {
     Version::Figure
 }
 
+/// One side of a whole close combat: the unit and its situation; the engine forms the queue of
+/// fighters (design 6.1): figures, or companies, the officers last, an attached field officer last
+/// of all.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CombatSide {
+    #[serde(rename = "type")]
+    pub troop: String,
+    #[serde(default)]
+    pub order: Option<Order>,
+    /// Figure version: the figures that may fight (the ranks that fight, in contact). Company
+    /// version: the unit's figures present.
+    pub figures: u8,
+    /// Unit leaders among those figures (001: one; Swiss and Spanish pike two).
+    #[serde(default = "one")]
+    pub leaders: u8,
+    #[serde(default)]
+    pub field_officer: bool,
+    #[serde(default)]
+    pub shaken: bool,
+    #[serde(default)]
+    pub lance: bool,
+    #[serde(default)]
+    pub climbing: bool,
+    #[serde(default)]
+    pub across_wall: bool,
+    #[serde(default)]
+    pub attacked_in_rear: bool,
+    #[serde(default)]
+    pub square: bool,
+    #[serde(default)]
+    pub broken_ground: bool,
+}
+
+fn one() -> u8 {
+    1
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CombatRequest {
+    #[serde(default = "figure")]
+    pub version: Version,
+    pub a: CombatSide,
+    pub b: CombatSide,
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MoveRequest {
     #[serde(rename = "type")]
     pub troop: String,
-    #[serde(default = "closed")]
-    pub order: Order,
+    /// Default: the type's own order.
+    #[serde(default)]
+    pub order: Option<Order>,
     #[serde(default)]
     pub uphill: bool,
     #[serde(default)]
@@ -212,6 +256,22 @@ fn modifier(side: &str, name: &str, value: i32, source: &str) -> Modifier {
     }
 }
 
+/// The labels `plan::throw` gives its dice: the bare label for one die, numbered for several.
+fn labelled(n: usize, sides: u8, label: &str) -> Vec<Die> {
+    (1..=n)
+        .map(|i| {
+            Die::new(
+                sides,
+                if n == 1 {
+                    label.to_string()
+                } else {
+                    format!("{label} {i}")
+                },
+            )
+        })
+        .collect()
+}
+
 fn rolled(dice: &[Die], faces: &[u8]) -> Vec<RolledDie> {
     dice.iter()
         .zip(faces)
@@ -248,6 +308,7 @@ pub fn plan(req: &Request, th: &Thresholds) -> Result<Plan<Outcome>, Rejection> 
         Request::Fire(f) => fire(f),
         Request::Morale(m) => Ok(morale(m, th)),
         Request::Bout(b) => bout(b),
+        Request::CloseCombat(c) => close_combat(c),
         Request::Move(m) => movement(m),
         Request::Spirit(s) => spirit(s),
         Request::Rout => Ok(rout()),
@@ -255,6 +316,17 @@ pub fn plan(req: &Request, th: &Thresholds) -> Result<Plan<Outcome>, Rejection> 
 }
 
 // ---- Fire ----
+
+/// The most dice one fire may throw: two ranks of a 20-figure unit, or a reiter unit's four
+/// ranks with both pistols; gun crews as the text gives them (001, FIRE).
+fn max_firers(w: Weapon) -> u8 {
+    match w {
+        Weapon::HeavyCannon => 4,
+        Weapon::LightCannon => 2,
+        Weapon::Rifle => 1,
+        _ => 20,
+    }
+}
 
 fn fire(f: &FireRequest) -> Result<Plan<Outcome>, Rejection> {
     if !(1..=4).contains(&f.target_class) {
@@ -267,20 +339,39 @@ fn fire(f: &FireRequest) -> Result<Plan<Outcome>, Rejection> {
             "only reiters' pistols fire twice a turn (001, FIRE, note on Reiters)",
         ));
     }
-    let line = tables::fire_line(f.weapon, f.range);
+    let one_range = matches!(f.weapon, Weapon::Pistol | Weapon::Crossbow);
+    if one_range && f.range == Some(Range::Long) {
+        return Err(reject(
+            "one-range-only",
+            "range",
+            "range: pistols (4\") and crossbows (12\") have one range only (001, FIRE, Weapon Ranges, 'No short range')",
+        ));
+    }
+    if f.firers == 0 || f.firers > max_firers(f.weapon) {
+        return Err(reject(
+            "bad-firers",
+            "firers",
+            format!(
+                "firers: 1 to {} (the figures that may fire, or the gunners)",
+                max_firers(f.weapon)
+            ),
+        ));
+    }
+    let range = f.range.unwrap_or(Range::Short);
+    let line = tables::fire_line(f.weapon, range);
     let printed = i32::from(line.hits[usize::from(f.target_class - 1)]);
     let mut mods = Vec::new();
     if f.shaken {
         mods.push(modifier(
-            "firer",
-            "shaken",
+            "each die",
+            "firer shaken",
             tables::FIRE_SHAKEN,
             tables::FIRE_SOURCE_SHAKEN,
         ));
     }
     if f.light_rain {
         mods.push(modifier(
-            "firer",
+            "each die",
             "light rain",
             tables::FIRE_LIGHT_RAIN,
             tables::FIRE_SOURCE_RAIN,
@@ -292,49 +383,48 @@ fn fire(f: &FireRequest) -> Result<Plan<Outcome>, Rejection> {
     let need = (printed - added).clamp(0, 20) as u8;
     let per = tables::dice_per_firer(f.weapon) * if f.double { 2 } else { 1 };
     let n = usize::from(f.firers) * usize::from(per);
-    if n == 0 {
-        return Err(reject(
-            "no-firers",
-            "firers",
-            "firers: at least one figure (or gunner) that may fire",
-        ));
-    }
     let class = ["I", "II", "III", "IV"][usize::from(f.target_class - 1)];
+    let how = match (f.weapon, f.double) {
+        (Weapon::HeavyCannon | Weapon::LightCannon, _) => "3 D20 per gunner",
+        (_, true) => "2 D20 per figure (both pistols)",
+        _ => "a D20 per figure",
+    };
+    let band = if one_range {
+        format!("to {}\"", line.inches)
+    } else {
+        format!(
+            "{} range, to {}\"",
+            if range == Range::Short {
+                "short"
+            } else {
+                "long"
+            },
+            line.inches
+        )
+    };
     let title = format!(
-        "Fire: {} ({} range, {}\") at Class {class}: a D20 per {}; 1-{printed} hits{}",
+        "Fire: {} ({band}) at Class {class}: {how}; the table hits on 1-{printed}{} [{}]",
         weapon_name(f.weapon),
-        if f.range == Range::Short {
-            "short"
-        } else {
-            "long"
-        },
-        line.inches,
-        if per > 1 { "gunner ×3" } else { "figure" },
         if added > 0 {
-            format!(", {need} or less after modifiers")
+            format!(", so 1-{need} after modifiers")
         } else {
             String::new()
-        }
+        },
+        line.source
     );
-    let source = line.source;
     let cap = f.target_figures;
     Ok(
         throw(n, 20, "Fire D20", Depends::CountAtMost(need)).and_then(move |faces| {
-            let hits = faces.iter().filter(|&&x| x <= need).count() as u8;
-            let dice: Vec<Die> = (1..=faces.len())
-                .map(|i| Die::new(20, format!("Fire D20 {i}")))
-                .collect();
-            let mut modifiers = mods.clone();
-            modifiers.push(modifier("firer", "fire table", printed, source));
+            let hits = faces.iter().filter(|&&x| x <= need).count();
             let step = Step {
                 title: title.clone(),
-                dice: rolled(&dice, &faces),
-                modifiers,
-                totals: vec![("hits".into(), i32::from(hits))],
+                dice: rolled(&labelled(faces.len(), 20, "Fire D20"), &faces),
+                modifiers: mods.clone(),
+                totals: vec![("hits".into(), hits as i32)],
                 result: format!("{hits} hit(s)"),
             };
-            let cards = cap.map_or(hits, |c| hits.min(c));
-            casualty_cards(cards, hits, step)
+            let cards = cap.map_or(hits, |c| hits.min(usize::from(c)));
+            casualty_cards(cards.min(52), hits, step)
         }),
     )
 }
@@ -363,25 +453,24 @@ fn deck() -> Vec<String> {
 }
 
 /// One casualty card per hit from a full, shuffled casualty deck (decision 14): an ace hits an
-/// officer or unit leader instead of a figure (001, OFFICERS).
-fn casualty_cards(cards: u8, hits: u8, fire: Step) -> Plan<Outcome> {
+/// officer or unit leader instead of a figure (001, OFFICERS). Each card is drawn as a pick among
+/// the cards left; the odds depend only on whether it is an ace.
+fn casualty_cards(cards: usize, hits: usize, fire: Step) -> Plan<Outcome> {
     fn draw(
-        left: Vec<String>,
+        left: Rc<Vec<String>>,
         aces: u8,
-        n: u8,
+        n: usize,
         drawn: Vec<String>,
         fire: Step,
-        hits: u8,
+        hits: usize,
     ) -> Plan<Outcome> {
-        if n == 0 {
+        if n == 0 || left.len() < 2 {
             let officers = drawn.iter().filter(|c| c.starts_with('A')).count();
-            let figures = drawn.len() - officers;
+            let figures = hits - officers;
             let mut steps = vec![fire.clone()];
             if !drawn.is_empty() {
                 steps.push(Step {
-                    title:
-                        "Casualty cards: one per hit; an ace hits an officer or unit leader instead"
-                            .into(),
+                    title: "Casualty cards: one per hit; an ace hits an officer or unit leader instead [001, OFFICERS; decision 14]".into(),
                     dice: Vec::new(),
                     modifiers: Vec::new(),
                     totals: vec![
@@ -409,22 +498,29 @@ fn casualty_cards(cards: u8, hits: u8, fire: Step) -> Plan<Outcome> {
             ));
         }
         let sides = left.len() as u8;
-        let label = format!("Casualty card {}", drawn.len() + 1);
+        let label = format!("Casualty card {} (of {sides} left)", drawn.len() + 1);
         Plan::Throw(
-            vec![Die::new(sides.max(2), label)],
+            vec![Die::new(sides, label)],
             Depends::CountAtMost(aces),
-            std::rc::Rc::new(move |f: &[u8]| {
-                let i = usize::from(f[0].saturating_sub(1)).min(left.len().saturating_sub(1));
-                let mut rest = left.clone();
+            Rc::new(move |f: &[u8]| {
+                let i = usize::from(f[0].saturating_sub(1)).min(left.len() - 1);
+                let mut rest = (*left).clone();
                 let card = rest.remove(i);
                 let ace = card.starts_with('A');
                 let mut got = drawn.clone();
                 got.push(card);
-                draw(rest, aces - u8::from(ace), n - 1, got, fire.clone(), hits)
+                draw(
+                    Rc::new(rest),
+                    aces - u8::from(ace),
+                    n - 1,
+                    got,
+                    fire.clone(),
+                    hits,
+                )
             }),
         )
     }
-    draw(deck(), 4, cards, Vec::new(), fire, hits)
+    draw(Rc::new(deck()), 4, cards, Vec::new(), fire, hits)
 }
 
 // ---- Morale ----
@@ -453,12 +549,13 @@ fn morale(m: &MoraleRequest, th: &Thresholds) -> Plan<Outcome> {
             mods.push(modifier("unit", name, v, src));
         }
     };
+    let saf = test == Test::StandAndFight;
     // An attached field officer stands in for the unit's leaders (decision 7).
     add(
         m.leaderless && !m.field_officer,
         "without any leaders",
         -2,
-        "001, MORALE NOTES, 'Units without any leaders -2'",
+        "001, MORALE NOTES, 'Units without any leaders -2'; decision 7",
     );
     add(
         m.spent,
@@ -485,41 +582,37 @@ fn morale(m: &MoraleRequest, th: &Thresholds) -> Plan<Outcome> {
         "001, MORALE NOTES, 'Swiss pikes vs other pikes +1 ... \"to close\"'",
     );
     add(
-        m.attacked_in_rear && test == Test::StandAndFight,
+        m.attacked_in_rear && saf,
         "attacked in rear",
         -2,
         "001, MORALE NOTES, 'Attacked in rear -2 to \"Stand and fight\"'",
     );
     add(
-        m.shaken && test == Test::StandAndFight,
+        m.shaken && saf,
         "shaken",
         -1,
         "001, MORALE NOTES, 'Shaken units are -1 to \"Stand and fight\"' (routed too: decision 5)",
     );
     add(
-        m.infantry_breaking_off_from_cavalry,
+        m.infantry_breaking_off_from_cavalry && saf,
         "infantry breaking off from cavalry",
         -2,
         "001, BREAKING OFF, '-2 Infantry attempting to break off from melee with cavalry'",
     );
     let total_mod: i32 = mods.iter().map(|m| m.value).sum();
-    let title = format!("{}: 2D6 + modifiers, {need} or more passes", test.name());
+    let title = format!(
+        "{}: 2D6 + modifiers; {need} or more passes [{}]",
+        test.name(),
+        tables::MORALE_SOURCE
+    );
     throw(2, 6, "Morale die", Depends::Sum).map(move |f| {
         let total = i32::from(f[0]) + i32::from(f[1]) + total_mod;
         let pass = total >= need;
-        let dice = [Die::d6("Morale die 1"), Die::d6("Morale die 2")];
-        let mut modifiers = mods.clone();
-        modifiers.push(modifier(
-            "table",
-            "morale table",
-            need,
-            tables::MORALE_SOURCE,
-        ));
         let step = Step {
             title: title.clone(),
-            dice: rolled(&dice, &f),
-            modifiers,
-            totals: vec![("total".into(), total)],
+            dice: rolled(&labelled(2, 6, "Morale die"), &f),
+            modifiers: mods.clone(),
+            totals: vec![("total".into(), total), ("needed".into(), need)],
             result: if pass {
                 "passed".into()
             } else {
@@ -541,223 +634,530 @@ fn morale(m: &MoraleRequest, th: &Thresholds) -> Plan<Outcome> {
 
 // ---- Close combat ----
 
-/// A fighter's factors against its enemy (design 6.2): modifiers, whether it wins ties, and
-/// whether it fights with the bare die.
-pub fn factors(
-    me: &Fighter,
-    t: &Troop,
-    enemy: &Fighter,
-    et: &Troop,
-    version: Version,
-) -> (Vec<Modifier>, bool, bool) {
-    let pike_front = |f: &Fighter, tr: &Troop| {
-        tr.id == "pikemen" && f.order == Order::Closed && f.pike_front && !f.broken_ground
-    };
-    if t.id == "pikemen" && me.broken_ground {
-        // "Pikes in broken terrain or urban areas other than in the streets = die number".
-        return (Vec::new(), false, true);
+fn order_name(o: Order) -> &'static str {
+    match o {
+        Order::Closed => "closed",
+        Order::Open => "open",
+        Order::Skirmish => "skirmish",
     }
-    let mut m = Vec::new();
-    let mut wt = false;
-    let src = "001, CLOSE COMBAT, Close Combat Factors";
-    let mut add = |name: &str, v: i32| m.push(modifier("", name, v, src));
-    match t.id {
-        "gendarmes" => {
-            add("gendarmes", 2);
-            wt = true;
-        }
-        "great-swordsmen" | "halberdiers" => {
-            if et.kind.mounted() {
-                add("against cavalry", 1);
-            } else {
-                add(t.name, 2);
-            }
-            wt = true;
-        }
-        "reiters" if et.id != "gendarmes" => add("medium cavalry", 1),
-        id if id.starts_with("light-horse") && et.kind == Kind::Foot => {
-            add("light cavalry against infantry", 1);
-            wt = true;
-        }
-        _ => {}
-    }
-    if pike_front(me, t) {
-        add("pikes, closed order, to their front", 2);
-        wt = true;
-    }
-    if pike_front(enemy, et) && t.id != "pikemen" {
-        add("fighting pikes to their front", -2);
-    }
-    if me.lance && t.kind.mounted() {
-        add("lance, first close combat", 1);
-    }
-    if me.order == Order::Open && enemy.order == Order::Closed {
-        add("open order against closed order", -1);
-    }
-    if me.climbing {
-        add("climbing to a higher level", -1);
-    }
-    if me.across_wall {
-        add("attacking across a wall", -1);
-    }
-    if me.officer {
-        add(
-            if version == Version::Company {
-                "company with an officer"
-            } else {
-                "officer"
-            },
-            1,
-        );
-    }
-    if me.shaken {
-        add("shaken or falling back", -1);
-    }
-    if me.attacked_in_rear {
-        add("attacked in rear", -1);
-    }
-    if version == Version::Company && me.missing > 0 {
-        add("men missing from the company", -i32::from(me.missing));
-    }
-    (m, wt, false)
 }
 
-fn fighter_troop(f: &Fighter, field: &str) -> Result<&'static Troop, Rejection> {
-    let t = tables::troop(&f.troop).ok_or_else(|| {
+/// A type's own order, and the orders the text allows it (design 2.1).
+pub fn orders(t: &Troop) -> (Order, &'static [Order]) {
+    match t.id {
+        "pikemen" => (Order::Closed, &[Order::Closed, Order::Open]),
+        "arquebusiers"
+        | "crossbowmen"
+        | "sword-and-buckler"
+        | "light-horse-arquebus"
+        | "light-horse-crossbow"
+        | "light-horse-spear" => (Order::Open, &[Order::Open, Order::Skirmish]),
+        "riflemen" => (Order::Skirmish, &[Order::Skirmish]),
+        _ => (Order::Open, &[Order::Open]),
+    }
+}
+
+fn troop_at(id: &str, field: &str) -> Result<&'static Troop, Rejection> {
+    tables::troop(id).ok_or_else(|| {
         let ids: Vec<&str> = tables::TROOPS.iter().map(|t| t.id).collect();
         reject(
             "unknown-troop-type",
             field,
             format!("{field}: one of {}", ids.join(", ")),
         )
-    })?;
-    if f.order == Order::Skirmish || matches!(t.kind, Kind::Gun | Kind::Train) || t.id == "riflemen"
-    {
-        return Err(reject(
-            "does-not-fight",
-            field,
-            format!("{field}: skirmishers, gun crews and train do not fight in close combat: skirmishers are destroyed if they cannot evade, gun crews never stand (001, ORDER; EVASION; ADDITIONAL NOTES)"),
-        ));
-    }
-    Ok(t)
+    })
 }
 
-fn bout(b: &BoutRequest) -> Result<Plan<Outcome>, Rejection> {
-    let ta = fighter_troop(&b.a, "a.type")?;
-    let tb = fighter_troop(&b.b, "b.type")?;
-    let max_missing = |t: &Troop| t.company.saturating_sub(1);
-    for (f, t, field) in [(&b.a, ta, "a.missing"), (&b.b, tb, "b.missing")] {
-        if f.missing > max_missing(t) {
+fn order_of(given: Option<Order>, t: &Troop, field: &str) -> Result<Order, Rejection> {
+    let (own, allowed) = orders(t);
+    let o = given.unwrap_or(own);
+    if !allowed.contains(&o) {
+        let names: Vec<&str> = allowed.iter().map(|o| order_name(*o)).collect();
+        return Err(reject(
+            "order-not-allowed",
+            field,
+            format!(
+                "{field}: {} use {} order (001, TROOP TYPES; ORDER)",
+                t.name,
+                names.join(" or ")
+            ),
+        ));
+    }
+    Ok(o)
+}
+
+/// A fighter checked against the text: its type, its order (the type's own by default), and the
+/// situations it may claim. Returns the troop type and the fighter with its order settled.
+fn checked(f: &Fighter, field: &str) -> Result<(&'static Troop, Fighter), Rejection> {
+    let t = troop_at(&f.troop, &format!("{field}.type"))?;
+    if matches!(t.kind, Kind::Gun | Kind::Train) || t.id == "riflemen" {
+        return Err(reject(
+            "does-not-fight",
+            &format!("{field}.type"),
+            format!("{field}.type: gun crews never stand, and the train and riflemen do not fight in close combat (001, ADDITIONAL NOTES; TROOP TYPES)"),
+        ));
+    }
+    let order = order_of(f.order, t, &format!("{field}.order"))?;
+    if order == Order::Skirmish {
+        return Err(reject(
+            "does-not-fight",
+            &format!("{field}.order"),
+            format!("{field}.order: skirmishers do not fight in close combat; they are destroyed if they cannot evade (001, ORDER; CLOSE COMBAT)"),
+        ));
+    }
+    if f.lance && !matches!(t.id, "gendarmes" | "light-horse-spear") {
+        return Err(reject(
+            "no-lance",
+            &format!("{field}.lance"),
+            format!("{field}.lance: only gendarmes and light horse with spears carry lances (001, CLOSE COMBAT, 'Cavalry with lance'; decision 26)"),
+        ));
+    }
+    for (on, name) in [(f.square, "square"), (f.broken_ground, "broken_ground")] {
+        if on && t.id != "pikemen" {
             return Err(reject(
-                "bad-missing",
-                field,
-                format!(
-                    "{field}: at most {} for a company of {}",
-                    max_missing(t),
-                    t.company
-                ),
+                "pikes-only",
+                &format!("{field}.{name}"),
+                format!("{field}.{name}: a rule of pikes only (001, CLOSE COMBAT)"),
             ));
         }
     }
-    let (mut ma, wta, bare_a) = factors(&b.a, ta, &b.b, tb, b.version);
-    let (mut mb, wtb, bare_b) = factors(&b.b, tb, &b.a, ta, b.version);
-    // Against a pike on the bare die, its enemy loses the −2 for fighting pikes (decision 25).
-    if bare_b {
-        ma.retain(|m| m.name != "fighting pikes to their front");
+    if f.square && f.attacked_in_rear {
+        return Err(reject(
+            "square-has-no-rear",
+            &format!("{field}.attacked_in_rear"),
+            format!(
+                "{field}.attacked_in_rear: a pike square has no rear or flank (001, CLOSE COMBAT)"
+            ),
+        ));
     }
-    if bare_a {
-        mb.retain(|m| m.name != "fighting pikes to their front");
+    let mut f = f.clone();
+    f.order = Some(order);
+    Ok((t, f))
+}
+
+/// Pikes facing this enemy with their pikes: to their front (not attacked in the rear), or in a
+/// square, and not in broken ground.
+fn pikes_facing(f: &Fighter, t: &Troop) -> bool {
+    t.id == "pikemen" && (f.square || !f.attacked_in_rear) && !f.broken_ground
+}
+
+/// A fighter's factors against its enemy (design 6.2): modifiers, and whether it wins ties. Both
+/// fighters have been `checked`.
+pub fn factors(
+    me: &Fighter,
+    t: &Troop,
+    enemy: &Fighter,
+    et: &Troop,
+    version: Version,
+) -> (Vec<Modifier>, bool) {
+    let ord = |f: &Fighter| f.order.unwrap_or(Order::Open);
+    let src = "001, CLOSE COMBAT, Close Combat Factors";
+    let mut m = Vec::new();
+    let mut wt = false;
+    let mut add = |name: &str, v: i32, src: &str| m.push(modifier("", name, v, src));
+    // Pikes in broken ground or built-up areas fight with the bare die: no type factor, no
+    // officer, no win-ties; what befalls them (shaken, rear, men missing) still counts
+    // (decision 25).
+    if t.id == "pikemen" && me.broken_ground {
+        add("pikes in broken ground: the bare die (no type factor, officer or win-ties)", 0, "001, CLOSE COMBAT, 'Pikes in broken terrain or urban areas other than in the streets= die number'; decision 25");
+    } else {
+        match t.id {
+            "gendarmes" => {
+                add("gendarmes (win ties)", 2, src);
+                wt = true;
+            }
+            "great-swordsmen" | "halberdiers" => {
+                if et.kind.mounted() {
+                    add(
+                        "against cavalry (win ties)",
+                        1,
+                        "001, CLOSE COMBAT, '(only +1 vs Cavalry)'; decision 21",
+                    );
+                } else {
+                    add(&format!("{} (win ties)", t.name), 2, src);
+                }
+                wt = true;
+            }
+            "reiters" if et.id != "gendarmes" => add("medium cavalry", 1, src),
+            id if id.starts_with("light-horse") && et.kind == Kind::Foot => {
+                add("light cavalry against infantry (win ties)", 1, src);
+                wt = true;
+            }
+            _ => {}
+        }
+        if ord(me) == Order::Closed && pikes_facing(me, t) {
+            add("pikes, closed order, to their front (win ties)", 2, src);
+            wt = true;
+        }
+        if me.officer {
+            add(
+                if version == Version::Company {
+                    "company with an officer"
+                } else {
+                    "officer"
+                },
+                1,
+                "001, CLOSE COMBAT; UNIT LEADERS & OFFICERS",
+            );
+        }
     }
+    // "All other units fighting pikes to front -2", whatever the pikes' order (decision 48).
+    if pikes_facing(enemy, et) && t.id != "pikemen" {
+        add(
+            "fighting pikes to their front",
+            -2,
+            "001, CLOSE COMBAT, 'All other units fighting pikes to front -2'; decision 48",
+        );
+    }
+    if me.lance {
+        add("lance, first close combat", 1, "001, CLOSE COMBAT, 'Cavalry with lance +1 first close combat of the game'; decision 26");
+    }
+    if ord(me) == Order::Open && ord(enemy) == Order::Closed {
+        add("open order against closed order", -1, "001, CLOSE COMBAT, 'Units in open order are -1 when fighting closed order troops'; decision 47");
+    }
+    if me.climbing {
+        add("climbing to a higher level", -1, src);
+    }
+    if me.across_wall {
+        add("attacking across a wall", -1, src);
+    }
+    if me.shaken {
+        add("shaken or falling back", -1, src);
+    }
+    if me.attacked_in_rear {
+        add(
+            "attacked in rear",
+            -1,
+            "001, CLOSE COMBAT, 'Attacked in rear -1 ,Enemy must START to rear'; decision 27",
+        );
+    }
+    if version == Version::Company && me.missing > 0 {
+        add(
+            "men missing from the company",
+            -i32::from(me.missing),
+            "001, CLOSE COMBAT - Modifed Version, 'For each man missing from company ... -1'",
+        );
+    }
+    (m, wt)
+}
+
+/// What one bout decided.
+#[derive(Debug, Clone)]
+struct BoutResult {
+    a_wins: bool,
+    /// Figures the loser loses: killed (figure version) or the company's casualties.
+    lost: u8,
+    step: Step,
+}
+
+/// One bout between two checked fighters: a D6 each plus factors; equal totals go to the side
+/// that wins ties, else are thrown again. `loser_men` caps a company's losses.
+fn bout_plan<T: 'static>(
+    (ta, fa): (&'static Troop, &Fighter),
+    (tb, fb): (&'static Troop, &Fighter),
+    version: Version,
+    names: (String, String),
+    men: (u8, u8),
+    then: impl Fn(BoutResult) -> Plan<T> + 'static,
+) -> Plan<T> {
+    let (mut ma, wta) = factors(fa, ta, fb, tb, version);
+    let (mut mb, wtb) = factors(fb, tb, fa, ta, version);
     for m in &mut ma {
-        m.side = "A".into();
+        m.side = format!("A {}", names.0);
     }
     for m in &mut mb {
-        m.side = "B".into();
+        m.side = format!("B {}", names.1);
     }
     let (sa, sb): (i32, i32) = (
         ma.iter().map(|m| m.value).sum(),
         mb.iter().map(|m| m.value).sum(),
     );
-    let version = b.version;
-    let names = (ta.name, tb.name);
-    let dice = vec![
-        Die::d6("A's close-combat die"),
-        Die::d6("B's close-combat die"),
-    ];
-    let dice2 = dice.clone();
-    // Equal totals: a side that wins ties wins; both or neither, the bout is thrown again.
-    let decided = move |f: &[u8]| {
-        let (x, y) = (i32::from(f[0]) + sa, i32::from(f[1]) + sb);
-        x != y || wta != wtb
+    let tie = match (wta, wtb) {
+        (true, false) => "equal totals: A wins ties",
+        (false, true) => "equal totals: B wins ties",
+        _ => "equal totals are thrown again (decision 20)",
     };
-    Ok(Plan::rethrow_until(dice, decided, move |f| {
-        let (x, y) = (i32::from(f[0]) + sa, i32::from(f[1]) + sb);
-        let a_wins = x > y || (x == y && wta);
-        let (w_total, w_face) = if a_wins { (x, f[0]) } else { (y, f[1]) };
-        let (winner, loser) = if a_wins { ("A", "B") } else { ("B", "A") };
-        let wname = if a_wins { names.0 } else { names.1 };
-        let mut modifiers = ma.clone();
-        modifiers.extend(mb.clone());
-        let (result, facet) = match version {
-            Version::Figure => {
-                let killed = w_face >= tables::KILL_ON_NATURAL;
-                (
-                    format!(
-                        "{winner} ({wname}) wins; {loser}'s figure {}",
-                        if killed {
-                            "is killed (natural 5 or 6)"
-                        } else {
-                            "falls back"
-                        }
-                    ),
-                    (
-                        "loser killed",
-                        if killed { "yes" } else { "no" }.to_string(),
-                    ),
-                )
-            }
-            Version::Company => {
-                let lost = tables::company_losses(w_total);
-                (
-                    format!("{winner} ({wname}) wins with {w_total}; {loser}'s company falls back, losing {lost} figure(s)"),
-                    ("figures lost", lost.to_string()),
-                )
-            }
-        };
-        let step = Step {
-            title: format!(
-                "Close combat bout ({} version): D6 each + factors",
-                if version == Version::Figure {
-                    "figure"
-                } else {
-                    "company"
+    let how = match version {
+        Version::Figure => "the loser is killed if the winner's die shows a natural 5 or 6, else falls back",
+        Version::Company => "the losing company falls back, losing 1 figure if the winner's total is 5, 2 if 6 or more (decision 23)",
+    };
+    let dice = labelled(2, 6, "Close-combat die");
+    let label_dice = dice.clone();
+    let modifiers: Vec<Modifier> = ma.into_iter().chain(mb).collect();
+    Plan::rethrow_until(
+        dice,
+        move |f| i32::from(f[0]) + sa != i32::from(f[1]) + sb || wta != wtb,
+        move |f| {
+            let (x, y) = (i32::from(f[0]) + sa, i32::from(f[1]) + sb);
+            let a_wins = x > y || (x == y && wta);
+            let (w_total, w_face, loser_men) = if a_wins {
+                (x, f[0], men.1)
+            } else {
+                (y, f[1], men.0)
+            };
+            let lost = match version {
+                Version::Figure => u8::from(w_face >= tables::KILL_ON_NATURAL),
+                Version::Company => tables::company_losses(w_total).min(loser_men),
+            };
+            let (winner, loser) = if a_wins { ("A", "B") } else { ("B", "A") };
+            let result = match version {
+                Version::Figure if lost > 0 => {
+                    format!("{winner} wins; {loser}'s figure is killed (natural {w_face})")
                 }
-            ),
-            dice: rolled(&dice2, f),
-            modifiers,
-            totals: vec![("A".into(), x), ("B".into(), y)],
-            result: result.clone(),
-        };
-        Plan::Done(outcome(
-            "bout",
-            result,
-            vec![step],
-            vec![("winner", winner.into()), facet],
-        ))
-    }))
+                Version::Figure => format!("{winner} wins; {loser}'s figure falls back"),
+                Version::Company => format!(
+                    "{winner} wins with {w_total}; {loser}'s company falls back, losing {lost} figure(s)"
+                ),
+            };
+            then(BoutResult {
+                a_wins,
+                lost,
+                step: Step {
+                    title: format!(
+                        "Bout: A {} against B {}: D6 each + factors; {tie}; {how}",
+                        names.0, names.1
+                    ),
+                    dice: rolled(&label_dice, f),
+                    modifiers: modifiers.clone(),
+                    totals: vec![("A".into(), x), ("B".into(), y)],
+                    result,
+                },
+            })
+        },
+    )
+}
+
+fn bout(b: &BoutRequest) -> Result<Plan<Outcome>, Rejection> {
+    let (ta, fa) = checked(&b.a, "a")?;
+    let (tb, fb) = checked(&b.b, "b")?;
+    for (f, t, field) in [(&fa, ta, "a.missing"), (&fb, tb, "b.missing")] {
+        let max = t.company.saturating_sub(1);
+        if f.missing > max {
+            return Err(reject(
+                "bad-missing",
+                field,
+                format!("{field}: at most {max} for a company of {}", t.company),
+            ));
+        }
+    }
+    let version = b.version;
+    let men = (ta.company - fa.missing, tb.company - fb.missing);
+    Ok(bout_plan(
+        (ta, &fa),
+        (tb, &fb),
+        version,
+        (ta.name.to_string(), tb.name.to_string()),
+        men,
+        move |r| {
+            let facet = match version {
+                Version::Figure => (
+                    "loser killed",
+                    if r.lost > 0 { "yes" } else { "no" }.to_string(),
+                ),
+                Version::Company => ("figures lost", r.lost.to_string()),
+            };
+            let summary = r.step.result.clone();
+            Plan::Done(outcome(
+                "bout",
+                summary,
+                vec![r.step],
+                vec![("winner", if r.a_wins { "A" } else { "B" }.into()), facet],
+            ))
+        },
+    ))
+}
+
+// ---- A whole close combat ----
+
+/// One fighter in a queue and the figures it stands for (1 in the figure version; the company's
+/// men; a field officer 1).
+#[derive(Debug, Clone)]
+struct Queued {
+    name: String,
+    fighter: Fighter,
+    men: u8,
+}
+
+fn queue(
+    side: &CombatSide,
+    version: Version,
+    field: &str,
+) -> Result<(&'static Troop, Vec<Queued>), Rejection> {
+    let base = Fighter {
+        troop: side.troop.clone(),
+        order: side.order,
+        officer: false,
+        shaken: side.shaken,
+        lance: side.lance,
+        missing: 0,
+        climbing: side.climbing,
+        across_wall: side.across_wall,
+        attacked_in_rear: side.attacked_in_rear,
+        square: side.square,
+        broken_ground: side.broken_ground,
+    };
+    let (t, base) = checked(&base, field)?;
+    if side.figures == 0 {
+        return Err(reject(
+            "no-fighters",
+            &format!("{field}.figures"),
+            "figures: at least one",
+        ));
+    }
+    if side.leaders > side.figures {
+        return Err(reject(
+            "bad-leaders",
+            &format!("{field}.leaders"),
+            "leaders: at most the figures",
+        ));
+    }
+    let mut q = Vec::new();
+    match version {
+        Version::Figure => {
+            for i in 0..side.figures {
+                let officer = i >= side.figures - side.leaders;
+                q.push(Queued {
+                    name: if officer {
+                        "leader".into()
+                    } else {
+                        format!("figure {}", i + 1)
+                    },
+                    fighter: Fighter {
+                        officer,
+                        ..base.clone()
+                    },
+                    men: 1,
+                });
+            }
+        }
+        Version::Company => {
+            // Full companies and one short company with the rest (decision 24); the short one
+            // fights first, the leaders' companies last.
+            let c = t.company.max(1);
+            let mut sizes: Vec<u8> = Vec::new();
+            if !side.figures.is_multiple_of(c) {
+                sizes.push(side.figures % c);
+            }
+            sizes.extend(std::iter::repeat_n(c, usize::from(side.figures / c)));
+            let n = sizes.len();
+            let with_officer = usize::from(side.leaders).min(n);
+            for (i, men) in sizes.into_iter().enumerate() {
+                let officer = i >= n - with_officer;
+                q.push(Queued {
+                    name: format!(
+                        "company {}{}",
+                        i + 1,
+                        if officer { " (with a leader)" } else { "" }
+                    ),
+                    fighter: Fighter {
+                        officer,
+                        missing: c - men,
+                        ..base.clone()
+                    },
+                    men,
+                });
+            }
+        }
+    }
+    if side.field_officer {
+        // "fights last of all, by himself with the force of an entire company, +1 because he is
+        // an officer" (001, CLOSE COMBAT - Modifed Version); in the figure version, a figure +1.
+        q.push(Queued {
+            name: "field officer".into(),
+            fighter: Fighter {
+                officer: true,
+                ..base.clone()
+            },
+            men: 1,
+        });
+    }
+    Ok((t, q))
+}
+
+/// The whole close combat: bouts until one side's queue is empty (no breaking off), with the exact
+/// odds of who wins and what each side loses, from the same bouts that are rolled. Each state
+/// (who fights next, losses so far) is worked out once.
+fn close_combat(c: &CombatRequest) -> Result<Plan<Outcome>, Rejection> {
+    let (ta, qa) = queue(&c.a, c.version, "a")?;
+    let (tb, qb) = queue(&c.b, c.version, "b")?;
+    let fight = Rc::new(Fight {
+        ta,
+        tb,
+        qa,
+        qb,
+        version: c.version,
+    });
+    Ok(fight.from((0, 0), (0, 0), Vec::new()))
+}
+
+struct Fight {
+    ta: &'static Troop,
+    tb: &'static Troop,
+    qa: Vec<Queued>,
+    qb: Vec<Queued>,
+    version: Version,
+}
+
+impl Fight {
+    fn from(
+        self: &Rc<Self>,
+        (ia, ib): (usize, usize),
+        (la, lb): (u32, u32),
+        steps: Vec<Step>,
+    ) -> Plan<Outcome> {
+        if ia >= self.qa.len() || ib >= self.qb.len() {
+            let a_wins = ib >= self.qb.len();
+            let (w, l) = if a_wins { ("A", "B") } else { ("B", "A") };
+            let summary = format!(
+                "{w} wins the close combat after {} bout(s); losses: A {la}, B {lb} figure(s). {l} tests Stand and Fight (pass: falls back a normal move, shaken; fail: routs)",
+                steps.len()
+            );
+            return Plan::Done(outcome(
+                "close-combat",
+                summary,
+                steps,
+                vec![
+                    ("winner", w.into()),
+                    ("A figures lost", la.to_string()),
+                    ("B figures lost", lb.to_string()),
+                ],
+            ));
+        }
+        let me = self.clone();
+        Plan::memo(format!("{ia}:{ib}:{la}:{lb}"), move || {
+            let (fa, fb) = (&me.qa[ia], &me.qb[ib]);
+            let (next, steps) = (me.clone(), steps.clone());
+            bout_plan(
+                (me.ta, &fa.fighter),
+                (me.tb, &fb.fighter),
+                me.version,
+                (fa.name.clone(), fb.name.clone()),
+                (fa.men, fb.men),
+                move |r| {
+                    let mut steps = steps.clone();
+                    steps.push(r.step);
+                    let lost = u32::from(r.lost);
+                    if r.a_wins {
+                        next.from((ia, ib + 1), (la, lb + lost), steps)
+                    } else {
+                        next.from((ia + 1, ib), (la + lost, lb), steps)
+                    }
+                },
+            )
+        })
+    }
 }
 
 // ---- Movement, spirit, rout ----
 
 fn movement(m: &MoveRequest) -> Result<Plan<Outcome>, Rejection> {
-    let t = tables::troop(&m.troop).ok_or_else(|| {
-        reject(
-            "unknown-troop-type",
-            "type",
-            "type: a troop type of the text",
-        )
-    })?;
-    let base = tables::movement_dice(t, m.order);
+    let t = troop_at(&m.troop, "type")?;
+    let order = if matches!(t.kind, Kind::Gun | Kind::Train) {
+        Order::Open
+    } else {
+        order_of(m.order, t, "order")?
+    };
+    let base = tables::movement_dice(t, order);
     if base == 0 {
         return Err(reject("does-not-move", "type", "heavy guns do not move without the game master's permission, but may pivot in place (001, MOVEMENT)"));
     }
@@ -768,7 +1168,10 @@ fn movement(m: &MoveRequest) -> Result<Plan<Outcome>, Rejection> {
             "guns and wagons cannot enter woods except on roads (001, MOVEMENT)",
         ));
     }
-    let loss = tables::terrain_losses(t, m.order);
+    if m.dismounting && !matches!(t.id, "light-horse-arquebus" | "light-horse-crossbow") {
+        return Err(reject("may-not-dismount", "dismounting", "dismounting: only mounted crossbowmen or arquebusiers may dismount (001, OPTIONAL RULES, DISMOUNTING)"));
+    }
+    let loss = tables::terrain_losses(t, order);
     let mut lost = 0u8;
     let mut mods = Vec::new();
     for (on, name, l) in [
@@ -780,17 +1183,17 @@ fn movement(m: &MoveRequest) -> Result<Plan<Outcome>, Rejection> {
         if on && l > 0 {
             lost += l;
             mods.push(modifier(
-                "mover",
+                "dice",
                 name,
                 -i32::from(l),
-                "001, MOVEMENT, Movement Penalties",
+                "001, MOVEMENT, Movement Penalties; decision 18",
             ));
         }
     }
     if m.dismounting {
         lost += 1;
         mods.push(modifier(
-            "mover",
+            "dice",
             "mounting or dismounting",
             -1,
             "001, OPTIONAL RULES, DISMOUNTING, 'Unit loses 1 D6'",
@@ -800,12 +1203,18 @@ fn movement(m: &MoveRequest) -> Result<Plan<Outcome>, Rejection> {
     let n = base.saturating_sub(lost).max(1);
     let half = m.loading && t.kind == Kind::Foot && t.weapon == Some(Weapon::Arquebus);
     let title = format!(
-        "Move: {}D6 ({} in {} order{})",
-        n,
+        "Move: {} in {} order rolls {base}D6{}",
         t.name,
-        order_name(m.order),
+        order_name(order),
         if lost > 0 {
-            format!(", {base} less {lost} for the ground")
+            format!(
+                ", {lost} lost{}: {n}D6",
+                if base <= lost {
+                    " (never fewer than one die, decision 18)"
+                } else {
+                    ""
+                }
+            )
         } else {
             String::new()
         }
@@ -813,22 +1222,23 @@ fn movement(m: &MoveRequest) -> Result<Plan<Outcome>, Rejection> {
     Ok(
         throw(usize::from(n), 6, "Move die", Depends::Sum).map(move |f| {
             let rolled_total: u32 = f.iter().map(|&x| u32::from(x)).sum();
-            let inches = if half { rolled_total / 2 } else { rolled_total };
-            let dice: Vec<Die> = (1..=f.len())
-                .map(|i| Die::d6(format!("Move die {i}")))
-                .collect();
+            let inches = if half {
+                rolled_total / 2
+            } else {
+                rolled_total
+            };
             let mut modifiers = mods.clone();
             if half {
                 modifiers.push(modifier(
-                    "mover",
+                    "inches",
                     "loading arquebus on foot: half, rounded down",
                     0,
-                    "001, FIRE, 'May not move more than 1/2 while loading arquebus on foot'",
+                    "001, FIRE, 'May not move more than 1/2 while loading arquebus on foot'; decision 13",
                 ));
             }
             let step = Step {
                 title: title.clone(),
-                dice: rolled(&dice, &f),
+                dice: rolled(&labelled(f.len(), 6, "Move die"), &f),
                 modifiers,
                 totals: vec![("inches".into(), inches as i32)],
                 result: format!("{inches}\""),
@@ -841,14 +1251,6 @@ fn movement(m: &MoveRequest) -> Result<Plan<Outcome>, Rejection> {
             )
         }),
     )
-}
-
-fn order_name(o: Order) -> &'static str {
-    match o {
-        Order::Closed => "closed",
-        Order::Open => "open",
-        Order::Skirmish => "skirmish",
-    }
 }
 
 /// The number to roll at or under on a D10 (design 7.4, decision 3): ceil(5 (2F + W) / S), at
@@ -880,11 +1282,19 @@ fn spirit(s: &SpiritRequest) -> Result<Plan<Outcome>, Rejection> {
     Ok(Plan::die(Die::new(10, "Spirit D10"), move |face| {
         let good = u32::from(face) <= target;
         let step = Step {
-            title: format!("Spirit of the army: ({fresh} fresh + ½ × {worn} worn) ÷ {start} at the start, rounded up to tenths: roll {target} or less on a D10"),
-            dice: vec![RolledDie { label: "Spirit D10".into(), sides: 10, face }],
-            modifiers: vec![modifier("army", "spirit number", target as i32, "001, THE SPIRIT OF THE ARMY (second paragraph and its example; decision 3)")],
-            totals: Vec::new(),
-            result: if good { "good".into() } else { "poor: routed and spent units leave the field, shaken units rout".into() },
+            title: format!("Spirit of the army: {fresh} fresh and {worn} worn units and guns (worn count ½) over the {start} at the start, rounded up to tenths: roll {target} or less on a D10 [001, THE SPIRIT OF THE ARMY, second paragraph and its example; decision 3]"),
+            dice: vec![RolledDie {
+                label: "Spirit D10".into(),
+                sides: 10,
+                face,
+            }],
+            modifiers: Vec::new(),
+            totals: vec![("needed".into(), target as i32)],
+            result: if good {
+                "good".into()
+            } else {
+                "poor: routed and spent units leave the field, shaken units rout".into()
+            },
         };
         Plan::Done(outcome(
             "spirit",
@@ -901,7 +1311,7 @@ fn spirit(s: &SpiritRequest) -> Result<Plan<Outcome>, Rejection> {
 fn rout() -> Plan<Outcome> {
     Plan::die(Die::new(4, "Rout D4"), |face| {
         let step = Step {
-            title: "Rout: a D4 of casualties, then a normal move to the rear".into(),
+            title: "Rout: a D4 of casualties, then a normal move to the rear [001, ROUTED UNITS; decision 29]".into(),
             dice: vec![RolledDie {
                 label: "Rout D4".into(),
                 sides: 4,
