@@ -28,12 +28,15 @@ impl Die {
     }
 }
 
-/// One recorded draw: the die and the face it showed.
+/// One recorded draw: the die and the face it showed, or (`card`) the card drawn: its number in
+/// its deck, of `sides` cards.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Draw {
     pub sides: u8,
     pub label: String,
     pub face: u8,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub card: bool,
 }
 
 /// The game's dice stream. It only moves forward: undo never rewinds it.
@@ -80,6 +83,7 @@ impl DiceStream {
             sides: die.sides,
             label: die.label.clone(),
             face: self.face(die.sides),
+            card: false,
         }
     }
 

@@ -60,6 +60,36 @@ pub enum Plan<T> {
     /// to fight in a close combat). Rolling simply continues into it; the exact enumeration works
     /// out each key's distribution once and reuses it, so a chain of many throws stays small.
     Memo(Rc<str>, Rc<dyn Fn() -> Plan<T>>),
+    /// Draw one card from the cards left in a deck; the continuation gets its number. The odds
+    /// depend only on the card's class (an ace or not; its colour).
+    Card(Rc<Pick>, Cont<T>),
+}
+
+/// A card to draw: from which cards (their numbers in the deck, 1 to `deck`), and what the odds
+/// depend on.
+pub struct Pick {
+    pub label: String,
+    pub deck: u8,
+    pub left: Vec<u8>,
+    class: Rc<dyn Fn(u8) -> u8>,
+}
+
+impl Pick {
+    /// The cards left grouped by class: (a card of the class, its probability).
+    fn classes(&self) -> Vec<(u8, f64)> {
+        let mut by: BTreeMap<u8, (u8, usize)> = BTreeMap::new();
+        for &c in &self.left {
+            by.entry((self.class)(c)).or_insert((c, 0)).1 += 1;
+        }
+        let n = self.left.len() as f64;
+        by.into_values().map(|(c, k)| (c, k as f64 / n)).collect()
+    }
+    fn die(&self) -> Die {
+        Die::new(
+            self.deck.max(2),
+            format!("{} (a card, by its number 1-{})", self.label, self.deck),
+        )
+    }
 }
 
 type Accept = Rc<dyn Fn(&[u8]) -> bool>;
@@ -72,6 +102,7 @@ impl<T: Clone> Clone for Plan<T> {
             Plan::Throw(d, dep, k) => Plan::Throw(d.clone(), *dep, k.clone()),
             Plan::Rethrow(d, a, k) => Plan::Rethrow(d.clone(), a.clone(), k.clone()),
             Plan::Memo(key, f) => Plan::Memo(key.clone(), f.clone()),
+            Plan::Card(p, k) => Plan::Card(p.clone(), k.clone()),
         }
     }
 }
@@ -184,7 +215,29 @@ impl<T: 'static> Plan<T> {
                 Rc::from(format!("{key}|{:p}", Rc::as_ptr(&f))),
                 Rc::new(move || inner().and_then_rc(f.clone())),
             ),
+            Plan::Card(p, k) => Plan::Card(p, Rc::new(move |c| k(c).and_then_rc(f.clone()))),
         }
+    }
+
+    /// Draw a card from `left` (card numbers of a deck of `deck` cards), then continue with
+    /// `then(card)`. `class` names what the odds depend on; the continuation must depend on the
+    /// card only through it for the exact odds (the walk hands it one card of each class).
+    pub fn card(
+        label: impl Into<String>,
+        deck: u8,
+        left: Vec<u8>,
+        class: impl Fn(u8) -> u8 + 'static,
+        then: impl Fn(u8) -> Plan<T> + 'static,
+    ) -> Self {
+        Plan::Card(
+            Rc::new(Pick {
+                label: label.into(),
+                deck,
+                left,
+                class: Rc::new(class),
+            }),
+            Rc::new(then),
+        )
     }
 
     /// A memoised sub-plan (see [`Plan::Memo`]). The caller promises that the outcome keys of
@@ -253,6 +306,17 @@ impl<T: 'static> Plan<T> {
                 }
                 Plan::Rethrow(dice, accept, k) => plan = Plan::rethrow_step(dice, accept, k),
                 Plan::Memo(_, inner) => plan = inner(),
+                Plan::Card(p, k) => {
+                    let n = u32::try_from(p.left.len()).unwrap_or(u32::MAX).max(1);
+                    let card = p.left.get(stream.below(n) as usize).copied().unwrap_or(1);
+                    draws.push(Draw {
+                        sides: p.deck,
+                        label: p.label.clone(),
+                        face: card,
+                        card: true,
+                    });
+                    plan = k(card);
+                }
             }
         }
     }
@@ -293,9 +357,33 @@ impl<T: 'static> Plan<T> {
                         sides: die.sides,
                         label: die.label,
                         face,
+                        card: false,
                     });
                     i += 1;
                     plan = k(face);
+                }
+                Plan::Card(p, k) => {
+                    let Some(&card) = faces.get(i) else {
+                        return Err(FaceError::TooFew {
+                            label: p.label.clone(),
+                            index: i,
+                        });
+                    };
+                    if !p.left.contains(&card) {
+                        return Err(FaceError::NotInDeck {
+                            label: p.label.clone(),
+                            index: i,
+                            card,
+                        });
+                    }
+                    draws.push(Draw {
+                        sides: p.deck,
+                        label: p.label.clone(),
+                        face: card,
+                        card: true,
+                    });
+                    i += 1;
+                    plan = k(card);
                 }
                 Plan::Throw(dice, _, k) => {
                     // Unfold into single rolls so every face is checked the same way.
@@ -358,6 +446,21 @@ impl<T: 'static> Plan<T> {
                 }
                 Plan::Rethrow(dice, accept, k) => plan = Plan::rethrow_step(dice, accept, k),
                 Plan::Memo(_, inner) => plan = inner(),
+                Plan::Card(p, k) => {
+                    if i == faces.len() {
+                        return Ok(Some(vec![p.die()]));
+                    }
+                    let card = faces[i];
+                    if !p.left.contains(&card) {
+                        return Err(FaceError::NotInDeck {
+                            label: p.label.clone(),
+                            index: i,
+                            card,
+                        });
+                    }
+                    i += 1;
+                    plan = k(card);
+                }
             }
         }
     }
@@ -381,6 +484,7 @@ impl<T: 'static> Plan<T> {
                     true
                 }
                 Plan::Roll(die, k) => (1..=die.sides).all(|f| count(&k(f), left, seen)),
+                Plan::Card(p, k) => p.classes().iter().all(|(c, _)| count(&k(*c), left, seen)),
                 Plan::Throw(dice, dep, k) => {
                     // Enumerating the classes visits every throw: refuse before doing so when
                     // the throws alone, or the classes they fall into, exceed what is left.
@@ -464,6 +568,11 @@ impl<T: 'static> Plan<T> {
                 }
             }
             Plan::Memo(_, inner) => inner().walk(p, visit),
+            Plan::Card(pick, k) => {
+                for (c, q) in pick.classes() {
+                    k(c).walk(p * q, visit);
+                }
+            }
         }
     }
 
@@ -498,6 +607,11 @@ impl<T: 'static> Plan<T> {
                 }
             }
             Plan::Done(t) => *acc.entry(key(t)).or_insert(0.0) += p,
+            Plan::Card(pick, k) => {
+                for (c, q) in pick.classes() {
+                    k(c).keyed(p * q, key, memo, acc);
+                }
+            }
             Plan::Roll(die, k) => {
                 let q = p / f64::from(die.sides);
                 for face in 1..=die.sides {
@@ -558,6 +672,11 @@ pub enum FaceError {
         face: u8,
         sides: u8,
     },
+    NotInDeck {
+        label: String,
+        index: usize,
+        card: u8,
+    },
 }
 
 impl std::fmt::Display for FaceError {
@@ -577,6 +696,10 @@ impl std::fmt::Display for FaceError {
             } => write!(
                 f,
                 "faces[{index}]: {face} is not a face of '{label}' (allowed: 1 to {sides})"
+            ),
+            FaceError::NotInDeck { label, index, card } => write!(
+                f,
+                "faces[{index}]: card {card} is not among the cards left for '{label}'"
             ),
         }
     }
@@ -850,5 +973,52 @@ mod tests {
         let ((won, throws), draws) = race(0, 0).roll_with(&[1, 2, 1, 1]).expect("faces");
         assert!(won && throws == 4 && draws.len() == 4);
         assert!(race(0, 0).within(20));
+    }
+
+    #[test]
+    fn cards_are_drawn_from_those_left_with_odds_by_class() {
+        // Two cards from a 52-card deck numbered aces first (1-4): how many aces?
+        fn draw(left: Vec<u8>, n: u8, aces: u8) -> Plan<u8> {
+            if n == 0 {
+                return Plan::Done(aces);
+            }
+            let rest = left.clone();
+            Plan::card(
+                "Card",
+                52,
+                left,
+                |c| u8::from(c <= 4),
+                move |c| {
+                    let next: Vec<u8> = rest.iter().copied().filter(|&x| x != c).collect();
+                    draw(next, n - 1, aces + u8::from(c <= 4))
+                },
+            )
+        }
+        let d = draw((1..=52).collect(), 2, 0).exact(|a| *a);
+        assert!((d.outcomes[&2] - (4.0 / 52.0) * (3.0 / 51.0)).abs() < 1e-12);
+        assert!((d.total() - 1.0).abs() < 1e-12);
+        assert!(draw((1..=52).collect(), 2, 0).within(4));
+        // Rolled: two different cards, recorded as cards.
+        let (_, draws) = draw((1..=52).collect(), 2, 0).roll(&mut DiceStream::from_seed(5));
+        assert!(draws.iter().all(|d| d.card && (1..=52).contains(&d.face)));
+        assert_ne!(draws[0].face, draws[1].face);
+        // Entered: a card not in the deck is refused; the same card twice too.
+        assert!(matches!(
+            draw((1..=52).collect(), 2, 0).roll_with(&[3, 3]),
+            Err(FaceError::NotInDeck { index: 1, .. })
+        ));
+        assert_eq!(
+            draw((1..=52).collect(), 2, 0)
+                .roll_with(&[1, 2])
+                .map(|r| r.0),
+            Ok(2)
+        );
+        assert_eq!(
+            draw((1..=52).collect(), 2, 0)
+                .needed(&[7])
+                .expect("ok")
+                .map(|d| d.len()),
+            Some(1)
+        );
     }
 }

@@ -74,7 +74,7 @@ pub fn dice_report(game: &Game, viewer: &Viewer) -> Result<DiceReport, String> {
             return Ok(next);
         }
         events += 1;
-        for d in &event.draws {
+        for d in event.draws.iter().filter(|d| !d.card) {
             let counts = tallies
                 .entry((d.sides, event.entered))
                 .or_insert_with(|| vec![0; usize::from(d.sides)]);

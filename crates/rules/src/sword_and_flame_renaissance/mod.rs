@@ -52,7 +52,8 @@ fn named_by_value(action: &Value, message: &str) -> Option<String> {
         } else {
             map.iter()
                 .find(|(_, v)| {
-                    v.as_str() == Some(quoted) || (v.is_number() && v.to_string().as_str() == quoted)
+                    v.as_str() == Some(quoted)
+                        || (v.is_number() && v.to_string().as_str() == quoted)
                 })
                 .map(|(k, _)| k.clone())
         };

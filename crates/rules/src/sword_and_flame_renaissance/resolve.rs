@@ -440,35 +440,31 @@ fn weapon_name(w: Weapon) -> &'static str {
     }
 }
 
-/// A 52-card deck in a fixed order, aces first, so "face ≤ aces left" is an ace.
-fn deck() -> Vec<String> {
+/// The 52 cards by number, aces first (1-4 are the aces), for naming a card drawn.
+pub fn card_name(n: u8) -> String {
     let ranks = [
         "A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3", "2",
     ];
     let suits = ["♠", "♥", "♦", "♣"];
-    ranks
-        .iter()
-        .flat_map(|r| suits.iter().map(move |s| format!("{r}{s}")))
-        .collect()
+    let i = usize::from(n.clamp(1, 52) - 1);
+    format!("{}{}", ranks[i / 4], suits[i % 4])
+}
+
+fn is_ace(card: u8) -> bool {
+    card <= 4
 }
 
 /// One casualty card per hit from a full, shuffled casualty deck (decision 14): an ace hits an
-/// officer or unit leader instead of a figure (001, OFFICERS). Each card is drawn as a pick among
-/// the cards left; the odds depend only on whether it is an ace.
+/// officer or unit leader instead of a figure (001, OFFICERS). Cards are drawn as cards: the odds
+/// depend only on whether each is an ace.
 fn casualty_cards(cards: usize, hits: usize, fire: Step) -> Plan<Outcome> {
-    fn draw(
-        left: Rc<Vec<String>>,
-        aces: u8,
-        n: usize,
-        drawn: Vec<String>,
-        fire: Step,
-        hits: usize,
-    ) -> Plan<Outcome> {
-        if n == 0 || left.len() < 2 {
-            let officers = drawn.iter().filter(|c| c.starts_with('A')).count();
+    fn draw(left: Vec<u8>, n: usize, drawn: Vec<u8>, fire: Step, hits: usize) -> Plan<Outcome> {
+        if n == 0 || left.is_empty() {
+            let officers = drawn.iter().filter(|&&c| is_ace(c)).count();
             let figures = hits - officers;
             let mut steps = vec![fire.clone()];
             if !drawn.is_empty() {
+                let names: Vec<String> = drawn.iter().map(|&c| card_name(c)).collect();
                 steps.push(Step {
                     title: "Casualty cards: one per hit; an ace hits an officer or unit leader instead [001, OFFICERS; decision 14]".into(),
                     dice: Vec::new(),
@@ -477,7 +473,7 @@ fn casualty_cards(cards: usize, hits: usize, fire: Step) -> Plan<Outcome> {
                         ("figures".into(), figures as i32),
                         ("officers".into(), officers as i32),
                     ],
-                    result: format!("cards {}", drawn.join(" ")),
+                    result: format!("cards {}", names.join(" ")),
                 });
             }
             let summary = if hits == 0 {
@@ -497,30 +493,22 @@ fn casualty_cards(cards: usize, hits: usize, fire: Step) -> Plan<Outcome> {
                 ],
             ));
         }
-        let sides = left.len() as u8;
-        let label = format!("Casualty card {} (of {sides} left)", drawn.len() + 1);
-        Plan::Throw(
-            vec![Die::new(sides, label)],
-            Depends::CountAtMost(aces),
-            Rc::new(move |f: &[u8]| {
-                let i = usize::from(f[0].saturating_sub(1)).min(left.len() - 1);
-                let mut rest = (*left).clone();
-                let card = rest.remove(i);
-                let ace = card.starts_with('A');
+        let label = format!("Casualty card {}", drawn.len() + 1);
+        let rest = left.clone();
+        Plan::card(
+            label,
+            52,
+            left,
+            |c| u8::from(is_ace(c)),
+            move |c| {
+                let next: Vec<u8> = rest.iter().copied().filter(|&x| x != c).collect();
                 let mut got = drawn.clone();
-                got.push(card);
-                draw(
-                    Rc::new(rest),
-                    aces - u8::from(ace),
-                    n - 1,
-                    got,
-                    fire.clone(),
-                    hits,
-                )
-            }),
+                got.push(c);
+                draw(next, n - 1, got, fire.clone(), hits)
+            },
         )
     }
-    draw(Rc::new(deck()), 4, cards, Vec::new(), fire, hits)
+    draw((1..=52).collect(), cards, Vec::new(), fire, hits)
 }
 
 // ---- Morale ----
