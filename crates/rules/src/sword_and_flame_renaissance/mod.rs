@@ -8,6 +8,7 @@
 //! turn's ten steps, reload markers) and the app's pages; until then the rule set stays listed as
 //! not yet available.
 
+pub mod game;
 pub mod resolve;
 pub mod tables;
 

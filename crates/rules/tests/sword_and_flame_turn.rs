@@ -1,0 +1,225 @@
+//! The Sword and the Flame, Renaissance: the turn as a fold of absolute effects — spent units'
+//! tests, the activation deck, moving, and the end of the turn.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use tercio_core::DiceStream;
+use tercio_rules::sword_and_flame_renaissance::game::{
+    apply, plan, Action, Deck, Effect, Phase, SideState, State, Status, UnitState,
+};
+use tercio_rules::sword_and_flame_renaissance::resolve::Thresholds;
+use tercio_rules::sword_and_flame_renaissance::tables::Order;
+
+fn unit(id: &str, side: &str, troop: &str, order: Order, figures: u8) -> UnitState {
+    UnitState {
+        id: id.into(),
+        name: id.into(),
+        side: side.into(),
+        troop: troop.into(),
+        order,
+        figures_start: figures,
+        figures,
+        leaders: 1,
+        status: Status::Steady,
+        reload: 0,
+        pistols_empty: false,
+        moved: false,
+        routed_turn: None,
+        field_officer: false,
+    }
+}
+
+fn state() -> State {
+    let mut units = BTreeMap::new();
+    for u in [
+        unit("french-pike", "french", "pikemen", Order::Closed, 20),
+        unit("french-arq", "french", "arquebusiers", Order::Open, 20),
+        unit("spanish-pike", "spanish", "pikemen", Order::Closed, 20),
+        unit("spanish-horse", "spanish", "gendarmes", Order::Open, 12),
+    ] {
+        units.insert(u.id.clone(), u);
+    }
+    State {
+        turn: 1,
+        phase: Phase::Start,
+        sides: vec![
+            SideState {
+                id: "french".into(),
+                name: "French".into(),
+                red: true,
+                start: 2,
+            },
+            SideState {
+                id: "spanish".into(),
+                name: "Spanish".into(),
+                red: false,
+                start: 2,
+            },
+        ],
+        units,
+        deck: Deck::FULL,
+        acted: BTreeSet::new(),
+        current: None,
+        broken: Vec::new(),
+    }
+}
+
+fn action(v: serde_json::Value) -> Action {
+    serde_json::from_value(v).expect("action")
+}
+
+/// Roll an action and fold its effects.
+fn act(st: &mut State, v: serde_json::Value, s: &mut DiceStream) -> tercio_rules::Outcome {
+    let (o, _) = plan(st, Thresholds::default(), &action(v))
+        .expect("allowed")
+        .roll(s);
+    let effects: Vec<Effect> = serde_json::from_value(o.effects.clone()).expect("effects");
+    for e in &effects {
+        apply(st, e);
+    }
+    o
+}
+
+fn p(st: &State, v: serde_json::Value, pred: impl Fn(&[Effect]) -> bool) -> f64 {
+    plan(st, Thresholds::default(), &action(v))
+        .expect("allowed")
+        .exact(|o| {
+            let e: Vec<Effect> = serde_json::from_value(o.effects.clone()).expect("effects");
+            pred(&e)
+        })
+        .p(|b| *b)
+}
+
+#[test]
+fn spent_units_test_to_stay_at_the_start_of_the_turn() {
+    let mut st = state();
+    st.units.get_mut("french-arq").expect("unit").figures = 9; // 11 of 20 lost: spent
+    let removed = |e: &[Effect]| {
+        e.iter().any(
+            |x| matches!(x, Effect::Unit(u) if u.id == "french-arq" && u.status == Status::Gone),
+        )
+    };
+    // Stand and Fight at −2 (spent): stays 27.78% (design 5.2), so leaves 72.22%.
+    let q = p(&st, serde_json::json!({"action": "start-turn"}), removed);
+    assert!((q - 0.7222).abs() < 1e-4, "{q}");
+    // Exactly half lost is worn, not spent: no test (decision 44).
+    st.units.get_mut("french-arq").expect("unit").figures = 10;
+    assert_eq!(
+        p(&st, serde_json::json!({"action": "start-turn"}), removed),
+        0.0
+    );
+    let mut s = DiceStream::from_seed(1);
+    act(&mut st, serde_json::json!({"action": "start-turn"}), &mut s);
+    assert_eq!(st.phase, Phase::Movement);
+    assert_eq!(st.deck, Deck::FULL);
+}
+
+#[test]
+fn the_activation_deck_gives_each_unit_its_chance() {
+    let mut st = state();
+    let mut s = DiceStream::from_seed(7);
+    act(&mut st, serde_json::json!({"action": "start-turn"}), &mut s);
+    // An even deck: red half the time.
+    let red = p(&st, serde_json::json!({"action": "draw"}), |e| {
+        e.iter()
+            .any(|x| matches!(x, Effect::Current { side: Some(s) } if s == "french"))
+    });
+    assert!((red - 0.5).abs() < 1e-12);
+    let mut moves = 0;
+    for _ in 0..10 {
+        let o = act(&mut st, serde_json::json!({"action": "draw"}), &mut s);
+        if st.phase != Phase::Movement {
+            assert!(o
+                .resolution
+                .summary
+                .contains("every unit has had its chance"));
+            break;
+        }
+        let side = st.current.clone().expect("a side to name a unit");
+        // The other side may not use this card.
+        let other = st
+            .units
+            .values()
+            .find(|u| u.side != side && !st.acted.contains(&u.id))
+            .map(|u| u.id.clone());
+        if let Some(o) = other {
+            let r = plan(
+                &st,
+                Thresholds::default(),
+                &action(serde_json::json!({"action": "move", "unit": o})),
+            );
+            assert_eq!(r.err().map(|r| r.code), Some("not-your-card".to_string()));
+        }
+        let mine = st
+            .units
+            .values()
+            .find(|u| u.side == side && !st.acted.contains(&u.id))
+            .map(|u| u.id.clone())
+            .expect("a unit");
+        act(
+            &mut st,
+            serde_json::json!({"action": "move", "unit": mine}),
+            &mut s,
+        );
+        moves += 1;
+        assert!(st.units[&mine].moved);
+    }
+    assert_eq!(moves, 4, "every unit moved once");
+    assert_eq!(st.phase, Phase::Fire);
+    // The deck lost only the cards drawn while both sides had units waiting.
+    assert!(st.deck.red + st.deck.black >= 49);
+}
+
+#[test]
+fn shaken_units_rally_before_moving_and_routed_units_stay() {
+    let mut st = state();
+    let mut s = DiceStream::from_seed(3);
+    act(&mut st, serde_json::json!({"action": "start-turn"}), &mut s);
+    st.units.get_mut("french-pike").expect("unit").status = Status::Shaken;
+    st.units.get_mut("french-arq").expect("unit").status = Status::Routed;
+    st.current = Some("french".into());
+    let rallied = |e: &[Effect]| {
+        e.iter().any(|x| matches!(x, Effect::Unit(u) if u.id == "french-pike" && u.status == Status::Steady && u.moved))
+    };
+    let q = p(
+        &st,
+        serde_json::json!({"action": "move", "unit": "french-pike"}),
+        rallied,
+    );
+    assert!((q - 0.4167).abs() < 1e-4, "rally at −1: {q}");
+    let o = act(
+        &mut st,
+        serde_json::json!({"action": "move", "unit": "french-arq"}),
+        &mut s,
+    );
+    assert!(o.resolution.summary.contains("may not move"));
+    assert!(!st.units["french-arq"].moved);
+}
+
+#[test]
+fn the_end_of_the_turn_rallies_reloads_and_tests_each_army() {
+    let mut st = state();
+    st.phase = Phase::Melee;
+    {
+        let r = st.units.get_mut("french-arq").expect("unit");
+        r.status = Status::Routed;
+        r.routed_turn = Some(0);
+        r.reload = 2;
+    }
+    let gone = |e: &[Effect]| {
+        e.iter().any(
+            |x| matches!(x, Effect::Unit(u) if u.id == "french-arq" && u.status == Status::Gone),
+        )
+    };
+    // Rally from rout at −1: stays 41.67%, else leaves the field. The French spirit cannot fail
+    // here: both units are at full strength (2 fresh of 2: roll 10 or less).
+    let q = p(&st, serde_json::json!({"action": "end-turn"}), gone);
+    assert!((q - (1.0 - 0.41667)).abs() < 1e-3, "{q}");
+    let mut s = DiceStream::from_seed(11);
+    act(&mut st, serde_json::json!({"action": "end-turn"}), &mut s);
+    assert_eq!((st.turn, st.phase), (2, Phase::Start));
+    let arq = &st.units["french-arq"];
+    if arq.on_table() {
+        assert_eq!(arq.reload, 1, "one marker comes off");
+    }
+}
