@@ -26,6 +26,7 @@ fn unit(id: &str, side: &str, troop: &str, order: Order, figures: u8) -> UnitSta
         moved: false,
         routed_turn: None,
         field_officer: false,
+        fire_losses: 0,
     }
 }
 
@@ -222,4 +223,61 @@ fn the_end_of_the_turn_rallies_reloads_and_tests_each_army() {
     if arq.on_table() {
         assert_eq!(arq.reload, 1, "one marker comes off");
     }
+}
+
+#[test]
+fn fire_in_the_game_takes_figures_and_leaders_and_places_reload_markers() {
+    let mut st = state();
+    st.phase = Phase::Fire;
+    st.current = Some("french".into());
+    let shot = serde_json::json!({"action": "fire", "unit": "french-arq", "target": "spanish-pike", "target_class": 1, "firers": 10});
+    let mut s = DiceStream::from_seed(21);
+    let o = act(&mut st, shot.clone(), &mut s);
+    let hits: u8 = o
+        .facets
+        .iter()
+        .find(|(k, _)| k == "hits")
+        .and_then(|(_, v)| v.parse().ok())
+        .expect("hits");
+    let pike = &st.units["spanish-pike"];
+    assert_eq!(pike.figures, 20 - hits);
+    assert_eq!(pike.fire_losses, hits);
+    assert_eq!(
+        st.units["french-arq"].reload, 2,
+        "an arquebus misses a turn (decision 11)"
+    );
+    assert!(st.acted.contains("french-arq") && st.current.is_none());
+    // Not again this phase, and not at a friend, and not with more figures than it has.
+    st.current = Some("french".into());
+    assert_eq!(
+        plan(&st, Thresholds::default(), &action(shot))
+            .err()
+            .map(|r| r.code),
+        Some("already-acted".to_string())
+    );
+    st.acted.clear();
+    let friend = serde_json::json!({"action": "fire", "unit": "french-arq", "target": "french-pike", "target_class": 1, "firers": 10});
+    st.units.get_mut("french-arq").expect("unit").reload = 0;
+    assert_eq!(
+        plan(&st, Thresholds::default(), &action(friend))
+            .err()
+            .map(|r| r.code),
+        Some("own-side".to_string())
+    );
+    let many = serde_json::json!({"action": "fire", "unit": "french-arq", "target": "spanish-pike", "target_class": 1, "firers": 21});
+    assert_eq!(
+        plan(&st, Thresholds::default(), &action(many))
+            .err()
+            .and_then(|r| r.field),
+        Some("firers".to_string())
+    );
+    // A unit holding a reload marker cannot fire; the end of the turn takes one off.
+    st.units.get_mut("french-arq").expect("unit").reload = 2;
+    let again = serde_json::json!({"action": "fire", "unit": "french-arq", "target": "spanish-pike", "target_class": 1, "firers": 10});
+    assert_eq!(
+        plan(&st, Thresholds::default(), &action(again))
+            .err()
+            .map(|r| r.code),
+        Some("cannot-fire".to_string())
+    );
 }

@@ -54,6 +54,9 @@ pub struct UnitState {
     pub moved: bool,
     pub routed_turn: Option<u32>,
     pub field_officer: bool,
+    /// Figures lost to fire this turn (for the fire morale test of step 4).
+    #[serde(default)]
+    pub fire_losses: u8,
 }
 
 impl UnitState {
@@ -181,6 +184,7 @@ pub fn initial(sc: &Scenario) -> Result<State, String> {
                 moved: false,
                 routed_turn: None,
                 field_officer: false,
+                fire_losses: 0,
             },
         );
     }
@@ -230,6 +234,19 @@ pub enum Action {
         obstacle: bool,
         #[serde(default)]
         woods: bool,
+    },
+    /// The side whose card it is fires one unit (the game master gives what the table shows:
+    /// range band, target class, figures that may fire).
+    Fire {
+        unit: String,
+        target: String,
+        #[serde(default)]
+        range: Option<tables::Range>,
+        target_class: u8,
+        firers: u8,
+        /// Reiters firing both pistols.
+        #[serde(default)]
+        double: bool,
     },
     /// The unit lets its chance pass.
     Pass { unit: String },
@@ -343,6 +360,23 @@ pub fn plan(st: &State, th: Thresholds, action: &Action) -> Result<Plan<Outcome>
             obstacle,
             woods,
         } => move_unit(st, th, unit, [*uphill, *downhill, *obstacle, *woods]),
+        Action::Fire {
+            unit,
+            target,
+            range,
+            target_class,
+            firers,
+            double,
+        } => fire(
+            st,
+            th,
+            unit,
+            target,
+            *range,
+            *target_class,
+            *firers,
+            *double,
+        ),
         Action::Pass { unit } => {
             let u = activated(st, unit)?;
             let mut acc = Acc::default();
@@ -658,6 +692,98 @@ fn move_unit(
     .map(|a| a.finish("move")))
 }
 
+/// A fire card: the unit fires at an enemy unit; each hit draws a casualty card (an ace takes one
+/// of the target's leaders while it has any, decision 15); reload markers go on (decision 11; a
+/// double pistol fire empties the pistols instead, decision 12).
+#[allow(clippy::too_many_arguments)]
+fn fire(
+    st: &State,
+    th: Thresholds,
+    unit: &str,
+    target: &str,
+    range: Option<tables::Range>,
+    target_class: u8,
+    firers: u8,
+    double: bool,
+) -> Result<Plan<Outcome>, Rejection> {
+    need_phase(st, Phase::Fire, "fire")?;
+    let u = activated(st, unit)?.clone();
+    if !can_fire(&u) {
+        return Err(reject("cannot-fire", Some("unit"), "unit: has no missile weapon, is routed, holds a reload marker or emptied its pistols, or is a light gun that moved"));
+    }
+    let t = st
+        .units
+        .get(target)
+        .filter(|t| t.on_table())
+        .ok_or_else(|| {
+            reject(
+                "unknown-target",
+                Some("target"),
+                format!("target: no unit \"{target}\" on the table"),
+            )
+        })?
+        .clone();
+    if t.side == u.side {
+        return Err(reject("own-side", Some("target"), "target: an enemy unit"));
+    }
+    if firers > u.figures {
+        return Err(reject(
+            "too-many-firers",
+            Some("firers"),
+            format!("firers: {} has {} figures", u.name, u.figures),
+        ));
+    }
+    let weapon = tables::troop(&u.troop)
+        .and_then(|t| t.weapon)
+        .ok_or_else(|| reject("cannot-fire", Some("unit"), "unit: has no missile weapon"))?;
+    let req = resolve::FireRequest {
+        weapon,
+        range,
+        target_class,
+        firers,
+        shaken: u.status == Status::Shaken,
+        light_rain: false,
+        double,
+        target_figures: Some(t.figures),
+    };
+    let p = resolve::plan(&resolve::Request::Fire(req), &th)?;
+    Ok(p.map(move |o| {
+        let count = |k: &str| -> u8 {
+            o.facets
+                .iter()
+                .find(|(f, _)| f == k)
+                .and_then(|(_, v)| v.parse().ok())
+                .unwrap_or(0)
+        };
+        let (hits, aces) = (count("hits").min(t.figures), count("officers hit"));
+        let leaders_hit = aces.min(t.leaders);
+        let figures = t.figures - hits;
+        let mut acc = Acc::default().with(o);
+        acc.effects.push(Effect::Unit(UnitState {
+            figures,
+            leaders: (t.leaders - leaders_hit).min(figures),
+            fire_losses: t.fire_losses.saturating_add(hits),
+            status: if figures == 0 { Status::Gone } else { t.status },
+            ..t.clone()
+        }));
+        acc.effects.push(Effect::Unit(UnitState {
+            reload: if double {
+                0
+            } else {
+                tables::reload_markers(weapon)
+            },
+            pistols_empty: double,
+            ..u.clone()
+        }));
+        acc.effects.push(Effect::Acted { unit: u.id.clone() });
+        if leaders_hit > 0 {
+            acc.summary
+                .push(format!("{} loses {leaders_hit} leader(s)", t.name));
+        }
+        acc.finish("fire")
+    }))
+}
+
 /// Steps 8-10: routed units that routed in an earlier turn rally or leave; one reload marker comes
 /// off every unit (reiters' pistols are reloaded by a motionless turn, decision 12); each army
 /// rolls its spirit; then the next turn.
@@ -781,11 +907,12 @@ fn spirit_rolls(acc: Acc, now: State, th: Thresholds) -> Plan<Acc> {
             apply(&mut next, e);
         }
         for u in next.units.values().filter(|u| u.on_table()) {
-            if u.reload > 0 || u.moved || u.pistols_empty {
+            if u.reload > 0 || u.moved || u.pistols_empty || u.fire_losses > 0 {
                 acc.effects.push(Effect::Unit(UnitState {
                     reload: u.reload.saturating_sub(1),
                     pistols_empty: u.pistols_empty && u.moved,
                     moved: false,
+                    fire_losses: 0,
                     ..u.clone()
                 }));
             }
