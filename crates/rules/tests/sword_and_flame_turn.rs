@@ -27,6 +27,8 @@ fn unit(id: &str, side: &str, troop: &str, order: Order, figures: u8) -> UnitSta
         routed_turn: None,
         field_officer: false,
         fire_losses: 0,
+        swiss: false,
+        lance_used: false,
     }
 }
 
@@ -62,6 +64,8 @@ fn state() -> State {
         acted: BTreeSet::new(),
         current: None,
         broken: Vec::new(),
+        fire_morale_done: false,
+        company_combat: false,
     }
 }
 
@@ -280,4 +284,98 @@ fn fire_in_the_game_takes_figures_and_leaders_and_places_reload_markers() {
             .map(|r| r.code),
         Some("cannot-fire".to_string())
     );
+}
+
+fn facet_p(st: &State, v: serde_json::Value, facet: &str, value: &str) -> f64 {
+    let plan = plan(st, Thresholds::default(), &action(v)).expect("allowed");
+    let d = plan.exact(|o| o.facets.clone());
+    assert!(
+        (d.total() - 1.0).abs() < 1e-9,
+        "probabilities sum to 1: {}",
+        d.total()
+    );
+    d.p(|f| f.iter().any(|(k, x)| k == facet && x == value))
+}
+
+#[test]
+fn a_charge_chains_to_close_to_stand_the_combat_and_the_losers_test() {
+    let mut st = state();
+    st.phase = Phase::Melee;
+    st.company_combat = true;
+    // Fire morale first.
+    let charge = serde_json::json!({"action": "charge", "charger": "spanish-horse", "target": "french-pike"});
+    assert_eq!(
+        plan(&st, Thresholds::default(), &action(charge.clone()))
+            .err()
+            .map(|r| r.code),
+        Some("fire-morale-first".to_string())
+    );
+    let mut s = DiceStream::from_seed(5);
+    act(
+        &mut st,
+        serde_json::json!({"action": "fire-morale"}),
+        &mut s,
+    );
+    // The charge goes in on To Close: 72.22%.
+    let goes_in = facet_p(&st, charge.clone(), "charge goes in", "yes");
+    assert!((goes_in - 0.7222).abs() < 1e-4, "{goes_in}");
+    // The charger wins = goes in × the pike stands (83.33%) × the gendarmes win the combat.
+    let combat = serde_json::json!({"action": "close-combat", "version": "company",
+        "a": {"type": "gendarmes", "figures": 12, "lance": true}, "b": {"type": "pikemen", "figures": 20}});
+    let p_combat = tercio_rules::sword_and_flame_renaissance::plan(&combat)
+        .expect("plan")
+        .exact(|o| o.facets.iter().any(|(k, v)| k == "winner" && v == "A"))
+        .p(|a| *a);
+    let wins = facet_p(&st, charge.clone(), "winner", "charger");
+    assert!(
+        (wins - goes_in * (5.0 / 6.0) * p_combat).abs() < 1e-9,
+        "{wins} vs {}",
+        goes_in * (5.0 / 6.0) * p_combat
+    );
+    // A routed target is simply destroyed when the charge goes in.
+    st.units.get_mut("french-pike").expect("unit").status = Status::Routed;
+    let destroyed = facet_p(&st, charge.clone(), "target", "destroyed");
+    assert!((destroyed - goes_in).abs() < 1e-12);
+    // Rolled: the effects fold; lances are spent after a combat.
+    st.units.get_mut("french-pike").expect("unit").status = Status::Steady;
+    let o = act(&mut st, charge.clone(), &mut s);
+    if o.facets.iter().any(|(k, _)| k == "winner") {
+        assert!(st.units["spanish-horse"].lance_used);
+    }
+    // Shaken units may not charge.
+    st.units.get_mut("french-arq").expect("unit").status = Status::Shaken;
+    let bad =
+        serde_json::json!({"action": "charge", "charger": "french-arq", "target": "spanish-pike"});
+    assert_eq!(
+        plan(&st, Thresholds::default(), &action(bad))
+            .err()
+            .map(|r| r.code),
+        Some("cannot-charge".to_string())
+    );
+}
+
+#[test]
+fn fire_morale_tests_units_past_a_quarter_lost() {
+    let mut st = state();
+    st.phase = Phase::Melee;
+    {
+        let u = st.units.get_mut("spanish-pike").expect("unit");
+        u.figures = 16; // 4 of 20: not yet a quarter
+        u.fire_losses = 4;
+    }
+    let shaken = |e: &[Effect]| {
+        e.iter().any(|x| matches!(x, Effect::Unit(u) if u.id == "spanish-pike" && u.status == Status::Shaken))
+    };
+    assert_eq!(
+        p(&st, serde_json::json!({"action": "fire-morale"}), shaken),
+        0.0
+    );
+    {
+        let u = st.units.get_mut("spanish-pike").expect("unit");
+        u.figures = 15; // 5 of 20: a quarter
+        u.fire_losses = 5;
+    }
+    // To Stand fails 16.67%: shaken.
+    let q = p(&st, serde_json::json!({"action": "fire-morale"}), shaken);
+    assert!((q - 0.1667).abs() < 1e-4, "{q}");
 }

@@ -1,7 +1,8 @@
 //! The turn of The Sword and the Flame, Renaissance adaptation, as a game state folded from
-//! absolute effects (design section 3): the spent units' test, the movement and fire phases driven
-//! by the activation deck, and the end of the turn (rallying the routed, reload markers, the
-//! spirit of each army). Fire, charges and close combats in a game come next.
+//! absolute effects (design section 3): the spent units' test, the movement and fire steps driven
+//! by the activation deck, the fire morale tests, charges with their close combats, and the end of
+//! the turn (rallying the routed, reload markers, the spirit of each army). Still to come:
+//! evasion, breaking off, field officers' moves, the optional rules, weather.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -57,6 +58,12 @@ pub struct UnitState {
     /// Figures lost to fire this turn (for the fire morale test of step 4).
     #[serde(default)]
     pub fire_losses: u8,
+    /// Swiss pike (+1 To Close against pikes; two leaders).
+    #[serde(default)]
+    pub swiss: bool,
+    /// Its lances are spent (after its first close combat).
+    #[serde(default)]
+    pub lance_used: bool,
 }
 
 impl UnitState {
@@ -106,6 +113,12 @@ pub struct State {
     pub current: Option<String>,
     /// The sides whose army spirit failed (the game ends when a side has nothing left).
     pub broken: Vec<String>,
+    /// Step 4 has been taken this turn.
+    #[serde(default)]
+    pub fire_morale_done: bool,
+    /// Close combats use the company version (scenario option; default the figure version).
+    #[serde(default)]
+    pub company_combat: bool,
 }
 
 /// Absolute effects: folding them needs no dice.
@@ -119,6 +132,7 @@ pub enum Effect {
     NewPhase,
     Current { side: Option<String> },
     Broken { sides: Vec<String> },
+    FireMoraleDone { done: bool },
 }
 
 pub fn apply(st: &mut State, e: &Effect) {
@@ -142,6 +156,7 @@ pub fn apply(st: &mut State, e: &Effect) {
         }
         Effect::Current { side } => st.current = side.clone(),
         Effect::Broken { sides } => st.broken = sides.clone(),
+        Effect::FireMoraleDone { done } => st.fire_morale_done = *done,
     }
 }
 
@@ -185,6 +200,8 @@ pub fn initial(sc: &Scenario) -> Result<State, String> {
                 routed_turn: None,
                 field_officer: false,
                 fire_losses: 0,
+                swiss: u.flags.iter().any(|f| f == "swiss"),
+                lance_used: false,
             },
         );
     }
@@ -212,6 +229,8 @@ pub fn initial(sc: &Scenario) -> Result<State, String> {
         acted: BTreeSet::new(),
         current: None,
         broken: Vec::new(),
+        fire_morale_done: false,
+        company_combat: false,
     })
 }
 
@@ -250,6 +269,26 @@ pub enum Action {
     },
     /// The unit lets its chance pass.
     Pass { unit: String },
+    /// Step 4: every unit that took fire casualties tests (decision 8).
+    FireMorale,
+    /// Steps 5-7 for one charge: To Close, To Stand, the close combat, the loser's test.
+    Charge {
+        charger: String,
+        target: String,
+        /// The charger started its move behind the target (decision 27).
+        #[serde(default)]
+        rear: bool,
+        #[serde(default)]
+        across_wall: bool,
+        #[serde(default)]
+        climbing: bool,
+        /// The target is a pike square.
+        #[serde(default)]
+        square: bool,
+        /// Pikes on either side fight in broken ground or built-up areas.
+        #[serde(default)]
+        broken_ground: bool,
+    },
     /// Steps 8-10: rally the routed, remove a reload marker, each army's spirit.
     EndTurn,
 }
@@ -384,6 +423,22 @@ pub fn plan(st: &State, th: Thresholds, action: &Action) -> Result<Plan<Outcome>
             acc.summary.push(format!("{} lets its chance pass", u.name));
             Ok(Plan::Done(acc.finish("pass")))
         }
+        Action::FireMorale => fire_morale(st, th),
+        Action::Charge {
+            charger,
+            target,
+            rear,
+            across_wall,
+            climbing,
+            square,
+            broken_ground,
+        } => charge(
+            st,
+            th,
+            charger,
+            target,
+            [*rear, *across_wall, *climbing, *square, *broken_ground],
+        ),
         Action::EndTurn => end_turn(st, th),
     }
 }
@@ -970,6 +1025,306 @@ fn rout_unit(acc: Acc, u: UnitState, turn: u32) -> Plan<Acc> {
                 ..u.clone()
             }));
             acc
+        }),
+        Err(_) => Plan::Done(acc),
+    }
+}
+
+/// Step 4: units that took fire casualties test once they have lost a quarter of their start
+/// (To Stand; fail: shaken, or a rout if already shaken); routed units that took fire casualties
+/// test Stand and Fight or leave (001, MORALE; ROUTED UNITS; decision 8). Guns never test
+/// (decision 32).
+fn fire_morale(st: &State, th: Thresholds) -> Result<Plan<Outcome>, Rejection> {
+    need_phase(st, Phase::Melee, "fire-morale")?;
+    if st.fire_morale_done {
+        return Err(reject(
+            "already-done",
+            None,
+            "the fire morale tests of this turn are taken",
+        ));
+    }
+    let turn = st.turn;
+    let testing: Vec<UnitState> = st
+        .units
+        .values()
+        .filter(|u| {
+            u.on_table()
+                && u.fire_losses > 0
+                && !matches!(
+                    tables::troop(&u.troop).map(|t| t.kind),
+                    Some(tables::Kind::Gun)
+                )
+                && (u.status == Status::Routed
+                    || u32::from(u.figures_start - u.figures) * 4 >= u32::from(u.figures_start))
+        })
+        .cloned()
+        .collect();
+    let mut acc = Acc::default();
+    acc.effects.push(Effect::FireMoraleDone { done: true });
+    if testing.is_empty() {
+        acc.summary
+            .push("no unit has lost a quarter of its strength to fire".into());
+    }
+    let each: std::rc::Rc<dyn Fn(Acc, UnitState) -> Plan<Acc>> = std::rc::Rc::new(move |acc, u| {
+        let test = if u.status == Status::Routed {
+            Test::StandAndFight
+        } else {
+            Test::ToStand
+        };
+        match resolve::plan(&resolve::Request::Morale(morale_req(test, &u)), &th) {
+            Ok(p) => p.and_then(move |o| {
+                let pass = passed(&o);
+                let mut acc = acc.clone().with(o);
+                acc.summary.pop();
+                match (pass, u.status) {
+                    (true, _) => {
+                        acc.summary.push(format!("{} holds under fire", u.name));
+                        Plan::Done(acc)
+                    }
+                    (false, Status::Routed) => {
+                        acc.summary
+                            .push(format!("{} (routed) leaves the field", u.name));
+                        acc.effects.push(Effect::Unit(UnitState {
+                            status: Status::Gone,
+                            ..u.clone()
+                        }));
+                        Plan::Done(acc)
+                    }
+                    (false, Status::Shaken) => rout_unit(acc, u.clone(), turn),
+                    (false, _) => {
+                        acc.summary
+                            .push(format!("{} is shaken and falls back a normal move", u.name));
+                        acc.effects.push(Effect::Unit(UnitState {
+                            status: Status::Shaken,
+                            ..u.clone()
+                        }));
+                        Plan::Done(acc)
+                    }
+                }
+            }),
+            Err(_) => Plan::Done(acc),
+        }
+    });
+    Ok(chain(acc, testing, each).map(|a| a.finish("fire-morale")))
+}
+
+fn lighter_cavalry(id: &str) -> bool {
+    matches!(
+        id,
+        "reiters" | "light-horse-arquebus" | "light-horse-crossbow" | "light-horse-spear"
+    )
+}
+
+/// A charge, steps 5-7 (design 5.4 tests 4-6, section 6): the charger tests To Close (fail:
+/// shaken, no contact); a routed target is destroyed, skirmishers and gun crews too; else the
+/// target tests To Stand (fail: routs); then the whole close combat, and the loser tests Stand and
+/// Fight (pass: falls back shaken; fail: routs). Each stage's odds are worked out once.
+fn charge(
+    st: &State,
+    th: Thresholds,
+    charger: &str,
+    target: &str,
+    [rear, across_wall, climbing, square, broken_ground]: [bool; 5],
+) -> Result<Plan<Outcome>, Rejection> {
+    need_phase(st, Phase::Melee, "charge")?;
+    if !st.fire_morale_done {
+        return Err(reject(
+            "fire-morale-first",
+            None,
+            "take the fire morale tests (step 4) before the charges",
+        ));
+    }
+    let get = |id: &str, field: &str| {
+        st.units
+            .get(id)
+            .filter(|u| u.on_table())
+            .cloned()
+            .ok_or_else(|| {
+                reject(
+                    "unknown-unit",
+                    Some(field),
+                    format!("{field}: no unit \"{id}\" on the table"),
+                )
+            })
+    };
+    let a = get(charger, "charger")?;
+    let b = get(target, "target")?;
+    if a.side == b.side {
+        return Err(reject("own-side", Some("target"), "target: an enemy unit"));
+    }
+    if matches!(a.status, Status::Shaken | Status::Routed) {
+        return Err(reject("cannot-charge", Some("charger"), "charger: shaken and routed units may not move, so may not charge (001, SHAKEN UNITS; ROUTED UNITS)"));
+    }
+    let ta = tables::troop(&a.troop)
+        .ok_or_else(|| reject("unknown-type", Some("charger"), "charger: unknown type"))?;
+    let tb = tables::troop(&b.troop)
+        .ok_or_else(|| reject("unknown-type", Some("target"), "target: unknown type"))?;
+    if matches!(ta.kind, tables::Kind::Gun | tables::Kind::Train) || a.order == Order::Skirmish {
+        return Err(reject(
+            "cannot-charge",
+            Some("charger"),
+            "charger: guns, the train and skirmishers do not charge into close combat",
+        ));
+    }
+    let mut close_req = morale_req(Test::ToClose, &a);
+    close_req.gendarmes_vs_lighter_cavalry = ta.id == "gendarmes" && lighter_cavalry(tb.id);
+    close_req.swiss_vs_pikes = a.swiss && ta.id == "pikemen" && tb.id == "pikemen";
+    let to_close = resolve::plan(&resolve::Request::Morale(close_req), &th)?;
+    let stand_req = morale_req(Test::ToStand, &b);
+    let to_stand = resolve::plan(&resolve::Request::Morale(stand_req), &th)?;
+    let version = if st.company_combat {
+        resolve::Version::Company
+    } else {
+        resolve::Version::Figure
+    };
+    let side = |u: &UnitState, t: &tables::Troop, attacked_in_rear: bool, square: bool| {
+        resolve::CombatSide {
+            troop: u.troop.clone(),
+            order: Some(u.order),
+            figures: u.figures,
+            leaders: u.leaders.min(u.figures),
+            field_officer: u.field_officer,
+            shaken: u.status == Status::Shaken,
+            lance: !u.lance_used && matches!(t.id, "gendarmes" | "light-horse-spear"),
+            climbing: false,
+            across_wall: false,
+            attacked_in_rear,
+            square,
+            broken_ground: broken_ground && t.id == "pikemen",
+        }
+    };
+    let mut sa = side(&a, ta, false, false);
+    sa.climbing = climbing;
+    sa.across_wall = across_wall;
+    let sb = side(&b, tb, rear && !square, square && tb.id == "pikemen");
+    let combat = resolve::plan(
+        &resolve::Request::CloseCombat(resolve::CombatRequest {
+            version,
+            a: sa,
+            b: sb,
+        }),
+        &th,
+    )?;
+    let turn = st.turn;
+    let instant = b.status == Status::Routed
+        || b.order == Order::Skirmish
+        || matches!(tb.kind, tables::Kind::Gun | tables::Kind::Train);
+    let (a2, b2) = (a.clone(), b.clone());
+    let plan = to_close.and_then(move |o| {
+        let pass = passed(&o);
+        let mut acc = Acc::default().with(o);
+        acc.summary.pop();
+        acc.facets = vec![("charge goes in".into(), if pass { "yes" } else { "no" }.into())];
+        if !pass {
+            acc.summary.push(format!("{} fails To Close: shaken, falls back a normal move (decision 9)", a2.name));
+            acc.effects.push(Effect::Unit(UnitState { status: Status::Shaken, ..a2.clone() }));
+            return Plan::Done(acc);
+        }
+        if instant {
+            acc.summary.push(format!("{} is destroyed: routed units, skirmishers that do not evade and gun crews do not stand (001, ROUTED UNITS; ORDER; ADDITIONAL NOTES)", b2.name));
+            acc.effects.push(Effect::Unit(UnitState { status: Status::Gone, ..b2.clone() }));
+            acc.facets.push(("target".into(), "destroyed".into()));
+            return Plan::Done(acc);
+        }
+        let (a3, b3, combat, to_stand) = (a2.clone(), b2.clone(), combat.clone(), to_stand.clone());
+        // Everything after a passed To Close is the same whatever its dice: worked out once.
+        Plan::memo("charge-in", move || {
+            let (a4, b4, combat) = (a3.clone(), b3.clone(), combat.clone());
+            let acc = acc.clone();
+            to_stand.clone().and_then(move |o| {
+                let stands = passed(&o);
+                let mut acc = acc.clone().with(o);
+                acc.summary.pop();
+                if !stands {
+                    acc.summary.push(format!("{} fails To Stand and routs", b4.name));
+                    acc.facets.push(("target".into(), "routs".into()));
+                    return rout_unit(acc, b4.clone(), turn);
+                }
+                let (a5, b5, combat) = (a4.clone(), b4.clone(), combat.clone());
+                Plan::memo("stands", move || {
+                    let (a6, b6) = (a5.clone(), b5.clone());
+                    let acc = acc.clone();
+                    combat.clone().and_then(move |o| {
+                        after_combat(acc.clone(), o, a6.clone(), b6.clone(), rear, turn)
+                    })
+                })
+            })
+        })
+    });
+    Ok(plan.map(|a| a.finish("charge")))
+}
+
+/// After the close combat: losses to both units, lances spent, and the loser's Stand and Fight
+/// (−2 if it was attacked in the rear): pass, falls back shaken; fail, routs.
+fn after_combat(
+    acc: Acc,
+    o: Outcome,
+    a: UnitState,
+    b: UnitState,
+    rear: bool,
+    turn: u32,
+) -> Plan<Acc> {
+    let get = |k: &str| -> u8 {
+        o.facets
+            .iter()
+            .find(|(f, _)| f == k)
+            .and_then(|(_, v)| v.parse().ok())
+            .unwrap_or(0)
+    };
+    let a_wins = o.facets.iter().any(|(k, v)| k == "winner" && v == "A");
+    let (la, lb) = (get("A figures lost"), get("B figures lost"));
+    let mut acc = acc.with(o);
+    acc.summary.pop();
+    let hurt = |u: &UnitState, lost: u8| {
+        let figures = u.figures.saturating_sub(lost);
+        UnitState {
+            figures,
+            // The leaders fight last: they are the last to fall.
+            leaders: u.leaders.min(figures),
+            status: if figures == 0 { Status::Gone } else { u.status },
+            lance_used: true,
+            ..u.clone()
+        }
+    };
+    let (a2, b2) = (hurt(&a, la), hurt(&b, lb));
+    acc.effects.push(Effect::Unit(a2.clone()));
+    acc.effects.push(Effect::Unit(b2.clone()));
+    acc.facets.push((
+        "winner".into(),
+        if a_wins { "charger" } else { "target" }.into(),
+    ));
+    let loser = if a_wins { b2 } else { a2 };
+    acc.summary.push(format!(
+        "{} wins the close combat; losses {} {la}, {} {lb}",
+        if a_wins { &a.name } else { &b.name },
+        a.name,
+        b.name
+    ));
+    if !loser.on_table() {
+        return Plan::Done(acc);
+    }
+    let mut req = morale_req(Test::StandAndFight, &loser);
+    req.attacked_in_rear = rear && loser.id == b.id;
+    match resolve::plan(&resolve::Request::Morale(req), &Thresholds::default()) {
+        Ok(p) => p.and_then(move |o| {
+            let holds = passed(&o);
+            let mut acc = acc.clone().with(o);
+            acc.summary.pop();
+            acc.facets.push((
+                "loser".into(),
+                if holds { "falls back shaken" } else { "routs" }.into(),
+            ));
+            if holds {
+                acc.summary
+                    .push(format!("{} falls back a normal move, shaken", loser.name));
+                acc.effects.push(Effect::Unit(UnitState {
+                    status: Status::Shaken,
+                    ..loser.clone()
+                }));
+                Plan::Done(acc)
+            } else {
+                rout_unit(acc, loser.clone(), turn)
+            }
         }),
         Err(_) => Plan::Done(acc),
     }

@@ -3,9 +3,10 @@
 //!
 //! Built so far: the charts (`tables`) and the text's main dice resolutions as plans with exact
 //! odds (`resolve`): fire with casualty cards, the morale tests, bouts and whole close combats,
-//! movement, the spirit of the army, a rout. Still to come: the reiters' D4 ranks, quicker
-//! movement's D4, card draws as cards rather than dice, the game flow (the activation deck, the
-//! turn's ten steps, reload markers) and the app's pages; until then the rule set stays listed as
+//! movement, the spirit of the army, a rout; and the turn (`game`): the activation deck, moving,
+//! firing, fire morale, charges with their close combats, the end of the turn. Still to come: the
+//! reiters' D4 ranks, quicker movement's D4, evasion, breaking off, the optional rules, the
+//! `Engine` binding with scenarios, and the app's pages; until then the rule set stays listed as
 //! not yet available.
 
 pub mod game;

@@ -1100,7 +1100,7 @@ impl Fight {
                 "{w} wins the close combat after {} bout(s); losses: A {la}, B {lb} figure(s). {l} tests Stand and Fight (pass: falls back a normal move, shaken; fail: routs)",
                 steps.len()
             );
-            return Plan::Done(outcome(
+            let done = outcome(
                 "close-combat",
                 summary,
                 steps,
@@ -1109,7 +1109,12 @@ impl Fight {
                     ("A figures lost", la.to_string()),
                     ("B figures lost", lb.to_string()),
                 ],
-            ));
+            );
+            // The end states too: whatever follows a combat (the loser's test) is then worked
+            // out once per result.
+            return Plan::memo(format!("end:{w}:{la}:{lb}"), move || {
+                Plan::Done(done.clone())
+            });
         }
         let me = self.clone();
         Plan::memo(format!("{ia}:{ib}:{la}:{lb}"), move || {
