@@ -72,4 +72,35 @@ fn main() {
             black_box(odds(&plan));
         });
     }
+
+    // The Sword and the Flame, Renaissance (stand-alone plans, not yet a listed rule set).
+    let tsatf: [(&str, Value); 4] = [
+        (
+            "fire, 20 arquebusiers at pike, casualty cards",
+            json!({"action":"fire","weapon":"arquebus","target_class":1,"firers":20}),
+        ),
+        (
+            "close combat, company version, Swiss v Landsknecht pike",
+            json!({"action":"close-combat","version":"company","a":{"type":"pikemen","figures":20,"leaders":2},"b":{"type":"pikemen","figures":20}}),
+        ),
+        (
+            "close combat, figure version, 8 gendarmes v 12 pike",
+            json!({"action":"close-combat","version":"figure","a":{"type":"gendarmes","figures":8,"lance":true},"b":{"type":"pikemen","figures":12}}),
+        ),
+        (
+            "morale, Stand and Fight, shaken and spent",
+            json!({"action":"morale","test":"stand-and-fight","shaken":true,"spent":true}),
+        ),
+    ];
+    for (name, action) in &tsatf {
+        let mut stream = DiceStream::from_seed(1);
+        measure(&format!("resolve  tsatf: {name}"), budget, || {
+            let plan = tercio_rules::sword_and_flame_renaissance::plan(action).expect("plan");
+            black_box(plan.roll(&mut stream));
+        });
+        measure(&format!("odds     tsatf: {name}"), budget, || {
+            let plan = tercio_rules::sword_and_flame_renaissance::plan(action).expect("plan");
+            black_box(odds(&plan));
+        });
+    }
 }

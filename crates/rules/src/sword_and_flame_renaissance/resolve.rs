@@ -494,19 +494,25 @@ fn casualty_cards(cards: usize, hits: usize, fire: Step) -> Plan<Outcome> {
             ));
         }
         let label = format!("Casualty card {}", drawn.len() + 1);
-        let rest = left.clone();
-        Plan::card(
-            label,
-            52,
-            left,
-            |c| u8::from(is_ace(c)),
-            move |c| {
-                let next: Vec<u8> = rest.iter().copied().filter(|&x| x != c).collect();
-                let mut got = drawn.clone();
-                got.push(c);
-                draw(next, n - 1, got, fire.clone(), hits)
-            },
-        )
+        // What follows depends only on the hits, the cards still to draw and the aces already
+        // drawn: worked out once per such state.
+        let aces = drawn.iter().filter(|&&c| is_ace(c)).count();
+        let key = format!("cards:{hits}:{n}:{aces}");
+        Plan::memo(key, move || {
+            let (rest, drawn, fire) = (left.clone(), drawn.clone(), fire.clone());
+            Plan::card(
+                label.clone(),
+                52,
+                left.clone(),
+                |c| u8::from(is_ace(c)),
+                move |c| {
+                    let next: Vec<u8> = rest.iter().copied().filter(|&x| x != c).collect();
+                    let mut got = drawn.clone();
+                    got.push(c);
+                    draw(next, n - 1, got, fire.clone(), hits)
+                },
+            )
+        })
     }
     draw((1..=52).collect(), cards, Vec::new(), fire, hits)
 }
@@ -1075,7 +1081,27 @@ fn close_combat(c: &CombatRequest) -> Result<Plan<Outcome>, Rejection> {
         qb,
         version: c.version,
     });
-    Ok(fight.from((0, 0), (0, 0), Vec::new()))
+    Ok(fight.from((0, 0), (0, 0), None))
+}
+
+/// The bouts fought so far, newest first, shared between the branches that follow them (cloning
+/// is a pointer copy however long the combat).
+type Trail = Option<Rc<Bout>>;
+
+struct Bout {
+    step: Step,
+    before: Trail,
+}
+
+fn trail_steps(t: &Trail) -> Vec<Step> {
+    let mut out = Vec::new();
+    let mut at = t;
+    while let Some(node) = at {
+        out.push(node.step.clone());
+        at = &node.before;
+    }
+    out.reverse();
+    out
 }
 
 struct Fight {
@@ -1091,9 +1117,10 @@ impl Fight {
         self: &Rc<Self>,
         (ia, ib): (usize, usize),
         (la, lb): (u32, u32),
-        steps: Vec<Step>,
+        trail: Trail,
     ) -> Plan<Outcome> {
         if ia >= self.qa.len() || ib >= self.qb.len() {
+            let steps = trail_steps(&trail);
             let a_wins = ib >= self.qb.len();
             let (w, l) = if a_wins { ("A", "B") } else { ("B", "A") };
             let summary = format!(
@@ -1119,7 +1146,7 @@ impl Fight {
         let me = self.clone();
         Plan::memo(format!("{ia}:{ib}:{la}:{lb}"), move || {
             let (fa, fb) = (&me.qa[ia], &me.qb[ib]);
-            let (next, steps) = (me.clone(), steps.clone());
+            let (next, trail) = (me.clone(), trail.clone());
             bout_plan(
                 (me.ta, &fa.fighter),
                 (me.tb, &fb.fighter),
@@ -1127,13 +1154,15 @@ impl Fight {
                 (fa.name.clone(), fb.name.clone()),
                 (fa.men, fb.men),
                 move |r| {
-                    let mut steps = steps.clone();
-                    steps.push(r.step);
+                    let trail = Some(Rc::new(Bout {
+                        step: r.step,
+                        before: trail.clone(),
+                    }));
                     let lost = u32::from(r.lost);
                     if r.a_wins {
-                        next.from((ia, ib + 1), (la, lb + lost), steps)
+                        next.from((ia, ib + 1), (la, lb + lost), trail)
                     } else {
-                        next.from((ia + 1, ib), (la + lost, lb), steps)
+                        next.from((ia + 1, ib), (la + lost, lb), trail)
                     }
                 },
             )
