@@ -878,6 +878,11 @@ fn bout_plan<T: 'static>(
     let dice = labelled(2, 6, "Close-combat die");
     let label_dice = dice.clone();
     let modifiers: Vec<Modifier> = ma.into_iter().chain(mb).collect();
+    // Built once per bout, not once per throw: the exact odds walk every throw.
+    let title = format!(
+        "Bout: A {} against B {}: D6 each + factors; {tie}; {how}",
+        names.0, names.1
+    );
     Plan::rethrow_until(
         dice,
         move |f| i32::from(f[0]) + sa != i32::from(f[1]) + sb || wta != wtb,
@@ -907,10 +912,7 @@ fn bout_plan<T: 'static>(
                 a_wins,
                 lost,
                 step: Step {
-                    title: format!(
-                        "Bout: A {} against B {}: D6 each + factors; {tie}; {how}",
-                        names.0, names.1
-                    ),
+                    title: title.clone(),
                     dice: rolled(&label_dice, f),
                     modifiers: modifiers.clone(),
                     totals: vec![("A".into(), x), ("B".into(), y)],
