@@ -1,45 +1,15 @@
 //! The JSON API against the real server on port 0 with a temporary SQLite database.
 
-use std::sync::Arc;
+mod common;
 
+use common::{server, token, Server};
 use serde_json::{json, Value};
-use tercio_store::Store;
 use tercio_web::client::{request, request_with, Reply};
-
-struct Server {
-    addr: String,
-    key: String,
-    _running: tercio_web::Running,
-    _dir: tempfile::TempDir,
-}
-
-fn server() -> Server {
-    let dir = tempfile::tempdir().expect("tmp");
-    let store = tercio_store::SqliteStore::open(&dir.path().join("t.db")).expect("db");
-    let key = store.host_key().expect("key");
-    let running = tercio_web::spawn(tercio_web::AppState::new(Arc::new(store))).expect("server");
-    Server {
-        addr: running.addr.clone(),
-        key,
-        _running: running,
-        _dir: dir,
-    }
-}
-
-/// The token in a seat's link.
-fn token(url: &Value) -> String {
-    url.as_str()
-        .and_then(|u| u.rsplit('/').next())
-        .expect("link")
-        .to_string()
-}
 
 impl Server {
     /// A new game from a shipped scenario; its game master's token.
     fn new_game(&self, scenario: &str, seed: u64) -> String {
-        let r = self.post("/api/games", &json!({"scenario": scenario, "seed": seed}));
-        assert_eq!(r.status, 201, "{}", r.body);
-        token(&r.json()["links"][0]["url"])
+        token(&self.create(&json!({"scenario": scenario, "seed": seed}))["links"][0]["url"])
     }
 
     /// Requests as the host (with the host key); seat routes ignore it.

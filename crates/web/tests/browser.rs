@@ -7,8 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use tercio_store::Store;
-use tercio_web::client::{request, request_with};
+use tercio_web::client::request;
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 const DRIVER: &str = "/usr/bin/chromedriver";
@@ -24,53 +23,9 @@ fn browser_available() -> bool {
     ok
 }
 
-struct Server {
-    addr: String,
-    key: String,
-    _running: tercio_web::Running,
-    _dir: tempfile::TempDir,
-}
+mod common;
 
-fn server() -> Server {
-    let dir = tempfile::tempdir().expect("tmp");
-    let store = tercio_store::SqliteStore::open(&dir.path().join("t.db")).expect("db");
-    let key = store.host_key().expect("key");
-    let running = tercio_web::spawn(tercio_web::AppState::new(Arc::new(store))).expect("server");
-    Server {
-        addr: running.addr.clone(),
-        key,
-        _running: running,
-        _dir: dir,
-    }
-}
-
-impl Server {
-    /// A new game as the host; its links (game master first, then each side, then spectators).
-    fn new_game(&self, scenario: &str) -> Vec<String> {
-        let auth = format!("Bearer {}", self.key);
-        let r = request_with(
-            &self.addr,
-            "POST",
-            "/api/games",
-            &[("Authorization", &auth)],
-            Some(&json!({"scenario": scenario}).to_string()),
-        )
-        .expect("create");
-        assert_eq!(r.status, 201, "{}", r.body);
-        r.json()["links"]
-            .as_array()
-            .expect("links")
-            .iter()
-            .map(|l| {
-                l["url"]
-                    .as_str()
-                    .and_then(|u| u.rsplit('/').next())
-                    .expect("url")
-                    .to_string()
-            })
-            .collect()
-    }
-}
+use common::server;
 
 /// A chromedriver process and one browser session.
 struct Browser {
@@ -366,7 +321,7 @@ fn phone_width_and_inert_names_in_chromium() {
         "name = \"Swiss pikes (first block)\"",
         &format!("name = \"{evil}\""),
     );
-    let links = s.new_game(&toml);
+    let links = s.links(&toml);
     let b = Browser::start(360);
     b.go(&format!("http://{}/s/{}", s.addr, links[0]));
     b.wait(
@@ -464,7 +419,7 @@ fn live_updates_reach_another_seat_and_catch_up_after_a_cut_in_chromium() {
         return;
     }
     let s = server();
-    let links = s.new_game("el-gran-capitan/cerignola-1503");
+    let links = s.links("el-gran-capitan/cerignola-1503");
     let relay = Relay::start(&s.addr);
     // Two browsers, each with its own profile: the game master's, and a side's behind a line
     // that will go down.
@@ -570,7 +525,7 @@ fn a_side_resolves_its_own_units_and_table_dice_are_typed_in_chromium() {
         return;
     }
     let s = server();
-    let links = s.new_game("el-gran-capitan/cerignola-1503");
+    let links = s.links("el-gran-capitan/cerignola-1503");
     let gm = Browser::start(1000);
     let side = Browser::start(400);
     gm.go(&format!("http://{}/s/{}", s.addr, links[0]));

@@ -1,35 +1,16 @@
 //! Seats, live updates, concurrency and verifiable dice, against the real server on port 0.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use tercio_rules::game::commitment;
-use tercio_store::{SqliteStore, Store};
+use tercio_store::Store;
 use tercio_web::client::{read_events, request_with, Reply};
 
-struct Server {
-    addr: String,
-    key: String,
-    store: Arc<SqliteStore>,
-    _running: tercio_web::Running,
-    _dir: tempfile::TempDir,
-}
+mod common;
 
-fn server() -> Server {
-    let dir = tempfile::tempdir().expect("tmp");
-    let store = Arc::new(SqliteStore::open(&dir.path().join("t.db")).expect("db"));
-    let key = store.host_key().expect("key");
-    let running = tercio_web::spawn(tercio_web::AppState::new(store.clone())).expect("server");
-    Server {
-        addr: running.addr.clone(),
-        key,
-        store,
-        _running: running,
-        _dir: dir,
-    }
-}
+use common::{server, token, Server};
 
 /// A game's links, by role.
 struct Links {
@@ -53,13 +34,6 @@ impl Links {
     }
 }
 
-fn token(url: &Value) -> String {
-    url.as_str()
-        .and_then(|u| u.rsplit('/').next())
-        .expect("link")
-        .to_string()
-}
-
 impl Server {
     fn call(
         &self,
@@ -79,15 +53,7 @@ impl Server {
         self.call("POST", path, &[], Some(&body.to_string()))
     }
     fn new_game(&self, scenario: &str, seed: u64) -> Links {
-        let auth = format!("Bearer {}", self.key);
-        let r = self.call(
-            "POST",
-            "/api/games",
-            &[("Authorization", &auth)],
-            Some(&json!({"scenario": scenario, "seed": seed}).to_string()),
-        );
-        assert_eq!(r.status, 201, "{}", r.body);
-        let v = r.json();
+        let v = self.create(&json!({"scenario": scenario, "seed": seed}));
         let links = v["links"].as_array().expect("links");
         Links {
             id: v["id"].as_str().expect("id").to_string(),

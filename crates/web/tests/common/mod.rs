@@ -1,0 +1,67 @@
+//! What the web tests share: the real server on port 0 over a temporary SQLite database, with
+//! its host key, and reading a seat's token from its link.
+#![allow(dead_code)]
+
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+use tercio_store::{SqliteStore, Store};
+use tercio_web::client::request_with;
+
+pub struct Server {
+    pub addr: String,
+    pub key: String,
+    pub store: Arc<SqliteStore>,
+    _running: tercio_web::Running,
+    _dir: tempfile::TempDir,
+}
+
+pub fn server() -> Server {
+    let dir = tempfile::tempdir().expect("tmp");
+    let store = Arc::new(SqliteStore::open(&dir.path().join("t.db")).expect("db"));
+    let key = store.host_key().expect("key");
+    let running = tercio_web::spawn(tercio_web::AppState::new(store.clone())).expect("server");
+    Server {
+        addr: running.addr.clone(),
+        key,
+        store,
+        _running: running,
+        _dir: dir,
+    }
+}
+
+/// The token in a seat's link.
+pub fn token(url: &Value) -> String {
+    url.as_str()
+        .and_then(|u| u.rsplit('/').next())
+        .expect("link")
+        .to_string()
+}
+
+impl Server {
+    /// Make a game as the host (`body`: `{"scenario": ..., "seed": ...}`); the answer's JSON,
+    /// with a link per seat: game master first, then each side, then spectators.
+    pub fn create(&self, body: &Value) -> Value {
+        let auth = format!("Bearer {}", self.key);
+        let r = request_with(
+            &self.addr,
+            "POST",
+            "/api/games",
+            &[("Authorization", &auth)],
+            Some(&body.to_string()),
+        )
+        .expect("create");
+        assert_eq!(r.status, 201, "{}", r.body);
+        r.json()
+    }
+
+    /// A new game's seat tokens, in the order of its links.
+    pub fn links(&self, scenario: &str) -> Vec<String> {
+        self.create(&json!({"scenario": scenario}))["links"]
+            .as_array()
+            .expect("links")
+            .iter()
+            .map(|l| token(&l["url"]))
+            .collect()
+    }
+}
