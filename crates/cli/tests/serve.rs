@@ -42,6 +42,14 @@ fn start(db: &std::path::Path, new_db: bool) -> (Child, String, String, Option<S
     (child, addr, key, demo)
 }
 
+/// The army commander of the side holding the initiative in the demo game (Cerignola).
+fn commander(state: &serde_json::Value) -> &'static str {
+    match state["initiative_side"].as_str().expect("side") {
+        "french" => "nemours",
+        _ => "gonzalo",
+    }
+}
+
 #[test]
 fn acknowledged_actions_survive_a_kill() {
     let dir = tempfile::tempdir().expect("tmp");
@@ -68,11 +76,7 @@ fn acknowledged_actions_survive_a_kill() {
         .as_str()
         .expect("side")
         .to_string();
-    let leader = if side == "french" {
-        "nemours"
-    } else {
-        "gonzalo"
-    };
+    let leader = commander(&r.json()["state"]);
     let r = request(
         &addr,
         "POST",
@@ -170,15 +174,7 @@ fn an_exported_game_verifies_and_an_altered_roll_is_caught() {
         assert_eq!(r.status, 200, "{path}: {}", r.body);
         r.json()
     };
-    let side = post("actions", r#"{"action":"initiative"}"#)["state"]["initiative_side"]
-        .as_str()
-        .expect("side")
-        .to_string();
-    let leader = if side == "french" {
-        "nemours"
-    } else {
-        "gonzalo"
-    };
+    let leader = commander(&post("actions", r#"{"action":"initiative"}"#)["state"]);
     let r = request(
         &addr,
         "POST",
