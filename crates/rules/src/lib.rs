@@ -36,4 +36,7 @@ pub mod report;
 pub mod scenario;
 pub mod sword_and_flame_renaissance;
 
-pub use registry::{lookup, Engine, Outcome, Rejection, RuleSet, SideScore, Viewer};
+pub use registry::{
+    lookup, ActionForm, Board, BoardTable, Choice, Engine, FieldKind, FormField, Outcome, Rejection,
+    RuleSet, SideScore, Viewer,
+};

@@ -90,6 +90,107 @@ pub trait Engine: Send {
     fn view_event(&self, event: &Value, _viewer: &Viewer) -> Option<Value> {
         Some(event.clone())
     }
+    /// The game at a glance, for rule sets whose pages the shell draws from data: the turn and
+    /// step, whose move it is, and tables of units. `None`: the shell has its own page for it.
+    fn board(&self, _state: &Value) -> Option<Board> {
+        None
+    }
+    /// The actions that can be taken now, as forms the shell draws without knowing the rule set:
+    /// every action for the game master (`side` = `None`), a side's own actions otherwise.
+    fn forms(&self, _state: &Value, _side: Option<&str>) -> Vec<ActionForm> {
+        Vec::new()
+    }
+}
+
+/// The game at a glance: a headline (turn, step, whose move it is), notes (what the table must do
+/// now), and tables (each side's units with their tracked state).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Board {
+    pub headline: String,
+    pub notes: Vec<String>,
+    pub tables: Vec<BoardTable>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BoardTable {
+    pub title: String,
+    pub columns: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+/// One action that can be taken now, with its fields. The shell builds the action's JSON as
+/// `{"action": action, field name: value...}`: a choice gives its option's value (an optional
+/// choice left empty leaves the field out), a flag `true` when ticked (left out otherwise), a
+/// number an integer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ActionForm {
+    pub action: String,
+    pub label: String,
+    /// What it does, in a line.
+    pub hint: String,
+    pub fields: Vec<FormField>,
+    /// Show the exact odds as the fields change (the action rolls dice).
+    pub odds: bool,
+    /// The turn's next step: drawn first and highlighted.
+    pub primary: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FormField {
+    pub name: String,
+    pub label: String,
+    #[serde(flatten)]
+    pub kind: FieldKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum FieldKind {
+    /// One of `options`; when `optional`, an empty first choice leaves the field out.
+    Choice { options: Vec<Choice>, optional: bool },
+    /// A tick box.
+    Flag,
+    /// A whole number from `min` to `max`, starting at `value`.
+    Number { min: i64, max: i64, value: i64 },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Choice {
+    pub value: String,
+    pub label: String,
+}
+
+impl FormField {
+    pub fn choice(name: &str, label: &str, options: Vec<Choice>, optional: bool) -> Self {
+        FormField {
+            name: name.into(),
+            label: label.into(),
+            kind: FieldKind::Choice { options, optional },
+        }
+    }
+    pub fn flag(name: &str, label: &str) -> Self {
+        FormField {
+            name: name.into(),
+            label: label.into(),
+            kind: FieldKind::Flag,
+        }
+    }
+    pub fn number(name: &str, label: &str, min: i64, max: i64, value: i64) -> Self {
+        FormField {
+            name: name.into(),
+            label: label.into(),
+            kind: FieldKind::Number { min, max, value },
+        }
+    }
+}
+
+impl Choice {
+    pub fn new(value: impl Into<String>, label: impl Into<String>) -> Self {
+        Choice {
+            value: value.into(),
+            label: label.into(),
+        }
+    }
 }
 
 /// Who is looking: the game master, one side's player, or a spectator.
@@ -124,6 +225,11 @@ pub trait RuleSet: Sync {
     }
     fn required_nationality(&self, _troop: &str) -> Option<&'static [&'static str]> {
         None
+    }
+    /// The scenario key giving a unit's size and its range: `bases` (1 to 6) for the app-driven
+    /// rule sets; rule sets that count figures name `figures`.
+    fn unit_size(&self) -> (&'static str, i64, i64) {
+        ("bases", 1, 6)
     }
     /// Chart entries a scenario's `[house_rules]` may override.
     fn house_rule_keys(&self) -> Vec<String> {

@@ -561,6 +561,7 @@ pub fn parse(file: &str, src: &str) -> Result<Scenario, Vec<Diagnostic>> {
 
     // Units.
     let mut units = Vec::new();
+    let (size_key, size_min, size_max) = rules.map_or(("bases", 1, 6), |r| r.unit_size());
     for u in top.tables("units", &mut d) {
         u.unknown_keys(
             &[
@@ -568,7 +569,7 @@ pub fn parse(file: &str, src: &str) -> Result<Scenario, Vec<Diagnostic>> {
                 "name",
                 "side",
                 "type",
-                "bases",
+                size_key,
                 "leader",
                 "flags",
                 "nationality",
@@ -578,7 +579,7 @@ pub fn parse(file: &str, src: &str) -> Result<Scenario, Vec<Diagnostic>> {
         let id = u.id("id", &mut d);
         let name = u.string("name", true, &mut d);
         let side = u.string("side", true, &mut d);
-        let bases = u.int("bases", 1, 6, None, &mut d);
+        let bases = u.int(size_key, size_min, size_max, None, &mut d);
         let leader = u.string("leader", true, &mut d);
         let nationality = u.string("nationality", false, &mut d);
         let flags = u.strings("flags", &mut d);
