@@ -37,6 +37,6 @@ pub mod scenario;
 pub mod sword_and_flame_renaissance;
 
 pub use registry::{
-    lookup, ActionForm, Board, BoardTable, Choice, Engine, FieldKind, FormField, Outcome, Rejection,
-    RuleSet, SideScore, Viewer,
+    lookup, ActionForm, Board, BoardTable, Choice, Engine, FieldKind, FormField, Outcome,
+    Rejection, RuleSet, SideScore, Viewer,
 };

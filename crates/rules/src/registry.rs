@@ -30,6 +30,10 @@ impl Rejection {
 impl std::fmt::Display for Rejection {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.field {
+            // Messages that already start with their field are not prefixed twice.
+            Some(field) if self.message.starts_with(&format!("{field}:")) => {
+                write!(f, "{} [{}]", self.message, self.code)
+            }
             Some(field) => write!(f, "{field}: {} [{}]", self.message, self.code),
             None => write!(f, "{} [{}]", self.message, self.code),
         }
@@ -147,7 +151,10 @@ pub struct FormField {
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum FieldKind {
     /// One of `options`; when `optional`, an empty first choice leaves the field out.
-    Choice { options: Vec<Choice>, optional: bool },
+    Choice {
+        options: Vec<Choice>,
+        optional: bool,
+    },
     /// A tick box.
     Flag,
     /// A whole number from `min` to `max`, starting at `value`.
@@ -285,12 +292,6 @@ pub fn not_available(r: &dyn RuleSet) -> String {
     )
 }
 
-static SWORD_AND_FLAME: Pending = Pending {
-    id: "sword-and-flame-renaissance",
-    alias: "tsatf",
-    name: "The Sword and the Flame, Renaissance adaptation",
-    seed: "001_165c2c49ebcfd77c.txt",
-};
 static CALLAN: Pending = Pending {
     id: "callan-renaissance",
     alias: "callan",
@@ -309,7 +310,7 @@ pub fn all() -> [&'static dyn RuleSet; 5] {
     [
         &*crate::bloody_dismal_fight::RULESET,
         &*crate::el_gran_capitan::RULESET,
-        &SWORD_AND_FLAME,
+        &crate::sword_and_flame_renaissance::RULESET,
         &CALLAN,
         &ECW,
     ]
@@ -371,7 +372,7 @@ mod tests {
 
     #[test]
     fn pending_rule_sets_say_so() {
-        for id in ["tsatf", "callan", "ecw"] {
+        for id in ["callan", "ecw"] {
             let r = lookup(id).expect("listed");
             assert!(!r.available());
             let msg = r.engine(None).err().expect("not available");
@@ -379,5 +380,6 @@ mod tests {
         }
         assert!(lookup("abdf").expect("listed").available());
         assert!(lookup("egc").expect("listed").available());
+        assert!(lookup("tsatf").expect("listed").available());
     }
 }

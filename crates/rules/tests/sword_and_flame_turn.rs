@@ -29,6 +29,10 @@ fn unit(id: &str, side: &str, troop: &str, order: Order, figures: u8) -> UnitSta
         fire_losses: 0,
         swiss: false,
         lance_used: false,
+        sub_units: Vec::new(),
+        dismounted: false,
+        wounded: 0,
+        brigade: None,
     }
 }
 
@@ -66,6 +70,11 @@ fn state() -> State {
         broken: Vec::new(),
         fire_morale_done: false,
         company_combat: false,
+        options: Default::default(),
+        light_rain: false,
+        officers: BTreeMap::new(),
+        moves_left: 0,
+        wounded: BTreeMap::new(),
     }
 }
 

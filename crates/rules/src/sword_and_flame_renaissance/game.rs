@@ -64,6 +64,18 @@ pub struct UnitState {
     /// Its lances are spent (after its first close combat).
     #[serde(default)]
     pub lance_used: bool,
+    /// Sub-units attached to a pike formation (troop ids, five figures each; decision 30).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sub_units: Vec<String>,
+    /// Mounted arquebusiers or crossbowmen fighting on foot (001, OPTIONAL RULES, DISMOUNTING).
+    #[serde(default)]
+    pub dismounted: bool,
+    /// Wounded figures the unit carries (optional rule, variant 1): 1" less per figure.
+    #[serde(default)]
+    pub wounded: u8,
+    /// The colonel whose brigade it belongs to (optional rule, BRIGADE MOVEMENT).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub brigade: Option<String>,
 }
 
 impl UnitState {
@@ -119,6 +131,68 @@ pub struct State {
     /// Close combats use the company version (scenario option; default the figure version).
     #[serde(default)]
     pub company_combat: bool,
+    /// The scenario's optional rules (001, OPTIONAL RULES).
+    #[serde(default)]
+    pub options: Options,
+    /// The weather is "light rain" (001, FIRE: +2 to each fire die).
+    #[serde(default)]
+    pub light_rain: bool,
+    /// Field officers: generals and colonels.
+    #[serde(default)]
+    pub officers: BTreeMap<String, Officer>,
+    /// Units the side whose card was drawn may still move on it (Quicker Movement's D4).
+    #[serde(default)]
+    pub moves_left: u8,
+    /// Wounded figures per side under the "parties" variant: on their way, saved, captured.
+    #[serde(default)]
+    pub wounded: BTreeMap<String, Wounded>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Options {
+    /// Quicker Movement: a D4 of units per movement card.
+    #[serde(default)]
+    pub quicker_movement: bool,
+    /// Brigade Movement: a colonel's brigade moves on one card.
+    #[serde(default)]
+    pub brigade_movement: bool,
+    /// Mounted arquebusiers and crossbowmen may dismount.
+    #[serde(default)]
+    pub dismounting: bool,
+    /// Wounded and dead: 0 off, 1 wounded carried by their unit, 2 wounded parties to the rear.
+    #[serde(default)]
+    pub wounded: u8,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Rank {
+    General,
+    Colonel,
+}
+
+/// A field officer: an individual mounted figure (001, UNIT LEADERS & OFFICERS).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Officer {
+    pub id: String,
+    pub name: String,
+    pub side: String,
+    pub rank: Rank,
+    /// The unit it is attached to ("visibly touching the unit").
+    pub attached: Option<String>,
+    /// Hit by fire or killed in close combat.
+    pub down: bool,
+    /// Has had its move this turn (decision 19).
+    #[serde(default)]
+    pub moved: bool,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Wounded {
+    /// In parties on their way to the rear.
+    pub marching: u32,
+    pub saved: u32,
+    pub captured: u32,
 }
 
 /// Absolute effects: folding them needs no dice.
@@ -126,13 +200,39 @@ pub struct State {
 #[serde(tag = "effect", rename_all = "kebab-case")]
 pub enum Effect {
     Unit(UnitState),
-    Phase { turn: u32, phase: Phase },
+    Phase {
+        turn: u32,
+        phase: Phase,
+    },
     Deck(Deck),
-    Acted { unit: String },
+    Acted {
+        unit: String,
+    },
+    /// A unit that moved with another (a brigade): it has had its chance, the card goes on.
+    AlsoActed {
+        unit: String,
+    },
     NewPhase,
-    Current { side: Option<String> },
-    Broken { sides: Vec<String> },
-    FireMoraleDone { done: bool },
+    Current {
+        side: Option<String>,
+    },
+    Broken {
+        sides: Vec<String>,
+    },
+    FireMoraleDone {
+        done: bool,
+    },
+    Officer(Officer),
+    Weather {
+        light_rain: bool,
+    },
+    MovesLeft {
+        moves: u8,
+    },
+    Wounded {
+        side: String,
+        wounded: Wounded,
+    },
 }
 
 pub fn apply(st: &mut State, e: &Effect) {
@@ -147,41 +247,115 @@ pub fn apply(st: &mut State, e: &Effect) {
         Effect::Deck(d) => st.deck = *d,
         Effect::Acted { unit } => {
             st.acted.insert(unit.clone());
-            st.current = None;
+            // Quicker Movement: the card moves several units; the last one ends it, or the
+            // side's last unit waiting.
+            if st.moves_left > 1 {
+                st.moves_left -= 1;
+            } else {
+                st.moves_left = 0;
+                st.current = None;
+            }
+            if let Some(side) = st.current.clone() {
+                if waiting(st, &side).next().is_none() {
+                    st.moves_left = 0;
+                    st.current = None;
+                }
+            }
+        }
+        Effect::AlsoActed { unit } => {
+            st.acted.insert(unit.clone());
         }
         Effect::NewPhase => {
             st.acted.clear();
             st.current = None;
+            st.moves_left = 0;
             st.deck = Deck::FULL;
         }
         Effect::Current { side } => st.current = side.clone(),
         Effect::Broken { sides } => st.broken = sides.clone(),
         Effect::FireMoraleDone { done } => st.fire_morale_done = *done,
+        Effect::Officer(o) => {
+            st.officers.insert(o.id.clone(), o.clone());
+        }
+        Effect::Weather { light_rain } => st.light_rain = *light_rain,
+        Effect::MovesLeft { moves } => st.moves_left = *moves,
+        Effect::Wounded { side, wounded } => {
+            st.wounded.insert(side.clone(), *wounded);
+        }
     }
 }
 
-/// A new game's state from a scenario: figures from `bases`, orders from the flags `closed`,
-/// `open`, `skirmish` (else the type's own), leaders two for Swiss and Spanish pike (decision 6).
+/// The sub-units a pike formation may have attached, by scenario flag (decision 30): five figures
+/// each (001, TROOP TYPES: "organized in a 5-man company as a sub-unit attached to a pike
+/// formation").
+pub const SUB_UNIT_FLAGS: &[(&str, &str)] = &[
+    ("with-arquebusiers", "arquebusiers"),
+    ("with-crossbowmen", "crossbowmen"),
+    ("with-halberdiers", "halberdiers"),
+    ("with-great-swordsmen", "great-swordsmen"),
+    ("with-sword-and-buckler", "sword-and-buckler"),
+];
+
+/// The scenario's optional rules and weather, from its `[house_rules]` (design section 11).
+pub fn options_of(sc: &Scenario) -> (Options, bool, bool) {
+    let on = |k: &str| sc.house_rules.get(k).is_some_and(|&v| v != 0);
+    let options = Options {
+        quicker_movement: on("options.quicker_movement"),
+        brigade_movement: on("options.brigade_movement"),
+        dismounting: on("options.dismounting"),
+        wounded: sc
+            .house_rules
+            .get("options.wounded")
+            .map_or(0, |&v| v.clamp(0, 2) as u8),
+    };
+    (
+        options,
+        on("options.company_close_combat"),
+        on("weather.light_rain"),
+    )
+}
+
+/// A new game's state from a scenario: figures from `figures` plus five per attached sub-unit,
+/// orders from the flags `closed`, `open`, `skirmish` (else the type's own), leaders two for Swiss
+/// and Spanish pike (decision 6), none for a unit of five figures or fewer (a sub-unit standing
+/// alone, decision 30); the scenario's leaders are the field officers (rank `army`: generals,
+/// `battle`: colonels).
 pub fn initial(sc: &Scenario) -> Result<State, String> {
     let mut units = BTreeMap::new();
+    let colonels: BTreeSet<&str> = sc
+        .leaders
+        .iter()
+        .filter(|l| l.rank == crate::scenario::Rank::Battle)
+        .map(|l| l.id.as_str())
+        .collect();
     for u in &sc.units {
         let t =
             tables::troop(&u.troop).ok_or(format!("unit {}: unknown type {}", u.id, u.troop))?;
-        let order = if u.flags.iter().any(|f| f == "skirmish") {
+        let flag = |f: &str| u.flags.iter().any(|x| x == f);
+        let order = if flag("skirmish") {
             Order::Skirmish
-        } else if u.flags.iter().any(|f| f == "closed") {
+        } else if flag("closed") {
             Order::Closed
-        } else if u.flags.iter().any(|f| f == "open") {
+        } else if flag("open") {
             Order::Open
         } else {
             resolve::orders(t).0
         };
-        let two = t.id == "pikemen" && u.flags.iter().any(|f| f == "swiss" || f == "spanish");
+        let sub_units: Vec<String> = u
+            .flags
+            .iter()
+            .filter_map(|f| SUB_UNIT_FLAGS.iter().find(|(k, _)| k == f))
+            .map(|(_, troop)| troop.to_string())
+            .collect();
+        let figures = u.bases.saturating_add(5 * sub_units.len() as u8);
+        let two = t.id == "pikemen" && (flag("swiss") || flag("spanish"));
         let leaders = match t.kind {
             tables::Kind::Gun | tables::Kind::Train => 0,
-            _ if t.figures <= 5 => 0, // sub-units have no leaders (001, UNIT LEADERS & OFFICERS)
+            _ if u.bases <= 5 || t.id == "riflemen" => 0,
             _ => 1 + u8::from(two),
         };
+        let brigade =
+            (flag("brigade") && colonels.contains(u.leader.as_str())).then(|| u.leader.clone());
         units.insert(
             u.id.clone(),
             UnitState {
@@ -190,8 +364,8 @@ pub fn initial(sc: &Scenario) -> Result<State, String> {
                 side: u.side.clone(),
                 troop: u.troop.clone(),
                 order,
-                figures_start: u.bases,
-                figures: u.bases,
+                figures_start: figures,
+                figures,
                 leaders,
                 status: Status::Steady,
                 reload: 0,
@@ -200,11 +374,37 @@ pub fn initial(sc: &Scenario) -> Result<State, String> {
                 routed_turn: None,
                 field_officer: false,
                 fire_losses: 0,
-                swiss: u.flags.iter().any(|f| f == "swiss"),
+                swiss: flag("swiss"),
                 lance_used: false,
+                sub_units,
+                dismounted: false,
+                wounded: 0,
+                brigade,
             },
         );
     }
+    let officers = sc
+        .leaders
+        .iter()
+        .map(|l| {
+            (
+                l.id.clone(),
+                Officer {
+                    id: l.id.clone(),
+                    name: l.name.clone(),
+                    side: l.side.clone(),
+                    rank: if l.rank == crate::scenario::Rank::Army {
+                        Rank::General
+                    } else {
+                        Rank::Colonel
+                    },
+                    attached: None,
+                    down: false,
+                    moved: false,
+                },
+            )
+        })
+        .collect();
     let sides = sc
         .sides
         .iter()
@@ -216,10 +416,11 @@ pub fn initial(sc: &Scenario) -> Result<State, String> {
             start: sc
                 .units
                 .iter()
-                .filter(|u| u.side == s.id && !matches!(u.troop.as_str(), "riflemen" | "wagon"))
+                .filter(|u| u.side == s.id && counts_for_spirit(&u.troop))
                 .count() as u32,
         })
         .collect();
+    let (options, company_combat, light_rain) = options_of(sc);
     Ok(State {
         turn: 1,
         phase: Phase::Start,
@@ -230,8 +431,19 @@ pub fn initial(sc: &Scenario) -> Result<State, String> {
         current: None,
         broken: Vec::new(),
         fire_morale_done: false,
-        company_combat: false,
+        company_combat,
+        options,
+        light_rain,
+        officers,
+        moves_left: 0,
+        wounded: BTreeMap::new(),
     })
+}
+
+/// Infantry and cavalry units and guns count for the spirit of the army; riflemen (individual
+/// figures) and wagons do not (decision 39).
+pub fn counts_for_spirit(troop: &str) -> bool {
+    !matches!(troop, "riflemen" | "wagon")
 }
 
 /// The actions of the turn so far.
@@ -253,6 +465,9 @@ pub enum Action {
         obstacle: bool,
         #[serde(default)]
         woods: bool,
+        /// Mount or dismount in this move (optional rule; mounted arquebusiers and crossbowmen).
+        #[serde(default)]
+        dismount: bool,
     },
     /// The side whose card it is fires one unit (the game master gives what the table shows:
     /// range band, target class, figures that may fire).
@@ -261,11 +476,20 @@ pub enum Action {
         target: String,
         #[serde(default)]
         range: Option<tables::Range>,
-        target_class: u8,
-        firers: u8,
+        /// Default: from the target's order (closed I, open II, skirmishers and gun crews III);
+        /// the game master raises it for cover.
+        #[serde(default)]
+        target_class: Option<u8>,
+        /// Default: every figure of the unit carrying the weapon (the crew for a gun); the game
+        /// master lowers it for figures out of range or beyond the ranks that shoot.
+        #[serde(default)]
+        firers: Option<u8>,
         /// Reiters firing both pistols.
         #[serde(default)]
         double: bool,
+        /// A field officer within 12" in the cone of fire: the first ace hits him (decision 15).
+        #[serde(default)]
+        officer: Option<String>,
     },
     /// The unit lets its chance pass.
     Pass { unit: String },
@@ -288,9 +512,40 @@ pub enum Action {
         /// Pikes on either side fight in broken ground or built-up areas.
         #[serde(default)]
         broken_ground: bool,
+        /// The target evades (its player's choice; 001, EVASION).
+        #[serde(default)]
+        target_evades: bool,
+        /// Inches of room the evader has behind it, away from the charge and from other enemies:
+        /// a roll beyond it disperses the unit. Default: room enough.
+        #[serde(default)]
+        evade_room: Option<u8>,
+        /// Figures of the evader the charger still touches: destroyed.
+        #[serde(default)]
+        touched: u8,
     },
     /// Steps 8-10: rally the routed, remove a reload marker, each army's spirit.
     EndTurn,
+    /// The weather changes (light rain: +2 to every fire die).
+    Weather { light_rain: bool },
+    /// A field officer attaches to a unit ("visibly touching the unit"), or leaves it.
+    Attach {
+        officer: String,
+        #[serde(default)]
+        unit: Option<String>,
+    },
+    /// A field officer moves 6D6 in the movement step (decision 19).
+    OfficerMove { officer: String },
+    /// A field officer killed or captured at the table (e.g. caught alone by the enemy).
+    OfficerDown { officer: String },
+    /// Wounded parties (optional rule, variant 2): how many figures reached the base line or were
+    /// captured.
+    WoundedParties {
+        side: String,
+        #[serde(default)]
+        saved: u32,
+        #[serde(default)]
+        captured: u32,
+    },
 }
 
 /// What a resolution has gathered so far.
@@ -346,7 +601,7 @@ fn waiting<'a>(st: &'a State, side: &'a str) -> impl Iterator<Item = &'a UnitSta
 
 /// Able to fire in the fire phase (design 3.1 step 3).
 pub fn can_fire(u: &UnitState) -> bool {
-    let weapon = tables::troop(&u.troop).and_then(|t| t.weapon);
+    let weapon = weapon_of(u).map(|w| w.0);
     weapon.is_some()
         && u.status != Status::Routed
         && u.reload == 0
@@ -398,7 +653,14 @@ pub fn plan(st: &State, th: Thresholds, action: &Action) -> Result<Plan<Outcome>
             downhill,
             obstacle,
             woods,
-        } => move_unit(st, th, unit, [*uphill, *downhill, *obstacle, *woods]),
+            dismount,
+        } => move_unit(
+            st,
+            th,
+            unit,
+            [*uphill, *downhill, *obstacle, *woods],
+            *dismount,
+        ),
         Action::Fire {
             unit,
             target,
@@ -406,15 +668,20 @@ pub fn plan(st: &State, th: Thresholds, action: &Action) -> Result<Plan<Outcome>
             target_class,
             firers,
             double,
+            officer,
         } => fire(
             st,
             th,
-            unit,
-            target,
-            *range,
-            *target_class,
-            *firers,
-            *double,
+            FireOrder {
+                unit,
+                target,
+                range: *range,
+                // 0 from a form: the defaults.
+                target_class: target_class.filter(|&c| c > 0),
+                firers: firers.filter(|&n| n > 0),
+                double: *double,
+                officer: officer.as_deref(),
+            },
         ),
         Action::Pass { unit } => {
             let u = activated(st, unit)?;
@@ -432,14 +699,79 @@ pub fn plan(st: &State, th: Thresholds, action: &Action) -> Result<Plan<Outcome>
             climbing,
             square,
             broken_ground,
+            target_evades,
+            evade_room,
+            touched,
         } => charge(
             st,
             th,
             charger,
             target,
             [*rear, *across_wall, *climbing, *square, *broken_ground],
+            (*target_evades).then_some((evade_room.filter(|&r| r > 0), *touched)),
         ),
         Action::EndTurn => end_turn(st, th),
+        Action::Weather { light_rain } => {
+            let mut acc = Acc::default();
+            acc.effects.push(Effect::Weather {
+                light_rain: *light_rain,
+            });
+            acc.summary.push(
+                if *light_rain {
+                    "Light rain: +2 to every fire die (001, FIRE)"
+                } else {
+                    "The rain stops"
+                }
+                .into(),
+            );
+            Ok(Plan::Done(acc.finish("weather")))
+        }
+        Action::Attach { officer, unit } => attach(st, officer, unit.as_deref()),
+        Action::OfficerMove { officer } => officer_move(st, officer),
+        Action::OfficerDown { officer } => {
+            let o = officer_of(st, officer)?;
+            let mut acc = Acc::default();
+            officer_falls(st, &mut acc, &o);
+            Ok(Plan::Done(acc.finish("officer-down")))
+        }
+        Action::WoundedParties {
+            side,
+            saved,
+            captured,
+        } => {
+            let s = st.sides.iter().find(|x| &x.id == side).ok_or_else(|| {
+                reject(
+                    "unknown-side",
+                    Some("side"),
+                    format!("side: no side \"{side}\""),
+                )
+            })?;
+            let w = st.wounded.get(side).copied().unwrap_or_default();
+            if saved + captured > w.marching {
+                return Err(reject(
+                    "too-many",
+                    Some("saved"),
+                    format!(
+                        "saved: {} has {} wounded on their way; saved and captured together may not exceed it",
+                        s.name, w.marching
+                    ),
+                ));
+            }
+            let mut acc = Acc::default();
+            acc.effects.push(Effect::Wounded {
+                side: side.clone(),
+                wounded: Wounded {
+                    marching: w.marching - saved - captured,
+                    saved: w.saved + saved,
+                    captured: w.captured + captured,
+                },
+            });
+            acc.summary.push(format!(
+                "{}: {saved} wounded saved, {captured} captured",
+                s.name
+            ));
+            Ok(Plan::Done(acc.finish("wounded-parties")))
+        }
     }
 }
 
@@ -474,6 +806,15 @@ fn start_turn(st: &State, th: Thresholds) -> Result<Plan<Outcome>, Rejection> {
         phase: Phase::Movement,
     });
     acc.effects.push(Effect::NewPhase);
+    acc.summary.push(format!(
+        "Turn {}: {}",
+        st.turn,
+        if spent.is_empty() {
+            "no spent unit to test".to_string()
+        } else {
+            format!("{} spent unit(s) test Stand and Fight", spent.len())
+        }
+    ));
     let each: std::rc::Rc<dyn Fn(Acc, UnitState) -> Plan<Acc>> = std::rc::Rc::new(move |acc, u| {
         match resolve::plan(
             &resolve::Request::Morale(morale_req(Test::StandAndFight, &u)),
@@ -540,6 +881,7 @@ fn draw(st: &State) -> Result<Plan<Outcome>, Rejection> {
     } else {
         "fire"
     };
+    let quicker = st.options.quicker_movement && st.phase == Phase::Movement;
     let mut acc = Acc::default();
     match (red_waiting > 0, black_waiting > 0) {
         (false, false) => {
@@ -614,7 +956,35 @@ fn draw(st: &State) -> Result<Plan<Outcome>, Rejection> {
                     ));
                     acc.facets
                         .push(("card".into(), if is_red { "red" } else { "black" }.into()));
-                    Plan::Done(acc.finish("draw"))
+                    let waiting = if is_red { red_waiting } else { black_waiting };
+                    if !quicker {
+                        return Plan::Done(acc.finish("draw"));
+                    }
+                    // Quicker Movement: "each time a movement card is drawn ... roll a D4. That
+                    // player may move the D4 number of units instead of just one" (001,
+                    // OPTIONAL RULES), capped at the units the side has left (design 8.4).
+                    let name = side.name.clone();
+                    tercio_core::plan::dice(1, 4, "Quicker Movement D4").map(move |f| {
+                        let n = f[0].min(waiting as u8);
+                        let mut acc = acc.clone();
+                        acc.steps.push(Step {
+                            title:
+                                "Quicker Movement: a D4 of units on this card [001, OPTIONAL RULES]"
+                                    .into(),
+                            dice: vec![tercio_core::RolledDie {
+                                label: "Quicker Movement D4".into(),
+                                sides: 4,
+                                face: f[0],
+                            }],
+                            modifiers: Vec::new(),
+                            totals: vec![("units".into(), i32::from(n))],
+                            result: format!("{name} moves {n} unit(s)"),
+                        });
+                        acc.effects.push(Effect::MovesLeft { moves: n });
+                        acc.summary.push(format!("{n} unit(s) on this card"));
+                        acc.facets.push(("units".into(), n.to_string()));
+                        acc.finish("draw")
+                    })
                 },
             ))
         }
@@ -665,9 +1035,28 @@ fn move_unit(
     th: Thresholds,
     unit: &str,
     ground: [bool; 4],
+    dismount: bool,
 ) -> Result<Plan<Outcome>, Rejection> {
     need_phase(st, Phase::Movement, "move")?;
     let u = activated(st, unit)?.clone();
+    let t = tables::troop(&u.troop)
+        .ok_or_else(|| reject("unknown-type", Some("unit"), "unit: unknown type"))?;
+    if t.id == "heavy-gun" {
+        return Err(reject("heavy-guns-do-not-move", Some("unit"), "unit: heavy guns do not move without the game master's permission, but may pivot in place (001, MOVEMENT); let its chance pass"));
+    }
+    if ground[3] && matches!(t.kind, tables::Kind::Gun | tables::Kind::Train) {
+        return Err(reject(
+            "no-woods",
+            Some("woods"),
+            "woods: guns and wagons cannot enter woods except on roads (001, MOVEMENT)",
+        ));
+    }
+    if dismount
+        && !(st.options.dismounting
+            && matches!(t.id, "light-horse-arquebus" | "light-horse-crossbow"))
+    {
+        return Err(reject("cannot-dismount", Some("dismount"), "dismount: only mounted arquebusiers and crossbowmen dismount, and only when the scenario turns on the optional rule (001, OPTIONAL RULES, DISMOUNTING)"));
+    }
     let mut acc = Acc::default();
     acc.effects.push(Effect::Acted { unit: u.id.clone() });
     if u.status == Status::Routed {
@@ -677,18 +1066,80 @@ fn move_unit(
         ));
         return Ok(Plan::Done(acc.finish("move")));
     }
+    // A brigade moves on one card, all at the same rate: its steady members go with the unit
+    // named (001, OPTIONAL RULES, BRIGADE MOVEMENT; design 8.1).
+    let brigade: Vec<UnitState> = match (&u.brigade, st.options.brigade_movement) {
+        (Some(col), true) if u.status == Status::Steady => st
+            .units
+            .values()
+            .filter(|x| {
+                x.id != u.id
+                    && x.brigade.as_deref() == Some(col.as_str())
+                    && x.troop == u.troop
+                    && x.on_table()
+                    && x.status == Status::Steady
+                    && !st.acted.contains(&x.id)
+            })
+            .cloned()
+            .collect(),
+        _ => Vec::new(),
+    };
+    // The brigade's other members go first, so that the unit named, last, ends the card.
+    for m in &brigade {
+        acc.effects
+            .insert(0, Effect::AlsoActed { unit: m.id.clone() });
+    }
     let loading = u.reload > 0;
+    // Dismounted, mounted arquebusiers and crossbowmen move as open-order foot of their weapon.
+    let troop = match (u.dismounted, t.id) {
+        (true, "light-horse-arquebus") => "arquebusiers",
+        (true, "light-horse-crossbow") => "crossbowmen",
+        _ => t.id,
+    };
     let mv = MoveRequest {
-        troop: u.troop.clone(),
-        order: Some(u.order),
+        troop: troop.into(),
+        order: Some(if u.dismounted { Order::Open } else { u.order }),
         uphill: ground[0],
         downhill: ground[1],
         obstacle: ground[2],
         woods: ground[3],
         loading,
-        dismounting: false,
+        dismounting: dismount,
     };
-    let dice = resolve::plan(&resolve::Request::Move(mv), &th)?;
+    let wounded = u.wounded;
+    let names: Vec<String> = brigade.iter().map(|m| m.name.clone()).collect();
+    let members = brigade.clone();
+    let dice = resolve::plan(&resolve::Request::Move(mv), &th)?.map(move |mut o| {
+        // Wounded carried: 1" less per wounded figure (optional rule, variant 1; decision 43).
+        if wounded > 0 {
+            let inches: i32 = o
+                .facets
+                .iter()
+                .find(|(k, _)| k == "inches")
+                .and_then(|(_, v)| v.parse().ok())
+                .unwrap_or(0);
+            let left = (inches - i32::from(wounded)).max(0);
+            o.resolution.steps.push(Step {
+                title: format!("Wounded carried: {wounded}\" less [001, OPTIONAL RULES, WOUNDED AND DEAD, 1; decision 43]"),
+                dice: Vec::new(),
+                modifiers: Vec::new(),
+                totals: vec![("inches".into(), left)],
+                result: format!("{left}\""),
+            });
+            o.resolution.summary = format!("moves up to {left}\"");
+            for f in o.facets.iter_mut().filter(|(k, _)| k == "inches") {
+                f.1 = left.to_string();
+            }
+        }
+        if !names.is_empty() {
+            o.resolution.summary = format!(
+                "{}; its brigade moves with it at the same rate: {}",
+                o.resolution.summary,
+                names.join(", ")
+            );
+        }
+        o
+    });
     let test = if u.status == Status::Shaken {
         Some((
             Test::StandAndFight,
@@ -697,7 +1148,8 @@ fn move_unit(
         ))
     } else if u.leaders == 0
         && !u.field_officer
-        && tables::troop(&u.troop).is_some_and(|t| t.figures > 5)
+        && !matches!(t.kind, tables::Kind::Gun | tables::Kind::Train)
+        && t.id != "riflemen"
     {
         Some((
             Test::ToClose,
@@ -709,12 +1161,20 @@ fn move_unit(
     };
     let name = u.name.clone();
     let moved = move |acc: Acc, u: UnitState| {
+        let members = members.clone();
         dice.clone().map(move |o| {
             let mut acc = acc.clone().with(o);
             acc.effects.push(Effect::Unit(UnitState {
                 moved: true,
+                dismounted: u.dismounted != dismount,
                 ..u.clone()
             }));
+            for m in &members {
+                acc.effects.push(Effect::Unit(UnitState {
+                    moved: true,
+                    ..m.clone()
+                }));
+            }
             acc
         })
     };
@@ -747,61 +1207,113 @@ fn move_unit(
     .map(|a| a.finish("move")))
 }
 
-/// A fire card: the unit fires at an enemy unit; each hit draws a casualty card (an ace takes one
-/// of the target's leaders while it has any, decision 15); reload markers go on (decision 11; a
-/// double pistol fire empties the pistols instead, decision 12).
-#[allow(clippy::too_many_arguments)]
-fn fire(
-    st: &State,
-    th: Thresholds,
-    unit: &str,
-    target: &str,
-    range: Option<tables::Range>,
-    target_class: u8,
-    firers: u8,
-    double: bool,
-) -> Result<Plan<Outcome>, Rejection> {
+/// What a fire action names.
+pub struct FireOrder<'a> {
+    pub unit: &'a str,
+    pub target: &'a str,
+    pub range: Option<tables::Range>,
+    pub target_class: Option<u8>,
+    pub firers: Option<u8>,
+    pub double: bool,
+    pub officer: Option<&'a str>,
+}
+
+/// The missile weapon a unit fires and how many figures carry it: its own, or its attached shot
+/// sub-units' (five figures each, decision 30).
+pub fn weapon_of(u: &UnitState) -> Option<(tables::Weapon, u8)> {
+    if let Some(w) = tables::troop(&u.troop).and_then(|t| t.weapon) {
+        return Some((w, u.figures));
+    }
+    let shot: Vec<tables::Weapon> = u
+        .sub_units
+        .iter()
+        .filter_map(|s| tables::troop(s).and_then(|t| t.weapon))
+        .collect();
+    let w = *shot.first()?;
+    let carriers = shot.iter().filter(|&&x| x == w).count() as u8 * 5;
+    Some((w, carriers.min(u.figures)))
+}
+
+/// The target class from the target's order (design 2.4, decision 33): closed-order foot I, open
+/// order and all horse II, skirmishers and gun crews III. Cover is the game master's to add.
+pub fn default_class(t: &UnitState) -> u8 {
+    let kind = tables::troop(&t.troop).map(|x| x.kind);
+    match (t.order, kind) {
+        (_, Some(tables::Kind::Gun | tables::Kind::Train)) | (Order::Skirmish, _) => 3,
+        (Order::Closed, Some(tables::Kind::Foot)) => 1,
+        _ => 2,
+    }
+}
+
+/// A fire card: the unit fires at an enemy unit; each hit draws a casualty card (an ace takes a
+/// field officer named in the cone of fire, then the target's leaders while it has any, decision
+/// 15); reload markers go on (decision 11; a double pistol fire empties the pistols instead,
+/// decision 12).
+fn fire(st: &State, th: Thresholds, f: FireOrder<'_>) -> Result<Plan<Outcome>, Rejection> {
+    let _ = th;
     need_phase(st, Phase::Fire, "fire")?;
-    let u = activated(st, unit)?.clone();
+    let u = activated(st, f.unit)?.clone();
     if !can_fire(&u) {
         return Err(reject("cannot-fire", Some("unit"), "unit: has no missile weapon, is routed, holds a reload marker or emptied its pistols, or is a light gun that moved"));
     }
     let t = st
         .units
-        .get(target)
+        .get(f.target)
         .filter(|t| t.on_table())
         .ok_or_else(|| {
             reject(
                 "unknown-target",
                 Some("target"),
-                format!("target: no unit \"{target}\" on the table"),
+                format!("target: no unit \"{}\" on the table", f.target),
             )
         })?
         .clone();
     if t.side == u.side {
         return Err(reject("own-side", Some("target"), "target: an enemy unit"));
     }
-    if firers > u.figures {
+    let (weapon, carriers) = weapon_of(&u)
+        .ok_or_else(|| reject("cannot-fire", Some("unit"), "unit: has no missile weapon"))?;
+    let firers = f.firers.unwrap_or(carriers);
+    if firers == 0 || firers > carriers {
         return Err(reject(
             "too-many-firers",
             Some("firers"),
-            format!("firers: {} has {} figures", u.name, u.figures),
+            format!(
+                "firers: 1 to {carriers} ({} has {carriers} figure(s) with the weapon)",
+                u.name
+            ),
         ));
     }
-    let weapon = tables::troop(&u.troop)
-        .and_then(|t| t.weapon)
-        .ok_or_else(|| reject("cannot-fire", Some("unit"), "unit: has no missile weapon"))?;
+    let officer = match f.officer {
+        None => None,
+        Some(id) => {
+            let o = officer_of(st, id).map_err(|mut r| {
+                r.field = Some("officer".into());
+                r
+            })?;
+            if o.side != t.side {
+                return Err(reject(
+                    "own-officer",
+                    Some("officer"),
+                    "officer: a field officer of the target's side",
+                ));
+            }
+            Some(o)
+        }
+    };
     let req = resolve::FireRequest {
         weapon,
-        range,
-        target_class,
+        range: f.range,
+        target_class: f.target_class.unwrap_or_else(|| default_class(&t)),
         firers,
         shaken: u.status == Status::Shaken,
-        light_rain: false,
-        double,
+        light_rain: st.light_rain,
+        double: f.double,
         target_figures: Some(t.figures),
     };
     let p = resolve::plan(&resolve::Request::Fire(req), &th)?;
+    let double = f.double;
+    let st2 = st.clone();
     Ok(p.map(move |o| {
         let count = |k: &str| -> u8 {
             o.facets
@@ -811,15 +1323,31 @@ fn fire(
                 .unwrap_or(0)
         };
         let (hits, aces) = (count("hits").min(t.figures), count("officers hit"));
-        let leaders_hit = aces.min(t.leaders);
-        let figures = t.figures - hits;
         let mut acc = Acc::default().with(o);
+        // The first ace takes the field officer named in the cone of fire; the next ones the
+        // target's leaders, who are figures of the unit (decision 31); an ace with no officer
+        // left to hit takes a figure (decision 15).
+        let officer_hit = officer.is_some() && aces > 0;
+        if let Some(off) = officer.as_ref().filter(|_| officer_hit) {
+            officer_falls(&st2, &mut acc, off);
+        }
+        let leaders_hit = (aces - u8::from(officer_hit)).min(t.leaders);
+        let figures = t.figures.saturating_sub(hits - u8::from(officer_hit));
+        let now = acc
+            .effects
+            .iter()
+            .rev()
+            .find_map(|e| match e {
+                Effect::Unit(x) if x.id == t.id => Some(x.clone()),
+                _ => None,
+            })
+            .unwrap_or_else(|| t.clone());
         acc.effects.push(Effect::Unit(UnitState {
             figures,
             leaders: (t.leaders - leaders_hit).min(figures),
-            fire_losses: t.fire_losses.saturating_add(hits),
+            fire_losses: t.fire_losses.saturating_add(t.figures - figures),
             status: if figures == 0 { Status::Gone } else { t.status },
-            ..t.clone()
+            ..now
         }));
         acc.effects.push(Effect::Unit(UnitState {
             reload: if double {
@@ -836,6 +1364,130 @@ fn fire(
                 .push(format!("{} loses {leaders_hit} leader(s)", t.name));
         }
         acc.finish("fire")
+    }))
+}
+
+fn officer_of(st: &State, id: &str) -> Result<Officer, Rejection> {
+    st.officers
+        .get(id)
+        .filter(|o| !o.down)
+        .cloned()
+        .ok_or_else(|| {
+            reject(
+                "unknown-officer",
+                Some("officer"),
+                format!("officer: no field officer \"{id}\" on the table"),
+            )
+        })
+}
+
+/// A field officer is killed or captured: his unit loses his +1, and a colonel's brigade moves
+/// independently from now on (001, OPTIONAL RULES, BRIGADE MOVEMENT).
+fn officer_falls(st: &State, acc: &mut Acc, o: &Officer) {
+    acc.effects.push(Effect::Officer(Officer {
+        down: true,
+        attached: None,
+        ..o.clone()
+    }));
+    acc.summary.push(format!("{} is down", o.name));
+    for u in st.units.values() {
+        let attached = o.attached.as_deref() == Some(u.id.as_str());
+        let brigade = u.brigade.as_deref() == Some(o.id.as_str());
+        if attached || brigade {
+            acc.effects.push(Effect::Unit(UnitState {
+                field_officer: u.field_officer && !attached,
+                brigade: if brigade { None } else { u.brigade.clone() },
+                ..u.clone()
+            }));
+        }
+    }
+}
+
+/// A field officer attaches to a unit of his side, or leaves it (`unit` empty). Free, at any
+/// time: the table shows whether he touches the unit.
+fn attach(st: &State, officer: &str, unit: Option<&str>) -> Result<Plan<Outcome>, Rejection> {
+    let o = officer_of(st, officer)?;
+    let mut acc = Acc::default();
+    if let Some(old) = o.attached.as_ref().and_then(|id| st.units.get(id)) {
+        acc.effects.push(Effect::Unit(UnitState {
+            field_officer: st
+                .officers
+                .values()
+                .any(|x| x.id != o.id && !x.down && x.attached.as_deref() == Some(old.id.as_str())),
+            ..old.clone()
+        }));
+    }
+    let to = match unit {
+        None => None,
+        Some(id) => {
+            let u = st.units.get(id).filter(|u| u.on_table()).ok_or_else(|| {
+                reject(
+                    "unknown-unit",
+                    Some("unit"),
+                    format!("unit: no unit \"{id}\" on the table"),
+                )
+            })?;
+            if u.side != o.side {
+                return Err(reject(
+                    "own-side",
+                    Some("unit"),
+                    "unit: a unit of the officer's side",
+                ));
+            }
+            let mut now = u.clone();
+            if let Some(Effect::Unit(x)) = acc.effects.last() {
+                if x.id == u.id {
+                    now = x.clone();
+                }
+            }
+            acc.effects.push(Effect::Unit(UnitState {
+                field_officer: true,
+                ..now
+            }));
+            Some(u.id.clone())
+        }
+    };
+    acc.summary.push(match &to {
+        Some(id) => format!("{} attaches to {}", o.name, st.units[id].name),
+        None => format!("{} rides alone", o.name),
+    });
+    acc.effects
+        .push(Effect::Officer(Officer { attached: to, ..o }));
+    Ok(Plan::Done(acc.finish("attach")))
+}
+
+/// A field officer's own move: 6D6 (decision 19), once in each movement step; attached officers
+/// move with their unit instead.
+fn officer_move(st: &State, officer: &str) -> Result<Plan<Outcome>, Rejection> {
+    need_phase(st, Phase::Movement, "officer-move")?;
+    let o = officer_of(st, officer)?;
+    if o.moved {
+        return Err(reject(
+            "already-moved",
+            Some("officer"),
+            "officer: has moved in this step",
+        ));
+    }
+    let mv = MoveRequest {
+        troop: "light-horse-spear".into(),
+        order: Some(Order::Open),
+        uphill: false,
+        downhill: false,
+        obstacle: false,
+        woods: false,
+        loading: false,
+        dismounting: false,
+    };
+    let dice = resolve::plan(&resolve::Request::Move(mv), &Thresholds::default())?;
+    Ok(dice.map(move |out| {
+        let mut acc = Acc::default().with(out);
+        let inches = acc.summary.pop().unwrap_or_default();
+        acc.summary.push(format!("{} {inches}", o.name));
+        acc.effects.push(Effect::Officer(Officer {
+            moved: true,
+            ..o.clone()
+        }));
+        acc.finish("officer-move")
     }))
 }
 
@@ -901,11 +1553,7 @@ fn spirit_rolls(acc: Acc, now: State, th: Thresholds) -> Plan<Acc> {
             let units: Vec<&UnitState> = now2
                 .units
                 .values()
-                .filter(|u| {
-                    u.side == side.id
-                        && u.on_table()
-                        && !matches!(u.troop.as_str(), "riflemen" | "wagon")
-                })
+                .filter(|u| u.side == side.id && u.on_table() && counts_for_spirit(&u.troop))
                 .collect();
             let fresh = units
                 .iter()
@@ -1125,6 +1773,7 @@ fn charge(
     charger: &str,
     target: &str,
     [rear, across_wall, climbing, square, broken_ground]: [bool; 5],
+    evade: Option<(Option<u8>, u8)>,
 ) -> Result<Plan<Outcome>, Rejection> {
     need_phase(st, Phase::Melee, "charge")?;
     if !st.fire_morale_done {
@@ -1206,6 +1855,10 @@ fn charge(
         &th,
     )?;
     let turn = st.turn;
+    let evasion = match evade {
+        None => None,
+        Some((room, touched)) => Some(evasion(&a, &b, (room, touched), th, st.turn)?),
+    };
     let instant = b.status == Status::Routed
         || b.order == Order::Skirmish
         || matches!(tb.kind, tables::Kind::Gun | tables::Kind::Train);
@@ -1219,6 +1872,16 @@ fn charge(
             acc.summary.push(format!("{} fails To Close: shaken, falls back a normal move (decision 9)", a2.name));
             acc.effects.push(Effect::Unit(UnitState { status: Status::Shaken, ..a2.clone() }));
             return Plan::Done(acc);
+        }
+        if let Some(ev) = evasion.clone() {
+            return ev.map(move |o| {
+                let mut acc = acc.clone();
+                acc.steps.extend(o.steps);
+                acc.summary.extend(o.summary);
+                acc.facets.extend(o.facets);
+                acc.effects.extend(o.effects);
+                acc
+            });
         }
         if instant {
             acc.summary.push(format!("{} is destroyed: routed units, skirmishers that do not evade and gun crews do not stand (001, ROUTED UNITS; ORDER; ADDITIONAL NOTES)", b2.name));
@@ -1245,7 +1908,7 @@ fn charge(
                     let (a6, b6) = (a5.clone(), b5.clone());
                     let acc = acc.clone();
                     combat.clone().and_then(move |o| {
-                        after_combat(acc.clone(), o, a6.clone(), b6.clone(), rear, turn)
+                        after_combat(acc.clone(), o, (a6.clone(), b6.clone()), rear, turn, th)
                     })
                 })
             })
@@ -1254,15 +1917,171 @@ fn charge(
     Ok(plan.map(|a| a.finish("charge")))
 }
 
+/// The rules of evasion (001, EVASION): who may evade whom.
+fn may_evade(charger: &UnitState, evader: &UnitState) -> Result<(), String> {
+    let (Some(ta), Some(tb)) = (tables::troop(&charger.troop), tables::troop(&evader.troop)) else {
+        return Err("unknown troop type".into());
+    };
+    let mounted = |u: &UnitState, t: &tables::Troop| t.kind.mounted() && !u.dismounted;
+    if matches!(tb.kind, tables::Kind::Gun | tables::Kind::Train) {
+        return Err("artillerists and train drivers may never evade".into());
+    }
+    if evader.status == Status::Routed {
+        return Err("routed units may not move".into());
+    }
+    if mounted(evader, tb) {
+        if mounted(charger, ta) {
+            let dice = |u: &UnitState, t: &tables::Troop| tables::movement_dice(t, u.order);
+            if dice(charger, ta) >= dice(evader, tb) {
+                return Err("mounted troops evade only foot or slower mounted troops (decision 38: fewer movement dice)".into());
+            }
+        }
+        return Ok(());
+    }
+    if mounted(charger, ta) {
+        return Err("infantry may not evade cavalry".into());
+    }
+    if evader.order == Order::Closed {
+        return Err("only open-order and skirmishing foot evade".into());
+    }
+    if charger.order == Order::Skirmish {
+        return Err("foot evades open- or closed-order foot".into());
+    }
+    Ok(())
+}
+
+/// An evasion in answer to a charge that has passed To Close: a unit that has already moved tests
+/// To Stand first (pass: evades and is shaken; fail: routed); the evader rolls its movement dice;
+/// if it has not room for the whole roll it is dispersed; figures the charger still touches are
+/// destroyed (001, EVASION). Evading takes the unit's move for the turn.
+fn evasion(
+    charger: &UnitState,
+    evader: &UnitState,
+    (room, touched): (Option<u8>, u8),
+    th: Thresholds,
+    turn: u32,
+) -> Result<Plan<Acc>, Rejection> {
+    may_evade(charger, evader).map_err(|m| {
+        reject(
+            "cannot-evade",
+            Some("target_evades"),
+            format!("target_evades: {m} (001, EVASION)"),
+        )
+    })?;
+    if touched > evader.figures {
+        return Err(reject(
+            "too-many",
+            Some("touched"),
+            format!("touched: {} has {} figures", evader.name, evader.figures),
+        ));
+    }
+    let t = tables::troop(&evader.troop)
+        .ok_or_else(|| reject("unknown-type", Some("target"), "target: unknown type"))?;
+    let troop = match (evader.dismounted, t.id) {
+        (true, "light-horse-arquebus") => "arquebusiers",
+        (true, "light-horse-crossbow") => "crossbowmen",
+        _ => t.id,
+    };
+    let mv = MoveRequest {
+        troop: troop.into(),
+        order: Some(evader.order),
+        uphill: false,
+        downhill: false,
+        obstacle: false,
+        woods: false,
+        loading: false,
+        dismounting: false,
+    };
+    let dice = resolve::plan(&resolve::Request::Move(mv), &th)?;
+    let ev = evader.clone();
+    let run = move |acc: Acc, shaken: bool| {
+        let ev = ev.clone();
+        dice.clone().map(move |o| {
+            let inches: u32 = o
+                .facets
+                .iter()
+                .find(|(k, _)| k == "inches")
+                .and_then(|(_, v)| v.parse().ok())
+                .unwrap_or(0);
+            let mut acc = acc.clone().with(o);
+            acc.summary.pop();
+            let dispersed = room.is_some_and(|r| inches > u32::from(r));
+            if dispersed {
+                acc.summary.push(format!(
+                    "{} evades {inches}\" but has only {}\" of room: dispersed and removed (001, EVASION)",
+                    ev.name,
+                    room.unwrap_or(0)
+                ));
+                acc.facets.push(("evasion".into(), "dispersed".into()));
+                acc.effects.push(Effect::Unit(UnitState {
+                    status: Status::Gone,
+                    moved: true,
+                    ..ev.clone()
+                }));
+                return acc;
+            }
+            let figures = ev.figures - touched;
+            acc.summary.push(format!(
+                "{} evades {inches}\"{}{}",
+                ev.name,
+                if shaken { ", shaken" } else { "" },
+                if touched > 0 {
+                    format!("; {touched} figure(s) still touched are destroyed")
+                } else {
+                    String::new()
+                }
+            ));
+            acc.facets.push(("evasion".into(), "evades".into()));
+            acc.effects.push(Effect::Unit(UnitState {
+                figures,
+                leaders: ev.leaders.min(figures),
+                status: if figures == 0 {
+                    Status::Gone
+                } else if shaken {
+                    Status::Shaken
+                } else {
+                    ev.status
+                },
+                moved: true,
+                ..ev.clone()
+            }));
+            acc
+        })
+    };
+    if !evader.moved {
+        return Ok(run(Acc::default(), false));
+    }
+    let test = resolve::plan(
+        &resolve::Request::Morale(morale_req(Test::ToStand, evader)),
+        &th,
+    )?;
+    let ev = evader.clone();
+    Ok(test.and_then(move |o| {
+        let pass = passed(&o);
+        let mut acc = Acc::default().with(o);
+        acc.summary.pop();
+        if pass {
+            run(acc, true)
+        } else {
+            acc.summary.push(format!(
+                "{} has moved already and fails To Stand: routed",
+                ev.name
+            ));
+            acc.facets.push(("evasion".into(), "routs".into()));
+            rout_unit(acc, ev.clone(), turn)
+        }
+    }))
+}
+
 /// After the close combat: losses to both units, lances spent, and the loser's Stand and Fight
 /// (−2 if it was attacked in the rear): pass, falls back shaken; fail, routs.
 fn after_combat(
     acc: Acc,
     o: Outcome,
-    a: UnitState,
-    b: UnitState,
+    (a, b): (UnitState, UnitState),
     rear: bool,
     turn: u32,
+    th: Thresholds,
 ) -> Plan<Acc> {
     let get = |k: &str| -> u8 {
         o.facets
@@ -1305,7 +2124,7 @@ fn after_combat(
     }
     let mut req = morale_req(Test::StandAndFight, &loser);
     req.attacked_in_rear = rear && loser.id == b.id;
-    match resolve::plan(&resolve::Request::Morale(req), &Thresholds::default()) {
+    match resolve::plan(&resolve::Request::Morale(req), &th) {
         Ok(p) => p.and_then(move |o| {
             let holds = passed(&o);
             let mut acc = acc.clone().with(o);

@@ -9,10 +9,14 @@
 //! `Engine` binding with scenarios, and the app's pages; until then the rule set stays listed as
 //! not yet available.
 
+pub mod engine;
 pub mod game;
 pub mod resolve;
 pub mod tables;
 
+pub use engine::RULESET;
+
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tercio_core::Plan;
 
@@ -20,6 +24,11 @@ use crate::registry::{Outcome, Rejection};
 
 /// Read a stand-alone action, naming the field at fault.
 pub fn parse(action: &Value) -> Result<resolve::Request, Rejection> {
+    parse_as(action)
+}
+
+/// Read an action of any shape, naming the field at fault.
+pub fn parse_as<T: DeserializeOwned>(action: &Value) -> Result<T, Rejection> {
     serde_path_to_error::deserialize(action).map_err(|e| {
         let path = e.path().to_string();
         let message = e.inner().to_string();
@@ -68,5 +77,10 @@ fn named_by_value(action: &Value, message: &str) -> Option<String> {
 
 /// The plan of a stand-alone action with the morale thresholds of the text's design.
 pub fn plan(action: &Value) -> Result<Plan<Outcome>, Rejection> {
-    resolve::plan(&parse(action)?, &resolve::Thresholds::default())
+    plan_with(action, &resolve::Thresholds::default())
+}
+
+/// The plan of a stand-alone action with a scenario's morale thresholds.
+pub fn plan_with(action: &Value, th: &resolve::Thresholds) -> Result<Plan<Outcome>, Rejection> {
+    resolve::plan(&parse(action)?, th)
 }

@@ -1,0 +1,763 @@
+//! The Sword and the Flame, Renaissance adaptation, bound to the [`RuleSet`] and [`Engine`]
+//! traits: scenarios, the game's actions, and the board and forms the app draws.
+
+use serde_json::{json, Value};
+use tercio_core::Plan;
+
+use super::game::{self, Action, Phase, State, Status, UnitState};
+use super::resolve::{self, Thresholds};
+use super::tables::{self, Kind, Order, Test};
+use crate::registry::{
+    ActionForm, Board, BoardTable, Choice, Engine, FormField, Outcome, Rejection, RuleSet,
+    SideScore,
+};
+use crate::scenario::Scenario;
+
+pub struct SwordAndFlame;
+
+pub static RULESET: SwordAndFlame = SwordAndFlame;
+
+/// The `[house_rules]` keys a scenario may set (design section 11).
+const HOUSE_RULES: &[&str] = &[
+    "morale.to_close",
+    "morale.to_stand",
+    "morale.stand_and_fight",
+    "options.company_close_combat",
+    "options.quicker_movement",
+    "options.brigade_movement",
+    "options.dismounting",
+    "options.wounded",
+    "weather.light_rain",
+];
+
+fn thresholds(sc: Option<&Scenario>) -> Thresholds {
+    let mut th = Thresholds::default();
+    if let Some(sc) = sc {
+        let get = |t: Test, d: i32| {
+            sc.house_rules
+                .get(t.house_rule_key())
+                .map_or(d, |&v| v.clamp(2, 13) as i32)
+        };
+        th.to_close = get(Test::ToClose, th.to_close);
+        th.to_stand = get(Test::ToStand, th.to_stand);
+        th.stand_and_fight = get(Test::StandAndFight, th.stand_and_fight);
+    }
+    th
+}
+
+impl RuleSet for SwordAndFlame {
+    fn id(&self) -> &'static str {
+        "sword-and-flame-renaissance"
+    }
+    fn alias(&self) -> &'static str {
+        "tsatf"
+    }
+    fn name(&self) -> &'static str {
+        "The Sword and the Flame, Renaissance adaptation"
+    }
+    fn seed(&self) -> &'static str {
+        "001_165c2c49ebcfd77c.txt"
+    }
+    fn available(&self) -> bool {
+        true
+    }
+    fn troop_types(&self) -> Vec<&'static str> {
+        tables::TROOPS.iter().map(|t| t.id).collect()
+    }
+    fn allowed_flags(&self, troop: &str) -> Vec<&'static str> {
+        let Some(t) = tables::troop(troop) else {
+            return Vec::new();
+        };
+        let mut flags: Vec<&'static str> = Vec::new();
+        // Orders other than the type's own (001, TROOP TYPES; ORDER).
+        let (_, allowed) = resolve::orders(t);
+        for o in allowed {
+            flags.push(match o {
+                Order::Closed => "closed",
+                Order::Open => "open",
+                Order::Skirmish => "skirmish",
+            });
+        }
+        if t.id == "pikemen" {
+            flags.extend(["swiss", "spanish"]);
+            flags.extend(game::SUB_UNIT_FLAGS.iter().map(|(f, _)| *f));
+        }
+        if !matches!(t.kind, Kind::Gun | Kind::Train) && t.id != "riflemen" {
+            flags.push("brigade");
+        }
+        flags
+    }
+    fn unit_size(&self) -> (&'static str, i64, i64) {
+        // Figures: a unit of 20 foot or 12 horse, a sub-unit of 5, a gun's crew, a rifleman;
+        // up to 40 for a pike formation with its sub-units (five each are added by the flags).
+        ("figures", 1, 40)
+    }
+    fn house_rule_keys(&self) -> Vec<String> {
+        HOUSE_RULES.iter().map(|s| s.to_string()).collect()
+    }
+    fn reference(&self) -> Value {
+        let th = Thresholds::default();
+        json!({
+            "ruleset": self.id(),
+            "seed": self.seed(),
+            "design": "docs/rules/sword-and-flame-renaissance.md",
+            "charts": {
+                "troops": tables::TROOPS.iter().map(|t| {
+                    let (own, orders) = resolve::orders(t);
+                    json!({
+                        "id": t.id, "name": t.name, "kind": t.kind, "weapon": t.weapon,
+                        "figures": t.figures, "company": t.company,
+                        "shoot_ranks": t.shoot_ranks, "fight_ranks": t.fight_ranks,
+                        "order": own, "orders": orders,
+                        "movement_dice": tables::movement_dice(t, own),
+                        "source": t.source,
+                    })
+                }).collect::<Vec<_>>(),
+                "fire": tables::FIRE_TABLE.iter().map(|l| json!({
+                    "weapon": l.weapon, "range": l.range, "inches": l.inches,
+                    "hits_class_i_to_iv": l.hits, "source": l.source,
+                })).collect::<Vec<_>>(),
+                "morale": {
+                    "dice": "2D6 + modifiers, passed at or above the threshold (project design)",
+                    "to_close": th.to_close,
+                    "to_stand": th.to_stand,
+                    "stand_and_fight": th.stand_and_fight,
+                },
+                "spirit": "D10 at or under ceil(5 x (2 x fresh + worn) / units and guns at the start), at most 10",
+            },
+        })
+    }
+    fn engine(&self, scenario: Option<&Scenario>) -> Result<Box<dyn Engine>, String> {
+        Ok(Box::new(TsatfEngine {
+            th: thresholds(scenario),
+            scenario: scenario.cloned(),
+        }))
+    }
+}
+
+pub struct TsatfEngine {
+    th: Thresholds,
+    scenario: Option<Scenario>,
+}
+
+fn state_of(v: &Value) -> Result<State, Rejection> {
+    serde_json::from_value(v.clone()).map_err(|e| Rejection::new("bad-state", None, e.to_string()))
+}
+
+impl Engine for TsatfEngine {
+    fn initial_state(&self) -> Result<Value, String> {
+        let sc = self.scenario.as_ref().ok_or("no scenario")?;
+        serde_json::to_value(game::initial(sc)?).map_err(|e| e.to_string())
+    }
+
+    fn plan(&self, state: Option<&Value>, action: &Value) -> Result<Plan<Outcome>, Rejection> {
+        match state {
+            None => super::plan_with(action, &self.th),
+            Some(v) => {
+                let st = state_of(v)?;
+                let a: Action = super::parse_as(action)?;
+                game::plan(&st, self.th, &a)
+            }
+        }
+    }
+
+    fn apply(&self, state: &mut Value, effects: &Value) -> Result<(), String> {
+        let mut st: State = serde_json::from_value(state.clone()).map_err(|e| e.to_string())?;
+        let effects: Vec<game::Effect> =
+            serde_json::from_value(effects.clone()).map_err(|e| e.to_string())?;
+        for e in &effects {
+            game::apply(&mut st, e);
+        }
+        *state = serde_json::to_value(st).map_err(|e| e.to_string())?;
+        Ok(())
+    }
+
+    fn render_state(&self, state: &Value) -> String {
+        match state_of(state) {
+            Ok(st) => render(&board(&st)),
+            Err(e) => format!("unreadable state: {}", e.message),
+        }
+    }
+
+    fn acting_side(&self, state: &Value, action: &Value) -> Option<String> {
+        let unit_side = |key: &str| -> Option<String> {
+            let id = action.get(key)?.as_str()?;
+            state["units"][id]["side"].as_str().map(str::to_string)
+        };
+        match action["action"].as_str()? {
+            "move" | "fire" | "pass" => unit_side("unit"),
+            "charge" => unit_side("charger"),
+            "attach" | "officer-move" => {
+                let id = action.get("officer")?.as_str()?;
+                state["officers"][id]["side"].as_str().map(str::to_string)
+            }
+            _ => None,
+        }
+    }
+
+    fn reserved_to_game_master(&self) -> &'static [&'static str] {
+        // The target's choices and what the table shows of it: whether it evades and its room,
+        // the figures still touched, a square, cover (the target class), an officer in the cone.
+        &[
+            "target_evades",
+            "evade_room",
+            "touched",
+            "square",
+            "target_class",
+            "officer",
+        ]
+    }
+
+    fn scores(&self, state: &Value) -> Vec<SideScore> {
+        let Ok(st) = state_of(state) else {
+            return Vec::new();
+        };
+        st.sides
+            .iter()
+            .map(|s| {
+                let gone = st
+                    .units
+                    .values()
+                    .filter(|u| {
+                        u.side == s.id && !u.on_table() && game::counts_for_spirit(&u.troop)
+                    })
+                    .count() as u32;
+                SideScore {
+                    side: s.id.clone(),
+                    lost: gone,
+                    threshold: s.start,
+                }
+            })
+            .collect()
+    }
+
+    fn board(&self, state: &Value) -> Option<Board> {
+        state_of(state).ok().map(|st| board(&st))
+    }
+
+    fn forms(&self, state: &Value, side: Option<&str>) -> Vec<ActionForm> {
+        state_of(state)
+            .map(|st| forms(&st, side))
+            .unwrap_or_default()
+    }
+}
+
+fn side_name(st: &State, id: &str) -> String {
+    st.sides
+        .iter()
+        .find(|s| s.id == id)
+        .map_or(id.to_string(), |s| s.name.clone())
+}
+
+fn step_name(p: Phase) -> &'static str {
+    match p {
+        Phase::Start => "step 1: spent units test to stay",
+        Phase::Movement => "step 2: movement cards",
+        Phase::Fire => "step 3: fire cards",
+        Phase::Melee => "steps 4-10: fire morale, charges, close combats, rallies, spirit",
+        Phase::Over => "the battle is over",
+    }
+}
+
+fn troop_name(id: &str) -> &str {
+    tables::troop(id).map_or(id, |t| t.name)
+}
+
+/// Fresh, worn or spent (design 7.3).
+fn condition(u: &UnitState) -> &'static str {
+    let gun = tables::troop(&u.troop).is_some_and(|t| t.kind == Kind::Gun);
+    if u.figures == u.figures_start {
+        "fresh"
+    } else if gun || !u.spent() {
+        "worn"
+    } else {
+        "spent"
+    }
+}
+
+/// The game at a glance: the turn and step, whose card it is, the deck, and each side's units.
+pub fn board(st: &State) -> Board {
+    let mut headline = format!("Turn {} — {}", st.turn, step_name(st.phase));
+    if st.phase == Phase::Over {
+        let standing: Vec<String> = st
+            .sides
+            .iter()
+            .filter(|s| !st.broken.contains(&s.id))
+            .map(|s| s.name.clone())
+            .collect();
+        headline = if standing.is_empty() {
+            "Game over: both armies have left the field — a draw.".into()
+        } else {
+            let broken: Vec<String> = st.broken.iter().map(|b| side_name(st, b)).collect();
+            format!(
+                "Game over. {} wins: {} has nothing left on the field.",
+                standing.join(", "),
+                broken.join(", ")
+            )
+        };
+    } else if let Some(side) = &st.current {
+        headline.push_str(&format!(
+            " · {} names {}",
+            side_name(st, side),
+            if st.moves_left > 1 {
+                format!("{} units", st.moves_left)
+            } else {
+                "a unit".into()
+            }
+        ));
+    }
+    let mut notes = Vec::new();
+    match st.phase {
+        Phase::Start => notes.push(
+            "Start the turn: spent units without a field officer test Stand and Fight to stay."
+                .into(),
+        ),
+        Phase::Movement | Phase::Fire if st.current.is_none() => notes.push(format!(
+            "Draw a card: red moves {}, black moves {}. Deck: {} red, {} black left.",
+            st.sides
+                .iter()
+                .find(|s| s.red)
+                .map_or("", |s| s.name.as_str()),
+            st.sides
+                .iter()
+                .find(|s| !s.red)
+                .map_or("", |s| s.name.as_str()),
+            st.deck.red,
+            st.deck.black
+        )),
+        Phase::Movement | Phase::Fire => {}
+        Phase::Melee if !st.fire_morale_done => {
+            notes.push("Step 4: test morale for units that took fire casualties.".into())
+        }
+        Phase::Melee => notes.push(
+            "Steps 5-7: resolve each charge (To Close, To Stand, the close combat); then end the turn (rallies, reload markers, the spirit of each army).".into(),
+        ),
+        Phase::Over => {}
+    }
+    if st.light_rain {
+        notes.push("Light rain: +2 to every fire die.".into());
+    }
+    for (side, w) in &st.wounded {
+        notes.push(format!(
+            "{} wounded: {} on their way to the rear, {} saved, {} captured.",
+            side_name(st, side),
+            w.marching,
+            w.saved,
+            w.captured
+        ));
+    }
+    let mut tables = Vec::new();
+    for s in &st.sides {
+        let rows = st
+            .units
+            .values()
+            .filter(|u| u.side == s.id)
+            .map(|u| {
+                let mut marks = Vec::new();
+                if u.reload > 0 {
+                    marks.push(format!("{} reload marker(s)", u.reload));
+                }
+                if u.pistols_empty {
+                    marks.push("pistols empty".into());
+                }
+                if u.moved {
+                    marks.push("moved".into());
+                }
+                if st.acted.contains(&u.id) {
+                    marks.push("has had its chance".into());
+                }
+                if u.field_officer {
+                    marks.push("field officer attached".into());
+                }
+                if u.dismounted {
+                    marks.push("dismounted".into());
+                }
+                if u.wounded > 0 {
+                    marks.push(format!("{} wounded carried", u.wounded));
+                }
+                if u.lance_used {
+                    marks.push("lances spent".into());
+                }
+                let mut troop = troop_name(&u.troop).to_string();
+                for sub in &u.sub_units {
+                    troop.push_str(&format!(" + {}", troop_name(sub)));
+                }
+                vec![
+                    u.name.clone(),
+                    troop,
+                    format!("{:?}", u.order).to_lowercase(),
+                    format!("{}/{}", u.figures, u.figures_start),
+                    u.leaders.to_string(),
+                    match u.status {
+                        Status::Steady => "steady",
+                        Status::Shaken => "shaken",
+                        Status::Routed => "routed",
+                        Status::Gone => "off the field",
+                    }
+                    .into(),
+                    if u.on_table() {
+                        condition(u).into()
+                    } else {
+                        "—".into()
+                    },
+                    marks.join(", "),
+                ]
+            })
+            .collect();
+        tables.push(BoardTable {
+            title: format!("{} ({} cards)", s.name, if s.red { "red" } else { "black" }),
+            columns: [
+                "Unit", "Type", "Order", "Figures", "Leaders", "Status", "State", "Markers",
+            ]
+            .map(String::from)
+            .to_vec(),
+            rows,
+        });
+    }
+    if !st.officers.is_empty() {
+        tables.push(BoardTable {
+            title: "Field officers".into(),
+            columns: ["Officer", "Side", "Rank", "With", "Status"]
+                .map(String::from)
+                .to_vec(),
+            rows: st
+                .officers
+                .values()
+                .map(|o| {
+                    vec![
+                        o.name.clone(),
+                        side_name(st, &o.side),
+                        format!("{:?}", o.rank).to_lowercase(),
+                        o.attached
+                            .as_ref()
+                            .and_then(|u| st.units.get(u))
+                            .map_or("alone".into(), |u| u.name.clone()),
+                        if o.down {
+                            "down".into()
+                        } else if o.moved {
+                            "moved".into()
+                        } else {
+                            String::new()
+                        },
+                    ]
+                })
+                .collect(),
+        });
+    }
+    Board {
+        headline,
+        notes,
+        tables,
+    }
+}
+
+/// The board as plain text, for `tercio game show`.
+pub fn render(b: &Board) -> String {
+    let mut s = format!("{}\n", b.headline);
+    for n in &b.notes {
+        s.push_str(&format!("  {n}\n"));
+    }
+    for t in &b.tables {
+        s.push_str(&format!("\n{}\n", t.title));
+        let widths: Vec<usize> = (0..t.columns.len())
+            .map(|i| {
+                t.rows
+                    .iter()
+                    .map(|r| r.get(i).map_or(0, |c| c.chars().count()))
+                    .chain([t.columns[i].chars().count()])
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        let line = |cells: &[String]| {
+            let mut l = String::from(" ");
+            for (c, w) in cells.iter().zip(&widths) {
+                l.push_str(&format!(" {c:<w$}"));
+            }
+            l.trim_end().to_string() + "\n"
+        };
+        s.push_str(&line(&t.columns));
+        for r in &t.rows {
+            s.push_str(&line(r));
+        }
+    }
+    s
+}
+
+fn unit_choices<'a>(units: impl Iterator<Item = &'a UnitState>) -> Vec<Choice> {
+    units
+        .map(|u| {
+            Choice::new(
+                u.id.clone(),
+                format!("{} ({}, {} fig.)", u.name, troop_name(&u.troop), u.figures),
+            )
+        })
+        .collect()
+}
+
+fn form(action: &str, label: &str, hint: &str, fields: Vec<FormField>, odds: bool) -> ActionForm {
+    ActionForm {
+        action: action.into(),
+        label: label.into(),
+        hint: hint.into(),
+        fields,
+        odds,
+        primary: false,
+    }
+}
+
+fn primary(mut f: ActionForm) -> ActionForm {
+    f.primary = true;
+    f
+}
+
+/// What can be done now: the game master's turn steps and every side's actions, or one side's
+/// own actions (`side`).
+pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
+    let gm = side.is_none();
+    let mine = |s: &str| side.is_none_or(|x| x == s);
+    let mut out = Vec::new();
+    if st.phase == Phase::Over {
+        return out;
+    }
+    let on_table = |u: &&UnitState| u.on_table();
+    match st.phase {
+        Phase::Start if gm => out.push(primary(form(
+            "start-turn",
+            "Start the turn",
+            "Spent units without a field officer test Stand and Fight to stay (step 1), then the movement cards.",
+            Vec::new(),
+            true,
+        ))),
+        Phase::Movement | Phase::Fire => match &st.current {
+            None if gm => out.push(primary(form(
+                "draw",
+                "Draw a card",
+                "The next activation card: its colour's side names a unit.",
+                Vec::new(),
+                true,
+            ))),
+            Some(cur) if mine(cur) => {
+                let waiting: Vec<&UnitState> = st
+                    .units
+                    .values()
+                    .filter(on_table)
+                    .filter(|u| &u.side == cur && !st.acted.contains(&u.id))
+                    .filter(|u| st.phase != Phase::Fire || game::can_fire(u))
+                    .collect();
+                if st.phase == Phase::Movement {
+                    let mut fields = vec![
+                        FormField::choice("unit", "Unit", unit_choices(waiting.iter().copied()), false),
+                        FormField::flag("uphill", "uphill"),
+                        FormField::flag("downhill", "downhill"),
+                        FormField::flag("obstacle", "across an obstacle"),
+                        FormField::flag("woods", "through woods"),
+                    ];
+                    if st.options.dismounting {
+                        fields.push(FormField::flag("dismount", "mount or dismount (one die fewer)"));
+                    }
+                    out.push(primary(form(
+                        "move",
+                        "Move",
+                        "Shaken units try to rally first; routed units stay. Tercio rolls the movement dice.",
+                        fields,
+                        true,
+                    )));
+                } else {
+                    let enemies = unit_choices(
+                        st.units.values().filter(on_table).filter(|u| &u.side != cur),
+                    );
+                    let mut fields = vec![
+                        FormField::choice("unit", "Unit", unit_choices(waiting.iter().copied()), false),
+                        FormField::choice("target", "Target", enemies, false),
+                        FormField::choice(
+                            "range",
+                            "Range",
+                            vec![Choice::new("short", "short"), Choice::new("long", "long")],
+                            false,
+                        ),
+                        FormField::number("firers", "Figures firing (0: all that carry the weapon)", 0, 40, 0),
+                        FormField::flag("double", "reiters: both pistols"),
+                    ];
+                    if gm {
+                        fields.push(FormField::number(
+                            "target_class",
+                            "Target class (0: from the target's order; I pikes base to base, II open order and horse, III skirmishers, artillerists, light cover, IV walls, buildings, works)",
+                            0,
+                            4,
+                            0,
+                        ));
+                        fields.push(FormField::choice(
+                            "officer",
+                            "Field officer in the cone of fire",
+                            officer_choices(st, |o| &o.side != cur),
+                            true,
+                        ));
+                    }
+                    out.push(primary(form(
+                        "fire",
+                        "Fire",
+                        "A D20 per figure (3 per gunner); a casualty card per hit. Target class: from the target's order unless you say cover.",
+                        fields,
+                        true,
+                    )));
+                }
+                out.push(form(
+                    "pass",
+                    "Let the chance pass",
+                    "The unit does nothing on this card.",
+                    vec![FormField::choice("unit", "Unit", unit_choices(waiting.iter().copied()), false)],
+                    false,
+                ));
+            }
+            _ => {}
+        },
+        Phase::Melee if !st.fire_morale_done && gm => out.push(primary(form(
+            "fire-morale",
+            "Fire morale tests",
+            "Step 4: every unit that took fire casualties and has lost a quarter tests To Stand.",
+            Vec::new(),
+            true,
+        ))),
+        Phase::Melee if !st.fire_morale_done => {}
+        Phase::Melee => {
+            let chargers: Vec<&UnitState> = st
+                .units
+                .values()
+                .filter(on_table)
+                .filter(|u| mine(&u.side))
+                .filter(|u| !matches!(u.status, Status::Shaken | Status::Routed))
+                .filter(|u| {
+                    tables::troop(&u.troop)
+                        .is_some_and(|t| !matches!(t.kind, Kind::Gun | Kind::Train))
+                        && u.order != Order::Skirmish
+                })
+                .collect();
+            if !chargers.is_empty() {
+                let targets = unit_choices(
+                    st.units
+                        .values()
+                        .filter(on_table)
+                        .filter(|u| side.is_none_or(|s| u.side != s)),
+                );
+                let mut fields = vec![
+                    FormField::choice(
+                        "charger",
+                        "Charger",
+                        unit_choices(chargers.into_iter()),
+                        false,
+                    ),
+                    FormField::choice("target", "Target", targets, false),
+                    FormField::flag("rear", "the charger started behind the target"),
+                    FormField::flag("across_wall", "attacking across a wall"),
+                    FormField::flag("climbing", "climbing to a higher level"),
+                    FormField::flag("broken_ground", "pikes in broken ground or built-up area"),
+                ];
+                if gm {
+                    fields.push(FormField::flag("square", "the target is a pike square"));
+                    fields.push(FormField::flag("target_evades", "the target evades"));
+                    fields.push(FormField::number(
+                        "evade_room",
+                        "Evader's room (inches; 0: enough)",
+                        0,
+                        99,
+                        0,
+                    ));
+                    fields.push(FormField::number(
+                        "touched",
+                        "Evader's figures still touched",
+                        0,
+                        40,
+                        0,
+                    ));
+                }
+                out.push(form(
+                    "charge",
+                    "Charge",
+                    "To Close, To Stand, the whole close combat and the loser's Stand and Fight.",
+                    fields,
+                    true,
+                ));
+            }
+            if gm {
+                out.push(primary(form(
+                    "end-turn",
+                    "End the turn",
+                    "Rally routed units, take off a reload marker, roll each army's spirit.",
+                    Vec::new(),
+                    true,
+                )));
+            }
+        }
+        _ => {}
+    }
+    // Field officers: their own move in the movement step, attaching at any time.
+    let officers = officer_choices(st, |o| mine(&o.side));
+    if !officers.is_empty() {
+        if st.phase == Phase::Movement {
+            let unmoved = officer_choices(st, |o| mine(&o.side) && !o.moved);
+            if !unmoved.is_empty() {
+                out.push(form(
+                    "officer-move",
+                    "Move a field officer",
+                    "6D6 in the movement step (decision 19); attached officers move with their unit.",
+                    vec![FormField::choice("officer", "Officer", unmoved, false)],
+                    true,
+                ));
+            }
+        }
+        out.push(form(
+            "attach",
+            "Attach a field officer",
+            "Visibly touching the unit: +1 to its morale and fights in its close combats; empty: he rides alone.",
+            vec![
+                FormField::choice("officer", "Officer", officers, false),
+                FormField::choice(
+                    "unit",
+                    "Unit",
+                    unit_choices(st.units.values().filter(on_table).filter(|u| mine(&u.side))),
+                    true,
+                ),
+            ],
+            false,
+        ));
+    }
+    if gm {
+        out.push(form(
+            "weather",
+            "Weather",
+            "Light rain: +2 to every fire die.",
+            vec![FormField::flag("light_rain", "light rain")],
+            false,
+        ));
+        if st.options.wounded == 2 {
+            out.push(form(
+                "wounded-parties",
+                "Wounded parties",
+                "Figures of the parties that reached the base line (saved) or were caught (captured).",
+                vec![
+                    FormField::choice(
+                        "side",
+                        "Side",
+                        st.sides.iter().map(|s| Choice::new(s.id.clone(), s.name.clone())).collect(),
+                        false,
+                    ),
+                    FormField::number("saved", "Saved", 0, 99, 0),
+                    FormField::number("captured", "Captured", 0, 99, 0),
+                ],
+                false,
+            ));
+        }
+    }
+    // The turn's next step first.
+    out.sort_by_key(|f| !f.primary);
+    out
+}
+
+fn officer_choices(st: &State, keep: impl Fn(&game::Officer) -> bool) -> Vec<Choice> {
+    st.officers
+        .values()
+        .filter(|o| !o.down && keep(o))
+        .map(|o| Choice::new(o.id.clone(), o.name.clone()))
+        .collect()
+}
