@@ -1826,7 +1826,7 @@ fn charge(
     } else {
         resolve::Version::Figure
     };
-    let side = |u: &UnitState, t: &tables::Troop, attacked_in_rear: bool, square: bool| {
+    let side = move |u: &UnitState, t: &tables::Troop, attacked_in_rear: bool, square: bool| {
         resolve::CombatSide {
             troop: u.troop.clone(),
             order: Some(u.order),
@@ -1842,18 +1842,25 @@ fn charge(
             broken_ground: broken_ground && t.id == "pikemen",
         }
     };
-    let mut sa = side(&a, ta, false, false);
-    sa.climbing = climbing;
-    sa.across_wall = across_wall;
-    let sb = side(&b, tb, rear && !square, square && tb.id == "pikemen");
-    let combat = resolve::plan(
-        &resolve::Request::CloseCombat(resolve::CombatRequest {
-            version,
-            a: sa,
-            b: sb,
-        }),
-        &th,
-    )?;
+    // The combat as the two units stand when it begins (after any pistol volleys).
+    let fight = move |a: &UnitState, b: &UnitState| {
+        let mut sa = side(a, ta, false, false);
+        sa.climbing = climbing;
+        sa.across_wall = across_wall;
+        let sb = side(b, tb, rear && !square, square && tb.id == "pikemen");
+        resolve::plan(
+            &resolve::Request::CloseCombat(resolve::CombatRequest {
+                version,
+                a: sa,
+                b: sb,
+            }),
+            &th,
+        )
+    };
+    // Checked now, so a bad combat is refused before anything is rolled.
+    fight(&a, &b)?;
+    let fight = std::rc::Rc::new(fight);
+    let volleys = pistol_volleys(&a, &b, th)?;
     let turn = st.turn;
     let evasion = match evade {
         None => None,
@@ -1889,10 +1896,12 @@ fn charge(
             acc.facets.push(("target".into(), "destroyed".into()));
             return Plan::Done(acc);
         }
-        let (a3, b3, combat, to_stand) = (a2.clone(), b2.clone(), combat.clone(), to_stand.clone());
+        let (b3, to_stand) = (b2.clone(), to_stand.clone());
+        let (fight, volleys) = (fight.clone(), volleys.clone());
         // Everything after a passed To Close is the same whatever its dice: worked out once.
         Plan::memo("charge-in", move || {
-            let (a4, b4, combat) = (a3.clone(), b3.clone(), combat.clone());
+            let b4 = b3.clone();
+            let (fight, volleys) = (fight.clone(), volleys.clone());
             let acc = acc.clone();
             to_stand.clone().and_then(move |o| {
                 let stands = passed(&o);
@@ -1903,18 +1912,159 @@ fn charge(
                     acc.facets.push(("target".into(), "routs".into()));
                     return rout_unit(acc, b4.clone(), turn);
                 }
-                let (a5, b5, combat) = (a4.clone(), b4.clone(), combat.clone());
+                let (fight, volleys) = (fight.clone(), volleys.clone());
                 Plan::memo("stands", move || {
-                    let (a6, b6) = (a5.clone(), b5.clone());
+                    let fight = fight.clone();
                     let acc = acc.clone();
-                    combat.clone().and_then(move |o| {
-                        after_combat(acc.clone(), o, (a6.clone(), b6.clone()), rear, turn, th)
+                    volleys.clone().and_then(move |v| {
+                        let mut acc = acc.clone();
+                        acc.steps.extend(v.acc.steps);
+                        acc.summary.extend(v.acc.summary);
+                        let (a6, b6) = (v.a.clone(), v.b.clone());
+                        if !a6.on_table() || !b6.on_table() {
+                            acc.effects.push(Effect::Unit(a6));
+                            acc.effects.push(Effect::Unit(b6));
+                            return Plan::Done(acc);
+                        }
+                        let fight = fight.clone();
+                        // The combat depends only on the figures and leaders left: once each.
+                        let key = format!("fight:{}:{}:{}:{}", a6.figures, a6.leaders, b6.figures, b6.leaders);
+                        Plan::memo(key, move || {
+                            let (a7, b7, acc) = (a6.clone(), b6.clone(), acc.clone());
+                            match fight(&a7, &b7) {
+                                Ok(c) => c.and_then(move |o| {
+                                    after_combat(acc.clone(), o, (a7.clone(), b7.clone()), rear, turn, th)
+                                }),
+                                Err(r) => {
+                                    let mut acc = acc.clone();
+                                    acc.summary.push(r.message);
+                                    Plan::Done(acc)
+                                }
+                            }
+                        })
                     })
                 })
             })
         })
     });
     Ok(plan.map(|a| a.finish("charge")))
+}
+
+/// The two units as they come out of the pistol volleys fired as a charge closes.
+#[derive(Clone)]
+struct Volleyed {
+    acc: Acc,
+    a: UnitState,
+    b: UnitState,
+}
+
+/// Figures in a rank of reiters: one company of three (001, TROOP TYPES: "4 companies of 3 men
+/// each", "may shoot 4 ranks deep"; decision 37).
+const REITER_RANK: u8 = 3;
+
+/// Pistols as a charge closes (001, FIRE, notes after the ranges; decision 37): reiters charged
+/// by other cavalry roll a D4 for the ranks that fire; a charging unit with pistols fires its
+/// front rank once as it closes. Neither is possible after a double fire has emptied the pistols.
+/// Their casualties bring no morale test that turn; aces take leaders.
+fn pistol_volleys(
+    a: &UnitState,
+    b: &UnitState,
+    th: Thresholds,
+) -> Result<Plan<Volleyed>, Rejection> {
+    let pistols = |u: &UnitState| {
+        weapon_of(u).is_some_and(|(w, _)| w == tables::Weapon::Pistol)
+            && !u.pistols_empty
+            && u.status != Status::Routed
+    };
+    let mounted = |u: &UnitState| tables::troop(&u.troop).is_some_and(|t| t.kind.mounted());
+    let start = Volleyed {
+        acc: Acc::default(),
+        a: a.clone(),
+        b: b.clone(),
+    };
+    // Hits of one volley, taken off the unit fired at.
+    fn volley(
+        v: Volleyed,
+        at_charger: bool,
+        firers: u8,
+        class: u8,
+        th: Thresholds,
+    ) -> Result<Plan<Volleyed>, Rejection> {
+        let target = if at_charger { &v.a } else { &v.b };
+        let req = resolve::FireRequest {
+            weapon: tables::Weapon::Pistol,
+            range: None,
+            target_class: class,
+            firers,
+            shaken: false,
+            light_rain: false,
+            double: false,
+            target_figures: Some(target.figures),
+        };
+        Ok(
+            resolve::plan(&resolve::Request::Fire(req), &th)?.map(move |o| {
+                let get = |k: &str| -> u8 {
+                    o.facets
+                        .iter()
+                        .find(|(f, _)| f == k)
+                        .and_then(|(_, x)| x.parse().ok())
+                        .unwrap_or(0)
+                };
+                let mut v = v.clone();
+                let t = if at_charger { &mut v.a } else { &mut v.b };
+                let hits = get("hits").min(t.figures);
+                let leaders_hit = get("officers hit").min(t.leaders);
+                t.figures -= hits;
+                t.leaders = (t.leaders - leaders_hit).min(t.figures);
+                if t.figures == 0 {
+                    t.status = Status::Gone;
+                }
+                let name = t.name.clone();
+                v.acc = v.acc.clone().with(o);
+                v.acc.summary.pop();
+                v.acc
+                    .summary
+                    .push(format!("pistols as the charge closes: {name} loses {hits}"));
+                v
+            }),
+        )
+    }
+    let mut plan = Plan::Done(start);
+    if pistols(b) && mounted(a) && tables::troop(&b.troop).is_some_and(|t| t.id == "reiters") {
+        let class = default_class(a);
+        plan = plan.and_then(move |v: Volleyed| {
+            tercio_core::plan::dice(1, 4, "Reiters' ranks D4").and_then(move |f| {
+                let ranks = f[0];
+                let firers = (ranks * REITER_RANK).min(v.b.figures);
+                let mut v = v.clone();
+                v.acc.steps.push(Step {
+                    title: "Reiters charged by cavalry: a D4 for the ranks that fire before the close combat [001, FIRE, note on Reiters; decision 37]".into(),
+                    dice: vec![tercio_core::RolledDie {
+                        label: "Reiters' ranks D4".into(),
+                        sides: 4,
+                        face: ranks,
+                    }],
+                    modifiers: Vec::new(),
+                    totals: vec![("figures firing".into(), i32::from(firers))],
+                    result: format!("{ranks} rank(s): {firers} figure(s) fire"),
+                });
+                let keep = v.clone();
+                volley(v, true, firers, class, th).unwrap_or_else(|_| Plan::Done(keep))
+            })
+        });
+    }
+    if pistols(a) {
+        let class = default_class(b);
+        plan = plan.and_then(move |v: Volleyed| {
+            let firers = REITER_RANK.min(v.a.figures);
+            if firers == 0 {
+                return Plan::Done(v);
+            }
+            let keep = v.clone();
+            volley(v, false, firers, class, th).unwrap_or_else(|_| Plan::Done(keep))
+        });
+    }
+    Ok(plan)
 }
 
 /// The rules of evasion (001, EVASION): who may evade whom.

@@ -1,0 +1,584 @@
+//! The Sword and the Flame, Renaissance, as a game bound to the engine: scenarios, forms, seats,
+//! and the parts of the turn beyond the basic steps (evasion, field officers, Quicker Movement,
+//! brigades, dismounting, weather, reiters' pistols as a charge closes).
+
+use serde_json::{json, Value};
+use tercio_rules::game::Game;
+use tercio_rules::odds::odds;
+use tercio_rules::scenario::parse;
+use tercio_rules::{lookup, Engine};
+
+const BASE: &str = r#"
+ruleset = "tsatf"
+title = "Test"
+[[sides]]
+id = "french"
+name = "French"
+role = "attacker"
+colour = "blue"
+camp = false
+[[sides]]
+id = "imperial"
+name = "Imperial"
+role = "defender"
+colour = "red"
+camp = false
+[[leaders]]
+id = "gen-f"
+name = "General F"
+side = "french"
+bonus = 0
+rank = "army"
+[[leaders]]
+id = "gen-i"
+name = "General I"
+side = "imperial"
+bonus = 0
+rank = "army"
+[[leaders]]
+id = "col-i"
+name = "Colonel I"
+side = "imperial"
+bonus = 0
+rank = "battle"
+[[units]]
+id = "gd"
+name = "Gendarmes"
+side = "french"
+type = "gendarmes"
+figures = 12
+leader = "gen-f"
+[[units]]
+id = "lh"
+name = "Stradiots"
+side = "french"
+type = "light-horse-crossbow"
+figures = 12
+leader = "gen-f"
+[[units]]
+id = "arq"
+name = "Arquebusiers"
+side = "imperial"
+type = "arquebusiers"
+figures = 20
+leader = "gen-i"
+[[units]]
+id = "pk"
+name = "Swiss"
+side = "imperial"
+type = "pikemen"
+figures = 20
+flags = ["swiss", "with-arquebusiers", "brigade"]
+leader = "col-i"
+[[units]]
+id = "pk2"
+name = "Pikes"
+side = "imperial"
+type = "pikemen"
+figures = 20
+flags = ["brigade"]
+leader = "col-i"
+[[units]]
+id = "rt"
+name = "Reiters"
+side = "imperial"
+type = "reiters"
+figures = 12
+leader = "gen-i"
+[[units]]
+id = "hg"
+name = "Great gun"
+side = "imperial"
+type = "heavy-gun"
+figures = 4
+leader = "gen-i"
+"#;
+
+fn game(house_rules: &str) -> Game {
+    let src = format!("{BASE}\n[house_rules]\n{house_rules}\n");
+    let sc = parse("test.toml", &src).unwrap_or_else(|d| panic!("{d:?}"));
+    Game::new(sc, 7).expect("game")
+}
+
+fn engine(g: &Game) -> Box<dyn Engine> {
+    g.engine().expect("engine")
+}
+
+/// The state with some fields changed.
+fn with(g: &Game, f: impl FnOnce(&mut Value)) -> Value {
+    let mut st = g.state.clone();
+    f(&mut st);
+    st
+}
+
+fn p(e: &dyn Engine, st: &Value, a: Value, facet: &str, value: &str) -> f64 {
+    let plan = e.plan(Some(st), &a).unwrap_or_else(|r| panic!("{r}"));
+    let o = odds(&plan);
+    assert!((o.total - 1.0).abs() < 1e-9, "{}", o.total);
+    o.p(facet, value)
+}
+
+fn rejected(e: &dyn Engine, st: &Value, a: Value) -> tercio_rules::Rejection {
+    match e.plan(Some(st), &a) {
+        Err(r) => r,
+        Ok(_) => panic!("accepted: {a}"),
+    }
+}
+
+#[test]
+fn the_rule_set_is_available_and_scenarios_count_figures() {
+    let r = lookup("tsatf").expect("listed");
+    assert!(r.available());
+    assert_eq!(r.unit_size().0, "figures");
+    let g = game("");
+    // A Swiss pike formation with an arquebus sub-unit: 25 figures, two leaders (decisions 6, 30).
+    assert_eq!(g.state["units"]["pk"]["figures"], 25);
+    assert_eq!(g.state["units"]["pk"]["leaders"], 2);
+    assert_eq!(g.state["units"]["pk2"]["leaders"], 1);
+    assert_eq!(g.state["units"]["hg"]["leaders"], 0);
+    // Spirit count: every unit and gun (decision 39).
+    assert_eq!(g.state["sides"][1]["start"], 5);
+    // Field officers from the scenario's leaders.
+    assert_eq!(g.state["officers"]["col-i"]["rank"], "colonel");
+    // Brigade only when the flag names a colonel's unit.
+    assert_eq!(g.state["units"]["pk"]["brigade"], "col-i");
+    assert!(g.state["units"]["arq"]["brigade"].is_null());
+    // Bad flags and sizes are named with their place.
+    let bad = BASE.replace(
+        "figures = 20\nleader = \"gen-i\"",
+        "figures = 50\nleader = \"gen-i\"",
+    );
+    let d = parse("bad.toml", &bad).expect_err("size");
+    assert!(format!("{d:?}").contains("figures"), "{d:?}");
+    let bad = BASE.replace(r#"flags = ["brigade"]"#, r#"flags = ["with-gendarmes"]"#);
+    let d = parse("bad.toml", &bad).expect_err("flag");
+    assert!(format!("{d:?}").contains("with-arquebusiers"), "{d:?}");
+}
+
+#[test]
+fn forms_follow_the_turn_and_the_seat() {
+    let g = game("");
+    let e = engine(&g);
+    let gm: Vec<String> = e
+        .forms(&g.state, None)
+        .into_iter()
+        .map(|f| f.action)
+        .collect();
+    assert_eq!(gm.first().map(String::as_str), Some("start-turn"));
+    assert!(gm.contains(&"attach".to_string()));
+    // A side has no turn steps, only its own officers.
+    let side = e.forms(&g.state, Some("french"));
+    assert!(side.iter().all(|f| f.action != "start-turn"));
+    // With a black card drawn in the fire step, the imperial seat fires; the French seat has
+    // nothing of it.
+    let st = with(&g, |s| {
+        s["phase"] = json!("fire");
+        s["current"] = json!("imperial");
+    });
+    let imp = e.forms(&st, Some("imperial"));
+    let fire = imp.iter().find(|f| f.action == "fire").expect("fire form");
+    assert!(fire.primary);
+    let units = serde_json::to_value(&fire.fields[0]).expect("json");
+    let ids: Vec<&str> = units["options"]
+        .as_array()
+        .expect("options")
+        .iter()
+        .filter_map(|o| o["value"].as_str())
+        .collect();
+    // Units able to fire: the arquebusiers, the pike with its shot, the reiters, the gun.
+    assert_eq!(ids, ["arq", "hg", "pk", "rt"]);
+    // The target class and the officer in the cone are the game master's to say.
+    assert!(fire.fields.iter().all(|f| f.name != "target_class"));
+    assert!(e
+        .forms(&st, Some("french"))
+        .iter()
+        .all(|f| f.action != "fire"));
+    // The acting side of an action is its unit's.
+    let a = json!({"action": "fire", "unit": "arq", "target": "gd"});
+    assert_eq!(e.acting_side(&st, &a).as_deref(), Some("imperial"));
+    assert_eq!(e.acting_side(&st, &json!({"action": "draw"})), None);
+    // The board says whose card it is.
+    let board = e.board(&st).expect("board");
+    assert!(
+        board.headline.contains("Imperial names a unit"),
+        "{}",
+        board.headline
+    );
+}
+
+#[test]
+fn fire_defaults_come_from_the_units() {
+    let g = game("");
+    let e = engine(&g);
+    let st = with(&g, |s| {
+        s["phase"] = json!("fire");
+        s["current"] = json!("imperial");
+    });
+    // The pike formation fires with its five arquebusiers (decision 30) at Class II horse:
+    // P(no hit) = (15/20)^5.
+    let none = p(
+        e.as_ref(),
+        &st,
+        json!({"action": "fire", "unit": "pk", "target": "gd", "range": "short"}),
+        "hits",
+        "0",
+    );
+    assert!((none - 0.75f64.powi(5)).abs() < 1e-12, "{none}");
+    // More firers than carry the weapon are refused, naming the field.
+    let r = rejected(
+        e.as_ref(),
+        &st,
+        json!({"action": "fire", "unit": "pk", "target": "gd", "firers": 6}),
+    );
+    assert_eq!(r.field.as_deref(), Some("firers"));
+    // Light rain: +2 to each die; the arquebus hits Class II on 1-3 at short range.
+    let rain = with(&g, |s| {
+        s["phase"] = json!("fire");
+        s["current"] = json!("imperial");
+        s["light_rain"] = json!(true);
+    });
+    let none = p(
+        e.as_ref(),
+        &rain,
+        json!({"action": "fire", "unit": "pk", "target": "gd", "range": "short"}),
+        "hits",
+        "0",
+    );
+    assert!((none - 0.85f64.powi(5)).abs() < 1e-12, "{none}");
+}
+
+#[test]
+fn an_ace_takes_the_field_officer_named_in_the_cone_first() {
+    let mut g = game("");
+    g.state["phase"] = json!("fire");
+    g.state["current"] = json!("imperial");
+    // Roll until a fire draws an ace, on fresh copies of the game (the seed's stream moves on).
+    for seed in 0..400u64 {
+        let mut h = g.clone();
+        h.seed = seed;
+        let ev = h
+            .act(json!({"action": "fire", "unit": "arq", "target": "gd", "range": "short", "firers": 20, "officer": "gen-f"}))
+            .expect("fire")
+            .clone();
+        let aces: u8 = ev
+            .resolution
+            .steps
+            .iter()
+            .flat_map(|s| s.totals.iter())
+            .find(|(k, _)| k == "officers")
+            .map_or(0, |(_, v)| *v as u8);
+        if aces == 0 {
+            continue;
+        }
+        let hits: u8 = ev
+            .resolution
+            .steps
+            .iter()
+            .flat_map(|s| s.totals.iter())
+            .find(|(k, _)| k == "hits")
+            .map_or(0, |(_, v)| *v as u8);
+        assert_eq!(h.state["officers"]["gen-f"]["down"], true);
+        // The officer is not a figure of the unit: one hit fewer on it; further aces take its
+        // leader.
+        let figures = h.state["units"]["gd"]["figures"].as_u64().expect("n") as u8;
+        assert_eq!(figures, 12 - (hits - 1), "hits {hits}");
+        let leaders = h.state["units"]["gd"]["leaders"].as_u64().expect("n") as u8;
+        assert_eq!(leaders, 1 - (aces - 1).min(1));
+        return;
+    }
+    panic!("no ace in 400 fires");
+}
+
+#[test]
+fn an_attached_officer_adds_one_to_morale_and_moves_once() {
+    let mut g = game("");
+    g.act(json!({"action": "attach", "officer": "col-i", "unit": "pk2"}))
+        .expect("attach");
+    assert_eq!(g.state["units"]["pk2"]["field_officer"], true);
+    assert_eq!(g.state["officers"]["col-i"]["attached"], "pk2");
+    // Moving him to another unit takes his +1 with him.
+    g.act(json!({"action": "attach", "officer": "col-i", "unit": "arq"}))
+        .expect("attach");
+    assert_eq!(g.state["units"]["pk2"]["field_officer"], false);
+    assert_eq!(g.state["units"]["arq"]["field_officer"], true);
+    // His own move, 6D6, once in the movement step (decision 19).
+    let e = engine(&g);
+    let st = with(&g, |s| s["phase"] = json!("movement"));
+    let at_least_6 = p(
+        e.as_ref(),
+        &st,
+        json!({"action": "officer-move", "officer": "gen-f"}),
+        "inches",
+        "6",
+    );
+    assert!((at_least_6 - 1.0 / 6f64.powi(6)).abs() < 1e-15);
+    let st = with(&g, |s| {
+        s["phase"] = json!("movement");
+        s["officers"]["gen-f"]["moved"] = json!(true);
+    });
+    let r = rejected(
+        e.as_ref(),
+        &st,
+        json!({"action": "officer-move", "officer": "gen-f"}),
+    );
+    assert_eq!(r.code, "already-moved");
+    // An officer of the other side is refused, naming the field.
+    let r = rejected(
+        e.as_ref(),
+        &g.state,
+        json!({"action": "attach", "officer": "gen-f", "unit": "arq"}),
+    );
+    assert_eq!(r.field.as_deref(), Some("unit"));
+}
+
+#[test]
+fn quicker_movement_rolls_a_d4_capped_at_the_units_left() {
+    let mut g = game("options.quicker_movement = 1");
+    g.act(json!({"action": "start-turn"})).expect("start");
+    let e = engine(&g);
+    // Imperial has five units: the D4 stands; French has two: 3 and 4 become 2.
+    let p_units = |v: &str| p(e.as_ref(), &g.state, json!({"action": "draw"}), "units", v);
+    assert!((p_units("2") - (0.5 * 0.75 + 0.5 * 0.25)).abs() < 1e-12);
+    assert!((p_units("4") - 0.5 * 0.25).abs() < 1e-12);
+    // A card for three units lets three move, then the next card.
+    let st = with(&g, |s| {
+        s["current"] = json!("imperial");
+        s["moves_left"] = json!(3);
+    });
+    let mut h = g.clone();
+    h.state = st;
+    for u in ["arq", "rt"] {
+        h.act(json!({"action": "move", "unit": u})).expect("move");
+        assert_eq!(h.state["current"], "imperial");
+    }
+    h.act(json!({"action": "move", "unit": "pk2"}))
+        .expect("move");
+    assert!(h.state["current"].is_null());
+}
+
+#[test]
+fn a_brigade_moves_on_one_card_until_its_colonel_falls() {
+    let mut g = game("options.brigade_movement = 1");
+    g.act(json!({"action": "start-turn"})).expect("start");
+    g.state["current"] = json!("imperial");
+    let mut h = g.clone();
+    h.act(json!({"action": "move", "unit": "pk"}))
+        .expect("move");
+    assert_eq!(h.state["units"]["pk2"]["moved"], true);
+    assert!(h.state["acted"]
+        .as_array()
+        .expect("acted")
+        .contains(&json!("pk2")));
+    // The colonel down: they move independently.
+    let mut h = g.clone();
+    h.act(json!({"action": "officer-down", "officer": "col-i"}))
+        .expect("down");
+    assert!(h.state["units"]["pk2"]["brigade"].is_null());
+    h.act(json!({"action": "move", "unit": "pk"}))
+        .expect("move");
+    assert_eq!(h.state["units"]["pk2"]["moved"], false);
+    // Without the option, no brigade.
+    let mut h = game("");
+    h.act(json!({"action": "start-turn"})).expect("start");
+    h.state["current"] = json!("imperial");
+    h.act(json!({"action": "move", "unit": "pk"}))
+        .expect("move");
+    assert_eq!(h.state["units"]["pk2"]["moved"], false);
+}
+
+#[test]
+fn dismounting_costs_a_die_and_leaves_the_unit_on_foot() {
+    let g = game("options.dismounting = 1");
+    let e = engine(&g);
+    let st = with(&g, |s| {
+        s["phase"] = json!("movement");
+        s["current"] = json!("french");
+    });
+    // Light horse: 6D6, one lost to dismount: 5D6, so at most 30".
+    let max = p(
+        e.as_ref(),
+        &st,
+        json!({"action": "move", "unit": "lh", "dismount": true}),
+        "inches",
+        "30",
+    );
+    assert!((max - 1.0 / 6f64.powi(5)).abs() < 1e-15);
+    let mut h = g.clone();
+    h.state = st.clone();
+    h.act(json!({"action": "move", "unit": "lh", "dismount": true}))
+        .expect("dismount");
+    assert_eq!(h.state["units"]["lh"]["dismounted"], true);
+    // Gendarmes never dismount; nor anyone without the option.
+    let r = rejected(
+        e.as_ref(),
+        &st,
+        json!({"action": "move", "unit": "gd", "dismount": true}),
+    );
+    assert_eq!(r.field.as_deref(), Some("dismount"));
+    let g2 = game("");
+    let st2 = with(&g2, |s| {
+        s["phase"] = json!("movement");
+        s["current"] = json!("french");
+    });
+    let r = rejected(
+        engine(&g2).as_ref(),
+        &st2,
+        json!({"action": "move", "unit": "lh", "dismount": true}),
+    );
+    assert_eq!(r.code, "cannot-dismount");
+}
+
+#[test]
+fn heavy_guns_do_not_move() {
+    let g = game("");
+    let st = with(&g, |s| {
+        s["phase"] = json!("movement");
+        s["current"] = json!("imperial");
+    });
+    let r = rejected(
+        engine(&g).as_ref(),
+        &st,
+        json!({"action": "move", "unit": "hg"}),
+    );
+    assert_eq!(r.code, "heavy-guns-do-not-move");
+}
+
+fn melee(g: &Game) -> Value {
+    with(g, |s| {
+        s["phase"] = json!("melee");
+        s["fire_morale_done"] = json!(true);
+    })
+}
+
+#[test]
+fn evasion_follows_the_text() {
+    let g = game("");
+    let e = engine(&g);
+    let st = melee(&g);
+    // Pike (2D6 closed) charge the light horse, which evade with 6D6; with 12" of room it is
+    // dispersed unless the roll is 12 or less. The charge goes in on To Close first.
+    let charge = json!({"action": "charge", "charger": "pk2", "target": "lh", "target_evades": true, "evade_room": 12});
+    let plan = e.plan(Some(&st), &charge).expect("plan");
+    let o = odds(&plan);
+    let close = o.p("charge goes in", "yes");
+    // 6D6 ≤ 12: 1/6^6 times the count of 6-dice sums of 6..=12.
+    let mut ways = [0u64; 37];
+    ways[0] = 1;
+    for _ in 0..6 {
+        let mut next = [0u64; 37];
+        for (s, &w) in ways.iter().enumerate() {
+            for f in 1..=6 {
+                if s + f < 37 {
+                    next[s + f] += w;
+                }
+            }
+        }
+        ways = next;
+    }
+    let fits: u64 = ways[..=12].iter().sum();
+    let p_fit = fits as f64 / 6f64.powi(6);
+    assert!((o.p("evasion", "evades") - close * p_fit).abs() < 1e-12);
+    assert!((o.p("evasion", "dispersed") - close * (1.0 - p_fit)).abs() < 1e-12);
+    // Infantry may not evade cavalry; mounted troops evade only slower mounted troops: gendarmes
+    // (5D6) may not evade reiters (6D6) (decision 38).
+    let r = rejected(
+        e.as_ref(),
+        &st,
+        json!({"action": "charge", "charger": "gd", "target": "arq", "target_evades": true}),
+    );
+    assert_eq!(r.field.as_deref(), Some("target_evades"));
+    let r = rejected(
+        e.as_ref(),
+        &st,
+        json!({"action": "charge", "charger": "rt", "target": "gd", "target_evades": true}),
+    );
+    assert!(r.message.contains("slower"), "{}", r.message);
+    // An evader that has moved tests To Stand: fail, routed.
+    let moved = with(&g, |s| {
+        s["phase"] = json!("melee");
+        s["fire_morale_done"] = json!(true);
+        s["units"]["lh"]["moved"] = json!(true);
+    });
+    let o = odds(
+        &e.plan(
+            Some(&moved),
+            &json!({"action": "charge", "charger": "pk2", "target": "lh", "target_evades": true}),
+        )
+        .expect("plan"),
+    );
+    // To Stand with no modifier: 2D6 ≥ 5 passes 30/36 (design 5.2).
+    assert!((o.p("evasion", "routs") - o.p("charge goes in", "yes") * 6.0 / 36.0).abs() < 1e-12);
+}
+
+#[test]
+fn reiters_charged_by_cavalry_fire_a_d4_of_ranks_first() {
+    let g = game("options.company_close_combat = 1");
+    let e = engine(&g);
+    let st = melee(&g);
+    let plan = e
+        .plan(
+            Some(&st),
+            &json!({"action": "charge", "charger": "gd", "target": "rt"}),
+        )
+        .expect("plan");
+    let mut h = g.clone();
+    h.state = st.clone();
+    let ev = h
+        .act(json!({"action": "charge", "charger": "gd", "target": "rt"}))
+        .expect("charge")
+        .clone();
+    let o = odds(&plan);
+    assert!((o.total - 1.0).abs() < 1e-9);
+    let goes_in = ev
+        .resolution
+        .steps
+        .iter()
+        .any(|s| s.title.starts_with("To Stand"));
+    if goes_in {
+        // After a To Stand passed, the D4 is rolled and its ranks of three fire.
+        let d4 = ev
+            .resolution
+            .steps
+            .iter()
+            .find(|s| s.title.starts_with("Reiters charged by cavalry"))
+            .expect("the D4 step");
+        let ranks = i32::from(d4.dice[0].face);
+        assert_eq!(d4.totals[0].1, ranks * 3);
+    }
+    // With the pistols emptied by a double fire, no D4.
+    let empty = with(&g, |s| {
+        s["phase"] = json!("melee");
+        s["fire_morale_done"] = json!(true);
+        s["units"]["rt"]["pistols_empty"] = json!(true);
+    });
+    let mut h = g.clone();
+    h.state = empty;
+    let ev = h
+        .act(json!({"action": "charge", "charger": "gd", "target": "rt"}))
+        .expect("charge");
+    assert!(ev
+        .resolution
+        .steps
+        .iter()
+        .all(|s| !s.title.starts_with("Reiters charged")));
+}
+
+#[test]
+fn the_weather_and_wounded_parties_are_recorded() {
+    let mut g = game("options.wounded = 2");
+    g.act(json!({"action": "weather", "light_rain": true}))
+        .expect("rain");
+    assert_eq!(g.state["light_rain"], true);
+    let e = engine(&g);
+    assert!(e
+        .forms(&g.state, None)
+        .iter()
+        .any(|f| f.action == "wounded-parties"));
+    // Nobody is marching yet: nothing can be saved.
+    let r = rejected(
+        e.as_ref(),
+        &g.state,
+        json!({"action": "wounded-parties", "side": "french", "saved": 1}),
+    );
+    assert_eq!(r.field.as_deref(), Some("saved"));
+}
