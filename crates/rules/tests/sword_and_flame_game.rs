@@ -582,3 +582,17 @@ fn the_weather_and_wounded_parties_are_recorded() {
     );
     assert_eq!(r.field.as_deref(), Some("saved"));
 }
+
+#[test]
+fn the_reference_gives_the_light_gun_long_range_as_the_fire_table_does() {
+    // Decision 1: the line carrying the hit numbers says 24", the ranges list 36".
+    let r = lookup("tsatf").expect("listed").reference();
+    let line = r["charts"]["fire"]
+        .as_array()
+        .expect("fire table")
+        .iter()
+        .find(|l| l["weapon"] == "light-cannon" && l["range"] == "long")
+        .expect("light gun long");
+    assert_eq!(line["inches"], 24);
+    assert_eq!(line["hits_class_i_to_iv"], json!([4, 2, 2, 1]));
+}
