@@ -246,6 +246,11 @@ pub trait RuleSet: Sync {
     fn reference(&self) -> Value {
         Value::Null
     }
+    /// The charts as tables for the app's rules page, for rule sets whose page the shell draws
+    /// from data (empty: the shell has its own page for them).
+    fn reference_tables(&self) -> Vec<BoardTable> {
+        Vec::new()
+    }
     fn engine(&self, scenario: Option<&Scenario>) -> Result<Box<dyn Engine>, String>;
 }
 

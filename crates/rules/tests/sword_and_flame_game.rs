@@ -596,3 +596,20 @@ fn the_reference_gives_the_light_gun_long_range_as_the_fire_table_does() {
     assert_eq!(line["inches"], 24);
     assert_eq!(line["hits_class_i_to_iv"], json!([4, 2, 2, 1]));
 }
+
+#[test]
+fn the_rules_page_tables_show_the_morale_odds() {
+    let t = lookup("tsatf").expect("listed").reference_tables();
+    let morale = t
+        .iter()
+        .find(|x| x.title.starts_with("Morale"))
+        .expect("morale");
+    let col = morale.columns.iter().position(|c| c == "0").expect("0");
+    // 2D6 ≥ 6: 26/36; ≥ 5: 30/36; ≥ 7: 21/36 (design 5.2).
+    let at = |row: usize| morale.rows[row][col].clone();
+    assert_eq!(
+        [at(0), at(1), at(2)],
+        ["72.2%", "83.3%", "58.3%"].map(String::from)
+    );
+    assert_eq!(t[0].rows.len(), 15, "every troop type");
+}

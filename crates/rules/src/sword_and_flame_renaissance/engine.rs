@@ -127,12 +127,128 @@ impl RuleSet for SwordAndFlame {
             },
         })
     }
+    fn reference_tables(&self) -> Vec<BoardTable> {
+        reference_tables()
+    }
     fn engine(&self, scenario: Option<&Scenario>) -> Result<Box<dyn Engine>, String> {
         Ok(Box::new(TsatfEngine {
             th: thresholds(scenario),
             scenario: scenario.cloned(),
         }))
     }
+}
+
+fn table(title: &str, columns: &[&str], rows: Vec<Vec<String>>) -> BoardTable {
+    BoardTable {
+        title: title.into(),
+        columns: columns.iter().map(|c| c.to_string()).collect(),
+        rows,
+    }
+}
+
+/// The charts at the table: troops, the fire table, the morale table with its pass odds.
+fn reference_tables() -> Vec<BoardTable> {
+    let th = Thresholds::default();
+    let troops = tables::TROOPS
+        .iter()
+        .map(|t| {
+            let (own, orders) = resolve::orders(t);
+            let losses = tables::terrain_losses(t, own);
+            vec![
+                t.name.to_string(),
+                if t.company > 0 {
+                    format!(
+                        "{} ({} companies of {})",
+                        t.figures,
+                        t.figures / t.company,
+                        t.company
+                    )
+                } else {
+                    t.figures.to_string()
+                },
+                orders
+                    .iter()
+                    .map(|o| format!("{o:?}").to_lowercase())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                format!("{}D6", tables::movement_dice(t, own)),
+                format!(
+                    "uphill {}, downhill {}, obstacle {}, woods {}",
+                    losses[0], losses[1], losses[2], losses[3]
+                ),
+                t.weapon
+                    .map_or("—".into(), |w| format!("{w:?}").to_lowercase()),
+                t.source.to_string(),
+            ]
+        })
+        .collect();
+    let fire = tables::FIRE_TABLE
+        .iter()
+        .map(|l| {
+            let mut r = vec![
+                format!("{:?}", l.weapon).to_lowercase(),
+                format!("{:?} to {}\"", l.range, l.inches).to_lowercase(),
+            ];
+            r.extend(l.hits.iter().map(|h| format!("1-{h}")));
+            r.push(l.source.to_string());
+            r
+        })
+        .collect();
+    // 2D6 at or above each threshold, for every modifier total from -4 to +2.
+    let pass = |need: i32, m: i32| -> String {
+        let n = (1..=6)
+            .flat_map(|a| (1..=6).map(move |b| a + b))
+            .filter(|s| s + m >= need)
+            .count();
+        format!("{:.1}%", n as f64 * 100.0 / 36.0)
+    };
+    let mods = [-4, -3, -2, -1, 0, 1, 2];
+    let morale = [Test::ToClose, Test::ToStand, Test::StandAndFight]
+        .iter()
+        .map(|&t| {
+            let need = match t {
+                Test::ToClose => th.to_close,
+                Test::ToStand => th.to_stand,
+                Test::StandAndFight => th.stand_and_fight,
+            };
+            let mut r = vec![t.name().to_string(), format!("2D6 + modifiers ≥ {need}")];
+            r.extend(mods.iter().map(|&m| pass(need, m)));
+            r
+        })
+        .collect();
+    vec![
+        table(
+            "Troop types (001, TROOP TYPES & ORGANIZATION; MOVEMENT)",
+            &[
+                "Type",
+                "Figures",
+                "Orders",
+                "Movement",
+                "Dice lost",
+                "Weapon",
+                "Source",
+            ],
+            troops,
+        ),
+        table(
+            "Fire: hits on a D20 by target class (001, FIRE); +1 shaken, +2 light rain to each die",
+            &[
+                "Weapon",
+                "Range",
+                "Class I",
+                "Class II",
+                "Class III",
+                "Class IV",
+                "Source",
+            ],
+            fire,
+        ),
+        table(
+            "Morale (project design, section 5.2): chance to pass by modifier total",
+            &["Test", "Roll", "−4", "−3", "−2", "−1", "0", "+1", "+2"],
+            morale,
+        ),
+    ]
 }
 
 pub struct TsatfEngine {
