@@ -156,15 +156,9 @@ fn reference_tables() -> Vec<BoardTable> {
             let losses = tables::terrain_losses(t, own);
             vec![
                 t.name.to_string(),
-                if t.company > 0 {
-                    format!(
-                        "{} ({} companies of {})",
-                        t.figures,
-                        t.figures / t.company,
-                        t.company
-                    )
-                } else {
-                    t.figures.to_string()
+                match t.figures.checked_div(t.company) {
+                    Some(n) => format!("{} ({n} companies of {})", t.figures, t.company),
+                    None => t.figures.to_string(),
                 },
                 orders
                     .iter()
