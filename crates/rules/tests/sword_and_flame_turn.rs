@@ -33,6 +33,7 @@ fn unit(id: &str, side: &str, troop: &str, order: Order, figures: u8) -> UnitSta
         dismounted: false,
         wounded: 0,
         brigade: None,
+        may_move: false,
     }
 }
 

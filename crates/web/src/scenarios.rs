@@ -20,6 +20,8 @@ shipped!(
     "el-gran-capitan/cerignola-1503",
     "el-gran-capitan/pavia-1525",
     "el-gran-capitan/ravenna-1512",
+    "sword-and-flame-renaissance/bicocca-1522",
+    "sword-and-flame-renaissance/ravenna-1512",
 );
 
 pub fn find(id: &str) -> Option<&'static Shipped> {

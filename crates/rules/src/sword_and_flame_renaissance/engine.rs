@@ -85,6 +85,9 @@ impl RuleSet for SwordAndFlame {
         if !matches!(t.kind, Kind::Gun | Kind::Train) && t.id != "riflemen" {
             flags.push("brigade");
         }
+        if t.id == "heavy-gun" {
+            flags.push("may-move");
+        }
         flags
     }
     fn unit_size(&self) -> (&'static str, i64, i64) {
@@ -488,6 +491,9 @@ pub fn board(st: &State) -> Board {
                 if u.lance_used {
                     marks.push("lances spent".into());
                 }
+                if let Some(col) = u.brigade.as_ref().and_then(|c| st.officers.get(c)) {
+                    marks.push(format!("brigade of {}", col.name));
+                }
                 let mut troop = troop_name(&u.troop).to_string();
                 for sub in &u.sub_units {
                     troop.push_str(&format!(" + {}", troop_name(sub)));
@@ -495,7 +501,13 @@ pub fn board(st: &State) -> Board {
                 vec![
                     u.name.clone(),
                     troop,
-                    format!("{:?}", u.order).to_lowercase(),
+                    if tables::troop(&u.troop)
+                        .is_some_and(|t| matches!(t.kind, Kind::Gun | Kind::Train))
+                    {
+                        "—".into()
+                    } else {
+                        format!("{:?}", u.order).to_lowercase()
+                    },
                     format!("{}/{}", u.figures, u.figures_start),
                     u.leaders.to_string(),
                     match u.status {

@@ -76,6 +76,9 @@ pub struct UnitState {
     /// The colonel whose brigade it belongs to (optional rule, BRIGADE MOVEMENT).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub brigade: Option<String>,
+    /// A heavy gun the game master permits to move (scenario flag `may-move`; decision 57).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub may_move: bool,
 }
 
 impl UnitState {
@@ -380,6 +383,7 @@ pub fn initial(sc: &Scenario) -> Result<State, String> {
                 dismounted: false,
                 wounded: 0,
                 brigade,
+                may_move: flag("may-move"),
             },
         );
     }
@@ -606,7 +610,10 @@ pub fn can_fire(u: &UnitState) -> bool {
         && u.status != Status::Routed
         && u.reload == 0
         && !u.pistols_empty
-        && !(weapon == Some(tables::Weapon::LightCannon) && u.moved)
+        && !(matches!(
+            weapon,
+            Some(tables::Weapon::LightCannon | tables::Weapon::HeavyCannon)
+        ) && u.moved)
 }
 
 fn morale_req(test: Test, u: &UnitState) -> MoraleRequest {
@@ -1041,8 +1048,8 @@ fn move_unit(
     let u = activated(st, unit)?.clone();
     let t = tables::troop(&u.troop)
         .ok_or_else(|| reject("unknown-type", Some("unit"), "unit: unknown type"))?;
-    if t.id == "heavy-gun" {
-        return Err(reject("heavy-guns-do-not-move", Some("unit"), "unit: heavy guns do not move without the game master's permission, but may pivot in place (001, MOVEMENT); let its chance pass"));
+    if t.id == "heavy-gun" && !u.may_move {
+        return Err(reject("heavy-guns-do-not-move", Some("unit"), "unit: heavy guns do not move without the game master's permission (the scenario flag may-move), but may pivot in place (001, MOVEMENT); let its chance pass"));
     }
     if ground[3] && matches!(t.kind, tables::Kind::Gun | tables::Kind::Train) {
         return Err(reject(
@@ -1090,10 +1097,12 @@ fn move_unit(
             .insert(0, Effect::AlsoActed { unit: m.id.clone() });
     }
     let loading = u.reload > 0;
-    // Dismounted, mounted arquebusiers and crossbowmen move as open-order foot of their weapon.
+    // Dismounted, mounted arquebusiers and crossbowmen move as open-order foot of their weapon;
+    // a permitted heavy gun at the light gun's 2D6 (decision 57).
     let troop = match (u.dismounted, t.id) {
         (true, "light-horse-arquebus") => "arquebusiers",
         (true, "light-horse-crossbow") => "crossbowmen",
+        (_, "heavy-gun") => "light-gun",
         _ => t.id,
     };
     let mv = MoveRequest {
