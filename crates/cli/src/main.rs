@@ -240,6 +240,13 @@ fn reference(id: &str, json: bool) -> Res {
         return Ok(());
     }
     println!("{} — charts (seed {})\n", r.name(), r.seed());
+    let tables = r.reference_tables();
+    if !tables.is_empty() {
+        for t in &tables {
+            println!("{}", t.render());
+        }
+        return Ok(());
+    }
     println!(
         "{:<26} {:<14} {:>5} {:>5} {:>4} {:>4} {:>4} {:>4} {:>4} {:>3}  fire",
         "troop type", "class", "foot", "mtd", "imp", "adv", "mar", "chg", "ret", "BP"

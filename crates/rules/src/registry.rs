@@ -122,6 +122,35 @@ pub struct BoardTable {
     pub rows: Vec<Vec<String>>,
 }
 
+impl BoardTable {
+    /// The table as aligned plain text (CLI), its title on the first line.
+    pub fn render(&self) -> String {
+        let widths: Vec<usize> = (0..self.columns.len())
+            .map(|i| {
+                self.rows
+                    .iter()
+                    .map(|r| r.get(i).map_or(0, |c| c.chars().count()))
+                    .chain([self.columns[i].chars().count()])
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        let line = |cells: &[String]| {
+            let mut l = String::from(" ");
+            for (c, w) in cells.iter().zip(&widths) {
+                l.push_str(&format!(" {c:<w$}"));
+            }
+            l.trim_end().to_string() + "\n"
+        };
+        let mut s = format!("{}\n", self.title);
+        s.push_str(&line(&self.columns));
+        for r in &self.rows {
+            s.push_str(&line(r));
+        }
+        s
+    }
+}
+
 /// One action that can be taken now, with its fields. The shell builds the action's JSON as
 /// `{"action": action, field name: value...}`: a choice gives its option's value (an optional
 /// choice left empty leaves the field out), a flag `true` when ticked (left out otherwise), a

@@ -141,6 +141,13 @@ impl RuleSet for SwordAndFlame {
     }
 }
 
+fn weapon_name(w: tables::Weapon) -> String {
+    serde_json::to_value(w)
+        .ok()
+        .and_then(|v| v.as_str().map(|s| s.replace('-', " ")))
+        .unwrap_or_default()
+}
+
 fn table(title: &str, columns: &[&str], rows: Vec<Vec<String>>) -> BoardTable {
     BoardTable {
         title: title.into(),
@@ -163,18 +170,24 @@ fn reference_tables() -> Vec<BoardTable> {
                     Some(n) => format!("{} ({n} companies of {})", t.figures, t.company),
                     None => t.figures.to_string(),
                 },
-                orders
-                    .iter()
-                    .map(|o| format!("{o:?}").to_lowercase())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                format!("{}D6", tables::movement_dice(t, own)),
+                if matches!(t.kind, Kind::Gun | Kind::Train) {
+                    "—".into()
+                } else {
+                    orders
+                        .iter()
+                        .map(|o| format!("{o:?}").to_lowercase())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                },
+                match tables::movement_dice(t, own) {
+                    0 => "none (2D6 if permitted)".into(),
+                    n => format!("{n}D6"),
+                },
                 format!(
                     "uphill {}, downhill {}, obstacle {}, woods {}",
                     losses[0], losses[1], losses[2], losses[3]
                 ),
-                t.weapon
-                    .map_or("—".into(), |w| format!("{w:?}").to_lowercase()),
+                t.weapon.map_or("—".into(), weapon_name),
                 t.source.to_string(),
             ]
         })
@@ -183,10 +196,13 @@ fn reference_tables() -> Vec<BoardTable> {
         .iter()
         .map(|l| {
             let mut r = vec![
-                format!("{:?}", l.weapon).to_lowercase(),
+                weapon_name(l.weapon),
                 format!("{:?} to {}\"", l.range, l.inches).to_lowercase(),
             ];
-            r.extend(l.hits.iter().map(|h| format!("1-{h}")));
+            r.extend(l.hits.iter().map(|&h| match h {
+                1 => "1".to_string(),
+                h => format!("1-{h}"),
+            }));
             r.push(l.source.to_string());
             r
         })
@@ -580,28 +596,8 @@ pub fn render(b: &Board) -> String {
         s.push_str(&format!("  {n}\n"));
     }
     for t in &b.tables {
-        s.push_str(&format!("\n{}\n", t.title));
-        let widths: Vec<usize> = (0..t.columns.len())
-            .map(|i| {
-                t.rows
-                    .iter()
-                    .map(|r| r.get(i).map_or(0, |c| c.chars().count()))
-                    .chain([t.columns[i].chars().count()])
-                    .max()
-                    .unwrap_or(0)
-            })
-            .collect();
-        let line = |cells: &[String]| {
-            let mut l = String::from(" ");
-            for (c, w) in cells.iter().zip(&widths) {
-                l.push_str(&format!(" {c:<w$}"));
-            }
-            l.trim_end().to_string() + "\n"
-        };
-        s.push_str(&line(&t.columns));
-        for r in &t.rows {
-            s.push_str(&line(r));
-        }
+        s.push('\n');
+        s.push_str(&t.render());
     }
     s
 }
