@@ -613,3 +613,33 @@ fn the_rules_page_tables_show_the_morale_odds() {
     );
     assert_eq!(t[0].rows.len(), 15, "every troop type");
 }
+
+#[test]
+fn changing_order_is_part_of_the_move() {
+    let g = game("");
+    let e = engine(&g);
+    let st = with(&g, |s| {
+        s["phase"] = json!("movement");
+        s["current"] = json!("imperial");
+    });
+    // Pikes opening their order roll 3D6 (open-order infantry) instead of 2D6 (decision 60).
+    let eighteen = p(
+        e.as_ref(),
+        &st,
+        json!({"action": "move", "unit": "pk2", "order": "open"}),
+        "inches",
+        "18",
+    );
+    assert!((eighteen - 1.0 / 216.0).abs() < 1e-15);
+    let mut h = g.clone();
+    h.state = st.clone();
+    h.act(json!({"action": "move", "unit": "pk2", "order": "open"}))
+        .expect("move");
+    assert_eq!(h.state["units"]["pk2"]["order"], "open");
+    let r = rejected(
+        e.as_ref(),
+        &st,
+        json!({"action": "move", "unit": "arq", "order": "closed"}),
+    );
+    assert_eq!(r.field.as_deref(), Some("order"));
+}

@@ -671,8 +671,19 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                         FormField::flag("obstacle", "across an obstacle"),
                         FormField::flag("woods", "through woods"),
                     ];
+                    fields.push(FormField::choice(
+                        "order",
+                        "Change order first",
+                        ["closed", "open", "skirmish"]
+                            .map(|o| Choice::new(o, o))
+                            .to_vec(),
+                        true,
+                    ));
                     if st.options.dismounting {
-                        fields.push(FormField::flag("dismount", "mount or dismount (one die fewer)"));
+                        fields.push(FormField::flag(
+                            "dismount",
+                            "mount or dismount (one die fewer)",
+                        ));
                     }
                     out.push(primary(form(
                         "move",

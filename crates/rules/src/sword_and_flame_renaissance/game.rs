@@ -472,6 +472,9 @@ pub enum Action {
         /// Mount or dismount in this move (optional rule; mounted arquebusiers and crossbowmen).
         #[serde(default)]
         dismount: bool,
+        /// Change to this order first (decision 60): the move is rolled in the new order.
+        #[serde(default)]
+        order: Option<Order>,
     },
     /// The side whose card it is fires one unit (the game master gives what the table shows:
     /// range band, target class, figures that may fire).
@@ -661,12 +664,13 @@ pub fn plan(st: &State, th: Thresholds, action: &Action) -> Result<Plan<Outcome>
             obstacle,
             woods,
             dismount,
+            order,
         } => move_unit(
             st,
             th,
             unit,
             [*uphill, *downhill, *obstacle, *woods],
-            *dismount,
+            (*dismount, *order),
         ),
         Action::Fire {
             unit,
@@ -1042,10 +1046,29 @@ fn move_unit(
     th: Thresholds,
     unit: &str,
     ground: [bool; 4],
-    dismount: bool,
+    (dismount, order): (bool, Option<Order>),
 ) -> Result<Plan<Outcome>, Rejection> {
     need_phase(st, Phase::Movement, "move")?;
-    let u = activated(st, unit)?.clone();
+    let mut u = activated(st, unit)?.clone();
+    if let Some(o) = order {
+        let allowed = tables::troop(&u.troop).map_or(&[][..], |t| resolve::orders(t).1);
+        if !allowed.contains(&o) || u.dismounted {
+            return Err(reject(
+                "order-not-allowed",
+                Some("order"),
+                format!(
+                    "order: {} may be in {} order (001, TROOP TYPES; ORDER)",
+                    u.name,
+                    allowed
+                        .iter()
+                        .map(|x| format!("{x:?}").to_lowercase())
+                        .collect::<Vec<_>>()
+                        .join(" or ")
+                ),
+            ));
+        }
+        u.order = o;
+    }
     let t = tables::troop(&u.troop)
         .ok_or_else(|| reject("unknown-type", Some("unit"), "unit: unknown type"))?;
     if t.id == "heavy-gun" && !u.may_move {
