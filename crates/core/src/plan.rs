@@ -20,7 +20,7 @@
 //! assert_eq!(draws.len(), 2);
 //! ```
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
 use crate::dice::{DiceStream, Die, Draw};
@@ -54,8 +54,9 @@ pub enum Plan<T> {
     Throw(Vec<Die>, Depends, ContMany<T>),
     /// Throw the dice again until `accept` takes the faces (ties thrown again), then continue.
     /// Every throw is recorded; the exact walk weighs the accepted throws by their conditional
-    /// probability, so it stays finite.
-    Rethrow(Vec<Die>, Accept, ContMany<T>),
+    /// probability, so it stays finite. With a [`Classify`], the exact walk visits one accepted
+    /// throw per class (see [`Plan::rethrow_classed`]); without, every accepted throw.
+    Rethrow(Vec<Die>, Accept, Option<Classify>, ContMany<T>),
     /// A sub-plan whose outcome keys depend only on `key` (a state of a long chain: who is left
     /// to fight in a close combat). Rolling simply continues into it; the exact enumeration works
     /// out each key's distribution once and reuses it, so a chain of many throws stays small.
@@ -94,13 +95,17 @@ impl Pick {
 
 type Accept = Rc<dyn Fn(&[u8]) -> bool>;
 
+/// What the outcome of a throw depends on, as a number: throws of equal numbers lead to the same
+/// outcome keys (the [`Depends`] of a rethrow).
+pub type Classify = Rc<dyn Fn(&[u8]) -> u32>;
+
 impl<T: Clone> Clone for Plan<T> {
     fn clone(&self) -> Self {
         match self {
             Plan::Done(t) => Plan::Done(t.clone()),
             Plan::Roll(d, k) => Plan::Roll(d.clone(), k.clone()),
             Plan::Throw(d, dep, k) => Plan::Throw(d.clone(), *dep, k.clone()),
-            Plan::Rethrow(d, a, k) => Plan::Rethrow(d.clone(), a.clone(), k.clone()),
+            Plan::Rethrow(d, a, c, k) => Plan::Rethrow(d.clone(), a.clone(), c.clone(), k.clone()),
             Plan::Memo(key, f) => Plan::Memo(key.clone(), f.clone()),
             Plan::Card(p, k) => Plan::Card(p.clone(), k.clone()),
         }
@@ -124,6 +129,9 @@ fn classes(dice: &[Die], dep: Depends) -> Vec<(Vec<u8>, f64)> {
         if dice.windows(2).all(|w| w[0].sides == w[1].sides) {
             return count_classes(dice, k);
         }
+    }
+    if dep == Depends::Faces {
+        return every_throw(dice);
     }
     let total: f64 = dice.iter().map(|d| f64::from(d.sides)).product();
     let mut map: BTreeMap<Vec<i32>, (Vec<u8>, u64)> = BTreeMap::new();
@@ -150,6 +158,66 @@ fn classes(dice: &[Die], dep: Depends) -> Vec<(Vec<u8>, f64)> {
             i += 1;
         }
     }
+}
+
+/// Every throw of `dice`, each its own class, in the order of their faces (the first die's face
+/// first, as [`classes`] orders its classes).
+fn every_throw(dice: &[Die]) -> Vec<(Vec<u8>, f64)> {
+    let total: f64 = dice.iter().map(|d| f64::from(d.sides)).product();
+    let q = 1.0 / total;
+    let n = dice
+        .iter()
+        .try_fold(1usize, |n, d| n.checked_mul(usize::from(d.sides)))
+        .unwrap_or(usize::MAX);
+    let mut out = Vec::with_capacity(n.min(1 << 16));
+    let mut faces: Vec<u8> = dice.iter().map(|_| 1).collect();
+    loop {
+        out.push((faces.clone(), q));
+        // Next throw, odometer style, the last die turning fastest.
+        let mut i = dice.len();
+        loop {
+            if i == 0 {
+                return out;
+            }
+            i -= 1;
+            if faces[i] < dice[i].sides {
+                faces[i] += 1;
+                break;
+            }
+            faces[i] = 1;
+        }
+    }
+}
+
+/// The throws a rethrow accepts: one per class when it has a [`Classify`] (the first of its class
+/// in the order of faces, weighing the whole class), else every accepted throw. Returns each with
+/// its probability, and the probability that a throw is accepted: divided by it, the odds given
+/// acceptance.
+fn accepted(dice: &[Die], accept: &Accept, class: Option<&Classify>) -> (Vec<(Vec<u8>, f64)>, f64) {
+    let kept: Vec<(Vec<u8>, f64)> = classes(dice, Depends::Faces)
+        .into_iter()
+        .filter(|(f, _)| accept(f))
+        .collect();
+    let mass: f64 = kept.iter().map(|(_, q)| q).sum();
+    // A throw nothing accepts could never end; it has no outcomes to weigh.
+    if mass <= 0.0 {
+        return (Vec::new(), mass);
+    }
+    let grouped = match class {
+        None => kept,
+        Some(c) => {
+            let mut by: Vec<(u32, Vec<u8>, f64)> = Vec::new();
+            for (faces, q) in kept {
+                let k = c(&faces);
+                match by.iter_mut().find(|(x, _, _)| *x == k) {
+                    Some(e) => e.2 += q,
+                    None => by.push((k, faces, q)),
+                }
+            }
+            by.into_iter().map(|(_, f, q)| (f, q)).collect()
+        }
+    };
+    (grouped, mass)
 }
 
 /// The classes of "how many of these dice show `k` or less": binomial, with representative
@@ -204,9 +272,10 @@ impl<T: 'static> Plan<T> {
                 dep,
                 Rc::new(move |faces: &[u8]| k(faces).and_then_rc(f.clone())),
             ),
-            Plan::Rethrow(dice, accept, k) => Plan::Rethrow(
+            Plan::Rethrow(dice, accept, class, k) => Plan::Rethrow(
                 dice,
                 accept,
+                class,
                 Rc::new(move |faces: &[u8]| k(faces).and_then_rc(f.clone())),
             ),
             // The same continuation reaches every memoised node below, so naming it in the key
@@ -254,7 +323,20 @@ impl<T: 'static> Plan<T> {
         accept: impl Fn(&[u8]) -> bool + 'static,
         then: impl Fn(&[u8]) -> Plan<T> + 'static,
     ) -> Self {
-        Plan::Rethrow(dice, Rc::new(accept), Rc::new(then))
+        Plan::Rethrow(dice, Rc::new(accept), None, Rc::new(then))
+    }
+
+    /// [`Plan::rethrow_until`] whose outcome keys depend on the accepted faces only through
+    /// `class` (who won a bout and what the loser lost, not the faces themselves): the exact walk
+    /// then continues once per class instead of once per accepted throw. Rolling, entered faces
+    /// and the recorded throws are the same as [`Plan::rethrow_until`]'s.
+    pub fn rethrow_classed(
+        dice: Vec<Die>,
+        accept: impl Fn(&[u8]) -> bool + 'static,
+        class: impl Fn(&[u8]) -> u32 + 'static,
+        then: impl Fn(&[u8]) -> Plan<T> + 'static,
+    ) -> Self {
+        Plan::Rethrow(dice, Rc::new(accept), Some(Rc::new(class)), Rc::new(then))
     }
 
     /// A rethrow as an ordinary throw whose rejected faces lead to the same throw again (for
@@ -304,7 +386,7 @@ impl<T: 'static> Plan<T> {
                         .collect();
                     plan = k(&faces);
                 }
-                Plan::Rethrow(dice, accept, k) => plan = Plan::rethrow_step(dice, accept, k),
+                Plan::Rethrow(dice, accept, _, k) => plan = Plan::rethrow_step(dice, accept, k),
                 Plan::Memo(_, inner) => plan = inner(),
                 Plan::Card(p, k) => {
                     let n = u32::try_from(p.left.len()).unwrap_or(u32::MAX).max(1);
@@ -389,7 +471,7 @@ impl<T: 'static> Plan<T> {
                     // Unfold into single rolls so every face is checked the same way.
                     plan = unfold(Rc::from(dice), 0, Vec::new(), k);
                 }
-                Plan::Rethrow(dice, accept, k) => plan = Plan::rethrow_step(dice, accept, k),
+                Plan::Rethrow(dice, accept, _, k) => plan = Plan::rethrow_step(dice, accept, k),
                 Plan::Memo(_, inner) => plan = inner(),
             }
         }
@@ -444,7 +526,7 @@ impl<T: 'static> Plan<T> {
                     i += dice.len();
                     plan = k(thrown);
                 }
-                Plan::Rethrow(dice, accept, k) => plan = Plan::rethrow_step(dice, accept, k),
+                Plan::Rethrow(dice, accept, _, k) => plan = Plan::rethrow_step(dice, accept, k),
                 Plan::Memo(_, inner) => plan = inner(),
                 Plan::Card(p, k) => {
                     if i == faces.len() {
@@ -512,15 +594,17 @@ impl<T: 'static> Plan<T> {
                         _ => false,
                     }
                 }
-                Plan::Rethrow(dice, accept, k) => {
+                Plan::Rethrow(dice, accept, class, k) => {
                     let throws = dice
                         .iter()
                         .try_fold(1usize, |n, d| n.checked_mul(usize::from(d.sides)));
                     match throws {
-                        Some(t) if t <= left.saturating_mul(64) => classes(dice, Depends::Faces)
-                            .iter()
-                            .filter(|(f, _)| accept(f))
-                            .all(|(f, _)| count(&k(f), left, seen)),
+                        Some(t) if t <= left.saturating_mul(64) => {
+                            accepted(dice, accept, class.as_ref())
+                                .0
+                                .iter()
+                                .all(|(f, _)| count(&k(f), left, seen))
+                        }
                         _ => false,
                     }
                 }
@@ -554,17 +638,10 @@ impl<T: 'static> Plan<T> {
                     k(&faces).walk(p * q, visit);
                 }
             }
-            Plan::Rethrow(dice, accept, k) => {
-                let kept: Vec<(Vec<u8>, f64)> = classes(dice, Depends::Faces)
-                    .into_iter()
-                    .filter(|(f, _)| accept(f))
-                    .collect();
-                let mass: f64 = kept.iter().map(|(_, q)| q).sum();
-                // A throw nothing accepts could never end; it has no outcomes to weigh.
-                if mass > 0.0 {
-                    for (faces, q) in kept {
-                        k(&faces).walk(p * q / mass, visit);
-                    }
+            Plan::Rethrow(dice, accept, class, k) => {
+                let (kept, mass) = accepted(dice, accept, class.as_ref());
+                for (faces, q) in kept {
+                    k(&faces).walk(p * q / mass, visit);
                 }
             }
             Plan::Memo(_, inner) => inner().walk(p, visit),
@@ -578,64 +655,95 @@ impl<T: 'static> Plan<T> {
 
     /// The exact distribution of `key(outcome)`.
     pub fn exact<K: Ord + Clone>(&self, key: impl Fn(&T) -> K) -> Distribution<K> {
-        let mut map: BTreeMap<K, f64> = BTreeMap::new();
-        let mut memo = std::collections::HashMap::new();
-        self.keyed(1.0, &key, &mut memo, &mut map);
-        Distribution { outcomes: map }
+        let mut walk = Exact {
+            key: &key,
+            ids: BTreeMap::new(),
+            memo: HashMap::new(),
+        };
+        let mut acc = BTreeMap::new();
+        self.keyed(1.0, &mut walk, &mut acc);
+        let mut keys: Vec<Option<K>> = (0..walk.ids.len()).map(|_| None).collect();
+        for (k, id) in walk.ids {
+            keys[id as usize] = Some(k);
+        }
+        let outcomes = acc
+            .into_iter()
+            .filter_map(|(id, p)| Some((keys[id as usize].take()?, p)))
+            .collect();
+        Distribution { outcomes }
     }
 
-    /// The walk of [`Plan::exact`], adding each outcome key's probability into `acc`; a memoised
-    /// node's distribution is computed once and scaled wherever it is reached again.
+    /// The walk of [`Plan::exact`], adding each outcome key's probability into `acc` (by the key's
+    /// number, see [`Exact`]); a memoised node's distribution is computed once and scaled
+    /// wherever it is reached again.
     fn keyed<K: Ord + Clone>(
         &self,
         p: f64,
-        key: &dyn Fn(&T) -> K,
-        memo: &mut std::collections::HashMap<Rc<str>, BTreeMap<K, f64>>,
-        acc: &mut BTreeMap<K, f64>,
+        ex: &mut Exact<'_, T, K>,
+        acc: &mut BTreeMap<u32, f64>,
     ) {
         match self {
             Plan::Memo(k, inner) => {
-                if !memo.contains_key(k) {
+                if !ex.memo.contains_key(k) {
                     let mut sub = BTreeMap::new();
-                    inner().keyed(1.0, key, memo, &mut sub);
-                    memo.insert(k.clone(), sub);
+                    inner().keyed(1.0, ex, &mut sub);
+                    ex.memo.insert(k.clone(), sub.into_iter().collect());
                 }
-                if let Some(sub) = memo.get(k) {
-                    for (x, q) in sub {
-                        *acc.entry(x.clone()).or_insert(0.0) += p * q;
+                if let Some(sub) = ex.memo.get(k) {
+                    for &(x, q) in sub {
+                        *acc.entry(x).or_insert(0.0) += p * q;
                     }
                 }
             }
-            Plan::Done(t) => *acc.entry(key(t)).or_insert(0.0) += p,
+            Plan::Done(t) => {
+                let id = ex.id(t);
+                *acc.entry(id).or_insert(0.0) += p;
+            }
             Plan::Card(pick, k) => {
                 for (c, q) in pick.classes() {
-                    k(c).keyed(p * q, key, memo, acc);
+                    k(c).keyed(p * q, ex, acc);
                 }
             }
             Plan::Roll(die, k) => {
                 let q = p / f64::from(die.sides);
                 for face in 1..=die.sides {
-                    k(face).keyed(q, key, memo, acc);
+                    k(face).keyed(q, ex, acc);
                 }
             }
             Plan::Throw(dice, dep, k) => {
                 for (faces, q) in classes(dice, *dep) {
-                    k(&faces).keyed(p * q, key, memo, acc);
+                    k(&faces).keyed(p * q, ex, acc);
                 }
             }
-            Plan::Rethrow(dice, accept, k) => {
-                let kept: Vec<(Vec<u8>, f64)> = classes(dice, Depends::Faces)
-                    .into_iter()
-                    .filter(|(f, _)| accept(f))
-                    .collect();
-                let mass: f64 = kept.iter().map(|(_, q)| q).sum();
-                if mass > 0.0 {
-                    for (faces, q) in kept {
-                        k(&faces).keyed(p * q / mass, key, memo, acc);
-                    }
+            Plan::Rethrow(dice, accept, class, k) => {
+                let (kept, mass) = accepted(dice, accept, class.as_ref());
+                for (faces, q) in kept {
+                    k(&faces).keyed(p * q / mass, ex, acc);
                 }
             }
         }
+    }
+}
+
+/// The state of one exact walk. Outcome keys are numbered as they are first reached, so that the
+/// memoised distributions, merged over and over in a long chain, add up numbers indexed by small
+/// integers instead of comparing and cloning keys.
+struct Exact<'a, T, K> {
+    key: &'a dyn Fn(&T) -> K,
+    ids: BTreeMap<K, u32>,
+    /// Each memoised node's distribution, by key number.
+    memo: HashMap<Rc<str>, Vec<(u32, f64)>>,
+}
+
+impl<T, K: Ord> Exact<'_, T, K> {
+    fn id(&mut self, t: &T) -> u32 {
+        let k = (self.key)(t);
+        if let Some(&id) = self.ids.get(&k) {
+            return id;
+        }
+        let id = u32::try_from(self.ids.len()).unwrap_or(u32::MAX);
+        self.ids.insert(k, id);
+        id
     }
 }
 
@@ -936,6 +1044,61 @@ mod tests {
             assert!(before.iter().all(|p| p[0].face == p[1].face));
         }
         assert!(make().within(30) && !make().within(29));
+    }
+
+    #[test]
+    fn classed_rethrows_visit_one_throw_per_class_with_the_same_odds() {
+        // Opposed D6 + 1 against D6, ties thrown again; the winner kills on a natural 5 or 6.
+        fn make(classed: bool) -> Plan<(bool, bool)> {
+            let dice = vec![Die::d6("A"), Die::d6("B")];
+            let accept = |f: &[u8]| f[0] + 1 != f[1];
+            let decide = |f: &[u8]| {
+                let a = f[0] + 1 > f[1];
+                (a, if a { f[0] } else { f[1] } >= 5)
+            };
+            let then = move |f: &[u8]| Plan::Done(decide(f));
+            if classed {
+                Plan::rethrow_classed(
+                    dice,
+                    accept,
+                    move |f| {
+                        let (a, kill) = decide(f);
+                        u32::from(a) * 2 + u32::from(kill)
+                    },
+                    then,
+                )
+            } else {
+                Plan::rethrow_until(dice, accept, then)
+            }
+        }
+        let (fast, slow) = (make(true).exact(|o| *o), make(false).exact(|o| *o));
+        assert_eq!(fast.outcomes.len(), 4);
+        for (k, p) in &slow.outcomes {
+            assert!((p - fast.outcomes[k]).abs() < 1e-15, "{k:?}");
+        }
+        // 31 throws are accepted (B one above A ties: 5 throws); A wins 21 (B at or below A's
+        // face), killing in 11 (a 5 beats B's 1-5, a 6 B's 1-6).
+        assert!((fast.p(|o| o.0) - 21.0 / 31.0).abs() < 1e-15);
+        assert!((fast.outcomes[&(true, true)] - 11.0 / 31.0).abs() < 1e-15);
+        assert!((fast.total() - 1.0).abs() < 1e-15);
+        assert!(make(true).within(4) && !make(true).within(3));
+        assert!(make(false).within(31) && !make(false).within(30));
+        assert_eq!(make(true).leaves().len(), 4);
+        // Rolled and entered faces are the same throws, ties recorded.
+        for seed in 0..20 {
+            let (a, da) = make(true).roll(&mut DiceStream::from_seed(seed));
+            let (b, db) = make(false).roll(&mut DiceStream::from_seed(seed));
+            assert_eq!((a, da), (b, db));
+        }
+        let faces = [2, 3, 6, 2];
+        assert_eq!(
+            make(true).roll_with(&faces).map(|r| r.0),
+            make(false).roll_with(&faces).map(|r| r.0)
+        );
+        assert_eq!(
+            make(true).needed(&[2, 3]).expect("ok").map(|d| d.len()),
+            Some(2)
+        );
     }
 
     #[test]

@@ -495,3 +495,407 @@ fn refusals_inside_a_fighter_name_the_fighter() {
         }
     }
 }
+
+// ---- Whole close combats against a plain chain of single bouts ----
+
+/// One bout's exact odds from the `bout` action: ((A wins, figures the loser loses), p).
+fn bout_odds(version: &str, a: &Value, b: &Value) -> Vec<((bool, u32), f64)> {
+    let d = plan_of(&bout(version, a.clone(), b.clone())).exact(|o| o.facets.clone());
+    d.outcomes
+        .iter()
+        .map(|(f, p)| {
+            let get = |k: &str| {
+                f.iter()
+                    .find(|(x, _)| x == k)
+                    .map(|(_, v)| v.clone())
+                    .unwrap_or_default()
+            };
+            let lost = match version {
+                "figure" => u32::from(get("loser killed") == "yes"),
+                _ => get("figures lost").parse().expect("figures lost"),
+            };
+            ((get("winner") == "A", lost), *p)
+        })
+        .collect()
+}
+
+/// A side's queue as `bout` fighters (design 6.1; decision 24): figures, the leaders last; or
+/// full companies after one short company, the leaders' companies last.
+fn fighters(version: &str, side: &Value, company: u8) -> Vec<Value> {
+    let n = side["figures"].as_u64().expect("figures") as u8;
+    let leaders = side["leaders"].as_u64().unwrap_or(1) as u8;
+    let base = |officer: bool, missing: u8| {
+        let mut f = side.clone();
+        let o = f.as_object_mut().expect("object");
+        o.remove("figures");
+        o.remove("leaders");
+        o.insert("officer".into(), json!(officer));
+        if version == "company" {
+            o.insert("missing".into(), json!(missing));
+        }
+        f
+    };
+    if version == "figure" {
+        return (0..n).map(|i| base(i >= n - leaders, 0)).collect();
+    }
+    let mut sizes = Vec::new();
+    if !n.is_multiple_of(company) {
+        sizes.push(n % company);
+    }
+    sizes.extend(std::iter::repeat_n(company, usize::from(n / company)));
+    let k = sizes.len();
+    sizes
+        .iter()
+        .enumerate()
+        .map(|(i, &men)| base(i >= k - usize::from(leaders).min(k), company - men))
+        .collect()
+}
+
+type Ends = std::collections::BTreeMap<(bool, u32, u32), f64>;
+
+/// The combat as a chain over (A's fighter, B's fighter): the distribution of (A wins, figures
+/// A loses, figures B loses) from each pair on, the losses counted from there.
+fn chain(version: &str, qa: &[Value], qb: &[Value]) -> Ends {
+    fn from(
+        at: (usize, usize),
+        version: &str,
+        q: (&[Value], &[Value]),
+        memo: &mut std::collections::HashMap<(usize, usize), Ends>,
+    ) -> Ends {
+        let (ia, ib) = at;
+        if ia == q.0.len() || ib == q.1.len() {
+            return [((ib == q.1.len(), 0, 0), 1.0)].into_iter().collect();
+        }
+        if let Some(d) = memo.get(&at) {
+            return d.clone();
+        }
+        let mut out = Ends::new();
+        for ((a_wins, lost), p) in bout_odds(version, &q.0[ia], &q.1[ib]) {
+            let (next, la, lb) = if a_wins {
+                ((ia, ib + 1), 0, lost)
+            } else {
+                ((ia + 1, ib), lost, 0)
+            };
+            for ((w, x, y), r) in from(next, version, q, memo) {
+                *out.entry((w, x + la, y + lb)).or_insert(0.0) += p * r;
+            }
+        }
+        memo.insert(at, out.clone());
+        out
+    }
+    from(
+        (0, 0),
+        version,
+        (qa, qb),
+        &mut std::collections::HashMap::new(),
+    )
+}
+
+fn combat_ends(action: &Value) -> Ends {
+    let d = plan_of(action).exact(|o| o.facets.clone());
+    let mut out = Ends::new();
+    for (f, p) in &d.outcomes {
+        let get = |k: &str| {
+            f.iter()
+                .find(|(x, _)| x == k)
+                .map(|(_, v)| v.clone())
+                .unwrap_or_default()
+        };
+        let n = |k: &str| get(k).parse::<u32>().expect("a count");
+        *out.entry((
+            get("winner") == "A",
+            n("A figures lost"),
+            n("B figures lost"),
+        ))
+        .or_insert(0.0) += p;
+    }
+    out
+}
+
+#[test]
+fn whole_close_combats_are_chains_of_their_bouts() {
+    // (version, A, B, company size of A, of B): figures and companies, leaders, a field officer,
+    // win ties on one side, both and neither (ties thrown again).
+    let cases = [
+        (
+            "figure",
+            json!({"type": "gendarmes", "figures": 3, "lance": true}),
+            json!({"type": "pikemen", "figures": 4}),
+        ),
+        (
+            "figure",
+            json!({"type": "halberdiers", "order": "open", "figures": 4}),
+            json!({"type": "pikemen", "figures": 3, "broken_ground": true}),
+        ),
+        (
+            "figure",
+            json!({"type": "reiters", "figures": 2}),
+            json!({"type": "light-horse-spear", "figures": 3, "shaken": true, "leaders": 0}),
+        ),
+        (
+            "company",
+            json!({"type": "pikemen", "figures": 7, "leaders": 2}),
+            json!({"type": "pikemen", "figures": 8}),
+        ),
+        (
+            "company",
+            json!({"type": "gendarmes", "figures": 7, "lance": true}),
+            json!({"type": "halberdiers", "figures": 9, "attacked_in_rear": true}),
+        ),
+    ];
+    for (version, a, b) in cases {
+        let size = |s: &Value| {
+            tercio_rules::sword_and_flame_renaissance::tables::troop(
+                s["type"].as_str().expect("type"),
+            )
+            .expect("troop")
+            .company
+        };
+        let (qa, qb) = (
+            fighters(version, &a, size(&a)),
+            fighters(version, &b, size(&b)),
+        );
+        let want = chain(version, &qa, &qb);
+        let got =
+            combat_ends(&json!({"action": "close-combat", "version": version, "a": a, "b": b}));
+        assert_eq!(
+            got.keys().collect::<Vec<_>>(),
+            want.keys().collect::<Vec<_>>(),
+            "{version} {a} {b}"
+        );
+        for (k, p) in &want {
+            assert!(
+                (got[k] - p).abs() < 1e-12,
+                "{version} {a} {b} {k:?}: {} against {p}",
+                got[k]
+            );
+        }
+        assert!((got.values().sum::<f64>() - 1.0).abs() < 1e-12);
+    }
+}
+
+#[test]
+fn whole_close_combat_odds_are_those_of_the_walk_over_every_throw() {
+    // Worked out by the earlier walk, which visited every accepted throw of every bout: who wins,
+    // and each side's expected losses.
+    for (a, b, version, a_wins, a_lost, b_lost) in [
+        (
+            json!({"type": "gendarmes", "figures": 8, "lance": true}),
+            json!({"type": "pikemen", "figures": 12}),
+            "figure",
+            5.917506982736024e-05,
+            3.7545255642969324,
+            1.6794277301842375,
+        ),
+        (
+            json!({"type": "gendarmes", "figures": 3, "lance": true}),
+            json!({"type": "pikemen", "figures": 4}),
+            "figure",
+            0.01956120964794332,
+            1.4289828818591308,
+            0.6980455131509868,
+        ),
+        (
+            json!({"type": "pikemen", "figures": 20, "leaders": 2}),
+            json!({"type": "pikemen", "figures": 20}),
+            "company",
+            0.6010970513935239,
+            5.146802802354595,
+            5.940559387207564,
+        ),
+    ] {
+        let ends =
+            combat_ends(&json!({"action": "close-combat", "version": version, "a": a, "b": b}));
+        let sum = |f: &dyn Fn(&(bool, u32, u32)) -> f64| -> f64 {
+            ends.iter().map(|(k, p)| f(k) * p).sum()
+        };
+        let got = (
+            sum(&|k| f64::from(u8::from(k.0))),
+            sum(&|k| f64::from(k.1)),
+            sum(&|k| f64::from(k.2)),
+        );
+        for (g, w) in [(got.0, a_wins), (got.1, a_lost), (got.2, b_lost)] {
+            assert!(
+                (g - w).abs() < 1e-12 * w.max(1.0),
+                "{a} {b}: {g} against {w}"
+            );
+        }
+    }
+}
+
+// ---- Breaking off ----
+
+fn facet(o: &tercio_rules::Outcome, k: &str) -> String {
+    o.facets
+        .iter()
+        .find(|(f, _)| f == k)
+        .map(|(_, v)| v.clone())
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_combat_still_undecided_after_three_company_bouts_breaks_off() {
+    // Pike of two companies against pike of three: the combat may last four bouts.
+    let a = json!({"type": "pikemen", "figures": 10});
+    let b = json!({"type": "pikemen", "figures": 15});
+    let plain = json!({"action": "close-combat", "version": "company", "a": a, "b": b});
+    let mut breaking = plain.clone();
+    breaking["break_off"] = json!({"side": "a", "after": 3});
+    // Without breaking off, every path of the combat with its own bouts (no memoised states):
+    // the combat goes past 3 bouts, and the losses in the first 3 bouts.
+    let losses = |o: &tercio_rules::Outcome, bouts: usize| -> (u32, u32) {
+        let mut l = (0, 0);
+        for st in o.resolution.steps.iter().take(bouts) {
+            let n: u32 = st
+                .result
+                .split("losing ")
+                .nth(1)
+                .and_then(|x| x.split(' ').next())
+                .and_then(|x| x.parse().ok())
+                .expect("a company bout's losses");
+            if st.result.starts_with("A wins") {
+                l.1 += n;
+            } else {
+                l.0 += n;
+            }
+        }
+        l
+    };
+    let mut past_three = 0.0;
+    let mut want = std::collections::BTreeMap::<(String, u32, u32), f64>::new();
+    for (o, p) in plan_of(&plain).leaves() {
+        let n = o.resolution.steps.len();
+        let key = if n > 3 {
+            past_three += p;
+            let (la, lb) = losses(&o, 3);
+            ("broke off".to_string(), la, lb)
+        } else {
+            let (la, lb) = losses(&o, n);
+            (facet(&o, "winner"), la, lb)
+        };
+        *want.entry(key).or_insert(0.0) += p;
+    }
+    assert!(past_three > 0.1 && past_three < 0.9, "{past_three}");
+    // With breaking off, from the memoised plan.
+    let joint = plan_of(&breaking).exact(|o| o.facets.clone());
+    assert!((joint.total() - 1.0).abs() < 1e-12);
+    let broke = joint.p(|f| f.iter().any(|(k, v)| k == "winner" && v == "broke off"));
+    assert!(
+        (broke - past_three).abs() < 1e-12,
+        "{broke} against {past_three}"
+    );
+    close(
+        p(breaking.clone(), "winner", |v| v == "broke off"),
+        past_three * 100.0,
+    );
+    let mut got = std::collections::BTreeMap::<(String, u32, u32), f64>::new();
+    for (f, p) in &joint.outcomes {
+        let get = |k: &str| {
+            f.iter()
+                .find(|(x, _)| x == k)
+                .map(|(_, v)| v.clone())
+                .unwrap_or_default()
+        };
+        let n = |k: &str| get(k).parse::<u32>().expect("a count");
+        *got.entry((get("winner"), n("A figures lost"), n("B figures lost")))
+            .or_insert(0.0) += p;
+    }
+    assert_eq!(
+        got.keys().collect::<Vec<_>>(),
+        want.keys().collect::<Vec<_>>()
+    );
+    for (k, p) in &want {
+        assert!((got[k] - p).abs() < 1e-12, "{k:?}: {} against {p}", got[k]);
+    }
+    // The test is Stand and Fight, whatever the losses: pike against pike passes 58.33% (design
+    // 5.2), so the unit retires shaken in that share of the break-offs and routs in the rest.
+    let retires = joint.p(|f| {
+        f.iter()
+            .any(|(k, v)| k == "break off" && v == "retires shaken")
+    });
+    let routs = joint.p(|f| f.iter().any(|(k, v)| k == "break off" && v == "routs"));
+    close(retires / broke, 58.33);
+    assert!((retires + routs - broke).abs() < 1e-12);
+    // Rolled: the breaker's test follows the third bout.
+    let mut s = DiceStream::from_seed(21);
+    let mut seen = 0;
+    for _ in 0..40 {
+        let (o, draws) = plan_of(&breaking).roll(&mut s);
+        if facet(&o, "winner") != "broke off" {
+            assert!(o.resolution.steps.len() <= 3);
+            assert_eq!(facet(&o, "break off"), "");
+            continue;
+        }
+        seen += 1;
+        let steps = &o.resolution.steps;
+        assert_eq!(steps.len(), 5, "{}", o.resolution.render());
+        assert!(steps[3]
+            .title
+            .starts_with("Breaking off: A has fought 3 bout(s)"));
+        assert!(steps[4].title.starts_with("Stand and Fight"));
+        let pass = steps[4].result == "passed";
+        assert_eq!(
+            facet(&o, "break off"),
+            if pass { "retires shaken" } else { "routs" }
+        );
+        let last: Vec<u8> = draws.iter().rev().take(2).map(|d| d.face).collect();
+        assert!(draws
+            .iter()
+            .rev()
+            .take(2)
+            .all(|d| d.label.starts_with("Morale die")));
+        assert_eq!(
+            steps[4].totals[0].1,
+            i32::from(last[0]) + i32::from(last[1]),
+            "no modifiers"
+        );
+    }
+    assert!(seen > 0);
+}
+
+#[test]
+fn breaking_off_takes_the_breakers_situation_into_its_test() {
+    // Figure version, by default after 6 bouts: 7 figures of pike against 7 gendarmes always
+    // last that long. Infantry breaking off from cavalry, −2: 27.78% (design 5.3).
+    let foot = json!({"action": "close-combat", "version": "figure",
+        "a": {"type": "gendarmes", "figures": 7},
+        "b": {"type": "pikemen", "figures": 7},
+        "break_off": {"side": "b"}});
+    close(p(foot.clone(), "winner", |v| v == "broke off"), 100.0);
+    close(p(foot, "break off", |v| v == "retires shaken"), 27.78);
+    // The gendarmes breaking off from the pike: no −2, but shaken −1 (design 5.3): 41.67%.
+    let horse = json!({"action": "close-combat", "version": "figure",
+        "a": {"type": "gendarmes", "figures": 7, "shaken": true},
+        "b": {"type": "pikemen", "figures": 7},
+        "break_off": {"side": "a", "after": 6}});
+    close(p(horse, "break off", |v| v == "retires shaken"), 41.67);
+    // Leaderless −2, with a field officer attached +1 instead (decision 7); spent −2.
+    let side = |extra: Value| {
+        let mut s = json!({"type": "pikemen", "figures": 10});
+        for (k, v) in extra.as_object().cloned().unwrap_or_default() {
+            s[k] = v;
+        }
+        json!({"action": "close-combat", "version": "company", "a": s,
+            "b": {"type": "pikemen", "figures": 20}, "break_off": {"side": "a"}})
+    };
+    let retires = |a: Value| {
+        let r = odds(&plan_of(&a));
+        r.p("break off", "retires shaken") / r.p("winner", "broke off")
+    };
+    close(retires(side(json!({"leaders": 0}))), 27.78);
+    close(
+        retires(side(json!({"leaders": 0, "field_officer": true}))),
+        72.22,
+    );
+    close(retires(side(json!({"spent": true}))), 27.78);
+    // Too soon: fewer bouts than the text allows, naming the field.
+    for (version, after) in [("company", 2), ("figure", 5)] {
+        let a = json!({"action": "close-combat", "version": version,
+            "a": {"type": "pikemen", "figures": 10}, "b": {"type": "pikemen", "figures": 10},
+            "break_off": {"side": "a", "after": after}});
+        match plan(&a) {
+            Err(r) => assert_eq!(r.field.as_deref(), Some("break_off.after"), "{r}"),
+            Ok(_) => panic!("{a} should be refused"),
+        }
+    }
+}

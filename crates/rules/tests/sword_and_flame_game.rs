@@ -643,3 +643,45 @@ fn changing_order_is_part_of_the_move() {
     );
     assert_eq!(r.field.as_deref(), Some("order"));
 }
+
+#[test]
+fn a_unit_may_break_off_a_long_close_combat() {
+    // Company version: the gendarmes (4 companies) against the pikes (4), the charger breaking
+    // off after 3 bouts if still undecided (001, BREAKING OFF; decision 28).
+    let g = game("options.company_close_combat = 1");
+    let e = engine(&g);
+    let st = melee(&g);
+    let plain = json!({"action": "charge", "charger": "gd", "target": "pk2"});
+    let mut breaking = plain.clone();
+    breaking["break_off"] = json!("charger");
+    let without = odds(&e.plan(Some(&st), &plain).expect("plan"));
+    let with_ = odds(&e.plan(Some(&st), &breaking).expect("plan"));
+    assert!((with_.total - 1.0).abs() < 1e-9);
+    let broke = with_.p("winner", "broke off");
+    assert!(broke > 0.0, "{broke}");
+    // One winner per combat: the facet's values add up to the chance the combat is fought.
+    let fought = without.p("winner", "charger") + without.p("winner", "target");
+    assert!(fought <= 1.0 + 1e-12, "{fought}");
+    // Whatever breaks off was a combat neither side had won yet: the target's wins can only fall.
+    assert!(with_.p("winner", "target") <= without.p("winner", "target") + 1e-12);
+    assert!(
+        (with_.p("winner", "charger") + with_.p("winner", "target") + broke
+            - without.p("winner", "charger")
+            - without.p("winner", "target"))
+        .abs()
+            < 1e-9
+    );
+    // Rolled: a charger that broke off is shaken or routed, never the loser's test.
+    for seed in 0..200u64 {
+        let mut h = g.clone();
+        h.state = st.clone();
+        h.seed = seed;
+        let ev = h.act(breaking.clone()).expect("charge").clone();
+        if ev.resolution.summary.contains("breaks off") {
+            let status = h.state["units"]["gd"]["status"].as_str().expect("status");
+            assert!(matches!(status, "shaken" | "routed"), "{status}");
+            return;
+        }
+    }
+    panic!("no break-off in 200 charges");
+}

@@ -781,6 +781,15 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                     FormField::flag("across_wall", "attacking across a wall"),
                     FormField::flag("climbing", "climbing to a higher level"),
                     FormField::flag("broken_ground", "pikes in broken ground or built-up area"),
+                    FormField::choice(
+                        "break_off",
+                        "Breaks off when it may (after 6 bouts, 3 by companies)",
+                        vec![
+                            Choice::new("charger", "the charger"),
+                            Choice::new("target", "the target"),
+                        ],
+                        true,
+                    ),
                 ];
                 if gm {
                     fields.push(FormField::flag("square", "the target is a pike square"));

@@ -529,6 +529,10 @@ pub enum Action {
         /// Figures of the evader the charger still touches: destroyed.
         #[serde(default)]
         touched: u8,
+        /// Which unit breaks off as soon as it may, if the combat is still undecided after 6
+        /// bouts (3 in the company version): `charger` or `target` (001, BREAKING OFF).
+        #[serde(default)]
+        break_off: Option<Breaker>,
     },
     /// Steps 8-10: rally the routed, remove a reload marker, each army's spirit.
     EndTurn,
@@ -553,6 +557,14 @@ pub enum Action {
         #[serde(default)]
         captured: u32,
     },
+}
+
+/// The unit of a charge that breaks off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Breaker {
+    Charger,
+    Target,
 }
 
 /// What a resolution has gathered so far.
@@ -713,13 +725,14 @@ pub fn plan(st: &State, th: Thresholds, action: &Action) -> Result<Plan<Outcome>
             target_evades,
             evade_room,
             touched,
+            break_off,
         } => charge(
             st,
             th,
-            charger,
-            target,
+            (charger, target),
             [*rear, *across_wall, *climbing, *square, *broken_ground],
             (*target_evades).then_some((evade_room.filter(|&r| r > 0), *touched)),
+            *break_off,
         ),
         Action::EndTurn => end_turn(st, th),
         Action::Weather { light_rain } => {
@@ -1802,11 +1815,20 @@ fn lighter_cavalry(id: &str) -> bool {
 fn charge(
     st: &State,
     th: Thresholds,
-    charger: &str,
-    target: &str,
+    (charger, target): (&str, &str),
     [rear, across_wall, climbing, square, broken_ground]: [bool; 5],
     evade: Option<(Option<u8>, u8)>,
+    breaker: Option<Breaker>,
 ) -> Result<Plan<Outcome>, Rejection> {
+    let breaker_is_a = breaker == Some(Breaker::Charger);
+    let break_off = breaker.map(|b| resolve::BreakOff {
+        side: if b == Breaker::Charger {
+            resolve::BreakSide::A
+        } else {
+            resolve::BreakSide::B
+        },
+        after: None,
+    });
     need_phase(st, Phase::Melee, "charge")?;
     if !st.fire_morale_done {
         return Err(reject(
@@ -1872,6 +1894,7 @@ fn charge(
             attacked_in_rear,
             square,
             broken_ground: broken_ground && t.id == "pikemen",
+            spent: u.spent(),
         }
     };
     // The combat as the two units stand when it begins (after any pistol volleys).
@@ -1885,6 +1908,7 @@ fn charge(
                 version,
                 a: sa,
                 b: sb,
+                break_off: break_off.clone(),
             }),
             &th,
         )
@@ -1965,7 +1989,7 @@ fn charge(
                             let (a7, b7, acc) = (a6.clone(), b6.clone(), acc.clone());
                             match fight(&a7, &b7) {
                                 Ok(c) => c.and_then(move |o| {
-                                    after_combat(acc.clone(), o, (a7.clone(), b7.clone()), rear, turn, th)
+                                    after_combat(acc.clone(), o, (a7.clone(), b7.clone()), (rear, breaker_is_a), turn, th)
                                 }),
                                 Err(r) => {
                                     let mut acc = acc.clone();
@@ -2261,7 +2285,7 @@ fn after_combat(
     acc: Acc,
     o: Outcome,
     (a, b): (UnitState, UnitState),
-    rear: bool,
+    (rear, breaker_is_a): (bool, bool),
     turn: u32,
     th: Thresholds,
 ) -> Plan<Acc> {
@@ -2273,9 +2297,16 @@ fn after_combat(
             .unwrap_or(0)
     };
     let a_wins = o.facets.iter().any(|(k, v)| k == "winner" && v == "A");
+    let broke_off = o
+        .facets
+        .iter()
+        .find(|(k, _)| k == "break off")
+        .map(|(_, v)| v.clone());
     let (la, lb) = (get("A figures lost"), get("B figures lost"));
     let mut acc = acc.with(o);
     acc.summary.pop();
+    // The combat's own "winner" (A, B) is named again below by the units' parts in the charge.
+    acc.facets.retain(|(k, _)| k != "winner");
     let hurt = |u: &UnitState, lost: u8| {
         let figures = u.figures.saturating_sub(lost);
         UnitState {
@@ -2290,6 +2321,29 @@ fn after_combat(
     let (a2, b2) = (hurt(&a, la), hurt(&b, lb));
     acc.effects.push(Effect::Unit(a2.clone()));
     acc.effects.push(Effect::Unit(b2.clone()));
+    if let Some(how) = broke_off {
+        // Broken off (001, BREAKING OFF): the breaker's test is in the combat's outcome; a pass
+        // retires it shaken, a fail routs it with the rout's D4 casualties (decision 28).
+        let breaker = if breaker_is_a { a2 } else { b2 };
+        acc.facets.push(("winner".into(), "broke off".into()));
+        acc.summary.push(format!(
+            "{} breaks off; losses {} {la}, {} {lb}",
+            breaker.name, a.name, b.name
+        ));
+        if !breaker.on_table() {
+            return Plan::Done(acc);
+        }
+        if how == "retires shaken" {
+            acc.summary
+                .push(format!("{} retires a normal move, shaken", breaker.name));
+            acc.effects.push(Effect::Unit(UnitState {
+                status: Status::Shaken,
+                ..breaker
+            }));
+            return Plan::Done(acc);
+        }
+        return rout_unit(acc, breaker, turn);
+    }
     acc.facets.push((
         "winner".into(),
         if a_wins { "charger" } else { "target" }.into(),

@@ -1,9 +1,12 @@
 //! The dice of The Sword and the Flame, Renaissance adaptation, as plans: fire (a D20 per figure,
 //! casualty cards with their aces), the three morale tests, a close-combat bout in both versions
-//! and a whole close combat, movement, the spirit of the army and a rout's casualties. Each is
+//! and a whole close combat (breaking off included), movement, the spirit of the army and a
+//! rout's casualties. Each is
 //! rolled or enumerated exactly from the same plan. The game flow (card activation, the turn's
 //! steps) builds on these.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use serde::Deserialize;
@@ -167,6 +170,10 @@ pub struct CombatSide {
     pub square: bool,
     #[serde(default)]
     pub broken_ground: bool,
+    /// Spent (less than 50% strength): −2 on its Stand and Fight test if it breaks off (001,
+    /// MORALE NOTES).
+    #[serde(default)]
+    pub spent: bool,
 }
 
 fn one() -> u8 {
@@ -180,6 +187,29 @@ pub struct CombatRequest {
     pub version: Version,
     pub a: CombatSide,
     pub b: CombatSide,
+    /// A side that breaks off as soon as it may (001, BREAKING OFF; design 6.5).
+    #[serde(default)]
+    pub break_off: Option<BreakOff>,
+}
+
+/// Which side of a close combat.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BreakSide {
+    A,
+    B,
+}
+
+/// Breaking off a close combat: the side breaks off once it has fought `after` bouts in this
+/// combat, if the combat is still undecided, and tests Stand and Fight.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BreakOff {
+    pub side: BreakSide,
+    /// Bouts fought before breaking off: by default and at least 6 in the figure version, 3 in
+    /// the company version (001, BREAKING OFF).
+    #[serde(default)]
+    pub after: Option<u8>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -308,7 +338,7 @@ pub fn plan(req: &Request, th: &Thresholds) -> Result<Plan<Outcome>, Rejection> 
         Request::Fire(f) => fire(f),
         Request::Morale(m) => Ok(morale(m, th)),
         Request::Bout(b) => bout(b),
-        Request::CloseCombat(c) => close_combat(c),
+        Request::CloseCombat(c) => close_combat(c, th),
         Request::Move(m) => movement(m),
         Request::Spirit(s) => spirit(s),
         Request::Rout => Ok(rout()),
@@ -835,91 +865,131 @@ pub fn factors(
     (m, wt)
 }
 
-/// What one bout decided.
-#[derive(Debug, Clone)]
-struct BoutResult {
-    a_wins: bool,
-    /// Figures the loser loses: killed (figure version) or the company's casualties.
-    lost: u8,
-    step: Step,
+/// One bout between two checked fighters, worked out before any die is thrown: their factors,
+/// who wins ties, and the explanation's title. A whole close combat builds one per pair of
+/// fighters that may meet and shares it between every state where they meet.
+struct BoutDesc {
+    version: Version,
+    /// The two totals' factors, and whether each side wins ties.
+    sa: i32,
+    sb: i32,
+    wta: bool,
+    wtb: bool,
+    /// The men of each company: a company loses at most its men.
+    men: (u8, u8),
+    dice: Vec<Die>,
+    title: String,
+    modifiers: Vec<Modifier>,
 }
 
-/// One bout between two checked fighters: a D6 each plus factors; equal totals go to the side
-/// that wins ties, else are thrown again. `loser_men` caps a company's losses.
-fn bout_plan<T: 'static>(
-    (ta, fa): (&'static Troop, &Fighter),
-    (tb, fb): (&'static Troop, &Fighter),
-    version: Version,
-    names: (String, String),
-    men: (u8, u8),
-    then: impl Fn(BoutResult) -> Plan<T> + 'static,
-) -> Plan<T> {
-    let (mut ma, wta) = factors(fa, ta, fb, tb, version);
-    let (mut mb, wtb) = factors(fb, tb, fa, ta, version);
-    for m in &mut ma {
-        m.side = format!("A {}", names.0);
+impl BoutDesc {
+    fn new(
+        (ta, fa): (&'static Troop, &Fighter),
+        (tb, fb): (&'static Troop, &Fighter),
+        version: Version,
+        names: (&str, &str),
+        men: (u8, u8),
+    ) -> Self {
+        let (mut ma, wta) = factors(fa, ta, fb, tb, version);
+        let (mut mb, wtb) = factors(fb, tb, fa, ta, version);
+        for m in &mut ma {
+            m.side = format!("A {}", names.0);
+        }
+        for m in &mut mb {
+            m.side = format!("B {}", names.1);
+        }
+        let (sa, sb): (i32, i32) = (
+            ma.iter().map(|m| m.value).sum(),
+            mb.iter().map(|m| m.value).sum(),
+        );
+        let tie = match (wta, wtb) {
+            (true, false) => "equal totals: A wins ties",
+            (false, true) => "equal totals: B wins ties",
+            _ => "equal totals are thrown again (decision 20)",
+        };
+        let how = match version {
+            Version::Figure => "the loser is killed if the winner's die shows a natural 5 or 6, else falls back",
+            Version::Company => "the losing company falls back, losing 1 figure if the winner's total is 5, 2 if 6 or more (decision 23)",
+        };
+        BoutDesc {
+            version,
+            sa,
+            sb,
+            wta,
+            wtb,
+            men,
+            dice: labelled(2, 6, "Close-combat die"),
+            title: format!(
+                "Bout: A {} against B {}: D6 each + factors; {tie}; {how}",
+                names.0, names.1
+            ),
+            modifiers: ma.into_iter().chain(mb).collect(),
+        }
     }
-    for m in &mut mb {
-        m.side = format!("B {}", names.1);
+
+    /// Equal totals are thrown again unless exactly one side wins ties (decision 20).
+    fn accepts(&self, f: &[u8]) -> bool {
+        i32::from(f[0]) + self.sa != i32::from(f[1]) + self.sb || self.wta != self.wtb
     }
-    let (sa, sb): (i32, i32) = (
-        ma.iter().map(|m| m.value).sum(),
-        mb.iter().map(|m| m.value).sum(),
-    );
-    let tie = match (wta, wtb) {
-        (true, false) => "equal totals: A wins ties",
-        (false, true) => "equal totals: B wins ties",
-        _ => "equal totals are thrown again (decision 20)",
-    };
-    let how = match version {
-        Version::Figure => "the loser is killed if the winner's die shows a natural 5 or 6, else falls back",
-        Version::Company => "the losing company falls back, losing 1 figure if the winner's total is 5, 2 if 6 or more (decision 23)",
-    };
-    let dice = labelled(2, 6, "Close-combat die");
-    let label_dice = dice.clone();
-    let modifiers: Vec<Modifier> = ma.into_iter().chain(mb).collect();
-    // Built once per bout, not once per throw: the exact odds walk every throw.
-    let title = format!(
-        "Bout: A {} against B {}: D6 each + factors; {tie}; {how}",
-        names.0, names.1
-    );
-    Plan::rethrow_until(
-        dice,
-        move |f| i32::from(f[0]) + sa != i32::from(f[1]) + sb || wta != wtb,
-        move |f| {
-            let (x, y) = (i32::from(f[0]) + sa, i32::from(f[1]) + sb);
-            let a_wins = x > y || (x == y && wta);
-            let (w_total, w_face, loser_men) = if a_wins {
-                (x, f[0], men.1)
-            } else {
-                (y, f[1], men.0)
-            };
-            let lost = match version {
-                Version::Figure => u8::from(w_face >= tables::KILL_ON_NATURAL),
-                Version::Company => tables::company_losses(w_total).min(loser_men),
-            };
-            let (winner, loser) = if a_wins { ("A", "B") } else { ("B", "A") };
-            let result = match version {
-                Version::Figure if lost > 0 => {
-                    format!("{winner} wins; {loser}'s figure is killed (natural {w_face})")
-                }
-                Version::Figure => format!("{winner} wins; {loser}'s figure falls back"),
-                Version::Company => format!(
-                    "{winner} wins with {w_total}; {loser}'s company falls back, losing {lost} figure(s)"
-                ),
-            };
-            then(BoutResult {
-                a_wins,
-                lost,
-                step: Step {
-                    title: title.clone(),
-                    dice: rolled(&label_dice, f),
-                    modifiers: modifiers.clone(),
-                    totals: vec![("A".into(), x), ("B".into(), y)],
-                    result,
-                },
-            })
-        },
+
+    /// An accepted throw: whether A wins, and the figures the loser loses (killed in the figure
+    /// version, the company's casualties in the company version).
+    fn decide(&self, f: &[u8]) -> (bool, u8) {
+        let (x, y) = (i32::from(f[0]) + self.sa, i32::from(f[1]) + self.sb);
+        let a_wins = x > y || (x == y && self.wta);
+        let (w_total, w_face, loser_men) = if a_wins {
+            (x, f[0], self.men.1)
+        } else {
+            (y, f[1], self.men.0)
+        };
+        let lost = match self.version {
+            Version::Figure => u8::from(w_face >= tables::KILL_ON_NATURAL),
+            Version::Company => tables::company_losses(w_total).min(loser_men),
+        };
+        (a_wins, lost)
+    }
+
+    /// What the odds of a bout depend on: the winner and the loser's losses (at most 2).
+    fn class(&self, f: &[u8]) -> u32 {
+        let (a_wins, lost) = self.decide(f);
+        u32::from(a_wins) * 4 + u32::from(lost)
+    }
+
+    /// The explanation of an accepted throw.
+    fn step(&self, f: &[u8]) -> Step {
+        let (x, y) = (i32::from(f[0]) + self.sa, i32::from(f[1]) + self.sb);
+        let (a_wins, lost) = self.decide(f);
+        let (w_total, w_face) = if a_wins { (x, f[0]) } else { (y, f[1]) };
+        let (winner, loser) = if a_wins { ("A", "B") } else { ("B", "A") };
+        let result = match self.version {
+            Version::Figure if lost > 0 => {
+                format!("{winner} wins; {loser}'s figure is killed (natural {w_face})")
+            }
+            Version::Figure => format!("{winner} wins; {loser}'s figure falls back"),
+            Version::Company => format!(
+                "{winner} wins with {w_total}; {loser}'s company falls back, losing {lost} figure(s)"
+            ),
+        };
+        Step {
+            title: self.title.clone(),
+            dice: rolled(&self.dice, f),
+            modifiers: self.modifiers.clone(),
+            totals: vec![("A".into(), x), ("B".into(), y)],
+            result,
+        }
+    }
+}
+
+/// One bout: a D6 each plus factors; equal totals go to the side that wins ties, else are thrown
+/// again. `then` gets the accepted faces; what it makes of them must depend on the faces only
+/// through [`BoutDesc::decide`] (the exact odds visit one throw per winner and loss).
+fn bout_plan<T: 'static>(desc: Rc<BoutDesc>, then: impl Fn(&[u8]) -> Plan<T> + 'static) -> Plan<T> {
+    let (accept, class) = (desc.clone(), desc.clone());
+    Plan::rethrow_classed(
+        desc.dice.clone(),
+        move |f| accept.accepts(f),
+        move |f| class.class(f),
+        then,
     )
 }
 
@@ -938,29 +1008,30 @@ fn bout(b: &BoutRequest) -> Result<Plan<Outcome>, Rejection> {
     }
     let version = b.version;
     let men = (ta.company - fa.missing, tb.company - fb.missing);
-    Ok(bout_plan(
+    let desc = Rc::new(BoutDesc::new(
         (ta, &fa),
         (tb, &fb),
         version,
-        (ta.name.to_string(), tb.name.to_string()),
+        (ta.name, tb.name),
         men,
-        move |r| {
-            let facet = match version {
-                Version::Figure => (
-                    "loser killed",
-                    if r.lost > 0 { "yes" } else { "no" }.to_string(),
-                ),
-                Version::Company => ("figures lost", r.lost.to_string()),
-            };
-            let summary = r.step.result.clone();
-            Plan::Done(outcome(
-                "bout",
-                summary,
-                vec![r.step],
-                vec![("winner", if r.a_wins { "A" } else { "B" }.into()), facet],
-            ))
-        },
-    ))
+    ));
+    Ok(bout_plan(desc.clone(), move |f| {
+        let (a_wins, lost) = desc.decide(f);
+        let facet = match version {
+            Version::Figure => (
+                "loser killed",
+                if lost > 0 { "yes" } else { "no" }.to_string(),
+            ),
+            Version::Company => ("figures lost", lost.to_string()),
+        };
+        let step = desc.step(f);
+        Plan::Done(outcome(
+            "bout",
+            step.result.clone(),
+            vec![step],
+            vec![("winner", if a_wins { "A" } else { "B" }.into()), facet],
+        ))
+    }))
 }
 
 // ---- A whole close combat ----
@@ -1070,28 +1141,98 @@ fn queue(
     Ok((t, q))
 }
 
-/// The whole close combat: bouts until one side's queue is empty (no breaking off), with the exact
-/// odds of who wins and what each side loses, from the same bouts that are rolled. Each state
-/// (who fights next, losses so far) is worked out once.
-fn close_combat(c: &CombatRequest) -> Result<Plan<Outcome>, Rejection> {
+/// The whole close combat: bouts until one side's queue is empty, or until the side breaking off
+/// may do so (001, BREAKING OFF; design 6.5), with the exact odds of who wins and what each side
+/// loses, from the same bouts that are rolled. Each state (who fights next, losses so far) is
+/// worked out once, and each bout's factors once per pair of fighters.
+fn close_combat(c: &CombatRequest, th: &Thresholds) -> Result<Plan<Outcome>, Rejection> {
     let (ta, qa) = queue(&c.a, c.version, "a")?;
     let (tb, qb) = queue(&c.b, c.version, "b")?;
+    let breaking = match &c.break_off {
+        None => None,
+        Some(b) => Some(breaking(b, c, (ta, tb), th)?),
+    };
     let fight = Rc::new(Fight {
         ta,
         tb,
         qa,
         qb,
         version: c.version,
+        breaking,
+        bouts: RefCell::new(HashMap::new()),
     });
     Ok(fight.from((0, 0), (0, 0), None))
 }
 
+/// A side that will break off as soon as it may, and its Stand and Fight test.
+struct Breaking {
+    side: BreakSide,
+    /// Bouts fought in this combat before it breaks off.
+    after: usize,
+    test: Plan<Outcome>,
+}
+
+/// The break-off of a close combat: "Any unit may break off a close combat after 6 die rolls (3
+/// Die rolls if using Modified Close combat system). The player tests "Stand and fight" morale for
+/// the unit breaking off" (001, BREAKING OFF), counting the bouts the unit fought in this combat
+/// (decision 28). The test takes the unit's situation as its side gives it: no leaders among its
+/// figures and no field officer, spent, shaken, attacked in the rear (001, MORALE NOTES), and
+/// "-2 Infantry attempting to break off from melee with cavalry" (001, BREAKING OFF).
+fn breaking(
+    b: &BreakOff,
+    c: &CombatRequest,
+    (ta, tb): (&'static Troop, &'static Troop),
+    th: &Thresholds,
+) -> Result<Breaking, Rejection> {
+    let least = match c.version {
+        Version::Figure => tables::BREAK_OFF_BOUTS_FIGURE,
+        Version::Company => tables::BREAK_OFF_BOUTS_COMPANY,
+    };
+    let after = b.after.map_or(least, u32::from);
+    if after < least {
+        return Err(reject(
+            "too-soon-to-break-off",
+            "break_off.after",
+            format!(
+                "break_off.after: at least {least} bouts in the {} version (001, BREAKING OFF, 'after 6 die rolls (3 Die rolls if using Modified Close combat system)'; decision 28)",
+                match c.version {
+                    Version::Figure => "figure",
+                    Version::Company => "company",
+                }
+            ),
+        ));
+    }
+    let (me, mine, enemy) = match b.side {
+        BreakSide::A => (&c.a, ta, tb),
+        BreakSide::B => (&c.b, tb, ta),
+    };
+    let req = MoraleRequest {
+        test: Test::StandAndFight,
+        leaderless: me.leaders == 0,
+        spent: me.spent,
+        field_officer: me.field_officer,
+        gendarmes_vs_lighter_cavalry: false,
+        swiss_vs_pikes: false,
+        attacked_in_rear: me.attacked_in_rear,
+        shaken: me.shaken,
+        infantry_breaking_off_from_cavalry: mine.kind == Kind::Foot && enemy.kind.mounted(),
+        artillerists: false,
+    };
+    Ok(Breaking {
+        side: b.side,
+        after: usize::try_from(after).unwrap_or(usize::MAX),
+        test: morale(&req, th),
+    })
+}
+
 /// The bouts fought so far, newest first, shared between the branches that follow them (cloning
-/// is a pointer copy however long the combat).
+/// is a pointer copy however long the combat). A bout keeps its faces; its explanation is written
+/// only when the combat's end is.
 type Trail = Option<Rc<Bout>>;
 
 struct Bout {
-    step: Step,
+    desc: Rc<BoutDesc>,
+    faces: [u8; 2],
     before: Trail,
 }
 
@@ -1099,7 +1240,7 @@ fn trail_steps(t: &Trail) -> Vec<Step> {
     let mut out = Vec::new();
     let mut at = t;
     while let Some(node) = at {
-        out.push(node.step.clone());
+        out.push(node.desc.step(&node.faces));
         at = &node.before;
     }
     out.reverse();
@@ -1112,61 +1253,146 @@ struct Fight {
     qa: Vec<Queued>,
     qb: Vec<Queued>,
     version: Version,
+    breaking: Option<Breaking>,
+    /// The bout of each pair of fighters (by their places in the queues), built when first met.
+    bouts: RefCell<HashMap<(usize, usize), Rc<BoutDesc>>>,
 }
 
 impl Fight {
+    /// A memo key of this combat: its states are its own, whatever else the plan holds.
+    fn key(self: &Rc<Self>, state: std::fmt::Arguments) -> String {
+        format!("combat {:p} {state}", Rc::as_ptr(self))
+    }
+
+    fn bout(&self, ia: usize, ib: usize) -> Rc<BoutDesc> {
+        self.bouts
+            .borrow_mut()
+            .entry((ia, ib))
+            .or_insert_with(|| {
+                let (fa, fb) = (&self.qa[ia], &self.qb[ib]);
+                Rc::new(BoutDesc::new(
+                    (self.ta, &fa.fighter),
+                    (self.tb, &fb.fighter),
+                    self.version,
+                    (&fa.name, &fb.name),
+                    (fa.men, fb.men),
+                ))
+            })
+            .clone()
+    }
+
+    /// The combat from the state where A's fighter `ia` meets B's fighter `ib`, with `la` and `lb`
+    /// figures lost so far. Every decided bout sends one fighter out of its queue, so `ia + ib`
+    /// bouts have been fought.
     fn from(
         self: &Rc<Self>,
         (ia, ib): (usize, usize),
         (la, lb): (u32, u32),
         trail: Trail,
     ) -> Plan<Outcome> {
+        let me = self.clone();
         if ia >= self.qa.len() || ib >= self.qb.len() {
-            let steps = trail_steps(&trail);
             let a_wins = ib >= self.qb.len();
-            let (w, l) = if a_wins { ("A", "B") } else { ("B", "A") };
-            let summary = format!(
-                "{w} wins the close combat after {} bout(s); losses: A {la}, B {lb} figure(s). {l} tests Stand and Fight (pass: falls back a normal move, shaken; fail: routs)",
-                steps.len()
-            );
-            let done = outcome(
-                "close-combat",
-                summary,
-                steps,
-                vec![
-                    ("winner", w.into()),
-                    ("A figures lost", la.to_string()),
-                    ("B figures lost", lb.to_string()),
-                ],
-            );
             // The end states too: whatever follows a combat (the loser's test) is then worked
             // out once per result.
-            return Plan::memo(format!("end:{w}:{la}:{lb}"), move || {
-                Plan::Done(done.clone())
-            });
+            let key = self.key(format_args!(
+                "end:{}:{la}:{lb}",
+                if a_wins { "A" } else { "B" }
+            ));
+            return Plan::memo(key, move || Plan::Done(me.ended(a_wins, (la, lb), &trail)));
         }
-        let me = self.clone();
-        Plan::memo(format!("{ia}:{ib}:{la}:{lb}"), move || {
-            let (fa, fb) = (&me.qa[ia], &me.qb[ib]);
-            let (next, trail) = (me.clone(), trail.clone());
-            bout_plan(
-                (me.ta, &fa.fighter),
-                (me.tb, &fb.fighter),
-                me.version,
-                (fa.name.clone(), fb.name.clone()),
-                (fa.men, fb.men),
-                move |r| {
-                    let trail = Some(Rc::new(Bout {
-                        step: r.step,
-                        before: trail.clone(),
-                    }));
-                    let lost = u32::from(r.lost);
-                    if r.a_wins {
-                        next.from((ia, ib + 1), (la, lb + lost), trail)
-                    } else {
-                        next.from((ia + 1, ib), (la + lost, lb), trail)
-                    }
-                },
+        if self.breaking.as_ref().is_some_and(|b| ia + ib >= b.after) {
+            // What follows depends only on the losses: the side breaking off and its test are
+            // the combat's own.
+            let key = self.key(format_args!("broke off:{la}:{lb}"));
+            return Plan::memo(key, move || me.broke_off((la, lb), &trail));
+        }
+        let key = self.key(format_args!("{ia}:{ib}:{la}:{lb}"));
+        Plan::memo(key, move || {
+            let desc = me.bout(ia, ib);
+            let (next, trail, d) = (me.clone(), trail.clone(), desc.clone());
+            bout_plan(desc, move |f| {
+                let (a_wins, lost) = d.decide(f);
+                let trail = Some(Rc::new(Bout {
+                    desc: d.clone(),
+                    faces: [f[0], f[1]],
+                    before: trail.clone(),
+                }));
+                let lost = u32::from(lost);
+                if a_wins {
+                    next.from((ia, ib + 1), (la, lb + lost), trail)
+                } else {
+                    next.from((ia + 1, ib), (la + lost, lb), trail)
+                }
+            })
+        })
+    }
+
+    fn ended(&self, a_wins: bool, (la, lb): (u32, u32), trail: &Trail) -> Outcome {
+        let steps = trail_steps(trail);
+        let (w, l) = if a_wins { ("A", "B") } else { ("B", "A") };
+        let summary = format!(
+            "{w} wins the close combat after {} bout(s); losses: A {la}, B {lb} figure(s). {l} tests Stand and Fight (pass: falls back a normal move, shaken; fail: routs)",
+            steps.len()
+        );
+        outcome(
+            "close-combat",
+            summary,
+            steps,
+            vec![
+                ("winner", w.into()),
+                ("A figures lost", la.to_string()),
+                ("B figures lost", lb.to_string()),
+            ],
+        )
+    }
+
+    /// The combat still undecided when the side breaking off may do so: it ends, and that side
+    /// tests Stand and Fight: "If the result is a "Pass" then the unit retires a normal move and
+    /// is shaken. If the result is a fail, then the unit routs a normal move toward the rear"
+    /// (001, BREAKING OFF); the rout's D4 casualties follow as for any rout (decision 28).
+    fn broke_off(&self, (la, lb): (u32, u32), trail: &Trail) -> Plan<Outcome> {
+        let Some(b) = &self.breaking else {
+            return Plan::Done(self.ended(true, (la, lb), trail));
+        };
+        let mut steps = trail_steps(trail);
+        let who = match b.side {
+            BreakSide::A => "A",
+            BreakSide::B => "B",
+        };
+        let n = steps.len();
+        steps.push(Step {
+            title: format!(
+                "Breaking off: {who} has fought {n} bout(s) and breaks off [001, BREAKING OFF, 'Any unit may break off a close combat after 6 die rolls (3 Die rolls if using Modified Close combat system)'; decision 28]"
+            ),
+            dice: Vec::new(),
+            modifiers: Vec::new(),
+            totals: vec![("bouts".into(), i32::try_from(n).unwrap_or(i32::MAX))],
+            result: format!(
+                "{who} tests Stand and Fight: pass, retires a normal move, shaken; fail, routs"
+            ),
+        });
+        b.test.clone().map(move |m| {
+            let passed = m.facets.iter().any(|(k, v)| k == "passed" && v == "yes");
+            let mut steps = steps.clone();
+            steps.extend(m.resolution.steps);
+            let (facet, what) = if passed {
+                ("retires shaken", "passes Stand and Fight: retires a normal move, shaken")
+            } else {
+                ("routs", "fails Stand and Fight: routs a normal move to the rear, with the rout's D4 casualties (decision 28)")
+            };
+            outcome(
+                "close-combat",
+                format!(
+                    "{who} breaks off after {n} bout(s); losses: A {la}, B {lb} figure(s). {who} {what}"
+                ),
+                steps,
+                vec![
+                    ("winner", "broke off".into()),
+                    ("A figures lost", la.to_string()),
+                    ("B figures lost", lb.to_string()),
+                    ("break off", facet.into()),
+                ],
             )
         })
     }
