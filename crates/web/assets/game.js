@@ -1,6 +1,7 @@
-// Tercio seat page: builds the action from the app's fields, shows the exact odds as fields
-// change, asks the rule texts' questions (OK = yes, Cancel = no), shows each result, and keeps the
-// page live: every change to the game, by any seat, is redrawn within a second.
+// Tercio seat page: builds the action from the app's fields (or from the forms a rule set
+// describes), shows the exact odds as fields change, asks the rule texts' questions (OK = yes,
+// Cancel = no), shows each result, and keeps the page live: every change to the game, by any
+// seat, is redrawn within a second.
 (function () {
   "use strict";
   const T = window.TERCIO_SEAT;
@@ -78,6 +79,24 @@
     return Object.assign(a, answers);
   }
 
+  // A described form's action: `{"action": …, field: value…}`. A choice gives its option's value
+  // (an empty one leaves the field out), a tick box `true` when ticked (left out otherwise), a
+  // number an integer (left out when empty, so the answer names the missing field).
+  function formAction(form) {
+    const a = { action: form.dataset.action };
+    form.querySelectorAll("select[name], input[name]").forEach((el) => {
+      if (el.type === "checkbox") { if (el.checked) a[el.name] = true; return; }
+      if (el.value === "") return;
+      if (el.type === "number") {
+        const n = Number(el.value);
+        a[el.name] = Number.isInteger(n) ? n : el.value;
+        return;
+      }
+      a[el.name] = el.value;
+    });
+    return a;
+  }
+
   function showFields() {
     const opt = $("f-actor").selectedOptions[0];
     const unavailable = opt ? JSON.parse(opt.dataset.unavailable || "{}") : {};
@@ -110,13 +129,15 @@
     if (t && t.value && t.hidden) $("f-target").value = "";
   }
 
-  let timer = null;
-  function refreshOdds() {
-    clearTimeout(timer);
-    timer = setTimeout(async () => {
-      const box = $("odds");
+  // Show the exact odds of the action `body` in `box`, shortly after the last change (each box
+  // keeps its own timer; an answer that arrives after a newer request started is dropped).
+  function refreshOdds(body, box) {
+    if (!box) return;
+    clearTimeout(box.oddsTimer);
+    box.oddsTimer = setTimeout(async () => {
+      const ticket = (box.oddsTicket || 0) + 1;
+      box.oddsTicket = ticket;
       // Questions not yet answered are assumed answered OK (yes) for the odds, and said so.
-      let body = action();
       const assumed = [];
       let res = await call("POST", "/odds", body);
       for (let i = 0; i < 3 && res.status === 409 && res.data.error && res.data.error.code === "question"; i++) {
@@ -124,6 +145,7 @@
         body = Object.assign({}, body, { [res.data.error.field]: true });
         res = await call("POST", "/odds", body);
       }
+      if (box.oddsTicket !== ticket) return;
       const { status, data } = res;
       box.innerHTML = "";
       if (status !== 200) {
@@ -202,6 +224,7 @@
     return null;
   }
 
+  // Resolve and record an action, through its questions and table dice; true once recorded.
   async function send(body) {
     notice("");
     const base = seq;
@@ -214,7 +237,7 @@
           if (need.status !== 200) break;
           if (need.data.complete) break;
           const got = await askDice(need.data.needed, faces);
-          if (!got) return;
+          if (!got) return false;
           faces.push(...got);
         }
         // A question comes before any die: it is answered below, then the dice are asked again.
@@ -223,7 +246,7 @@
         res = await call("POST", "/actions", body, base);
       }
       const next = outcome(res.status, res.data, body);
-      if (!next) return;
+      if (!next) return res.status === 200;
       body = next;
     }
   }
@@ -319,12 +342,29 @@
     if ($("app")) {
       ["f-actor", "f-action", "f-target", "f-ground", "f-force", "f-astatus", "f-tstatus", "f-leader", "f-sup-a", "f-sup-t", "f-charging", "f-aflank", "f-tflank", "f-flankcharge", "f-ferocious", "f-stakes"].forEach((id) => {
         const el = $(id);
-        if (el) el.addEventListener("change", () => { answers = {}; showFields(); refreshOdds(); });
+        if (el) el.addEventListener("change", () => { answers = {}; showFields(); refreshOdds(action(), $("odds")); });
       });
       $("result").addEventListener("click", () => send(action()));
       showFields();
-      refreshOdds();
+      refreshOdds(action(), $("odds"));
     }
+    // The forms of a rule set that describes its actions as data.
+    document.querySelectorAll("#main form.action-form").forEach((form) => {
+      // Once recorded, the form goes back to its defaults (a tick meant for one unit must not
+      // carry over to the next); by id, as the live redraw may already have replaced it.
+      form.addEventListener("submit", async (e) => {
+        e.preventDefault();
+        if (!(await send(formAction(form)))) return;
+        const now = $(form.id);
+        if (now) { now.reset(); now.dispatchEvent(new Event("change")); }
+      });
+      if (form.dataset.odds !== "1") return;
+      const box = form.querySelector(".odds");
+      const update = () => refreshOdds(formAction(form), box);
+      form.addEventListener("change", update);
+      form.addEventListener("input", update);
+      update();
+    });
     document.querySelectorAll("#main [data-turn]").forEach((b) => b.addEventListener("click", () => send(JSON.parse(b.dataset.turn))));
     if ($("command")) $("command").addEventListener("click", () => send({ action: "command", leader: $("command-leader").value }));
     if ($("end-fire")) $("end-fire").addEventListener("click", () => {

@@ -8,6 +8,7 @@
 //! everything a seat receives is built by [`seat::SeatCtx`] for that seat.
 
 pub mod api;
+pub mod board;
 pub mod client;
 pub mod live;
 pub mod pages;

@@ -353,8 +353,57 @@ fn s<'a>(v: &'a Value, k: &str) -> &'a str {
     v[k].as_str().unwrap_or("")
 }
 
-/// The inner HTML of a seat's game page: everything live updates redraw.
+/// The inner HTML of a seat's game page: everything live updates redraw. A rule set that
+/// describes its board and actions as data gets the generic page ([`crate::board`]); the
+/// app-driven rule sets (A Bloody Dismal Fight, El Gran Capitán) their own app. Both share the
+/// heading, the game-over verdict, the dice and the log.
 fn game_main(ctx: &SeatCtx, base: &str) -> String {
+    let state = ctx.state();
+    let mut b = heading(ctx, base);
+    match ctx.engine.board(&state) {
+        Some(board) => b.push_str(&crate::board::board_main(ctx, &state, &board)),
+        None => b.push_str(&app_main(ctx, &state)),
+    }
+    b.push_str(&dice_and_log(ctx));
+    b
+}
+
+/// The top of every seat's page: the title line (rule set, its reference, who you are) and, for
+/// the game master, the players' links and the settings.
+fn heading(ctx: &SeatCtx, base: &str) -> String {
+    let g = &ctx.game;
+    let rules = registry::lookup(&g.ruleset).ok();
+    let mut b = format!(
+        "<h1>{}</h1><p class=\"muted\">{} · <a href=\"/rules/{}\">rules reference</a> · <span class=\"seat\">you are: <strong>{}</strong></span></p>",
+        esc(&g.scenario.title),
+        esc(rules.map_or(g.ruleset.as_str(), |r| r.name())),
+        esc(&g.ruleset),
+        esc(&ctx.seat_label())
+    );
+    if ctx.is_gm() {
+        b.push_str(&seats_panel(ctx, base));
+    }
+    b
+}
+
+/// The verdict of a decided battle ("Game over. …") and, until the game master has ended the
+/// game, what happens next: the game master is asked to end it (or undo a mistaken last action),
+/// the others are told it is coming.
+pub(crate) fn game_over(ctx: &SeatCtx, verdict: &str) -> String {
+    let mut b = format!("<span class=\"verdict\">{}</span>", esc(verdict));
+    if !ctx.ended() {
+        b.push_str(if ctx.is_gm() {
+            "<p id=\"decided\" class=\"notice\">The battle is decided. <strong>End the game</strong> (players' links and settings, above) to reveal the dice seed to every seat — or, if the last action was a mistake, undo it first.</p>"
+        } else {
+            "<p id=\"decided\" class=\"muted\">The battle is decided; the game master will end the game and reveal the dice seed.</p>"
+        });
+    }
+    b
+}
+
+/// The app-driven rule sets' page: the turn and initiative, the turn's controls, the app's
+/// action fields, the armies.
+fn app_main(ctx: &SeatCtx, state: &Value) -> String {
     let g = &ctx.game;
     let engine = &ctx.engine;
     let gm = ctx.is_gm();
@@ -362,8 +411,6 @@ fn game_main(ctx: &SeatCtx, base: &str) -> String {
     let my_side = ctx.side().map(str::to_string);
     // Units and leaders this seat may act with: all for the game master, its own for a side.
     let mine = |side: &str| gm || my_side.as_deref() == Some(side);
-    let view_state = ctx.state();
-    let state = &view_state;
     let rules = registry::lookup(&g.ruleset).ok();
     let reference = rules.map(|r| r.reference()).unwrap_or(Value::Null);
     let troop_name = |t: &str| -> String {
@@ -378,18 +425,8 @@ fn game_main(ctx: &SeatCtx, base: &str) -> String {
             .map_or(sid.to_string(), |x| x.name.clone())
     };
     let phase = s(state, "phase");
-    let mut b = String::new();
-    b.push_str(&format!(
-        "<h1>{}</h1><p class=\"muted\">{} · <a href=\"/rules/{}\">rules reference</a> · <span class=\"seat\">you are: <strong>{}</strong></span></p>",
-        esc(&g.scenario.title),
-        esc(rules.map_or(g.ruleset.as_str(), |r| r.name())),
-        esc(&g.ruleset),
-        esc(&ctx.seat_label())
-    ));
-    if gm {
-        b.push_str(&seats_panel(ctx, base));
-    }
     // Turn and initiative.
+    let mut b = String::new();
     b.push_str(&format!(
         "<section class=\"turn\" id=\"turn\"><strong>Turn {}</strong> — ",
         state["turn"]
@@ -419,17 +456,7 @@ fn game_main(ctx: &SeatCtx, base: &str) -> String {
             } else {
                 format!("{} wins: {} is broken.", winner.join(""), broken.join(""))
             };
-            b.push_str(&format!(
-                "<span class=\"verdict\">Game over. {}</span>",
-                esc(&verdict)
-            ));
-            if !ctx.ended() {
-                b.push_str(if gm {
-                    "<p id=\"decided\" class=\"notice\">The battle is decided. <strong>End the game</strong> (players' links and settings, above) to reveal the dice seed to every seat — or, if the last action was a mistake, undo it first.</p>"
-                } else {
-                    "<p id=\"decided\" class=\"muted\">The battle is decided; the game master will end the game and reveal the dice seed.</p>"
-                });
-            }
+            b.push_str(&game_over(ctx, &format!("Game over. {verdict}")));
         }
         "end-of-turn" => b.push_str("end of the turn"),
         _ => {
@@ -851,6 +878,15 @@ fn game_main(ctx: &SeatCtx, base: &str) -> String {
     }
     b.push_str("</section>");
 
+    b
+}
+
+/// The bottom of every seat's page: the dice (commitment, the seed once revealed, the reports)
+/// and the log with the game master's undo.
+fn dice_and_log(ctx: &SeatCtx) -> String {
+    let g = &ctx.game;
+    let gm = ctx.is_gm();
+    let mut b = String::new();
     // Dice: the commitment, the seed once the game has ended, the reports.
     let dice = ctx.dice_json();
     b.push_str(&format!(
@@ -1246,6 +1282,19 @@ async fn rules_page(Path(id): Path<String>) -> Response {
             ),
         )
             .into_response();
+    }
+    let tables = r.reference_tables();
+    if !tables.is_empty() {
+        let mut b = format!(
+            "<h1>{} — reference</h1><p class=\"muted\">Rendered from the charts the engine uses. Seed: {}. Every entry is explained in docs/rules/{}.md.</p>",
+            esc(r.name()),
+            esc(r.seed()),
+            esc(r.id())
+        );
+        for t in &tables {
+            b.push_str(&crate::board::table_html(t));
+        }
+        return page(&format!("{} — reference", r.name()), &b).into_response();
     }
     let v = r.reference();
     let mut b = format!("<h1>{} — reference</h1><p class=\"muted\">Rendered from the charts the engine uses. Seed: {}. Every entry is explained in docs/rules/{}.md.</p>", esc(r.name()), esc(r.seed()), esc(r.id()));

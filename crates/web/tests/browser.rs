@@ -618,3 +618,108 @@ fn a_side_resolves_its_own_units_and_table_dice_are_typed_in_chromium() {
         .clone();
     assert_eq!(events, 2, "the stale command was not recorded");
 }
+
+/// A skirmish of The Sword and the Flame, Renaissance, whose page the shell draws from the
+/// engine's board and forms.
+const TSATF_SKIRMISH: &str = r#"ruleset = "tsatf"
+title = "Skirmish"
+[[sides]]
+id = "french"
+name = "French"
+role = "attacker"
+colour = "blue"
+camp = false
+[[sides]]
+id = "imperial"
+name = "Imperial"
+role = "defender"
+colour = "red"
+camp = false
+[[leaders]]
+id = "gen-f"
+name = "General F"
+side = "french"
+bonus = 0
+rank = "army"
+[[leaders]]
+id = "gen-i"
+name = "General I"
+side = "imperial"
+bonus = 0
+rank = "army"
+[[units]]
+id = "gd"
+name = "Gendarmes"
+side = "french"
+type = "gendarmes"
+figures = 12
+leader = "gen-f"
+[[units]]
+id = "arq"
+name = "Arquebusiers"
+side = "imperial"
+type = "arquebusiers"
+figures = 20
+leader = "gen-i"
+[[units]]
+id = "pk"
+name = "Pikes"
+side = "imperial"
+type = "pikemen"
+figures = 20
+leader = "gen-i"
+"#;
+
+const HEADLINE: &str = "return document.getElementById('headline').textContent;";
+
+#[test]
+fn a_described_board_and_its_forms_in_chromium() {
+    if !browser_available() {
+        return;
+    }
+    let s = server();
+    let links = s.links(TSATF_SKIRMISH);
+    let b = Browser::start(1000);
+    b.go(&format!("http://{}/s/{}", s.addr, links[0]));
+    b.wait(
+        "return window.TERCIO_LIVE && window.TERCIO_LIVE.state === 'live';",
+        "the live connection",
+    );
+    b.js("window.__same_page = true;");
+    let first = b.js(HEADLINE);
+    // The turn's next step is the first form, highlighted: start the turn.
+    assert_eq!(
+        b.js("const f = document.querySelector('form.action-form'); return [f.dataset.action, f.classList.contains('primary')];"),
+        json!(["start-turn", true])
+    );
+    b.click("form.action-form.primary button[type=submit]");
+    b.dismiss_result();
+    let started = b.js(HEADLINE);
+    assert_ne!(started, first, "the headline did not change");
+    // Draw a card: the headline says whose card it is, redrawn live, without reloading.
+    b.click("form.action-form[data-action=\"draw\"] button[type=submit]");
+    b.dismiss_result();
+    let drawn = b.js(HEADLINE);
+    assert_ne!(drawn, started, "the headline did not change after the draw");
+    assert_eq!(b.js("return window.__same_page === true;"), true);
+    // Choose a unit in a form with odds: the exact odds appear in that form.
+    let chosen = b.js(
+        "const f = [...document.querySelectorAll('form.action-form[data-odds=\"1\"]')].find(f => f.querySelector('select[name=unit]'));
+         if (!f) return null;
+         const sel = f.querySelector('select[name=unit]');
+         f.querySelector('.odds').textContent = '';
+         sel.value = sel.options[sel.options.length - 1].value;
+         sel.dispatchEvent(new Event('change', { bubbles: true }));
+         return [f.id, sel.value];",
+    );
+    let form_id = chosen[0]
+        .as_str()
+        .unwrap_or_else(|| panic!("no form with odds and a unit: {chosen}"))
+        .to_string();
+    let odds = b.wait(
+        &format!("const o = document.querySelector('#{form_id} .odds').textContent; return o.includes('Exact odds') && o;"),
+        "the exact odds in the form",
+    );
+    assert!(odds.as_str().is_some_and(|o| o.contains('%')), "{odds}");
+    assert!(b.alert_text().is_none());
+}

@@ -1,0 +1,272 @@
+//! The generic seat page, for rule sets that describe their game as data
+//! ([`tercio_rules::Engine::board`] and [`tercio_rules::Engine::forms`]): the board's headline and
+//! notes, each action that can be taken now as a form, and the board's tables. The shell knows
+//! nothing of the rule set: every label, option and cell comes from the engine and goes through
+//! [`esc`].
+//!
+//! A form is `<form class="action-form" data-action="…" data-odds="1|0">` with one input per
+//! field, named by the field's name; the page's script builds the action's JSON from it as the
+//! engine describes (`{"action": …, field: value…}`) and sends it, showing the exact odds as the
+//! fields change when the form asks for them.
+
+use std::collections::HashSet;
+
+use serde_json::Value;
+use tercio_rules::{ActionForm, Board, BoardTable, FieldKind, FormField};
+
+use crate::pages::{esc, game_over};
+use crate::seat::SeatCtx;
+
+/// The board and the forms: the part of the page between the heading and the dice.
+pub(crate) fn board_main(ctx: &SeatCtx, state: &Value, board: &Board) -> String {
+    let mut b = String::from("<section class=\"turn\" id=\"turn\">");
+    if ctx.engine.is_over(state) {
+        // A decided battle's headline is its verdict.
+        let verdict = if board.headline.starts_with("Game over") {
+            board.headline.clone()
+        } else {
+            format!("Game over. {}", board.headline)
+        };
+        b.push_str(&game_over(ctx, &verdict));
+    } else {
+        b.push_str(&format!(
+            "<strong id=\"headline\">{}</strong>",
+            esc(&board.headline)
+        ));
+    }
+    if !board.notes.is_empty() {
+        b.push_str("<ul class=\"notes\" id=\"notes\">");
+        for n in &board.notes {
+            b.push_str(&format!("<li>{}</li>", esc(n)));
+        }
+        b.push_str("</ul>");
+    }
+    b.push_str("</section>");
+    let forms = seat_forms(ctx, state);
+    if !forms.is_empty() {
+        b.push_str(&forms_html(&forms));
+    }
+    b.push_str("<section class=\"state board\" id=\"board\">");
+    for t in &board.tables {
+        b.push_str(&table_html(t));
+    }
+    b.push_str("</section>");
+    b
+}
+
+/// One table of the board or of a rule set's reference, its title as a heading.
+pub(crate) fn table_html(t: &BoardTable) -> String {
+    let mut b = format!(
+        "<h3>{}</h3><div class=\"scroll\"><table class=\"board\"><thead><tr>",
+        esc(&t.title)
+    );
+    for c in &t.columns {
+        b.push_str(&format!("<th>{}</th>", esc(c)));
+    }
+    b.push_str("</tr></thead><tbody>");
+    for row in &t.rows {
+        b.push_str("<tr>");
+        for cell in row {
+            b.push_str(&format!("<td>{}</td>", esc(cell)));
+        }
+        b.push_str("</tr>");
+    }
+    b.push_str("</tbody></table></div>");
+    b
+}
+
+/// The actions this seat may take now: every action for the game master, a side's own for a
+/// side allowed to resolve them, none for a spectator, a watching side, or once the game has
+/// ended.
+pub(crate) fn seat_forms(ctx: &SeatCtx, state: &Value) -> Vec<ActionForm> {
+    if !ctx.may_act() {
+        return Vec::new();
+    }
+    if ctx.is_gm() {
+        return ctx.engine.forms(state, None);
+    }
+    match ctx.side() {
+        Some(side) => ctx.engine.forms(state, Some(side)),
+        None => Vec::new(),
+    }
+}
+
+/// An id fragment from engine text: letters, digits, `-` and `_`; anything else becomes `-`.
+fn id_part(s: &str) -> String {
+    let p: String = s
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    if p.is_empty() {
+        "x".into()
+    } else {
+        p
+    }
+}
+
+/// Every form, the turn's next steps first; each with ids unique on the page
+/// (`f-<action>-<field>`), so a live redraw keeps what the user was choosing.
+pub(crate) fn forms_html(forms: &[ActionForm]) -> String {
+    let mut ordered: Vec<&ActionForm> = forms.iter().collect();
+    ordered.sort_by_key(|f| !f.primary);
+    let mut used: HashSet<String> = HashSet::new();
+    let mut b = String::from("<section class=\"forms\" id=\"forms\"><h2>Actions</h2>");
+    for f in ordered {
+        // The same action offered twice (or two actions alike once made ids) gets a number.
+        let base = format!("f-{}", id_part(&f.action));
+        let mut prefix = base.clone();
+        let mut n = 1;
+        let ids = |prefix: &str| -> Vec<String> {
+            std::iter::once(format!("form-{prefix}"))
+                .chain(
+                    f.fields
+                        .iter()
+                        .map(|x| format!("{prefix}-{}", id_part(&x.name))),
+                )
+                .collect()
+        };
+        while ids(&prefix).iter().any(|id| used.contains(id)) {
+            n += 1;
+            prefix = format!("{base}-{n}");
+        }
+        used.extend(ids(&prefix));
+        b.push_str(&form_html(f, &prefix));
+    }
+    b.push_str("</section>");
+    b
+}
+
+fn form_html(f: &ActionForm, prefix: &str) -> String {
+    let mut b = format!(
+        "<form class=\"action-form{}{}\" id=\"form-{prefix}\" data-action=\"{}\" data-odds=\"{}\" novalidate>",
+        if f.primary { " primary" } else { "" },
+        if f.fields.is_empty() { " bare" } else { "" },
+        esc(&f.action),
+        if f.odds { "1" } else { "0" }
+    );
+    if !f.fields.is_empty() {
+        b.push_str(&format!("<h3>{}</h3><div class=\"fields\">", esc(&f.label)));
+        for field in &f.fields {
+            b.push_str(&field_html(
+                field,
+                &format!("{prefix}-{}", id_part(&field.name)),
+            ));
+        }
+        b.push_str("</div>");
+    }
+    if f.odds {
+        b.push_str("<div class=\"odds\" aria-live=\"polite\"></div>");
+    }
+    b.push_str(&format!(
+        "<button type=\"submit\"{}>{}</button>",
+        if f.primary { " class=\"primary\"" } else { "" },
+        esc(&f.label)
+    ));
+    if !f.hint.is_empty() {
+        b.push_str(&format!("<p class=\"hint\">{}</p>", esc(&f.hint)));
+    }
+    b.push_str("</form>");
+    b
+}
+
+fn field_html(field: &FormField, id: &str) -> String {
+    let name = esc(&field.name);
+    let label = esc(&field.label);
+    match &field.kind {
+        FieldKind::Choice { options, optional } => {
+            let mut b = format!("<label>{label} <select name=\"{name}\" id=\"{id}\">");
+            if *optional {
+                b.push_str("<option value=\"\">—</option>");
+            }
+            for o in options {
+                b.push_str(&format!(
+                    "<option value=\"{}\">{}</option>",
+                    esc(&o.value),
+                    esc(&o.label)
+                ));
+            }
+            b.push_str("</select></label>");
+            b
+        }
+        FieldKind::Flag => format!(
+            "<label class=\"check\"><input type=\"checkbox\" name=\"{name}\" id=\"{id}\"> {label}</label>"
+        ),
+        FieldKind::Number { min, max, value } => format!(
+            "<label>{label} <input type=\"number\" name=\"{name}\" id=\"{id}\" min=\"{min}\" max=\"{max}\" step=\"1\" value=\"{value}\" inputmode=\"numeric\"></label>"
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tercio_rules::Choice;
+
+    fn form(action: &str, primary: bool, fields: Vec<FormField>) -> ActionForm {
+        ActionForm {
+            action: action.into(),
+            label: format!("Do {action}"),
+            hint: "<hint>".into(),
+            odds: !fields.is_empty(),
+            fields,
+            primary,
+        }
+    }
+
+    #[test]
+    fn forms_in_order_with_unique_ids_and_escaped_text() {
+        let forms = vec![
+            form("end", false, vec![]),
+            form(
+                "fire",
+                false,
+                vec![
+                    FormField::choice(
+                        "unit",
+                        "Unit",
+                        vec![Choice::new("a\"b", "<Arquebusiers>")],
+                        true,
+                    ),
+                    FormField::flag("double", "Double"),
+                    FormField::number("firers", "Firers", 1, 20, 10),
+                ],
+            ),
+            form("fire", false, vec![FormField::flag("double", "Double")]),
+            form("start turn", true, vec![]),
+        ];
+        let h = forms_html(&forms);
+        let start = h.find("data-action=\"start turn\"").expect("start");
+        let end = h.find("data-action=\"end\"").expect("end");
+        assert!(start < end, "the primary form comes first: {h}");
+        assert!(h.contains("id=\"form-f-start-turn\""), "{h}");
+        assert!(h.contains("<button type=\"submit\" class=\"primary\">Do start turn</button>"));
+        assert!(h.contains(
+            "<select name=\"unit\" id=\"f-fire-unit\"><option value=\"\">—</option><option value=\"a&quot;b\">&lt;Arquebusiers&gt;</option></select>"
+        ), "{h}");
+        assert!(h.contains("<input type=\"checkbox\" name=\"double\" id=\"f-fire-double\">"));
+        assert!(
+            h.contains("id=\"f-fire-2-double\""),
+            "a second fire form: {h}"
+        );
+        assert!(
+            h.contains("min=\"1\" max=\"20\" step=\"1\" value=\"10\""),
+            "{h}"
+        );
+        assert!(h.contains("data-odds=\"1\""), "{h}");
+        assert!(h.contains("data-odds=\"0\""), "{h}");
+        assert!(h.contains("&lt;hint&gt;") && !h.contains("<hint>"), "{h}");
+        assert_eq!(h.matches("class=\"odds\"").count(), 2, "{h}");
+    }
+
+    #[test]
+    fn ids_from_odd_text() {
+        assert_eq!(id_part("a b\"<c>"), "a-b--c-");
+        assert_eq!(id_part(""), "x");
+    }
+}
