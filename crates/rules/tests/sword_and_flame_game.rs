@@ -685,3 +685,89 @@ fn a_unit_may_break_off_a_long_close_combat() {
     }
     panic!("no break-off in 200 charges");
 }
+
+#[test]
+fn wounded_and_dead_hearts_kill_and_other_suits_wound() {
+    for variant in [1u8, 2] {
+        let g = game(&format!("options.wounded = {variant}"));
+        let e = engine(&g);
+        let st = with(&g, |s| {
+            s["phase"] = json!("fire");
+            s["current"] = json!("imperial");
+        });
+        // One arquebusier at gendarmes (Class II, short: 1-5): one hit in four; its card wounds
+        // unless it is a heart or an ace: 36 cards of 52 (design 8.3).
+        let shot =
+            json!({"action": "fire", "unit": "pk", "target": "gd", "range": "short", "firers": 1});
+        let w = p(e.as_ref(), &st, shot.clone(), "wounded", "1");
+        assert!((w - 0.25 * 36.0 / 52.0).abs() < 1e-12, "{w}");
+        // Rolled until a wound: carried by the unit (1), or a party on its way (2).
+        let mut found = false;
+        for seed in 0..300u64 {
+            let mut h = g.clone();
+            h.state = st.clone();
+            h.seed = seed;
+            let ev = h.act(shot.clone()).expect("fire").clone();
+            if !ev.resolution.summary.contains("wounded, not killed") {
+                continue;
+            }
+            assert_eq!(h.state["units"]["gd"]["figures"], 11);
+            if variant == 1 {
+                assert_eq!(h.state["units"]["gd"]["wounded"], 1);
+            } else {
+                assert_eq!(h.state["units"]["gd"]["wounded"], 0);
+                assert_eq!(h.state["wounded"]["french"]["marching"], 1);
+            }
+            found = true;
+            break;
+        }
+        assert!(found, "no wound in 300 shots");
+    }
+    // Without the option every card kills: no "wounded" facet.
+    let g = game("");
+    let st = with(&g, |s| {
+        s["phase"] = json!("fire");
+        s["current"] = json!("imperial");
+    });
+    let o = odds(
+        &engine(&g)
+            .plan(
+                Some(&st),
+                &json!({"action": "fire", "unit": "pk", "target": "gd", "firers": 1}),
+            )
+            .expect("plan"),
+    );
+    assert!(o.facets.iter().all(|f| f.facet != "wounded"));
+}
+
+#[test]
+fn wounded_parties_move_three_dice_and_are_saved_or_captured() {
+    let mut g = game("options.wounded = 2");
+    g.state["phase"] = json!("movement");
+    g.state["wounded"] = json!({"french": {"marching": 4, "saved": 0, "captured": 0}});
+    let e = engine(&g);
+    let three = p(
+        e.as_ref(),
+        &g.state,
+        json!({"action": "wounded-move", "side": "french"}),
+        "inches",
+        "3",
+    );
+    assert!((three - 1.0 / 216.0).abs() < 1e-15);
+    assert!(e
+        .forms(&g.state, None)
+        .iter()
+        .any(|f| f.action == "wounded-move"));
+    let r = rejected(
+        e.as_ref(),
+        &g.state,
+        json!({"action": "wounded-move", "side": "imperial"}),
+    );
+    assert_eq!(r.code, "no-wounded");
+    g.act(json!({"action": "wounded-parties", "side": "french", "saved": 3, "captured": 1}))
+        .expect("recorded");
+    assert_eq!(
+        g.state["wounded"]["french"],
+        json!({"marching": 0, "saved": 3, "captured": 1})
+    );
+}

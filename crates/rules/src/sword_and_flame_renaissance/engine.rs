@@ -468,11 +468,12 @@ pub fn board(st: &State) -> Board {
     }
     for (side, w) in &st.wounded {
         notes.push(format!(
-            "{} wounded: {} on their way to the rear, {} saved, {} captured.",
+            "{} wounded: {} on their way to the rear, {} saved, {} captured (ransom due to the enemy: {} cents, 10 a figure).",
             side_name(st, side),
             w.marching,
             w.saved,
-            w.captured
+            w.captured,
+            w.captured * 10
         ));
     }
     let mut tables = Vec::new();
@@ -868,6 +869,21 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
             vec![FormField::flag("light_rain", "light rain")],
             false,
         ));
+        let marching: Vec<Choice> = st
+            .sides
+            .iter()
+            .filter(|s| st.wounded.get(&s.id).is_some_and(|w| w.marching > 0))
+            .map(|s| Choice::new(s.id.clone(), s.name.clone()))
+            .collect();
+        if st.options.wounded == 2 && st.phase == Phase::Movement && !marching.is_empty() {
+            out.push(form(
+                "wounded-move",
+                "Move wounded parties",
+                "3D6 on a movement card of their side.",
+                vec![FormField::choice("side", "Side", marching, false)],
+                true,
+            ));
+        }
         if st.options.wounded == 2 {
             out.push(form(
                 "wounded-parties",

@@ -548,6 +548,8 @@ pub enum Action {
     OfficerMove { officer: String },
     /// A field officer killed or captured at the table (e.g. caught alone by the enemy).
     OfficerDown { officer: String },
+    /// Wounded parties (optional rule, variant 2) move 3D6 on a movement card of their side.
+    WoundedMove { side: String },
     /// Wounded parties (optional rule, variant 2): how many figures reached the base line or were
     /// captured.
     WoundedParties {
@@ -757,6 +759,40 @@ pub fn plan(st: &State, th: Thresholds, action: &Action) -> Result<Plan<Outcome>
             let mut acc = Acc::default();
             officer_falls(st, &mut acc, &o);
             Ok(Plan::Done(acc.finish("officer-down")))
+        }
+        Action::WoundedMove { side } => {
+            need_phase(st, Phase::Movement, "wounded-move")?;
+            let marching = st.wounded.get(side).map_or(0, |w| w.marching);
+            if marching == 0 || st.options.wounded != 2 {
+                return Err(reject(
+                    "no-wounded",
+                    Some("side"),
+                    "side: no wounded party of this side is on its way (optional rule Wounded and Dead, variant 2)",
+                ));
+            }
+            // "moving on any card of their side" (001, OPTIONAL RULES): 3D6, as foot in open
+            // order (design 8.3).
+            let mv = MoveRequest {
+                troop: "arquebusiers".into(),
+                order: Some(Order::Open),
+                uphill: false,
+                downhill: false,
+                obstacle: false,
+                woods: false,
+                loading: false,
+                dismounting: false,
+            };
+            let side = side.clone();
+            Ok(
+                resolve::plan(&resolve::Request::Move(mv), &th)?.map(move |o| {
+                    let mut acc = Acc::default().with(o);
+                    let inches = acc.summary.pop().unwrap_or_default();
+                    acc.summary.push(format!(
+                        "the wounded of {side} ({marching} figures) {inches}"
+                    ));
+                    acc.finish("wounded-move")
+                }),
+            )
         }
         Action::WoundedParties {
             side,
@@ -1355,9 +1391,11 @@ fn fire(st: &State, th: Thresholds, f: FireOrder<'_>) -> Result<Plan<Outcome>, R
         light_rain: st.light_rain,
         double: f.double,
         target_figures: Some(t.figures),
+        wounded: st.options.wounded > 0,
     };
     let p = resolve::plan(&resolve::Request::Fire(req), &th)?;
     let double = f.double;
+    let wounded_rule = st.options.wounded;
     let st2 = st.clone();
     Ok(p.map(move |o| {
         let count = |k: &str| -> u8 {
@@ -1368,6 +1406,7 @@ fn fire(st: &State, th: Thresholds, f: FireOrder<'_>) -> Result<Plan<Outcome>, R
                 .unwrap_or(0)
         };
         let (hits, aces) = (count("hits").min(t.figures), count("officers hit"));
+        let wounds = o.facets.clone();
         let mut acc = Acc::default().with(o);
         // The first ace takes the field officer named in the cone of fire; the next ones the
         // target's leaders, who are figures of the unit (decision 31); an ace with no officer
@@ -1387,13 +1426,31 @@ fn fire(st: &State, th: Thresholds, f: FireOrder<'_>) -> Result<Plan<Outcome>, R
                 _ => None,
             })
             .unwrap_or_else(|| t.clone());
+        // Wounded and Dead: variant 1, the unit carries its wounded (1" less each); variant 2,
+        // they set out for the rear in parties (design 8.3).
+        let hurt = count_of(&wounds, "wounded").min(t.figures - figures);
         acc.effects.push(Effect::Unit(UnitState {
             figures,
             leaders: (t.leaders - leaders_hit).min(figures),
             fire_losses: t.fire_losses.saturating_add(t.figures - figures),
             status: if figures == 0 { Status::Gone } else { t.status },
+            wounded: if wounded_rule == 1 && figures > 0 {
+                now.wounded.saturating_add(hurt)
+            } else {
+                now.wounded
+            },
             ..now
         }));
+        if wounded_rule == 2 && hurt > 0 {
+            let w = st2.wounded.get(&t.side).copied().unwrap_or_default();
+            acc.effects.push(Effect::Wounded {
+                side: t.side.clone(),
+                wounded: Wounded {
+                    marching: w.marching + u32::from(hurt),
+                    ..w
+                },
+            });
+        }
         acc.effects.push(Effect::Unit(UnitState {
             reload: if double {
                 0
@@ -1410,6 +1467,14 @@ fn fire(st: &State, th: Thresholds, f: FireOrder<'_>) -> Result<Plan<Outcome>, R
         }
         acc.finish("fire")
     }))
+}
+
+fn count_of(facets: &[(String, String)], k: &str) -> u8 {
+    facets
+        .iter()
+        .find(|(f, _)| f == k)
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0)
 }
 
 fn officer_of(st: &State, id: &str) -> Result<Officer, Rejection> {
@@ -2056,6 +2121,8 @@ fn pistol_volleys(
             light_rain: false,
             double: false,
             target_figures: Some(target.figures),
+            // The volleys as a charge closes are part of the melee: kills (decision 56).
+            wounded: false,
         };
         Ok(
             resolve::plan(&resolve::Request::Fire(req), &th)?.map(move |o| {

@@ -51,6 +51,10 @@ pub struct FireRequest {
     /// Figures the target has: hits beyond them draw no card.
     #[serde(default)]
     pub target_figures: Option<u8>,
+    /// The optional rule Wounded and Dead: a heart kills, other suits wound (001, OPTIONAL RULES;
+    /// design 8.3).
+    #[serde(default)]
+    pub wounded: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -443,6 +447,7 @@ fn fire(f: &FireRequest) -> Result<Plan<Outcome>, Rejection> {
         line.source
     );
     let cap = f.target_figures;
+    let wounded = f.wounded;
     Ok(
         throw(n, 20, "Fire D20", Depends::CountAtMost(need)).and_then(move |faces| {
             let hits = faces.iter().filter(|&&x| x <= need).count();
@@ -454,7 +459,7 @@ fn fire(f: &FireRequest) -> Result<Plan<Outcome>, Rejection> {
                 result: format!("{hits} hit(s)"),
             };
             let cards = cap.map_or(hits, |c| hits.min(usize::from(c)));
-            casualty_cards(cards.min(52), hits, step)
+            casualty_cards(cards.min(52), hits, step, wounded)
         }),
     )
 }
@@ -487,22 +492,53 @@ fn is_ace(card: u8) -> bool {
 /// One casualty card per hit from a full, shuffled casualty deck (decision 14): an ace hits an
 /// officer or unit leader instead of a figure (001, OFFICERS). Cards are drawn as cards: the odds
 /// depend only on whether each is an ace.
-fn casualty_cards(cards: usize, hits: usize, fire: Step) -> Plan<Outcome> {
-    fn draw(left: Vec<u8>, n: usize, drawn: Vec<u8>, fire: Step, hits: usize) -> Plan<Outcome> {
+fn is_heart(card: u8) -> bool {
+    (card.clamp(1, 52) - 1) % 4 == 1
+}
+
+/// One casualty card per hit from a full, shuffled casualty deck (decision 14): an ace hits an
+/// officer or unit leader instead of a figure (001, OFFICERS). With Wounded and Dead, a heart
+/// kills and the other suits wound (001, OPTIONAL RULES; design 8.3). Cards are drawn as cards:
+/// the odds depend only on whether each is an ace (and, with the option, a heart).
+fn casualty_cards(cards: usize, hits: usize, fire: Step, wounded: bool) -> Plan<Outcome> {
+    fn draw(
+        left: Vec<u8>,
+        n: usize,
+        drawn: Vec<u8>,
+        fire: Step,
+        (hits, wounded): (usize, bool),
+    ) -> Plan<Outcome> {
         if n == 0 || left.is_empty() {
             let officers = drawn.iter().filter(|&&c| is_ace(c)).count();
             let figures = hits - officers;
+            // Among the figures hit, those whose card is not a heart are wounded.
+            let hurt = if wounded {
+                drawn
+                    .iter()
+                    .filter(|&&c| !is_ace(c) && !is_heart(c))
+                    .count()
+            } else {
+                0
+            };
             let mut steps = vec![fire.clone()];
             if !drawn.is_empty() {
                 let names: Vec<String> = drawn.iter().map(|&c| card_name(c)).collect();
+                let mut totals = vec![
+                    ("figures".into(), figures as i32),
+                    ("officers".into(), officers as i32),
+                ];
+                if wounded {
+                    totals.push(("wounded".into(), hurt as i32));
+                }
                 steps.push(Step {
-                    title: "Casualty cards: one per hit; an ace hits an officer or unit leader instead [001, OFFICERS; decision 14]".into(),
+                    title: if wounded {
+                        "Casualty cards: one per hit; an ace hits an officer or unit leader instead; a heart kills, other suits wound [001, OFFICERS; OPTIONAL RULES, WOUNDED AND DEAD; decision 14]".into()
+                    } else {
+                        "Casualty cards: one per hit; an ace hits an officer or unit leader instead [001, OFFICERS; decision 14]".into()
+                    },
                     dice: Vec::new(),
                     modifiers: Vec::new(),
-                    totals: vec![
-                        ("figures".into(), figures as i32),
-                        ("officers".into(), officers as i32),
-                    ],
+                    totals,
                     result: format!("cards {}", names.join(" ")),
                 });
             }
@@ -513,38 +549,46 @@ fn casualty_cards(cards: usize, hits: usize, fire: Step) -> Plan<Outcome> {
             } else {
                 format!("{hits} hit(s): remove {figures} figure(s)")
             };
-            return Plan::Done(outcome(
-                "fire",
-                summary,
-                steps,
-                vec![
-                    ("hits", hits.to_string()),
-                    ("officers hit", officers.to_string()),
-                ],
-            ));
+            let summary = if wounded && hurt > 0 {
+                format!("{summary}; {hurt} of the figures wounded, not killed")
+            } else {
+                summary
+            };
+            let mut facets = vec![
+                ("hits", hits.to_string()),
+                ("officers hit", officers.to_string()),
+            ];
+            if wounded {
+                facets.push(("wounded", hurt.to_string()));
+            }
+            return Plan::Done(outcome("fire", summary, steps, facets));
         }
         let label = format!("Casualty card {}", drawn.len() + 1);
-        // What follows depends only on the hits, the cards still to draw and the aces already
-        // drawn: worked out once per such state.
+        // What follows depends only on the hits, the cards still to draw and the aces (and with
+        // the option the wounds) already drawn: worked out once per such state.
         let aces = drawn.iter().filter(|&&c| is_ace(c)).count();
-        let key = format!("cards:{hits}:{n}:{aces}");
+        let hurt = drawn
+            .iter()
+            .filter(|&&c| wounded && !is_ace(c) && !is_heart(c))
+            .count();
+        let key = format!("cards:{hits}:{n}:{aces}:{hurt}:{wounded}");
         Plan::memo(key, move || {
             let (rest, drawn, fire) = (left.clone(), drawn.clone(), fire.clone());
             Plan::card(
                 label.clone(),
                 52,
                 left.clone(),
-                |c| u8::from(is_ace(c)),
+                move |c| u8::from(is_ace(c)) * 2 + u8::from(wounded && is_heart(c)),
                 move |c| {
                     let next: Vec<u8> = rest.iter().copied().filter(|&x| x != c).collect();
                     let mut got = drawn.clone();
                     got.push(c);
-                    draw(next, n - 1, got, fire.clone(), hits)
+                    draw(next, n - 1, got, fire.clone(), (hits, wounded))
                 },
             )
         })
     }
-    draw((1..=52).collect(), cards, Vec::new(), fire, hits)
+    draw((1..=52).collect(), cards, Vec::new(), fire, (hits, wounded))
 }
 
 // ---- Morale ----
