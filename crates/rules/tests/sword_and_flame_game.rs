@@ -733,7 +733,7 @@ fn wounded_and_dead_hearts_kill_and_other_suits_wound() {
         &engine(&g)
             .plan(
                 Some(&st),
-                &json!({"action": "fire", "unit": "pk", "target": "gd", "firers": 1}),
+                &json!({"action": "fire", "unit": "pk", "target": "gd", "range": "short", "firers": 1}),
             )
             .expect("plan"),
     );
@@ -770,4 +770,93 @@ fn wounded_parties_move_three_dice_and_are_saved_or_captured() {
         g.state["wounded"]["french"],
         json!({"marching": 0, "saved": 3, "captured": 1})
     );
+}
+
+#[test]
+fn fire_morale_is_tested_every_turn() {
+    let mut g = game("");
+    g.state["phase"] = json!("melee");
+    g.act(json!({"action": "fire-morale"})).expect("turn 1");
+    g.act(json!({"action": "end-turn"})).expect("end");
+    g.act(json!({"action": "start-turn"})).expect("turn 2");
+    assert_eq!(g.state["fire_morale_done"], false);
+    g.state["phase"] = json!("melee");
+    g.act(json!({"action": "fire-morale"})).expect("turn 2");
+}
+
+#[test]
+fn a_field_officer_falls_in_his_own_bout_not_as_a_figure() {
+    let mut g = game("options.company_close_combat = 1");
+    g.act(json!({"action": "attach", "officer": "gen-f", "unit": "gd"}))
+        .expect("attach");
+    let st = melee(&g);
+    let charge = json!({"action": "charge", "charger": "gd", "target": "pk2"});
+    let o = odds(&engine(&g).plan(Some(&st), &charge).expect("plan"));
+    let down = o.p("A field officer", "down");
+    assert!(
+        down > 0.0 && down < o.p("winner", "target") + 1e-12,
+        "{down}"
+    );
+    for seed in 0..300u64 {
+        let mut h = g.clone();
+        h.state = st.clone();
+        h.seed = seed;
+        let ev = h.act(charge.clone()).expect("charge").clone();
+        if h.state["officers"]["gen-f"]["down"] != true {
+            continue;
+        }
+        assert!(ev.resolution.summary.contains("General F is down"), "{}", ev.resolution.summary);
+        assert!(h.state["officers"]["gen-f"]["attached"].is_null());
+        assert_eq!(h.state["units"]["gd"]["field_officer"], false);
+        // His loss is not one of the unit's twelve figures: the unit still has a figure per
+        // company it lost with fewer than all its men.
+        let lost: u64 = ev
+            .resolution
+            .summary
+            .split("losses Gendarmes ")
+            .nth(1)
+            .and_then(|r| r.split(',').next())
+            .and_then(|n| n.trim().parse().ok())
+            .expect("losses");
+        let left = h.state["units"]["gd"]["figures"].as_u64().expect("n");
+        // Routing after the combat may take a D4 more.
+        assert!(left + lost <= 12, "{left} + {lost}");
+        assert!(lost <= 12);
+        return;
+    }
+    panic!("no field officer fell in 300 charges");
+}
+
+#[test]
+fn horse_is_class_two_or_three_and_a_unit_charges_once_a_turn() {
+    let g = game("");
+    let e = engine(&g);
+    let st = with(&g, |s| {
+        s["phase"] = json!("fire");
+        s["current"] = json!("imperial");
+    });
+    let r = rejected(
+        e.as_ref(),
+        &st,
+        json!({"action": "fire", "unit": "arq", "target": "gd", "range": "short", "target_class": 4}),
+    );
+    assert_eq!(r.field.as_deref(), Some("target_class"));
+    let r = rejected(
+        e.as_ref(),
+        &st,
+        json!({"action": "fire", "unit": "hg", "target": "gd"}),
+    );
+    assert_eq!(r.field.as_deref(), Some("range"));
+    let mut h = g.clone();
+    h.state = melee(&g);
+    h.act(json!({"action": "charge", "charger": "pk2", "target": "gd"}))
+        .expect("charge");
+    if h.state["units"]["pk2"]["status"] != "gone" {
+        let r = rejected(
+            e.as_ref(),
+            &h.state,
+            json!({"action": "charge", "charger": "pk2", "target": "lh"}),
+        );
+        assert_eq!(r.code, "already-charged");
+    }
 }

@@ -34,6 +34,7 @@ fn unit(id: &str, side: &str, troop: &str, order: Order, figures: u8) -> UnitSta
         wounded: 0,
         brigade: None,
         may_move: false,
+        charged: false,
     }
 }
 
@@ -244,7 +245,7 @@ fn fire_in_the_game_takes_figures_and_leaders_and_places_reload_markers() {
     let mut st = state();
     st.phase = Phase::Fire;
     st.current = Some("french".into());
-    let shot = serde_json::json!({"action": "fire", "unit": "french-arq", "target": "spanish-pike", "target_class": 1, "firers": 10});
+    let shot = serde_json::json!({"action": "fire", "unit": "french-arq", "target": "spanish-pike", "range": "short", "target_class": 1, "firers": 10});
     let mut s = DiceStream::from_seed(21);
     let o = act(&mut st, shot.clone(), &mut s);
     let hits: u8 = o
@@ -270,7 +271,7 @@ fn fire_in_the_game_takes_figures_and_leaders_and_places_reload_markers() {
         Some("already-acted".to_string())
     );
     st.acted.clear();
-    let friend = serde_json::json!({"action": "fire", "unit": "french-arq", "target": "french-pike", "target_class": 1, "firers": 10});
+    let friend = serde_json::json!({"action": "fire", "unit": "french-arq", "target": "french-pike", "range": "short", "target_class": 1, "firers": 10});
     st.units.get_mut("french-arq").expect("unit").reload = 0;
     assert_eq!(
         plan(&st, Thresholds::default(), &action(friend))
@@ -278,7 +279,7 @@ fn fire_in_the_game_takes_figures_and_leaders_and_places_reload_markers() {
             .map(|r| r.code),
         Some("own-side".to_string())
     );
-    let many = serde_json::json!({"action": "fire", "unit": "french-arq", "target": "spanish-pike", "target_class": 1, "firers": 21});
+    let many = serde_json::json!({"action": "fire", "unit": "french-arq", "target": "spanish-pike", "range": "short", "target_class": 1, "firers": 21});
     assert_eq!(
         plan(&st, Thresholds::default(), &action(many))
             .err()
@@ -287,7 +288,7 @@ fn fire_in_the_game_takes_figures_and_leaders_and_places_reload_markers() {
     );
     // A unit holding a reload marker cannot fire; the end of the turn takes one off.
     st.units.get_mut("french-arq").expect("unit").reload = 2;
-    let again = serde_json::json!({"action": "fire", "unit": "french-arq", "target": "spanish-pike", "target_class": 1, "firers": 10});
+    let again = serde_json::json!({"action": "fire", "unit": "french-arq", "target": "spanish-pike", "range": "short", "target_class": 1, "firers": 10});
     assert_eq!(
         plan(&st, Thresholds::default(), &action(again))
             .err()

@@ -79,6 +79,9 @@ pub struct UnitState {
     /// A heavy gun the game master permits to move (scenario flag `may-move`; decision 57).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub may_move: bool,
+    /// Has charged this turn (one charge a turn, decision 62).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub charged: bool,
 }
 
 impl UnitState {
@@ -384,6 +387,7 @@ pub fn initial(sc: &Scenario) -> Result<State, String> {
                 wounded: 0,
                 brigade,
                 may_move: flag("may-move"),
+                charged: false,
             },
         );
     }
@@ -582,7 +586,13 @@ impl Acc {
     fn with(mut self, o: Outcome) -> Self {
         self.steps.extend(o.resolution.steps);
         self.summary.push(o.resolution.summary);
-        self.facets.extend(o.facets);
+        // A test's "passed" and a rout's "figures lost" say nothing once several are chained:
+        // the callers name what followed (decision 61).
+        self.facets.extend(
+            o.facets
+                .into_iter()
+                .filter(|(k, _)| k != "passed" && k != "figures lost"),
+        );
         self
     }
     fn finish(self, action: &str) -> Outcome {
@@ -866,6 +876,7 @@ fn start_turn(st: &State, th: Thresholds) -> Result<Plan<Outcome>, Rejection> {
         phase: Phase::Movement,
     });
     acc.effects.push(Effect::NewPhase);
+    acc.effects.push(Effect::FireMoraleDone { done: false });
     acc.summary.push(format!(
         "Turn {}: {}",
         st.turn,
@@ -888,6 +899,10 @@ fn start_turn(st: &State, th: Thresholds) -> Result<Plan<Outcome>, Rejection> {
                     "{} (spent) {}",
                     u.name,
                     if stays { "stays" } else { "leaves the field" }
+                ));
+                acc.facets.push((
+                    u.name.clone(),
+                    if stays { "stays" } else { "leaves the field" }.into(),
                 ));
                 if !stays {
                     acc.effects.push(Effect::Unit(UnitState {
@@ -1382,6 +1397,24 @@ fn fire(st: &State, th: Thresholds, f: FireOrder<'_>) -> Result<Plan<Outcome>, R
             Some(o)
         }
     };
+    if f.range.is_none() && !matches!(weapon, tables::Weapon::Pistol | tables::Weapon::Crossbow) {
+        return Err(reject(
+            "missing-range",
+            Some("range"),
+            "range: short or long — the game master measures it (001, FIRE, Weapon Ranges)",
+        ));
+    }
+    let horse = tables::troop(&t.troop).is_some_and(|x| x.kind.mounted()) && !t.dismounted;
+    if let Some(c) = f.target_class.filter(|_| horse) {
+        let allowed = if t.order == Order::Skirmish { 3 } else { 2 };
+        if c != allowed {
+            return Err(reject(
+                "bad-target-class",
+                Some("target_class"),
+                format!("target_class: horse in {} order is Class {} (decision 33: horse is never Class III by cover, nor Class IV)", format!("{:?}", t.order).to_lowercase(), ["I", "II", "III", "IV"][usize::from(allowed - 1)]),
+            ));
+        }
+    }
     let req = resolve::FireRequest {
         weapon,
         range: f.range,
@@ -1623,15 +1656,13 @@ fn end_turn(st: &State, th: Thresholds) -> Result<Plan<Outcome>, Rejection> {
                     let pass = passed(&o);
                     let mut acc = acc.clone().with(o);
                     acc.summary.pop();
-                    acc.summary.push(format!(
-                        "{} {}",
-                        u.name,
-                        if pass {
-                            "rallies, shaken"
-                        } else {
-                            "leaves the field"
-                        }
-                    ));
+                    let what = if pass {
+                        "rallies, shaken"
+                    } else {
+                        "leaves the field"
+                    };
+                    acc.summary.push(format!("{} {what}", u.name));
+                    acc.facets.push((u.name.clone(), what.into()));
                     acc.effects.push(Effect::Unit(UnitState {
                         status: if pass { Status::Shaken } else { Status::Gone },
                         routed_turn: None,
@@ -1679,6 +1710,11 @@ fn spirit_rolls(acc: Acc, now: State, th: Thresholds) -> Plan<Acc> {
             match resolve::plan(&resolve::Request::Spirit(req), &th) {
                 Ok(p) => p.and_then(move |o| {
                     let good = o.facets.iter().any(|(k, v)| k == "spirit" && v == "good");
+                    let mut o = o;
+                    // Each army's spirit is its own facet.
+                    for f in o.facets.iter_mut().filter(|(k, _)| k == "spirit") {
+                        f.0 = format!("{} spirit", side.name);
+                    }
                     let mut acc = acc.clone().with(o);
                     acc.summary.pop();
                     acc.summary.push(format!(
@@ -1720,12 +1756,13 @@ fn spirit_rolls(acc: Acc, now: State, th: Thresholds) -> Plan<Acc> {
             apply(&mut next, e);
         }
         for u in next.units.values().filter(|u| u.on_table()) {
-            if u.reload > 0 || u.moved || u.pistols_empty || u.fire_losses > 0 {
+            if u.reload > 0 || u.moved || u.pistols_empty || u.fire_losses > 0 || u.charged {
                 acc.effects.push(Effect::Unit(UnitState {
                     reload: u.reload.saturating_sub(1),
                     pistols_empty: u.pistols_empty && u.moved,
                     moved: false,
                     fire_losses: 0,
+                    charged: false,
                     ..u.clone()
                 }));
             }
@@ -1834,6 +1871,13 @@ fn fire_morale(st: &State, th: Thresholds) -> Result<Plan<Outcome>, Rejection> {
                 let pass = passed(&o);
                 let mut acc = acc.clone().with(o);
                 acc.summary.pop();
+                let what = match (pass, u.status) {
+                    (true, _) => "holds",
+                    (false, Status::Routed) => "leaves the field",
+                    (false, Status::Shaken) => "routs",
+                    (false, _) => "shaken",
+                };
+                acc.facets.push((u.name.clone(), what.into()));
                 match (pass, u.status) {
                     (true, _) => {
                         acc.summary.push(format!("{} holds under fire", u.name));
@@ -1920,6 +1964,13 @@ fn charge(
     if a.side == b.side {
         return Err(reject("own-side", Some("target"), "target: an enemy unit"));
     }
+    if a.charged {
+        return Err(reject(
+            "already-charged",
+            Some("charger"),
+            "charger: has charged this turn (decision 62)",
+        ));
+    }
     if matches!(a.status, Status::Shaken | Status::Routed) {
         return Err(reject("cannot-charge", Some("charger"), "charger: shaken and routed units may not move, so may not charge (001, SHAKEN UNITS; ROUTED UNITS)"));
     }
@@ -1980,7 +2031,8 @@ fn charge(
     };
     // Checked now, so a bad combat is refused before anything is rolled.
     fight(&a, &b)?;
-    let fight = std::rc::Rc::new(fight);
+    // With the state the charge starts from, for the field officers a combat may take.
+    let fight = std::rc::Rc::new((fight, st.clone()));
     let volleys = pistol_volleys(&a, &b, th)?;
     let turn = st.turn;
     let evasion = match evade {
@@ -2033,6 +2085,7 @@ fn charge(
                     acc.facets.push(("target".into(), "routs".into()));
                     return rout_unit(acc, b4.clone(), turn);
                 }
+                acc.facets.push(("target".into(), "stands".into()));
                 let (fight, volleys) = (fight.clone(), volleys.clone());
                 Plan::memo("stands", move || {
                     let fight = fight.clone();
@@ -2052,9 +2105,10 @@ fn charge(
                         let key = format!("fight:{}:{}:{}:{}", a6.figures, a6.leaders, b6.figures, b6.leaders);
                         Plan::memo(key, move || {
                             let (a7, b7, acc) = (a6.clone(), b6.clone(), acc.clone());
-                            match fight(&a7, &b7) {
+                            let base = fight.clone();
+                            match (fight.0)(&a7, &b7) {
                                 Ok(c) => c.and_then(move |o| {
-                                    after_combat(acc.clone(), o, (a7.clone(), b7.clone()), (rear, breaker_is_a), turn, th)
+                                    after_combat(acc.clone(), o, (a7.clone(), b7.clone()), (rear, breaker_is_a), (turn, th), &base.1)
                                 }),
                                 Err(r) => {
                                     let mut acc = acc.clone();
@@ -2068,7 +2122,28 @@ fn charge(
             })
         })
     });
-    Ok(plan.map(|a| a.finish("charge")))
+    let charger_id = a.id.clone();
+    Ok(plan.map(move |mut acc| {
+        // Whatever came of it, the charger has had its charge this turn: its latest record is
+        // marked.
+        let mut latest = None;
+        for e in acc.effects.iter_mut().rev() {
+            if let Effect::Unit(u) = e {
+                if u.id == charger_id {
+                    latest = Some(u);
+                    break;
+                }
+            }
+        }
+        match latest {
+            Some(u) => u.charged = true,
+            None => acc.effects.push(Effect::Unit(UnitState {
+                charged: true,
+                ..a.clone()
+            })),
+        }
+        acc.finish("charge")
+    }))
 }
 
 /// The two units as they come out of the pistol volleys fired as a charge closes.
@@ -2353,8 +2428,8 @@ fn after_combat(
     o: Outcome,
     (a, b): (UnitState, UnitState),
     (rear, breaker_is_a): (bool, bool),
-    turn: u32,
-    th: Thresholds,
+    (turn, th): (u32, Thresholds),
+    base: &State,
 ) -> Plan<Acc> {
     let get = |k: &str| -> u8 {
         o.facets
@@ -2370,6 +2445,12 @@ fn after_combat(
         .find(|(k, _)| k == "break off")
         .map(|(_, v)| v.clone());
     let (la, lb) = (get("A figures lost"), get("B figures lost"));
+    let down: Vec<String> = o
+        .facets
+        .iter()
+        .filter(|(k, v)| k.ends_with(" field officer") && v == "down")
+        .map(|(k, _)| k.trim_end_matches(" field officer").to_string())
+        .collect();
     let mut acc = acc.with(o);
     acc.summary.pop();
     // The combat's own "winner" (A, B) is named again below by the units' parts in the charge.
@@ -2385,7 +2466,37 @@ fn after_combat(
             ..u.clone()
         }
     };
-    let (a2, b2) = (hurt(&a, la), hurt(&b, lb));
+    let (mut a2, mut b2) = (hurt(&a, la), hurt(&b, lb));
+    // A field officer who fell in his bout (decision 49): down, his unit without his +1.
+    for (side, u) in [("A", &mut a2), ("B", &mut b2)] {
+        let fell = down.iter().any(|d| d == side);
+        let officer = base
+            .officers
+            .values()
+            .find(|o| !o.down && o.attached.as_deref() == Some(u.id.as_str()));
+        if let (true, Some(o)) = (fell, officer) {
+            let mut now = base.clone();
+            for e in &acc.effects {
+                apply(&mut now, e);
+            }
+            now.units.insert(u.id.clone(), u.clone());
+            let before = acc.effects.len();
+            officer_falls(&now, &mut acc, o);
+            // The unit's own record is the one pushed below; its brigade's others keep theirs.
+            let mut i = before;
+            while i < acc.effects.len() {
+                if matches!(&acc.effects[i], Effect::Unit(x) if x.id == u.id) {
+                    acc.effects.remove(i);
+                } else {
+                    i += 1;
+                }
+            }
+            u.field_officer = false;
+            if u.brigade.as_deref() == Some(o.id.as_str()) {
+                u.brigade = None;
+            }
+        }
+    }
     acc.effects.push(Effect::Unit(a2.clone()));
     acc.effects.push(Effect::Unit(b2.clone()));
     if let Some(how) = broke_off {

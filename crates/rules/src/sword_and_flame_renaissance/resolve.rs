@@ -1204,6 +1204,7 @@ fn close_combat(c: &CombatRequest, th: &Thresholds) -> Result<Plan<Outcome>, Rej
         version: c.version,
         breaking,
         bouts: RefCell::new(HashMap::new()),
+        field_officers: (c.a.field_officer, c.b.field_officer),
     });
     Ok(fight.from((0, 0), (0, 0), None))
 }
@@ -1300,6 +1301,8 @@ struct Fight {
     breaking: Option<Breaking>,
     /// The bout of each pair of fighters (by their places in the queues), built when first met.
     bouts: RefCell<HashMap<(usize, usize), Rc<BoutDesc>>>,
+    /// Whether A and B have a field officer attached, fighting last of all.
+    field_officers: (bool, bool),
 }
 
 impl Fight {
@@ -1337,13 +1340,38 @@ impl Fight {
         let me = self.clone();
         if ia >= self.qa.len() || ib >= self.qb.len() {
             let a_wins = ib >= self.qb.len();
+            // A loser's field officer fought its last bout: a loss there is his alone, not a
+            // figure of the unit (001, CLOSE COMBAT - Modifed Version; decision 49).
+            let last_lost = trail.as_ref().map_or(0, |b| b.desc.decide(&b.faces).1);
+            let officer_down = last_lost > 0
+                && if a_wins {
+                    self.field_officers.1
+                } else {
+                    self.field_officers.0
+                };
+            let (la, lb) = match (officer_down, a_wins) {
+                (true, true) => (la, lb - 1),
+                (true, false) => (la - 1, lb),
+                _ => (la, lb),
+            };
             // The end states too: whatever follows a combat (the loser's test) is then worked
             // out once per result.
             let key = self.key(format_args!(
-                "end:{}:{la}:{lb}",
+                "end:{}:{la}:{lb}:{officer_down}",
                 if a_wins { "A" } else { "B" }
             ));
-            return Plan::memo(key, move || Plan::Done(me.ended(a_wins, (la, lb), &trail)));
+            return Plan::memo(key, move || {
+                let mut o = me.ended(a_wins, (la, lb), &trail);
+                if officer_down {
+                    let loser = if a_wins { "B" } else { "A" };
+                    o.facets
+                        .push((format!("{loser} field officer"), "down".into()));
+                    o.resolution.summary.push_str(&format!(
+                        " {loser}'s field officer falls in his bout (not a figure of the unit)."
+                    ));
+                }
+                Plan::Done(o)
+            });
         }
         if self.breaking.as_ref().is_some_and(|b| ia + ib >= b.after) {
             // What follows depends only on the losses: the side breaking off and its test are
