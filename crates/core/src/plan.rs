@@ -45,6 +45,10 @@ pub enum Depends {
     /// else: the exact walk hands it representative faces (1 for a hit, the top face for a miss).
     /// Dice of equal sides are enumerated in closed form, n + 1 classes however many dice.
     CountAtMost(u8),
+    /// Nothing that follows depends on the faces (a distance the players move, shown but not
+    /// tracked): the exact walk takes one class of probability 1 with representative faces (all
+    /// 1s), so explanations built from them on that walk are placeholders.
+    Nothing,
 }
 
 /// A declared dice plan yielding a `T`.
@@ -120,6 +124,7 @@ fn class_of(dep: Depends, faces: &[u8]) -> Vec<i32> {
         Depends::Difference => {
             vec![i32::from(faces[0]) - i32::from(faces.get(1).copied().unwrap_or(0))]
         }
+        Depends::Nothing => Vec::new(),
     }
 }
 
@@ -132,6 +137,9 @@ fn classes(dice: &[Die], dep: Depends) -> Vec<(Vec<u8>, f64)> {
     }
     if dep == Depends::Faces {
         return every_throw(dice);
+    }
+    if dep == Depends::Nothing {
+        return vec![(dice.iter().map(|_| 1).collect(), 1.0)];
     }
     let total: f64 = dice.iter().map(|d| f64::from(d.sides)).product();
     let mut map: BTreeMap<Vec<i32>, (Vec<u8>, u64)> = BTreeMap::new();
@@ -579,10 +587,11 @@ impl<T: 'static> Plan<T> {
                         Depends::Sum => Some(sides.sum::<usize>() + 1 - dice.len()),
                         Depends::Difference => Some(sides.take(2).sum::<usize>().saturating_sub(1)),
                         Depends::CountAtMost(_) => Some(dice.len() + 1),
+                        Depends::Nothing => Some(1),
                     };
                     // Counted classes are built in closed form, whatever the number of throws.
                     let throws = match dep {
-                        Depends::CountAtMost(_) => Some(0),
+                        Depends::CountAtMost(_) | Depends::Nothing => Some(0),
                         _ => throws,
                     };
                     match (throws, classes_n) {
@@ -1183,5 +1192,17 @@ mod tests {
                 .map(|d| d.len()),
             Some(1)
         );
+    }
+
+    #[test]
+    fn dice_nothing_depends_on_are_one_outcome_for_the_odds_and_real_when_rolled() {
+        let p = throw(6, 6, "Fall back", Depends::Nothing)
+            .map(|f| f.iter().map(|&x| u32::from(x)).sum::<u32>());
+        let e = p.exact(|_| 0u8);
+        assert_eq!(e.outcomes.len(), 1);
+        assert!((e.outcomes[&0] - 1.0).abs() < 1e-15);
+        let (sum, draws) = p.roll(&mut DiceStream::from_seed(9));
+        assert_eq!(draws.len(), 6);
+        assert_eq!(sum, draws.iter().map(|d| u32::from(d.face)).sum::<u32>());
     }
 }

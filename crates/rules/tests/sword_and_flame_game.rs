@@ -805,7 +805,11 @@ fn a_field_officer_falls_in_his_own_bout_not_as_a_figure() {
         if h.state["officers"]["gen-f"]["down"] != true {
             continue;
         }
-        assert!(ev.resolution.summary.contains("General F is down"), "{}", ev.resolution.summary);
+        assert!(
+            ev.resolution.summary.contains("General F is down"),
+            "{}",
+            ev.resolution.summary
+        );
         assert!(h.state["officers"]["gen-f"]["attached"].is_null());
         assert_eq!(h.state["units"]["gd"]["field_officer"], false);
         // His loss is not one of the unit's twelve figures: the unit still has a figure per
@@ -859,4 +863,37 @@ fn horse_is_class_two_or_three_and_a_unit_charges_once_a_turn() {
         );
         assert_eq!(r.code, "already-charged");
     }
+}
+
+#[test]
+fn falling_back_rolls_the_units_movement_dice() {
+    // A closed pike unit that lost a quarter to fire and fails To Stand falls back 2D6 (decision
+    // 46); the odds are not split by the distance.
+    let mut g = game("");
+    g.state["phase"] = json!("melee");
+    g.state["units"]["pk2"]["figures"] = json!(15);
+    g.state["units"]["pk2"]["fire_losses"] = json!(5);
+    let o = odds(
+        &engine(&g)
+            .plan(Some(&g.state), &json!({"action": "fire-morale"}))
+            .expect("plan"),
+    );
+    assert_eq!(o.outcomes, 2, "holds or shaken, whatever the distance");
+    for seed in 0..100u64 {
+        let mut h = g.clone();
+        h.seed = seed;
+        let ev = h.act(json!({"action": "fire-morale"})).expect("test").clone();
+        if h.state["units"]["pk2"]["status"] != "shaken" {
+            continue;
+        }
+        let step = ev
+            .resolution
+            .steps
+            .iter()
+            .find(|s| s.title.contains("falls back"))
+            .expect("the fall-back roll");
+        assert_eq!(step.dice.len(), 2, "{}", step.title);
+        return;
+    }
+    panic!("never shaken in 100 tests");
 }

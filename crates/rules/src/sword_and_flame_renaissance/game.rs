@@ -1797,32 +1797,89 @@ fn spirit_rolls(acc: Acc, now: State, th: Thresholds) -> Plan<Acc> {
 fn rout_unit(acc: Acc, u: UnitState, turn: u32) -> Plan<Acc> {
     let d4 = resolve::plan(&resolve::Request::Rout, &Thresholds::default());
     match d4 {
-        Ok(p) => p.map(move |o| {
-            let lost: u8 = o
-                .facets
-                .iter()
-                .find(|(k, _)| k == "figures lost")
-                .and_then(|(_, v)| v.parse().ok())
-                .unwrap_or(0);
-            let figures = u.figures.saturating_sub(lost);
-            let mut acc = acc.clone().with(o);
-            acc.summary.pop();
-            acc.summary
-                .push(format!("{} routs, losing {}", u.name, u.figures - figures));
-            acc.effects.push(Effect::Unit(UnitState {
-                figures,
-                status: if figures == 0 {
-                    Status::Gone
+        Ok(p) => p
+            .map(move |o| {
+                let lost: u8 = o
+                    .facets
+                    .iter()
+                    .find(|(k, _)| k == "figures lost")
+                    .and_then(|(_, v)| v.parse().ok())
+                    .unwrap_or(0);
+                let figures = u.figures.saturating_sub(lost);
+                let mut acc = acc.clone().with(o);
+                acc.summary.pop();
+                acc.summary
+                    .push(format!("{} routs, losing {}", u.name, u.figures - figures));
+                let routed = UnitState {
+                    figures,
+                    status: if figures == 0 {
+                        Status::Gone
+                    } else {
+                        Status::Routed
+                    },
+                    routed_turn: Some(turn),
+                    ..u.clone()
+                };
+                acc.effects.push(Effect::Unit(routed.clone()));
+                (acc, routed)
+            })
+            .and_then(|(acc, routed)| {
+                if routed.on_table() {
+                    fall_back(acc, &routed, "routs to the rear")
                 } else {
-                    Status::Routed
-                },
-                routed_turn: Some(turn),
-                ..u.clone()
-            }));
-            acc
-        }),
+                    Plan::Done(acc)
+                }
+            }),
         Err(_) => Plan::Done(acc),
     }
+}
+
+/// "A normal move to the rear" (001, SHAKEN UNITS; ROUTED UNITS; BREAKING OFF): a fresh roll of
+/// the unit's movement dice (decision 46), for the players to move it. The distance changes
+/// nothing Tercio tracks, so the odds take it as one outcome (`Depends::Nothing`).
+fn fall_back(acc: Acc, u: &UnitState, what: &'static str) -> Plan<Acc> {
+    let Some(t) = tables::troop(&u.troop) else {
+        return Plan::Done(acc);
+    };
+    let t = match (u.dismounted, t.id) {
+        (true, "light-horse-arquebus") => tables::troop("arquebusiers").unwrap_or(t),
+        (true, "light-horse-crossbow") => tables::troop("crossbowmen").unwrap_or(t),
+        _ => t,
+    };
+    let order = if u.dismounted { Order::Open } else { u.order };
+    // Heavy guns do not move: no roll.
+    let n = tables::movement_dice(t, order);
+    if n == 0 {
+        return Plan::Done(acc);
+    }
+    let name = u.name.clone();
+    tercio_core::plan::throw(
+        usize::from(n),
+        6,
+        "Fall back",
+        tercio_core::Depends::Nothing,
+    )
+    .map(move |f| {
+        let inches: u32 = f.iter().map(|&x| u32::from(x)).sum();
+        let mut acc = acc.clone();
+        acc.steps.push(Step {
+            title: format!("{name} {what}: a normal move, {n}D6 [decision 46]"),
+            dice: f
+                .iter()
+                .enumerate()
+                .map(|(i, &face)| tercio_core::RolledDie {
+                    label: format!("Fall back {}", i + 1),
+                    sides: 6,
+                    face,
+                })
+                .collect(),
+            modifiers: Vec::new(),
+            totals: vec![("inches".into(), inches as i32)],
+            result: format!("{inches}\""),
+        });
+        acc.summary.push(format!("{name} {what} {inches}\""));
+        acc
+    })
 }
 
 /// Step 4: units that took fire casualties test once they have lost a quarter of their start
@@ -1894,13 +1951,13 @@ fn fire_morale(st: &State, th: Thresholds) -> Result<Plan<Outcome>, Rejection> {
                     }
                     (false, Status::Shaken) => rout_unit(acc, u.clone(), turn),
                     (false, _) => {
-                        acc.summary
-                            .push(format!("{} is shaken and falls back a normal move", u.name));
-                        acc.effects.push(Effect::Unit(UnitState {
+                        acc.summary.push(format!("{} is shaken", u.name));
+                        let shaken = UnitState {
                             status: Status::Shaken,
                             ..u.clone()
-                        }));
-                        Plan::Done(acc)
+                        };
+                        acc.effects.push(Effect::Unit(shaken.clone()));
+                        fall_back(acc, &shaken, "falls back")
                     }
                 }
             }),
@@ -2050,8 +2107,9 @@ fn charge(
         acc.facets = vec![("charge goes in".into(), if pass { "yes" } else { "no" }.into())];
         if !pass {
             acc.summary.push(format!("{} fails To Close: shaken, falls back a normal move (decision 9)", a2.name));
-            acc.effects.push(Effect::Unit(UnitState { status: Status::Shaken, ..a2.clone() }));
-            return Plan::Done(acc);
+            let shaken = UnitState { status: Status::Shaken, ..a2.clone() };
+            acc.effects.push(Effect::Unit(shaken.clone()));
+            return fall_back(acc, &shaken, "falls back");
         }
         if let Some(ev) = evasion.clone() {
             return ev.map(move |o| {
@@ -2512,13 +2570,13 @@ fn after_combat(
             return Plan::Done(acc);
         }
         if how == "retires shaken" {
-            acc.summary
-                .push(format!("{} retires a normal move, shaken", breaker.name));
-            acc.effects.push(Effect::Unit(UnitState {
+            acc.summary.push(format!("{} is shaken", breaker.name));
+            let shaken = UnitState {
                 status: Status::Shaken,
                 ..breaker
-            }));
-            return Plan::Done(acc);
+            };
+            acc.effects.push(Effect::Unit(shaken.clone()));
+            return fall_back(acc, &shaken, "retires");
         }
         return rout_unit(acc, breaker, turn);
     }
@@ -2548,13 +2606,13 @@ fn after_combat(
                 if holds { "falls back shaken" } else { "routs" }.into(),
             ));
             if holds {
-                acc.summary
-                    .push(format!("{} falls back a normal move, shaken", loser.name));
-                acc.effects.push(Effect::Unit(UnitState {
+                acc.summary.push(format!("{} is shaken", loser.name));
+                let shaken = UnitState {
                     status: Status::Shaken,
                     ..loser.clone()
-                }));
-                Plan::Done(acc)
+                };
+                acc.effects.push(Effect::Unit(shaken.clone()));
+                fall_back(acc, &shaken, "falls back")
             } else {
                 rout_unit(acc, loser.clone(), turn)
             }
