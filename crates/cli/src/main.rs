@@ -117,6 +117,14 @@ enum GameCmd {
         #[arg(long)]
         json: bool,
     },
+    /// The exact odds of an action in the game as it stands, before anyone rolls (nothing is
+    /// recorded).
+    Odds {
+        game: PathBuf,
+        action: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
     /// Void the last event (it stays in the log; the dice do not rewind).
     Undo { game: PathBuf },
     /// Show the state: units, leaders, break points, whose turn.
@@ -146,6 +154,21 @@ fn fail(msg: impl Into<String>) -> Failure {
 type Res = Result<(), Failure>;
 
 fn main() -> ExitCode {
+    // Output piped into a reader that stops early (`| head`) ends the program quietly, as other
+    // command-line tools do, rather than with a panic message.
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if msg.contains("failed printing to stdout") && msg.contains("Broken pipe") {
+            std::process::exit(141);
+        }
+        default_hook(info);
+    }));
     let cli = Cli::parse();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
@@ -182,6 +205,7 @@ fn run(cli: Cli) -> Res {
                 out,
             } => game_new(&scenario, seed, &out),
             GameCmd::Act { game, action, json } => game_act(&game, &action, json),
+            GameCmd::Odds { game, action, json } => game_odds(&game, &action, json),
             GameCmd::Undo { game } => game_undo(&game),
             GameCmd::Show { game, json, log } => game_show(&game, json, log),
         },
@@ -409,14 +433,32 @@ fn odds_cmd(id: &str, json: bool, path: &Path) -> Res {
     let plan = engine
         .plan(None, &action)
         .map_err(|e| fail(format!("{}: {e}", path.display())))?;
-    let rep = odds::odds(&plan);
+    print_odds(r.name(), &plan, json);
+    Ok(())
+}
+
+/// The odds of an action against a game's state: the same plan `game act` would roll (or, for a
+/// unit still waiting for its turn, the action's own rules only, as the app's odds do).
+fn game_odds(path: &Path, action_path: &Path, json: bool) -> Res {
+    let g = load_game(path)?;
+    let action = read_action(action_path)?;
+    let engine = g.engine().map_err(|e| fail(e.to_string()))?;
+    let plan = engine
+        .preview(Some(&g.state), &action)
+        .map_err(|e| fail(format!("{}: {e}", action_path.display())))?;
+    let name = tercio_rules::lookup(&g.ruleset).map_or(g.ruleset.clone(), |r| r.name().into());
+    print_odds(&name, &plan, json);
+    Ok(())
+}
+
+fn print_odds(name: &str, plan: &tercio_core::Plan<tercio_rules::Outcome>, json: bool) {
+    let rep = odds::odds(plan);
     if json {
         println!("{}", serde_json::to_string_pretty(&rep).unwrap_or_default());
     } else {
-        println!("Exact odds ({}):", r.name());
+        println!("Exact odds ({name}):");
         print!("{}", rep.render());
     }
-    Ok(())
 }
 
 fn load_game(path: &Path) -> Result<Game, Failure> {

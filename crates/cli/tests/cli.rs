@@ -51,7 +51,7 @@ fn rulesets_lists_the_five() {
         vec![
             ("bloody-dismal-fight", true),
             ("el-gran-capitan", true),
-            ("sword-and-flame-renaissance", false),
+            ("sword-and-flame-renaissance", true),
             ("callan-renaissance", false),
             ("commands-colors-ecw", false)
         ]
@@ -59,7 +59,7 @@ fn rulesets_lists_the_five() {
     let e = err(&[
         "resolve",
         "--rules",
-        "tsatf",
+        "callan",
         "examples/el-gran-capitan/advance.json",
     ]);
     assert!(e.contains("not yet available"), "{e}");
@@ -289,4 +289,44 @@ fn the_egc_example_turn() {
     assert!(ok(&["replay", g]).contains("replay ok — 9 events"));
     let reference = ok(&["reference", "--rules", "egc"]);
     assert!(reference.contains("heavy-cannon") && reference.contains("Very Rough Terrain"));
+}
+
+#[test]
+fn a_tsatf_game_shows_its_odds_before_the_roll() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let game = dir.path().join("bicocca.json");
+    let g = game.to_str().unwrap_or_default();
+    ok(&[
+        "game",
+        "new",
+        "scenarios/sword-and-flame-renaissance/bicocca-1522.toml",
+        "--seed",
+        "4",
+        "--out",
+        g,
+    ]);
+    let action = |name: &str, v: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, v).expect("write");
+        p.to_str().unwrap_or_default().to_string()
+    };
+    let start = action("start.json", r#"{"action": "start-turn"}"#);
+    ok(&["game", "act", g, &start]);
+    // The card's colour: as many red as black left.
+    let draw = action("draw.json", r#"{"action": "draw"}"#);
+    let odds = ok(&["game", "odds", g, &draw]);
+    assert!(odds.contains("red                        50.00%"), "{odds}");
+    // Nothing was recorded by asking.
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&game).expect("read")).expect("json");
+    assert_eq!(v["log"]["entries"].as_array().map(Vec::len), Some(1));
+    // A unit's fire before the fire step: its own rules only.
+    let fire = action(
+        "fire.json",
+        r#"{"action": "fire", "unit": "spanish-shot-left", "target": "stein-swiss-first", "range": "long"}"#,
+    );
+    let odds = ok(&["game", "odds", g, &fire]);
+    assert!(odds.contains("hits"), "{odds}");
+    let e = err(&["game", "act", g, &fire]);
+    assert!(e.contains("wrong-phase"), "{e}");
 }

@@ -882,7 +882,10 @@ fn falling_back_rolls_the_units_movement_dice() {
     for seed in 0..100u64 {
         let mut h = g.clone();
         h.seed = seed;
-        let ev = h.act(json!({"action": "fire-morale"})).expect("test").clone();
+        let ev = h
+            .act(json!({"action": "fire-morale"}))
+            .expect("test")
+            .clone();
         if h.state["units"]["pk2"]["status"] != "shaken" {
             continue;
         }

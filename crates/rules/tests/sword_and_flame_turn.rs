@@ -77,6 +77,7 @@ fn state() -> State {
         officers: BTreeMap::new(),
         moves_left: 0,
         wounded: BTreeMap::new(),
+        roster: Vec::new(),
     }
 }
 

@@ -167,6 +167,7 @@ fn reference_tables() -> Vec<BoardTable> {
             vec![
                 t.name.to_string(),
                 match t.figures.checked_div(t.company) {
+                    Some(1) => format!("{} (one company)", t.figures),
                     Some(n) => format!("{} ({n} companies of {})", t.figures, t.company),
                     None => t.figures.to_string(),
                 },
@@ -181,7 +182,13 @@ fn reference_tables() -> Vec<BoardTable> {
                 },
                 match tables::movement_dice(t, own) {
                     0 => "none (2D6 if permitted)".into(),
-                    n => format!("{n}D6"),
+                    n => orders
+                        .iter()
+                        .map(|&o| tables::movement_dice(t, o))
+                        .filter(|&m| m != n)
+                        .fold(format!("{n}D6"), |acc, m| {
+                            format!("{acc} ({m}D6 {})", if m > n { "open" } else { "closed" })
+                        }),
                 },
                 format!(
                     "uphill {}, downhill {}, obstacle {}, woods {}",
@@ -197,7 +204,11 @@ fn reference_tables() -> Vec<BoardTable> {
         .map(|l| {
             let mut r = vec![
                 weapon_name(l.weapon),
-                format!("{:?} to {}\"", l.range, l.inches).to_lowercase(),
+                if matches!(l.weapon, tables::Weapon::Pistol | tables::Weapon::Crossbow) {
+                    format!("one band, to {}\"", l.inches)
+                } else {
+                    format!("{:?} to {}\"", l.range, l.inches).to_lowercase()
+                },
             ];
             r.extend(l.hits.iter().map(|&h| match h {
                 1 => "1".to_string(),
@@ -290,6 +301,32 @@ impl Engine for TsatfEngine {
         }
     }
 
+    /// The odds of a unit's action before its card or step comes: the action's own rules, on the
+    /// state as if its step had come and its side held the card.
+    fn preview(&self, state: Option<&Value>, action: &Value) -> Result<Plan<Outcome>, Rejection> {
+        let Some(v) = state else {
+            return self.plan(None, action);
+        };
+        let mut st = state_of(v)?;
+        let a: Action = super::parse_as(action)?;
+        let (phase, unit) = match &a {
+            Action::Move { unit, .. } => (Phase::Movement, unit),
+            Action::Fire { unit, .. } => (Phase::Fire, unit),
+            Action::Charge { charger, .. } => (Phase::Melee, charger),
+            _ => return game::plan(&st, self.th, &a),
+        };
+        if st.phase == Phase::Over {
+            return game::plan(&st, self.th, &a);
+        }
+        if let Some(u) = st.units.get(unit) {
+            st.current = Some(u.side.clone());
+            st.acted.remove(unit);
+        }
+        st.phase = phase;
+        st.fire_morale_done = true;
+        game::plan(&st, self.th, &a)
+    }
+
     fn apply(&self, state: &mut Value, effects: &Value) -> Result<(), String> {
         let mut st: State = serde_json::from_value(state.clone()).map_err(|e| e.to_string())?;
         let effects: Vec<game::Effect> =
@@ -378,15 +415,7 @@ fn side_name(st: &State, id: &str) -> String {
         .map_or(id.to_string(), |s| s.name.clone())
 }
 
-fn step_name(p: Phase) -> &'static str {
-    match p {
-        Phase::Start => "step 1: spent units test to stay",
-        Phase::Movement => "step 2: movement cards",
-        Phase::Fire => "step 3: fire cards",
-        Phase::Melee => "steps 4-10: fire morale, charges, close combats, rallies, spirit",
-        Phase::Over => "the battle is over",
-    }
-}
+use super::game::step_name;
 
 fn troop_name(id: &str) -> &str {
     tables::troop(id).map_or(id, |t| t.name)
@@ -478,9 +507,7 @@ pub fn board(st: &State) -> Board {
     }
     let mut tables = Vec::new();
     for s in &st.sides {
-        let rows = st
-            .units
-            .values()
+        let rows = game::roster(st)
             .filter(|u| u.side == s.id)
             .map(|u| {
                 let mut marks = Vec::new();
@@ -516,6 +543,7 @@ pub fn board(st: &State) -> Board {
                     troop.push_str(&format!(" + {}", troop_name(sub)));
                 }
                 vec![
+                    u.id.clone(),
                     u.name.clone(),
                     troop,
                     if tables::troop(&u.troop)
@@ -546,7 +574,7 @@ pub fn board(st: &State) -> Board {
         tables.push(BoardTable {
             title: format!("{} ({} cards)", s.name, if s.red { "red" } else { "black" }),
             columns: [
-                "Unit", "Type", "Order", "Figures", "Leaders", "Status", "State", "Markers",
+                "Id", "Unit", "Type", "Order", "Figures", "Leaders", "Status", "State", "Markers",
             ]
             .map(String::from)
             .to_vec(),
@@ -556,7 +584,7 @@ pub fn board(st: &State) -> Board {
     if !st.officers.is_empty() {
         tables.push(BoardTable {
             title: "Field officers".into(),
-            columns: ["Officer", "Side", "Rank", "With", "Status"]
+            columns: ["Id", "Officer", "Side", "Rank", "With", "Status"]
                 .map(String::from)
                 .to_vec(),
             rows: st
@@ -564,6 +592,7 @@ pub fn board(st: &State) -> Board {
                 .values()
                 .map(|o| {
                     vec![
+                        o.id.clone(),
                         o.name.clone(),
                         side_name(st, &o.side),
                         format!("{:?}", o.rank).to_lowercase(),

@@ -152,6 +152,9 @@ pub struct State {
     /// Wounded figures per side under the "parties" variant: on their way, saved, captured.
     #[serde(default)]
     pub wounded: BTreeMap<String, Wounded>,
+    /// The units in the scenario's order, for the board.
+    #[serde(default)]
+    pub roster: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -445,6 +448,7 @@ pub fn initial(sc: &Scenario) -> Result<State, String> {
         officers,
         moves_left: 0,
         wounded: BTreeMap::new(),
+        roster: sc.units.iter().map(|u| u.id.clone()).collect(),
     })
 }
 
@@ -816,6 +820,13 @@ pub fn plan(st: &State, th: Thresholds, action: &Action) -> Result<Plan<Outcome>
                     format!("side: no side \"{side}\""),
                 )
             })?;
+            if st.options.wounded != 2 {
+                return Err(reject(
+                    "option-off",
+                    None,
+                    "wounded parties belong to the optional rule Wounded and Dead, variant 2, which this scenario does not use (options.wounded = 2)",
+                ));
+            }
             let w = st.wounded.get(side).copied().unwrap_or_default();
             if saved + captured > w.marching {
                 return Err(reject(
@@ -845,14 +856,33 @@ pub fn plan(st: &State, th: Thresholds, action: &Action) -> Result<Plan<Outcome>
     }
 }
 
+/// The steps of the turn, as the board and refusals name them (design 3.1).
+pub fn step_name(p: Phase) -> &'static str {
+    match p {
+        Phase::Start => "step 1: spent units test to stay",
+        Phase::Movement => "step 2: movement cards",
+        Phase::Fire => "step 3: fire cards",
+        Phase::Melee => "steps 4-10: fire morale, charges, close combats, rallies, spirit",
+        Phase::Over => "the battle is over",
+    }
+}
+
+/// The units in the scenario's order (then any others by id).
+pub fn roster(st: &State) -> impl Iterator<Item = &UnitState> {
+    let listed = st.roster.iter().filter_map(|id| st.units.get(id));
+    let others = st.units.values().filter(|u| !st.roster.contains(&u.id));
+    listed.chain(others)
+}
+
 fn need_phase(st: &State, p: Phase, what: &str) -> Result<(), Rejection> {
     if st.phase != p {
         return Err(reject(
             "wrong-phase",
             None,
             format!(
-                "{what} belongs to another step of the turn (now: {:?})",
-                st.phase
+                "{what} belongs to {}; the turn is at {}",
+                step_name(p),
+                step_name(st.phase)
             ),
         ));
     }
@@ -1203,6 +1233,7 @@ fn move_unit(
         dismounting: dismount,
     };
     let wounded = u.wounded;
+    let mover = u.name.clone();
     let names: Vec<String> = brigade.iter().map(|m| m.name.clone()).collect();
     let members = brigade.clone();
     let dice = resolve::plan(&resolve::Request::Move(mv), &th)?.map(move |mut o| {
@@ -1227,6 +1258,7 @@ fn move_unit(
                 f.1 = left.to_string();
             }
         }
+        o.resolution.summary = format!("{mover} {}", o.resolution.summary);
         if !names.is_empty() {
             o.resolution.summary = format!(
                 "{}; its brigade moves with it at the same rate: {}",
@@ -1441,6 +1473,9 @@ fn fire(st: &State, th: Thresholds, f: FireOrder<'_>) -> Result<Plan<Outcome>, R
         let (hits, aces) = (count("hits").min(t.figures), count("officers hit"));
         let wounds = o.facets.clone();
         let mut acc = Acc::default().with(o);
+        if let Some(first) = acc.summary.first_mut() {
+            *first = format!("{} fires at {}: {first}", u.name, t.name);
+        }
         // The first ace takes the field officer named in the cone of fire; the next ones the
         // target's leaders, who are figures of the unit (decision 31); an ace with no officer
         // left to hit takes a figure (decision 15).
