@@ -330,3 +330,35 @@ fn a_tsatf_game_shows_its_odds_before_the_roll() {
     let e = err(&["game", "act", g, &fire]);
     assert!(e.contains("wrong-phase"), "{e}");
 }
+
+#[test]
+fn the_tsatf_example_turn_plays_through() {
+    // The walkthrough of docs/cli.md: Bicocca, seed 10, every action file in order.
+    let dir = tempfile::tempdir().expect("tmp");
+    let game = dir.path().join("bicocca.json");
+    let g = game.to_str().unwrap_or_default();
+    ok(&[
+        "game",
+        "new",
+        "scenarios/sword-and-flame-renaissance/bicocca-1522.toml",
+        "--seed",
+        "10",
+        "--out",
+        g,
+    ]);
+    let mut files: Vec<PathBuf> =
+        std::fs::read_dir(root().join("examples/sword-and-flame-renaissance/game"))
+            .expect("dir")
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .collect();
+    files.sort();
+    assert!(files.len() > 40, "the whole turn");
+    for f in &files {
+        ok(&["game", "act", g, f.to_str().unwrap_or_default()]);
+    }
+    let shown = ok(&["game", "show", g]);
+    assert!(shown.contains("Turn 2"), "{shown}");
+    ok(&["replay", g]);
+}

@@ -792,7 +792,7 @@ fn a_field_officer_falls_in_his_own_bout_not_as_a_figure() {
     let st = melee(&g);
     let charge = json!({"action": "charge", "charger": "gd", "target": "pk2"});
     let o = odds(&engine(&g).plan(Some(&st), &charge).expect("plan"));
-    let down = o.p("A field officer", "down");
+    let down = o.p("charger field officer", "down");
     assert!(
         down > 0.0 && down < o.p("winner", "target") + 1e-12,
         "{down}"

@@ -599,6 +599,13 @@ impl Acc {
         );
         self
     }
+    /// Like [`Acc::with`], the steps headed by the unit (or army) they are about.
+    fn named(self, who: &str, mut o: Outcome) -> Self {
+        for st in &mut o.resolution.steps {
+            st.title = format!("{who}: {}", st.title);
+        }
+        self.with(o)
+    }
     fn finish(self, action: &str) -> Outcome {
         Outcome {
             resolution: tercio_core::Resolution {
@@ -876,12 +883,17 @@ pub fn roster(st: &State) -> impl Iterator<Item = &UnitState> {
 
 fn need_phase(st: &State, p: Phase, what: &str) -> Result<(), Rejection> {
     if st.phase != p {
+        let when = match what {
+            "fire-morale" => "step 4: fire morale",
+            "charge" => "steps 5-7: charges and close combats",
+            "end-turn" => "steps 8-10: rallies, reload markers, the spirit of each army",
+            _ => step_name(p),
+        };
         return Err(reject(
             "wrong-phase",
             None,
             format!(
-                "{what} belongs to {}; the turn is at {}",
-                step_name(p),
+                "{what} belongs to {when}; the turn is at {}",
                 step_name(st.phase)
             ),
         ));
@@ -923,7 +935,7 @@ fn start_turn(st: &State, th: Thresholds) -> Result<Plan<Outcome>, Rejection> {
         ) {
             Ok(p) => p.map(move |o| {
                 let stays = passed(&o);
-                let mut acc = acc.clone().with(o);
+                let mut acc = acc.clone().named(&u.name, o);
                 acc.summary.pop();
                 acc.summary.push(format!(
                     "{} (spent) {}",
@@ -1258,7 +1270,7 @@ fn move_unit(
                 f.1 = left.to_string();
             }
         }
-        o.resolution.summary = format!("{mover} {}", o.resolution.summary);
+        o.resolution.summary = format!("{mover}: {}", o.resolution.summary);
         if !names.is_empty() {
             o.resolution.summary = format!(
                 "{}; its brigade moves with it at the same rate: {}",
@@ -1312,7 +1324,7 @@ fn move_unit(
             let req = morale_req(t, &u);
             resolve::plan(&resolve::Request::Morale(req), &th)?.and_then(move |o| {
                 let pass = passed(&o);
-                let mut acc = acc.clone().with(o);
+                let mut acc = acc.clone().named(&name, o);
                 acc.summary.pop();
                 acc.summary
                     .push(format!("{name} {}", if pass { yes } else { no }));
@@ -1473,13 +1485,32 @@ fn fire(st: &State, th: Thresholds, f: FireOrder<'_>) -> Result<Plan<Outcome>, R
         let (hits, aces) = (count("hits").min(t.figures), count("officers hit"));
         let wounds = o.facets.clone();
         let mut acc = Acc::default().with(o);
+        let officer_hit = officer.is_some() && aces > 0;
         if let Some(first) = acc.summary.first_mut() {
-            *first = format!("{} fires at {}: {first}", u.name, t.name);
+            let figures_lost = hits - u8::from(officer_hit);
+            *first = if hits == 0 {
+                format!("{}: fire at {}: no hits", u.name, t.name)
+            } else {
+                let hurt = count_of(&wounds, "wounded");
+                format!(
+                    "{}: fire at {}: {hits} hit(s); remove {figures_lost} figure(s){}{}",
+                    u.name,
+                    t.name,
+                    if hurt > 0 {
+                        format!(" ({hurt} wounded, not killed)")
+                    } else {
+                        String::new()
+                    },
+                    match officer.as_ref().filter(|_| officer_hit) {
+                        Some(o) => format!("; {} is hit", o.name),
+                        None => String::new(),
+                    }
+                )
+            };
         }
         // The first ace takes the field officer named in the cone of fire; the next ones the
         // target's leaders, who are figures of the unit (decision 31); an ace with no officer
         // left to hit takes a figure (decision 15).
-        let officer_hit = officer.is_some() && aces > 0;
         if let Some(off) = officer.as_ref().filter(|_| officer_hit) {
             officer_falls(&st2, &mut acc, off);
         }
@@ -1689,7 +1720,7 @@ fn end_turn(st: &State, th: Thresholds) -> Result<Plan<Outcome>, Rejection> {
             ) {
                 Ok(p) => p.map(move |o| {
                     let pass = passed(&o);
-                    let mut acc = acc.clone().with(o);
+                    let mut acc = acc.clone().named(&u.name, o);
                     acc.summary.pop();
                     let what = if pass {
                         "rallies, shaken"
@@ -1750,7 +1781,7 @@ fn spirit_rolls(acc: Acc, now: State, th: Thresholds) -> Plan<Acc> {
                     for f in o.facets.iter_mut().filter(|(k, _)| k == "spirit") {
                         f.0 = format!("{} spirit", side.name);
                     }
-                    let mut acc = acc.clone().with(o);
+                    let mut acc = acc.clone().named(&side.name, o);
                     acc.summary.pop();
                     acc.summary.push(format!(
                         "{}: spirit {}",
@@ -1961,7 +1992,16 @@ fn fire_morale(st: &State, th: Thresholds) -> Result<Plan<Outcome>, Rejection> {
         match resolve::plan(&resolve::Request::Morale(morale_req(test, &u)), &th) {
             Ok(p) => p.and_then(move |o| {
                 let pass = passed(&o);
-                let mut acc = acc.clone().with(o);
+                let mut acc = acc.clone().named(
+                    &format!(
+                        "{} ({} of {} lost, {} to fire this turn)",
+                        u.name,
+                        u.figures_start - u.figures,
+                        u.figures_start,
+                        u.fire_losses
+                    ),
+                    o,
+                );
                 acc.summary.pop();
                 let what = match (pass, u.status) {
                     (true, _) => "holds",
@@ -2137,7 +2177,7 @@ fn charge(
     let (a2, b2) = (a.clone(), b.clone());
     let plan = to_close.and_then(move |o| {
         let pass = passed(&o);
-        let mut acc = Acc::default().with(o);
+        let mut acc = Acc::default().named(&a2.name, o);
         acc.summary.pop();
         acc.facets = vec![("charge goes in".into(), if pass { "yes" } else { "no" }.into())];
         if !pass {
@@ -2171,7 +2211,7 @@ fn charge(
             let acc = acc.clone();
             to_stand.clone().and_then(move |o| {
                 let stands = passed(&o);
-                let mut acc = acc.clone().with(o);
+                let mut acc = acc.clone().named(&b4.name, o);
                 acc.summary.pop();
                 if !stands {
                     acc.summary.push(format!("{} fails To Stand and routs", b4.name));
@@ -2544,6 +2584,15 @@ fn after_combat(
         .filter(|(k, v)| k.ends_with(" field officer") && v == "down")
         .map(|(k, _)| k.trim_end_matches(" field officer").to_string())
         .collect();
+    let mut o = o;
+    // The combat's A and B are the charger and the target.
+    for f in &mut o.facets {
+        if let Some(rest) = f.0.strip_prefix("A ") {
+            f.0 = format!("charger {rest}");
+        } else if let Some(rest) = f.0.strip_prefix("B ") {
+            f.0 = format!("target {rest}");
+        }
+    }
     let mut acc = acc.with(o);
     acc.summary.pop();
     // The combat's own "winner" (A, B) is named again below by the units' parts in the charge.
@@ -2634,7 +2683,7 @@ fn after_combat(
     match resolve::plan(&resolve::Request::Morale(req), &th) {
         Ok(p) => p.and_then(move |o| {
             let holds = passed(&o);
-            let mut acc = acc.clone().with(o);
+            let mut acc = acc.clone().named(&loser.name, o);
             acc.summary.pop();
             acc.facets.push((
                 "loser".into(),

@@ -1362,10 +1362,19 @@ impl Fight {
             ));
             return Plan::memo(key, move || {
                 let mut o = me.ended(a_wins, (la, lb), &trail);
+                let loser = if a_wins { "B" } else { "A" };
+                for (side, has) in [("A", me.field_officers.0), ("B", me.field_officers.1)] {
+                    if has {
+                        let fate = if officer_down && side == loser {
+                            "down"
+                        } else {
+                            "survives"
+                        };
+                        o.facets
+                            .push((format!("{side} field officer"), fate.into()));
+                    }
+                }
                 if officer_down {
-                    let loser = if a_wins { "B" } else { "A" };
-                    o.facets
-                        .push((format!("{loser} field officer"), "down".into()));
                     o.resolution.summary.push_str(&format!(
                         " {loser}'s field officer falls in his bout (not a figure of the unit)."
                     ));
