@@ -1,8 +1,8 @@
 //! The turn of The Sword and the Flame, Renaissance adaptation, as a game state folded from
 //! absolute effects (design section 3): the spent units' test, the movement and fire steps driven
 //! by the activation deck, the fire morale tests, charges with their close combats, and the end of
-//! the turn (rallying the routed, reload markers, the spirit of each army). Still to come:
-//! evasion, breaking off, field officers' moves, the optional rules, weather.
+//! the turn (rallying the routed, reload markers, the spirit of each army); evasion, breaking off,
+//! field officers, reiters' volleys as a charge closes, the optional rules and the weather.
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -1,13 +1,13 @@
 //! The Sword and the Flame, Renaissance adaptation (seed `001_165c2c49ebcfd77c.txt`).
 //! Design and citations: `docs/rules/sword-and-flame-renaissance.md`.
 //!
-//! Built so far: the charts (`tables`) and the text's main dice resolutions as plans with exact
-//! odds (`resolve`): fire with casualty cards, the morale tests, bouts and whole close combats,
-//! movement, the spirit of the army, a rout; and the turn (`game`): the activation deck, moving,
-//! firing, fire morale, charges with their close combats, the end of the turn. Still to come: the
-//! reiters' D4 ranks, quicker movement's D4, evasion, breaking off, the optional rules, the
-//! `Engine` binding with scenarios, and the app's pages; until then the rule set stays listed as
-//! not yet available.
+//! `tables`: the charts, each entry with its citation. `resolve`: the text's dice resolutions as
+//! stand-alone plans with exact odds (fire with casualty cards, the morale tests, bouts and whole
+//! close combats with breaking off, movement, the spirit of the army, a rout). `game`: the turn
+//! as a fold of absolute effects (the activation deck, moves with brigades and Quicker Movement,
+//! fires, fire morale, charges with evasion and reiters' volleys, field officers, the optional
+//! rules, the end of the turn). `engine`: the `RuleSet` and `Engine` binding (scenarios, the
+//! board and forms the app draws, the reference tables).
 
 pub mod engine;
 pub mod game;
