@@ -291,20 +291,26 @@ fn the_egc_example_turn() {
     assert!(reference.contains("heavy-cannon") && reference.contains("Very Rough Terrain"));
 }
 
-#[test]
-fn a_tsatf_game_shows_its_odds_before_the_roll() {
+/// A new game of TSATF's Bicocca in a temporary directory.
+fn bicocca(seed: u64) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().expect("tmp");
     let game = dir.path().join("bicocca.json");
-    let g = game.to_str().unwrap_or_default();
     ok(&[
         "game",
         "new",
         "scenarios/sword-and-flame-renaissance/bicocca-1522.toml",
         "--seed",
-        "4",
+        &seed.to_string(),
         "--out",
-        g,
+        game.to_str().unwrap_or_default(),
     ]);
+    (dir, game)
+}
+
+#[test]
+fn a_tsatf_game_shows_its_odds_before_the_roll() {
+    let (dir, game) = bicocca(4);
+    let g = game.to_str().unwrap_or_default();
     let action = |name: &str, v: &str| {
         let p = dir.path().join(name);
         std::fs::write(&p, v).expect("write");
@@ -334,18 +340,8 @@ fn a_tsatf_game_shows_its_odds_before_the_roll() {
 #[test]
 fn the_tsatf_example_turn_plays_through() {
     // The walkthrough of docs/cli.md: Bicocca, seed 10, every action file in order.
-    let dir = tempfile::tempdir().expect("tmp");
-    let game = dir.path().join("bicocca.json");
+    let (_dir, game) = bicocca(10);
     let g = game.to_str().unwrap_or_default();
-    ok(&[
-        "game",
-        "new",
-        "scenarios/sword-and-flame-renaissance/bicocca-1522.toml",
-        "--seed",
-        "10",
-        "--out",
-        g,
-    ]);
     let mut files: Vec<PathBuf> =
         std::fs::read_dir(root().join("examples/sword-and-flame-renaissance/game"))
             .expect("dir")

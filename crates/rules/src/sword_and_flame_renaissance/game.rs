@@ -793,16 +793,7 @@ pub fn plan(st: &State, th: Thresholds, action: &Action) -> Result<Plan<Outcome>
             }
             // "moving on any card of their side" (001, OPTIONAL RULES): 3D6, as foot in open
             // order (design 8.3).
-            let mv = MoveRequest {
-                troop: "arquebusiers".into(),
-                order: Some(Order::Open),
-                uphill: false,
-                downhill: false,
-                obstacle: false,
-                woods: false,
-                loading: false,
-                dismounting: false,
-            };
+            let mv = open_move("arquebusiers", Order::Open);
             let side = side.clone();
             Ok(
                 resolve::plan(&resolve::Request::Move(mv), &th)?.map(move |o| {
@@ -1226,17 +1217,10 @@ fn move_unit(
             .insert(0, Effect::AlsoActed { unit: m.id.clone() });
     }
     let loading = u.reload > 0;
-    // Dismounted, mounted arquebusiers and crossbowmen move as open-order foot of their weapon;
-    // a permitted heavy gun at the light gun's 2D6 (decision 57).
-    let troop = match (u.dismounted, t.id) {
-        (true, "light-horse-arquebus") => "arquebusiers",
-        (true, "light-horse-crossbow") => "crossbowmen",
-        (_, "heavy-gun") => "light-gun",
-        _ => t.id,
-    };
+    let (troop, order) = moving_as(&u);
     let mv = MoveRequest {
         troop: troop.into(),
-        order: Some(if u.dismounted { Order::Open } else { u.order }),
+        order: Some(order),
         uphill: ground[0],
         downhill: ground[1],
         obstacle: ground[2],
@@ -1665,6 +1649,32 @@ fn attach(st: &State, officer: &str, unit: Option<&str>) -> Result<Plan<Outcome>
     Ok(Plan::Done(acc.finish("attach")))
 }
 
+/// How a unit moves: dismounted arquebusiers and crossbowmen as open-order foot of their weapon
+/// (decision 59), a permitted heavy gun at the light gun's rate (decision 57), others as they are.
+fn moving_as(u: &UnitState) -> (&'static str, Order) {
+    let id = tables::troop(&u.troop).map_or("arquebusiers", |t| t.id);
+    match (u.dismounted, id) {
+        (true, "light-horse-arquebus") => ("arquebusiers", Order::Open),
+        (true, "light-horse-crossbow") => ("crossbowmen", Order::Open),
+        (_, "heavy-gun") => ("light-gun", u.order),
+        _ => (id, u.order),
+    }
+}
+
+/// A move over open ground with nothing to slow it.
+fn open_move(troop: &str, order: Order) -> MoveRequest {
+    MoveRequest {
+        troop: troop.into(),
+        order: Some(order),
+        uphill: false,
+        downhill: false,
+        obstacle: false,
+        woods: false,
+        loading: false,
+        dismounting: false,
+    }
+}
+
 /// A field officer's own move: 6D6 (decision 19), once in each movement step; attached officers
 /// move with their unit instead.
 fn officer_move(st: &State, officer: &str) -> Result<Plan<Outcome>, Rejection> {
@@ -1677,16 +1687,7 @@ fn officer_move(st: &State, officer: &str) -> Result<Plan<Outcome>, Rejection> {
             "officer: has moved in this step",
         ));
     }
-    let mv = MoveRequest {
-        troop: "light-horse-spear".into(),
-        order: Some(Order::Open),
-        uphill: false,
-        downhill: false,
-        obstacle: false,
-        woods: false,
-        loading: false,
-        dismounting: false,
-    };
+    let mv = open_move("light-horse-spear", Order::Open);
     let dice = resolve::plan(&resolve::Request::Move(mv), &Thresholds::default())?;
     Ok(dice.map(move |out| {
         let mut acc = Acc::default().with(out);
@@ -1904,17 +1905,12 @@ fn rout_unit(acc: Acc, u: UnitState, turn: u32) -> Plan<Acc> {
 /// the unit's movement dice (decision 46), for the players to move it. The distance changes
 /// nothing Tercio tracks, so the odds take it as one outcome (`Depends::Nothing`).
 fn fall_back(acc: Acc, u: &UnitState, what: &'static str) -> Plan<Acc> {
-    let Some(t) = tables::troop(&u.troop) else {
-        return Plan::Done(acc);
+    let (troop, order) = moving_as(u);
+    // Heavy guns do not fall back: no roll.
+    let n = match tables::troop(troop) {
+        Some(t) if u.troop != "heavy-gun" => tables::movement_dice(t, order),
+        _ => 0,
     };
-    let t = match (u.dismounted, t.id) {
-        (true, "light-horse-arquebus") => tables::troop("arquebusiers").unwrap_or(t),
-        (true, "light-horse-crossbow") => tables::troop("crossbowmen").unwrap_or(t),
-        _ => t,
-    };
-    let order = if u.dismounted { Order::Open } else { u.order };
-    // Heavy guns do not move: no roll.
-    let n = tables::movement_dice(t, order);
     if n == 0 {
         return Plan::Done(acc);
     }
@@ -2456,23 +2452,8 @@ fn evasion(
             format!("touched: {} has {} figures", evader.name, evader.figures),
         ));
     }
-    let t = tables::troop(&evader.troop)
-        .ok_or_else(|| reject("unknown-type", Some("target"), "target: unknown type"))?;
-    let troop = match (evader.dismounted, t.id) {
-        (true, "light-horse-arquebus") => "arquebusiers",
-        (true, "light-horse-crossbow") => "crossbowmen",
-        _ => t.id,
-    };
-    let mv = MoveRequest {
-        troop: troop.into(),
-        order: Some(evader.order),
-        uphill: false,
-        downhill: false,
-        obstacle: false,
-        woods: false,
-        loading: false,
-        dismounting: false,
-    };
+    let (troop, order) = moving_as(evader);
+    let mv = open_move(troop, order);
     let dice = resolve::plan(&resolve::Request::Move(mv), &th)?;
     let ev = evader.clone();
     let run = move |acc: Acc, shaken: bool| {
