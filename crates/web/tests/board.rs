@@ -4,64 +4,9 @@
 
 mod common;
 
-use common::{server, token, Server};
+use common::{server, token, tsatf_skirmish, Server};
 use serde_json::{json, Map, Value};
 use tercio_web::client::{request_with, Reply};
-
-/// A TSATF skirmish: French gendarmes against Imperial arquebusiers and pikes, each side with a
-/// field officer. `evil` names the gendarmes (to check the page escapes it).
-fn scenario(evil: &str) -> String {
-    format!(
-        r#"ruleset = "tsatf"
-title = "Skirmish"
-[[sides]]
-id = "french"
-name = "French"
-role = "attacker"
-colour = "blue"
-camp = false
-[[sides]]
-id = "imperial"
-name = "Imperial"
-role = "defender"
-colour = "red"
-camp = false
-[[leaders]]
-id = "gen-f"
-name = "General F"
-side = "french"
-bonus = 0
-rank = "army"
-[[leaders]]
-id = "gen-i"
-name = "General I"
-side = "imperial"
-bonus = 0
-rank = "army"
-[[units]]
-id = "gd"
-name = "{evil}"
-side = "french"
-type = "gendarmes"
-figures = 12
-leader = "gen-f"
-[[units]]
-id = "arq"
-name = "Arquebusiers"
-side = "imperial"
-type = "arquebusiers"
-figures = 20
-leader = "gen-i"
-[[units]]
-id = "pk"
-name = "Pikes"
-side = "imperial"
-type = "pikemen"
-figures = 20
-leader = "gen-i"
-"#
-    )
-}
 
 const FRENCH_UNITS: &[&str] = &["gd"];
 const IMPERIAL_UNITS: &[&str] = &["arq", "pk"];
@@ -75,7 +20,7 @@ struct Seats {
 }
 
 fn new_game(s: &Server, name: &str) -> Seats {
-    let v = s.create(&json!({"scenario": scenario(name), "seed": 11}));
+    let v = s.create(&json!({"scenario": tsatf_skirmish(name), "seed": 11}));
     let links = v["links"].as_array().expect("links");
     let side = |id: &str| token(&links.iter().find(|l| l["side"] == id).expect("side link")["url"]);
     Seats {

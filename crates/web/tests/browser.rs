@@ -619,57 +619,6 @@ fn a_side_resolves_its_own_units_and_table_dice_are_typed_in_chromium() {
     assert_eq!(events, 2, "the stale command was not recorded");
 }
 
-/// A skirmish of The Sword and the Flame, Renaissance, whose page the shell draws from the
-/// engine's board and forms.
-const TSATF_SKIRMISH: &str = r#"ruleset = "tsatf"
-title = "Skirmish"
-[[sides]]
-id = "french"
-name = "French"
-role = "attacker"
-colour = "blue"
-camp = false
-[[sides]]
-id = "imperial"
-name = "Imperial"
-role = "defender"
-colour = "red"
-camp = false
-[[leaders]]
-id = "gen-f"
-name = "General F"
-side = "french"
-bonus = 0
-rank = "army"
-[[leaders]]
-id = "gen-i"
-name = "General I"
-side = "imperial"
-bonus = 0
-rank = "army"
-[[units]]
-id = "gd"
-name = "Gendarmes"
-side = "french"
-type = "gendarmes"
-figures = 12
-leader = "gen-f"
-[[units]]
-id = "arq"
-name = "Arquebusiers"
-side = "imperial"
-type = "arquebusiers"
-figures = 20
-leader = "gen-i"
-[[units]]
-id = "pk"
-name = "Pikes"
-side = "imperial"
-type = "pikemen"
-figures = 20
-leader = "gen-i"
-"#;
-
 const HEADLINE: &str = "return document.getElementById('headline').textContent;";
 
 #[test]
@@ -678,7 +627,7 @@ fn a_described_board_and_its_forms_in_chromium() {
         return;
     }
     let s = server();
-    let links = s.links(TSATF_SKIRMISH);
+    let links = s.links(&common::tsatf_skirmish("Gendarmes"));
     let b = Browser::start(1000);
     b.go(&format!("http://{}/s/{}", s.addr, links[0]));
     b.wait(

@@ -65,3 +65,59 @@ impl Server {
             .collect()
     }
 }
+
+/// A TSATF skirmish: French gendarmes against Imperial arquebusiers and pikes, each side with a
+/// field officer. `evil` names the gendarmes
+/// (to check the page escapes it).
+pub fn tsatf_skirmish(evil: &str) -> String {
+    format!(
+        r#"ruleset = "tsatf"
+title = "Skirmish"
+[[sides]]
+id = "french"
+name = "French"
+role = "attacker"
+colour = "blue"
+camp = false
+[[sides]]
+id = "imperial"
+name = "Imperial"
+role = "defender"
+colour = "red"
+camp = false
+[[leaders]]
+id = "gen-f"
+name = "General F"
+side = "french"
+bonus = 0
+rank = "army"
+[[leaders]]
+id = "gen-i"
+name = "General I"
+side = "imperial"
+bonus = 0
+rank = "army"
+[[units]]
+id = "gd"
+name = "{evil}"
+side = "french"
+type = "gendarmes"
+figures = 12
+leader = "gen-f"
+[[units]]
+id = "arq"
+name = "Arquebusiers"
+side = "imperial"
+type = "arquebusiers"
+figures = 20
+leader = "gen-i"
+[[units]]
+id = "pk"
+name = "Pikes"
+side = "imperial"
+type = "pikemen"
+figures = 20
+leader = "gen-i"
+"#
+    )
+}
