@@ -900,3 +900,22 @@ fn falling_back_rolls_the_units_movement_dice() {
     }
     panic!("never shaken in 100 tests");
 }
+
+#[test]
+fn gendarmes_seldom_break_pike_from_the_front() {
+    // Design 6.6: gendarmes with lances (company version) against Spanish pike to its front.
+    let e = lookup("tsatf")
+        .expect("listed")
+        .engine(None)
+        .expect("engine");
+    let plan = e
+        .plan(
+            None,
+            &json!({"action": "close-combat", "version": "company",
+                "a": {"type": "gendarmes", "figures": 12, "lance": true},
+                "b": {"type": "pikemen", "figures": 20, "leaders": 2}}),
+        )
+        .expect("plan");
+    let a = odds(&plan).p("winner", "A");
+    assert!((a - 0.0177).abs() < 0.00005, "{a}");
+}
