@@ -16,4 +16,4 @@ pub mod stats;
 pub use dice::{DiceStream, Die, Draw};
 pub use explain::{Modifier, Resolution, RolledDie, Step};
 pub use log::{EventLog, LogEntry};
-pub use plan::{Depends, Distribution, Plan};
+pub use plan::{Depends, Distribution, FaceClasses, Plan};

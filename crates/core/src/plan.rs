@@ -49,6 +49,37 @@ pub enum Depends {
     /// tracked): the exact walk takes one class of probability 1 with representative faces (all
     /// 1s), so explanations built from them on that walk are placeholders.
     Nothing,
+    /// Only how many faces fall in each class matters: `FaceClasses` maps every face to a class
+    /// (a symbol die's hit / flag / miss for one target). The continuation must use the faces
+    /// only through their classes: the exact walk hands it one representative face per class.
+    /// Dice of equal sides are enumerated in closed form, one multinomial class per split of the
+    /// dice among the classes.
+    Classes(FaceClasses),
+}
+
+/// The class of each face of a die (faces 1 to 20; faces above the die's sides are unused).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FaceClasses(pub [u8; 20]);
+
+impl FaceClasses {
+    /// Classes for the faces 1, 2, 3... of a die, in order.
+    pub fn of(classes: &[u8]) -> Self {
+        let mut c = [0u8; 20];
+        for (i, &k) in classes.iter().take(20).enumerate() {
+            c[i] = k;
+        }
+        FaceClasses(c)
+    }
+    pub fn class(&self, face: u8) -> u8 {
+        self.0[usize::from(face.clamp(1, 20) - 1)]
+    }
+    fn count(&self, sides: u8) -> usize {
+        (1..=sides)
+            .map(|f| usize::from(self.class(f)))
+            .max()
+            .unwrap_or(0)
+            + 1
+    }
 }
 
 /// A declared dice plan yielding a `T`.
@@ -125,6 +156,13 @@ fn class_of(dep: Depends, faces: &[u8]) -> Vec<i32> {
             vec![i32::from(faces[0]) - i32::from(faces.get(1).copied().unwrap_or(0))]
         }
         Depends::Nothing => Vec::new(),
+        Depends::Classes(c) => {
+            let mut counts = vec![0i32; 20];
+            for &f in faces {
+                counts[usize::from(c.class(f))] += 1;
+            }
+            counts
+        }
     }
 }
 
@@ -140,6 +178,11 @@ fn classes(dice: &[Die], dep: Depends) -> Vec<(Vec<u8>, f64)> {
     }
     if dep == Depends::Nothing {
         return vec![(dice.iter().map(|_| 1).collect(), 1.0)];
+    }
+    if let Depends::Classes(c) = dep {
+        if dice.windows(2).all(|w| w[0].sides == w[1].sides) {
+            return multinomial_classes(dice, c);
+        }
     }
     let total: f64 = dice.iter().map(|d| f64::from(d.sides)).product();
     let mut map: BTreeMap<Vec<i32>, (Vec<u8>, u64)> = BTreeMap::new();
@@ -249,6 +292,58 @@ fn count_classes(dice: &[Die], k: u8) -> Vec<(Vec<u8>, f64)> {
             let mut faces = vec![1u8; j];
             faces.extend(std::iter::repeat_n(sides, n - j));
             out.push((faces, p));
+        }
+    }
+    out
+}
+
+/// Every split of `n` equal dice among the classes of their faces, with its multinomial
+/// probability and representative faces (the lowest face of each class, dice sorted by class).
+fn multinomial_classes(dice: &[Die], c: FaceClasses) -> Vec<(Vec<u8>, f64)> {
+    let n = dice.len();
+    let sides = dice.first().map_or(1, |d| d.sides);
+    let k = c.count(sides);
+    let mut rep = vec![0u8; k];
+    let mut share = vec![0f64; k];
+    for f in (1..=sides).rev() {
+        let i = usize::from(c.class(f));
+        rep[i] = f;
+        share[i] += 1.0 / f64::from(sides);
+    }
+    let ln_fact = |m: usize| (1..=m).map(|x| (x as f64).ln()).sum::<f64>();
+    let mut out = Vec::new();
+    for counts in splits(n, k) {
+        if counts.iter().zip(&share).any(|(&m, &q)| m > 0 && q == 0.0) {
+            continue;
+        }
+        let mut ln_p = ln_fact(n);
+        for (&m, &q) in counts.iter().zip(&share) {
+            ln_p -= ln_fact(m);
+            if m > 0 {
+                ln_p += m as f64 * q.ln();
+            }
+        }
+        let mut faces = Vec::with_capacity(n);
+        for (i, &m) in counts.iter().enumerate() {
+            faces.extend(std::iter::repeat_n(rep[i], m));
+        }
+        out.push((faces, ln_p.exp()));
+    }
+    out
+}
+
+/// Every way of splitting `n` among `k` parts, in order.
+fn splits(n: usize, k: usize) -> Vec<Vec<usize>> {
+    if k <= 1 {
+        return vec![vec![n]];
+    }
+    let mut out = Vec::new();
+    for first in 0..=n {
+        for rest in splits(n - first, k - 1) {
+            let mut v = Vec::with_capacity(k);
+            v.push(first);
+            v.extend(rest);
+            out.push(v);
         }
     }
     out
@@ -588,10 +683,19 @@ impl<T: 'static> Plan<T> {
                         Depends::Difference => Some(sides.take(2).sum::<usize>().saturating_sub(1)),
                         Depends::CountAtMost(_) => Some(dice.len() + 1),
                         Depends::Nothing => Some(1),
+                        Depends::Classes(c) => {
+                            let k = dice.first().map_or(1, |d| c.count(d.sides));
+                            // C(n + k - 1, k - 1) splits.
+                            (1..k).try_fold(1usize, |acc, i| {
+                                acc.checked_mul(dice.len() + i).map(|x| x / i)
+                            })
+                        }
                     };
                     // Counted classes are built in closed form, whatever the number of throws.
+                    let equal = dice.windows(2).all(|w| w[0].sides == w[1].sides);
                     let throws = match dep {
                         Depends::CountAtMost(_) | Depends::Nothing => Some(0),
+                        Depends::Classes(_) if equal => Some(0),
                         _ => throws,
                     };
                     match (throws, classes_n) {
@@ -1204,5 +1308,40 @@ mod tests {
         let (sum, draws) = p.roll(&mut DiceStream::from_seed(9));
         assert_eq!(draws.len(), 6);
         assert_eq!(sum, draws.iter().map(|d| u32::from(d.face)).sum::<u32>());
+    }
+
+    #[test]
+    fn symbol_dice_by_class_match_every_face() {
+        // A battle die: infantry 1-2, cavalry 3, artillery 4, sabre 5, flag 6; against foot in
+        // melee with sabres: hit (0) on 1, 2, 5; flag (1) on 6; miss (2) on 3, 4.
+        let c = FaceClasses::of(&[0, 0, 2, 2, 0, 1]);
+        let count = |dep: Depends| {
+            throw(5, 6, "Battle", dep)
+                .map(move |f| {
+                    let hits = f.iter().filter(|&&x| c.class(x) == 0).count();
+                    let flags = f.iter().filter(|&&x| c.class(x) == 1).count();
+                    (hits, flags)
+                })
+                .exact(|o| *o)
+        };
+        let (fast, slow) = (count(Depends::Classes(c)), count(Depends::Faces));
+        assert_eq!(fast.outcomes.len(), 21, "(5+1)(5+2)/2 splits");
+        assert_eq!(fast.outcomes.len(), slow.outcomes.len());
+        for (k, p) in &slow.outcomes {
+            assert!((p - fast.outcomes[k]).abs() < 1e-12, "{k:?}");
+        }
+        // Four or more hits of five at 1/2: 6/32.
+        let four: f64 = fast
+            .outcomes
+            .iter()
+            .filter(|((h, _), _)| *h >= 4)
+            .map(|(_, p)| p)
+            .sum();
+        assert!((four - 6.0 / 32.0).abs() < 1e-12);
+        // Rolling still records the real faces.
+        let (_, draws) =
+            throw(5, 6, "Battle", Depends::Classes(c)).roll(&mut DiceStream::from_seed(2));
+        assert_eq!(draws.len(), 5);
+        assert!(throw(30, 6, "Battle", Depends::Classes(c)).within(600));
     }
 }

@@ -27,6 +27,7 @@
 
 pub mod app_driven;
 pub mod bloody_dismal_fight;
+pub mod commands_colors_ecw;
 pub mod diag;
 pub mod el_gran_capitan;
 pub mod game;
