@@ -143,3 +143,64 @@ fn refusals_name_the_field_and_rolls_record_every_die() {
     assert_eq!(draws.len(), 6, "4 blocks + pikes + veteran");
     assert_eq!(o.resolution.steps[0].dice.len(), 6);
 }
+
+fn melee_odds(v: Value) -> OddsReport {
+    let req: tercio_rules::commands_colors_ecw::resolve::MeleeRequest =
+        serde_json::from_value(v).expect("request");
+    let p =
+        tercio_rules::commands_colors_ecw::resolve::melee(&req).unwrap_or_else(|r| panic!("{r}"));
+    let o = odds(&p);
+    assert!((o.total - 1.0).abs() < 1e-12);
+    o
+}
+
+#[test]
+fn a_melee_and_its_battle_back() {
+    // 1c: example 1 followed by the battle back when the defender holds (no flag): the attacker
+    // loses at least one block 53/243; expected blocks lost 0.350.
+    let o = melee_odds(json!({
+        "attacker": {"class": "foot", "blocks": 4, "training": "trained"},
+        "defender": {"class": "foot", "blocks": 4, "training": "trained"}}));
+    let p = |k: u32| o.p("attacker blocks lost", &k.to_string());
+    let at_least_one: f64 = (1..=4).map(p).sum();
+    close(at_least_one, 53.0 / 243.0);
+    let expected: f64 = (1..=4).map(|k| f64::from(k) * p(k)).sum();
+    assert!((expected - 0.350).abs() < 0.0005, "{expected}");
+}
+
+#[test]
+fn horse_against_a_stand_of_pikes() {
+    let charge = |defender: Value| {
+        melee_odds(json!({
+            "attacker": {"class": "trotters", "blocks": 3, "training": "trained"},
+            "defender": defender,
+            "stand_of_pikes": true}))
+    };
+    // 8: one die; a block lost on a hit (3/6) or a flag it cannot take (1/6).
+    let o = charge(json!({"class": "foot", "blocks": 3, "training": "trained"}));
+    close(o.p("defender blocks lost", "1"), 4.0 / 6.0);
+    close(o.p("defender retreat hexes", "0"), 1.0);
+    // 8b: with a leader the flag is ignored: 50%.
+    let o = charge(json!({"class": "foot", "blocks": 3, "training": "trained", "leader": true}));
+    close(o.p("defender blocks lost", "1"), 0.5);
+    // 8c: raw foot: a flag costs two blocks.
+    let o = charge(json!({"class": "foot", "blocks": 3, "training": "raw"}));
+    close(o.p("defender blocks lost", "2"), 1.0 / 6.0);
+    // 9: the stand battles back with one die: the trotters lose a block on a cavalry symbol or
+    // a sabre (1/3), whenever the stand still stands (always: it never retreats).
+    let o = charge(json!({"class": "foot", "blocks": 3, "training": "trained"}));
+    close(o.p("battle back", "yes"), 1.0);
+    close(o.p("attacker blocks lost", "1"), 1.0 / 3.0);
+    close(o.p("attacker retreat hexes", "1"), 1.0 / 6.0);
+    // Only foot with pikes against horse forms it.
+    let req: tercio_rules::commands_colors_ecw::resolve::MeleeRequest =
+        serde_json::from_value(json!({
+        "attacker": {"class": "foot", "blocks": 3, "training": "trained"},
+        "defender": {"class": "foot", "blocks": 3, "training": "trained"},
+        "stand_of_pikes": true}))
+        .expect("request");
+    let r = tercio_rules::commands_colors_ecw::resolve::melee(&req)
+        .err()
+        .expect("refused");
+    assert_eq!(r.field.as_deref(), Some("stand_of_pikes"));
+}

@@ -15,49 +15,28 @@ fn yes() -> bool {
     true
 }
 
-/// The unit that rolls.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// The unit that rolls, as a battle needs it.
+#[derive(Debug, Clone)]
 pub struct Roller {
     pub class: Class,
     pub blocks: u8,
     pub training: Training,
-    /// Foot with pikes (+1 in melee, −1 at range); false for all-shot foot.
-    #[serde(default = "yes")]
     pub pikes: bool,
-    /// A rash Royalist galloper: +1 in every melee, battle back included.
-    #[serde(default)]
     pub rash: bool,
-    /// Dragoons on horse (they do not fire mounted).
-    #[serde(default)]
     pub mounted: bool,
-    /// Command and tactic card bonuses of the ordered unit (never on battle back).
-    #[serde(default)]
     pub card_bonus: i32,
-    /// Chaunce card bonuses and penalties (all combat).
-    #[serde(default)]
     pub chaunce_bonus: i32,
 }
 
-/// The unit rolled against.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// The unit rolled against, as a battle needs it.
+#[derive(Debug, Clone)]
 pub struct Target {
     pub class: Class,
     pub blocks: u8,
     pub training: Training,
-    /// A leader in its hex: one flag ignored, and the leader casualty check.
-    #[serde(default)]
     pub leader: bool,
-    /// Hexes it can actually retreat; each hex it cannot costs a block. Default: room enough.
-    #[serde(default)]
     pub retreat_room: Option<u32>,
-    /// Horse or mounted dragoons Retiring and Reforming: hit by cavalry symbols only, flags
-    /// ignored.
-    #[serde(default)]
     pub retiring: bool,
-    /// More flags ignored (terrain the scenario names).
-    #[serde(default)]
     pub flags_ignored: u32,
 }
 
@@ -65,8 +44,8 @@ pub struct Target {
 #[serde(deny_unknown_fields)]
 pub struct BattleRequest {
     pub kind: Kind,
-    pub roller: Roller,
-    pub target: Target,
+    pub roller: Fighter,
+    pub target: Fighter,
     /// The terrain's battle dice reduction, 0 to 3.
     #[serde(default)]
     pub terrain: u8,
@@ -215,6 +194,7 @@ pub fn effect(t: &Target, hits: u32, flags: u32) -> (u32, u32) {
 }
 
 pub fn plan(req: &BattleRequest) -> Result<Plan<Outcome>, Rejection> {
+    let roller = req.roller.roller(req.roller.blocks);
     if req.roller.blocks == 0 || req.roller.blocks > 6 {
         return Err(reject(
             "bad-blocks",
@@ -236,15 +216,130 @@ pub fn plan(req: &BattleRequest) -> Result<Plan<Outcome>, Rejection> {
             "terrain: a reduction of 0 to 3 dice",
         ));
     }
-    let (n, mods) = dice(&req.roller, req.kind, req.terrain)?;
+    let (n, mods) = dice(&roller, req.kind, req.terrain)?;
     let scores = req.roller.training.scores_sabres() && req.roller.class != Class::Clubmen;
-    let classes = tables::face_classes(req.target.class, req.kind, scores, req.target.retiring);
-    let target = req.target.clone();
+    let target = req.target.target();
+    let blocks = u32::from(target.blocks);
     let title = format!(
         "{:?}: {n} battle dice against {:?} [004; design 6]",
         req.kind, req.target.class
     );
-    Ok(throw(
+    Ok(
+        roll_against(n, mods, target, req.kind, scores, title).map(move |(lost, hexes, step)| {
+            let eliminated = lost == blocks;
+            Outcome {
+                resolution: Resolution {
+                    action: "battle".into(),
+                    summary: step.result.clone(),
+                    steps: vec![step],
+                },
+                effects: Value::Array(Vec::new()),
+                facets: vec![
+                    ("blocks lost".into(), lost.to_string()),
+                    (
+                        "eliminated".into(),
+                        if eliminated { "yes" } else { "no" }.into(),
+                    ),
+                    ("retreat hexes".into(), hexes.to_string()),
+                ],
+            }
+        }),
+    )
+}
+
+/// A unit in a battle: what it rolls with and what it is hit as.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Fighter {
+    pub class: Class,
+    pub blocks: u8,
+    pub training: Training,
+    /// Foot with pikes (+1 in melee, −1 at range); false for all-shot foot.
+    #[serde(default = "yes")]
+    pub pikes: bool,
+    /// A rash Royalist galloper: +1 in every melee, battle back included.
+    #[serde(default)]
+    pub rash: bool,
+    /// Dragoons on horse (they do not fire mounted).
+    #[serde(default)]
+    pub mounted: bool,
+    /// Command and tactic card bonuses of the ordered unit (never on battle back).
+    #[serde(default)]
+    pub card_bonus: i32,
+    /// Chaunce card bonuses and penalties (all combat).
+    #[serde(default)]
+    pub chaunce_bonus: i32,
+    /// A leader in its hex: one flag ignored.
+    #[serde(default)]
+    pub leader: bool,
+    /// Hexes it can actually retreat; each hex it cannot costs a block. Default: room enough.
+    #[serde(default)]
+    pub retreat_room: Option<u32>,
+    /// More flags ignored (terrain the scenario names).
+    #[serde(default)]
+    pub flags_ignored: u32,
+    /// Horse or mounted dragoons Retiring and Reforming: hit by cavalry symbols only, flags
+    /// ignored.
+    #[serde(default)]
+    pub retiring: bool,
+}
+
+impl Fighter {
+    fn roller(&self, blocks: u8) -> Roller {
+        Roller {
+            class: self.class,
+            blocks,
+            training: self.training,
+            pikes: self.pikes,
+            rash: self.rash,
+            mounted: self.mounted,
+            card_bonus: self.card_bonus,
+            chaunce_bonus: self.chaunce_bonus,
+        }
+    }
+    fn target(&self) -> Target {
+        Target {
+            class: self.class,
+            blocks: self.blocks,
+            training: self.training,
+            leader: self.leader,
+            retreat_room: self.retreat_room,
+            retiring: self.retiring,
+            flags_ignored: self.flags_ignored,
+        }
+    }
+}
+
+/// A melee attack and, if the defender holds its hex, its battle back (design 6.7-6.8). With
+/// `stand_of_pikes` the defender is foot with pikes in formation against horse: each side rolls
+/// at most one die, and each flag the defender does not ignore costs it blocks instead of hexes
+/// (design 7; CCN squares).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MeleeRequest {
+    pub attacker: Fighter,
+    pub defender: Fighter,
+    #[serde(default)]
+    pub stand_of_pikes: bool,
+    /// The terrain's reduction of the attacker's dice.
+    #[serde(default)]
+    pub terrain: u8,
+    /// The terrain's reduction of the battle back's dice.
+    #[serde(default)]
+    pub battle_back_terrain: u8,
+}
+
+/// One roll of `n` dice against `t`: (blocks lost, hexes to retreat) with its explanation step.
+fn roll_against(
+    n: i32,
+    mods: Vec<Modifier>,
+    t: Target,
+    kind: Kind,
+    scores: bool,
+    title: String,
+) -> Plan<(u32, u32, Step)> {
+    let classes = tables::face_classes(t.class, kind, scores, t.retiring);
+    throw(
         usize::try_from(n).unwrap_or(0),
         6,
         "Battle die",
@@ -253,15 +348,7 @@ pub fn plan(req: &BattleRequest) -> Result<Plan<Outcome>, Rejection> {
     .map(move |faces| {
         let hits = faces.iter().filter(|&&f| classes.class(f) == 0).count() as u32;
         let flags = faces.iter().filter(|&&f| classes.class(f) == 1).count() as u32;
-        let (lost, hexes) = effect(&target, hits, flags);
-        let eliminated = lost == u32::from(target.blocks);
-        let result = if eliminated {
-            format!("{hits} hit(s): eliminated")
-        } else {
-            format!(
-                "{hits} hit(s), {flags} flag(s): {lost} block(s) lost, retreats {hexes} hex(es)"
-            )
-        };
+        let (lost, hexes) = effect(&t, hits, flags);
         let step = Step {
             title: title.clone(),
             dice: faces
@@ -279,23 +366,106 @@ pub fn plan(req: &BattleRequest) -> Result<Plan<Outcome>, Rejection> {
                 ("flags".into(), flags as i32),
                 ("blocks lost".into(), lost as i32),
             ],
-            result: result.clone(),
+            result: format!("{lost} block(s) lost, {hexes} hex(es) to retreat"),
         };
-        Outcome {
-            resolution: Resolution {
-                action: "battle".into(),
-                summary: result,
-                steps: vec![step],
-            },
-            effects: Value::Array(Vec::new()),
-            facets: vec![
-                ("blocks lost".into(), lost.to_string()),
-                (
-                    "eliminated".into(),
-                    if eliminated { "yes" } else { "no" }.into(),
-                ),
-                ("retreat hexes".into(), hexes.to_string()),
-            ],
+        (lost, hexes, step)
+    })
+}
+
+pub fn melee(req: &MeleeRequest) -> Result<Plan<Outcome>, Rejection> {
+    for (f, name) in [(&req.attacker, "attacker"), (&req.defender, "defender")] {
+        if f.blocks == 0 || f.blocks > 6 {
+            return Err(reject(
+                "bad-blocks",
+                &format!("{name}.blocks"),
+                format!("{name}.blocks: 1 to 6"),
+            ));
         }
+    }
+    let sop = req.stand_of_pikes;
+    if sop
+        && !(req.defender.class == Class::Foot
+            && req.defender.pikes
+            && (req.attacker.class.horse()
+                || (req.attacker.class == Class::Dragoons && req.attacker.mounted)))
+    {
+        return Err(reject("no-stand-of-pikes", "stand_of_pikes", "stand_of_pikes: foot with pikes attacked by horse or mounted dragoons (004, Foot; design 7)"));
+    }
+    let cap = |n: i32| if sop { n.min(1) } else { n };
+    let (n, mut mods) = dice(
+        &req.attacker.roller(req.attacker.blocks),
+        Kind::Melee,
+        req.terrain,
+    )?;
+    if sop && n > 1 {
+        mods.push(modifier("against a Stand of Pikes: at most 1 die", 1 - n, "CCN squares, 'a cavalry unit may melee against the infantry square with a maximum of 1 battle die' (design 7)"));
+    }
+    let mut target = req.defender.target();
+    if sop {
+        // It cannot move: every hex of retreat is a block (CCN squares).
+        target.retreat_room = Some(0);
+    }
+    let scores_a = req.attacker.training.scores_sabres() && req.attacker.class != Class::Clubmen;
+    let scores_d = req.defender.training.scores_sabres() && req.defender.class != Class::Clubmen;
+    let (defender, attacker_t) = (req.defender.clone(), req.attacker.target());
+    let bb_terrain = req.battle_back_terrain;
+    let attack = roll_against(
+        cap(n),
+        mods,
+        target,
+        Kind::Melee,
+        scores_a,
+        format!(
+            "Melee: {} dice against {:?} [design 6.7]",
+            cap(n),
+            req.defender.class
+        ),
+    );
+    Ok(attack.and_then(move |(lost, hexes, step)| {
+        let left = u32::from(defender.blocks) - lost;
+        let mut facets = vec![
+            ("defender blocks lost".to_string(), lost.to_string()),
+            ("defender eliminated".to_string(), if left == 0 { "yes" } else { "no" }.to_string()),
+            ("defender retreat hexes".to_string(), hexes.to_string()),
+        ];
+        // It battles back if it is neither eliminated nor forced out of its hex, and did not
+        // Retire and Reform (design 6.8).
+        let holds = left > 0 && hexes == 0 && !defender.retiring;
+        facets.push(("battle back".into(), if holds { "yes" } else { "no" }.into()));
+        let summary = format!("the defender loses {lost} block(s) and retreats {hexes} hex(es)");
+        if !holds {
+            return Plan::Done(Outcome {
+                resolution: Resolution { action: "melee".into(), summary, steps: vec![step] },
+                effects: Value::Array(Vec::new()),
+                facets,
+            });
+        }
+        let back = defender.roller(u8::try_from(left).unwrap_or(0));
+        let Ok((m, mut mods)) = dice(&back, Kind::BattleBack, bb_terrain) else {
+            return Plan::Done(Outcome {
+                resolution: Resolution { action: "melee".into(), summary, steps: vec![step] },
+                effects: Value::Array(Vec::new()),
+                facets,
+            });
+        };
+        if sop && m > 1 {
+            mods.push(modifier("Stand of Pikes: at most 1 die", 1 - m, "CCN squares, 'the maximum number of battle dice an infantry unit may ever roll in ranged combat or in melee is 1 die' (design 7)"));
+        }
+        let m = if sop { m.min(1) } else { m };
+        let title = format!("Battle back: {m} dice [design 6.8]");
+        roll_against(m, mods, attacker_t.clone(), Kind::BattleBack, scores_d, title).map(move |(l2, h2, s2)| {
+            let mut facets = facets.clone();
+            facets.push(("attacker blocks lost".into(), l2.to_string()));
+            facets.push(("attacker retreat hexes".into(), h2.to_string()));
+            Outcome {
+                resolution: Resolution {
+                    action: "melee".into(),
+                    summary: format!("{summary}; it battles back: the attacker loses {l2} block(s) and retreats {h2} hex(es)"),
+                    steps: vec![step.clone(), s2],
+                },
+                effects: Value::Array(Vec::new()),
+                facets,
+            }
+        })
     }))
 }
