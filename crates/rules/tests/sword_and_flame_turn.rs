@@ -11,31 +11,7 @@ use tercio_rules::sword_and_flame_renaissance::resolve::Thresholds;
 use tercio_rules::sword_and_flame_renaissance::tables::Order;
 
 fn unit(id: &str, side: &str, troop: &str, order: Order, figures: u8) -> UnitState {
-    UnitState {
-        id: id.into(),
-        name: id.into(),
-        side: side.into(),
-        troop: troop.into(),
-        order,
-        figures_start: figures,
-        figures,
-        leaders: 1,
-        status: Status::Steady,
-        reload: 0,
-        pistols_empty: false,
-        moved: false,
-        routed_turn: None,
-        field_officer: false,
-        fire_losses: 0,
-        swiss: false,
-        lance_used: false,
-        sub_units: Vec::new(),
-        dismounted: false,
-        wounded: 0,
-        brigade: None,
-        may_move: false,
-        charged: false,
-    }
+    UnitState::fresh((id, id, side), troop, order, figures, 1)
 }
 
 fn state() -> State {

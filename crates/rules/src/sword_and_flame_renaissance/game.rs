@@ -85,6 +85,40 @@ pub struct UnitState {
 }
 
 impl UnitState {
+    /// A unit as it enters the battle: fresh, steady, no markers.
+    pub fn fresh(
+        (id, name, side): (&str, &str, &str),
+        troop: &str,
+        order: Order,
+        figures: u8,
+        leaders: u8,
+    ) -> Self {
+        UnitState {
+            id: id.into(),
+            name: name.into(),
+            side: side.into(),
+            troop: troop.into(),
+            order,
+            figures_start: figures,
+            figures,
+            leaders,
+            status: Status::Steady,
+            reload: 0,
+            pistols_empty: false,
+            moved: false,
+            routed_turn: None,
+            field_officer: false,
+            fire_losses: 0,
+            swiss: false,
+            lance_used: false,
+            sub_units: Vec::new(),
+            dismounted: false,
+            wounded: 0,
+            brigade: None,
+            may_move: false,
+            charged: false,
+        }
+    }
     /// "Spent" units have lost more than half (decision 44: exactly half is worn).
     pub fn spent(&self) -> bool {
         u32::from(self.figures_start - self.figures) * 2 > u32::from(self.figures_start)
@@ -368,29 +402,11 @@ pub fn initial(sc: &Scenario) -> Result<State, String> {
         units.insert(
             u.id.clone(),
             UnitState {
-                id: u.id.clone(),
-                name: u.name.clone(),
-                side: u.side.clone(),
-                troop: u.troop.clone(),
-                order,
-                figures_start: figures,
-                figures,
-                leaders,
-                status: Status::Steady,
-                reload: 0,
-                pistols_empty: false,
-                moved: false,
-                routed_turn: None,
-                field_officer: false,
-                fire_losses: 0,
                 swiss: flag("swiss"),
-                lance_used: false,
                 sub_units,
-                dismounted: false,
-                wounded: 0,
                 brigade,
                 may_move: flag("may-move"),
-                charged: false,
+                ..UnitState::fresh((&u.id, &u.name, &u.side), &u.troop, order, figures, leaders)
             },
         );
     }
