@@ -53,7 +53,7 @@ fn rulesets_lists_the_five() {
             ("el-gran-capitan", true),
             ("sword-and-flame-renaissance", true),
             ("callan-renaissance", false),
-            ("commands-colors-ecw", false)
+            ("commands-colors-ecw", true)
         ]
     );
     let e = err(&[

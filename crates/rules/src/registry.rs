@@ -104,6 +104,11 @@ pub trait Engine: Send {
     fn forms(&self, _state: &Value, _side: Option<&str>) -> Vec<ActionForm> {
         Vec::new()
     }
+    /// Whether the game master's seat may take `action`: rule sets with secret hands refuse the
+    /// game master a card from a hand it is not allowed to see.
+    fn game_master_may(&self, _state: &Value, _action: &Value) -> Result<(), Rejection> {
+        Ok(())
+    }
 }
 
 /// The game at a glance: a headline (turn, step, whose move it is), notes (what the table must do
@@ -120,6 +125,10 @@ pub struct BoardTable {
     pub title: String,
     pub columns: Vec<String>,
     pub rows: Vec<Vec<String>>,
+    /// Secret on a shared device: drawn hidden behind this prompt ("Royalists: tap to reveal your
+    /// hand") until tapped. `None`: always shown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reveal: Option<String>,
 }
 
 impl BoardTable {
@@ -166,6 +175,10 @@ pub struct ActionForm {
     pub odds: bool,
     /// The turn's next step: drawn first and highlighted.
     pub primary: bool,
+    /// Secret on a shared device (it names cards of a hand): drawn behind this prompt, with the
+    /// tables of the same prompt, until tapped. `None`: always shown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reveal: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -188,6 +201,8 @@ pub enum FieldKind {
     Flag,
     /// A whole number from `min` to `max`, starting at `value`.
     Number { min: i64, max: i64, value: i64 },
+    /// Free text (a list of ids separated by commas, a hex's name); left out when empty.
+    Text { placeholder: String },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -209,6 +224,15 @@ impl FormField {
             name: name.into(),
             label: label.into(),
             kind: FieldKind::Flag,
+        }
+    }
+    pub fn text(name: &str, label: &str, placeholder: &str) -> Self {
+        FormField {
+            name: name.into(),
+            label: label.into(),
+            kind: FieldKind::Text {
+                placeholder: placeholder.into(),
+            },
         }
     }
     pub fn number(name: &str, label: &str, min: i64, max: i64, value: i64) -> Self {
@@ -266,6 +290,11 @@ pub trait RuleSet: Sync {
     /// rule sets; rule sets that count figures name `figures`.
     fn unit_size(&self) -> (&'static str, i64, i64) {
         ("bases", 1, 6)
+    }
+    /// Rule-set limits on a scenario's units beyond the format's own (how many veterans, blocks
+    /// by type...): each problem as (unit index, field, message), reported at that unit's field.
+    fn check_units(&self, _scenario: &Scenario) -> Vec<(usize, String, String)> {
+        Vec::new()
     }
     /// Chart entries a scenario's `[house_rules]` may override.
     fn house_rule_keys(&self) -> Vec<String> {
@@ -332,12 +361,6 @@ static CALLAN: Pending = Pending {
     name: "The Renaissance (Andy Callan), Italian Wars edition",
     seed: "003_f05e8e49e76e1302.txt",
 };
-static ECW: Pending = Pending {
-    id: "commands-colors-ecw",
-    alias: "ecw",
-    name: "Commands & Colors: Napoleonics, English Civil War variant",
-    seed: "004_87c88ceb03e2b5f8.txt",
-};
 
 /// Every rule set, in the order Tercio lists them.
 pub fn all() -> [&'static dyn RuleSet; 5] {
@@ -346,7 +369,7 @@ pub fn all() -> [&'static dyn RuleSet; 5] {
         &*crate::el_gran_capitan::RULESET,
         &crate::sword_and_flame_renaissance::RULESET,
         &CALLAN,
-        &ECW,
+        &crate::commands_colors_ecw::engine::RULESET,
     ]
 }
 
@@ -406,14 +429,13 @@ mod tests {
 
     #[test]
     fn pending_rule_sets_say_so() {
-        for id in ["callan", "ecw"] {
-            let r = lookup(id).expect("listed");
-            assert!(!r.available());
-            let msg = r.engine(None).err().expect("not available");
-            assert!(msg.contains("not yet available"), "{msg}");
-        }
+        let r = lookup("callan").expect("listed");
+        assert!(!r.available());
+        let msg = r.engine(None).err().expect("not available");
+        assert!(msg.contains("not yet available"), "{msg}");
         assert!(lookup("abdf").expect("listed").available());
         assert!(lookup("egc").expect("listed").available());
         assert!(lookup("tsatf").expect("listed").available());
+        assert!(lookup("ecw").expect("listed").available());
     }
 }

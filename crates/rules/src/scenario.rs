@@ -561,6 +561,8 @@ pub fn parse(file: &str, src: &str) -> Result<Scenario, Vec<Diagnostic>> {
 
     // Units.
     let mut units = Vec::new();
+    // Where each kept unit's fields are, for the rule set's own checks.
+    let mut unit_at: Vec<(String, usize, Option<usize>, Option<usize>)> = Vec::new();
     let (size_key, size_min, size_max) = rules.map_or(("bases", 1, 6), |r| r.unit_size());
     for u in top.tables("units", &mut d) {
         u.unknown_keys(
@@ -687,6 +689,12 @@ pub fn parse(file: &str, src: &str) -> Result<Scenario, Vec<Diagnostic>> {
             Some((leader, _)),
         ) = (id, name, side, troop, bases, leader)
         {
+            unit_at.push((
+                u.path.clone(),
+                u.span.start,
+                u.get(size_key).map(|v| v.span().start),
+                u.get("flags").map(|v| v.span().start),
+            ));
             units.push(Unit {
                 id,
                 name,
@@ -716,19 +724,37 @@ pub fn parse(file: &str, src: &str) -> Result<Scenario, Vec<Diagnostic>> {
         }
     }
 
+    let scenario = Scenario {
+        ruleset: rules.map(|r| r.id().to_string()).unwrap_or_default(),
+        title: title.unwrap_or_default(),
+        date,
+        place,
+        notes,
+        sources,
+        sides,
+        leaders,
+        units,
+        house_rules,
+    };
     if d.is_empty() {
-        Ok(Scenario {
-            ruleset: rules.map(|r| r.id().to_string()).unwrap_or_default(),
-            title: title.unwrap_or_default(),
-            date,
-            place,
-            notes,
-            sources,
-            sides,
-            leaders,
-            units,
-            house_rules,
-        })
+        if let Some(r) = rules {
+            for (i, field, msg) in r.check_units(&scenario) {
+                let Some((path, start, size_at, flags_at)) = unit_at.get(i) else {
+                    continue;
+                };
+                let (at, name) = match field.as_str() {
+                    "flags" => (flags_at.unwrap_or(*start), format!("{path}.flags")),
+                    f if f == size_key || f == "blocks" => {
+                        (size_at.unwrap_or(*start), format!("{path}.{size_key}"))
+                    }
+                    f => (*start, format!("{path}.{f}")),
+                };
+                d.at(at, &name, None, msg);
+            }
+        }
+    }
+    if d.is_empty() {
+        Ok(scenario)
     } else {
         d.list.sort_by_key(|x| (x.line, x.column));
         Err(d.list)

@@ -49,6 +49,8 @@ fn fill(f: &ActionForm, pick: &mut impl FnMut(usize) -> usize) -> Value {
                 };
                 a.insert(field.name.clone(), json!(v));
             }
+            // Free text names things on the table: left empty.
+            FieldKind::Text { .. } => {}
         }
     }
     Value::Object(a)

@@ -81,11 +81,13 @@
 
   // A described form's action: `{"action": …, field: value…}`. A choice gives its option's value
   // (an empty one leaves the field out), a tick box `true` when ticked (left out otherwise), a
-  // number an integer (left out when empty, so the answer names the missing field).
+  // number an integer (left out when empty, so the answer names the missing field), a text its
+  // trimmed value (left out when empty).
   function formAction(form) {
     const a = { action: form.dataset.action };
     form.querySelectorAll("select[name], input[name]").forEach((el) => {
       if (el.type === "checkbox") { if (el.checked) a[el.name] = true; return; }
+      if (el.type === "text") { const v = el.value.trim(); if (v) a[el.name] = v; return; }
       if (el.value === "") return;
       if (el.type === "number") {
         const n = Number(el.value);
@@ -420,6 +422,16 @@
       refresh();
     });
   }
+
+  // A secret on a shared device (the hand of the player whose turn it is) hides again with its
+  // button. Delegated, as live redraws replace the buttons; a redraw draws it closed anyway.
+  document.addEventListener("click", (e) => {
+    const b = e.target instanceof Element && e.target.closest("details.reveal button.hide-reveal");
+    if (!b) return;
+    const d = b.closest("details.reveal");
+    d.open = false;
+    d.querySelector("summary").scrollIntoView({ block: "nearest" });
+  });
 
   bind();
   connect();

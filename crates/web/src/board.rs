@@ -42,12 +42,10 @@ pub(crate) fn board_main(ctx: &SeatCtx, state: &Value, board: &Board) -> String 
         b.push_str("</ul>");
     }
     b.push_str("</section>");
-    let forms = seat_forms(ctx, state);
-    if !forms.is_empty() {
-        b.push_str(&forms_html(&forms));
-    }
+    // The secret tables are drawn with the forms, behind their prompts.
+    b.push_str(&forms_html(&seat_forms(ctx, state), &board.tables));
     b.push_str("<section class=\"state board\" id=\"board\">");
-    for t in &board.tables {
+    for t in board.tables.iter().filter(|t| t.reveal.is_none()) {
         b.push_str(&table_html(t));
     }
     b.push_str("</section>");
@@ -110,14 +108,16 @@ fn id_part(s: &str) -> String {
     }
 }
 
-/// Every form, the turn's next steps first; each with ids unique on the page
-/// (`f-<action>-<field>`), so a live redraw keeps what the user was choosing.
-pub(crate) fn forms_html(forms: &[ActionForm]) -> String {
-    let mut ordered: Vec<&ActionForm> = forms.iter().collect();
-    ordered.sort_by_key(|f| !f.primary);
-    let mut used: HashSet<String> = HashSet::new();
-    let mut b = String::from("<section class=\"forms\" id=\"forms\"><h2>Actions</h2>");
-    for f in ordered {
+/// The ids of the forms on a page, each unique (`f-<action>-<field>`), so a live redraw keeps
+/// what the user was choosing.
+#[derive(Default)]
+struct FormIds {
+    used: HashSet<String>,
+}
+
+impl FormIds {
+    /// The id prefix of form `f`'s fields (its own id is `form-<prefix>`).
+    fn prefix(&mut self, f: &ActionForm) -> String {
         // The same action offered twice (or two actions alike once made ids) gets a number.
         let base = format!("f-{}", id_part(&f.action));
         let mut prefix = base.clone();
@@ -131,12 +131,62 @@ pub(crate) fn forms_html(forms: &[ActionForm]) -> String {
                 )
                 .collect()
         };
-        while ids(&prefix).iter().any(|id| used.contains(id)) {
+        while ids(&prefix).iter().any(|id| self.used.contains(id)) {
             n += 1;
             prefix = format!("{base}-{n}");
         }
-        used.extend(ids(&prefix));
-        b.push_str(&form_html(f, &prefix));
+        self.used.extend(ids(&prefix));
+        prefix
+    }
+}
+
+/// Every form, the turn's next steps first, each with ids unique on the page. Secrets on a shared
+/// device come first: the forms and the tables (of `tables`, those with a `reveal` prompt; the
+/// others are the caller's) sharing a prompt are drawn together in one `<details class="reveal">`,
+/// closed until tapped, with a button to hide them again. Empty when there is nothing to draw;
+/// with secret tables and no form, just the secrets.
+pub(crate) fn forms_html(forms: &[ActionForm], tables: &[BoardTable]) -> String {
+    let secret_tables: Vec<&BoardTable> = tables.iter().filter(|t| t.reveal.is_some()).collect();
+    if forms.is_empty() && secret_tables.is_empty() {
+        return String::new();
+    }
+    let mut ordered: Vec<&ActionForm> = forms.iter().collect();
+    ordered.sort_by_key(|f| !f.primary);
+    // The prompts, in the order they first appear.
+    let mut prompts: Vec<&str> = Vec::new();
+    for p in ordered
+        .iter()
+        .filter_map(|f| f.reveal.as_deref())
+        .chain(secret_tables.iter().filter_map(|t| t.reveal.as_deref()))
+    {
+        if !prompts.contains(&p) {
+            prompts.push(p);
+        }
+    }
+    let mut ids = FormIds::default();
+    let mut b = String::from(if forms.is_empty() {
+        "<section class=\"forms secret\" id=\"forms\">"
+    } else {
+        "<section class=\"forms\" id=\"forms\"><h2>Actions</h2>"
+    });
+    for p in prompts {
+        b.push_str(&format!(
+            "<details class=\"reveal\"><summary>{}</summary>",
+            esc(p)
+        ));
+        for f in ordered.iter().filter(|f| f.reveal.as_deref() == Some(p)) {
+            b.push_str(&form_html(f, &ids.prefix(f)));
+        }
+        for t in secret_tables
+            .iter()
+            .filter(|t| t.reveal.as_deref() == Some(p))
+        {
+            b.push_str(&table_html(t));
+        }
+        b.push_str("<button type=\"button\" class=\"hide-reveal\">Hide</button></details>");
+    }
+    for f in ordered.iter().filter(|f| f.reveal.is_none()) {
+        b.push_str(&form_html(f, &ids.prefix(f)));
     }
     b.push_str("</section>");
     b
@@ -200,6 +250,10 @@ fn field_html(field: &FormField, id: &str) -> String {
         FieldKind::Number { min, max, value } => format!(
             "<label>{label} <input type=\"number\" name=\"{name}\" id=\"{id}\" min=\"{min}\" max=\"{max}\" step=\"1\" value=\"{value}\" inputmode=\"numeric\"></label>"
         ),
+        FieldKind::Text { placeholder } => format!(
+            "<label>{label} <input type=\"text\" name=\"{name}\" id=\"{id}\" placeholder=\"{}\" autocomplete=\"off\"></label>",
+            esc(placeholder)
+        ),
     }
 }
 
@@ -216,6 +270,7 @@ mod tests {
             odds: !fields.is_empty(),
             fields,
             primary,
+            reveal: None,
         }
     }
 
@@ -240,7 +295,7 @@ mod tests {
             form("fire", false, vec![FormField::flag("double", "Double")]),
             form("start turn", true, vec![]),
         ];
-        let h = forms_html(&forms);
+        let h = forms_html(&forms, &[]);
         let start = h.find("data-action=\"start turn\"").expect("start");
         let end = h.find("data-action=\"end\"").expect("end");
         assert!(start < end, "the primary form comes first: {h}");
@@ -262,6 +317,142 @@ mod tests {
         assert!(h.contains("data-odds=\"0\""), "{h}");
         assert!(h.contains("&lt;hint&gt;") && !h.contains("<hint>"), "{h}");
         assert_eq!(h.matches("class=\"odds\"").count(), 2, "{h}");
+    }
+
+    #[test]
+    fn a_text_field_is_a_labelled_text_input() {
+        let forms = vec![form(
+            "move",
+            false,
+            vec![FormField::text(
+                "path",
+                "Path <hexes>",
+                "e.g. \"A1, B2\" & <C3>",
+            )],
+        )];
+        let h = forms_html(&forms, &[]);
+        assert!(
+            h.contains(
+                "<label>Path &lt;hexes&gt; <input type=\"text\" name=\"path\" id=\"f-move-path\" placeholder=\"e.g. &quot;A1, B2&quot; &amp; &lt;C3&gt;\""
+            ),
+            "{h}"
+        );
+        assert!(!h.contains("<C3>"), "{h}");
+    }
+
+    fn table(title: &str, reveal: Option<&str>) -> BoardTable {
+        BoardTable {
+            title: title.into(),
+            columns: vec!["Card".into()],
+            rows: vec![vec![format!("{title} card")]],
+            reveal: reveal.map(str::to_string),
+        }
+    }
+
+    /// The text between `open` and its matching `</details>` (no nesting in these pages).
+    fn details_blocks(h: &str) -> Vec<&str> {
+        h.match_indices("<details")
+            .map(|(i, _)| &h[i..i + h[i..].find("</details>").expect("details closed")])
+            .collect()
+    }
+
+    #[test]
+    fn secrets_with_one_prompt_share_one_closed_details_before_the_other_forms() {
+        let hand = "Royalists: tap to reveal <your> hand";
+        let secret = |action: &str| ActionForm {
+            reveal: Some(hand.into()),
+            ..form(action, false, vec![FormField::flag("discard", "Discard")])
+        };
+        let forms = vec![
+            form("end", false, vec![]),
+            secret("play"),
+            form("start turn", true, vec![]),
+            secret("play"),
+        ];
+        let tables = vec![table("Units", None), table("Hand", Some(hand))];
+        let h = forms_html(&forms, &tables);
+
+        let blocks = details_blocks(&h);
+        assert_eq!(blocks.len(), 1, "one block for one prompt: {h}");
+        let block = blocks[0];
+        assert!(
+            block.starts_with(
+                "<details class=\"reveal\"><summary>Royalists: tap to reveal &lt;your&gt; hand</summary>"
+            ),
+            "closed, with the escaped prompt: {block}"
+        );
+        assert!(!h.contains(" open"), "no open attribute: {h}");
+        assert_eq!(block.matches("data-action=\"play\"").count(), 2, "{block}");
+        assert!(
+            block.contains("<h3>Hand</h3>") && block.contains("Hand card"),
+            "{block}"
+        );
+        assert!(
+            block.ends_with("<button type=\"button\" class=\"hide-reveal\">Hide</button>"),
+            "{block}"
+        );
+        // Before the other forms, the turn's next step included; those and the open table stay out.
+        let details = h.find("<details").expect("details");
+        let start = h.find("data-action=\"start turn\"").expect("start");
+        let end = h.find("data-action=\"end\"").expect("end");
+        assert!(details < start && start < end, "{h}");
+        assert!(
+            h.starts_with("<section class=\"forms\" id=\"forms\"><h2>Actions</h2><details"),
+            "{h}"
+        );
+        for outside in ["data-action=\"start turn\"", "data-action=\"end\""] {
+            assert!(!block.contains(outside), "{outside} is not secret: {block}");
+        }
+        assert!(
+            !h.contains("Units"),
+            "the open tables are drawn with the board: {h}"
+        );
+        // The secret forms get ids from the same allocation as the others.
+        assert!(
+            h.contains("id=\"form-f-play\"") && h.contains("id=\"form-f-play-2\""),
+            "{h}"
+        );
+        assert!(h.contains("id=\"f-play-2-discard\""), "{h}");
+    }
+
+    #[test]
+    fn each_prompt_its_own_block_and_secret_tables_without_forms() {
+        let forms = vec![
+            ActionForm {
+                reveal: Some("A".into()),
+                ..form("play", false, vec![])
+            },
+            form("end", false, vec![]),
+        ];
+        let tables = vec![table("Hand B", Some("B")), table("Hand A", Some("A"))];
+        let h = forms_html(&forms, &tables);
+        let blocks = details_blocks(&h);
+        assert_eq!(blocks.len(), 2, "{h}");
+        assert!(blocks[0].contains("<summary>A</summary>") && blocks[0].contains("Hand A"));
+        assert!(blocks[0].contains("data-action=\"play\"") && !blocks[0].contains("Hand B"));
+        assert!(blocks[1].contains("<summary>B</summary>") && blocks[1].contains("Hand B"));
+        assert!(!blocks[1].contains("data-action"), "{h}");
+
+        // No form at all: the secret tables still come out, behind their prompt.
+        let h = forms_html(&[], &tables);
+        assert_eq!(details_blocks(&h).len(), 2, "{h}");
+        assert!(
+            !h.contains("<h2>Actions</h2>") && !h.contains(" open"),
+            "{h}"
+        );
+        // Nothing secret and no form: nothing.
+        assert_eq!(forms_html(&[], &[table("Units", None)]), "");
+    }
+
+    #[test]
+    fn without_reveal_nothing_is_hidden() {
+        let forms = vec![
+            form("end", false, vec![]),
+            form("fire", true, vec![FormField::flag("double", "Double")]),
+        ];
+        let h = forms_html(&forms, &[table("Units", None)]);
+        assert!(!h.contains("<details") && !h.contains("hide-reveal"), "{h}");
+        assert_eq!(h.matches("<form ").count(), 2, "{h}");
     }
 
     #[test]

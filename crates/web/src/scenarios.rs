@@ -17,6 +17,8 @@ macro_rules! shipped {
 shipped!(
     "bloody-dismal-fight/agincourt-1415",
     "bloody-dismal-fight/brustem-1467",
+    "commands-colors-ecw/edgehill-1642",
+    "commands-colors-ecw/tibbermore-1644",
     "el-gran-capitan/cerignola-1503",
     "el-gran-capitan/pavia-1525",
     "el-gran-capitan/ravenna-1512",

@@ -128,9 +128,9 @@ impl SeatCtx {
         }
     }
 
-    /// May this seat ask for the odds of, or resolve, `action`? The game master may do anything;
-    /// a side may resolve its own units' actions when the game master allows it; a spectator
-    /// only watches.
+    /// May this seat ask for the odds of, or resolve, `action`? The game master may do anything
+    /// the rule set does not refuse it ([`Engine::game_master_may`]); a side may resolve its own
+    /// units' actions when the game master allows it; a spectator only watches.
     pub fn may(&self, action: &Value) -> Result<(), ApiError> {
         let refuse = |m: &str| {
             Err(ApiError::new(
@@ -141,7 +141,18 @@ impl SeatCtx {
             ))
         };
         match &self.seat.role {
-            Role::GameMaster => Ok(()),
+            // Refused only what the rule set refuses it, e.g. a card from a hand hidden from it.
+            Role::GameMaster => self
+                .engine
+                .game_master_may(&self.game.state, action)
+                .map_err(|r| {
+                    ApiError::new(
+                        StatusCode::FORBIDDEN,
+                        &r.code,
+                        r.field.as_deref(),
+                        r.message,
+                    )
+                }),
             Role::Spectator => refuse("a spectator's link only watches the game"),
             Role::Side(side) => {
                 if self.meta.settings.side_rights == SideRights::Watch {

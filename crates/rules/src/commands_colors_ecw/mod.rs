@@ -8,5 +8,9 @@
 //! the turn, seats' hands and the `Engine` binding are still to come; until then the rule set is
 //! listed as not yet available.
 
+pub mod engine;
+pub mod game;
 pub mod resolve;
 pub mod tables;
+
+pub const RULESET_ID: &str = "commands-colors-ecw";

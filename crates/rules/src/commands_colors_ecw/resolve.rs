@@ -38,6 +38,9 @@ pub struct Target {
     pub retreat_room: Option<u32>,
     pub retiring: bool,
     pub flags_ignored: u32,
+    /// Hexes per flag not ignored: 1; raw 2; militia 3 (house rules `ecw.raw_hexes_per_flag`,
+    /// `ecw.militia_hexes_per_flag`).
+    pub per_flag: u32,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -179,7 +182,7 @@ pub fn effect(t: &Target, hits: u32, flags: u32) -> (u32, u32) {
     let mut hexes = 0;
     if lost < blocks && !t.retiring {
         let ignored = t.training.flags_ignored() + u32::from(t.leader) + t.flags_ignored;
-        hexes = flags.saturating_sub(ignored) * t.training.hexes_per_flag();
+        hexes = flags.saturating_sub(ignored) * t.per_flag;
         if let Some(room) = t.retreat_room {
             if hexes > room {
                 lost = (lost + hexes - room).min(blocks);
@@ -306,6 +309,7 @@ impl Fighter {
             retreat_room: self.retreat_room,
             retiring: self.retiring,
             flags_ignored: self.flags_ignored,
+            per_flag: self.training.hexes_per_flag(),
         }
     }
 }
@@ -330,7 +334,7 @@ pub struct MeleeRequest {
 }
 
 /// One roll of `n` dice against `t`: (blocks lost, hexes to retreat) with its explanation step.
-fn roll_against(
+pub(crate) fn roll_against(
     n: i32,
     mods: Vec<Modifier>,
     t: Target,

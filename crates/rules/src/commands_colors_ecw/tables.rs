@@ -135,3 +135,237 @@ pub fn face_classes(target: Class, kind: Kind, sabres_scored: bool, retiring: bo
     }
     FaceClasses::of(&c)
 }
+
+/// Where a section card's orders go (design 4.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, PartialOrd, Ord)]
+#[serde(rename_all = "kebab-case")]
+pub enum Section {
+    Left,
+    Centre,
+    Right,
+}
+
+impl Section {
+    pub const ALL: [Section; 3] = [Section::Left, Section::Centre, Section::Right];
+    pub fn name(self) -> &'static str {
+        match self {
+            Section::Left => "left",
+            Section::Centre => "centre",
+            Section::Right => "right",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Section> {
+        match s {
+            "left" => Some(Section::Left),
+            "centre" | "center" => Some(Section::Centre),
+            "right" => Some(Section::Right),
+            _ => None,
+        }
+    }
+    /// The opposite flank, for a Counter-Attack copying a section card (decision 9).
+    pub fn mirror(self) -> Section {
+        match self {
+            Section::Left => Section::Right,
+            Section::Centre => Section::Centre,
+            Section::Right => Section::Left,
+        }
+    }
+}
+
+/// How many units a card orders: a fixed number, or "equal to command" (the hand, the played
+/// card included, the Stand of Pikes track not; 004, COMMAND CARDS; decision 55).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Count {
+    Fixed(u8),
+    Command,
+}
+
+/// A command card's kind, with its printed count and what it orders (design 4.1-4.2; 004,
+/// COMMAND CARDS).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CommandCard {
+    pub id: &'static str,
+    pub name: &'static str,
+    pub count: u8,
+    /// Section cards: per-section limits (left, centre, right); `None` for tactic cards.
+    pub sections: Option<[Option<Count>; 3]>,
+    /// A section card whose limit is shared between the sections it names (Refuse Left: command,
+    /// on the right flank or in the centre).
+    pub shared: bool,
+    pub scout: bool,
+    pub text: &'static str,
+}
+
+const fn section(
+    id: &'static str,
+    name: &'static str,
+    count: u8,
+    sections: [Option<Count>; 3],
+    shared: bool,
+    scout: bool,
+    text: &'static str,
+) -> CommandCard {
+    CommandCard {
+        id,
+        name,
+        count,
+        sections: Some(sections),
+        shared,
+        scout,
+        text,
+    }
+}
+
+const fn tactic(
+    id: &'static str,
+    name: &'static str,
+    count: u8,
+    text: &'static str,
+) -> CommandCard {
+    CommandCard {
+        id,
+        name,
+        count,
+        sections: None,
+        shared: false,
+        scout: false,
+        text,
+    }
+}
+
+const F1: Option<Count> = Some(Count::Fixed(1));
+const F2: Option<Count> = Some(Count::Fixed(2));
+const F3: Option<Count> = Some(Count::Fixed(3));
+const CMD: Option<Count> = Some(Count::Command);
+
+/// The 72 command cards: 48 section cards and 24 tactic cards, each with the count the seed
+/// prints (004, COMMAND CARDS, "Section Cards (48)", "Tactic Cards (24)"; design 4).
+pub const COMMAND_CARDS: [CommandCard; 28] = [
+    section("scout-left", "Scout Left Flank", 2, [F1, None, None], false, true, "Issue an order to 1 unit or Leader on the Left Flank. When drawing a new Command card, draw two, choose one and discard the other."),
+    section("scout-centre", "Scout Center", 2, [None, F1, None], false, true, "Issue an order to 1 unit or Leader in the Center. When drawing a new Command card, draw two, choose one and discard the other."),
+    section("scout-right", "Scout Right Flank", 2, [None, None, F1], false, true, "Issue an order to 1 unit or Leader on the Right Flank. When drawing a new Command card, draw two, choose one and discard the other."),
+    section("probe-left", "Probe Left Flank", 4, [F2, None, None], false, false, "Issue an order to 2 units or Leaders on the Left Flank."),
+    section("probe-centre", "Probe Center", 6, [None, F2, None], false, false, "Issue an order to 2 units or Leaders in the Center."),
+    section("probe-right", "Probe Right Flank", 4, [None, None, F2], false, false, "Issue an order to 2 units or Leaders on the Right Flank."),
+    section("attack-left", "Attack Left Flank", 4, [F3, None, None], false, false, "Issue an order to 3 units or Leaders on the Left Flank."),
+    section("attack-centre", "Attack Center", 6, [None, F3, None], false, false, "Issue an order to 3 units or Leaders in the Center."),
+    section("attack-right", "Attack Right Flank", 4, [None, None, F3], false, false, "Issue an order to 3 units or Leaders on the Right Flank."),
+    section("assault-left", "Assault Left Flank", 2, [CMD, None, None], false, false, "Issue an order to units or Leaders equal to command on the Left Flank."),
+    section("assault-centre", "Assault Center", 2, [None, CMD, None], false, false, "Issue an order to units or Leaders equal to command in the Center."),
+    section("assault-right", "Assault Right Flank", 2, [None, None, CMD], false, false, "Issue an order to units or Leaders equal to command on the Right Flank."),
+    section("coordinated-advance", "Coordinated Advance", 2, [F1, F2, F1], false, false, "Issue an order to 4 units or Leaders: 1 on the Left Flank, 2 in the Center and 1 on the Right Flank."),
+    section("flank-attack", "Flank Attack", 2, [F2, None, F2], false, false, "Issue an order to 2 units or Leaders on each flank."),
+    section("refuse-left", "Refuse Left", 2, [None, CMD, CMD], true, false, "Issue an order to units or Leaders equal to command on the Right Flank or in the Center."),
+    section("refuse-right", "Refuse Right", 2, [CMD, CMD, None], true, false, "Issue an order to units or Leaders equal to command on the Left Flank or in the Center."),
+    tactic("bold-dragooneers", "Bold Dragooneers", 2, "One unit of Dragoons may make a further complete move after firing (but may not fire a second time). If you do not have any Dragoons, issue an order to 1 unit of your choice."),
+    tactic("bombard", "Bombard", 2, "Issue an order to 4 or fewer artillery units: they may move up to 2 hexes and not battle, or may not move and battle with 1 additional die. If you do not have any artillery, issue an order to 1 unit of your choice."),
+    tactic("charge-of-horse", "Charge of Horse", 3, "Issue an order to 4 or fewer units of horse (not Dragoons). Ordered units battle with 1 additional die the entire turn. Ordered Cuirassier and Trotter units may move 3 hexes and still battle. If you do not have any cavalry, issue an order to 1 unit of your choice."),
+    tactic("counter-attack", "Counter-Attack", 2, "Issue the same order that your opponent played on the last turn: this card becomes a copy of the card your opponent played. When countering a Section card, the right flank becomes the left flank and the left flank the right. You may not copy an Evade or a Hazzard a Chaunce card."),
+    tactic("evade", "Evade", 2, "Play after your opponent declares a melee attack, before the dice roll: the attacked unit evades. The attacker does not roll dice. The defender may retire 1 hex; the attacker may not take ground or break through. At the end of the turn you draw a replacement Command card first."),
+    tactic("fire-and-hold", "Fire and Hold", 2, "Issue an order to 4 or fewer foot or artillery units not adjacent to the enemy: ranged combat with 1 additional die. They may not move before or after combat, but foot may come out of Stand of Pikes. If you have none, issue an order to 1 unit of your choice."),
+    tactic("hazzard-a-chaunce", "Hazzard a Chaunce", 2, "Present this card to your opponent, who must take the top card from the Chaunce Cards pack; that ends your turn. Or issue an order to 1 unit or Leader of your choice."),
+    tactic("leadership", "Leadership", 2, "Issue an order to all Leaders. A unit with an attached Leader is also ordered while the Leader remains with it. Ordered units battle with 1 additional die. A Leader who moves to join a unit does not order it. If you have no Leaders, issue an order to 1 unit of your choice."),
+    tactic("march-to-victorye", "March to Victorye", 3, "All the units and Leaders in any one Section may make a normal move. They may not come into contact with the enemy or battle, and foot may not form or leave Stand of Pikes."),
+    tactic("push", "Push!", 1, "Issue an order to all units adjacent to the enemy: they melee with 1 additional die, may not fire and may not move before the melee. After a successful melee, foot may take ground and horse may break through and make a Bonus Melee with its standard number of dice."),
+    tactic("rallye", "Rallye", 2, "Roll battle dice equal to command. For each Foot, Horse or Artillery symbol, 1 block of that type returns to an under-strength unit; a unit may not exceed its starting blocks. Rallied units that gain a block are ordered."),
+    tactic("lord-is-with-us", "The Lord Is With Us", 1, "Roll battle dice equal to command. For each symbol, 1 unit of that type is ordered; each Flag orders 1 unit or Leader of your choice; Sabres order nothing. Ordered units battle with 1 additional die the entire turn. Reshuffle the Command deck and discards."),
+];
+
+pub fn command_card(id: &str) -> Option<&'static CommandCard> {
+    COMMAND_CARDS.iter().find(|c| c.id == id)
+}
+
+/// The deck as card numbers 0..72: number `n` is the kind at that position of the printed counts.
+pub fn command_kind(n: u8) -> &'static CommandCard {
+    let mut left = n;
+    for c in &COMMAND_CARDS {
+        if left < c.count {
+            return c;
+        }
+        left -= c.count;
+    }
+    &COMMAND_CARDS[COMMAND_CARDS.len() - 1]
+}
+
+pub fn command_deck_size() -> u8 {
+    COMMAND_CARDS.iter().map(|c| c.count).sum()
+}
+
+/// What a Chaunce card does to the turn (design 5.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Turn {
+    GoesOn,
+    /// Replaces the turn (with the optional swap of one command card), unless it finds no target.
+    Replaced,
+    /// The Fogge of War: replaces the turn with no swap.
+    ReplacedNoSwap,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChaunceCard {
+    pub id: &'static str,
+    pub name: &'static str,
+    pub count: u8,
+    pub turn: Turn,
+    pub text: &'static str,
+}
+
+const fn ch(
+    id: &'static str,
+    name: &'static str,
+    count: u8,
+    turn: Turn,
+    text: &'static str,
+) -> ChaunceCard {
+    ChaunceCard {
+        id,
+        name,
+        count,
+        turn,
+        text,
+    }
+}
+
+/// The Chaunce pack: 35 titles, 45 cards (004, CHAUNCE CARDS; design 5; decision 1). The False
+/// Alarum count is the house rule `ecw.false_alarums`.
+pub const CHAUNCE_CARDS: [ChaunceCard; 35] = [
+    ch("prince-among-sarjeants", "A Prince Among Sarjeants", 1, Turn::GoesOn, "One of your units (random) goes up one step: raw to trained, trained to veteran. No effect on militia or veterans."),
+    ch("st-swithun", "All Hail St. Swithun", 1, Turn::GoesOn, "Torrential rain: no ranged combat at all for 2 complete turns (2 each side)."),
+    ch("artillery-horses", "Artillery Horses", 1, Turn::GoesOn, "Your artillery horses have bolted: your artillery cannot move for the rest of the day."),
+    ch("bad-powder", "Bad Powder", 1, Turn::GoesOn, "One of your Foot or Dragoons (random) retires to your baseline and stays there 1 turn without firing."),
+    ch("chickweed", "Chickweed", 1, Turn::GoesOn, "All your horse, dragoons included: mounted movement 1 hex less for the rest of the day."),
+    ch("damned-turncotes", "Damned Turncotes", 1, Turn::Replaced, "One of your units within 4 hexes of the enemy (random) changes sides and may move up to 3 hexes; an attached leader defects too. The loss gives Victory Banners as normal."),
+    ch("exceeding-nervose", "Exceeding Nervose", 1, Turn::Replaced, "Your most advanced unit (random among ties) retires 3 hexes, not across an unfordable river and not into contact."),
+    ch("false-alarum", "False Alarum", 11, Turn::GoesOn, "You may take your turn as normal."),
+    ch("friendly-fire", "Friendly Fire", 1, Turn::Replaced, "One of your artillery units (random) fires on the nearest friendly unit."),
+    ch("fumblethumbs", "Fumblethumbs", 1, Turn::Replaced, "The last unit of Foot to fire (either side) rolls one die: an Infantry symbol loses it 1 block, a Flag retreats it 2 hexes."),
+    ch("going-for-it", "Going For It Bald-Headed", 1, Turn::Replaced, "One of your cavalry units within 4 hexes of the enemy (random) charges the nearest enemy; normal rules for breakthrough and bonus melee."),
+    ch("grimme-reaper", "Grimme Reaper", 1, Turn::GoesOn, "One of your units (random) rolls one die per block: each matching symbol, a block deserts."),
+    ch("hot-for-revenge", "Hot for Revenge", 1, Turn::GoesOn, "Two of your units (random): 1 additional die in combat for the rest of the day."),
+    ch("never-touch-the-stuff", "I Shall Never Touch the Stuff Againe", 1, Turn::GoesOn, "One of your units (random): 1 die less in all combat for the rest of the day."),
+    ch("lay-down-your-armes", "Lay Down Your Armes", 1, Turn::Replaced, "One of your units adjacent to an enemy (random) surrenders and is lost; the unit it surrenders to loses 1 block as prisoner guards."),
+    ch("my-lord-you-are-payle", "My Lord, You Are Payle", 1, Turn::Replaced, "One of your leaders (random) rolls 1D6: 1 unhurt, 2 just a scratch, 3 flesh wound, 4 severe wound, 5 mortal wound, 6 dead. At 4 or more he leaves the field."),
+    ch("no-orders", "No Orders", 1, Turn::Replaced, "Every attached leader of yours detaches to the nearest empty hex not adjacent to an enemy."),
+    ch("o-bugger-it", "O Bugger It", 1, Turn::GoesOn, "One of your militia or raw units (random) goes home."),
+    ch("old-davey", "Old Davey Findes a Crossing", 1, Turn::GoesOn, "An unfordable river section (random) becomes fordable."),
+    ch("two-inches-depe", "Only 2 Inches Depe on the Ducks", 1, Turn::GoesOn, "A fordable river section (random) becomes unfordable."),
+    ch("rabbits", "Rabbits!", 1, Turn::GoesOn, "One of your mounted units (random) loses a block and cannot move for 1 turn."),
+    ch("soft-going", "Soft Going", 1, Turn::GoesOn, "All mounted troops of both sides: 1 hex less movement for the rest of the day."),
+    ch("coronels-trubble", "The Coronel's Trubble Again", 1, Turn::GoesOn, "One of your units (random) takes no orders until a leader is attached to it."),
+    ch("the-dizziness", "The Dizziness", 1, Turn::GoesOn, "Your opponent picks one Command card from your hand, unseen, for the discards; for the rest of the day you hold 1 Command card less."),
+    ch("fogge-of-war", "The Fogge of War", 1, Turn::ReplacedNoSwap, "Discard all your Command cards and replace them from the deck; reshuffle deck and discards. This ends your turn, and you may take no further action."),
+    ch("inspired-worde", "The Inspired Worde", 1, Turn::GoesOn, "One of your units (random): 1 additional die in all combat for the rest of the day."),
+    ch("gold-in-the-baggage", "They Say There Is Gold in the Baggage", 1, Turn::GoesOn, "One of your units (random): 1 additional die in all combats for the rest of the day."),
+    ch("twas-but-a-mistake", "T'was But a Mistake", 1, Turn::GoesOn, "One of your leader casualties (random) returns on your baseline; adjust Victory Banners."),
+    ch("biter-bit", "The Biter Bit", 1, Turn::Replaced, "Ask your opponent to take a Chaunce card himself."),
+    ch("devils-match", "The Devil's Match", 1, Turn::Replaced, "One of your artillery units (random) rolls one die: Artillery or Sabres eliminate 1 block; on Sabres each adjacent unit not in a town, wood or earthworks rolls one die: a matching symbol removes a block, a Flag removes an attached leader."),
+    ch("victorye-is-ours", "Victorye Is Ours", 1, Turn::GoesOn, "One of your horse units, not dragoons (random), becomes Rash Gallopers, whichever side they are on."),
+    ch("weak-bridge", "Weak Bridge", 1, Turn::GoesOn, "A bridge (random) collapses; any unit on it is lost."),
+    ch("were-back", "We're Back", 1, Turn::GoesOn, "Roll for type: Artillery, Foot, Horse or Leader (Flag); Sabres: it was just a rumour. The returning unit is placed on your baseline."),
+    ch("what-was-in-that-barn", "What Was In That Barn?", 1, Turn::GoesOn, "An occupied built-up hex (random; else an unoccupied one) burns for the rest of the day and must be abandoned."),
+    ch("who-drew-this-mappe", "Who Drew This Mappe?", 1, Turn::GoesOn, "One of your units in open terrain (random) finds itself in a marsh."),
+];
+
+pub fn chaunce_card(id: &str) -> Option<&'static ChaunceCard> {
+    CHAUNCE_CARDS.iter().find(|c| c.id == id)
+}

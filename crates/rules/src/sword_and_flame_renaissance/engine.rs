@@ -153,6 +153,7 @@ fn table(title: &str, columns: &[&str], rows: Vec<Vec<String>>) -> BoardTable {
         title: title.into(),
         columns: columns.iter().map(|c| c.to_string()).collect(),
         rows,
+        reveal: None,
     }
 }
 
@@ -579,10 +580,12 @@ pub fn board(st: &State) -> Board {
             .map(String::from)
             .to_vec(),
             rows,
+            reveal: None,
         });
     }
     if !st.officers.is_empty() {
         tables.push(BoardTable {
+            reveal: None,
             title: "Field officers".into(),
             columns: ["Id", "Officer", "Side", "Rank", "With", "Status"]
                 .map(String::from)
@@ -651,6 +654,7 @@ fn form(action: &str, label: &str, hint: &str, fields: Vec<FormField>, odds: boo
         fields,
         odds,
         primary: false,
+        reveal: None,
     }
 }
 
