@@ -59,6 +59,48 @@ fn every_example_resolves_or_is_rejected_as_named() {
     }
 }
 
+/// The ECW stand-alone examples come out as design 9.2 prints them, and the rejected one is
+/// refused with its reason.
+#[test]
+fn ecw_examples_give_the_design_figures() {
+    let rules = "commands-colors-ecw";
+    let all = files(rules);
+    assert!(all.len() >= 5, "too few ECW examples");
+    let mut checked = 0;
+    for (name, action) in all {
+        let p = plan(rules, &action);
+        if name.starts_with("rejected-") {
+            let r = p
+                .err()
+                .unwrap_or_else(|| panic!("{name} should be rejected"));
+            assert_eq!(r.code, "no-melee");
+            continue;
+        }
+        let rep = tercio_rules::odds::odds(&p.unwrap_or_else(|r| panic!("{name}: {r}")));
+        assert!((rep.total - 1.0).abs() < 1e-9);
+        let (facet, value, want) = match name.as_str() {
+            // 9.2 #1: >= 4 hits of 5 dice at 1/2 = 3/16.
+            "melee-foot-with-pikes-vs-foot" => ("defender eliminated", "yes", 3.0 / 16.0),
+            // 9.2 #3: >= 3 hits of 6 dice at 1/3 = 233/729.
+            "melee-rash-veteran-gallopers-vs-trotters" => {
+                ("defender eliminated", "yes", 233.0 / 729.0)
+            }
+            // 9.2 #8: a hit (3/6) or a flag it cannot retreat (1/6).
+            "melee-trotters-vs-stand-of-pikes" => ("defender blocks lost", "1", 4.0 / 6.0),
+            // 9.2 #2: 3 dice at 1/3, no hit = (2/3)^3.
+            "battle-ranged-foot-with-pikes-at-foot" => ("blocks lost", "0", 8.0 / 27.0),
+            other => panic!("unexpected example {other}"),
+        };
+        assert!(
+            (rep.p(facet, value) - want).abs() < 1e-9,
+            "{name}: {}",
+            rep.p(facet, value)
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 4);
+}
+
 #[test]
 fn every_action_type_and_question_path_has_an_example() {
     let mut kinds = BTreeMap::new();

@@ -240,6 +240,8 @@ pub struct Chase {
     /// A rash unit not (yet) brought under control must make its bonus melee if it can.
     pub compelled: bool,
     pub control_rolled: bool,
+    /// The chase of a Chaunce charge (Going For It Bald-Headed): the turn ends with it.
+    pub chaunce: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -1019,6 +1021,12 @@ fn end_turn_action(st: &State) -> Result<P, Rejection> {
         ));
     }
     let mut r = Res::new(st);
+    if st.chase.as_ref().is_some_and(|c| c.chaunce) {
+        // After a Chaunce charge no card was played: the turn is the card's.
+        r.st.chase = None;
+        chaunce_turn_over(&mut r, true);
+        return Ok(done(r));
+    }
     finish_turn(&mut r, true);
     Ok(done(r))
 }
@@ -2260,7 +2268,8 @@ fn roller_of(st: &State, u: &UnitState, kind: Kind, bonus_melee: bool, chaunce: 
     let mut card = 0;
     if kind != Kind::BattleBack && !chaunce {
         card += u.card_bonus;
-        if kind == Kind::Melee && u.push && u.meleed == 0 && !bonus_melee {
+        // The melee being resolved is already counted in `meleed`.
+        if kind == Kind::Melee && u.push && u.meleed <= 1 && !bonus_melee {
             card += 1;
         }
         if kind == Kind::Ranged && matches!(eff, "bombard" | "fire-and-hold") && u.ordered {
@@ -2454,10 +2463,6 @@ fn leader_check(r: Res, leader: String, unit_gone: bool, then: impl Fn(Res) -> P
 
 fn combat_common<'a>(st: &'a State, a: &Value, fire: bool) -> Result<&'a UnitState, Rejection> {
     let id = need(a, "unit")?;
-    let c = st
-        .card
-        .as_ref()
-        .ok_or_else(|| reject("no-card", None, "no card in play"))?;
     let u = st
         .unit(id)
         .filter(|u| u.side == st.active && u.gone.is_none() && !u.spare)
@@ -2469,6 +2474,12 @@ fn combat_common<'a>(st: &'a State, a: &Value, fire: bool) -> Result<&'a UnitSta
             )
         })?;
     let bonus = st.chase.as_ref().is_some_and(|ch| ch.unit == id) && !fire;
+    // A Chaunce charge's bonus melees come with no card in play.
+    let c = match st.card.as_ref() {
+        Some(c) => c,
+        None if bonus => return Ok(u),
+        None => return Err(reject("no-card", None, "no card in play")),
+    };
     if !u.ordered && !bonus {
         return Err(reject(
             "not-ordered",
@@ -2742,7 +2753,7 @@ fn melee(st: &State, a: &Value) -> Result<P, Rejection> {
         attacker_room,
         target_ignores: ignores,
         bonus,
-        chaunce: false,
+        chaunce: bonus && st.chase.as_ref().is_some_and(|c| c.chaunce),
     });
     r.st.phase = Phase::Window;
     if let Some(c) = r.st.card.as_mut() {
@@ -2987,6 +2998,7 @@ fn finish_melee(r: &mut Res, w: &Window, won: bool, horse: bool) {
                 bonus_melees: count,
                 compelled: rash,
                 control_rolled: false,
+                chaunce: w.chaunce,
             });
             r.say(if rash {
                 format!("{name} is rash: it must break through and make a bonus melee if it can, unless brought under control (004, Horse)")
@@ -3002,8 +3014,8 @@ fn finish_melee(r: &mut Res, w: &Window, won: bool, horse: bool) {
 
 fn after_window(r: &mut Res, w: &Window) {
     check_victory(r);
-    if w.chaunce && r.st.phase != Phase::Over && r.st.chase.as_ref().is_none_or(|c| !c.compelled) {
-        r.st.chase = None;
+    // A Chaunce charge replaces the turn once its breakthroughs are over (`stop` ends them).
+    if w.chaunce && r.st.phase != Phase::Over && r.st.chase.is_none() {
         chaunce_turn_over(r, true);
     }
 }
@@ -3102,6 +3114,9 @@ fn stop(st: &State, a: &Value) -> Result<P, Rejection> {
         "Breakthrough ends [design 6.8]",
         format!("{name} ends its breakthrough"),
     );
+    if ch.chaunce {
+        chaunce_turn_over(&mut r, true);
+    }
     Ok(done(r))
 }
 
@@ -3822,7 +3837,9 @@ fn chaunce_effect(
                 .last()
                 .and_then(|x| x.strip_prefix("pending: "))
                 .map(str::to_string);
-            r.st.chronicle.pop();
+            if gun.is_some() {
+                r.st.chronicle.pop();
+            }
             let (Some(gun), Some(target)) = (gun, cands.first().cloned()) else {
                 return finish(r, false);
             };

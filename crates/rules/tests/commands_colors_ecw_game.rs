@@ -1,0 +1,1485 @@
+//! Commands & Colors ECW as a game: the decks and hands, the turn, the seats' views, the
+//! defender's answers, and the decisions of section 11 of `docs/rules/commands-colors-ecw.md`
+//! pinned through `Game` (each test is named after the decision or section it pins).
+
+use serde_json::{json, Value};
+use tercio_core::LogEntry;
+use tercio_rules::commands_colors_ecw::game::chaunce_of;
+use tercio_rules::commands_colors_ecw::tables::{command_deck_size, command_kind, COMMAND_CARDS};
+use tercio_rules::game::{Game, GameError, GameEvent};
+use tercio_rules::odds::odds;
+use tercio_rules::scenario::parse;
+use tercio_rules::{Engine, Viewer};
+
+const ROYAL: usize = 0;
+const PARL: usize = 1;
+
+/// Two sides: the Royalists (first) with six foot in the centre, two on the left and four
+/// gallopers on the right (one rash); Parliament with foot in every section and one trotter unit.
+fn source(house_rules: &str) -> String {
+    let mut s = String::from(
+        r#"
+ruleset = "commands-colors-ecw"
+title = "Test"
+
+[[sides]]
+id = "royal"
+name = "Royalists"
+role = "attacker"
+colour = "crimson"
+
+[[sides]]
+id = "parl"
+name = "Parliament"
+role = "defender"
+colour = "orange"
+
+[[leaders]]
+id = "king"
+name = "The King"
+side = "royal"
+rank = "army"
+
+[[leaders]]
+id = "essex"
+name = "Essex"
+side = "parl"
+rank = "army"
+"#,
+    );
+    let units: [(&str, &str, &str, u8, &str); 20] = [
+        ("c1", "royal", "foot", 4, r#""centre""#),
+        ("c2", "royal", "foot", 4, r#""centre""#),
+        ("c3", "royal", "foot", 3, r#""centre""#),
+        ("c4", "royal", "foot", 3, r#""centre""#),
+        ("c5", "royal", "foot", 3, r#""centre""#),
+        ("c6", "royal", "foot", 3, r#""centre""#),
+        ("l1", "royal", "foot", 3, r#""left""#),
+        ("l2", "royal", "foot", 3, r#""left""#),
+        ("ga1", "royal", "gallopers", 3, r#""right", "rash""#),
+        ("ga2", "royal", "gallopers", 3, r#""right""#),
+        ("ga3", "royal", "gallopers", 3, r#""right""#),
+        ("ga4", "royal", "gallopers", 3, r#""right""#),
+        ("p1", "parl", "foot", 4, r#""centre""#),
+        ("p2", "parl", "foot", 4, r#""centre""#),
+        ("p3", "parl", "foot", 3, r#""centre""#),
+        ("p4", "parl", "trotters", 3, r#""right""#),
+        ("p5", "parl", "foot", 3, r#""right""#),
+        ("p8", "parl", "foot", 3, r#""right""#),
+        ("p6", "parl", "foot", 3, r#""left""#),
+        ("p7", "parl", "foot", 3, r#""left""#),
+    ];
+    for (id, side, troop, blocks, flags) in units {
+        let leader = if side == "royal" { "king" } else { "essex" };
+        s.push_str(&format!(
+            "\n[[units]]\nid = \"{id}\"\nname = \"Unit {id}\"\nside = \"{side}\"\ntype = \"{troop}\"\nblocks = {blocks}\nleader = \"{leader}\"\nflags = [{flags}]\n"
+        ));
+    }
+    s.push_str(&format!("\n[house_rules]\n{house_rules}\n"));
+    s
+}
+
+fn new_game(house_rules: &str, seed: u64) -> Game {
+    let src = source(house_rules);
+    let sc = parse("test.toml", &src).unwrap_or_else(|d| panic!("{d:?}"));
+    Game::new(sc, seed).expect("game")
+}
+
+/// A dealt game, each side on its own link; the Royalists hold 6 cards, Parliament 4.
+fn dealt(seed: u64) -> Game {
+    let mut g = new_game("ecw.hand_first = 6\necw.hand_second = 4", seed);
+    g.act(json!({"action": "deal"})).expect("deal");
+    g
+}
+
+fn engine(g: &Game) -> Box<dyn Engine> {
+    g.engine().expect("engine")
+}
+
+fn act(g: &mut Game, a: Value) {
+    if let Err(e) = g.act(a.clone()) {
+        panic!("{a}: {e}");
+    }
+}
+
+fn act_entered(g: &mut Game, a: Value, faces: &[u8]) {
+    if let Err(e) = g.act_entered(a.clone(), faces) {
+        panic!("{a} with {faces:?}: {e}");
+    }
+}
+
+/// The code and field of a refusal; panics if the action went through.
+fn refused(g: &mut Game, a: Value) -> (String, Option<String>) {
+    let before = g.log.entries.len();
+    let state = g.state.clone();
+    let out = match g.act(a.clone()) {
+        Err(GameError::Rejected(r)) => (r.code, r.field),
+        Err(e) => panic!("{a}: not a rejection: {e}"),
+        Ok(_) => panic!("{a}: accepted, a refusal was expected"),
+    };
+    assert_eq!(g.log.entries.len(), before, "a refusal records nothing");
+    assert_eq!(g.state, state, "a refusal changes nothing");
+    out
+}
+
+fn last_event(g: &Game) -> GameEvent {
+    match g.log.entries.last() {
+        Some(LogEntry::Event { event, .. }) => event.clone(),
+        other => panic!("no event last: {other:?}"),
+    }
+}
+
+fn nums(v: &Value) -> Vec<u8> {
+    v.as_array()
+        .unwrap_or_else(|| panic!("not a list: {v}"))
+        .iter()
+        .map(|c| c.as_u64().expect("a card number") as u8)
+        .collect()
+}
+
+fn hand(g: &Game, side: usize) -> Vec<u8> {
+    nums(&g.state["sides"][side]["hand"])
+}
+
+fn kinds(cards: &[u8]) -> Vec<&'static str> {
+    cards.iter().map(|&c| command_kind(c).id).collect()
+}
+
+fn unit(g: &Game, id: &str) -> Value {
+    g.state["units"]
+        .as_array()
+        .expect("units")
+        .iter()
+        .find(|u| u["id"] == id)
+        .unwrap_or_else(|| panic!("no unit {id}"))
+        .clone()
+}
+
+fn unit_index(g: &Game, id: &str) -> usize {
+    g.state["units"]
+        .as_array()
+        .expect("units")
+        .iter()
+        .position(|u| u["id"] == id)
+        .unwrap_or_else(|| panic!("no unit {id}"))
+}
+
+fn leader_index(g: &Game, id: &str) -> usize {
+    g.state["leaders"]
+        .as_array()
+        .expect("leaders")
+        .iter()
+        .position(|u| u["id"] == id)
+        .unwrap_or_else(|| panic!("no leader {id}"))
+}
+
+/// Give `side` a hand of the named kinds. The old hand goes to the bottom of the deck; each card
+/// comes from the deck, else the discards, else the other hand (which takes the deck's bottom
+/// card instead), so that the 72 cards stay accounted for.
+fn give(g: &mut Game, side: usize, want: &[&str]) {
+    let st = &mut g.state;
+    let mut deck = nums(&st["deck"]);
+    let mut discard = nums(&st["discard"]);
+    let mut other = nums(&st["sides"][1 - side]["hand"]);
+    let old = nums(&st["sides"][side]["hand"]);
+    for c in old {
+        deck.insert(0, c);
+    }
+    let mut new = Vec::new();
+    for k in want {
+        let is = |c: &u8| command_kind(*c).id == *k;
+        if let Some(p) = deck.iter().position(is) {
+            new.push(deck.remove(p));
+        } else if let Some(p) = discard.iter().position(is) {
+            new.push(discard.remove(p));
+        } else if let Some(p) = other.iter().position(is) {
+            new.push(other.remove(p));
+            other.insert(p, deck.remove(0));
+        } else {
+            panic!("no {k} card left");
+        }
+    }
+    st["deck"] = json!(deck);
+    st["deck_count"] = json!(deck.len());
+    st["discard"] = json!(discard);
+    st["sides"][1 - side]["hand"] = json!(other);
+    st["sides"][side]["hand"] = json!(new);
+}
+
+/// Give `side` a full hand (its limit): the cards named, then plain section cards.
+fn deal_hand(g: &mut Game, side: usize, first: &[&str]) {
+    const FILL: [&str; 6] = [
+        "attack-left",
+        "attack-right",
+        "probe-left",
+        "probe-right",
+        "attack-centre",
+        "probe-centre",
+    ];
+    let limit = g.state["sides"][side]["hand_limit"]
+        .as_u64()
+        .expect("hand limit") as usize;
+    let mut want = first.to_vec();
+    for k in FILL.iter().cycle() {
+        if want.len() >= limit {
+            break;
+        }
+        want.push(k);
+    }
+    give(g, side, &want);
+}
+
+/// Put a Chaunce card of kind `id` on top of the pack.
+fn pack_top(g: &mut Game, id: &str) {
+    let mut pack = nums(&g.state["pack"]);
+    let p = pack
+        .iter()
+        .position(|&n| chaunce_of(n).id == id)
+        .unwrap_or_else(|| panic!("no {id} in the pack"));
+    let c = pack.remove(p);
+    pack.push(c);
+    g.state["pack"] = json!(pack);
+}
+
+/// Every command card is in exactly one place (design 4.3's invariant).
+fn cards_accounted(st: &Value) {
+    let mut seen = [0u32; 72];
+    let mut all = nums(&st["deck"]);
+    all.extend(nums(&st["discard"]));
+    for s in st["sides"].as_array().expect("sides") {
+        all.extend(nums(&s["hand"]));
+        all.extend(nums(&s["scout"]));
+        for t in s["track"].as_array().expect("track") {
+            all.push(t[0].as_u64().expect("a card") as u8);
+        }
+    }
+    for c in all {
+        seen[usize::from(c)] += 1;
+    }
+    assert!(seen.iter().all(|&n| n == 1), "cards: {seen:?}");
+}
+
+fn close(a: f64, b: f64) {
+    assert!((a - b).abs() < 1e-9, "{a} != {b}");
+}
+
+fn preview_p(g: &Game, a: Value, st: &Value, facet: &str, value: &str) -> f64 {
+    let plan = engine(g)
+        .preview(Some(st), &a)
+        .unwrap_or_else(|r| panic!("{a}: {r}"));
+    let o = odds(&plan);
+    close(o.total, 1.0);
+    o.p(facet, value)
+}
+
+// ------------------------------------------------------------------------------------------------
+
+#[test]
+fn decision_1_fresh_pack_45_chaunce_11_false_alarums_35_titles_and_a_72_card_deck() {
+    let g = dealt(1);
+    let pack = nums(&g.state["pack"]);
+    assert_eq!(pack.len(), 45);
+    assert_eq!(g.state["pack_count"], 45);
+    let ids: Vec<&str> = pack.iter().map(|&n| chaunce_of(n).id).collect();
+    assert_eq!(ids.iter().filter(|&&i| i == "false-alarum").count(), 11);
+    let distinct: std::collections::BTreeSet<&str> = ids.iter().copied().collect();
+    assert_eq!(distinct.len(), 35);
+    // Each pack number once.
+    let numbers: std::collections::BTreeSet<u8> = pack.iter().copied().collect();
+    assert_eq!(numbers.len(), 45);
+    // The command deck: 48 section cards and 24 tactic cards.
+    let section: u32 = COMMAND_CARDS
+        .iter()
+        .filter(|c| c.sections.is_some())
+        .map(|c| u32::from(c.count))
+        .sum();
+    let tactic: u32 = COMMAND_CARDS
+        .iter()
+        .filter(|c| c.sections.is_none())
+        .map(|c| u32::from(c.count))
+        .sum();
+    assert_eq!((section, tactic), (48, 24));
+    assert_eq!(command_deck_size(), 72);
+    let sections = (0..72u8)
+        .filter(|&n| command_kind(n).sections.is_some())
+        .count();
+    assert_eq!(sections, 48);
+}
+
+#[test]
+fn deal_hands_per_scenario_and_each_seat_sees_only_its_own() {
+    let g = dealt(2);
+    assert_eq!(hand(&g, ROYAL).len(), 6);
+    assert_eq!(hand(&g, PARL).len(), 4);
+    assert_eq!(g.state["sides"][ROYAL]["hand_limit"], 6);
+    assert_eq!(g.state["sides"][PARL]["hand_limit"], 4);
+    let deck = nums(&g.state["deck"]);
+    assert_eq!(deck.len() + 6 + 4, 72);
+    assert_eq!(g.state["deck_count"], 62);
+    assert_eq!(g.state["phase"], "command");
+    assert_eq!(g.state["active"], ROYAL);
+    cards_accounted(&g.state);
+
+    let e = engine(&g);
+    let v = e.view_state(&g.state, &Viewer::Side("royal".into()));
+    assert_eq!(nums(&v["sides"][ROYAL]["hand"]), hand(&g, ROYAL));
+    assert!(v["sides"][ROYAL]["hidden"].is_null());
+    assert_eq!(nums(&v["sides"][PARL]["hand"]), Vec::<u8>::new());
+    assert_eq!(v["sides"][PARL]["hidden"], 4);
+    assert_eq!(nums(&v["deck"]), Vec::<u8>::new());
+    assert_eq!(nums(&v["pack"]), Vec::<u8>::new());
+    assert_eq!(v["salt"], 0);
+    assert_ne!(g.state["salt"], 0);
+    let v = e.view_state(&g.state, &Viewer::Side("parl".into()));
+    assert_eq!(nums(&v["sides"][ROYAL]["hand"]), Vec::<u8>::new());
+    assert_eq!(v["sides"][ROYAL]["hidden"], 6);
+    assert_eq!(nums(&v["sides"][PARL]["hand"]), hand(&g, PARL));
+    // The game master, per seat: both hands hidden (decision 44).
+    for viewer in [Viewer::GameMaster, Viewer::Spectator] {
+        let v = e.view_state(&g.state, &viewer);
+        for (i, n) in [(ROYAL, 6), (PARL, 4)] {
+            assert_eq!(nums(&v["sides"][i]["hand"]), Vec::<u8>::new(), "{viewer:?}");
+            assert_eq!(v["sides"][i]["hidden"], n, "{viewer:?}");
+        }
+        assert_eq!(v["salt"], 0);
+    }
+
+    // One device for both: the game master's view shows both hands.
+    let mut g = new_game("ecw.hand_first = 6\necw.hand_second = 4", 2);
+    act(&mut g, json!({"action": "deal", "hands": "single-device"}));
+    assert_eq!(g.state["settings"]["single_device"], true);
+    let v = engine(&g).view_state(&g.state, &Viewer::GameMaster);
+    assert_eq!(nums(&v["sides"][ROYAL]["hand"]), hand(&g, ROYAL));
+    assert_eq!(nums(&v["sides"][PARL]["hand"]), hand(&g, PARL));
+    assert_eq!(hand(&g, ROYAL).len(), 6);
+    assert!(v["sides"][ROYAL]["hidden"].is_null());
+    assert!(v["sides"][PARL]["hidden"].is_null());
+    assert_eq!(nums(&v["deck"]), Vec::<u8>::new());
+    // Spectators still see no hand.
+    let v = engine(&g).view_state(&g.state, &Viewer::Spectator);
+    assert_eq!(v["sides"][ROYAL]["hidden"], 6);
+}
+
+/// Checks that no effect of `event`, as `viewer` sees it, shows another side's hand, scout pair
+/// or track card, or the decks; returns the paths it shows.
+fn seen_paths(e: &dyn Engine, event: &GameEvent, viewer: &Viewer) -> Vec<String> {
+    let ev = serde_json::to_value(event).expect("event");
+    let v = e.view_event(&ev, viewer).expect("shown");
+    let own = match viewer {
+        Viewer::Side(s) => Some(if s == "royal" { ROYAL } else { PARL }),
+        _ => None,
+    };
+    let mut out = Vec::new();
+    for op in v["effects"].as_array().into_iter().flatten() {
+        let p = op["p"].as_str().unwrap_or("").to_string();
+        assert!(
+            !(p == "/deck" || p.starts_with("/deck/") || p == "/pack" || p.starts_with("/pack/")),
+            "{viewer:?} sees {p}"
+        );
+        assert!(p != "/salt", "{viewer:?} sees the shuffle key");
+        let seg: Vec<&str> = p.split('/').collect();
+        if seg.len() >= 4 && seg[1] == "sides" && matches!(seg[3], "hand" | "scout" | "track") {
+            let i: usize = seg[2].parse().expect("side index");
+            assert_eq!(Some(i), own, "{viewer:?} sees {p}");
+        }
+        out.push(p);
+    }
+    out
+}
+
+#[test]
+fn view_event_hides_the_other_sides_hand_and_the_deal_draws() {
+    let mut g = dealt(3);
+    let e = engine(&g);
+    let deal = last_event(&g);
+    assert!(!deal.draws.is_empty(), "the deal draws the shuffle key");
+    let viewers = [
+        Viewer::Side("royal".into()),
+        Viewer::Side("parl".into()),
+        Viewer::GameMaster,
+        Viewer::Spectator,
+    ];
+    for viewer in &viewers {
+        let v = e
+            .view_event(&serde_json::to_value(&deal).expect("event"), viewer)
+            .expect("shown");
+        assert_eq!(v["draws"], json!([]), "{viewer:?}");
+        seen_paths(e.as_ref(), &deal, viewer);
+    }
+    // Each side sees its own hand dealt, and only its own.
+    let royal = seen_paths(e.as_ref(), &deal, &Viewer::Side("royal".into()));
+    assert!(
+        royal.iter().any(|p| p.starts_with("/sides/0/hand")),
+        "{royal:?}"
+    );
+    let parl = seen_paths(e.as_ref(), &deal, &Viewer::Side("parl".into()));
+    assert!(
+        parl.iter().any(|p| p.starts_with("/sides/1/hand")),
+        "{parl:?}"
+    );
+    let gm = seen_paths(e.as_ref(), &deal, &Viewer::GameMaster);
+    assert!(!gm.iter().any(|p| p.contains("/hand")), "{gm:?}");
+
+    // A card played and the draw at the end of the turn.
+    deal_hand(&mut g, ROYAL, &["probe-centre"]);
+    act(&mut g, json!({"action": "play", "card": "probe-centre"}));
+    let play = last_event(&g);
+    act(&mut g, json!({"action": "order", "unit": "c1"}));
+    act(&mut g, json!({"action": "end_turn"}));
+    let draw = last_event(&g);
+    for ev in [&play, &draw] {
+        for viewer in &viewers {
+            seen_paths(e.as_ref(), ev, viewer);
+        }
+    }
+    let royal = seen_paths(e.as_ref(), &draw, &Viewer::Side("royal".into()));
+    assert!(
+        royal.iter().any(|p| p.starts_with("/sides/0/hand")),
+        "{royal:?}"
+    );
+    let parl = seen_paths(e.as_ref(), &draw, &Viewer::Side("parl".into()));
+    assert!(
+        !parl.iter().any(|p| p.starts_with("/sides/0/hand")),
+        "{parl:?}"
+    );
+}
+
+#[test]
+fn decisions_55_and_47_command_excludes_the_track_and_section_limits_hold() {
+    let mut g = dealt(4);
+    give(
+        &mut g,
+        ROYAL,
+        &[
+            "assault-centre",
+            "probe-left",
+            "probe-right",
+            "attack-left",
+            "attack-right",
+        ],
+    );
+    // One card on the Stand of Pikes track, held by c6.
+    let mut deck = nums(&g.state["deck"]);
+    let t = deck.remove(0);
+    g.state["deck"] = json!(deck);
+    g.state["deck_count"] = json!(deck.len());
+    g.state["sides"][ROYAL]["track"] = json!([[t, "c6"]]);
+    let i = unit_index(&g, "c6");
+    g.state["units"][i]["stand"] = json!(true);
+    cards_accounted(&g.state);
+    act(&mut g, json!({"action": "play", "card": "assault-centre"}));
+    assert_eq!(g.state["phase"], "orders");
+    assert_eq!(g.state["card"]["limits"], json!([null, 5, null]));
+    for u in ["c1", "c2", "c3", "c4", "c5"] {
+        act(&mut g, json!({"action": "order", "unit": u}));
+    }
+    let (code, field) = refused(&mut g, json!({"action": "order", "unit": "c6"}));
+    assert_eq!(code, "card-limit");
+    assert_eq!(field.as_deref(), Some("unit"));
+    // A unit outside the centre is not this card's.
+    let (code, _) = refused(&mut g, json!({"action": "order", "unit": "l1"}));
+    assert_eq!(code, "wrong-section");
+
+    // Probe Center: two in the centre, a third refused (decision 47).
+    let mut g = dealt(4);
+    deal_hand(&mut g, ROYAL, &["probe-centre"]);
+    act(&mut g, json!({"action": "play", "card": "probe-centre"}));
+    act(&mut g, json!({"action": "order", "unit": "c1"}));
+    act(&mut g, json!({"action": "order", "unit": "c2"}));
+    let (code, field) = refused(&mut g, json!({"action": "order", "unit": "c3"}));
+    assert_eq!(code, "card-limit");
+    assert_eq!(field.as_deref(), Some("unit"));
+    // One order per unit.
+    let mut g = dealt(4);
+    deal_hand(&mut g, ROYAL, &["attack-centre"]);
+    act(&mut g, json!({"action": "play", "card": "attack-centre"}));
+    act(&mut g, json!({"action": "order", "unit": "c1"}));
+    let (code, _) = refused(&mut g, json!({"action": "order", "unit": "c1"}));
+    assert_eq!(code, "already-ordered");
+}
+
+#[test]
+fn decision_9_counter_attack_copies_with_flanks_swapped_or_orders_one_unit() {
+    let mut g = dealt(5);
+    deal_hand(&mut g, ROYAL, &["probe-left"]);
+    act(&mut g, json!({"action": "play", "card": "probe-left"}));
+    act(&mut g, json!({"action": "order", "unit": "l1"}));
+    act(&mut g, json!({"action": "end_turn"}));
+    assert_eq!(g.state["sides"][ROYAL]["last_card"], "probe-left");
+    assert_eq!(g.state["active"], PARL);
+    deal_hand(&mut g, PARL, &["counter-attack"]);
+    act(&mut g, json!({"action": "play", "card": "counter-attack"}));
+    assert_eq!(g.state["card"]["effective"], "probe-left");
+    assert_eq!(g.state["card"]["limits"], json!([null, null, 2]));
+    let (code, _) = refused(&mut g, json!({"action": "order", "unit": "p6"}));
+    assert_eq!(
+        code, "wrong-section",
+        "the copier's left flank orders nothing"
+    );
+    act(&mut g, json!({"action": "order", "unit": "p4"}));
+    act(&mut g, json!({"action": "order", "unit": "p5"}));
+    let (code, _) = refused(&mut g, json!({"action": "order", "unit": "p8"}));
+    assert_eq!(code, "card-limit");
+
+    // Nothing to copy (the game's first turn): 1 unit or leader of the player's choice.
+    let mut g = dealt(5);
+    deal_hand(&mut g, ROYAL, &["counter-attack"]);
+    act(&mut g, json!({"action": "play", "card": "counter-attack"}));
+    assert!(g.state["card"]["limits"].is_null());
+    act(&mut g, json!({"action": "order", "unit": "ga1"}));
+    let (code, _) = refused(&mut g, json!({"action": "order", "unit": "c1"}));
+    assert_eq!(code, "card-limit");
+
+    // Copying a Hazzard a Chaunce used to order: 1 unit of choice too.
+    let mut g = dealt(5);
+    deal_hand(&mut g, ROYAL, &["hazzard-a-chaunce"]);
+    act(
+        &mut g,
+        json!({"action": "play", "card": "hazzard-a-chaunce", "mode": "order"}),
+    );
+    act(&mut g, json!({"action": "order", "unit": "c1"}));
+    act(&mut g, json!({"action": "end_turn"}));
+    deal_hand(&mut g, PARL, &["counter-attack"]);
+    act(&mut g, json!({"action": "play", "card": "counter-attack"}));
+    assert!(g.state["card"]["limits"].is_null());
+    act(&mut g, json!({"action": "order", "unit": "p6"}));
+    let (code, _) = refused(&mut g, json!({"action": "order", "unit": "p1"}));
+    assert_eq!(code, "card-limit");
+}
+
+#[test]
+fn decision_2_presented_chaunce_is_taken_before_any_card_and_decision_13_presenter_draws() {
+    let mut g = dealt(6);
+    deal_hand(&mut g, ROYAL, &["hazzard-a-chaunce"]);
+    pack_top(&mut g, "false-alarum");
+    let parl_before = hand(&g, PARL);
+    act(
+        &mut g,
+        json!({"action": "play", "card": "hazzard-a-chaunce", "mode": "present"}),
+    );
+    assert_eq!(g.state["active"], PARL);
+    assert_eq!(g.state["phase"], "chaunce");
+    assert_eq!(g.state["sides"][PARL]["chaunce_due"], 1);
+    // The presenter still draws his card (decision 13).
+    assert_eq!(hand(&g, ROYAL).len(), 6);
+    let card = command_kind(parl_before[0]).id;
+    let (code, field) = refused(&mut g, json!({"action": "play", "card": card}));
+    assert_eq!(code, "out-of-phase");
+    assert_eq!(field.as_deref(), Some("action"));
+    let (code, _) = refused(&mut g, json!({"action": "end_turn"}));
+    assert_eq!(code, "out-of-phase");
+    act(&mut g, json!({"action": "draw_chaunce"}));
+    assert_eq!(g.state["sides"][PARL]["chaunce_due"], 0);
+    assert_eq!(
+        g.state["phase"], "command",
+        "False Alarum: the turn goes on"
+    );
+    let pd = nums(&g.state["pack_discard"]);
+    assert_eq!(pd.len(), 1);
+    assert_eq!(chaunce_of(pd[0]).id, "false-alarum");
+    assert_eq!(g.state["pack_count"], 44);
+    assert_eq!(
+        hand(&g, PARL),
+        parl_before,
+        "taking a Chaunce card leaves the hand"
+    );
+    act(&mut g, json!({"action": "play", "card": card}));
+    assert_ne!(g.state["phase"], "chaunce");
+    cards_accounted(&g.state);
+}
+
+#[test]
+fn decision_10_scout_draws_a_secret_pair_and_keeps_one() {
+    let mut g = dealt(7);
+    deal_hand(&mut g, ROYAL, &["scout-centre"]);
+    let discard_before = nums(&g.state["discard"]).len();
+    act(&mut g, json!({"action": "play", "card": "scout-centre"}));
+    act(&mut g, json!({"action": "order", "unit": "c1"}));
+    act(&mut g, json!({"action": "end_turn"}));
+    assert_eq!(g.state["phase"], "scout");
+    assert_eq!(g.state["active"], ROYAL);
+    let pair = nums(&g.state["sides"][ROYAL]["scout"]);
+    assert_eq!(pair.len(), 2);
+    assert_eq!(hand(&g, ROYAL).len(), 5);
+    cards_accounted(&g.state);
+    // The pair is secret to its side.
+    let v = engine(&g).view_state(&g.state, &Viewer::Side("parl".into()));
+    assert_eq!(nums(&v["sides"][ROYAL]["scout"]), vec![255, 255]);
+    let v = engine(&g).view_state(&g.state, &Viewer::Side("royal".into()));
+    assert_eq!(nums(&v["sides"][ROYAL]["scout"]), pair);
+    // Keep the second.
+    let keep = command_kind(pair[1]).id;
+    act(&mut g, json!({"action": "keep", "card": keep}));
+    let h = hand(&g, ROYAL);
+    assert_eq!(h.len(), 6, "back to the hand limit");
+    let discard = nums(&g.state["discard"]);
+    assert_eq!(
+        discard.len(),
+        discard_before + 2,
+        "the Scout and the card not kept"
+    );
+    assert_eq!(command_kind(discard[discard.len() - 2]).id, "scout-centre");
+    // The card dropped is the one not kept (or, when both are the same kind, the second).
+    let kept_first = command_kind(pair[0]).id == keep;
+    let (kept, dropped) = if kept_first {
+        (pair[0], pair[1])
+    } else {
+        (pair[1], pair[0])
+    };
+    assert!(h.contains(&kept));
+    assert_eq!(*discard.last().expect("discard"), dropped);
+    assert_eq!(nums(&g.state["sides"][ROYAL]["scout"]), Vec::<u8>::new());
+    assert_eq!(g.state["active"], PARL);
+    assert_eq!(g.state["phase"], "command");
+    // Another side's view of the keep hides which card was kept.
+    let ev = serde_json::to_value(last_event(&g)).expect("event");
+    let v = engine(&g)
+        .view_event(&ev, &Viewer::Side("parl".into()))
+        .expect("shown");
+    assert_eq!(v["action"]["card"], "(hidden)");
+    cards_accounted(&g.state);
+}
+
+#[test]
+fn decisions_11_and_12_undo_of_a_draw_then_the_same_draw_again() {
+    // No state edited by hand here: the undo refolds the log.
+    let mut g = dealt(8);
+    let avoid = [
+        "evade",
+        "scout-left",
+        "scout-centre",
+        "scout-right",
+        "rallye",
+        "lord-is-with-us",
+    ];
+    let card = kinds(&hand(&g, ROYAL))
+        .into_iter()
+        .find(|k| !avoid.contains(k))
+        .expect("a playable card");
+    act(&mut g, json!({"action": "play", "card": card}));
+    assert_eq!(g.state["phase"], "orders", "{card}");
+    let before = hand(&g, ROYAL);
+    act(&mut g, json!({"action": "end_turn"}));
+    let drawn = hand(&g, ROYAL);
+    let deck = nums(&g.state["deck"]);
+    assert_eq!(drawn.len(), 6);
+    assert_eq!(&drawn[..5], &before[..]);
+    g.undo().expect("undo");
+    assert_eq!(hand(&g, ROYAL), before);
+    assert_eq!(g.state["phase"], "orders");
+    act(&mut g, json!({"action": "end_turn"}));
+    assert_eq!(hand(&g, ROYAL), drawn, "the redo draws the same card");
+    assert_eq!(nums(&g.state["deck"]), deck);
+    g.replay().expect("the log replays");
+}
+
+#[test]
+fn evade_no_dice_card_discarded_and_the_defender_draws_first() {
+    let mut g = dealt(9);
+    deal_hand(&mut g, ROYAL, &["probe-centre"]);
+    deal_hand(&mut g, PARL, &["evade"]);
+    act(&mut g, json!({"action": "play", "card": "probe-centre"}));
+    act(&mut g, json!({"action": "order", "unit": "c1"}));
+    act(
+        &mut g,
+        json!({"action": "melee", "unit": "c1", "target": "p1"}),
+    );
+    assert_eq!(g.state["phase"], "window");
+    let evade = hand(&g, PARL)[0];
+    act(&mut g, json!({"action": "respond", "response": "evade"}));
+    let ev = last_event(&g);
+    assert!(
+        ev.draws.is_empty(),
+        "the attacker rolls no dice: {:?}",
+        ev.draws
+    );
+    assert_eq!(g.state["phase"], "orders");
+    assert_eq!(*nums(&g.state["discard"]).last().expect("discard"), evade);
+    assert_eq!(hand(&g, PARL).len(), 3);
+    assert!(!hand(&g, PARL).contains(&evade));
+    assert_eq!(unit(&g, "p1")["blocks"], 4);
+    assert_eq!(unit(&g, "c1")["blocks"], 4, "no battle back");
+    assert_eq!(g.state["sides"][PARL]["evade_draw"], 1);
+    // The draw: the defender first (the deck's top card), then the active side.
+    let deck = nums(&g.state["deck"]);
+    let (top, next) = (deck[deck.len() - 1], deck[deck.len() - 2]);
+    act(&mut g, json!({"action": "end_turn"}));
+    let p = hand(&g, PARL);
+    let r = hand(&g, ROYAL);
+    assert_eq!(p.len(), 4, "back to its limit");
+    assert_eq!(r.len(), 6);
+    assert_eq!(*p.last().expect("hand"), top, "the defender draws first");
+    assert_eq!(*r.last().expect("hand"), next);
+    assert_eq!(g.state["sides"][PARL]["evade_draw"], 0);
+    cards_accounted(&g.state);
+}
+
+#[test]
+fn decision_26_stand_of_pikes_takes_a_card_caps_the_dice_and_returns_the_card() {
+    let mut g = dealt(10);
+    deal_hand(&mut g, ROYAL, &["probe-right"]);
+    deal_hand(&mut g, PARL, &["probe-centre"]);
+    let parl_hand = hand(&g, PARL);
+    act(&mut g, json!({"action": "play", "card": "probe-right"}));
+    act(&mut g, json!({"action": "order", "unit": "ga2"}));
+    act(&mut g, json!({"action": "order", "unit": "ga3"}));
+    act(
+        &mut g,
+        json!({"action": "melee", "unit": "ga2", "target": "p1"}),
+    );
+    assert_eq!(g.state["phase"], "window");
+    // The odds: a galloper (3 + 1 dice) against the Stand rolls 1 die; a hit or a flag that
+    // cannot be taken costs a block: 4/6 (design 9.2, example 8).
+    let respond = json!({"action": "respond", "response": "stand-of-pikes"});
+    close(
+        preview_p(&g, respond.clone(), &g.state, "melee: blocks lost", "1"),
+        4.0 / 6.0,
+    );
+    close(
+        preview_p(&g, respond.clone(), &g.state, "melee: blocks lost", "0"),
+        2.0 / 6.0,
+    );
+    // Card 2 of the hand to the track; a Cavalry face (a miss on foot); the Stand battles back
+    // with 1 die: an Infantry face (a miss on horse).
+    act_entered(&mut g, respond, &[2, 3, 1]);
+    let ev = last_event(&g);
+    let melee = ev
+        .resolution
+        .steps
+        .iter()
+        .find(|s| s.title.starts_with("Melee:"))
+        .expect("the melee step");
+    assert_eq!(
+        melee.dice.len(),
+        1,
+        "at most 1 die against a Stand of Pikes"
+    );
+    let back = ev
+        .resolution
+        .steps
+        .iter()
+        .find(|s| s.title.starts_with("Battle back:"))
+        .expect("the battle back step");
+    assert_eq!(
+        back.dice.len(),
+        1,
+        "a Stand of Pikes battles back with 1 die"
+    );
+    assert_eq!(unit(&g, "p1")["stand"], true);
+    assert_eq!(unit(&g, "p1")["blocks"], 4);
+    let track = g.state["sides"][PARL]["track"].clone();
+    assert_eq!(track, json!([[parl_hand[1], "p1"]]));
+    let mut left = parl_hand.clone();
+    left.remove(1);
+    assert_eq!(hand(&g, PARL), left);
+    cards_accounted(&g.state);
+
+    // The second galloper attacks the Stand, now 1 block: 1 die; a Sabre (trained horse score
+    // sabres) eliminates it, and the track's card returns to the hand.
+    let i = unit_index(&g, "p1");
+    g.state["units"][i]["blocks"] = json!(1);
+    act(
+        &mut g,
+        json!({"action": "melee", "unit": "ga3", "target": "p1"}),
+    );
+    let none = json!({"action": "respond", "response": "none"});
+    close(
+        preview_p(&g, none.clone(), &g.state, "melee: eliminated", "yes"),
+        4.0 / 6.0,
+    );
+    act_entered(&mut g, none, &[5]);
+    let ev = last_event(&g);
+    let melee = ev
+        .resolution
+        .steps
+        .iter()
+        .find(|s| s.title.starts_with("Melee:"))
+        .expect("the melee step");
+    assert_eq!(melee.dice.len(), 1);
+    assert!(unit(&g, "p1")["gone"].is_string(), "{}", unit(&g, "p1"));
+    assert_eq!(unit(&g, "p1")["stand"], false);
+    assert_eq!(g.state["sides"][PARL]["track"], json!([]));
+    let mut back = hand(&g, PARL);
+    back.sort_unstable();
+    let mut all = parl_hand.clone();
+    all.sort_unstable();
+    assert_eq!(back, all, "the card returns to the hand");
+    assert_eq!(g.state["sides"][ROYAL]["banners"], 1);
+    cards_accounted(&g.state);
+}
+
+#[test]
+fn design_9_2_example_1_through_the_game() {
+    let mut g = dealt(11);
+    deal_hand(&mut g, ROYAL, &["probe-centre"]);
+    act(&mut g, json!({"action": "play", "card": "probe-centre"}));
+    act(&mut g, json!({"action": "order", "unit": "c1"}));
+    let melee = json!({"action": "melee", "unit": "c1", "target": "p1"});
+    let p = |facet: &str, v: &str| preview_p(&g, melee.clone(), &g.state, facet, v);
+    close(p("melee: eliminated", "yes"), 3.0 / 16.0);
+    close(p("melee: blocks lost", "0"), 1.0 / 32.0);
+    close(p("melee: blocks lost", "2"), 10.0 / 32.0);
+    // 1c: the battle back when the defender holds: the attacker loses at least one block 53/243.
+    let bb: f64 = ["1", "2", "3", "4", "5"]
+        .iter()
+        .map(|v| p("battle back: blocks lost", v))
+        .sum();
+    close(bb, 53.0 / 243.0);
+    // The preview records nothing.
+    assert_eq!(g.state["phase"], "orders");
+}
+
+#[test]
+fn decision_23_control_roll_one_third_alone_one_half_with_a_leader() {
+    let mut g = dealt(12);
+    deal_hand(&mut g, ROYAL, &["probe-right"]);
+    act(&mut g, json!({"action": "play", "card": "probe-right"}));
+    act(&mut g, json!({"action": "order", "unit": "ga1"}));
+    act(
+        &mut g,
+        json!({"action": "melee", "unit": "ga1", "target": "p1"}),
+    );
+    let none = json!({"action": "respond", "response": "none"});
+    // A rash galloper: 3 blocks + 1 first round + 1 rash = 5 dice.
+    let dice = g
+        .needed(&none, &[])
+        .expect("dice")
+        .expect("some dice")
+        .len();
+    assert_eq!(dice, 5);
+    // One flag and four Cavalry faces (misses on foot): the foot retreats, a melee victory.
+    act_entered(&mut g, none, &flag_then_misses(dice, 3));
+    assert_eq!(unit(&g, "p1")["blocks"], 4);
+    assert_eq!(g.state["chase"]["unit"], "ga1");
+    assert_eq!(g.state["chase"]["compelled"], true);
+    // Out of control: the turn cannot end before the bonus melee, a control roll or a stop.
+    let (code, _) = refused(&mut g, json!({"action": "end_turn"}));
+    assert_eq!(code, "rash-compelled");
+    let control = json!({"action": "control", "unit": "ga1"});
+    close(
+        preview_p(&g, control.clone(), &g.state, "control gained", "yes"),
+        1.0 / 3.0,
+    );
+    let mut led = g.state.clone();
+    let k = leader_index(&g, "king");
+    led["leaders"][k]["unit"] = json!("ga1");
+    close(
+        preview_p(&g, control.clone(), &led, "control gained", "yes"),
+        1.0 / 2.0,
+    );
+    // Roll it: a Flag brings it under control.
+    act_entered(&mut g, control, &[6]);
+    assert_eq!(g.state["chase"]["compelled"], false);
+    act(&mut g, json!({"action": "end_turn"}));
+}
+
+#[test]
+fn decision_33_st_swithun_stops_fire_for_four_player_turns() {
+    let mut g = dealt(13);
+    deal_hand(&mut g, ROYAL, &["hazzard-a-chaunce"]);
+    pack_top(&mut g, "st-swithun");
+    act(
+        &mut g,
+        json!({"action": "play", "card": "hazzard-a-chaunce", "mode": "present"}),
+    );
+    act(&mut g, json!({"action": "draw_chaunce"}));
+    assert_eq!(g.state["rain"], 4);
+    assert_eq!(g.state["phase"], "command");
+    // Turns t (Parliament, drawing) to t+3: no ranged combat; t+4: fire again.
+    for k in 0..5 {
+        let side = g.state["active"].as_u64().expect("active") as usize;
+        assert_eq!(side, if k % 2 == 0 { PARL } else { ROYAL });
+        let (shooter, target) = if side == PARL {
+            ("p1", "c1")
+        } else {
+            ("c1", "p1")
+        };
+        deal_hand(&mut g, side, &["probe-centre"]);
+        act(&mut g, json!({"action": "play", "card": "probe-centre"}));
+        act(&mut g, json!({"action": "order", "unit": shooter}));
+        let fire = json!({"action": "fire", "unit": shooter, "target": target, "range": 2});
+        if k < 4 {
+            let (code, _) = refused(&mut g, fire);
+            assert_eq!(code, "rain", "player-turn t+{k}");
+        } else {
+            act(&mut g, fire);
+            assert!(
+                last_event(&g).draws.len() == 3,
+                "{:?}",
+                last_event(&g).draws
+            );
+        }
+        act(&mut g, json!({"action": "end_turn"}));
+    }
+    assert_eq!(g.state["rain"], 0);
+
+    // And directly: any rain left refuses fire.
+    let mut g = dealt(13);
+    deal_hand(&mut g, ROYAL, &["probe-centre"]);
+    act(&mut g, json!({"action": "play", "card": "probe-centre"}));
+    act(&mut g, json!({"action": "order", "unit": "c1"}));
+    g.state["rain"] = json!(1);
+    let (code, field) = refused(
+        &mut g,
+        json!({"action": "fire", "unit": "c1", "target": "p1", "range": 2}),
+    );
+    assert_eq!(code, "rain");
+    assert_eq!(field.as_deref(), Some("action"));
+}
+
+#[test]
+fn decision_44_the_game_master_plays_no_card_per_seat() {
+    let g = dealt(14);
+    let e = engine(&g);
+    let play = json!({"action": "play", "card": "probe-centre"});
+    let r = e.game_master_may(&g.state, &play).expect_err("per seat");
+    assert_eq!(r.code, "hand-is-secret");
+    for a in [
+        json!({"action": "end_turn"}),
+        json!({"action": "objective", "side": "royal"}),
+    ] {
+        assert!(e.game_master_may(&g.state, &a).is_ok(), "{a}");
+    }
+    let mut g = new_game("", 14);
+    act(&mut g, json!({"action": "deal", "hands": "single-device"}));
+    assert!(engine(&g).game_master_may(&g.state, &play).is_ok());
+    let mut g = new_game("", 14);
+    act(
+        &mut g,
+        json!({"action": "deal", "referee_sees_hands": true}),
+    );
+    assert!(engine(&g).game_master_may(&g.state, &play).is_ok());
+    let v = engine(&g).view_state(&g.state, &Viewer::GameMaster);
+    assert_eq!(nums(&v["sides"][PARL]["hand"]).len(), 5);
+}
+
+#[test]
+fn decision_42_too_many_veterans_rejected_at_the_flags() {
+    let src = r#"ruleset = "commands-colors-ecw"
+title = "Too many veterans"
+
+[[sides]]
+id = "royal"
+name = "Royalists"
+role = "attacker"
+
+[[sides]]
+id = "parl"
+name = "Parliament"
+role = "defender"
+
+[[leaders]]
+id = "king"
+name = "The King"
+side = "royal"
+rank = "army"
+
+[[leaders]]
+id = "essex"
+name = "Essex"
+side = "parl"
+rank = "army"
+
+[[units]]
+id = "f1"
+name = "F1"
+side = "royal"
+type = "foot"
+blocks = 3
+leader = "king"
+flags = ["centre", "veteran"]
+
+[[units]]
+id = "f2"
+name = "F2"
+side = "royal"
+type = "foot"
+blocks = 3
+leader = "king"
+flags = ["centre"]
+
+[[units]]
+id = "f3"
+name = "F3"
+side = "royal"
+type = "foot"
+blocks = 3
+leader = "king"
+flags = ["left"]
+
+[[units]]
+id = "f4"
+name = "F4"
+side = "royal"
+type = "foot"
+blocks = 3
+leader = "king"
+flags = ["right"]
+
+[[units]]
+id = "f5"
+name = "F5"
+side = "royal"
+type = "foot"
+blocks = 3
+leader = "king"
+   flags = ["right", "veteran"]
+
+[[units]]
+id = "p1"
+name = "P1"
+side = "parl"
+type = "foot"
+blocks = 3
+leader = "essex"
+flags = ["centre"]
+"#;
+    let d = parse("vets.toml", src).expect_err("two veterans of five foot");
+    assert_eq!(d.len(), 1, "{d:?}");
+    let x = &d[0];
+    assert!(x.field.ends_with(".flags"), "{}", x.field);
+    assert!(x.field.starts_with("units[4]"), "{}", x.field);
+    assert!(x.message.contains("veteran"), "{}", x.message);
+    // The fifth unit's flags: line of `   flags = ["right", "veteran"]`, column of its `[`.
+    let line = src
+        .lines()
+        .position(|l| l.contains(r#"["right", "veteran"]"#))
+        .expect("line")
+        + 1;
+    assert_eq!(x.line, line);
+    assert_eq!(x.column, 12);
+    // One veteran of five is within the cap.
+    let ok = src.replace(r#"["right", "veteran"]"#, r#"["right"]"#);
+    assert!(parse("vets.toml", &ok).is_ok());
+}
+
+#[test]
+fn victory_by_objective_banners_ends_the_game() {
+    let mut g = dealt(16);
+    act(
+        &mut g,
+        json!({"action": "objective", "side": "royal", "banners": 3, "hex": "Kineton"}),
+    );
+    assert_eq!(g.state["sides"][ROYAL]["banners"], 3);
+    assert_ne!(g.state["phase"], "over");
+    assert!(g.state["winner"].is_null());
+    act(
+        &mut g,
+        json!({"action": "objective", "side": "royal", "banners": 3, "hex": "Kineton"}),
+    );
+    assert_eq!(g.state["sides"][ROYAL]["banners"], 6);
+    assert_eq!(g.state["phase"], "over");
+    assert_eq!(g.state["winner"], ROYAL);
+    for a in [
+        json!({"action": "end_turn"}),
+        json!({"action": "play", "card": "probe-centre"}),
+        json!({"action": "draw_chaunce"}),
+    ] {
+        let (code, field) = refused(&mut g, a);
+        assert_eq!(code, "game-over");
+        assert_eq!(field.as_deref(), Some("action"));
+    }
+    // Once over, the views show everything.
+    let v = engine(&g).view_state(&g.state, &Viewer::Spectator);
+    assert_eq!(nums(&v["sides"][PARL]["hand"]).len(), 4);
+}
+
+#[test]
+fn a_refused_action_records_nothing_and_names_its_field() {
+    let mut g = new_game("", 17);
+    let (code, field) = refused(&mut g, json!({"action": "play", "card": "probe-centre"}));
+    assert_eq!(
+        (code.as_str(), field.as_deref()),
+        ("not-dealt", Some("action"))
+    );
+    act(&mut g, json!({"action": "deal"}));
+    deal_hand(&mut g, ROYAL, &["probe-centre"]);
+    for (a, code, field) in [
+        (
+            json!({"action": "play", "card": "push"}),
+            "not-in-hand",
+            "card",
+        ),
+        (
+            json!({"action": "play", "card": "no-such-card"}),
+            "unknown-card",
+            "card",
+        ),
+        (json!({"action": "play"}), "missing-field", "card"),
+        (
+            json!({"action": "order", "unit": "c1"}),
+            "out-of-phase",
+            "action",
+        ),
+        (json!({"action": "deal"}), "out-of-phase", "action"),
+        (json!({"action": "fly"}), "unknown-action", "action"),
+        (
+            json!({"action": "deal", "hands": "telepathy"}),
+            "out-of-phase",
+            "action",
+        ),
+    ] {
+        let (c, f) = refused(&mut g, a.clone());
+        assert_eq!((c.as_str(), f.as_deref()), (code, Some(field)), "{a}");
+    }
+    act(&mut g, json!({"action": "play", "card": "probe-centre"}));
+    act(&mut g, json!({"action": "order", "unit": "c1"}));
+    for (a, code, field) in [
+        (
+            json!({"action": "order", "unit": "nobody"}),
+            "no-such-unit",
+            "unit",
+        ),
+        (
+            json!({"action": "order", "unit": "p1"}),
+            "not-yours",
+            "unit",
+        ),
+        (
+            json!({"action": "order", "unit": "c2", "section": "middle"}),
+            "bad-choice",
+            "section",
+        ),
+        (
+            json!({"action": "fire", "unit": "c1", "target": "p1"}),
+            "missing-field",
+            "range",
+        ),
+        (
+            json!({"action": "fire", "unit": "c1", "target": "p1", "range": 3}),
+            "out-of-range",
+            "range",
+        ),
+        (
+            json!({"action": "fire", "unit": "c1", "target": "nobody", "range": 2}),
+            "no-such-target",
+            "target",
+        ),
+        (
+            json!({"action": "fire", "unit": "c2", "target": "p1", "range": 2}),
+            "not-ordered",
+            "unit",
+        ),
+        (
+            json!({"action": "move", "unit": "c1", "hexes": 2}),
+            "too-far",
+            "hexes",
+        ),
+        (
+            json!({"action": "melee", "unit": "c1", "target": "p1", "terrain": 9}),
+            "bad-number",
+            "terrain",
+        ),
+        (
+            json!({"action": "respond", "response": "evade"}),
+            "out-of-phase",
+            "action",
+        ),
+    ] {
+        let (c, f) = refused(&mut g, a.clone());
+        assert_eq!((c.as_str(), f.as_deref()), (code, Some(field)), "{a}");
+    }
+    // The deal with an unknown hands mode, before the deal.
+    let mut g = new_game("", 17);
+    let (c, f) = refused(&mut g, json!({"action": "deal", "hands": "telepathy"}));
+    assert_eq!((c.as_str(), f.as_deref()), ("bad-choice", Some("hands")));
+    assert!(g.log.entries.is_empty());
+}
+
+/// The number of battle dice the next throw of `a` needs.
+fn dice_needed(g: &Game, a: &Value) -> usize {
+    g.needed(a, &[])
+        .unwrap_or_else(|e| panic!("{a}: {e}"))
+        .map_or(0, |d| d.len())
+}
+
+/// A victory for the attacker: one Flag, the rest `miss` faces.
+fn flag_then_misses(n: usize, miss: u8) -> Vec<u8> {
+    let mut f = vec![6u8];
+    f.extend(std::iter::repeat_n(miss, n.saturating_sub(1)));
+    f
+}
+
+#[test]
+fn design_6_2_push_adds_one_die_to_the_first_melee() {
+    let mut g = dealt(18);
+    deal_hand(&mut g, ROYAL, &["push"]);
+    act(&mut g, json!({"action": "play", "card": "push"}));
+    act(
+        &mut g,
+        json!({"action": "order", "unit": "c1", "adjacent_enemy": true}),
+    );
+    act(
+        &mut g,
+        json!({"action": "melee", "unit": "c1", "target": "p1"}),
+    );
+    // Trained foot with pikes, 4 blocks: 4 + 1 (pikes) + 1 (Push!) = 6 dice.
+    let none = json!({"action": "respond", "response": "none"});
+    assert_eq!(
+        dice_needed(&g, &none),
+        6,
+        "Push!: melee with 1 additional die (004)"
+    );
+}
+
+#[test]
+fn decision_24_bonus_melee_keeps_charge_of_horse_and_not_push() {
+    // Charge of Horse: +1 on every melee of the turn, the bonus melee included.
+    let mut g = dealt(19);
+    deal_hand(&mut g, ROYAL, &["charge-of-horse"]);
+    act(&mut g, json!({"action": "play", "card": "charge-of-horse"}));
+    act(&mut g, json!({"action": "order", "unit": "ga2"}));
+    act(
+        &mut g,
+        json!({"action": "melee", "unit": "ga2", "target": "p4"}),
+    );
+    let none = json!({"action": "respond", "response": "none"});
+    let n = dice_needed(&g, &none);
+    assert_eq!(n, 5, "3 blocks + 1 galloper + 1 Charge of Horse");
+    act_entered(&mut g, none.clone(), &flag_then_misses(n, 1));
+    assert_eq!(g.state["chase"]["unit"], "ga2");
+    assert_eq!(g.state["chase"]["compelled"], false, "not rash");
+    act(
+        &mut g,
+        json!({"action": "melee", "unit": "ga2", "target": "p5"}),
+    );
+    assert_eq!(
+        dice_needed(&g, &none),
+        5,
+        "the bonus melee keeps the card's +1"
+    );
+
+    // Push!: the bonus melee with its standard number of dice (3 + 1 galloper).
+    let mut g = dealt(19);
+    deal_hand(&mut g, ROYAL, &["push"]);
+    act(&mut g, json!({"action": "play", "card": "push"}));
+    act(
+        &mut g,
+        json!({"action": "order", "unit": "ga2", "adjacent_enemy": true}),
+    );
+    act(
+        &mut g,
+        json!({"action": "melee", "unit": "ga2", "target": "p4"}),
+    );
+    let n = dice_needed(&g, &none);
+    act_entered(&mut g, none.clone(), &flag_then_misses(n, 1));
+    assert_eq!(g.state["chase"]["unit"], "ga2");
+    act(
+        &mut g,
+        json!({"action": "melee", "unit": "ga2", "target": "p5"}),
+    );
+    assert_eq!(
+        dice_needed(&g, &none),
+        4,
+        "Push!'s bonus melee: standard dice"
+    );
+}
+
+/// The Royalists present Hazzard a Chaunce; Parliament takes `card` from the top of the pack.
+fn parliament_takes(seed: u64, card: &str) -> Game {
+    let mut g = dealt(seed);
+    deal_hand(&mut g, ROYAL, &["hazzard-a-chaunce"]);
+    pack_top(&mut g, card);
+    act(
+        &mut g,
+        json!({"action": "play", "card": "hazzard-a-chaunce", "mode": "present"}),
+    );
+    assert_eq!(g.state["phase"], "chaunce");
+    g
+}
+
+#[test]
+fn decision_8_biter_bit_sends_a_chaunce_card_back_and_decision_13_nobody_draws() {
+    let mut g = parliament_takes(20, "biter-bit");
+    let parl = hand(&g, PARL);
+    act(&mut g, json!({"action": "draw_chaunce"}));
+    assert_eq!(g.state["phase"], "swap", "replaced, with the swap");
+    assert_eq!(g.state["sides"][ROYAL]["chaunce_due"], 1);
+    act(&mut g, json!({"action": "swap"}));
+    assert_eq!(
+        hand(&g, PARL),
+        parl,
+        "a Chaunce-replaced turn draws nothing"
+    );
+    assert_eq!(g.state["active"], ROYAL);
+    assert_eq!(
+        g.state["phase"], "chaunce",
+        "the presenter's turn opens with draw_chaunce"
+    );
+    let (code, _) = refused(&mut g, json!({"action": "play", "card": "attack-centre"}));
+    assert_eq!(code, "out-of-phase");
+    cards_accounted(&g.state);
+}
+
+#[test]
+fn decision_3_devils_match_without_artillery_leaves_the_turn_open() {
+    let mut g = parliament_takes(21, "devils-match");
+    act(&mut g, json!({"action": "draw_chaunce"}));
+    assert_eq!(g.state["active"], PARL);
+    assert_eq!(g.state["phase"], "command");
+    assert!(g.state["chaunce"].is_null());
+}
+
+#[test]
+fn decision_4_fogge_of_war_new_hand_reshuffle_and_no_swap() {
+    let mut g = parliament_takes(22, "fogge-of-war");
+    let old = hand(&g, PARL);
+    assert!(!nums(&g.state["discard"]).is_empty());
+    act(&mut g, json!({"action": "draw_chaunce"}));
+    let new = hand(&g, PARL);
+    assert_eq!(new.len(), old.len());
+    assert!(new.iter().all(|c| !old.contains(c)), "{old:?} {new:?}");
+    assert_eq!(
+        nums(&g.state["discard"]),
+        Vec::<u8>::new(),
+        "discards shuffled in"
+    );
+    assert_eq!(nums(&g.state["deck"]).len(), 72 - 6 - 4);
+    assert_eq!(g.state["active"], ROYAL, "no swap: the turn is over");
+    assert_eq!(g.state["phase"], "command");
+    let (code, _) = refused(&mut g, json!({"action": "swap"}));
+    assert_eq!(code, "out-of-phase");
+    cards_accounted(&g.state);
+}
+
+#[test]
+fn decision_7_an_empty_pack_reshuffles_its_discards() {
+    let mut g = parliament_takes(23, "false-alarum");
+    let all = nums(&g.state["pack"]);
+    g.state["pack"] = json!([]);
+    g.state["pack_count"] = json!(0);
+    g.state["pack_discard"] = json!(all);
+    let shuffles = g.state["shuffles"].as_u64().expect("shuffles");
+    act(&mut g, json!({"action": "draw_chaunce"}));
+    assert_eq!(nums(&g.state["pack"]).len(), 44);
+    assert_eq!(g.state["pack_count"], 44);
+    assert_eq!(nums(&g.state["pack_discard"]).len(), 1);
+    assert_eq!(g.state["shuffles"].as_u64(), Some(shuffles + 1));
+}
+
+#[test]
+fn decision_22_rash_galloper_battles_back_with_one_more_and_its_bonus_melee_with_two() {
+    // Parliament's foot attacks the rash galloper: its battle back is 3 blocks + 1 rash, no
+    // galloper's first-round die.
+    let mut g = dealt(24);
+    deal_hand(&mut g, ROYAL, &["probe-centre"]);
+    act(&mut g, json!({"action": "play", "card": "probe-centre"}));
+    act(&mut g, json!({"action": "order", "unit": "c1"}));
+    act(&mut g, json!({"action": "end_turn"}));
+    deal_hand(&mut g, PARL, &["probe-right"]);
+    act(&mut g, json!({"action": "play", "card": "probe-right"}));
+    act(&mut g, json!({"action": "order", "unit": "p5"}));
+    act(
+        &mut g,
+        json!({"action": "melee", "unit": "p5", "target": "ga1"}),
+    );
+    let none = json!({"action": "respond", "response": "none"});
+    let n = dice_needed(&g, &none);
+    assert_eq!(n, 4, "foot with pikes, 3 blocks: 3 + 1");
+    // Infantry faces miss horse: the galloper holds and battles back.
+    let misses = vec![1u8; n];
+    let back = g
+        .needed(&none, &misses)
+        .expect("dice")
+        .expect("the battle back");
+    assert_eq!(back.len(), 4, "rash galloper battle back: blocks + 1");
+
+    // The rash galloper's bonus melee: 3 + 1 galloper + 1 rash.
+    let mut g = dealt(24);
+    deal_hand(&mut g, ROYAL, &["probe-right"]);
+    act(&mut g, json!({"action": "play", "card": "probe-right"}));
+    act(&mut g, json!({"action": "order", "unit": "ga1"}));
+    act(
+        &mut g,
+        json!({"action": "melee", "unit": "ga1", "target": "p4"}),
+    );
+    let n = dice_needed(&g, &none);
+    assert_eq!(n, 5);
+    act_entered(&mut g, none.clone(), &flag_then_misses(n, 1));
+    assert_eq!(g.state["chase"]["compelled"], true);
+    act(
+        &mut g,
+        json!({"action": "melee", "unit": "ga1", "target": "p5"}),
+    );
+    assert_eq!(dice_needed(&g, &none), 5, "its bonus melee = blocks + 2");
+}
+
+#[test]
+fn decision_29_the_dizziness_costs_a_card_for_the_rest_of_the_day() {
+    let mut g = parliament_takes(25, "the-dizziness");
+    let before = hand(&g, PARL);
+    assert_eq!(before.len(), 4);
+    act(&mut g, json!({"action": "draw_chaunce"}));
+    assert_eq!(g.state["phase"], "dizziness");
+    // The Royalists pick, unseen.
+    let e = engine(&g);
+    assert_eq!(
+        e.acting_side(&g.state, &json!({"action": "dizzy_pick", "position": 1})),
+        Some("royal".to_string())
+    );
+    let (code, field) = refused(&mut g, json!({"action": "dizzy_pick", "position": 5}));
+    assert_eq!(
+        (code.as_str(), field.as_deref()),
+        ("bad-number", Some("position"))
+    );
+    act(&mut g, json!({"action": "dizzy_pick", "position": 2}));
+    let after = hand(&g, PARL);
+    assert_eq!(after.len(), 3);
+    let gone = *nums(&g.state["discard"]).last().expect("discard");
+    assert!(before.contains(&gone) && !after.contains(&gone));
+    assert_eq!(g.state["sides"][PARL]["hand_limit"], 3);
+    assert_eq!(g.state["phase"], "command", "the turn goes on");
+    assert_eq!(g.state["active"], PARL);
+    cards_accounted(&g.state);
+    // Its next draw brings it back to 3, not 4.
+    deal_hand(&mut g, PARL, &["probe-centre"]);
+    act(&mut g, json!({"action": "play", "card": "probe-centre"}));
+    act(&mut g, json!({"action": "order", "unit": "p1"}));
+    act(&mut g, json!({"action": "end_turn"}));
+    assert_eq!(hand(&g, PARL).len(), 3);
+    cards_accounted(&g.state);
+}
+
+#[test]
+fn decision_38_lay_down_your_armes_captor_with_one_block_keeps_it() {
+    let mut g = parliament_takes(26, "lay-down-your-armes");
+    act(&mut g, json!({"action": "draw_chaunce"}));
+    assert_eq!(g.state["phase"], "chaunce-resolve");
+    let (code, field) = refused(
+        &mut g,
+        json!({"action": "resolve_chaunce", "candidates": "c1"}),
+    );
+    assert_eq!(
+        (code.as_str(), field.as_deref()),
+        ("bad-candidate", Some("candidates"))
+    );
+    act(
+        &mut g,
+        json!({"action": "resolve_chaunce", "candidates": "p2"}),
+    );
+    assert!(unit(&g, "p2")["gone"].is_string());
+    assert_eq!(g.state["sides"][ROYAL]["banners"], 1, "decision 28");
+    assert_eq!(g.state["phase"], "chaunce-resolve", "the captor next");
+    let i = unit_index(&g, "c3");
+    g.state["units"][i]["blocks"] = json!(1);
+    act(&mut g, json!({"action": "resolve_chaunce", "target": "c3"}));
+    assert_eq!(
+        unit(&g, "c3")["blocks"],
+        1,
+        "a 1-block captor keeps its block"
+    );
+    assert!(unit(&g, "c3")["gone"].is_null());
+    assert_eq!(
+        g.state["phase"], "swap",
+        "the card replaces the turn, with the swap"
+    );
+    // A 3-block captor loses one.
+    let mut g = parliament_takes(26, "lay-down-your-armes");
+    act(&mut g, json!({"action": "draw_chaunce"}));
+    act(
+        &mut g,
+        json!({"action": "resolve_chaunce", "candidates": "p2"}),
+    );
+    act(&mut g, json!({"action": "resolve_chaunce", "target": "c3"}));
+    assert_eq!(unit(&g, "c3")["blocks"], 2);
+}
