@@ -358,3 +358,56 @@ fn the_tsatf_example_turn_plays_through() {
     assert!(shown.contains("Turn 2"), "{shown}");
     ok(&["replay", g]);
 }
+
+#[test]
+fn the_ecw_example_turns_play_through() {
+    // The walkthrough of docs/cli.md: Tibbermore, seed 3, every action file in order.
+    let dir = tempfile::tempdir().expect("tmp");
+    let game = dir.path().join("tibbermore.game.json");
+    let g = game.to_str().unwrap_or_default();
+    let scenario = root().join("scenarios/commands-colors-ecw/tibbermore-1644.toml");
+    ok(&[
+        "game",
+        "new",
+        scenario.to_str().unwrap_or_default(),
+        "--seed",
+        "3",
+        "--out",
+        g,
+    ]);
+    let mut files: Vec<PathBuf> =
+        std::fs::read_dir(root().join("examples/commands-colors-ecw/game"))
+            .expect("dir")
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .collect();
+    files.sort();
+    assert_eq!(files.len(), 20, "two player-turns");
+    let mut outcomes = Vec::new();
+    for f in &files {
+        let out = ok(&["game", "act", g, f.to_str().unwrap_or_default()]);
+        outcomes.push(
+            out.lines()
+                .filter(|l| l.starts_with("Outcome:"))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        );
+    }
+    // The figures docs/cli.md shows.
+    assert!(
+        outcomes[7].contains(
+            "Covenanter levies (right of the foot) loses 1 block(s) and retreats 2 hex(es)"
+        ),
+        "{}",
+        outcomes[7]
+    );
+    assert!(
+        outcomes[18].contains("holds and battles back with 3 dice"),
+        "{}",
+        outcomes[18]
+    );
+    let shown = ok(&["game", "show", g]);
+    assert!(shown.contains("Turn 3"), "{shown}");
+    ok(&["replay", g]);
+}

@@ -113,6 +113,16 @@ impl Game {
     /// declares. The seed's stream does not move. A rejected action or bad faces change nothing.
     pub fn act_entered(&mut self, action: Value, faces: &[u8]) -> Result<&GameEvent, GameError> {
         let engine = self.engine()?;
+        if engine.seeded_only(&self.state, &action) {
+            if !faces.is_empty() {
+                return Err(GameError::Rejected(Rejection::new(
+                    "seeded-only",
+                    Some("faces"),
+                    "faces: this action draws cards or picks at random: its dice always come from the game's seed, none are thrown at the table",
+                )));
+            }
+            return self.act(action);
+        }
         let plan = engine
             .plan(Some(&self.state), &action)
             .map_err(GameError::Rejected)?;
@@ -123,10 +133,14 @@ impl Game {
 
     /// The dice still to throw for `action` after `faces` (physical dice): `None` when complete.
     pub fn needed(&self, action: &Value, faces: &[u8]) -> Result<Option<Vec<Die>>, GameError> {
-        let plan = self
-            .engine()?
+        let engine = self.engine()?;
+        let plan = engine
             .plan(Some(&self.state), action)
             .map_err(GameError::Rejected)?;
+        if engine.seeded_only(&self.state, action) {
+            // Rolled from the seed: nothing to throw at the table.
+            return Ok(None);
+        }
         plan.needed(faces).map_err(bad_faces)
     }
 

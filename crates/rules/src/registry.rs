@@ -109,6 +109,17 @@ pub trait Engine: Send {
     fn game_master_may(&self, _state: &Value, _action: &Value) -> Result<(), Rejection> {
         Ok(())
     }
+    /// Whether `action` must take its randomness from the game's seed even when the table throws
+    /// its own dice: card shuffles and draws, and random picks among cards or units, which no
+    /// table die can make (and which typed faces would let a player choose).
+    fn seeded_only(&self, _state: &Value, _action: &Value) -> bool {
+        false
+    }
+    /// The result in a sentence once the battle is over (who won and why), for the battle
+    /// report; `None` leaves the report to its break points.
+    fn verdict(&self, _state: &Value) -> Option<String> {
+        None
+    }
 }
 
 /// The game at a glance: a headline (turn, step, whose move it is), notes (what the table must do
@@ -295,6 +306,11 @@ pub trait RuleSet: Sync {
     /// by type...): each problem as (unit index, field, message), reported at that unit's field.
     fn check_units(&self, _scenario: &Scenario) -> Vec<(usize, String, String)> {
         Vec::new()
+    }
+    /// Whether the sides' links resolve their own actions from the start (a card game, where
+    /// only a side may play its hand); otherwise they watch until the game master allows more.
+    fn sides_act_by_default(&self) -> bool {
+        false
     }
     /// Chart entries a scenario's `[house_rules]` may override.
     fn house_rule_keys(&self) -> Vec<String> {

@@ -218,7 +218,13 @@ pub fn battle_report(game: &Game, viewer: &Viewer, reveal: &Reveal) -> Result<St
     let state = engine.view_state(&game.state, viewer);
     let turn = state["turn"].as_u64().unwrap_or(0);
     md.push_str("\n## Result\n\n");
-    if engine.is_over(&state) {
+    if let Some(v) = engine
+        .is_over(&state)
+        .then(|| engine.verdict(&state))
+        .flatten()
+    {
+        md.push_str(&format!("{v} (turn {turn}).\n"));
+    } else if engine.is_over(&state) {
         let broken: Vec<String> = state["broken"]
             .as_array()
             .into_iter()

@@ -118,7 +118,11 @@ fn play(name: &str, seed: u64, choices: &[usize], steps_max: usize) {
             .collect();
         let others: Vec<&ActionForm> = forms.iter().filter(|f| !f.primary).collect();
         let f = if steps % 8 == 0 || others.is_empty() {
-            forms.iter().find(|f| f.primary).unwrap_or(&forms[0])
+            forms
+                .iter()
+                .find(|f| f.primary)
+                .or_else(|| forms.iter().find(|f| f.action == "end_turn"))
+                .unwrap_or(&forms[0])
         } else {
             others[pick(others.len())]
         };
@@ -131,7 +135,12 @@ fn play(name: &str, seed: u64, choices: &[usize], steps_max: usize) {
                 assert_eq!(before, g.log.entries.len(), "a refusal records nothing");
                 // The game must never be stuck: the primary form with defaults goes through, or
                 // the turn ends.
-                let p = forms.iter().find(|f| f.primary).expect("a primary form");
+                // (In the orders phase the turn's way on is ending it.)
+                let p = forms
+                    .iter()
+                    .find(|f| f.primary)
+                    .or_else(|| forms.iter().find(|f| f.action == "end_turn"))
+                    .expect("a way on");
                 let mut q = |_: usize| 0;
                 let a2 = fill(p, &g.state, &mut q);
                 if g.act(a2.clone()).is_err() {

@@ -4,6 +4,11 @@
 // seat, is redrawn within a second.
 (function () {
   "use strict";
+  // An error as "field: message", not naming the field twice when the message already does.
+  const fieldMessage = (e) => {
+    const m = e.message || "failed";
+    return e.field && !m.startsWith(e.field + ":") ? `${e.field}: ${m}` : m;
+  };
   const T = window.TERCIO_SEAT;
   const $ = (id) => document.getElementById(id);
   let answers = {};
@@ -154,7 +159,7 @@
         const e = data.error || {};
         const p = document.createElement("p");
         p.className = e.code === "missing-field" ? "hint" : "error";
-        p.textContent = e.code === "missing-field" ? `Choose the ${e.field} to see the odds.` : `${e.field ? e.field + ": " : ""}${e.message}`;
+        p.textContent = e.code === "missing-field" ? `Choose the ${e.field} to see the odds.` : fieldMessage(e);
         box.appendChild(p);
         return;
       }
@@ -222,7 +227,7 @@
       return Object.assign({}, body, { [e.field]: answers[e.field] });
     }
     if (status === 412) { notice(e.message); refresh(); return null; }
-    alert(`${e.field ? e.field + ": " : ""}${e.message || "failed"}`);
+    alert(fieldMessage(e));
     return null;
   }
 

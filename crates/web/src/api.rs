@@ -212,7 +212,14 @@ pub fn new_game(
     let mut nonce = [0u8; 16];
     getrandom::fill(&mut nonce).map_err(no_randomness)?;
     game.nonce = nonce.iter().map(|b| format!("{b:02x}")).collect();
-    Ok(st.store.create(&game, shipped_id)?)
+    let id = st.store.create(&game, shipped_id)?;
+    // In a card game only a side may play its hand: its link acts from the start.
+    if tercio_rules::lookup(&game.ruleset).is_ok_and(|r| r.sides_act_by_default()) {
+        let mut s = st.store.meta(&id)?.map(|m| m.settings).unwrap_or_default();
+        s.side_rights = tercio_store::SideRights::OwnUnits;
+        st.store.set_settings(&id, &s)?;
+    }
+    Ok(id)
 }
 
 fn no_randomness(e: getrandom::Error) -> ApiError {
@@ -709,16 +716,16 @@ pub async fn odds_for(
         let engine = &ctx.engine;
         let g = &ctx.game;
         // The odds of an action the turn does not allow yet are still shown, with the reason.
-        let (plan, note) = match engine.plan(Some(&g.state), &action) {
-            Ok(p) => (p, None),
-            Err(r) if TURN_CODES.contains(&r.code.as_str()) => (
-                engine
-                    .preview(Some(&g.state), &action)
-                    .map_err(|r| ApiError::from(GameError::Rejected(r)))?,
-                Some(r.message),
-            ),
+        // They always come from the engine's preview: an action that only opens a step (a
+        // melee waiting for the defender's answer) previews the whole exchange.
+        let note = match engine.plan(Some(&g.state), &action) {
+            Ok(_) => None,
+            Err(r) if TURN_CODES.contains(&r.code.as_str()) => Some(r.message),
             Err(r) => return Err(GameError::Rejected(r).into()),
         };
+        let plan = engine
+            .preview(Some(&g.state), &action)
+            .map_err(|r| ApiError::from(GameError::Rejected(r)))?;
         let mut v = serde_json::to_value(odds::odds(&plan)).unwrap_or(Value::Null);
         v["note"] = note.map_or(Value::Null, Value::String);
         Ok(Json(v))

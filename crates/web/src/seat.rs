@@ -111,7 +111,12 @@ impl SeatCtx {
         self.game.log.entries.len() as u64
     }
 
+    /// The state as this seat may see it; once the game master has ended the game nothing is
+    /// secret any more (the seed is revealed, every card can be checked).
     pub fn state(&self) -> Value {
+        if self.ended() {
+            return self.game.state.clone();
+        }
         self.engine.view_state(&self.game.state, &self.viewer())
     }
 
@@ -173,7 +178,14 @@ impl SeatCtx {
                 }
                 match self.engine.acting_side(&self.game.state, action) {
                     Some(s) if &s == side => Ok(()),
-                    Some(_) => refuse("a side's link resolves its own units' actions only"),
+                    Some(s) => {
+                        let name = self
+                            .game
+                            .scenario
+                            .side(&s)
+                            .map_or(s.clone(), |x| x.name.clone());
+                        refuse(&format!("this action is {name}'s to take now: a side's link resolves its own units' actions only"))
+                    }
                     None => refuse("this step of the turn is the game master's"),
                 }
             }
@@ -207,7 +219,12 @@ impl SeatCtx {
         match e {
             LogEntry::Event { seq, event } => {
                 let ev = serde_json::to_value(event).unwrap_or(Value::Null);
-                match self.engine.view_event(&ev, &self.viewer()) {
+                let shown = if self.ended() {
+                    Some(ev)
+                } else {
+                    self.engine.view_event(&ev, &self.viewer())
+                };
+                match shown {
                     Some(v) => {
                         json!({"entry": "event", "seq": seq, "event": v, "voided": self.game.log.is_voided(*seq)})
                     }

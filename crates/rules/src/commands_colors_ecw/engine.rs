@@ -64,6 +64,10 @@ impl RuleSet for CommandsColorsEcw {
         // the exact range per type is checked by `check_units`.
         ("blocks", 1, 5)
     }
+    fn sides_act_by_default(&self) -> bool {
+        // Only a side may play its hand.
+        true
+    }
     fn house_rule_keys(&self) -> Vec<String> {
         HOUSE_RULES.iter().map(|(k, _)| k.to_string()).collect()
     }
@@ -245,7 +249,12 @@ fn outcome(name: String, before: Option<Value>, r: Res) -> Outcome {
     Outcome {
         resolution: Resolution {
             action: name,
-            summary: r.summary.join("; "),
+            summary: r
+                .summary
+                .iter()
+                .map(|s| s.trim_end_matches('.'))
+                .collect::<Vec<_>>()
+                .join("; "),
             steps: r.steps,
         },
         effects,
@@ -375,6 +384,12 @@ impl Engine for EcwEngine {
         if action == "keep" && !keeper {
             e["action"]["card"] = json!("(hidden)");
         }
+        // Which of the hand's cards went onto the Stand of Pikes track is the defender's.
+        if !keeper {
+            if let Some(d) = e["draws"].as_array_mut() {
+                d.retain(|x| x["label"] != "Stand of Pikes card");
+            }
+        }
         Some(e)
     }
 
@@ -388,6 +403,20 @@ impl Engine for EcwEngine {
             .unwrap_or_default()
     }
 
+    fn seeded_only(&self, _state: &Value, action: &Value) -> bool {
+        // Shuffles, Chaunce draws and random picks, and the Stand of Pikes card (design 13.1).
+        match action["action"].as_str().unwrap_or("") {
+            "deal" | "draw_chaunce" | "resolve_chaunce" => true,
+            "respond" => action["response"] == "stand-of-pikes",
+            _ => false,
+        }
+    }
+
+    fn verdict(&self, state: &Value) -> Option<String> {
+        let st = state_of(state).ok()?;
+        st.winner.map(|_| game::verdict(&st))
+    }
+
     fn game_master_may(&self, state: &Value, action: &Value) -> Result<(), Rejection> {
         let Ok(st) = state_of(state) else {
             return Ok(());
@@ -397,7 +426,9 @@ impl Engine for EcwEngine {
         }
         let name = action_name(action);
         let hand = match name.as_str() {
-            "play" | "swap" | "keep" => true,
+            "play" | "keep" => true,
+            // Keeping the hand after a replaced turn reveals nothing.
+            "swap" => action.get("card").is_some_and(|c| !c.is_null() && c != ""),
             "respond" => action
                 .get("response")
                 .and_then(Value::as_str)
@@ -417,10 +448,9 @@ impl Engine for EcwEngine {
 
 /// What a viewer may see of the state (design 10).
 pub fn view(st: &State, viewer: &Viewer) -> State {
+    // Even a decided battle keeps its secrets until the game master ends the game (an undo can
+    // take the last banner back); the shell then shows everything with the seed.
     let mut v = st.clone();
-    if st.phase == Phase::Over {
-        return v;
-    }
     v.deck = Vec::new();
     v.pack = Vec::new();
     v.salt = 0;
@@ -1040,17 +1070,27 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                 .chronicle
                 .last()
                 .is_some_and(|c| c.starts_with("pending: "));
+            let id = card.map_or("", |c| c.id);
             let mut fields = Vec::new();
-            if pending {
+            if id == "fumblethumbs" {
+                fields.push(numbers(
+                    "room",
+                    "Hexes the foot can retreat (empty: room enough)",
+                    0,
+                    6,
+                ));
+            } else if pending {
+                let q = game::second_question(id).unwrap_or("the answer");
                 fields.push(FormField::text(
                     "target",
-                    "Answer",
+                    &format!("Name {q}"),
                     "ids separated by commas",
                 ));
             } else {
+                let q = game::needs_candidates(id).unwrap_or("the candidates");
                 fields.push(FormField::text(
                     "candidates",
-                    "Candidates",
+                    &format!("List {q}"),
                     "ids or names separated by commas",
                 ));
             }
@@ -1111,9 +1151,24 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
             let c = st.card.as_ref();
             let open = c.is_some_and(|c| !c.moving && !c.combat);
             if open && c.is_some_and(|c| c.rally.is_none() || c.pool.is_some()) {
+                // Only what the card can order now (in a section it names, of a type it takes).
+                let may = |id: &str| {
+                    let probe = |extra: Value| {
+                        let mut a = json!({"action": "order", "unit": id});
+                        if let (Some(o), Some(x)) = (a.as_object_mut(), extra.as_object()) {
+                            o.extend(x.clone());
+                        }
+                        game::plan(st, &a).is_ok()
+                    };
+                    probe(json!({}))
+                        || probe(json!({"adjacent_enemy": true}))
+                        || ["left", "centre", "right"]
+                            .iter()
+                            .any(|s| probe(json!({"section": s})))
+                };
                 let mut choices: Vec<Choice> = own_units
                     .iter()
-                    .filter(|u| !u.ordered)
+                    .filter(|u| !u.ordered && may(&u.id))
                     .map(|u| {
                         Choice::new(
                             u.id.clone(),
@@ -1124,7 +1179,9 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                 choices.extend(
                     st.leaders
                         .iter()
-                        .filter(|l| l.side == acting && l.gone.is_none() && !l.ordered)
+                        .filter(|l| {
+                            l.side == acting && l.gone.is_none() && !l.ordered && may(&l.id)
+                        })
                         .map(|l| Choice::new(l.id.clone(), format!("{} (leader)", l.name))),
                 );
                 out.push(form(
@@ -1163,7 +1220,14 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
             }
             let ordered: Vec<&UnitState> =
                 own_units.iter().copied().filter(|u| u.ordered).collect();
-            if !ordered.is_empty() || st.leaders.iter().any(|l| l.side == acting && l.ordered) {
+            let combat = c.is_some_and(|c| c.combat);
+            let second_move = c.is_some_and(|c| c.effective == "bold-dragooneers")
+                && ordered
+                    .iter()
+                    .any(|u| u.class == Class::Dragoons && u.fired && u.moves < 2);
+            if (!combat || second_move)
+                && (!ordered.is_empty() || st.leaders.iter().any(|l| l.side == acting && l.ordered))
+            {
                 let mut movers: Vec<Choice> = ordered
                     .iter()
                     .map(|u| Choice::new(u.id.clone(), format!("{} ({})", u.name, unit_label(u))))
@@ -1292,13 +1356,15 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                     false,
                 ));
             }
-            out.push(primary(form(
-                "end_turn",
-                "End the turn",
-                "The draw phase, then the other side plays.",
-                vec![],
-                false,
-            )));
+            if !st.chase.as_ref().is_some_and(|c| c.compelled) {
+                out.push(form(
+                    "end_turn",
+                    "End the turn",
+                    "The draw phase, then the other side plays.",
+                    vec![],
+                    false,
+                ));
+            }
         }
         Phase::Window => {
             let mut opts = game::responses(st);
@@ -1323,11 +1389,24 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                 )],
                 true,
             );
-            out.push(if hand_seen {
-                secret(primary(f))
+            if hand_seen {
+                out.push(secret(primary(f)));
             } else {
-                primary(f)
-            });
+                // The game master cannot see the defender's hand: he may only close a window the
+                // defender leaves unanswered.
+                out.push(form(
+                    "respond",
+                    "Close the window: the defender did not answer",
+                    "The defender answers on its own link; use this only if it does not.",
+                    vec![FormField::choice(
+                        "response",
+                        "Response",
+                        vec![Choice::new("none", label("none"))],
+                        false,
+                    )],
+                    true,
+                ));
+            }
         }
         Phase::Scout if hand_seen => {
             out.push(secret(primary(form(

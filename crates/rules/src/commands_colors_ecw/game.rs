@@ -671,7 +671,14 @@ fn s_field<'a>(a: &'a Value, k: &str) -> Option<&'a str> {
 }
 
 fn need<'a>(a: &'a Value, k: &str) -> Result<&'a str, Rejection> {
-    s_field(a, k).ok_or_else(|| reject("missing-field", Some(k), format!("{k}: required")))
+    match a.get(k) {
+        None | Some(Value::Null) => Err(reject("missing-field", Some(k), format!("{k}: required"))),
+        Some(Value::String(s)) if s.trim().is_empty() => {
+            Err(reject("missing-field", Some(k), format!("{k}: required")))
+        }
+        Some(Value::String(s)) => Ok(s.as_str()),
+        Some(_) => Err(reject("bad-field", Some(k), format!("{k}: an id as text"))),
+    }
 }
 
 fn flag(a: &Value, k: &str) -> bool {
@@ -679,16 +686,24 @@ fn flag(a: &Value, k: &str) -> bool {
 }
 
 fn num(a: &Value, k: &str, lo: i64, hi: i64) -> Result<Option<i64>, Rejection> {
-    match a.get(k) {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => match v.as_i64() {
-            Some(n) if (lo..=hi).contains(&n) => Ok(Some(n)),
-            _ => Err(reject(
-                "bad-number",
-                Some(k),
-                format!("{k}: a whole number from {lo} to {hi}"),
-            )),
-        },
+    let bad = || {
+        reject(
+            "bad-number",
+            Some(k),
+            format!("{k}: a whole number from {lo} to {hi}"),
+        )
+    };
+    let n = match a.get(k) {
+        None | Some(Value::Null) => return Ok(None),
+        // A form's choice arrives as text.
+        Some(Value::String(s)) if s.trim().is_empty() => return Ok(None),
+        Some(Value::String(s)) => s.trim().parse::<i64>().map_err(|_| bad())?,
+        Some(v) => v.as_i64().ok_or_else(bad)?,
+    };
+    if (lo..=hi).contains(&n) {
+        Ok(Some(n))
+    } else {
+        Err(bad())
     }
 }
 
@@ -726,8 +741,65 @@ fn target_side(st: &State, id: &str) -> Option<usize> {
 }
 
 /// Every action's plan (design 13.3).
+/// The fields each action takes (design 13.3); any other field is refused, so that a misspelt
+/// answer is never taken as no answer.
+fn fields_of(action: &str) -> Option<&'static [&'static str]> {
+    Some(match action {
+        "deal" => &["hands", "referee_sees_hands"],
+        "draw_chaunce" | "end_turn" => &[],
+        "resolve_chaunce" => &["candidates", "target", "room"],
+        "swap" | "keep" => &["card"],
+        "play" => &["card", "mode"],
+        "order" => &["unit", "section", "adjacent_enemy"],
+        "rally" | "control" => &["unit"],
+        "move" => &["unit", "hexes", "mount", "dismount", "leave_stand", "join"],
+        "fire" => &[
+            "unit",
+            "target",
+            "range",
+            "terrain",
+            "target_room",
+            "target_ignores",
+            "adjacent_enemy",
+        ],
+        "melee" => &[
+            "unit",
+            "target",
+            "terrain",
+            "battle_back_terrain",
+            "target_room",
+            "attacker_room",
+            "target_ignores",
+        ],
+        "respond" => &["response"],
+        "stop" => &["no_target"],
+        "dizzy_pick" => &["position"],
+        "objective" => &["side", "banners", "hex"],
+        _ => return None,
+    })
+}
+
 pub fn plan(st: &State, a: &Value) -> Result<P, Rejection> {
     let action = need(a, "action")?;
+    if let (Some(allowed), Some(obj)) = (fields_of(action), a.as_object()) {
+        if let Some(k) = obj
+            .keys()
+            .find(|k| *k != "action" && !allowed.contains(&k.as_str()))
+        {
+            return Err(reject(
+                "unknown-field",
+                Some(k),
+                format!(
+                    "{k}: not a field of {action}; allowed: {}",
+                    if allowed.is_empty() {
+                        "none".to_string()
+                    } else {
+                        allowed.join(", ")
+                    }
+                ),
+            ));
+        }
+    }
     if st.phase == Phase::Over && action != "objective" {
         return Err(reject(
             "game-over",
@@ -1366,8 +1438,19 @@ fn play(st: &State, a: &Value) -> Result<P, Rejection> {
             "card: Evade is played by the defender after a melee is announced against it (004, Tactic Cards)",
         ));
     }
-    let mode = s_field(a, "mode").unwrap_or("order");
+    let mode = s_field(a, "mode").unwrap_or(if id == "hazzard-a-chaunce" {
+        ""
+    } else {
+        "order"
+    });
     let present = id == "hazzard-a-chaunce" && mode == "present";
+    if id != "hazzard-a-chaunce" && mode == "present" {
+        return Err(reject(
+            "bad-choice",
+            Some("mode"),
+            "mode: only Hazzard a Chaunce is presented to the opponent",
+        ));
+    }
     if id == "hazzard-a-chaunce" && !matches!(mode, "present" | "order") {
         return Err(reject(
             "bad-choice",
@@ -2023,7 +2106,13 @@ fn move_unit(st: &State, a: &Value) -> Result<P, Rejection> {
             format!("unit: {} is not ordered this turn", u.name),
         ));
     }
-    let hexes = num(a, "hexes", 0, 6)?.unwrap_or(0) as u32;
+    let hexes = num(a, "hexes", 0, 6)?.ok_or_else(|| {
+        reject(
+            "missing-field",
+            Some("hexes"),
+            "hexes: how many hexes it moved (0 to stay)",
+        )
+    })? as u32;
     let mount = flag(a, "mount");
     let dismount = flag(a, "dismount");
     let leave = flag(a, "leave_stand");
@@ -2325,7 +2414,20 @@ fn dice_for(
     bonus: bool,
     chaunce: bool,
 ) -> Result<(i32, Vec<Modifier>), Rejection> {
-    let (n, mut mods) = resolve::dice(&roller_of(st, u, kind, bonus, chaunce), kind, terrain)?;
+    // In a game the roller is a unit named by the action's `unit` field.
+    let (n, mut mods) = resolve::dice(&roller_of(st, u, kind, bonus, chaunce), kind, terrain)
+        .map_err(|mut r| {
+            if r.field.as_deref().is_some_and(|f| f.starts_with("roller.")) {
+                let f = r.field.clone().unwrap_or_default();
+                r.message = format!(
+                    "unit: {}: {}",
+                    u.name,
+                    r.message.trim_start_matches(&format!("{f}: "))
+                );
+                r.field = Some("unit".into());
+            }
+            r
+        })?;
     let capped = u.stand || against.is_some_and(|t| t.stand && (is_mounted(u)));
     if capped && n > 1 {
         mods.push(Modifier {
@@ -2447,8 +2549,10 @@ fn leader_check(r: Res, leader: String, unit_gone: bool, then: impl Fn(Res) -> P
                 format!("{name} is unhurt")
             },
         });
-        r.facets
-            .push(("leader lost".into(), if lost { "yes" } else { "no" }.into()));
+        r.facets.push((
+            format!("{name} lost"),
+            if lost { "yes" } else { "no" }.into(),
+        ));
         if lost {
             lose_leader(&mut r, &leader, "leader casualty check");
         } else if unit_gone {
@@ -2731,7 +2835,7 @@ fn melee(st: &State, a: &Value) -> Result<P, Rejection> {
                 totals: vec![("sabres".into(), s as i32)],
                 result: if s > 0 { format!("{lname} is lost") } else { format!("{lname} escapes: he retreats 1 to 3 hexes; the attacker may take ground") },
             });
-            r.facets.push(("leader lost".into(), if s > 0 { "yes" } else { "no" }.into()));
+            r.facets.push((format!("{lname} lost"), if s > 0 { "yes" } else { "no" }.into()));
             if s > 0 {
                 lose_leader(&mut r, &lid, "attacked alone");
             } else {
@@ -2922,8 +3026,6 @@ fn melee_roll(r: Res, w: Window, retiring: bool) -> P {
         },
         move |r, holds| {
             let w = w2.clone();
-            let target_gone = r.st.unit(&w.target).is_none_or(|u| u.gone.is_some());
-            let won = !holds; // eliminated, retreated, or retired
             if holds {
                 // Battle back (CCN step 11).
                 let st = &r.st;
@@ -2941,6 +3043,11 @@ fn melee_roll(r: Res, w: Window, retiring: bool) -> P {
                 )
                 .unwrap_or_default();
                 let w3 = w.clone();
+                let mut r = r.clone();
+                let who =
+                    r.st.unit(&w.target)
+                        .map_or(String::new(), |u| u.name.clone());
+                r.say(format!("{who} holds and battles back with {m} dice"));
                 return hit_unit(
                     r,
                     Hit {
@@ -2960,19 +3067,13 @@ fn melee_roll(r: Res, w: Window, retiring: bool) -> P {
                     },
                 );
             }
+            // Eliminated, retreated or retired: a victory (Retire and Reform is against foot,
+            // which takes ground but never breaks through).
             let mut r = r;
-            r.facets
-                .push(("battle back: blocks lost".into(), "-".into()));
-            if !target_gone || won {
-                finish_melee(&mut r, &w, won && !retiring_or_evaded(retiring), horse);
-            }
+            finish_melee(&mut r, &w, true, horse);
             done(r)
         },
     )
-}
-
-fn retiring_or_evaded(retiring: bool) -> bool {
-    retiring
 }
 
 /// After a melee: a victorious horse unit may break through; a rash one must (design 6.8, 6.10);
@@ -3125,7 +3226,7 @@ fn stop(st: &State, a: &Value) -> Result<P, Rejection> {
 
 /// Cards whose resolution needs the table's answer (which units are within 4 hexes, which river
 /// sections...): the side lists the candidates and Tercio draws among them (decision 5).
-fn needs_candidates(id: &str) -> Option<&'static str> {
+pub fn needs_candidates(id: &str) -> Option<&'static str> {
     Some(match id {
         "damned-turncotes" => "your units within 4 hexes of the enemy",
         "exceeding-nervose" => "your most advanced unit(s)",
@@ -3145,7 +3246,7 @@ fn needs_candidates(id: &str) -> Option<&'static str> {
 }
 
 /// A card with a second question once the first draw is made.
-fn second_question(id: &str) -> Option<&'static str> {
+pub fn second_question(id: &str) -> Option<&'static str> {
     Some(match id {
         "going-for-it" => "the nearest enemy unit it charges",
         "lay-down-your-armes" => "the adjacent enemy units it may surrender to",
@@ -3180,6 +3281,22 @@ fn draw_chaunce(st: &State) -> Result<P, Rejection> {
     );
     r.say(notes.join("; "));
     if needs_candidates(card.id).is_some() {
+        // A card with nothing on the table to act on is ignored at once (decision 3).
+        let applies = match card.id {
+            "fumblethumbs" => st
+                .last_foot_fired
+                .as_ref()
+                .is_some_and(|u| st.unit(u).is_some_and(|x| x.gone.is_none())),
+            "going-for-it" => !own(st, side, is_horse).is_empty(),
+            "damned-turncotes"
+            | "exceeding-nervose"
+            | "lay-down-your-armes"
+            | "who-drew-this-mappe" => !own(st, side, |_| true).is_empty(),
+            _ => true,
+        };
+        if !applies {
+            return Ok(done(card_ignored(r, card, "it finds no target")));
+        }
         r.st.phase = Phase::ChaunceResolve;
         // Friendly Fire draws its gun first; the table then names the nearest friendly unit.
         if card.id == "friendly-fire" {
@@ -3242,7 +3359,12 @@ fn pick_one(
             }],
             modifiers: Vec::new(),
             totals: Vec::new(),
-            result: chosen.clone(),
+            result: r
+                .st
+                .unit(&chosen)
+                .map(|u| u.name.clone())
+                .or_else(|| r.st.leader(&chosen).map(|l| l.name.clone()))
+                .unwrap_or_else(|| chosen.clone()),
         });
         then(r, chosen)
     })
@@ -3277,7 +3399,11 @@ fn resolve_chaunce(st: &State, a: &Value) -> Result<P, Rejection> {
         .chaunce
         .ok_or_else(|| reject("no-chaunce", None, "no Chaunce card waits"))?;
     let card = chaunce_of(c);
-    let cands = list(a, "candidates");
+    let mut cands = list(a, "candidates");
+    if let Some(n) = num(a, "room", 0, 12)? {
+        // Fumblethumbs: the hexes the foot can retreat.
+        cands = vec![n.to_string()];
+    }
     let second = list(a, "target");
     let r = Res::new(st);
     let side = st.active;
@@ -3675,7 +3801,7 @@ fn chaunce_effect(
                         result: format!("{name}: {what}"),
                     });
                     r.facets.push((
-                        "leader lost".into(),
+                        format!("{name} lost"),
                         if f >= 4 { "yes" } else { "no" }.into(),
                     ));
                     if f >= 4 {

@@ -171,6 +171,16 @@ pub fn dice(r: &Roller, kind: Kind, terrain: u8) -> Result<(i32, Vec<Modifier>),
         return Err(reject("no-card-bonus", "roller.card_bonus", "roller.card_bonus: card bonuses belong to the ordered unit, never to a battle back (design 6.2)"));
     }
     let total = base + mods.iter().map(|m| m.value).sum::<i32>();
+    // The base first, so that the terms shown add up to the dice thrown.
+    let what = match (r.class, kind) {
+        (Class::Dragoons, _) => format!("half of {} blocks, rounded up", r.blocks),
+        (Class::Artillery, Kind::BattleBack) => "artillery battles back with none".to_string(),
+        _ => format!("{} blocks", r.blocks),
+    };
+    mods.insert(
+        0,
+        modifier(&format!("base: {what}"), base, "004 (design 2.1, 6.2)"),
+    );
     Ok((total.max(0), mods))
 }
 
@@ -370,7 +380,11 @@ pub(crate) fn roll_against(
                 ("flags".into(), flags as i32),
                 ("blocks lost".into(), lost as i32),
             ],
-            result: format!("{lost} block(s) lost, {hexes} hex(es) to retreat"),
+            result: if t.retiring {
+                format!("{lost} block(s) lost; it retires and reforms 2 hexes")
+            } else {
+                format!("{lost} block(s) lost, {hexes} hex(es) to retreat")
+            },
         };
         (lost, hexes, step)
     })
