@@ -1498,3 +1498,109 @@ fn decision_38_lay_down_your_armes_captor_with_one_block_keeps_it() {
     act(&mut g, json!({"action": "resolve_chaunce", "target": "c3"}));
     assert_eq!(unit(&g, "c3")["blocks"], 2);
 }
+
+#[test]
+fn decision_43_the_game_master_may_only_close_a_window_unanswered() {
+    let mut g = dealt(21);
+    deal_hand(&mut g, ROYAL, &["probe-centre"]);
+    act(&mut g, json!({"action": "play", "card": "probe-centre"}));
+    act(&mut g, json!({"action": "order", "unit": "c1"}));
+    act(
+        &mut g,
+        json!({"action": "melee", "unit": "c1", "target": "p1"}),
+    );
+    let e = engine(&g);
+    // The game master's view holds no hand: its respond form offers `none` and is not the
+    // highlighted step; the defender's own form is.
+    let gm_view = e.view_state(&g.state, &Viewer::GameMaster);
+    let gm = e.forms(&gm_view, None);
+    let f = gm.iter().find(|f| f.action == "respond").expect("respond");
+    assert!(!f.primary);
+    let opts = match &f.fields[0].kind {
+        tercio_rules::FieldKind::Choice { options, .. } => {
+            options.iter().map(|o| o.value.clone()).collect::<Vec<_>>()
+        }
+        _ => Vec::new(),
+    };
+    assert_eq!(opts, vec!["none".to_string()]);
+    let parl_view = e.view_state(&g.state, &Viewer::Side("parl".into()));
+    let mine = e.forms(&parl_view, Some("parl"));
+    assert!(mine.iter().any(|f| f.action == "respond" && f.primary));
+    // The attacker's link has nothing to answer.
+    let royal_view = e.view_state(&g.state, &Viewer::Side("royal".into()));
+    assert!(!e
+        .forms(&royal_view, Some("royal"))
+        .iter()
+        .any(|f| f.action == "respond"));
+    let ok = e.game_master_may(&g.state, &json!({"action": "respond", "response": "none"}));
+    assert!(ok.is_ok());
+    let no = e.game_master_may(&g.state, &json!({"action": "respond", "response": "evade"}));
+    assert_eq!(no.expect_err("hand").code, "hand-is-secret");
+}
+
+#[test]
+fn a_misspelt_field_is_refused_not_taken_as_no_answer() {
+    let mut g = dealt(22);
+    deal_hand(&mut g, ROYAL, &["probe-centre"]);
+    act(&mut g, json!({"action": "play", "card": "probe-centre"}));
+    act(&mut g, json!({"action": "order", "unit": "c1"}));
+    act(
+        &mut g,
+        json!({"action": "melee", "unit": "c1", "target": "p1"}),
+    );
+    let (code, field) = refused(&mut g, json!({"action": "respond", "evade": true}));
+    assert_eq!(code, "unknown-field");
+    assert_eq!(field.as_deref(), Some("evade"));
+    assert_eq!(g.state["phase"], "window");
+}
+
+#[test]
+fn hazzard_a_chaunce_must_say_present_or_order() {
+    let mut g = dealt(23);
+    deal_hand(&mut g, ROYAL, &["hazzard-a-chaunce", "probe-centre"]);
+    let (code, field) = refused(
+        &mut g,
+        json!({"action": "play", "card": "hazzard-a-chaunce"}),
+    );
+    assert_eq!(
+        (code.as_str(), field.as_deref()),
+        ("bad-choice", Some("mode"))
+    );
+    let (code, _) = refused(
+        &mut g,
+        json!({"action": "play", "card": "probe-centre", "mode": "present"}),
+    );
+    assert_eq!(code, "bad-choice");
+    act(
+        &mut g,
+        json!({"action": "play", "card": "hazzard-a-chaunce", "mode": "order"}),
+    );
+    assert_eq!(g.state["card"]["effective"], "any-1");
+}
+
+#[test]
+fn a_form_choice_of_a_number_arrives_as_text_and_is_read() {
+    let mut g = dealt(24);
+    deal_hand(&mut g, ROYAL, &["probe-centre"]);
+    act(&mut g, json!({"action": "play", "card": "probe-centre"}));
+    act(&mut g, json!({"action": "order", "unit": "c1"}));
+    // "0" as the form sends it: no room, so every flag costs a block.
+    let melee = json!({"action": "melee", "unit": "c1", "target": "p1", "target_room": "0"});
+    let lost4 = preview_p(&g, melee.clone(), &g.state, "melee: eliminated", "yes");
+    // 5 dice at 1/2 hit, 1/6 flag; a block for each hit or flag: eliminated at 4 or more of
+    // 5 dice showing a hit or a flag (2/3 each).
+    let p = |k: u32| {
+        let c = [1.0, 5.0, 10.0, 10.0, 5.0, 1.0][k as usize];
+        c * (2.0f64 / 3.0).powi(k as i32) * (1.0f64 / 3.0).powi(5 - k as i32)
+    };
+    // The leader-free trained defender ignores no flag.
+    close(lost4, p(4) + p(5));
+    let (code, field) = refused(
+        &mut g,
+        json!({"action": "melee", "unit": "c1", "target": "p1", "target_room": "lots"}),
+    );
+    assert_eq!(
+        (code.as_str(), field.as_deref()),
+        ("bad-number", Some("target_room"))
+    );
+}
