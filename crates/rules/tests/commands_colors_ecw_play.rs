@@ -140,6 +140,8 @@ fn play(name: &str, seed: u64, choices: &[usize], steps_max: usize) {
                     .iter()
                     .find(|f| f.primary)
                     .or_else(|| forms.iter().find(|f| f.action == "end_turn"))
+                    // A rash unit out of control: its breakthrough ends first.
+                    .or_else(|| forms.iter().find(|f| f.action == "stop"))
                     .expect("a way on");
                 let mut q = |_: usize| 0;
                 let a2 = fill(p, &g.state, &mut q);

@@ -672,3 +672,85 @@ fn a_described_board_and_its_forms_in_chromium() {
     assert!(odds.as_str().is_some_and(|o| o.contains('%')), "{odds}");
     assert!(b.alert_text().is_none());
 }
+
+#[test]
+fn one_device_for_two_players_hides_the_hand_behind_a_tap_in_chromium() {
+    if !browser_available() {
+        return;
+    }
+    let s = server();
+    let links = s.links("commands-colors-ecw/tibbermore-1644");
+    let gm = &links[0];
+    // The game master deals for one shared device.
+    let r = request(
+        &s.addr,
+        "POST",
+        &format!("/api/s/{gm}/actions"),
+        Some(&json!({"action": "deal", "hands": "single-device"}).to_string()),
+    )
+    .expect("deal");
+    assert_eq!(r.status, 200, "{}", r.body);
+    let b = Browser::start(420);
+    b.go(&format!("http://{}/s/{gm}", s.addr));
+    b.wait(
+        "return window.TERCIO_LIVE && window.TERCIO_LIVE.state === 'live';",
+        "the live connection",
+    );
+    b.caught_up();
+    // Hidden: a closed details whose prompt names the side to play; the play form inside it is
+    // not rendered until tapped.
+    let hidden = b.js(
+        "const d = document.querySelector('details.reveal');
+         const f = document.querySelector('form[data-action=\"play\"]');
+         return d && [d.open, d.querySelector('summary').textContent, !!(f && d.contains(f)), f ? f.checkVisibility() : 'no form'];",
+    );
+    assert_eq!(hidden[0], false, "{hidden}");
+    assert!(
+        hidden[1]
+            .as_str()
+            .is_some_and(|t| t.contains("Montrose") && t.contains("tap to reveal")),
+        "{hidden}"
+    );
+    assert_eq!(
+        hidden[2], true,
+        "the play form is inside the reveal: {hidden}"
+    );
+    assert_eq!(
+        hidden[3], false,
+        "the play form is not drawn before the tap: {hidden}"
+    );
+    // Tap: the hand and the form show.
+    b.click("details.reveal > summary");
+    b.wait(
+        "const f = document.querySelector('form[data-action=\"play\"]'); return f && f.checkVisibility();",
+        "the hand after the tap",
+    );
+    // Play the first card the form offers; after the result the hand is hidden again.
+    // (Evade is never offered on one's own turn; Hazzard a Chaunce would ask present or order.)
+    let offered = b.js(
+        "const sel = document.querySelector('form[data-action=\"play\"] select[name=card]');
+         const opts = [...sel.options].map(o => o.value);
+         const pick = opts.find(v => v !== 'hazzard-a-chaunce');
+         sel.value = pick;
+         return [opts.includes('evade'), pick];",
+    );
+    assert_eq!(offered[0], false, "{offered}");
+    b.click("form[data-action=\"play\"] button[type=submit]");
+    let result = b.dismiss_result();
+    assert!(result.contains("play"), "{result}");
+    let again = b
+        .js("const d = document.querySelector('details.reveal'); return d ? d.open : 'no reveal';");
+    assert_eq!(again, false, "the hand hides again after a card is played");
+    // "Hide" closes it too.
+    b.click("details.reveal > summary");
+    b.wait(
+        "return document.querySelector('details.reveal').open;",
+        "the reveal open",
+    );
+    b.click("details.reveal button.hide-reveal");
+    b.wait(
+        "return !document.querySelector('details.reveal').open;",
+        "the reveal closed by Hide",
+    );
+    assert!(b.alert_text().is_none());
+}

@@ -739,7 +739,7 @@ pub fn board(st: &State) -> Board {
             ]);
         }
         let mut t = table(
-            &format!("{}: your hand", s.name),
+            &format!("{}: hand", s.name),
             &["Card", "What it does"],
             rows,
         );
@@ -747,7 +747,7 @@ pub fn board(st: &State) -> Board {
         tables.push(t);
         let mut odds = table(
             &format!(
-                "{}: your next draw (from the cards you have not seen; decision 45)",
+                "{}: next draw (from the cards this side has not seen; decision 45)",
                 s.name
             ),
             &["Card", "Chance"],
@@ -1119,10 +1119,17 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
             false,
         ))),
         Phase::Command if hand_seen => {
+            // Evade answers a melee; it is not played on one's own turn.
+            let playable: Vec<u8> = s
+                .hand
+                .iter()
+                .copied()
+                .filter(|&c| command_kind(c).id != "evade")
+                .collect();
             let mut fields = vec![FormField::choice(
                 "card",
                 "Card",
-                hand_choices(&s.hand),
+                hand_choices(&playable),
                 false,
             )];
             if s.hand
