@@ -12,7 +12,29 @@ pub struct FacetOdds {
     pub facet: String,
     /// Each value with its exact probability, in order of first appearance in the enumeration.
     pub values: Vec<(String, f64)>,
+    /// For a facet whose values are numbers (hits, blocks lost): its expected value, over the
+    /// outcomes where it is reached.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mean: Option<f64>,
 }
+
+/// The expected value of numeric facet values (those not reached left out), or `None` when a
+/// value is not a number.
+fn mean_of(values: &[(String, f64)]) -> Option<f64> {
+    let mut sum = 0.0;
+    let mut mass = 0.0;
+    for (v, p) in values {
+        if v == NOT_REACHED {
+            continue;
+        }
+        let x: f64 = v.parse().ok()?;
+        sum += x * p;
+        mass += p;
+    }
+    (mass > 0.0).then(|| sum / mass)
+}
+
+const NOT_REACHED: &str = "(not reached)";
 
 #[derive(Debug, Clone, Serialize)]
 pub struct OddsReport {
@@ -36,7 +58,10 @@ impl OddsReport {
     pub fn render(&self) -> String {
         let mut s = String::new();
         for f in &self.facets {
-            s.push_str(&format!("  {}\n", f.facet));
+            match f.mean {
+                Some(m) => s.push_str(&format!("  {} (expected {m:.3})\n", f.facet)),
+                None => s.push_str(&format!("  {}\n", f.facet)),
+            }
             for (v, p) in &f.values {
                 s.push_str(&format!("    {:<24} {:>7.2}%\n", v, p * 100.0));
             }
@@ -74,9 +99,14 @@ pub fn odds(plan: &Plan<Outcome>) -> OddsReport {
             // A facet that appears only on some branches: the rest of the mass is "n/a".
             let covered: f64 = values.iter().map(|(_, p)| p).sum();
             if covered < 1.0 - 1e-12 {
-                values.push(("(not reached)".to_string(), 1.0 - covered));
+                values.push((NOT_REACHED.to_string(), 1.0 - covered));
             }
-            FacetOdds { facet: k, values }
+            let mean = mean_of(&values);
+            FacetOdds {
+                facet: k,
+                values,
+                mean,
+            }
         })
         .collect();
     OddsReport {

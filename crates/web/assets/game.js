@@ -177,8 +177,14 @@
           bar.className = "bar";
           bar.style.width = `${Math.round(p * 80)}px`;
           line.appendChild(bar);
-          line.appendChild(document.createTextNode(`${v}: ${(p * 100).toFixed(1)}%`));
+                    line.appendChild(document.createTextNode(`${v}: ${(p * 100).toFixed(1)}%`));
           td.appendChild(line);
+        }
+        if (typeof f.mean === "number") {
+          const m = document.createElement("div");
+          m.className = "mean";
+          m.textContent = `expected: ${f.mean.toFixed(2)}`;
+          td.appendChild(m);
         }
       }
       const head = document.createElement("strong");

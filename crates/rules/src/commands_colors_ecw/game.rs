@@ -2484,9 +2484,20 @@ fn hit_unit(r: Res, h: Hit, then: impl Fn(Res, bool) -> P + 'static) -> P {
     let then = std::rc::Rc::new(then);
     resolve::roll_against(n, mods, t, kind, sc, title).and_then(move |(lost, hexes, step)| {
         let mut r = r.clone();
+        let total = |name: &str| {
+            step.totals
+                .iter()
+                .find(|(k, _)| k == name)
+                .map_or(0, |(_, v)| *v)
+        };
+        let (hits, flags) = (total("hits"), total("flags"));
         r.steps.push(step);
         let eliminated = lost == blocks;
         let prefix = label.to_lowercase();
+        // Hits and flags rolled, before blocks and retreats (the odds show their expectation).
+        r.facets.push((format!("{prefix}: hits"), hits.to_string()));
+        r.facets
+            .push((format!("{prefix}: flags"), flags.to_string()));
         r.facets
             .push((format!("{prefix}: blocks lost"), lost.to_string()));
         r.facets.push((
