@@ -106,7 +106,9 @@ fn dragoons_artillery_and_retire_and_reform() {
         "roller": {"class": "foot", "blocks": 4, "training": "trained"},
         "target": {"class": "trotters", "blocks": 3, "training": "trained", "retiring": true}}));
     close(o.p("eliminated", "yes"), 23.0 / 648.0);
-    close(o.p("retreat hexes", "0"), 1.0);
+    // It goes 2 hexes back unless eliminated (CCN tactics; decision 25), flags or not.
+    close(o.p("retreat hexes", "2"), 1.0 - 23.0 / 648.0);
+    close(o.p("retreat hexes", "0"), 23.0 / 648.0);
 }
 
 #[test]

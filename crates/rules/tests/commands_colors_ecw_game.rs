@@ -2,12 +2,15 @@
 //! defender's answers, and the decisions of section 11 of `docs/rules/commands-colors-ecw.md`
 //! pinned through `Game` (each test is named after the decision or section it pins).
 
+use std::collections::BTreeMap;
+
 use serde_json::{json, Value};
-use tercio_core::LogEntry;
+use tercio_core::{LogEntry, Step};
 use tercio_rules::commands_colors_ecw::game::chaunce_of;
 use tercio_rules::commands_colors_ecw::tables::{command_deck_size, command_kind, COMMAND_CARDS};
 use tercio_rules::game::{Game, GameError, GameEvent};
 use tercio_rules::odds::odds;
+use tercio_rules::registry::Outcome;
 use tercio_rules::scenario::parse;
 use tercio_rules::{Engine, Viewer};
 
@@ -1603,4 +1606,1172 @@ fn a_form_choice_of_a_number_arrives_as_text_and_is_read() {
         (code.as_str(), field.as_deref()),
         ("bad-number", Some("target_room"))
     );
+}
+
+// ------------------------------------------------------------------------------------------------
+// Decisions of section 11 through the game: the table's situations, the dice typed at the table
+// (faces 1, 2 Infantry, 3 Cavalry, 4 Artillery, 5 Sabre, 6 Flag) or, for the seeded Chaunce
+// draws, every outcome of the plan with its exact probability.
+
+/// Every outcome of `a` from the game's state, from the plan's exact leaves: its explanation, the
+/// state it leads to, and its probability.
+fn leaves(g: &Game, a: &Value) -> Vec<(Outcome, Value, f64)> {
+    let e = engine(g);
+    let plan = e
+        .plan(Some(&g.state), a)
+        .unwrap_or_else(|r| panic!("{a}: {r}"));
+    let out: Vec<(Outcome, Value, f64)> = plan
+        .leaves()
+        .into_iter()
+        .map(|(o, p)| {
+            let mut st = g.state.clone();
+            e.apply(&mut st, &o.effects).expect("the effects fold");
+            (o, st, p)
+        })
+        .collect();
+    close(out.iter().map(|x| x.2).sum(), 1.0);
+    out
+}
+
+/// Set fields of a unit in the state (a test's own army).
+fn set(g: &mut Game, id: &str, fields: Value) {
+    let i = unit_index(g, id);
+    for (k, v) in fields.as_object().expect("fields") {
+        assert!(
+            g.state["units"][i].get(k).is_some(),
+            "no field {k} on a unit"
+        );
+        g.state["units"][i][k] = v.clone();
+    }
+}
+
+/// Take every unit of `side` but `keep` off the table.
+fn only(g: &mut Game, side: usize, keep: &[&str]) {
+    for u in g.state["units"].as_array_mut().expect("units") {
+        let id = u["id"].as_str().expect("id").to_string();
+        if u["side"] == side && !keep.contains(&id.as_str()) {
+            u["gone"] = json!("off the table for the test");
+        }
+    }
+}
+
+/// Attach a leader to a unit.
+fn attach(g: &mut Game, leader: &str, unit: &str) {
+    let k = leader_index(g, leader);
+    g.state["leaders"][k]["unit"] = json!(unit);
+}
+
+/// `first`, then `fill` for every further die the action asks for.
+fn faces_for(g: &Game, a: &Value, first: &[u8], fill: u8) -> Vec<u8> {
+    let mut f = first.to_vec();
+    while let Some(more) = g.needed(a, &f).unwrap_or_else(|e| panic!("{a}: {e}")) {
+        f.extend(std::iter::repeat_n(fill, more.len()));
+    }
+    f
+}
+
+/// The step of the last event whose title starts with `prefix`.
+fn step_of(g: &Game, prefix: &str) -> Option<Step> {
+    last_event(g)
+        .resolution
+        .steps
+        .iter()
+        .find(|s| s.title.starts_with(prefix))
+        .cloned()
+}
+
+fn total(s: &Step, name: &str) -> i32 {
+    s.totals
+        .iter()
+        .find(|(k, _)| k == name)
+        .unwrap_or_else(|| panic!("no total {name} in {s:?}"))
+        .1
+}
+
+/// The ids of the units with a Chaunce die bonus in `st`.
+fn bonused(st: &Value) -> Vec<String> {
+    st["units"]
+        .as_array()
+        .expect("units")
+        .iter()
+        .filter(|u| u["chaunce_bonus"] != 0)
+        .map(|u| u["id"].as_str().expect("id").to_string())
+        .collect()
+}
+
+/// The Royalists play a Probe Center and order `units`.
+fn probe_centre(g: &mut Game, units: &[&str]) {
+    deal_hand(g, ROYAL, &["probe-centre"]);
+    act(g, json!({"action": "play", "card": "probe-centre"}));
+    for u in units {
+        act(g, json!({"action": "order", "unit": u}));
+    }
+}
+
+/// Put a card from the deck on `side`'s Stand of Pikes track for `unit`, in formation.
+fn in_stand(g: &mut Game, side: usize, unit: &str) -> u8 {
+    let mut deck = nums(&g.state["deck"]);
+    let t = deck.remove(0);
+    g.state["deck"] = json!(deck);
+    g.state["deck_count"] = json!(deck.len());
+    g.state["sides"][side]["track"] = json!([[t, unit]]);
+    set(g, unit, json!({"stand": true}));
+    cards_accounted(&g.state);
+    t
+}
+
+const NONE: &str = r#"{"action": "respond", "response": "none"}"#;
+
+fn none() -> Value {
+    serde_json::from_str(NONE).expect("json")
+}
+
+#[test]
+fn decision_5_hot_for_revenge_draws_two_distinct_units_each_pair_one_sixth() {
+    let mut g = parliament_takes(30, "hot-for-revenge");
+    only(&mut g, PARL, &["p1", "p2", "p3", "p4"]);
+    let draw = json!({"action": "draw_chaunce"});
+    let mut pairs: BTreeMap<Vec<String>, f64> = BTreeMap::new();
+    for (_, st, p) in leaves(&g, &draw) {
+        let up = bonused(&st);
+        assert_eq!(up.len(), 2, "two distinct units: {up:?}");
+        for u in &up {
+            assert!(["p1", "p2", "p3", "p4"].contains(&u.as_str()), "{up:?}");
+        }
+        *pairs.entry(up).or_default() += p;
+    }
+    assert_eq!(pairs.len(), 6, "{pairs:?}");
+    for p in pairs.values() {
+        close(*p, 1.0 / 6.0);
+    }
+    // The seeded draw: two units of the four, +1 each; the turn goes on.
+    act(&mut g, draw);
+    let up = bonused(&g.state);
+    assert_eq!(up.len(), 2, "{up:?}");
+    for u in &up {
+        assert_eq!(unit(&g, u)["chaunce_bonus"], 1);
+    }
+    assert_eq!(g.state["phase"], "command");
+    assert_eq!(g.state["active"], PARL);
+}
+
+#[test]
+fn decision_6_exceeding_nervose_draws_uniformly_among_the_tied_units() {
+    let mut g = parliament_takes(31, "exceeding-nervose");
+    act(&mut g, json!({"action": "draw_chaunce"}));
+    assert_eq!(g.state["phase"], "chaunce-resolve");
+    for cands in [vec!["p1", "p2"], vec!["p1", "p2", "p3"]] {
+        let a = json!({"action": "resolve_chaunce", "candidates": cands.join(", ")});
+        let mut by: BTreeMap<String, f64> = BTreeMap::new();
+        for (o, st, p) in leaves(&g, &a) {
+            let who: Vec<&&str> = cands
+                .iter()
+                .filter(|x| {
+                    o.resolution
+                        .summary
+                        .contains(&format!("Unit {x} retires 3 hexes"))
+                })
+                .collect();
+            assert_eq!(who.len(), 1, "{}", o.resolution.summary);
+            assert_eq!(st["phase"], "swap", "the card replaces the turn");
+            *by.entry(who[0].to_string()).or_default() += p;
+        }
+        assert_eq!(by.len(), cands.len(), "{by:?}");
+        for p in by.values() {
+            close(*p, 1.0 / cands.len() as f64);
+        }
+    }
+}
+
+#[test]
+fn decision_14_raw_foot_with_a_leader_ignores_one_flag_then_doubles_the_rest() {
+    let setup = |melee: Value| {
+        let mut g = dealt(32);
+        set(&mut g, "p1", json!({"training": "raw"}));
+        attach(&mut g, "essex", "p1");
+        probe_centre(&mut g, &["c1"]);
+        act(&mut g, melee);
+        g
+    };
+    let melee = json!({"action": "melee", "unit": "c1", "target": "p1"});
+    // Odd hexes never: one flag is ignored, each other flag is 2 hexes.
+    let mut before = dealt(32);
+    set(&mut before, "p1", json!({"training": "raw"}));
+    attach(&mut before, "essex", "p1");
+    probe_centre(&mut before, &["c1"]);
+    let p = |v: &str| {
+        preview_p(
+            &before,
+            melee.clone(),
+            &before.state,
+            "melee: retreat hexes",
+            v,
+        )
+    };
+    close(p("1"), 0.0);
+    close(p("3"), 0.0);
+    assert!(p("2") > 0.0 && p("4") > 0.0);
+    let mut g = setup(melee.clone());
+    assert_eq!(dice_needed(&g, &none()), 5, "4 blocks + pikes");
+    // Two flags (Artillery faces miss foot): one ignored, the other doubled: 2 hexes.
+    act_entered(&mut g, none(), &[6, 6, 4, 4, 4]);
+    let m = step_of(&g, "Melee:").expect("the melee");
+    assert_eq!(total(&m, "flags"), 2);
+    assert_eq!(m.result, "0 block(s) lost, 2 hex(es) to retreat");
+    assert!(step_of(&g, "Battle back:").is_none(), "it left its hex");
+    assert_eq!(unit(&g, "p1")["blocks"], 4);
+    // No room: the two hexes cost two blocks.
+    let mut g = setup(json!({"action": "melee", "unit": "c1", "target": "p1", "target_room": 0}));
+    let f = faces_for(&g, &none(), &[6, 6, 4, 4, 4], 4);
+    act_entered(&mut g, none(), &f);
+    assert_eq!(unit(&g, "p1")["blocks"], 2);
+    // One flag: ignored for the leader; nothing to double: it holds and battles back.
+    let mut g = setup(melee);
+    let f = faces_for(&g, &none(), &[6, 4, 4, 4, 4], 4);
+    act_entered(&mut g, none(), &f);
+    let m = step_of(&g, "Melee:").expect("the melee");
+    assert_eq!(m.result, "0 block(s) lost, 0 hex(es) to retreat");
+    assert!(step_of(&g, "Battle back:").is_some());
+}
+
+#[test]
+fn decision_15_veteran_with_a_leader_ignores_two_flags_by_default() {
+    let mut g = dealt(33);
+    set(&mut g, "p1", json!({"training": "veteran"}));
+    attach(&mut g, "essex", "p1");
+    probe_centre(&mut g, &["c1"]);
+    act(
+        &mut g,
+        json!({"action": "melee", "unit": "c1", "target": "p1"}),
+    );
+    let f = faces_for(&g, &none(), &[6, 6, 4, 4, 4], 4);
+    assert_eq!(
+        f.len(),
+        5 + 6,
+        "the battle back: 4 blocks + pikes + veteran"
+    );
+    act_entered(&mut g, none(), &f);
+    let m = step_of(&g, "Melee:").expect("the melee");
+    assert_eq!(total(&m, "flags"), 2);
+    assert_eq!(m.result, "0 block(s) lost, 0 hex(es) to retreat");
+    let back = step_of(&g, "Battle back:").expect("it holds and battles back");
+    assert_eq!(back.dice.len(), 6);
+    assert_eq!(unit(&g, "p1")["blocks"], 4);
+    // Three flags: the third one moves it 1 hex.
+    let mut g = dealt(33);
+    set(&mut g, "p1", json!({"training": "veteran"}));
+    attach(&mut g, "essex", "p1");
+    probe_centre(&mut g, &["c1"]);
+    act(
+        &mut g,
+        json!({"action": "melee", "unit": "c1", "target": "p1"}),
+    );
+    act_entered(&mut g, none(), &[6, 6, 6, 4, 4]);
+    let m = step_of(&g, "Melee:").expect("the melee");
+    assert_eq!(m.result, "0 block(s) lost, 1 hex(es) to retreat");
+    assert!(step_of(&g, "Battle back:").is_none());
+}
+
+#[test]
+fn decision_16_sabres_never_hit_in_ranged_combat() {
+    let mut g = dealt(34);
+    probe_centre(&mut g, &["c1", "c2"]);
+    let fire = json!({"action": "fire", "unit": "c1", "target": "p1", "range": 2});
+    assert_eq!(dice_needed(&g, &fire), 3, "4 blocks − 1 for pikes");
+    // Only the Infantry faces (2 of 6) hit foot at range: P(no block lost) = (4/6)^3.
+    close(
+        preview_p(
+            &g,
+            fire.clone(),
+            &g.state,
+            "ranged combat: blocks lost",
+            "0",
+        ),
+        (4.0f64 / 6.0).powi(3),
+    );
+    act_entered(&mut g, fire, &[5, 5, 5]);
+    let s = step_of(&g, "Ranged combat:").expect("the fire");
+    assert_eq!(total(&s, "hits"), 0);
+    assert_eq!(unit(&g, "p1")["blocks"], 4);
+    // In melee a trained unit's sabre hits foot.
+    act(
+        &mut g,
+        json!({"action": "melee", "unit": "c2", "target": "p1"}),
+    );
+    let f = faces_for(&g, &none(), &[5, 4, 4, 4, 4], 4);
+    act_entered(&mut g, none(), &f);
+    let s = step_of(&g, "Melee:").expect("the melee");
+    assert_eq!(total(&s, "hits"), 1);
+    assert_eq!(unit(&g, "p1")["blocks"], 3);
+}
+
+#[test]
+fn decision_17_dismounted_dragoons_are_hit_by_cavalry_not_infantry_at_range() {
+    let mut g = dealt(35);
+    set(
+        &mut g,
+        "p1",
+        json!({"class": "dragoons", "mounted": false, "pikes": false, "blocks": 3, "start_blocks": 3}),
+    );
+    probe_centre(&mut g, &["c1", "c2"]);
+    let fire = json!({"action": "fire", "unit": "c1", "target": "p1", "range": 2});
+    // Only the Cavalry face (1 of 6) hits.
+    close(
+        preview_p(
+            &g,
+            fire.clone(),
+            &g.state,
+            "ranged combat: blocks lost",
+            "0",
+        ),
+        (5.0f64 / 6.0).powi(3),
+    );
+    act_entered(&mut g, fire, &[1, 2, 1]);
+    assert_eq!(unit(&g, "p1")["blocks"], 3, "Infantry faces miss dragoons");
+    act_entered(
+        &mut g,
+        json!({"action": "fire", "unit": "c2", "target": "p1", "range": 2}),
+        &[3, 1, 2],
+    );
+    assert_eq!(unit(&g, "p1")["blocks"], 2, "a Cavalry face hits");
+}
+
+#[test]
+fn decision_18_veteran_dragoons_halve_then_add() {
+    let mut g = dealt(36);
+    set(
+        &mut g,
+        "c1",
+        json!({"class": "dragoons", "training": "veteran", "mounted": true, "pikes": false, "blocks": 3, "start_blocks": 3}),
+    );
+    probe_centre(&mut g, &["c1"]);
+    act(
+        &mut g,
+        json!({"action": "melee", "unit": "c1", "target": "p1"}),
+    );
+    assert_eq!(dice_needed(&g, &none()), 3, "ceil(3 / 2) + 1 veteran");
+    let f = faces_for(&g, &none(), &[4, 4, 4], 4);
+    act_entered(&mut g, none(), &f);
+    let m = step_of(&g, "Melee:").expect("the melee");
+    assert_eq!(m.dice.len(), 3);
+    let mods: Vec<(String, i32)> = m
+        .modifiers
+        .iter()
+        .map(|x| (x.name.clone(), x.value))
+        .collect();
+    assert_eq!(
+        mods,
+        vec![
+            ("base: half of 3 blocks, rounded up".to_string(), 2),
+            ("veteran".to_string(), 1)
+        ]
+    );
+}
+
+#[test]
+fn decision_19_raw_dragoons_retreat_two_hexes_a_flag_and_artillery_takes_no_training() {
+    let mut g = dealt(37);
+    set(
+        &mut g,
+        "p1",
+        json!({"class": "dragoons", "training": "raw", "mounted": false, "pikes": false, "blocks": 3, "start_blocks": 3}),
+    );
+    probe_centre(&mut g, &["c1"]);
+    act(
+        &mut g,
+        json!({"action": "melee", "unit": "c1", "target": "p1"}),
+    );
+    // One Flag; Infantry faces miss dragoons.
+    act_entered(&mut g, none(), &[6, 1, 1, 1, 1]);
+    let m = step_of(&g, "Melee:").expect("the melee");
+    assert_eq!(m.result, "0 block(s) lost, 2 hex(es) to retreat");
+    assert_eq!(unit(&g, "p1")["blocks"], 3);
+
+    // An artillery entry with a training flag is refused at the scenario check.
+    let gun = |flags: &str| {
+        format!(
+            "{}\n[[units]]\nid = \"g1\"\nname = \"Gun\"\nside = \"royal\"\ntype = \"artillery\"\nblocks = 2\nleader = \"king\"\nflags = [{flags}]\n",
+            source("")
+        )
+    };
+    for t in ["veteran", "raw", "militia"] {
+        let d = parse("gun.toml", &gun(&format!(r#""centre", "{t}""#)))
+            .expect_err("artillery takes no training");
+        assert!(
+            d.iter()
+                .any(|x| x.field.starts_with("units[20].flags") && x.message.contains("artillery")),
+            "{t}: {d:?}"
+        );
+    }
+    let sc = parse("gun.toml", &gun(r#""centre""#)).unwrap_or_else(|d| panic!("{d:?}"));
+    let g = Game::new(sc, 37).expect("game");
+    assert_eq!(unit(&g, "g1")["training"], "trained");
+}
+
+#[test]
+fn decision_20_artillery_fires_a_die_a_block_at_two_to_five_hexes() {
+    let mut g = dealt(38);
+    set(
+        &mut g,
+        "c1",
+        json!({"class": "artillery", "pikes": false, "blocks": 2, "start_blocks": 2}),
+    );
+    probe_centre(&mut g, &["c1"]);
+    let (code, field) = refused(
+        &mut g,
+        json!({"action": "fire", "unit": "c1", "target": "p1", "range": 1}),
+    );
+    assert_eq!(
+        (code.as_str(), field.as_deref()),
+        ("out-of-range", Some("range"))
+    );
+    let (code, _) = refused(
+        &mut g,
+        json!({"action": "fire", "unit": "c1", "target": "p1", "range": 6}),
+    );
+    assert_eq!(code, "bad-number");
+    let (code, _) = refused(
+        &mut g,
+        json!({"action": "melee", "unit": "c1", "target": "p1"}),
+    );
+    assert_eq!(code, "no-melee");
+    let fire = json!({"action": "fire", "unit": "c1", "target": "p1", "range": 3});
+    assert_eq!(dice_needed(&g, &fire), 2);
+    act_entered(&mut g, fire, &[1, 4]);
+    let s = step_of(&g, "Ranged combat:").expect("the fire");
+    assert_eq!(s.dice.len(), 2);
+    assert_eq!(unit(&g, "p1")["blocks"], 3);
+}
+
+#[test]
+fn decision_21_foot_fires_at_one_hex_and_only_at_an_adjacent_enemy_when_adjacent() {
+    let mut g = dealt(39);
+    probe_centre(&mut g, &["c1", "c2"]);
+    let (code, field) = refused(
+        &mut g,
+        json!({"action": "fire", "unit": "c2", "target": "p1", "range": 2, "adjacent_enemy": true}),
+    );
+    assert_eq!(
+        (code.as_str(), field.as_deref()),
+        ("adjacent", Some("range"))
+    );
+    let fire = json!({"action": "fire", "unit": "c1", "target": "p1", "range": 1});
+    assert_eq!(dice_needed(&g, &fire), 3);
+    act_entered(&mut g, fire, &[1, 4, 4]);
+    assert_eq!(unit(&g, "p1")["blocks"], 3);
+    act_entered(
+        &mut g,
+        json!({"action": "fire", "unit": "c2", "target": "p2", "range": 1, "adjacent_enemy": true}),
+        &[4, 4, 4],
+    );
+    assert_eq!(unit(&g, "c2")["fired"], true);
+}
+
+#[test]
+fn decision_25_raw_trotters_retire_two_hexes_and_dismounted_dragoons_cannot() {
+    let setup = |p4: Value| {
+        let mut g = dealt(40);
+        set(&mut g, "p4", p4);
+        probe_centre(&mut g, &["c1"]);
+        act(
+            &mut g,
+            json!({"action": "melee", "unit": "c1", "target": "p4"}),
+        );
+        g
+    };
+    let mut g = setup(json!({"training": "raw"}));
+    let retire = json!({"action": "respond", "response": "retire"});
+    // Only Cavalry faces hit; flags are ignored: never a retreat by flags, never doubled.
+    close(
+        preview_p(&g, retire.clone(), &g.state, "melee: blocks lost", "0"),
+        (5.0f64 / 6.0).powi(5),
+    );
+    // Exactly 2 hexes back, not doubled for raw, unless eliminated (0 hexes then).
+    let two = preview_p(&g, retire.clone(), &g.state, "melee: retreat hexes", "2");
+    let gone = preview_p(&g, retire.clone(), &g.state, "melee: eliminated", "yes");
+    close(two + gone, 1.0);
+    close(
+        preview_p(&g, retire.clone(), &g.state, "melee: retreat hexes", "4"),
+        0.0,
+    );
+    act_entered(&mut g, retire, &[6, 6, 5, 1, 3]);
+    let m = step_of(&g, "Melee:").expect("the melee");
+    assert_eq!(m.result, "1 block(s) lost; it retires and reforms 2 hexes");
+    assert!(step_of(&g, "Battle back:").is_none(), "no battle back");
+    assert_eq!(unit(&g, "p4")["blocks"], 2);
+    assert!(g.state["chase"].is_null());
+
+    // Dismounted dragoons cannot retire and reform; mounted ones can.
+    let mut g = setup(json!({"class": "dragoons", "mounted": false}));
+    let (code, field) = refused(&mut g, json!({"action": "respond", "response": "retire"}));
+    assert_eq!(
+        (code.as_str(), field.as_deref()),
+        ("bad-response", Some("response"))
+    );
+    let mut g = setup(json!({"class": "dragoons", "mounted": true}));
+    act_entered(
+        &mut g,
+        json!({"action": "respond", "response": "retire"}),
+        &[4, 4, 4, 4, 4],
+    );
+    assert_eq!(unit(&g, "p4")["blocks"], 3);
+}
+
+#[test]
+fn decision_27_grimme_reaper_on_a_led_unit_rolls_no_leader_check() {
+    let mut g = parliament_takes(41, "grimme-reaper");
+    only(&mut g, PARL, &["p1"]);
+    attach(&mut g, "essex", "p1");
+    let draw = json!({"action": "draw_chaunce"});
+    let mut p_kept = 0.0;
+    let mut p_gone = 0.0;
+    for (o, st, p) in leaves(&g, &draw) {
+        assert!(
+            !o.resolution
+                .steps
+                .iter()
+                .any(|s| s.title.contains("Leader casualty")),
+            "{:?}",
+            o.resolution.steps
+        );
+        let k = leader_index(&g, "essex");
+        assert!(st["leaders"][k]["gone"].is_null(), "the leader stays");
+        let p1 = st["units"][unit_index(&g, "p1")].clone();
+        if p1["blocks"] == 4 {
+            p_kept += p;
+        }
+        if p1["gone"].is_string() {
+            p_gone += p;
+            assert_eq!(st["sides"][ROYAL]["banners"], 1);
+        }
+    }
+    // One die per block, each Infantry face (2 of 6) a deserter.
+    close(p_kept, (2.0f64 / 3.0).powi(4));
+    close(p_gone, (1.0f64 / 3.0).powi(4));
+    act(&mut g, draw);
+    assert!(step_of(&g, "Grimme Reaper:").is_some());
+    assert!(step_of(&g, "Leader casualty").is_none());
+    assert_eq!(g.state["phase"], "command", "the turn goes on");
+}
+
+#[test]
+fn decision_27_a_leader_whose_unit_deserts_to_the_last_block_is_left_alone() {
+    // Design 13.3: "a surviving leader of an eliminated unit is left alone for the players to
+    // place"; O Bugger It and Lay Down Your Armes detach him, and so must Grimme Reaper.
+    let mut g = parliament_takes(41, "grimme-reaper");
+    only(&mut g, PARL, &["p1"]);
+    attach(&mut g, "essex", "p1");
+    set(&mut g, "p1", json!({"blocks": 1}));
+    let k = leader_index(&g, "essex");
+    let mut seen = false;
+    for (_, st, _) in leaves(&g, &json!({"action": "draw_chaunce"})) {
+        if st["units"][unit_index(&g, "p1")]["gone"].is_string() {
+            seen = true;
+            assert!(st["leaders"][k]["gone"].is_null());
+            assert!(
+                st["leaders"][k]["unit"].is_null(),
+                "the leader of a unit gone is alone: {}",
+                st["leaders"][k]
+            );
+        }
+    }
+    assert!(seen);
+}
+
+#[test]
+fn decision_28_o_bugger_it_gives_the_opponent_a_banner() {
+    let mut g = parliament_takes(42, "o-bugger-it");
+    set(&mut g, "p3", json!({"training": "raw"}));
+    act(&mut g, json!({"action": "draw_chaunce"}));
+    assert!(unit(&g, "p3")["gone"].is_string(), "{}", unit(&g, "p3"));
+    assert_eq!(g.state["sides"][ROYAL]["banners"], 1);
+    assert_eq!(g.state["sides"][PARL]["banners"], 0);
+    for u in ["p1", "p2", "p4", "p5"] {
+        assert!(unit(&g, u)["gone"].is_null(), "only the raw unit goes home");
+    }
+    assert_eq!(g.state["phase"], "command", "the turn goes on");
+    assert_eq!(g.state["active"], PARL);
+}
+
+#[test]
+fn decision_30_rallye_returns_no_more_than_the_unit_started_with() {
+    let mut g = dealt(43);
+    set(&mut g, "c1", json!({"blocks": 3}));
+    deal_hand(&mut g, ROYAL, &["rallye"]);
+    let play = json!({"action": "play", "card": "rallye"});
+    assert_eq!(dice_needed(&g, &play), 6, "dice equal to command");
+    act_entered(&mut g, play, &[1, 1, 2, 2, 1, 2]);
+    assert_eq!(g.state["card"]["rally"], json!([6, 0, 0]));
+    act(&mut g, json!({"action": "rally", "unit": "c1"}));
+    assert_eq!(unit(&g, "c1")["blocks"], 4);
+    assert_eq!(unit(&g, "c1")["ordered"], true);
+    let (code, field) = refused(&mut g, json!({"action": "rally", "unit": "c1"}));
+    assert_eq!(
+        (code.as_str(), field.as_deref()),
+        ("full-strength", Some("unit"))
+    );
+    let (code, _) = refused(&mut g, json!({"action": "rally", "unit": "c3"}));
+    assert_eq!(code, "full-strength", "a 3-block unit at 3");
+    assert_eq!(g.state["card"]["rally"], json!([5, 0, 0]));
+    // An eliminated unit is not rallied.
+    set(&mut g, "c2", json!({"blocks": 0, "gone": "eliminated"}));
+    let (code, _) = refused(&mut g, json!({"action": "rally", "unit": "c2"}));
+    assert_eq!(code, "no-such-unit");
+}
+
+#[test]
+fn decision_31_a_horse_symbol_rallies_and_orders_dragoons() {
+    let mut g = dealt(44);
+    set(
+        &mut g,
+        "ga2",
+        json!({"class": "dragoons", "mounted": true, "blocks": 2}),
+    );
+    set(&mut g, "c1", json!({"blocks": 3}));
+    deal_hand(&mut g, ROYAL, &["rallye"]);
+    act_entered(
+        &mut g,
+        json!({"action": "play", "card": "rallye"}),
+        &[3, 5, 5, 5, 5, 5],
+    );
+    assert_eq!(g.state["card"]["rally"], json!([0, 1, 0]));
+    let (code, _) = refused(&mut g, json!({"action": "rally", "unit": "c1"}));
+    assert_eq!(code, "no-symbol", "a Horse symbol is not a Foot block");
+    act(&mut g, json!({"action": "rally", "unit": "ga2"}));
+    assert_eq!(unit(&g, "ga2")["blocks"], 3);
+
+    // The Lord Is With Us: a Horse symbol orders the dragoons.
+    let mut g = dealt(44);
+    set(&mut g, "ga2", json!({"class": "dragoons", "mounted": true}));
+    deal_hand(&mut g, ROYAL, &["lord-is-with-us"]);
+    act_entered(
+        &mut g,
+        json!({"action": "play", "card": "lord-is-with-us"}),
+        &[3, 5, 5, 5, 5, 5],
+    );
+    let (code, _) = refused(&mut g, json!({"action": "order", "unit": "c1"}));
+    assert_eq!(code, "card-limit");
+    act(&mut g, json!({"action": "order", "unit": "ga2"}));
+    assert_eq!(unit(&g, "ga2")["ordered"], true);
+    assert_eq!(unit(&g, "ga2")["card_bonus"], 1);
+}
+
+#[test]
+fn decision_32_cuirassiers_under_chickweed_and_soft_going_move_one() {
+    let mut g = parliament_takes(45, "chickweed");
+    act(&mut g, json!({"action": "draw_chaunce"}));
+    assert_eq!(g.state["sides"][PARL]["chickweed"], true);
+    assert_eq!(g.state["sides"][ROYAL]["chickweed"], false);
+    assert_eq!(g.state["phase"], "command");
+    g.state["soft_going"] = json!(true);
+    set(&mut g, "p4", json!({"class": "cuirassiers"}));
+    deal_hand(&mut g, PARL, &["probe-right"]);
+    act(&mut g, json!({"action": "play", "card": "probe-right"}));
+    act(&mut g, json!({"action": "order", "unit": "p4"}));
+    act(&mut g, json!({"action": "order", "unit": "p5"}));
+    let (code, field) = refused(&mut g, json!({"action": "move", "unit": "p4", "hexes": 2}));
+    assert_eq!(
+        (code.as_str(), field.as_deref()),
+        ("too-far", Some("hexes"))
+    );
+    act(&mut g, json!({"action": "move", "unit": "p4", "hexes": 1}));
+    assert_eq!(unit(&g, "p4")["moved"], 1);
+    // Foot are not mounted: their 1 hex stands.
+    act(&mut g, json!({"action": "move", "unit": "p5", "hexes": 1}));
+}
+
+#[test]
+fn decision_34_bad_powder_without_foot_that_fire_is_ignored() {
+    let clubmen = |g: &mut Game, but: &[&str]| {
+        for u in ["p1", "p2", "p3", "p5", "p8", "p6", "p7"] {
+            if !but.contains(&u) {
+                set(
+                    g,
+                    u,
+                    json!({"class": "clubmen", "training": "militia", "pikes": false}),
+                );
+            }
+        }
+    };
+    let mut g = parliament_takes(46, "bad-powder");
+    clubmen(&mut g, &[]);
+    act(&mut g, json!({"action": "draw_chaunce"}));
+    assert!(
+        last_event(&g).resolution.summary.contains("no effect"),
+        "{}",
+        last_event(&g).resolution.summary
+    );
+    assert!(g.state["units"]
+        .as_array()
+        .expect("units")
+        .iter()
+        .all(|u| u["no_fire_turns"] == 0));
+    assert_eq!(g.state["phase"], "command");
+    assert_eq!(g.state["active"], PARL);
+    // One foot unit left with powder: it is the one.
+    let mut g = parliament_takes(46, "bad-powder");
+    clubmen(&mut g, &["p5"]);
+    act(&mut g, json!({"action": "draw_chaunce"}));
+    assert_eq!(unit(&g, "p5")["no_fire_turns"], 1);
+}
+
+#[test]
+fn decision_35_going_for_it_with_only_dragoons_is_ignored() {
+    let mut g = parliament_takes(47, "going-for-it");
+    set(&mut g, "p4", json!({"class": "dragoons", "mounted": true}));
+    act(&mut g, json!({"action": "draw_chaunce"}));
+    assert_eq!(g.state["phase"], "command", "ignored: the turn goes on");
+    assert_eq!(g.state["active"], PARL);
+    assert!(g.state["chaunce"].is_null());
+    // With a trotter unit it asks for the candidates.
+    let mut g = parliament_takes(47, "going-for-it");
+    act(&mut g, json!({"action": "draw_chaunce"}));
+    assert_eq!(g.state["phase"], "chaunce-resolve");
+    let (code, _) = refused(
+        &mut g,
+        json!({"action": "resolve_chaunce", "candidates": "p5"}),
+    );
+    assert_eq!(code, "bad-candidate", "foot do not charge");
+}
+
+#[test]
+fn decision_36_victorye_is_ours_makes_a_cuirassier_rash() {
+    let mut g = parliament_takes(48, "victorye-is-ours");
+    set(&mut g, "p4", json!({"class": "cuirassiers"}));
+    act(&mut g, json!({"action": "draw_chaunce"}));
+    assert_eq!(unit(&g, "p4")["rash"], true);
+    assert_eq!(unit(&g, "p4")["class"], "cuirassiers");
+    assert_eq!(g.state["phase"], "command");
+    deal_hand(&mut g, PARL, &["probe-right"]);
+    act(&mut g, json!({"action": "play", "card": "probe-right"}));
+    act(&mut g, json!({"action": "order", "unit": "p4"}));
+    act(
+        &mut g,
+        json!({"action": "melee", "unit": "p4", "target": "ga2"}),
+    );
+    assert_eq!(dice_needed(&g, &none()), 4, "3 blocks + 1 rash");
+    // A Flag: the galloper retreats; the rash cuirassiers must break through or be controlled.
+    act_entered(&mut g, none(), &[6, 1, 1, 1]);
+    assert_eq!(g.state["chase"]["unit"], "p4");
+    assert_eq!(g.state["chase"]["compelled"], true);
+    let (code, _) = refused(&mut g, json!({"action": "end_turn"}));
+    assert_eq!(code, "rash-compelled");
+}
+
+#[test]
+fn decision_37_a_prince_among_sarjeants_on_militia_changes_nothing() {
+    let mut g = parliament_takes(49, "prince-among-sarjeants");
+    only(&mut g, PARL, &["p1"]);
+    set(&mut g, "p1", json!({"training": "militia"}));
+    let units = g.state["units"].clone();
+    act(&mut g, json!({"action": "draw_chaunce"}));
+    assert_eq!(g.state["units"], units);
+    assert_eq!(g.state["phase"], "command");
+    // A raw unit goes up a step.
+    let mut g = parliament_takes(49, "prince-among-sarjeants");
+    only(&mut g, PARL, &["p1"]);
+    set(&mut g, "p1", json!({"training": "raw"}));
+    act(&mut g, json!({"action": "draw_chaunce"}));
+    assert_eq!(unit(&g, "p1")["training"], "trained");
+}
+
+#[test]
+fn decision_39_friendly_fire_one_block_gun_rolls_one_die_at_the_friend() {
+    let mut g = parliament_takes(50, "friendly-fire");
+    set(
+        &mut g,
+        "p3",
+        json!({"class": "artillery", "pikes": false, "blocks": 1, "start_blocks": 1}),
+    );
+    act(&mut g, json!({"action": "draw_chaunce"}));
+    assert_eq!(g.state["phase"], "chaunce-resolve");
+    let a = json!({"action": "resolve_chaunce", "candidates": "p1"});
+    // One die at the foot: an Infantry face (2 of 6) a hit, a Flag a retreat.
+    let st = g.state.clone();
+    close(
+        preview_p(&g, a.clone(), &st, "friendly fire: blocks lost", "1"),
+        1.0 / 3.0,
+    );
+    close(
+        preview_p(&g, a.clone(), &st, "friendly fire: retreat hexes", "1"),
+        1.0 / 6.0,
+    );
+    act(&mut g, a);
+    let s = step_of(&g, "Friendly Fire:").expect("the fire");
+    assert_eq!(s.dice.len(), 1);
+    assert!(
+        s.title.contains("Unit p3 rolls 1 dice against Unit p1"),
+        "{}",
+        s.title
+    );
+    assert_eq!(g.state["phase"], "swap", "the card replaces the turn");
+
+    // No friendly unit within 5 hexes: the card does not apply; the turn goes on.
+    let mut g = parliament_takes(50, "friendly-fire");
+    set(
+        &mut g,
+        "p3",
+        json!({"class": "artillery", "pikes": false, "blocks": 1, "start_blocks": 1}),
+    );
+    act(&mut g, json!({"action": "draw_chaunce"}));
+    let units = g.state["units"].clone();
+    act(
+        &mut g,
+        json!({"action": "resolve_chaunce", "candidates": ""}),
+    );
+    assert_eq!(g.state["units"], units);
+    assert_eq!(g.state["phase"], "command");
+    assert_eq!(g.state["active"], PARL);
+}
+
+#[test]
+fn decision_40_fumblethumbs_flag_is_two_hexes_not_ignored_by_a_veteran() {
+    let mut g = parliament_takes(51, "fumblethumbs");
+    set(&mut g, "p1", json!({"training": "veteran"}));
+    g.state["last_foot_fired"] = json!("p1");
+    act(&mut g, json!({"action": "draw_chaunce"}));
+    assert_eq!(g.state["phase"], "chaunce-resolve");
+    let blocks = |a: Value| {
+        let mut by: BTreeMap<u64, f64> = BTreeMap::new();
+        let mut retreat = 0.0;
+        for (o, st, p) in leaves(&g, &a) {
+            *by.entry(
+                st["units"][unit_index(&g, "p1")]["blocks"]
+                    .as_u64()
+                    .expect("blocks"),
+            )
+            .or_default() += p;
+            if o.resolution.summary.contains("retreats 2 hexes") {
+                retreat += p;
+            }
+            assert_eq!(st["phase"], "swap");
+        }
+        close(retreat, 1.0 / 6.0);
+        by
+    };
+    // Room enough: a flag moves it 2 hexes and costs nothing; an Infantry face a block.
+    let by = blocks(json!({"action": "resolve_chaunce"}));
+    close(by[&4], 4.0 / 6.0);
+    close(by[&3], 2.0 / 6.0);
+    // No room: the flag's 2 hexes cost 2 blocks.
+    let by = blocks(json!({"action": "resolve_chaunce", "room": 0}));
+    close(by[&4], 3.0 / 6.0);
+    close(by[&3], 2.0 / 6.0);
+    close(by[&2], 1.0 / 6.0);
+}
+
+#[test]
+fn decision_41_fumblethumbs_after_only_dragoons_fired_is_ignored() {
+    let run = |c1: Value| {
+        let mut g = dealt(52);
+        set(&mut g, "c1", c1);
+        probe_centre(&mut g, &["c1"]);
+        act(
+            &mut g,
+            json!({"action": "fire", "unit": "c1", "target": "p1", "range": 2}),
+        );
+        act(&mut g, json!({"action": "end_turn"}));
+        deal_hand(&mut g, PARL, &["hazzard-a-chaunce"]);
+        pack_top(&mut g, "fumblethumbs");
+        act(
+            &mut g,
+            json!({"action": "play", "card": "hazzard-a-chaunce", "mode": "present"}),
+        );
+        assert_eq!(g.state["active"], ROYAL);
+        assert_eq!(g.state["phase"], "chaunce");
+        act(&mut g, json!({"action": "draw_chaunce"}));
+        g
+    };
+    let g = run(json!({"class": "dragoons", "mounted": false, "pikes": false, "blocks": 3}));
+    assert!(g.state["last_foot_fired"].is_null());
+    assert_eq!(g.state["phase"], "command", "ignored: the turn goes on");
+    assert_eq!(g.state["active"], ROYAL);
+    let pd = nums(&g.state["pack_discard"]);
+    assert_eq!(chaunce_of(*pd.last().expect("drawn")).id, "fumblethumbs");
+    // Foot fired: the card applies.
+    let g = run(json!({}));
+    assert_eq!(g.state["last_foot_fired"], "c1");
+    assert_eq!(g.state["phase"], "chaunce-resolve");
+}
+
+#[test]
+fn decision_49_bombard_without_artillery_orders_one_unit_and_an_empty_scout_draws() {
+    let mut g = dealt(53);
+    deal_hand(&mut g, ROYAL, &["bombard"]);
+    act(&mut g, json!({"action": "play", "card": "bombard"}));
+    assert_eq!(g.state["card"]["effective"], "any-1");
+    act(&mut g, json!({"action": "order", "unit": "c1"}));
+    let (code, _) = refused(&mut g, json!({"action": "order", "unit": "c2"}));
+    assert_eq!(code, "card-limit");
+    // With a gun, Bombard orders artillery only.
+    let mut g = dealt(53);
+    set(
+        &mut g,
+        "c1",
+        json!({"class": "artillery", "pikes": false, "blocks": 2}),
+    );
+    deal_hand(&mut g, ROYAL, &["bombard"]);
+    act(&mut g, json!({"action": "play", "card": "bombard"}));
+    assert_eq!(g.state["card"]["effective"], "bombard");
+    let (code, _) = refused(&mut g, json!({"action": "order", "unit": "c2"}));
+    assert_eq!(code, "card-type");
+    // Scout Left with nobody on the left: straight to the draw (the Scout's pair).
+    let mut g = dealt(53);
+    only(
+        &mut g,
+        ROYAL,
+        &[
+            "c1", "c2", "c3", "c4", "c5", "c6", "ga1", "ga2", "ga3", "ga4",
+        ],
+    );
+    deal_hand(&mut g, ROYAL, &["scout-left"]);
+    act(&mut g, json!({"action": "play", "card": "scout-left"}));
+    assert_eq!(g.state["phase"], "scout");
+    assert_eq!(nums(&g.state["sides"][ROYAL]["scout"]).len(), 2);
+    cards_accounted(&g.state);
+}
+
+#[test]
+fn decision_50_march_to_victorye_refuses_combat_and_fire_and_hold_leaves_the_stand() {
+    let mut g = dealt(54);
+    in_stand(&mut g, ROYAL, "c1");
+    deal_hand(&mut g, ROYAL, &["march-to-victorye"]);
+    act(
+        &mut g,
+        json!({"action": "play", "card": "march-to-victorye"}),
+    );
+    act(&mut g, json!({"action": "order", "unit": "c1"}));
+    act(&mut g, json!({"action": "order", "unit": "c2"}));
+    let (code, field) = refused(
+        &mut g,
+        json!({"action": "move", "unit": "c1", "hexes": 0, "leave_stand": true}),
+    );
+    assert_eq!(
+        (code.as_str(), field.as_deref()),
+        ("march", Some("leave_stand"))
+    );
+    for a in [
+        json!({"action": "fire", "unit": "c1", "target": "p1", "range": 2}),
+        json!({"action": "fire", "unit": "c2", "target": "p1", "range": 2}),
+        json!({"action": "melee", "unit": "c2", "target": "p1"}),
+    ] {
+        let (code, _) = refused(&mut g, a.clone());
+        assert_eq!(code, "march", "{a}");
+    }
+
+    let mut g = dealt(54);
+    let card = in_stand(&mut g, ROYAL, "c1");
+    deal_hand(&mut g, ROYAL, &["fire-and-hold"]);
+    act(&mut g, json!({"action": "play", "card": "fire-and-hold"}));
+    act(&mut g, json!({"action": "order", "unit": "c1"}));
+    let fire = json!({"action": "fire", "unit": "c1", "target": "p1", "range": 2});
+    assert_eq!(dice_needed(&g, &fire), 1, "in the Stand: 1 die at most");
+    act(
+        &mut g,
+        json!({"action": "move", "unit": "c1", "hexes": 0, "leave_stand": true}),
+    );
+    assert_eq!(unit(&g, "c1")["stand"], false);
+    assert_eq!(g.state["sides"][ROYAL]["track"], json!([]));
+    assert!(hand(&g, ROYAL).contains(&card), "the card returns");
+    cards_accounted(&g.state);
+    assert_eq!(
+        dice_needed(&g, &fire),
+        4,
+        "4 blocks − 1 pikes + 1 Fire and Hold"
+    );
+    act_entered(&mut g, fire, &[4, 4, 4, 4]);
+    assert_eq!(unit(&g, "c1")["fired"], true);
+}
+
+#[test]
+fn decision_51_a_gun_that_moved_under_bombard_may_not_fire() {
+    let mut g = dealt(55);
+    for u in ["c1", "c2"] {
+        set(
+            &mut g,
+            u,
+            json!({"class": "artillery", "pikes": false, "blocks": 2, "start_blocks": 2}),
+        );
+    }
+    deal_hand(&mut g, ROYAL, &["bombard"]);
+    act(&mut g, json!({"action": "play", "card": "bombard"}));
+    act(&mut g, json!({"action": "order", "unit": "c1"}));
+    act(&mut g, json!({"action": "order", "unit": "c2"}));
+    act(&mut g, json!({"action": "move", "unit": "c1", "hexes": 2}));
+    assert_eq!(unit(&g, "c1")["bombard"], "move");
+    let (code, field) = refused(
+        &mut g,
+        json!({"action": "fire", "unit": "c1", "target": "p1", "range": 3}),
+    );
+    assert_eq!((code.as_str(), field.as_deref()), ("bombard", Some("unit")));
+    // The gun that stood fires with 1 more die.
+    let fire = json!({"action": "fire", "unit": "c2", "target": "p1", "range": 3});
+    assert_eq!(dice_needed(&g, &fire), 3);
+}
+
+#[test]
+fn decision_52_artillery_horses_refuses_the_bombard_move_not_its_fire() {
+    let mut g = parliament_takes(56, "artillery-horses");
+    set(
+        &mut g,
+        "p3",
+        json!({"class": "artillery", "pikes": false, "blocks": 2, "start_blocks": 2}),
+    );
+    act(&mut g, json!({"action": "draw_chaunce"}));
+    assert_eq!(g.state["sides"][PARL]["artillery_horses"], true);
+    assert_eq!(g.state["phase"], "command");
+    deal_hand(&mut g, PARL, &["bombard"]);
+    act(&mut g, json!({"action": "play", "card": "bombard"}));
+    act(&mut g, json!({"action": "order", "unit": "p3"}));
+    for h in [1, 2] {
+        let (code, field) = refused(&mut g, json!({"action": "move", "unit": "p3", "hexes": h}));
+        assert_eq!(
+            (code.as_str(), field.as_deref()),
+            ("artillery-horses", Some("hexes"))
+        );
+    }
+    let fire = json!({"action": "fire", "unit": "p3", "target": "c1", "range": 3});
+    assert_eq!(dice_needed(&g, &fire), 3, "2 blocks + 1 Bombard");
+    act_entered(&mut g, fire, &[4, 4, 4]);
+    assert_eq!(unit(&g, "p3")["bombard"], "fire");
+}
+
+#[test]
+fn decision_53_hot_for_revenge_with_a_single_unit_gives_it_one_die() {
+    let mut g = parliament_takes(57, "hot-for-revenge");
+    only(&mut g, PARL, &["p1"]);
+    let draw = json!({"action": "draw_chaunce"});
+    let all = leaves(&g, &draw);
+    assert_eq!(all.len(), 1, "nothing to draw");
+    act(&mut g, draw);
+    assert_eq!(bonused(&g.state), vec!["p1".to_string()]);
+    assert_eq!(unit(&g, "p1")["chaunce_bonus"], 1);
+    deal_hand(&mut g, PARL, &["probe-centre"]);
+    act(&mut g, json!({"action": "play", "card": "probe-centre"}));
+    act(&mut g, json!({"action": "order", "unit": "p1"}));
+    act(
+        &mut g,
+        json!({"action": "melee", "unit": "p1", "target": "c1"}),
+    );
+    assert_eq!(
+        dice_needed(&g, &none()),
+        6,
+        "4 blocks + pikes + Hot for Revenge"
+    );
+}
+
+#[test]
+fn decision_54_leadership_a_leader_who_leaves_a_unit_for_another_orders_neither() {
+    let mut g = dealt(58);
+    attach(&mut g, "king", "c1");
+    deal_hand(&mut g, ROYAL, &["leadership"]);
+    act(&mut g, json!({"action": "play", "card": "leadership"}));
+    act(&mut g, json!({"action": "order", "unit": "king"}));
+    assert_eq!(unit(&g, "c1")["ordered"], true);
+    assert_eq!(unit(&g, "c1")["card_bonus"], 1);
+    assert_eq!(unit(&g, "c2")["ordered"], false);
+    act(
+        &mut g,
+        json!({"action": "move", "unit": "king", "hexes": 1, "join": "c2"}),
+    );
+    let k = leader_index(&g, "king");
+    assert_eq!(g.state["leaders"][k]["unit"], "c2");
+    assert_eq!(unit(&g, "c1")["ordered"], false);
+    assert_eq!(unit(&g, "c1")["card_bonus"], 0);
+    assert_eq!(unit(&g, "c2")["ordered"], false);
+    for a in [
+        json!({"action": "move", "unit": "c1", "hexes": 1}),
+        json!({"action": "move", "unit": "c2", "hexes": 1}),
+        json!({"action": "fire", "unit": "c1", "target": "p1", "range": 2}),
+        json!({"action": "fire", "unit": "c2", "target": "p1", "range": 2}),
+        json!({"action": "melee", "unit": "c1", "target": "p1"}),
+        json!({"action": "melee", "unit": "c2", "target": "p1"}),
+    ] {
+        let (code, field) = refused(&mut g, a.clone());
+        assert_eq!(
+            (code.as_str(), field.as_deref()),
+            ("not-ordered", Some("unit")),
+            "{a}"
+        );
+    }
+}
+
+#[test]
+fn decision_56_dragoons_fire_on_foot_never_with_melee_and_bold_dragooneers_move_once_more() {
+    let dragoons = json!({"class": "dragoons", "mounted": false, "pikes": false, "blocks": 3, "start_blocks": 3});
+    let mut g = dealt(59);
+    set(&mut g, "c1", dragoons.clone());
+    set(&mut g, "c2", dragoons.clone());
+    probe_centre(&mut g, &["c1", "c2"]);
+    act(
+        &mut g,
+        json!({"action": "move", "unit": "c1", "hexes": 1, "mount": true}),
+    );
+    assert_eq!(unit(&g, "c1")["mounted"], true);
+    let (code, field) = refused(
+        &mut g,
+        json!({"action": "fire", "unit": "c1", "target": "p1", "range": 2}),
+    );
+    assert_eq!((code.as_str(), field.as_deref()), ("mounted", Some("unit")));
+    let fire = json!({"action": "fire", "unit": "c2", "target": "p1", "range": 2});
+    assert_eq!(dice_needed(&g, &fire), 2, "ceil(3 / 2)");
+    act_entered(&mut g, fire, &[4, 4]);
+    let (code, _) = refused(
+        &mut g,
+        json!({"action": "melee", "unit": "c2", "target": "p1"}),
+    );
+    assert_eq!(code, "already-battled");
+
+    // Bold Dragooneers: move, fire, a further move; no second fire, no third move.
+    let mut g = dealt(59);
+    set(&mut g, "c1", dragoons.clone());
+    deal_hand(&mut g, ROYAL, &["bold-dragooneers"]);
+    act(
+        &mut g,
+        json!({"action": "play", "card": "bold-dragooneers"}),
+    );
+    act(&mut g, json!({"action": "order", "unit": "c1"}));
+    act(&mut g, json!({"action": "move", "unit": "c1", "hexes": 1}));
+    act_entered(
+        &mut g,
+        json!({"action": "fire", "unit": "c1", "target": "p1", "range": 2}),
+        &[4, 4],
+    );
+    act(
+        &mut g,
+        json!({"action": "move", "unit": "c1", "hexes": 2, "mount": true}),
+    );
+    assert_eq!(unit(&g, "c1")["moved"], 3);
+    let (code, _) = refused(
+        &mut g,
+        json!({"action": "fire", "unit": "c1", "target": "p1", "range": 2}),
+    );
+    assert_eq!(code, "already-battled");
+    let (code, _) = refused(&mut g, json!({"action": "move", "unit": "c1", "hexes": 1}));
+    assert_eq!(code, "moves-closed");
+}
+
+#[test]
+fn decision_56_bold_dragooneers_gives_one_further_move_when_none_came_before_the_fire() {
+    let mut g = dealt(60);
+    set(
+        &mut g,
+        "c1",
+        json!({"class": "dragoons", "mounted": false, "pikes": false, "blocks": 3, "start_blocks": 3}),
+    );
+    deal_hand(&mut g, ROYAL, &["bold-dragooneers"]);
+    act(
+        &mut g,
+        json!({"action": "play", "card": "bold-dragooneers"}),
+    );
+    act(&mut g, json!({"action": "order", "unit": "c1"}));
+    act_entered(
+        &mut g,
+        json!({"action": "fire", "unit": "c1", "target": "p1", "range": 2}),
+        &[4, 4],
+    );
+    act(&mut g, json!({"action": "move", "unit": "c1", "hexes": 1}));
+    // "a further complete move" is one move.
+    let (code, field) = refused(&mut g, json!({"action": "move", "unit": "c1", "hexes": 1}));
+    assert_eq!(field.as_deref(), Some("unit"), "{code}");
 }

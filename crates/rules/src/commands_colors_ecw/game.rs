@@ -178,6 +178,9 @@ pub struct UnitState {
     pub no_orders_until_leader: bool,
     pub no_move_turns: u32,
     pub no_fire_turns: u32,
+    /// Bold Dragooneers: the one further move after firing has been made.
+    #[serde(default)]
+    pub moved_after_fire: bool,
     pub gone: Option<String>,
 }
 
@@ -386,6 +389,7 @@ pub fn initial(s: &Scenario) -> Result<State, String> {
             no_orders_until_leader: false,
             no_move_turns: 0,
             no_fire_turns: 0,
+            moved_after_fire: false,
             gone: None,
         });
     }
@@ -1042,6 +1046,7 @@ fn start_turn(s: &mut State) {
         u.card_bonus = 0;
         u.push = false;
         u.bombard = None;
+        u.moved_after_fire = false;
     }
     for l in &mut s.leaders {
         l.ordered = false;
@@ -1305,6 +1310,12 @@ fn lose_blocks(r: &mut Res, unit: &str, n: u32, cause: &str) -> bool {
     leave_stand(&mut r.st, unit);
     if r.st.chase.as_ref().is_some_and(|c| c.unit == unit) {
         r.st.chase = None;
+    }
+    // A leader outlives his unit, alone (a combat's casualty check may still take him).
+    for l in r.st.leaders.iter_mut() {
+        if l.unit.as_deref() == Some(unit) {
+            l.unit = None;
+        }
     }
     banner(r, 1 - side, format!("{name} eliminated ({cause})"));
     true
@@ -2117,7 +2128,9 @@ fn move_unit(st: &State, a: &Value) -> Result<P, Rejection> {
     let dismount = flag(a, "dismount");
     let leave = flag(a, "leave_stand");
     // Bold Dragooneers: a further complete move after firing (004).
-    let second = eff == "bold-dragooneers" && u.class == Class::Dragoons && u.fired && u.moves < 2;
+    // Bold Dragooneers: one further complete move after firing (004), whatever came before.
+    let second =
+        eff == "bold-dragooneers" && u.class == Class::Dragoons && u.fired && !u.moved_after_fire;
     if c.combat && !second {
         return Err(reject(
             "moves-closed",
@@ -2216,6 +2229,9 @@ fn move_unit(st: &State, a: &Value) -> Result<P, Rejection> {
     if let Some(u) = r.st.unit_mut(id) {
         u.moved += hexes;
         u.moves += 1;
+        if u.fired {
+            u.moved_after_fire = true;
+        }
         if mount {
             u.mounted = true;
         }

@@ -202,6 +202,9 @@ pub fn effect(t: &Target, hits: u32, flags: u32) -> (u32, u32) {
     }
     if lost == blocks {
         hexes = 0;
+    } else if t.retiring {
+        // Retire and Reform: 2 hexes back whatever was rolled (CCN tactics; decision 25).
+        hexes = 2;
     }
     (lost, hexes)
 }
