@@ -143,6 +143,16 @@ pub struct BoardTable {
 }
 
 impl BoardTable {
+    /// A table always shown.
+    pub fn new(title: &str, columns: &[&str], rows: Vec<Vec<String>>) -> Self {
+        BoardTable {
+            title: title.into(),
+            columns: columns.iter().map(|c| c.to_string()).collect(),
+            rows,
+            reveal: None,
+        }
+    }
+
     /// The table as aligned plain text (CLI), its title on the first line.
     pub fn render(&self) -> String {
         let widths: Vec<usize> = (0..self.columns.len())
@@ -220,6 +230,27 @@ pub enum FieldKind {
 pub struct Choice {
     pub value: String,
     pub label: String,
+}
+
+impl ActionForm {
+    /// A form, not the turn's next step, always shown.
+    pub fn new(action: &str, label: &str, hint: &str, fields: Vec<FormField>, odds: bool) -> Self {
+        ActionForm {
+            action: action.into(),
+            label: label.into(),
+            hint: hint.into(),
+            fields,
+            odds,
+            primary: false,
+            reveal: None,
+        }
+    }
+
+    /// The same form as the turn's next step.
+    pub fn primary(mut self) -> Self {
+        self.primary = true;
+        self
+    }
 }
 
 impl FormField {

@@ -517,15 +517,6 @@ fn training_name(t: Training) -> &'static str {
     }
 }
 
-fn table(title: &str, columns: &[&str], rows: Vec<Vec<String>>) -> BoardTable {
-    BoardTable {
-        title: title.into(),
-        columns: columns.iter().map(|c| c.to_string()).collect(),
-        rows,
-        reveal: None,
-    }
-}
-
 fn unit_label(u: &UnitState) -> String {
     let mut k = class_name(u.class).to_string();
     if u.class == Class::Foot && !u.pikes {
@@ -661,7 +652,7 @@ pub fn board(st: &State) -> Board {
             notes.push(c.clone());
         }
     }
-    let mut tables = vec![table(
+    let mut tables = vec![BoardTable::new(
         "Sides",
         &[
             "Side",
@@ -738,14 +729,14 @@ pub fn board(st: &State) -> Board {
                 "keep one of the two".into(),
             ]);
         }
-        let mut t = table(
+        let mut t = BoardTable::new(
             &format!("{}: hand", s.name),
             &["Card", "What it does"],
             rows,
         );
         t.reveal = reveal_prompt(st, i);
         tables.push(t);
-        let mut odds = table(
+        let mut odds = BoardTable::new(
             &format!(
                 "{}: next draw (from the cards this side has not seen; decision 45)",
                 s.name
@@ -818,7 +809,7 @@ pub fn board(st: &State) -> Board {
                 ]
             })
             .collect();
-        tables.push(table(
+        tables.push(BoardTable::new(
             &format!("{} — units", s.name),
             &[
                 "Id",
@@ -834,7 +825,7 @@ pub fn board(st: &State) -> Board {
             rows,
         ));
     }
-    tables.push(table(
+    tables.push(BoardTable::new(
         "Leaders",
         &["Id", "Leader", "Side", "With", "Status"],
         st.leaders
@@ -857,7 +848,7 @@ pub fn board(st: &State) -> Board {
             })
             .collect(),
     ));
-    tables.push(table(
+    tables.push(BoardTable::new(
         "Decks",
         &["Pile", "Cards", "Top (newest first)"],
         vec![
@@ -940,21 +931,8 @@ fn next_draw(st: &State, side: usize) -> Vec<Vec<String>> {
 // ------------------------------------------------------------------------------------------------
 // Forms.
 
-fn form(action: &str, label: &str, hint: &str, fields: Vec<FormField>, odds: bool) -> ActionForm {
-    ActionForm {
-        action: action.into(),
-        label: label.into(),
-        hint: hint.into(),
-        fields,
-        odds,
-        primary: false,
-        reveal: None,
-    }
-}
-
-fn primary(mut f: ActionForm) -> ActionForm {
-    f.primary = true;
-    f
+fn primary(f: ActionForm) -> ActionForm {
+    f.primary()
 }
 
 fn numbers(name: &str, label: &str, lo: u32, hi: u32) -> FormField {
@@ -973,7 +951,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
     let mut out = Vec::new();
     if st.phase == Phase::Deal {
         if gm {
-            out.push(primary(form(
+            out.push(primary(ActionForm::new(
                 "deal",
                 "Deal the cards",
                 "Shuffles the command deck and the Chaunce pack from the game's dice and deals each side its hand.",
@@ -997,7 +975,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
         _ => st.active,
     };
     if gm {
-        out.push(form(
+        out.push(ActionForm::new(
             "objective",
             "Objective banner",
             "A scenario objective gained (+1) or lost (-1) by a side (design 8).",
@@ -1057,7 +1035,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
         .filter(|u| u.side != acting && u.gone.is_none() && !u.spare)
         .collect();
     match st.phase {
-        Phase::Chaunce => out.push(primary(form(
+        Phase::Chaunce => out.push(primary(ActionForm::new(
             "draw_chaunce",
             "Take the Chaunce card",
             "The top card of the Chaunce pack, presented by the opponent.",
@@ -1094,7 +1072,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                     "ids or names separated by commas",
                 ));
             }
-            out.push(primary(form(
+            out.push(primary(ActionForm::new(
                 "resolve_chaunce",
                 &format!("Resolve {}", card.map_or("the Chaunce card", |c| c.name)),
                 card.map_or("", |c| c.text),
@@ -1103,7 +1081,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
             )));
         }
         Phase::Swap if hand_seen => {
-            out.push(secret(primary(form(
+            out.push(secret(primary(ActionForm::new(
                 "swap",
                 "Swap a command card (or keep the hand)",
                 "After a Chaunce card that replaced the turn you may discard one command card and draw another (004).",
@@ -1111,7 +1089,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                 false,
             ))));
         }
-        Phase::Swap => out.push(primary(form(
+        Phase::Swap => out.push(primary(ActionForm::new(
             "swap",
             "Keep the hand",
             "No swap: the other side's turn.",
@@ -1146,7 +1124,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                     true,
                 ));
             }
-            out.push(secret(primary(form(
+            out.push(secret(primary(ActionForm::new(
                 "play",
                 "Play a command card",
                 "Played face up; it orders the units it names (004, COMMAND CARDS).",
@@ -1191,7 +1169,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                         })
                         .map(|l| Choice::new(l.id.clone(), format!("{} (leader)", l.name))),
                 );
-                out.push(form(
+                out.push(ActionForm::new(
                     "order",
                     "Order a unit or leader",
                     "One at a time, before any move or battle.",
@@ -1217,7 +1195,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                     .copied()
                     .filter(|u| u.blocks < u.start_blocks)
                     .collect();
-                out.push(form(
+                out.push(ActionForm::new(
                     "rally",
                     "Rallye: return a block",
                     "One block of the symbol's type to an under-strength unit, which is ordered.",
@@ -1245,7 +1223,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                         .filter(|l| l.side == acting && l.ordered && l.gone.is_none())
                         .map(|l| Choice::new(l.id.clone(), format!("{} (leader)", l.name))),
                 );
-                out.push(form(
+                out.push(ActionForm::new(
                     "move",
                     "Move",
                     "The hexes moved on the mat; Tercio checks the allowance.",
@@ -1285,7 +1263,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                     })
                     .collect();
                 if !shooters.is_empty() {
-                    out.push(form(
+                    out.push(ActionForm::new(
                         "fire",
                         "Ranged combat",
                         "Foot and dismounted dragoons at 1-2 hexes, artillery at 2-5.",
@@ -1330,7 +1308,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                                 Choice::new(l.id.clone(), format!("{} (leader alone)", l.name))
                             }),
                     );
-                    out.push(form(
+                    out.push(ActionForm::new(
                         "melee",
                         "Melee",
                         "Announces the attack: the defender answers first (Evade, Stand of Pikes, Retire and Reform).",
@@ -1350,9 +1328,9 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
             if let Some(ch) = &st.chase {
                 let u = st.units.iter().find(|u| u.id == ch.unit);
                 if u.is_some_and(|u| u.rash) && !ch.control_rolled {
-                    out.push(form("control", "Control the rash unit", "One die: Cavalry or Flag (Sabres too with a leader) brings it under control (004, Horse).", vec![FormField::choice("unit", "Unit", vec![Choice::new(ch.unit.clone(), u.map_or(ch.unit.clone(), |u| u.name.clone()))], false)], true));
+                    out.push(ActionForm::new("control", "Control the rash unit", "One die: Cavalry or Flag (Sabres too with a leader) brings it under control (004, Horse).", vec![FormField::choice("unit", "Unit", vec![Choice::new(ch.unit.clone(), u.map_or(ch.unit.clone(), |u| u.name.clone()))], false)], true));
                 }
-                out.push(form(
+                out.push(ActionForm::new(
                     "stop",
                     "End the breakthrough",
                     "No (further) bonus melee.",
@@ -1364,7 +1342,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                 ));
             }
             if !st.chase.as_ref().is_some_and(|c| c.compelled) {
-                out.push(form(
+                out.push(ActionForm::new(
                     "end_turn",
                     "End the turn",
                     "The draw phase, then the other side plays.",
@@ -1384,7 +1362,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                 "retire" => "Retire and Reform",
                 _ => "No response: fight",
             };
-            let f = form(
+            let f = ActionForm::new(
                 "respond",
                 "Answer the melee",
                 "Before any die is rolled (decision 43).",
@@ -1401,7 +1379,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
             } else {
                 // The game master cannot see the defender's hand: he may only close a window the
                 // defender leaves unanswered.
-                out.push(form(
+                out.push(ActionForm::new(
                     "respond",
                     "Close the window: the defender did not answer",
                     "The defender answers on its own link; use this only if it does not.",
@@ -1416,7 +1394,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
             }
         }
         Phase::Scout if hand_seen => {
-            out.push(secret(primary(form(
+            out.push(secret(primary(ActionForm::new(
                 "keep",
                 "Keep one scouted card",
                 "The other goes face up to the discards.",
@@ -1433,7 +1411,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
             let n = st.sides[st.active]
                 .hidden
                 .unwrap_or(st.sides[st.active].hand.len() as u32);
-            out.push(primary(form(
+            out.push(primary(ActionForm::new(
                 "dizzy_pick",
                 "Pick one of the opponent's cards, unseen",
                 "It goes face up to the discards; they hold one card less from now on.",
@@ -1469,7 +1447,7 @@ fn hand_choices(hand: &[u8]) -> Vec<Choice> {
 // The charts as tables.
 
 fn reference_tables() -> Vec<BoardTable> {
-    let dice = table(
+    let dice = BoardTable::new(
         "Battle dice by unit (design 2.1, 6.2)",
         &["Class", "Melee", "Ranged", "Hit by", "Source"],
         vec![
@@ -1531,7 +1509,7 @@ fn reference_tables() -> Vec<BoardTable> {
             ],
         ],
     );
-    let training = table(
+    let training = BoardTable::new(
         "Training (004, Sub-classifications; design 2.2)",
         &[
             "Training",
@@ -1571,7 +1549,7 @@ fn reference_tables() -> Vec<BoardTable> {
             ],
         ],
     );
-    let commands = table(
+    let commands = BoardTable::new(
         "Command cards: 72 (004, COMMAND CARDS; design 4)",
         &["Card", "Count", "What it does"],
         COMMAND_CARDS
@@ -1579,7 +1557,7 @@ fn reference_tables() -> Vec<BoardTable> {
             .map(|c| vec![c.name.to_string(), c.count.to_string(), c.text.to_string()])
             .collect(),
     );
-    let chaunce = table(
+    let chaunce = BoardTable::new(
         "Chaunce cards: 45 (004, CHAUNCE CARDS; design 5)",
         &["Card", "Count", "Turn", "What it does"],
         CHAUNCE_CARDS

@@ -590,6 +590,24 @@ fn done(r: Res) -> P {
     Plan::Done(r)
 }
 
+/// Battle dice as rolled, each labelled with its symbol: "Label 2 (Flag)", or "Label (Flag)"
+/// for a single die.
+pub(crate) fn symbol_dice(label: &str, faces: &[u8]) -> Vec<tercio_core::RolledDie> {
+    faces
+        .iter()
+        .enumerate()
+        .map(|(i, &f)| tercio_core::RolledDie {
+            label: if faces.len() == 1 {
+                format!("{label} ({:?})", tables::symbol(f))
+            } else {
+                format!("{label} {} ({:?})", i + 1, tables::symbol(f))
+            },
+            sides: 6,
+            face: f,
+        })
+        .collect()
+}
+
 // ------------------------------------------------------------------------------------------------
 // Decks.
 
@@ -1554,15 +1572,7 @@ fn play(st: &State, a: &Value) -> Result<P, Rejection> {
                 let mut r = r.clone();
                 let count = |k: u8| faces.iter().filter(|&&f| classes.class(f) == k).count() as u32;
                 let (f, h, ar, fl) = (count(0), count(1), count(2), count(4));
-                let dice = faces
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &f)| tercio_core::RolledDie {
-                        label: format!("Battle die {} ({:?})", i + 1, tables::symbol(f)),
-                        sides: 6,
-                        face: f,
-                    })
-                    .collect();
+                let dice = symbol_dice("Battle die", &faces);
                 let mut step = Step {
                     title: format!("{} dice equal to command ({n}) [004, Tactic Cards]", if lord { "The Lord Is With Us:" } else { "Rallye:" }),
                     dice,
@@ -2557,15 +2567,7 @@ fn leader_check(r: Res, leader: String, unit_gone: bool, then: impl Fn(Res) -> P
                 "Leader casualty check: {name}, {n} die(s), lost on {} [CCA-ldr; design 6.9]",
                 if n == 2 { "two sabres" } else { "a sabre" }
             ),
-            dice: faces
-                .iter()
-                .enumerate()
-                .map(|(i, &f)| tercio_core::RolledDie {
-                    label: format!("Leader casualty die {} ({:?})", i + 1, tables::symbol(f)),
-                    sides: 6,
-                    face: f,
-                })
-                .collect(),
+            dice: symbol_dice("Leader casualty die", &faces),
             modifiers: Vec::new(),
             totals: vec![("sabres".into(), sabres as i32)],
             result: if lost {
@@ -2857,7 +2859,7 @@ fn melee(st: &State, a: &Value) -> Result<P, Rejection> {
             let s = faces.iter().filter(|&&f| sabre.class(f) == 0).count();
             r.steps.push(Step {
                 title: format!("{uname} attacks the lone leader {lname}: {n} dice, lost on a sabre [CCN-lone; design 6.9]"),
-                dice: faces.iter().enumerate().map(|(i, &f)| tercio_core::RolledDie { label: format!("Battle die {} ({:?})", i + 1, tables::symbol(f)), sides: 6, face: f }).collect(),
+                dice: symbol_dice("Battle die", &faces),
                 modifiers: mods.clone(),
                 totals: vec![("sabres".into(), s as i32)],
                 result: if s > 0 { format!("{lname} is lost") } else { format!("{lname} escapes: he retreats 1 to 3 hexes; the attacker may take ground") },
@@ -3199,11 +3201,7 @@ fn control(st: &State, a: &Value) -> Result<P, Rejection> {
                         ""
                     }
                 ),
-                dice: vec![tercio_core::RolledDie {
-                    label: format!("Control die ({:?})", tables::symbol(f[0])),
-                    sides: 6,
-                    face: f[0],
-                }],
+                dice: symbol_dice("Control die", &f),
                 modifiers: Vec::new(),
                 totals: Vec::new(),
                 result: if ok {
@@ -3504,6 +3502,15 @@ fn resolve_chaunce(st: &State, a: &Value) -> Result<P, Rejection> {
     Ok(chaunce_effect(r, card, cands, second))
 }
 
+/// The leaders of `side` still on the field, or (`lost`) those lost.
+fn leaders_of(st: &State, side: usize, lost: bool) -> Vec<String> {
+    st.leaders
+        .iter()
+        .filter(|l| l.side == side && l.gone.is_some() == lost)
+        .map(|l| l.id.clone())
+        .collect()
+}
+
 /// Units of `side` on the table matching `p`.
 fn own(st: &State, side: usize, p: impl Fn(&UnitState) -> bool) -> Vec<String> {
     st.live_units(side)
@@ -3676,7 +3683,7 @@ fn chaunce_effect(
                             let k = faces.iter().filter(|&&f| classes.class(f) == 0).count() as u32;
                             r.steps.push(Step {
                                 title: format!("Grimme Reaper: {} rolls one die per block; each {:?} symbol deserts [004; decision 27]", x.name, x.class.hit_by()),
-                                dice: faces.iter().enumerate().map(|(i, &f)| tercio_core::RolledDie { label: format!("Grimme Reaper die {} ({:?})", i + 1, tables::symbol(f)), sides: 6, face: f }).collect(),
+                                dice: symbol_dice("Grimme Reaper die", &faces),
                                 modifiers: Vec::new(),
                                 totals: vec![("deserters".into(), k as i32)],
                                 result: format!("{k} block(s) desert"),
@@ -3799,12 +3806,7 @@ fn chaunce_effect(
             })
         }
         "my-lord-you-are-payle" => {
-            let from: Vec<String> = st
-                .leaders
-                .iter()
-                .filter(|l| l.side == side && l.gone.is_none())
-                .map(|l| l.id.clone())
-                .collect();
+            let from = leaders_of(&st, side, false);
             if from.is_empty() {
                 return finish(r, false);
             }
@@ -3841,12 +3843,7 @@ fn chaunce_effect(
             })
         }
         "twas-but-a-mistake" => {
-            let from: Vec<String> = st
-                .leaders
-                .iter()
-                .filter(|l| l.side == side && l.gone.is_some())
-                .map(|l| l.id.clone())
-                .collect();
+            let from = leaders_of(&st, side, true);
             if from.is_empty() {
                 return finish(r, false);
             }
@@ -3934,7 +3931,7 @@ fn chaunce_effect(
                 }
                 r.steps.push(Step {
                     title: format!("Fumblethumbs: {name}, the last foot to fire, rolls one die [004; decisions 40, 41]"),
-                    dice: vec![tercio_core::RolledDie { label: format!("Fumblethumbs die ({:?})", tables::symbol(f[0])), sides: 6, face: f[0] }],
+                    dice: symbol_dice("Fumblethumbs die", &f),
                     modifiers: Vec::new(),
                     totals: Vec::new(),
                     result: result.clone(),
@@ -3966,7 +3963,7 @@ fn chaunce_effect(
                     let k = classes.class(f[0]);
                     r.steps.push(Step {
                         title: format!("The Devil's Match: {name} rolls one die: Artillery or Sabres lose a block; Sabres blast the neighbours [004]"),
-                        dice: vec![tercio_core::RolledDie { label: format!("Devil's Match die ({:?})", tables::symbol(f[0])), sides: 6, face: f[0] }],
+                        dice: symbol_dice("Devil's Match die", &f),
                         modifiers: Vec::new(),
                         totals: Vec::new(),
                         result: match k { 0 => format!("{name} loses 1 block"), 1 => format!("{name} loses 1 block and the blast reaches the adjacent units"), _ => "no explosion".into() },

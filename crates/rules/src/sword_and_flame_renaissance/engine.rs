@@ -148,15 +148,6 @@ fn weapon_name(w: tables::Weapon) -> String {
         .unwrap_or_default()
 }
 
-fn table(title: &str, columns: &[&str], rows: Vec<Vec<String>>) -> BoardTable {
-    BoardTable {
-        title: title.into(),
-        columns: columns.iter().map(|c| c.to_string()).collect(),
-        rows,
-        reveal: None,
-    }
-}
-
 /// The charts at the table: troops, the fire table, the morale table with its pass odds.
 fn reference_tables() -> Vec<BoardTable> {
     let th = Thresholds::default();
@@ -242,7 +233,7 @@ fn reference_tables() -> Vec<BoardTable> {
         })
         .collect();
     vec![
-        table(
+        BoardTable::new(
             "Troop types (001, TROOP TYPES & ORGANIZATION; MOVEMENT)",
             &[
                 "Type",
@@ -255,7 +246,7 @@ fn reference_tables() -> Vec<BoardTable> {
             ],
             troops,
         ),
-        table(
+        BoardTable::new(
             "Fire: hits on a D20 by target class (001, FIRE); +1 shaken, +2 light rain to each die",
             &[
                 "Weapon",
@@ -268,7 +259,7 @@ fn reference_tables() -> Vec<BoardTable> {
             ],
             fire,
         ),
-        table(
+        BoardTable::new(
             "Morale (project design, section 5.2): chance to pass by modifier total",
             &["Test", "Roll", "−4", "−3", "−2", "−1", "0", "+1", "+2"],
             morale,
@@ -646,21 +637,8 @@ fn unit_choices<'a>(units: impl Iterator<Item = &'a UnitState>) -> Vec<Choice> {
         .collect()
 }
 
-fn form(action: &str, label: &str, hint: &str, fields: Vec<FormField>, odds: bool) -> ActionForm {
-    ActionForm {
-        action: action.into(),
-        label: label.into(),
-        hint: hint.into(),
-        fields,
-        odds,
-        primary: false,
-        reveal: None,
-    }
-}
-
-fn primary(mut f: ActionForm) -> ActionForm {
-    f.primary = true;
-    f
+fn primary(f: ActionForm) -> ActionForm {
+    f.primary()
 }
 
 /// What can be done now: the game master's turn steps and every side's actions, or one side's
@@ -674,7 +652,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
     }
     let on_table = |u: &&UnitState| u.on_table();
     match st.phase {
-        Phase::Start if gm => out.push(primary(form(
+        Phase::Start if gm => out.push(primary(ActionForm::new(
             "start-turn",
             "Start the turn",
             "Spent units without a field officer test Stand and Fight to stay (step 1), then the movement cards.",
@@ -682,7 +660,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
             true,
         ))),
         Phase::Movement | Phase::Fire => match &st.current {
-            None if gm => out.push(primary(form(
+            None if gm => out.push(primary(ActionForm::new(
                 "draw",
                 "Draw a card",
                 "The next activation card: its colour's side names a unit.",
@@ -719,7 +697,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                             "mount or dismount (one die fewer)",
                         ));
                     }
-                    out.push(primary(form(
+                    out.push(primary(ActionForm::new(
                         "move",
                         "Move",
                         "Shaken units try to rally first; routed units stay. Tercio rolls the movement dice.",
@@ -757,7 +735,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                             true,
                         ));
                     }
-                    out.push(primary(form(
+                    out.push(primary(ActionForm::new(
                         "fire",
                         "Fire",
                         "A D20 per figure (3 per gunner); a casualty card per hit. Target class: from the target's order unless you say cover.",
@@ -765,7 +743,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                         true,
                     )));
                 }
-                out.push(form(
+                out.push(ActionForm::new(
                     "pass",
                     "Let the chance pass",
                     "The unit does nothing on this card.",
@@ -775,7 +753,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
             }
             _ => {}
         },
-        Phase::Melee if !st.fire_morale_done && gm => out.push(primary(form(
+        Phase::Melee if !st.fire_morale_done && gm => out.push(primary(ActionForm::new(
             "fire-morale",
             "Fire morale tests",
             "Step 4: every unit that took fire casualties and has lost a quarter tests To Stand.",
@@ -843,7 +821,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                         0,
                     ));
                 }
-                out.push(form(
+                out.push(ActionForm::new(
                     "charge",
                     "Charge",
                     "To Close, To Stand, the whole close combat and the loser's Stand and Fight.",
@@ -852,7 +830,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                 ));
             }
             if gm {
-                out.push(primary(form(
+                out.push(primary(ActionForm::new(
                     "end-turn",
                     "End the turn",
                     "Rally routed units, take off a reload marker, roll each army's spirit.",
@@ -869,7 +847,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
         if st.phase == Phase::Movement {
             let unmoved = officer_choices(st, |o| mine(&o.side) && !o.moved);
             if !unmoved.is_empty() {
-                out.push(form(
+                out.push(ActionForm::new(
                     "officer-move",
                     "Move a field officer",
                     "6D6 in the movement step (decision 19); attached officers move with their unit.",
@@ -878,7 +856,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                 ));
             }
         }
-        out.push(form(
+        out.push(ActionForm::new(
             "attach",
             "Attach a field officer",
             "Visibly touching the unit: +1 to its morale and fights in its close combats; empty: he rides alone.",
@@ -895,7 +873,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
         ));
     }
     if gm {
-        out.push(form(
+        out.push(ActionForm::new(
             "weather",
             "Weather",
             "Light rain: +2 to every fire die.",
@@ -909,7 +887,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
             .map(|s| Choice::new(s.id.clone(), s.name.clone()))
             .collect();
         if st.options.wounded == 2 && st.phase == Phase::Movement && !marching.is_empty() {
-            out.push(form(
+            out.push(ActionForm::new(
                 "wounded-move",
                 "Move wounded parties",
                 "3D6 on a movement card of their side.",
@@ -918,7 +896,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
             ));
         }
         if st.options.wounded == 2 {
-            out.push(form(
+            out.push(ActionForm::new(
                 "wounded-parties",
                 "Wounded parties",
                 "Figures of the parties that reached the base line (saved) or were caught (captured).",
