@@ -648,9 +648,7 @@ pub fn board(st: &State) -> Board {
         ));
     }
     for c in st.chronicle.iter().rev().take(4) {
-        if !c.starts_with("pending: ") {
-            notes.push(c.clone());
-        }
+        notes.push(c.clone());
     }
     let mut tables = vec![BoardTable::new(
         "Sides",
@@ -1044,10 +1042,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
         ))),
         Phase::ChaunceResolve => {
             let card = st.chaunce.map(game::chaunce_of);
-            let pending = st
-                .chronicle
-                .last()
-                .is_some_and(|c| c.starts_with("pending: "));
+            let pending = st.pending.is_some();
             let id = card.map_or("", |c| c.id);
             let mut fields = Vec::new();
             if id == "fumblethumbs" {

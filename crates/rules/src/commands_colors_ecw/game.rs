@@ -275,6 +275,10 @@ pub struct State {
     pub chase: Option<Chase>,
     /// The Chaunce card drawn and waiting for resolution.
     pub chaunce: Option<u8>,
+    /// A Chaunce card's first draw (a unit, a gun, a bridge), waiting for the table's second
+    /// answer (`resolve_chaunce` with `target`).
+    #[serde(default)]
+    pub pending: Option<String>,
     /// The Chaunce card that replaced this turn (for the swap).
     pub replaced: bool,
     /// Player-turns of St. Swithun's rain left, the current one included.
@@ -469,6 +473,7 @@ pub fn initial(s: &Scenario) -> Result<State, String> {
         window: None,
         chase: None,
         chaunce: None,
+        pending: None,
         replaced: false,
         rain: 0,
         soft_going: false,
@@ -1073,6 +1078,7 @@ fn start_turn(s: &mut State) {
     s.window = None;
     s.chase = None;
     s.chaunce = None;
+    s.pending = None;
     s.replaced = false;
     s.phase = if s.sides[s.active].chaunce_due > 0 {
         Phase::Chaunce
@@ -3338,7 +3344,7 @@ fn draw_chaunce(st: &State) -> Result<P, Rejection> {
                 r.say(format!(
                     "the gun drawn: {name}; name the nearest friendly unit within 5 hexes"
                 ));
-                r.st.chronicle.push(format!("pending: {gun}"));
+                r.st.pending = Some(gun.clone());
                 done(r)
             }));
         }
@@ -3490,14 +3496,6 @@ fn resolve_chaunce(st: &State, a: &Value) -> Result<P, Rejection> {
             }
         }
         _ => {}
-    }
-    if st
-        .chronicle
-        .last()
-        .is_some_and(|x| x.starts_with("pending: "))
-        || second_question(card.id).is_some()
-    {
-        // Two-step cards check their second answer in the effect.
     }
     Ok(chaunce_effect(r, card, cands, second))
 }
@@ -3941,14 +3939,10 @@ fn chaunce_effect(
             })
         }
         "devils-match" => {
-            let pending = st
-                .chronicle
-                .last()
-                .and_then(|x| x.strip_prefix("pending: "))
-                .map(str::to_string);
+            let pending = st.pending.clone();
             if let Some(gun) = pending {
                 // The second step: the adjacent units roll.
-                r.st.chronicle.pop();
+                r.st.pending = None;
                 return devils_neighbours(r, gun, second, finish);
             }
             let from = own(&st, side, |u| u.class == Class::Artillery);
@@ -3972,7 +3966,7 @@ fn chaunce_effect(
                         lose_blocks(&mut r, &gun, 1, "The Devil's Match");
                     }
                     if k == 1 {
-                        r.st.chronicle.push(format!("pending: {gun}"));
+                        r.st.pending = Some(gun.clone());
                         r.st.phase = Phase::ChaunceResolve;
                         r.say("name the units adjacent to the gun, not in a town, wood or earthworks (`resolve_chaunce` target)");
                         return done(r);
@@ -3982,13 +3976,9 @@ fn chaunce_effect(
             })
         }
         "friendly-fire" => {
-            let gun = st
-                .chronicle
-                .last()
-                .and_then(|x| x.strip_prefix("pending: "))
-                .map(str::to_string);
+            let gun = st.pending.clone();
             if gun.is_some() {
-                r.st.chronicle.pop();
+                r.st.pending = None;
             }
             let (Some(gun), Some(target)) = (gun, cands.first().cloned()) else {
                 return finish(r, false);
@@ -4021,13 +4011,9 @@ fn chaunce_effect(
             )
         }
         "going-for-it" => {
-            let pending = st
-                .chronicle
-                .last()
-                .and_then(|x| x.strip_prefix("pending: "))
-                .map(str::to_string);
+            let pending = st.pending.clone();
             if let Some(unit) = pending {
-                r.st.chronicle.pop();
+                r.st.pending = None;
                 let Some(t) = second
                     .first()
                     .and_then(|t| st.unit(t))
@@ -4061,7 +4047,7 @@ fn chaunce_effect(
                 return finish(r, false);
             }
             pick_one(r, cands, card.name, move |mut r, u| {
-                r.st.chronicle.push(format!("pending: {u}"));
+                r.st.pending = Some(u.clone());
                 r.say(format!(
                     "{} charges: name the nearest enemy unit (`resolve_chaunce` target)",
                     name_of(&r.st, &u)
@@ -4070,13 +4056,9 @@ fn chaunce_effect(
             })
         }
         "lay-down-your-armes" => {
-            let pending = st
-                .chronicle
-                .last()
-                .and_then(|x| x.strip_prefix("pending: "))
-                .map(str::to_string);
+            let pending = st.pending.clone();
             if pending.is_some() {
-                r.st.chronicle.pop();
+                r.st.pending = None;
                 let captors: Vec<String> = second
                     .iter()
                     .filter(|t| {
@@ -4116,7 +4098,7 @@ fn chaunce_effect(
                     }
                 }
                 lose_blocks(&mut r, &u, b, "surrendered (Lay Down Your Armes)");
-                r.st.chronicle.push(format!("pending: {u}"));
+                r.st.pending = Some(u.clone());
                 r.st.phase = Phase::ChaunceResolve;
                 r.say(
                     "name the adjacent enemy units it may surrender to (`resolve_chaunce` target)",
@@ -4184,13 +4166,9 @@ fn chaunce_effect(
             })
         }
         "weak-bridge" => {
-            let pending = st
-                .chronicle
-                .last()
-                .and_then(|x| x.strip_prefix("pending: "))
-                .map(str::to_string);
+            let pending = st.pending.clone();
             if pending.is_some() {
-                r.st.chronicle.pop();
+                r.st.pending = None;
                 for u in &second {
                     if let Some(x) = st.unit(u).filter(|x| x.gone.is_none() && !x.spare) {
                         let b = u32::from(x.blocks);
@@ -4204,7 +4182,7 @@ fn chaunce_effect(
             }
             pick_one(r, cands, card.name, move |mut r, b| {
                 r.st.chronicle.push(format!("Weak Bridge: {b} collapses"));
-                r.st.chronicle.push("pending: bridge".into());
+                r.st.pending = Some("bridge".into());
                 r.st.phase = Phase::ChaunceResolve;
                 r.say(format!(
                     "{b} collapses: name the units on it (`resolve_chaunce` target; empty if none)"
