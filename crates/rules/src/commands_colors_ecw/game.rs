@@ -3500,6 +3500,13 @@ fn resolve_chaunce(st: &State, a: &Value) -> Result<P, Rejection> {
     Ok(chaunce_effect(r, card, cands, second))
 }
 
+/// A Chaunce card's effect for the rest of the day: kept in the chronicle the board shows, and
+/// said in the result.
+fn lasting(r: &mut Res, note: String, said: &str) {
+    r.st.chronicle.push(note);
+    r.say(said);
+}
+
 /// The leaders of `side` still on the field, or (`lost`) those lost.
 fn leaders_of(st: &State, side: usize, lost: bool) -> Vec<String> {
     st.leaders
@@ -3556,34 +3563,44 @@ fn chaunce_effect(
         }
         "st-swithun" => {
             r.st.rain = 4;
-            r.st.chronicle
-                .push("St. Swithun: no ranged combat for 4 player-turns".into());
-            r.say("no ranged combat for 2 complete turns, this one included (decision 33)");
+            lasting(
+                &mut r,
+                "St. Swithun: no ranged combat for 4 player-turns".into(),
+                "no ranged combat for 2 complete turns, this one included (decision 33)",
+            );
             finish(r, true)
         }
         "artillery-horses" => {
             r.st.sides[side].artillery_horses = true;
-            r.st.chronicle.push(format!(
-                "{}: artillery cannot move (Artillery Horses)",
-                st.side_name(side)
-            ));
-            r.say("your artillery cannot move for the rest of the day");
+            lasting(
+                &mut r,
+                format!(
+                    "{}: artillery cannot move (Artillery Horses)",
+                    st.side_name(side)
+                ),
+                "your artillery cannot move for the rest of the day",
+            );
             finish(r, true)
         }
         "chickweed" => {
             r.st.sides[side].chickweed = true;
-            r.st.chronicle.push(format!(
-                "{}: mounted moves 1 hex less (Chickweed)",
-                st.side_name(side)
-            ));
-            r.say("your mounted units move 1 hex less for the rest of the day");
+            lasting(
+                &mut r,
+                format!(
+                    "{}: mounted moves 1 hex less (Chickweed)",
+                    st.side_name(side)
+                ),
+                "your mounted units move 1 hex less for the rest of the day",
+            );
             finish(r, true)
         }
         "soft-going" => {
             r.st.soft_going = true;
-            r.st.chronicle
-                .push("Soft Going: all mounted moves 1 hex less".into());
-            r.say("all mounted troops move 1 hex less for the rest of the day");
+            lasting(
+                &mut r,
+                "Soft Going: all mounted moves 1 hex less".into(),
+                "all mounted troops move 1 hex less for the rest of the day",
+            );
             finish(r, true)
         }
         "biter-bit" => {
