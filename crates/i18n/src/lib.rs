@@ -1,0 +1,496 @@
+//! Tercio's languages: Italian and English.
+//!
+//! - **Catalogues.** Every text a person reads is in `locales/<lang>/<area>.toml` (`web.toml` for
+//!   the web app, one file per area), flattened to dotted keys (`web.nav.games`). The build reads
+//!   every file of both folders, fails when a key is in one language only or the two texts of a
+//!   key use different placeholders, and generates [`keys`]: a constant per key, so a misspelt
+//!   key does not compile.
+//! - **[`t`]** renders a key in a language with named arguments (`{name}` in the text). A key
+//!   with `.one` and `.other` children is a plural: render the parent key with a `count`
+//!   argument (1 chooses `one`, anything else `other`, in both languages).
+//! - **Language-neutral messages.** A rules engine or the event log cannot know who will read
+//!   its text, so it carries [`msg`] markers inside plain strings: `⟦key|name=value|…⟧`. Every
+//!   viewer renders them with [`localize`] (or [`localize_json`]) in their own language; text
+//!   outside markers passes through unchanged (the older rule sets' plain English does).
+//!   A marker argument's value is plain text, or:
+//!   - `@key`: another catalogue key, rendered in the viewer's language
+//!     (`type=@callan.term.picchieri`);
+//!   - `#number`: a number written with a '.' decimal point (`#59.29`, optionally ending in `%`),
+//!     rendered with the viewer's decimal separator ([`fmt_decimal`]: "59,29" in Italian) and the
+//!     places as written; build one with [`num`] or [`pct`];
+//!   - a nested marker, possibly with text around it (`⟦a|x=⟦b⟧ e ⟦c⟧⟧`).
+//!
+//!   A value that starts with `@` but names no catalogue key, or with `#` but is no number, is
+//!   shown as written. [`msg`] escapes the characters that would otherwise be read as syntax
+//!   (`\`, `|`, `=`, `⟦`, `⟧`) with a backslash, keeping whole nested markers as they are.
+//! - **Numbers** per language: [`fmt_decimal`], [`fmt_pct`].
+//!
+//! Pure: the catalogues are compiled in; nothing is read at run time.
+
+use std::fmt;
+
+include!(concat!(env!("OUT_DIR"), "/catalogue.rs"));
+
+/// Opens a language-neutral message.
+pub const OPEN: char = '⟦';
+/// Closes a language-neutral message.
+pub const CLOSE: char = '⟧';
+
+/// A language of the app.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Lang {
+    It,
+    #[default]
+    En,
+}
+
+impl Lang {
+    /// Every language, Italian first.
+    pub const ALL: [Lang; 2] = [Lang::It, Lang::En];
+
+    /// The language's code (`it`, `en`), as in `<html lang>`, `?lang=` and the cookie.
+    pub fn code(self) -> &'static str {
+        match self {
+            Lang::It => "it",
+            Lang::En => "en",
+        }
+    }
+
+    /// A language from its code, case-insensitive, with or without a region or encoding:
+    /// `it`, `IT`, `it-IT`, `it_IT.UTF-8`, `en-GB`. `None` for any other language.
+    pub fn from_code(code: &str) -> Option<Lang> {
+        let primary = code
+            .trim()
+            .split(['-', '_', '.', '@'])
+            .next()
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        match primary.as_str() {
+            "it" => Some(Lang::It),
+            "en" => Some(Lang::En),
+            _ => None,
+        }
+    }
+
+    /// The language to answer a browser's `Accept-Language` header in: of the tags naming Italian
+    /// or English (any region), the one with the highest q-value, the earlier on a tie; `None`
+    /// when the header names neither (or refuses both with `q=0`). A malformed q-value counts
+    /// as 1, as a missing one does.
+    pub fn negotiate(accept_language: &str) -> Option<Lang> {
+        let mut best: Option<(Lang, f64)> = None;
+        for item in accept_language.split(',') {
+            let mut parts = item.split(';');
+            let tag = parts.next().unwrap_or("").trim();
+            let Some(lang) = Lang::from_code(tag) else {
+                continue;
+            };
+            let mut q = 1.0;
+            for p in parts {
+                if let Some((k, v)) = p.split_once('=') {
+                    if k.trim().eq_ignore_ascii_case("q") {
+                        q = v
+                            .trim()
+                            .parse::<f64>()
+                            .ok()
+                            .filter(|q| q.is_finite())
+                            .unwrap_or(1.0);
+                    }
+                }
+            }
+            if q <= 0.0 {
+                continue;
+            }
+            if best.is_none_or(|(_, b)| q > b) {
+                best = Some((lang, q));
+            }
+        }
+        best.map(|(l, _)| l)
+    }
+
+    fn catalogue(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            Lang::It => CATALOGUE_IT,
+            Lang::En => CATALOGUE_EN,
+        }
+    }
+}
+
+impl fmt::Display for Lang {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+/// Every (key, text) of a language's catalogue, sorted by key (plural forms as `x.one`, `x.other`).
+pub fn entries(lang: Lang) -> &'static [(&'static str, &'static str)] {
+    lang.catalogue()
+}
+
+/// A key's text in a language, when the catalogue has it (a plural's forms only by their own keys).
+pub fn lookup(lang: Lang, key: &str) -> Option<&'static str> {
+    let cat = lang.catalogue();
+    cat.binary_search_by(|(k, _)| (*k).cmp(key))
+        .ok()
+        .map(|i| cat[i].1)
+}
+
+/// Whether a key renders in a language: a text, or a plural with both forms.
+pub fn has(lang: Lang, key: &str) -> bool {
+    lookup(lang, key).is_some() || plural(lang, key, "0").is_some()
+}
+
+fn plural(lang: Lang, key: &str, count: &str) -> Option<&'static str> {
+    let one = lookup(lang, &format!("{key}.one"))?;
+    let other = lookup(lang, &format!("{key}.other"))?;
+    let n = count.trim().replace(',', ".").parse::<f64>().ok();
+    Some(if n == Some(1.0) { one } else { other })
+}
+
+/// The placeholders a text uses: `{name}`, name made of ASCII letters, digits and '_'.
+pub fn placeholders(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find('{') {
+        rest = &rest[i + 1..];
+        if let Some(j) = rest.find('}') {
+            let name = &rest[..j];
+            if is_name(name) {
+                if !out.contains(&name) {
+                    out.push(name);
+                }
+                rest = &rest[j + 1..];
+            }
+        }
+    }
+    out
+}
+
+/// A catalogue key's characters: ASCII letters, digits, '.', '_' and '-'.
+fn is_key(s: &str) -> bool {
+    !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+}
+
+fn is_name(s: &str) -> bool {
+    !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// A key rendered in a language, its `{name}` placeholders replaced by the arguments. A plural
+/// key (`x.one` / `x.other` in the catalogue, `x` here) chooses its form by the `count`
+/// argument. A missing key renders as the key itself; a placeholder without an argument stays
+/// as written (the tests make sure neither happens).
+pub fn t(lang: Lang, key: &str, args: &[(&str, &str)]) -> String {
+    let count = args.iter().find(|(n, _)| *n == "count").map_or("", |a| a.1);
+    let Some(text) = lookup(lang, key).or_else(|| plural(lang, key, count)) else {
+        return key.to_string();
+    };
+    fill(text, args)
+}
+
+fn fill(text: &str, args: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut rest = text;
+    while let Some(i) = rest.find('{') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        match after.find('}') {
+            Some(j) if is_name(&after[..j]) => {
+                let name = &after[..j];
+                match args.iter().find(|(n, _)| *n == name) {
+                    Some((_, v)) => out.push_str(v),
+                    None => {
+                        out.push('{');
+                        out.push_str(name);
+                        out.push('}');
+                    }
+                }
+                rest = &after[j + 1..];
+            }
+            _ => {
+                out.push('{');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A language-neutral message: `⟦key|name=value|…⟧`, for [`localize`] to render in each
+/// viewer's language. Values are plain text, `@key`, `#number` or nested markers (see the crate
+/// documentation); the characters of the marker syntax in plain text are escaped.
+pub fn msg(key: &str, args: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(key.len() + 2 + args.len() * 12);
+    out.push(OPEN);
+    escape_into(&mut out, key);
+    for (name, value) in args {
+        out.push('|');
+        escape_into(&mut out, name);
+        out.push('=');
+        let mut rest = *value;
+        while !rest.is_empty() {
+            if rest.starts_with(OPEN) {
+                if let Some((_, len)) = parse_marker(rest) {
+                    out.push_str(&rest[..len]);
+                    rest = &rest[len..];
+                    continue;
+                }
+            }
+            let c = rest.chars().next().unwrap_or(' ');
+            if is_special(c) {
+                out.push('\\');
+            }
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    out.push(CLOSE);
+    out
+}
+
+fn is_special(c: char) -> bool {
+    matches!(c, '\\' | '|' | '=' | OPEN | CLOSE)
+}
+
+fn escape_into(out: &mut String, s: &str) {
+    for c in s.chars() {
+        if is_special(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+}
+
+/// A number argument for [`msg`]: `#` and the number with `places` decimals ('.' point).
+pub fn num(x: f64, places: usize) -> String {
+    format!("#{}", fmt_decimal(Lang::En, x, places))
+}
+
+/// A percentage argument for [`msg`], from a fraction: `pct(0.5929, 2)` is `#59.29%`.
+pub fn pct(p: f64, places: usize) -> String {
+    format!("#{}", fmt_pct(Lang::En, p, places))
+}
+
+/// `x` with `places` decimals and the language's decimal separator: `59,29` in Italian,
+/// `59.29` in English. No thousands separator (counts on a wargames table stay small, and years
+/// must read as years). Never `-0`.
+pub fn fmt_decimal(lang: Lang, x: f64, places: usize) -> String {
+    let mut s = format!("{x:.places$}");
+    if s.starts_with('-') && s[1..].chars().all(|c| c == '0' || c == '.') {
+        s.remove(0);
+    }
+    match lang {
+        Lang::It => s.replace('.', ","),
+        Lang::En => s,
+    }
+}
+
+/// A fraction as a percentage with `places` decimals: `fmt_pct(Lang::It, 0.5929, 2)` is `59,29%`.
+pub fn fmt_pct(lang: Lang, p: f64, places: usize) -> String {
+    format!("{}%", fmt_decimal(lang, p * 100.0, places))
+}
+
+/// A parsed message.
+#[derive(Debug)]
+struct Marker {
+    key: String,
+    args: Vec<(String, Vec<Piece>)>,
+}
+
+/// A piece of an argument's value.
+#[derive(Debug)]
+enum Piece {
+    Text(String),
+    Marker(Marker),
+}
+
+/// Parse the marker at the start of `s` (which starts with [`OPEN`]): the marker and its length
+/// in bytes, or `None` when it is not a well-formed marker (no matching close, a key that is not
+/// made of key characters, an argument whose name is not a placeholder name or has no `=`).
+fn parse_marker(s: &str) -> Option<(Marker, usize)> {
+    let mut pos = OPEN.len_utf8();
+    let bytes_len = s.len();
+    // The key: up to the first unescaped '|' or the close.
+    let mut key = String::new();
+    let mut args: Vec<(String, Vec<Piece>)> = Vec::new();
+    loop {
+        let c = s[pos..].chars().next()?;
+        pos += c.len_utf8();
+        match c {
+            '\\' => {
+                let e = s[pos..].chars().next()?;
+                pos += e.len_utf8();
+                key.push(e);
+            }
+            '|' => break,
+            CLOSE => {
+                return is_key(&key).then_some((Marker { key, args }, pos));
+            }
+            OPEN | '=' => return None,
+            c => key.push(c),
+        }
+    }
+    if !is_key(&key) {
+        return None;
+    }
+    // Arguments: name=value, separated by '|', ended by the close.
+    loop {
+        let mut name = String::new();
+        loop {
+            let c = s[pos..].chars().next()?;
+            pos += c.len_utf8();
+            match c {
+                '\\' => {
+                    let e = s[pos..].chars().next()?;
+                    pos += e.len_utf8();
+                    name.push(e);
+                }
+                '=' => break,
+                '|' | OPEN | CLOSE => return None,
+                c => name.push(c),
+            }
+        }
+        if !is_name(&name) {
+            return None;
+        }
+        let mut value = Vec::new();
+        let mut text = String::new();
+        let end = loop {
+            if pos >= bytes_len {
+                return None;
+            }
+            let c = s[pos..].chars().next()?;
+            match c {
+                '\\' => {
+                    pos += 1;
+                    let e = s[pos..].chars().next()?;
+                    pos += e.len_utf8();
+                    text.push(e);
+                }
+                OPEN => {
+                    let (m, len) = parse_marker(&s[pos..])?;
+                    if !text.is_empty() {
+                        value.push(Piece::Text(std::mem::take(&mut text)));
+                    }
+                    value.push(Piece::Marker(m));
+                    pos += len;
+                }
+                '|' | CLOSE => {
+                    pos += c.len_utf8();
+                    break c;
+                }
+                c => {
+                    pos += c.len_utf8();
+                    text.push(c);
+                }
+            }
+        };
+        if !text.is_empty() {
+            value.push(Piece::Text(text));
+        }
+        args.push((name, value));
+        if end == CLOSE {
+            return Some((Marker { key, args }, pos));
+        }
+    }
+}
+
+fn render_marker(lang: Lang, m: &Marker) -> String {
+    let values: Vec<String> = m
+        .args
+        .iter()
+        .map(|(_, pieces)| render_value(lang, pieces))
+        .collect();
+    let args: Vec<(&str, &str)> = m
+        .args
+        .iter()
+        .zip(&values)
+        .map(|((n, _), v)| (n.as_str(), v.as_str()))
+        .collect();
+    t(lang, &m.key, &args)
+}
+
+fn render_value(lang: Lang, pieces: &[Piece]) -> String {
+    if let [Piece::Text(s)] = pieces {
+        if let Some(key) = s.strip_prefix('@') {
+            if has(lang, key) {
+                return t(lang, key, &[]);
+            }
+        }
+        if let Some(n) = s.strip_prefix('#') {
+            if let Some(v) = number(lang, n) {
+                return v;
+            }
+        }
+    }
+    let mut out = String::new();
+    for p in pieces {
+        match p {
+            Piece::Text(s) => out.push_str(s),
+            Piece::Marker(m) => out.push_str(&render_marker(lang, m)),
+        }
+    }
+    out
+}
+
+/// `59.29` or `59.29%` with the language's decimal separator, the places as written.
+fn number(lang: Lang, n: &str) -> Option<String> {
+    let (digits, pct) = match n.strip_suffix('%') {
+        Some(d) => (d, "%"),
+        None => (n, ""),
+    };
+    let unsigned = digits.strip_prefix('-').unwrap_or(digits);
+    let (int, frac) = unsigned.split_once('.').unwrap_or((unsigned, ""));
+    let ok = !int.is_empty()
+        && int.chars().all(|c| c.is_ascii_digit())
+        && frac.chars().all(|c| c.is_ascii_digit())
+        && (frac.is_empty() != unsigned.contains('.'));
+    if !ok {
+        return None;
+    }
+    let s = match lang {
+        Lang::It => digits.replace('.', ","),
+        Lang::En => digits.to_string(),
+    };
+    Some(format!("{s}{pct}"))
+}
+
+/// Every language-neutral message in `text` rendered in `lang`; all other text unchanged (a
+/// malformed marker too).
+pub fn localize(lang: Lang, text: &str) -> String {
+    if !text.contains(OPEN) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(OPEN) {
+        out.push_str(&rest[..i]);
+        rest = &rest[i..];
+        match parse_marker(rest) {
+            Some((m, len)) => {
+                out.push_str(&render_marker(lang, &m));
+                rest = &rest[len..];
+            }
+            None => {
+                out.push(OPEN);
+                rest = &rest[OPEN.len_utf8()..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// [`localize`] every string in a JSON value, in place (object keys are left alone).
+pub fn localize_json(lang: Lang, v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::String(s) if s.contains(OPEN) => *s = localize(lang, s),
+        serde_json::Value::Array(a) => a.iter_mut().for_each(|x| localize_json(lang, x)),
+        serde_json::Value::Object(o) => o.values_mut().for_each(|x| localize_json(lang, x)),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,285 @@
+use super::*;
+
+fn keys_of(lang: Lang) -> Vec<&'static str> {
+    entries(lang).iter().map(|(k, _)| *k).collect()
+}
+
+#[test]
+fn every_key_is_in_both_languages() {
+    let it = keys_of(Lang::It);
+    let en = keys_of(Lang::En);
+    let only_it: Vec<_> = it.iter().filter(|k| !en.contains(k)).collect();
+    let only_en: Vec<_> = en.iter().filter(|k| !it.contains(k)).collect();
+    assert!(only_it.is_empty(), "only in Italian: {only_it:?}");
+    assert!(only_en.is_empty(), "only in English: {only_en:?}");
+    assert!(it.len() >= 5, "the catalogues are read: {} keys", it.len());
+}
+
+#[test]
+fn every_key_has_the_same_placeholders_in_both_languages() {
+    for (key, it) in entries(Lang::It) {
+        let en = lookup(Lang::En, key).unwrap_or_else(|| panic!("{key} missing in en"));
+        let mut a = placeholders(it);
+        let mut b = placeholders(en);
+        if key.ends_with(".one") || key.ends_with(".other") {
+            // A plural's form may spell the number out; its other placeholders agree.
+            a.retain(|p| *p != "count");
+            b.retain(|p| *p != "count");
+        }
+        a.sort_unstable();
+        b.sort_unstable();
+        assert_eq!(a, b, "{key}: placeholders differ between it and en");
+    }
+}
+
+#[test]
+fn catalogues_are_sorted_for_lookup_and_every_text_is_non_empty() {
+    for lang in Lang::ALL {
+        let e = entries(lang);
+        assert!(e.windows(2).all(|w| w[0].0 < w[1].0), "{lang} is sorted");
+        for (k, v) in e {
+            assert!(!v.trim().is_empty(), "{lang} {k} is empty");
+            assert!(k.contains('.'), "{lang} {k} has an area");
+        }
+    }
+}
+
+#[test]
+fn key_constants_name_the_keys() {
+    assert_eq!(keys::WEB_LANG_SWITCH, "web.lang.switch");
+    // A plural's parent is a constant too.
+    assert_eq!(keys::WEB_GAMES_EVENTS, "web.games.events");
+    assert!(has(Lang::It, keys::WEB_GAMES_EVENTS));
+    assert!(!has(Lang::It, "web.no.such.key"));
+}
+
+#[test]
+fn rendering_with_placeholders() {
+    assert_eq!(
+        t(Lang::It, keys::WEB_GAMES_TURN, &[("turn", "3")]),
+        "turno 3"
+    );
+    assert_eq!(
+        t(Lang::En, keys::WEB_GAMES_TURN, &[("turn", "3")]),
+        "turn 3"
+    );
+    assert_eq!(t(Lang::En, keys::WEB_LANG_SWITCH, &[]), "Language");
+    assert_eq!(t(Lang::It, keys::WEB_LANG_SWITCH, &[]), "Lingua");
+    // An argument the text does not use is ignored; a missing one leaves the placeholder.
+    assert_eq!(
+        t(Lang::En, keys::WEB_GAMES_TURN, &[("x", "1"), ("turn", "2")]),
+        "turn 2"
+    );
+    assert_eq!(t(Lang::En, keys::WEB_GAMES_TURN, &[]), "turn {turn}");
+    // A missing key renders as itself.
+    assert_eq!(t(Lang::It, "web.no.such.key", &[]), "web.no.such.key");
+}
+
+#[test]
+fn fill_leaves_braces_that_are_not_placeholders() {
+    assert_eq!(fill("a {b c} {d", &[("d", "x")]), "a {b c} {d");
+    assert_eq!(fill("{a}{b}", &[("a", "1"), ("b", "{a}")]), "1{a}");
+    assert_eq!(fill("{}", &[]), "{}");
+}
+
+#[test]
+fn plurals_choose_one_for_one_and_other_for_anything_else() {
+    let ev = |lang, n: &str| t(lang, keys::WEB_GAMES_EVENTS, &[("count", n)]);
+    assert_eq!(ev(Lang::It, "1"), "1 evento");
+    assert_eq!(ev(Lang::It, "0"), "0 eventi");
+    assert_eq!(ev(Lang::It, "2"), "2 eventi");
+    assert_eq!(ev(Lang::En, "1"), "1 event");
+    assert_eq!(ev(Lang::En, "12"), "12 events");
+    assert_eq!(ev(Lang::En, "1.0"), "1.0 event");
+    // Without a count: the other form.
+    assert_eq!(t(Lang::En, keys::WEB_GAMES_EVENTS, &[]), "{count} events");
+    // The forms are keys of their own as well.
+    assert_eq!(
+        t(Lang::En, "web.games.events.one", &[("count", "1")]),
+        "1 event"
+    );
+}
+
+#[test]
+fn a_message_renders_in_each_language() {
+    let m = msg(keys::WEB_GAMES_TURN, &[("turn", "4")]);
+    assert_eq!(m, "⟦web.games.turn|turn=4⟧");
+    assert_eq!(localize(Lang::It, &m), "turno 4");
+    assert_eq!(localize(Lang::En, &m), "turn 4");
+    // Inside other text, several times.
+    let s = format!("[{m}] and [{}]", msg(keys::WEB_LANG_SWITCH, &[]));
+    assert_eq!(localize(Lang::It, &s), "[turno 4] and [Lingua]");
+    // A plural inside a message.
+    let p = msg(keys::WEB_GAMES_EVENTS, &[("count", "1")]);
+    assert_eq!(localize(Lang::It, &p), "1 evento");
+}
+
+#[test]
+fn plain_text_passes_through_untouched() {
+    for s in [
+        "",
+        "Swiss pike charge: 2D6 + 3 = 11 (Disordered)",
+        "back\\slash | pipe = equals {turn} @web.lang.it #12.5",
+        "a lone ⟦ bracket",
+        "a lone ⟧ bracket",
+        "⟦unclosed|a=b",
+        "⟦|a=b⟧ (no key)",
+        "⟦k|noequals⟧",
+        "⟦k|=v⟧",
+        "⟦two words⟧",
+        "⟦k|a b=c⟧",
+    ] {
+        assert_eq!(localize(Lang::It, s), s);
+        assert_eq!(localize(Lang::En, s), s);
+    }
+    // A malformed marker is left alone, and a good one after it still renders.
+    assert_eq!(
+        localize(Lang::It, "⟦oops ⟦web.lang.switch⟧"),
+        "⟦oops Lingua"
+    );
+}
+
+#[test]
+fn escapes_round_trip() {
+    // Brackets that make no marker are plain text (a well-formed one would be a nested message).
+    let nasty = "a|b=c\\d⟦e f⟧g {turn} ⟦|⟧";
+    let m = msg(keys::WEB_GAMES_TURN, &[("turn", nasty)]);
+    assert_eq!(localize(Lang::En, &m), format!("turn {nasty}"));
+    assert_eq!(localize(Lang::It, &m), format!("turno {nasty}"));
+    // Syntax characters in a key or a name are escaped, so the message stays one message (a
+    // marker whose key or name is not made of key characters is not rendered).
+    let odd = msg("k|x", &[("n=m", "v")]);
+    assert_eq!(odd, "⟦k\\|x|n\\=m=v⟧");
+    assert_eq!(localize(Lang::En, &odd), odd);
+}
+
+#[test]
+fn key_and_number_arguments() {
+    let m = msg(keys::WEB_GAMES_TURN, &[("turn", "@web.lang.it")]);
+    assert_eq!(localize(Lang::En, &m), "turn Italiano");
+    // A '@' value naming no key, a '#' value that is no number: as written.
+    let m = msg(keys::WEB_GAMES_TURN, &[("turn", "@home")]);
+    assert_eq!(localize(Lang::En, &m), "turn @home");
+    let m = msg(keys::WEB_GAMES_TURN, &[("turn", "#3 Company")]);
+    assert_eq!(localize(Lang::En, &m), "turn #3 Company");
+    // Numbers take the language's separator, the places as written.
+    let m = msg(keys::WEB_GAMES_TURN, &[("turn", &num(59.2912, 2))]);
+    assert_eq!(localize(Lang::It, &m), "turno 59,29");
+    assert_eq!(localize(Lang::En, &m), "turn 59.29");
+    let m = msg(keys::WEB_GAMES_TURN, &[("turn", &pct(0.5929, 2))]);
+    assert_eq!(localize(Lang::It, &m), "turno 59,29%");
+    assert_eq!(localize(Lang::En, &m), "turn 59.29%");
+    let m = msg(keys::WEB_GAMES_TURN, &[("turn", "#-3")]);
+    assert_eq!(localize(Lang::It, &m), "turno -3");
+    for bad in ["#", "#.5", "#5.", "#1.2.3", "#1e3", "#--1"] {
+        let m = msg(keys::WEB_GAMES_TURN, &[("turn", bad)]);
+        assert_eq!(localize(Lang::It, &m), format!("turno {bad}"), "{bad}");
+    }
+    // A number as a plural's count.
+    let m = msg(keys::WEB_GAMES_EVENTS, &[("count", "#1")]);
+    assert_eq!(localize(Lang::It, &m), "1 evento");
+}
+
+#[test]
+fn nested_messages_render_inside_arguments() {
+    let inner = msg(keys::WEB_GAMES_EVENTS, &[("count", "3")]);
+    let outer = msg(keys::WEB_GAMES_TURN, &[("turn", &format!("({inner}) a|b"))]);
+    // The nested marker is kept whole, the text around it escaped.
+    assert_eq!(
+        outer,
+        "⟦web.games.turn|turn=(⟦web.games.events|count=3⟧) a\\|b⟧"
+    );
+    assert_eq!(localize(Lang::It, &outer), "turno (3 eventi) a|b");
+    assert_eq!(localize(Lang::En, &outer), "turn (3 events) a|b");
+    // Three levels deep, with escapes at each.
+    let l3 = msg(keys::WEB_GAMES_TURN, &[("turn", "x=y")]);
+    let l2 = msg(keys::WEB_GAMES_TURN, &[("turn", &l3)]);
+    let l1 = msg(keys::WEB_GAMES_TURN, &[("turn", &format!("{l2}|{l2}"))]);
+    assert_eq!(localize(Lang::En, &l1), "turn turn turn x=y|turn turn x=y");
+    // A value that is only a nested message, and one whose key is an '@' reference.
+    let l = msg(
+        keys::WEB_GAMES_TURN,
+        &[("turn", &msg(keys::WEB_LANG_SWITCH, &[]))],
+    );
+    assert_eq!(localize(Lang::It, &l), "turno Lingua");
+}
+
+#[test]
+fn a_missing_key_in_a_message_renders_as_the_key() {
+    let m = msg("web.no.such", &[("a", "b")]);
+    assert_eq!(localize(Lang::En, &m), "web.no.such");
+}
+
+#[test]
+fn json_strings_are_localized_and_keys_left_alone() {
+    let m = msg(keys::WEB_GAMES_TURN, &[("turn", "2")]);
+    let mut v = serde_json::json!({
+        m.clone(): m.clone(),
+        "list": [m.clone(), 3, null, true, {"deep": format!("x {m}")}],
+        "plain": "Swiss pike",
+    });
+    localize_json(Lang::It, &mut v);
+    assert_eq!(v[&m], "turno 2");
+    assert_eq!(v["list"][0], "turno 2");
+    assert_eq!(v["list"][1], 3);
+    assert_eq!(v["list"][4]["deep"], "x turno 2");
+    assert_eq!(v["plain"], "Swiss pike");
+}
+
+#[test]
+fn language_codes() {
+    assert_eq!(Lang::default(), Lang::En);
+    assert_eq!(Lang::ALL, [Lang::It, Lang::En]);
+    for l in Lang::ALL {
+        assert_eq!(Lang::from_code(l.code()), Some(l));
+        assert_eq!(l.to_string(), l.code());
+    }
+    assert_eq!(Lang::from_code("IT"), Some(Lang::It));
+    assert_eq!(Lang::from_code(" it-IT "), Some(Lang::It));
+    assert_eq!(Lang::from_code("it_IT.UTF-8"), Some(Lang::It));
+    assert_eq!(Lang::from_code("en-GB"), Some(Lang::En));
+    assert_eq!(Lang::from_code("en_US.UTF-8"), Some(Lang::En));
+    for bad in ["", "xx", "fr", "italian", "i", "C", "POSIX"] {
+        assert_eq!(Lang::from_code(bad), None, "{bad}");
+    }
+}
+
+#[test]
+fn negotiation_by_q_value() {
+    let n = Lang::negotiate;
+    assert_eq!(n("it-IT,it;q=0.9,en;q=0.8"), Some(Lang::It));
+    assert_eq!(n("it-IT,it;q=0.9"), Some(Lang::It));
+    assert_eq!(n("en-US,en;q=0.9,it;q=0.8"), Some(Lang::En));
+    assert_eq!(n("fr-FR,fr;q=0.9,it;q=0.5,en;q=0.4"), Some(Lang::It));
+    assert_eq!(n("fr-FR,fr;q=0.9,en;q=0.5,it;q=0.4"), Some(Lang::En));
+    // Order by q, not by position.
+    assert_eq!(n("en;q=0.2, it;q=0.7"), Some(Lang::It));
+    // A tie keeps the earlier.
+    assert_eq!(n("it, en"), Some(Lang::It));
+    assert_eq!(n("en, it"), Some(Lang::En));
+    // q=0 refuses.
+    assert_eq!(n("it;q=0, en;q=0.1"), Some(Lang::En));
+    assert_eq!(n("it;q=0"), None);
+    // Neither language, nothing, or junk.
+    assert_eq!(n("fr, de;q=0.5, *;q=0.1"), None);
+    assert_eq!(n(""), None);
+    assert_eq!(n(";;,,q=,=;"), None);
+    // Spacing, case and a malformed q.
+    assert_eq!(n("  IT-it ; Q=0.3 , en ; q=0.2 "), Some(Lang::It));
+    assert_eq!(n("en;q=abc, it;q=0.9"), Some(Lang::En));
+}
+
+#[test]
+fn number_formats() {
+    assert_eq!(fmt_decimal(Lang::It, 59.2912, 2), "59,29");
+    assert_eq!(fmt_decimal(Lang::En, 59.2912, 2), "59.29");
+    assert_eq!(fmt_decimal(Lang::It, 3.0, 0), "3");
+    assert_eq!(fmt_decimal(Lang::It, 1234.5, 1), "1234,5");
+    assert_eq!(fmt_decimal(Lang::En, -0.001, 2), "0.00");
+    assert_eq!(fmt_decimal(Lang::It, -2.5, 1), "-2,5");
+    assert_eq!(fmt_pct(Lang::It, 0.5929, 2), "59,29%");
+    assert_eq!(fmt_pct(Lang::En, 0.5929, 2), "59.29%");
+    assert_eq!(fmt_pct(Lang::En, 1.0, 0), "100%");
+    assert_eq!(num(2.0 / 3.0, 3), "#0.667");
+    assert_eq!(pct(0.5, 1), "#50.0%");
+}
