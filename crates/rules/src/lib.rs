@@ -27,8 +27,10 @@
 
 pub mod app_driven;
 pub mod bloody_dismal_fight;
+pub mod callan_renaissance;
 pub mod commands_colors_ecw;
 pub mod diag;
+pub mod effects;
 pub mod el_gran_capitan;
 pub mod game;
 pub mod odds;

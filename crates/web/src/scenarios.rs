@@ -17,6 +17,9 @@ macro_rules! shipped {
 shipped!(
     "bloody-dismal-fight/agincourt-1415",
     "bloody-dismal-fight/brustem-1467",
+    "callan-renaissance/fornovo-1495",
+    "callan-renaissance/marignano-1515",
+    "callan-renaissance/pavia-1525",
     "commands-colors-ecw/edgehill-1642",
     "commands-colors-ecw/tibbermore-1644",
     "el-gran-capitan/cerignola-1503",

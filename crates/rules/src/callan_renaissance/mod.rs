@@ -1,0 +1,37 @@
+//! The Renaissance (Andy Callan), Italian Wars edition (seed `003_f05e8e49e76e1302.txt`, in
+//! Italian). Design and citations: `docs/rules/callan-renaissance.md` (sections cited as §n,
+//! decisions as Dn).
+//!
+//! `tables` holds every number of the troop, fire, combat, discipline and points tables with its
+//! citation; `resolve` the dice pools (6, 5–6, "5 e mezzo", the charge re-rolls, the commander's
+//! re-roll) as declared plans, so odds and rolls come from one code path; `game` the battle as a
+//! fold of absolute effects (the turn deck, fire, combat, discipline, victory); `engine` the
+//! `RuleSet` and `Engine` binding.
+//!
+//! Every text a person reads is a language-neutral message ([`m`]): a catalogue key with its
+//! arguments, rendered in Italian or English by `tercio-i18n` where it is shown, so the event log
+//! reads in each viewer's language.
+
+pub mod engine;
+pub mod game;
+pub mod resolve;
+pub mod tables;
+
+pub const RULESET_ID: &str = "callan-renaissance";
+
+/// A message: the catalogue key `key` with named arguments (an argument starting with `@` is
+/// itself a key, rendered in the viewer's language).
+pub fn m(key: &str, args: &[(&str, String)]) -> String {
+    let a: Vec<(&str, &str)> = args.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    tercio_i18n::msg(key, &a)
+}
+
+/// A message without arguments.
+pub fn k(key: &str) -> String {
+    m(key, &[])
+}
+
+/// An argument naming a catalogue term (`@callan.term.<id>`).
+pub fn term(id: &str) -> String {
+    format!("@callan.term.{id}")
+}

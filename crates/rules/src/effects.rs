@@ -1,0 +1,63 @@
+//! Effects as absolute values at JSON pointers, and seeded shuffles: shared by the rule sets
+//! whose game state is a fold of state differences (Commands & Colors ECW, Callan).
+
+use serde_json::{json, Value};
+use tercio_core::DiceStream;
+
+/// The changes from `a` to `b`: `[{"p": pointer, "v": value}]`. Objects are compared key by key;
+/// arrays of equal length element by element; anything else is replaced whole.
+pub fn diff(a: &Value, b: &Value) -> Value {
+    let mut out = Vec::new();
+    diff_at("", a, b, &mut out);
+    Value::Array(out)
+}
+
+fn diff_at(path: &str, a: &Value, b: &Value, out: &mut Vec<Value>) {
+    if a == b {
+        return;
+    }
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) if x.len() == y.len() && x.keys().eq(y.keys()) => {
+            for (k, v) in y {
+                diff_at(&format!("{path}/{}", escape(k)), &x[k], v, out);
+            }
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            for (i, (p, q)) in x.iter().zip(y).enumerate() {
+                diff_at(&format!("{path}/{i}"), p, q, out);
+            }
+        }
+        _ => out.push(json!({"p": path, "v": b})),
+    }
+}
+
+fn escape(k: &str) -> String {
+    k.replace('~', "~0").replace('/', "~1")
+}
+
+/// Fold effects made by [`diff`] into a state.
+pub fn apply(state: &mut Value, effects: &Value) -> Result<(), String> {
+    let ops = effects.as_array().ok_or("effects: not a list")?;
+    for op in ops {
+        let p = op["p"].as_str().ok_or("effects: an entry without a path")?;
+        if p.is_empty() {
+            *state = op["v"].clone();
+            continue;
+        }
+        let slot = state
+            .pointer_mut(p)
+            .ok_or_else(|| format!("effects: no value at {p}"))?;
+        *slot = op["v"].clone();
+    }
+    Ok(())
+}
+
+/// Deterministic shuffle number `k` of `cards` from the game's key.
+pub fn shuffled(salt: u64, k: u32, mut cards: Vec<u8>) -> Vec<u8> {
+    let mut s = DiceStream::at(salt, u128::from(k) << 32);
+    for i in (1..cards.len()).rev() {
+        let j = s.below(i as u32 + 1) as usize;
+        cards.swap(i, j);
+    }
+    cards
+}
