@@ -1,8 +1,10 @@
 //! Italian and English: the language of every page and answer, its switch and cookie, and that
 //! no page in either language shows a message marker, a placeholder or a catalogue key.
 
+use std::time::Duration;
+
 use serde_json::{json, Value};
-use tercio_web::client::{request_with, Reply};
+use tercio_web::client::{read_events, request_with, Reply};
 
 mod common;
 
@@ -472,4 +474,98 @@ fn every_web_key_is_used_and_markup_only_in_html_keys() {
             );
         }
     }
+}
+
+#[test]
+fn the_live_stream_speaks_the_language_of_the_page_that_opened_it() {
+    let s = server();
+    let v = s.create(&json!({"scenario": "el-gran-capitan/cerignola-1503", "seed": 5}));
+    let links = v["links"].as_array().expect("links");
+    let gm = token(&links[0]["url"]);
+    let side = v["links"][1]["side"].as_str().expect("side").to_string();
+    let mut streams = Vec::new();
+    for (lang, header) in [
+        ("it", ("Cookie", "tercio_lang=it")),
+        ("en", ("Accept-Language", "en")),
+    ] {
+        // Each language watches its own side's link; both links are then withdrawn.
+        let old = token(&links[if lang == "it" { 1 } else { 2 }]["url"]);
+        let addr = s.addr.clone();
+        streams.push((
+            lang,
+            std::thread::spawn(move || {
+                read_events(
+                    &addr,
+                    &format!("/api/s/{old}/events"),
+                    &[header],
+                    usize::MAX,
+                    Duration::from_secs(5),
+                )
+                .expect("events")
+            }),
+        ));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let other = v["links"][2]["side"].as_str().expect("side").to_string();
+    for sd in [&side, &other] {
+        let r = s.call(
+            "POST",
+            &format!("/api/s/{gm}/seats/reissue"),
+            &[],
+            Some(&json!({"role": "side", "side": sd}).to_string()),
+        );
+        assert_eq!(r.status, 200, "{}", r.body);
+    }
+    for (lang, t) in streams {
+        let (_, events, _) = t.join().expect("thread");
+        let revoked = events
+            .iter()
+            .find(|e| e.event == "revoked")
+            .unwrap_or_else(|| panic!("{lang}: no revoked event: {events:?}"));
+        let message: Value = serde_json::from_str(&revoked.data).expect("json");
+        let want = if lang == "it" {
+            "questo link non apre nessuna partita"
+        } else {
+            "this link opens no game"
+        };
+        assert!(
+            message["message"]
+                .as_str()
+                .is_some_and(|m| m.starts_with(want)),
+            "{lang}: {message}"
+        );
+    }
+}
+
+/// The rule sets shipped so far write plain English; a message marker in engine text (here in
+/// a unit's name, which the engine puts in its board, forms and state) renders in each reader's
+/// language on the page and in the JSON, as the new rule set's messages will.
+#[test]
+fn engine_text_is_rendered_where_it_is_shown() {
+    let s = server();
+    let marker = tercio_i18n::msg(tercio_i18n::keys::WEB_GAMES_TURN, &[("turn", "3")]);
+    let t = s.links(&common::tsatf_skirmish(&marker));
+    for (header, want, not) in [
+        (ITALIAN, "turno 3", "turn 3"),
+        (("Accept-Language", "en"), "turn 3", "turno 3"),
+    ] {
+        let p = s.get_with(&format!("/s/{}", t[0]), &[header]).body;
+        assert_clean(&p, want);
+        assert!(
+            p.contains(want) && !p.contains(not),
+            "{want}: {}",
+            short(&p)
+        );
+        let v = s.get_with(&format!("/api/s/{}", t[0]), &[header]);
+        assert!(!v.body.contains('⟦'), "{}", v.body);
+        assert!(
+            v.body.contains(&format!("\"{want}\"")),
+            "{want}: {}",
+            v.body
+        );
+    }
+    // The export is the record: the message as the engine wrote it.
+    let e = s.get_with(&format!("/api/s/{}/export", t[0]), &[ITALIAN]);
+    assert_eq!(e.status, 200);
+    assert!(e.body.contains(&marker), "{}", e.body);
 }
