@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use serde_json::{json, Value};
 use tercio_core::DiceStream;
+use tercio_i18n::Lang;
 use tercio_rules::game::Game;
 use tercio_rules::{odds, registry, scenario};
 
@@ -16,8 +17,49 @@ use tercio_rules::{odds, registry, scenario};
     about = "Game-master companion for pike-and-shot miniature wargames: rolls every die, applies every modifier by name, tracks every unit, and shows the exact odds."
 )]
 struct Cli {
+    /// The language of the rules' messages in the output: it or en (default: $TERCIO_LANG, then
+    /// $LANG, then en). The command line's own words are English.
+    #[arg(long, global = true, value_parser = ["it", "en"])]
+    lang: Option<String>,
     #[command(subcommand)]
     cmd: Cmd,
+}
+
+/// The language of the output, chosen once at the start.
+static LANG: std::sync::OnceLock<Lang> = std::sync::OnceLock::new();
+
+/// `--lang`, then `TERCIO_LANG`, then `LANG` (`it_IT.UTF-8` is Italian), then English. A
+/// variable naming another language is passed over.
+fn choose_lang(flag: Option<&str>, tercio_lang: Option<&str>, lang: Option<&str>) -> Lang {
+    [flag, tercio_lang, lang]
+        .into_iter()
+        .flatten()
+        .find_map(Lang::from_code)
+        .unwrap_or_default()
+}
+
+/// Engine text in the output's language: its language-neutral messages rendered, plain text as is.
+fn loc(text: &str) -> String {
+    tercio_i18n::localize(LANG.get().copied().unwrap_or_default(), text)
+}
+
+/// A line of output, its messages in the output's language.
+macro_rules! say {
+    () => { println!() };
+    ($($t:tt)*) => { println!("{}", loc(&format!($($t)*))) };
+}
+
+/// Output without a line end, its messages in the output's language.
+macro_rules! say_inline {
+    ($($t:tt)*) => { print!("{}", loc(&format!($($t)*))) };
+}
+
+/// JSON output, every string's messages in the output's language (the files Tercio writes keep
+/// the messages as recorded).
+fn print_json<T: serde::Serialize>(v: &T) {
+    let mut v = serde_json::to_value(v).unwrap_or(Value::Null);
+    tercio_i18n::localize_json(LANG.get().copied().unwrap_or_default(), &mut v);
+    println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
 }
 
 #[derive(Subcommand)]
@@ -170,10 +212,16 @@ fn main() -> ExitCode {
         default_hook(info);
     }));
     let cli = Cli::parse();
+    let env = |k: &str| std::env::var(k).ok();
+    let _ = LANG.set(choose_lang(
+        cli.lang.as_deref(),
+        env("TERCIO_LANG").as_deref(),
+        env("LANG").as_deref(),
+    ));
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) => {
-            eprintln!("{}", f.msg);
+            eprintln!("{}", loc(&f.msg));
             ExitCode::from(f.code)
         }
     }
@@ -226,13 +274,10 @@ fn rulesets(json: bool) -> Res {
         .map(|r| json!({"id": r.id(), "alias": r.alias(), "name": r.name(), "seed": r.seed(), "available": r.available()}))
         .collect();
     if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&list).unwrap_or_default()
-        );
+        print_json(&list);
     } else {
         for r in registry::all() {
-            println!(
+            say!(
                 "{:<30} {:<7} {}{}",
                 r.id(),
                 r.alias(),
@@ -260,20 +305,29 @@ fn reference(id: &str, json: bool) -> Res {
     let r = rules(id)?;
     let v = r.reference();
     if json {
-        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        print_json(&v);
         return Ok(());
     }
-    println!("{} — charts (seed {})\n", r.name(), r.seed());
+    say!("{} — charts (seed {})\n", r.name(), r.seed());
     let tables = r.reference_tables();
     if !tables.is_empty() {
         for t in &tables {
-            println!("{}", t.render());
+            say!("{}", t.render());
         }
         return Ok(());
     }
-    println!(
+    say!(
         "{:<26} {:<14} {:>5} {:>5} {:>4} {:>4} {:>4} {:>4} {:>4} {:>3}  fire",
-        "troop type", "class", "foot", "mtd", "imp", "adv", "mar", "chg", "ret", "BP"
+        "troop type",
+        "class",
+        "foot",
+        "mtd",
+        "imp",
+        "adv",
+        "mar",
+        "chg",
+        "ret",
+        "BP"
     );
     for t in v["charts"]["troops"].as_array().into_iter().flatten() {
         let n = |k: &str| t[k].as_i64().map_or("-".to_string(), |x| x.to_string());
@@ -286,7 +340,7 @@ fn reference(id: &str, json: bool) -> Res {
                 t["fire"]["factor"].as_i64().unwrap_or(0)
             )
         };
-        println!(
+        say!(
             "{:<26} {:<14} {:>5} {:>5} {:>4} {:>4} {:>4} {:>4} {:>4} {:>3}  {}",
             t["id"].as_str().unwrap_or(""),
             t["class"].as_str().unwrap_or(""),
@@ -301,20 +355,21 @@ fn reference(id: &str, json: bool) -> Res {
             fire
         );
     }
-    println!("\nMovement factors:");
+    say!("\nMovement factors:");
     for row in v["charts"]["terrain"].as_array().into_iter().flatten() {
-        println!(
+        say!(
             "  {:<20} {:<34} {}",
             row["factor"].as_str().unwrap_or(""),
             row["cost"].as_str().unwrap_or(""),
             row["notes"].as_str().unwrap_or("")
         );
     }
-    println!(
+    say!(
         "\nLeaders move {}\"; command radius {}\".",
-        v["charts"]["leader_move"], v["charts"]["command_radius"]
+        v["charts"]["leader_move"],
+        v["charts"]["command_radius"]
     );
-    println!("Melee: {}", v["melee_chart"].as_str().unwrap_or(""));
+    say!("Melee: {}", v["melee_chart"].as_str().unwrap_or(""));
     Ok(())
 }
 
@@ -335,13 +390,13 @@ fn scenario_check(files: &[PathBuf]) -> Res {
         let src = match read(f) {
             Ok(s) => s,
             Err(e) => {
-                eprintln!("{}", e.msg);
+                eprintln!("{}", loc(&e.msg));
                 bad += 1;
                 continue;
             }
         };
         match scenario::parse(&name, &src) {
-            Ok(sc) => println!(
+            Ok(sc) => say!(
                 "{name}: ok — {} ({}), {} units, {} leaders",
                 sc.title,
                 sc.ruleset,
@@ -351,7 +406,7 @@ fn scenario_check(files: &[PathBuf]) -> Res {
             Err(diags) => {
                 bad += 1;
                 for d in &diags {
-                    eprintln!("{d}");
+                    eprintln!("{}", loc(&d.to_string()));
                 }
                 eprintln!(
                     "{name}: {} problem{}",
@@ -414,13 +469,13 @@ fn resolve(id: &str, seed: Option<u64>, json: bool, with_odds: bool, path: &Path
         if let Some(rep) = report {
             v["odds"] = serde_json::to_value(rep).unwrap_or(Value::Null);
         }
-        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        print_json(&v);
     } else {
-        print!("{}", outcome.resolution.render());
-        println!("(seed {seed})");
+        say_inline!("{}", outcome.resolution.render());
+        say!("(seed {seed})");
         if let Some(rep) = report {
-            println!("\nExact odds of this action:");
-            print!("{}", rep.render());
+            say!("\nExact odds of this action:");
+            say_inline!("{}", rep.render());
         }
     }
     Ok(())
@@ -454,10 +509,10 @@ fn game_odds(path: &Path, action_path: &Path, json: bool) -> Res {
 fn print_odds(name: &str, plan: &tercio_core::Plan<tercio_rules::Outcome>, json: bool) {
     let rep = odds::odds(plan);
     if json {
-        println!("{}", serde_json::to_string_pretty(&rep).unwrap_or_default());
+        print_json(&rep);
     } else {
-        println!("Exact odds ({name}):");
-        print!("{}", rep.render());
+        say!("Exact odds ({name}):");
+        say_inline!("{}", rep.render());
     }
 }
 
@@ -494,14 +549,14 @@ fn game_new(scenario_path: &Path, seed: Option<u64>, out: &Path) -> Res {
     let mut g = Game::new(sc, seed).map_err(|e| fail(e.to_string()))?;
     g.nonce = format!("{:016x}{:016x}", fresh_seed(), fresh_seed());
     save_game(out, &g)?;
-    println!(
+    say!(
         "New game: {} ({}) -> {}",
         g.scenario.title,
         g.ruleset,
         out.display()
     );
     let engine = g.engine().map_err(|e| fail(e.to_string()))?;
-    print!("{}", engine.render_state(&g.state));
+    say_inline!("{}", engine.render_state(&g.state));
     Ok(())
 }
 
@@ -514,12 +569,9 @@ fn game_act(path: &Path, action_path: &Path, json: bool) -> Res {
         .clone();
     save_game(path, &g)?;
     if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&event).unwrap_or_default()
-        );
+        print_json(&event);
     } else {
-        print!("{}", event.resolution.render());
+        say_inline!("{}", event.resolution.render());
     }
     Ok(())
 }
@@ -529,7 +581,7 @@ fn game_undo(path: &Path) -> Res {
     match g.undo().map_err(|e| fail(e.to_string()))? {
         Some(seq) => {
             save_game(path, &g)?;
-            println!(
+            say!(
                 "Voided event {seq}; it stays in the log, struck through. The dice do not rewind."
             );
             Ok(())
@@ -541,22 +593,19 @@ fn game_undo(path: &Path) -> Res {
 fn game_show(path: &Path, json: bool, log: bool) -> Res {
     let g = load_game(path)?;
     if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&g.state).unwrap_or_default()
-        );
+        print_json(&g.state);
         return Ok(());
     }
     let engine = g.engine().map_err(|e| fail(e.to_string()))?;
-    println!(
+    say!(
         "{} ({}) — {} events in the log",
         g.scenario.title,
         g.ruleset,
         g.log.entries.len()
     );
-    print!("{}", engine.render_state(&g.state));
+    say_inline!("{}", engine.render_state(&g.state));
     if log {
-        println!("\nLog:");
+        say!("\nLog:");
         for e in &g.log.entries {
             match e {
                 tercio_core::LogEntry::Event { seq, event } => {
@@ -565,13 +614,14 @@ fn game_show(path: &Path, json: bool, log: bool) -> Res {
                     } else {
                         ""
                     };
-                    println!(
+                    say!(
                         "  {seq:>3}. {}: {}{struck}",
-                        event.resolution.action, event.resolution.summary
+                        event.resolution.action,
+                        event.resolution.summary
                     );
                 }
                 tercio_core::LogEntry::Void { seq, voids, reason } => {
-                    println!("  {seq:>3}. void of event {voids} ({reason})")
+                    say!("  {seq:>3}. void of event {voids} ({reason})")
                 }
             }
         }
@@ -584,7 +634,7 @@ fn replay(path: &Path) -> Res {
     let n = g
         .replay()
         .map_err(|e| fail(format!("{}: replay FAILED: {e}", path.display())))?;
-    println!("{}: replay ok — {n} events re-rolled from seed {}, every face and outcome matches, and the state is the fold of the log", path.display(), g.seed);
+    say!("{}: replay ok — {n} events re-rolled from seed {}, every face and outcome matches, and the state is the fold of the log", path.display(), g.seed);
     Ok(())
 }
 
@@ -626,12 +676,12 @@ fn serve(addr: &str, db: Option<PathBuf>, public_url: Option<String>) -> Res {
             .public_url
             .clone()
             .unwrap_or_else(|| format!("http://{local}"));
-        println!(
+        say!(
             "Tercio is serving on {base}/?key={key}  (open this to manage games; database: {})",
             db.display()
         );
         if let Some(token) = demo {
-            println!("A demo game is ready; its game master's link: {base}/s/{token}");
+            say!("A demo game is ready; its game master's link: {base}/s/{token}");
         }
         tercio_web::serve(listener, state)
             .await
@@ -704,11 +754,11 @@ fn verify(path: &Path) -> Res {
                 g.nonce
             )))
         }
-        Some(_) => println!(
+        Some(_) => say!(
             "commitment ok: SHA-256 of seed {} and nonce {} is {commitment}, as published at the start",
             g.seed, g.nonce
         ),
-        None => println!("commitment: {commitment} (seed {}, nonce {:?})", g.seed, g.nonce),
+        None => say!("commitment: {commitment} (seed {}, nonce {:?})", g.seed, g.nonce),
     }
     let checked = g
         .verify()
@@ -725,7 +775,7 @@ fn verify(path: &Path) -> Res {
             seeded += c.faces.len();
             "the seed's next faces; the recorded result follows"
         };
-        println!(
+        say!(
             "  #{:<4} {:<16} {:<24} ok ({how}){}",
             c.seq,
             c.action,
@@ -737,12 +787,12 @@ fn verify(path: &Path) -> Res {
             if c.voided { " [voided]" } else { "" }
         );
     }
-    println!(
+    say!(
         "{}: verified — {} events, {seeded} faces from the seed, {entered} thrown at the table; the state is the fold of the log",
         path.display(),
         checked.len()
     );
-    println!(
+    say!(
         "log fingerprint after {} entries: {} (every page showed it: the same fingerprint means this is the whole game)",
         g.log.entries.len(),
         g.log_digest()
@@ -772,6 +822,26 @@ fn report_cmd(path: &Path) -> Res {
         },
     )
     .map_err(|e| fail(format!("{}: {e}", path.display())))?;
-    print!("{md}");
+    say_inline!("{md}");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_language_is_the_flag_then_tercio_lang_then_lang_then_english() {
+        assert_eq!(choose_lang(None, None, None), Lang::En);
+        assert_eq!(choose_lang(None, None, Some("it_IT.UTF-8")), Lang::It);
+        assert_eq!(choose_lang(None, None, Some("C.UTF-8")), Lang::En);
+        assert_eq!(choose_lang(None, Some("en"), Some("it_IT.UTF-8")), Lang::En);
+        assert_eq!(
+            choose_lang(Some("it"), Some("en"), Some("en_GB.UTF-8")),
+            Lang::It
+        );
+        // A variable naming another language is passed over.
+        assert_eq!(choose_lang(None, Some("fr"), Some("it_CH.UTF-8")), Lang::It);
+        assert_eq!(choose_lang(None, Some(""), Some("POSIX")), Lang::En);
+    }
 }

@@ -412,3 +412,75 @@ fn the_ecw_example_turns_play_through() {
     assert!(shown.contains("Turn 3"), "{shown}");
     ok(&["replay", g]);
 }
+
+/// `tercio` with the given language variables (and no others).
+fn tercio_env(args: &[&str], vars: &[(&str, &str)]) -> String {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_tercio"));
+    c.args(args).current_dir(root());
+    c.env_remove("TERCIO_LANG").env_remove("LANG");
+    for (k, v) in vars {
+        c.env(k, v);
+    }
+    let o = c.output().expect("run tercio");
+    assert!(
+        o.status.success(),
+        "tercio {args:?} failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).to_string()
+}
+
+#[test]
+fn engine_messages_print_in_the_chosen_language() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let game = dir.path().join("g.json");
+    let g = game.to_str().unwrap_or_default();
+    ok(&[
+        "game",
+        "new",
+        "scenarios/el-gran-capitan/cerignola-1503.toml",
+        "--seed",
+        "3",
+        "--out",
+        g,
+    ]);
+    // A language-neutral message where the rules would put one: in the title and the state.
+    let marker = tercio_i18n::msg(tercio_i18n::keys::WEB_GAMES_TURN, &[("turn", "3")]);
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&game).expect("read")).expect("json");
+    v["scenario"]["title"] = serde_json::json!(marker);
+    v["state"]["note"] = serde_json::json!(marker);
+    std::fs::write(&game, serde_json::to_string(&v).expect("json")).expect("write");
+
+    let show = |vars: &[(&str, &str)], lang: Option<&str>| {
+        let mut args = vec!["game", "show", g];
+        if let Some(l) = lang {
+            args.splice(0..0, ["--lang", l]);
+        }
+        tercio_env(&args, vars)
+    };
+    assert!(
+        show(&[], None).starts_with("turn 3 ("),
+        "English by default"
+    );
+    assert!(show(&[], Some("it")).starts_with("turno 3 ("));
+    assert!(show(&[("TERCIO_LANG", "it")], None).starts_with("turno 3 ("));
+    assert!(show(&[("LANG", "it_IT.UTF-8")], None).starts_with("turno 3 ("));
+    assert!(show(&[("LANG", "C.UTF-8")], None).starts_with("turn 3 ("));
+    // The flag beats the variables; TERCIO_LANG beats LANG.
+    assert!(show(&[("TERCIO_LANG", "it")], Some("en")).starts_with("turn 3 ("));
+    assert!(show(&[("TERCIO_LANG", "en"), ("LANG", "it_IT.UTF-8")], None).starts_with("turn 3 ("));
+    // JSON output too; the file keeps the message as recorded.
+    let json = tercio_env(&["--lang", "it", "game", "show", "--json", g], &[]);
+    let shown: serde_json::Value = serde_json::from_str(&json).expect("json");
+    assert_eq!(shown["note"], "turno 3");
+    assert!(std::fs::read_to_string(&game)
+        .expect("read")
+        .contains(&marker));
+    // Only it and en.
+    let e = err(&["--lang", "fr", "rulesets"]);
+    assert!(
+        e.contains("--lang") && e.contains("it") && e.contains("en"),
+        "{e}"
+    );
+}

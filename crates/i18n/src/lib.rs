@@ -492,5 +492,9 @@ pub fn localize_json(lang: Lang, v: &mut serde_json::Value) {
     }
 }
 
+/// The catalogue checks the build runs (compiled here for their tests).
+#[cfg(test)]
+mod check;
+
 #[cfg(test)]
 mod tests;

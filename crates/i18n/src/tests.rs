@@ -283,3 +283,134 @@ fn number_formats() {
     assert_eq!(num(2.0 / 3.0, 3), "#0.667");
     assert_eq!(pct(0.5, 1), "#50.0%");
 }
+
+/// The checks the build runs on the catalogues: each problem fails the build, naming the file,
+/// the key and the reason.
+mod build_checks {
+    use crate::check::{add_file, check_languages, constants, Catalogue};
+
+    /// Two languages from (file, text) pairs, and the problems found.
+    fn run(it: &[(&str, &str)], en: &[(&str, &str)]) -> Vec<String> {
+        let mut problems = Vec::new();
+        let mut cats = Vec::new();
+        for (lang, files) in [("it", it), ("en", en)] {
+            let mut cat = Catalogue::new();
+            for (name, text) in files {
+                let shown = format!("locales/{lang}/{name}.toml");
+                add_file(&mut cat, &shown, name, text, &mut problems);
+            }
+            cats.push(cat);
+        }
+        check_languages(&cats, &mut problems);
+        if let Err(clash) = constants(&cats) {
+            problems.extend(clash);
+        }
+        problems
+    }
+
+    #[test]
+    fn matching_catalogues_pass_and_nest() {
+        let it =
+            "[web.a]\nb = \"ciao {name}\"\nn.one = \"un pezzo\"\nn.other = \"{count} pezzi\"\n";
+        let en = "web.a.b = \"hello {name}\"\n[web.a.n]\none = \"{count} piece\"\nother = \"{count} pieces\"\n";
+        assert_eq!(run(&[("web", it)], &[("web", en)]), Vec::<String>::new());
+        // Several areas, each in its own file.
+        let p = run(
+            &[("web", "web.x = \"a\""), ("callan", "callan.y = \"b\"")],
+            &[("callan", "callan.y = \"B\""), ("web", "web.x = \"A\"")],
+        );
+        assert!(p.is_empty(), "{p:?}");
+    }
+
+    #[test]
+    fn a_key_missing_in_one_language_is_named_with_its_file() {
+        let p = run(
+            &[("web", "web.a = \"x\"\nweb.b = \"y\"")],
+            &[("web", "web.a = \"X\"")],
+        );
+        assert_eq!(
+            p,
+            vec!["locales/en/web.toml: key web.b: missing in en (present in it)".to_string()]
+        );
+        let p = run(
+            &[("web", "web.a = \"x\"")],
+            &[("web", "web.a = \"X\"\nweb.c = \"Z\"")],
+        );
+        assert_eq!(
+            p,
+            vec!["locales/it/web.toml: key web.c: missing in it (present in en)".to_string()]
+        );
+    }
+
+    #[test]
+    fn different_placeholders_are_named() {
+        let p = run(
+            &[("web", "web.a = \"{x} e {y}\"")],
+            &[("web", "web.a = \"{x} and {z}\"")],
+        );
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert!(
+            p[0].starts_with("locales/it/web.toml: key web.a: placeholders")
+                && p[0].contains("\"y\"")
+                && p[0].contains("\"z\""),
+            "{p:?}"
+        );
+        // A plural's forms together, `count` aside: one form may spell the number out.
+        let it = "web.n.one = \"uno\"\nweb.n.other = \"{count} in {place}\"";
+        let en = "web.n.one = \"{count} in {place}\"\nweb.n.other = \"{count} in {place}\"";
+        assert!(run(&[("web", it)], &[("web", en)]).is_empty());
+        let en = "web.n.one = \"one\"\nweb.n.other = \"{count}\"";
+        let p = run(&[("web", it)], &[("web", en)]);
+        assert!(
+            p.len() == 1 && p[0].contains("key web.n.other: placeholders"),
+            "{p:?}"
+        );
+    }
+
+    #[test]
+    fn bad_files_keys_and_values_are_named() {
+        let p = run(&[("web", "web.a = ")], &[("web", "")]);
+        assert!(
+            p[0].starts_with("locales/it/web.toml: not valid TOML"),
+            "{p:?}"
+        );
+        let p = run(&[("web", "web.a = 3")], &[("web", "web.a = 3")]);
+        assert!(
+            p.contains(
+                &"locales/it/web.toml: key web.a: must be a string, found integer".to_string()
+            ),
+            "{p:?}"
+        );
+        let p = run(
+            &[("web", "callan.a = \"x\"")],
+            &[("web", "callan.a = \"x\"")],
+        );
+        assert!(
+            p[0].contains("key callan.a: outside this file's area"),
+            "{p:?}"
+        );
+        let p = run(&[("web", "web.\"A b\" = \"x\"")], &[("web", "")]);
+        assert!(
+            p[0].contains("a key's parts are lower-case letters"),
+            "{p:?}"
+        );
+        let p = run(
+            &[("web", "web.a = \"x\""), ("web2", "web.a = \"y\"")],
+            &[("web", "web.a = \"x\"")],
+        );
+        assert!(
+            p.iter().any(|x| x.contains("outside this file's area")),
+            "a key in another area's file: {p:?}"
+        );
+        // Two keys that would make one constant.
+        let p = run(
+            &[("web", "web.a-b = \"x\"\nweb.a_b = \"y\"")],
+            &[("web", "web.a-b = \"x\"\nweb.a_b = \"y\"")],
+        );
+        assert!(
+            p.iter()
+                .any(|x| x.contains("both make the constant WEB_A_B")),
+            "{p:?}"
+        );
+    }
+}

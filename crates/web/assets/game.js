@@ -1,12 +1,20 @@
 // Tercio seat page: builds the action from the app's fields (or from the forms a rule set
 // describes), shows the exact odds as fields change, asks the rule texts' questions (OK = yes,
 // Cancel = no), shows each result, and keeps the page live: every change to the game, by any
-// seat, is redrawn within a second.
+// seat, is redrawn within a second. Its words come from the page (`#tercio-i18n`: the
+// catalogue's `web.js.*` texts in the page's language), never from this file.
 (function () {
   "use strict";
+  const I18N = (() => {
+    try { return JSON.parse(document.getElementById("tercio-i18n").textContent); } catch (e) { return { lang: "en", strings: {} }; }
+  })();
+  // A catalogue text with its {placeholders} filled.
+  const tr = (key, args) => (I18N.strings[key] ?? key).replace(/\{(\w+)\}/g, (m, n) => (args && n in args ? String(args[n]) : m));
+  // A number with the page language's decimal separator.
+  const fmt = (x, places) => x.toLocaleString(I18N.lang, { minimumFractionDigits: places, maximumFractionDigits: places, useGrouping: false });
   // An error as "field: message", not naming the field twice when the message already does.
   const fieldMessage = (e) => {
-    const m = e.message || "failed";
+    const m = e.message || tr("failed");
     return e.field && !m.startsWith(e.field + ":") ? `${e.field}: ${m}` : m;
   };
   const T = window.TERCIO_SEAT;
@@ -26,7 +34,7 @@
     const view = base === undefined ? seq : base;
     const r = await fetch(`/api/s/${T}${path}`, { method, headers: { "content-type": "application/json", "if-match": `"${view}"` }, body: body === undefined ? undefined : JSON.stringify(body) });
     let data = null;
-    try { data = await r.json(); } catch (e) { data = { error: { message: `HTTP ${r.status}` } }; }
+    try { data = await r.json(); } catch (e) { data = { error: { message: tr("http", { status: r.status }) } }; }
     return { status: r.status, data };
   }
 
@@ -40,19 +48,19 @@
     live.state = state;
     const el = $("live");
     el.className = `live ${state}`;
-    el.textContent = { live: "● live", lost: "connection lost — reconnecting…", revoked: "this link was withdrawn", connecting: "connecting…" }[state] || state;
+    el.textContent = { live: tr("live"), lost: tr("lost"), revoked: tr("revoked"), connecting: tr("connecting") }[state] || state;
   }
 
   function render(res) {
     let s = `${res.action}\n`;
     for (const st of res.steps) {
       s += `\n${st.title}\n`;
-      if (st.dice && st.dice.length) s += `  dice: ${st.dice.map((d) => `${d.label} d${d.sides} = ${d.face}`).join(", ")}\n`;
+      if (st.dice && st.dice.length) s += `  ${tr("dice")} ${st.dice.map((d) => `${d.label} d${d.sides} = ${d.face}`).join(", ")}\n`;
       for (const m of st.modifiers || []) s += `  ${m.side}: ${m.value >= 0 ? "+" : ""}${m.value} ${m.name}\n`;
-      if (st.totals && st.totals.length) s += `  totals: ${st.totals.map((t) => `${t[0]} ${t[1]}`).join(", ")}\n`;
+      if (st.totals && st.totals.length) s += `  ${tr("totals")} ${st.totals.map((t) => `${t[0]} ${t[1]}`).join(", ")}\n`;
       s += `  → ${st.result}\n`;
     }
-    return s + `\nOutcome: ${res.summary}`;
+    return s + `\n${tr("outcome", { summary: res.summary })}`;
   }
 
   function showResult(text) {
@@ -116,17 +124,17 @@
       const first = [...$("f-action").options].find((o) => !o.disabled);
       if (first) $("f-action").value = first.value;
     }
-    $("unavailable").textContent = lines.length ? `Not possible for this unit — ${lines.join(" · ")}` : "";
-    $("f-astatus").options[0].textContent = `as tracked (${opt ? opt.dataset.status : "?"})`;
+    $("unavailable").textContent = lines.length ? tr("unavailable", { reasons: lines.join(" · ") }) : "";
+    $("f-astatus").options[0].textContent = tr("as_tracked_status", { status: opt ? opt.dataset.status : "?" });
     const tgt = $("f-target").selectedOptions[0];
-    $("f-tstatus").options[0].textContent = tgt && tgt.value ? `as tracked (${tgt.dataset.status})` : "as tracked";
+    $("f-tstatus").options[0].textContent = tgt && tgt.value ? tr("as_tracked_status", { status: tgt.dataset.status }) : tr("as_tracked");
     const mine = (opt ? parseInt(opt.dataset.bases, 10) : 0) + (parseInt($("f-sup-a").value, 10) || 0);
     const theirs = (tgt && tgt.value ? parseInt(tgt.dataset.bases, 10) : 0) + (parseInt($("f-sup-t").value, 10) || 0);
     let ratio = "";
     if (theirs > 0) {
-      ratio = mine === theirs ? "Force Even" : mine > theirs ? (mine >= 2 * theirs ? "Actor Badly Outnumbers" : "Actor Outnumbers") : (theirs >= 2 * mine ? "Actor Badly Outnumbered" : "Actor Outnumbered");
+      ratio = tr(mine === theirs ? "force_even" : mine > theirs ? (mine >= 2 * theirs ? "force_badly_outnumbers" : "force_outnumbers") : (theirs >= 2 * mine ? "force_badly_outnumbered" : "force_outnumbered"));
     }
-    $("f-force").options[0].textContent = ratio ? `from the bases: ${ratio} (${mine} v ${theirs})` : "from the bases (automatic)";
+    $("f-force").options[0].textContent = ratio ? tr("force_from_bases", { ratio, mine, theirs }) : tr("force_auto");
     const kind = $("f-action").value;
     document.querySelectorAll("[data-for]").forEach((el) => { el.hidden = !el.dataset.for.split(" ").includes(kind); });
     const side = $("f-actor").selectedOptions[0] && $("f-actor").selectedOptions[0].dataset.side;
@@ -159,7 +167,7 @@
         const e = data.error || {};
         const p = document.createElement("p");
         p.className = e.code === "missing-field" ? "hint" : "error";
-        p.textContent = e.code === "missing-field" ? `Choose the ${e.field} to see the odds.` : fieldMessage(e);
+        p.textContent = e.code === "missing-field" ? tr("choose_field", { field: e.field }) : fieldMessage(e);
         box.appendChild(p);
         return;
       }
@@ -177,21 +185,21 @@
           bar.className = "bar";
           bar.style.width = `${Math.round(p * 80)}px`;
           line.appendChild(bar);
-                    line.appendChild(document.createTextNode(`${v}: ${(p * 100).toFixed(1)}%`));
+          line.appendChild(document.createTextNode(`${v}: ${fmt(p * 100, 1)}%`));
           td.appendChild(line);
         }
         if (typeof f.mean === "number") {
           const m = document.createElement("div");
           m.className = "mean";
-          m.textContent = `expected: ${f.mean.toFixed(2)}`;
+          m.textContent = tr("expected", { mean: fmt(f.mean, 2) });
           td.appendChild(m);
         }
       }
       const head = document.createElement("strong");
-      head.textContent = "Exact odds";
+      head.textContent = tr("exact_odds");
       box.appendChild(head);
-      for (const q of assumed) { const n = document.createElement("p"); n.className = "question"; n.textContent = `Assuming OK to: ${q}`; box.appendChild(n); }
-      if (data.note) { const n = document.createElement("p"); n.className = "question"; n.textContent = `Not yet: ${data.note}`; box.appendChild(n); }
+      for (const q of assumed) { const n = document.createElement("p"); n.className = "question"; n.textContent = tr("assuming", { question: q }); box.appendChild(n); }
+      if (data.note) { const n = document.createElement("p"); n.className = "question"; n.textContent = tr("not_yet", { note: data.note }); box.appendChild(n); }
       box.appendChild(t);
     }, 120);
   }
@@ -203,7 +211,7 @@
   function askDice(needed, sofar) {
     return new Promise((resolve) => {
       const box = $("dice-box");
-      $("dice-so-far").textContent = sofar.length ? `Thrown so far: ${sofar.join(", ")}` : "";
+      $("dice-so-far").textContent = sofar.length ? tr("thrown_so_far", { faces: sofar.join(", ") }) : "";
       $("dice-error").textContent = "";
       const inputs = $("dice-inputs");
       inputs.innerHTML = "";
@@ -404,32 +412,32 @@
       if (sel.value) send({ action: "assign-command", leader: sel.dataset.leader, to: sel.value });
     }));
     if ($("undo")) $("undo").addEventListener("click", async () => {
-      if (!window.confirm("Undo the last action? It stays in the log, struck through, and the dice do not roll it back.")) return;
+      if (!window.confirm(tr("undo_confirm"))) return;
       const { status, data } = await call("POST", "/undo");
       if (status === 200) refresh();
-      else if (status === 412) { notice(data.error.message); refresh(); } else alert(data.error ? data.error.message : "failed");
+      else if (status === 412) { notice(data.error.message); refresh(); } else alert(data.error ? data.error.message : tr("failed"));
     });
     // The game master's panel.
     document.querySelectorAll("button.reissue").forEach((b) => b.addEventListener("click", async () => {
-      if (!window.confirm("Make a new link for this seat? The old one stops working at once.")) return;
+      if (!window.confirm(tr("reissue_confirm"))) return;
       const body = { role: b.dataset.role };
       if (b.dataset.side) body.side = b.dataset.side;
       const { status, data } = await call("POST", "/seats/reissue", body);
-      if (status !== 200) { alert(data.error ? data.error.message : "failed"); return; }
+      if (status !== 200) { alert(data.error ? data.error.message : tr("failed")); return; }
       if (b.dataset.role === "game-master") { location.href = data.url; return; }
       refresh();
     }));
     const setting = async (body) => {
       const { status, data } = await call("POST", "/settings", body);
-      if (status !== 200) alert(data.error ? data.error.message : "failed");
+      if (status !== 200) alert(data.error ? data.error.message : tr("failed"));
       refresh();
     };
     if ($("side-rights")) $("side-rights").addEventListener("change", () => setting({ side_rights: $("side-rights").value }));
     if ($("physical-dice")) $("physical-dice").addEventListener("change", () => setting({ physical_dice: $("physical-dice").checked }));
     if ($("conclude")) $("conclude").addEventListener("click", async () => {
-      if (!window.confirm("End the game now? The dice seed is revealed and nothing more can be recorded.")) return;
+      if (!window.confirm(tr("conclude_confirm"))) return;
       const { status, data } = await call("POST", "/conclude");
-      if (status !== 200) alert(data.error ? data.error.message : "failed");
+      if (status !== 200) alert(data.error ? data.error.message : tr("failed"));
       refresh();
     });
   }

@@ -3,6 +3,10 @@
 //!
 //! `/api/games…` is the host's (the host key, by cookie or `Authorization: Bearer`);
 //! `/api/s/{token}…` is a seat's, and answers only with what that seat may see.
+//!
+//! Messages are built as language-neutral markers ([`tercio_i18n::msg`]); [`localize_json`]
+//! renders every string of a JSON answer in the request's language (`?lang=`, the cookie,
+//! `Accept-Language`, English). The export is the game's record and is sent as recorded.
 
 use std::sync::Arc;
 
@@ -13,6 +17,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Deserialize;
 use serde_json::{json, Value};
+use tercio_i18n::{keys, msg};
 use tercio_rules::game::{Game, GameError};
 use tercio_rules::{odds, registry, report, scenario};
 use tercio_store::{Role, Settings, SideRights};
@@ -41,12 +46,13 @@ impl ApiError {
             message: message.into(),
         }
     }
-    pub fn not_found(what: &str) -> Self {
+    /// No such game.
+    pub fn no_game() -> Self {
         ApiError::new(
             StatusCode::NOT_FOUND,
             "not-found",
             None,
-            format!("no such {what}"),
+            msg(keys::WEB_ERR_NO_SUCH_GAME, &[]),
         )
     }
     pub fn message(&self) -> &str {
@@ -109,7 +115,14 @@ pub fn parse_body(body: &[u8]) -> Result<Value, ApiError> {
             StatusCode::BAD_REQUEST,
             "malformed-json",
             Some("body"),
-            format!("body:{}:{}: {e}", e.line(), e.column()),
+            msg(
+                keys::WEB_ERR_MALFORMED_JSON,
+                &[
+                    ("line", &e.line().to_string()),
+                    ("column", &e.column().to_string()),
+                    ("error", &e.to_string()),
+                ],
+            ),
         )
     })
 }
@@ -135,16 +148,17 @@ pub async fn json_errors(req: axum::extract::Request, next: axum::middleware::Ne
         .await
         .unwrap_or_default();
     let text = String::from_utf8_lossy(&bytes);
+    let (code, key) = match status.as_u16() {
+        404 => ("not-found".to_string(), keys::WEB_ERR_NOT_FOUND),
+        405 => ("method-not-allowed".to_string(), keys::WEB_ERR_METHOD),
+        413 => ("body-too-large".to_string(), keys::WEB_ERR_TOO_LARGE),
+        n => (format!("http-{n}"), keys::WEB_ERR_HTTP),
+    };
+    // axum's own words (a malformed path, say) are kept; otherwise the status, in words.
     let message = if text.trim().is_empty() || text.contains("<html") {
-        status.canonical_reason().unwrap_or("error").to_string()
+        msg(key, &[("status", &status.as_u16().to_string())])
     } else {
         text.trim().to_string()
-    };
-    let code = match status.as_u16() {
-        404 => "not-found".to_string(),
-        405 => "method-not-allowed".to_string(),
-        413 => "body-too-large".to_string(),
-        n => format!("http-{n}"),
     };
     ApiError {
         status,
@@ -153,6 +167,56 @@ pub async fn json_errors(req: axum::extract::Request, next: axum::middleware::Ne
         message,
     }
     .into_response()
+}
+
+/// Every JSON answer under `/api`, errors included, in the request's language: each string's
+/// language-neutral messages rendered ([`tercio_i18n::localize_json`]). An answer sent as a file
+/// (the export) is the game's record and goes out as recorded, markers and all.
+pub async fn localize_json(req: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    if !req.uri().path().starts_with("/api/") {
+        return next.run(req).await;
+    }
+    let lang = crate::lang::of_request(req.uri().query(), req.headers());
+    let res = next.run(req).await;
+    let headers = res.headers();
+    let json = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    let attachment = headers
+        .get(header::CONTENT_DISPOSITION)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("attachment"));
+    if !json || attachment {
+        return res;
+    }
+    let (mut parts, body) = res.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
+        return ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "busy",
+            None,
+            tercio_i18n::t(lang, keys::WEB_ERR_BUSY, &[("error", "body")]),
+        )
+        .into_response();
+    };
+    let open = tercio_i18n::OPEN.to_string();
+    let has_marker = bytes.windows(open.len()).any(|w| w == open.as_bytes());
+    let localized = has_marker
+        .then(|| serde_json::from_slice::<Value>(&bytes).ok())
+        .flatten()
+        .map(|mut v| {
+            tercio_i18n::localize_json(lang, &mut v);
+            v.to_string()
+        });
+    let out = match localized {
+        Some(text) => {
+            parts.headers.remove(header::CONTENT_LENGTH);
+            axum::body::Body::from(text)
+        }
+        None => axum::body::Body::from(bytes),
+    };
+    Response::from_parts(parts, out)
 }
 
 pub async fn healthz() -> Json<Value> {
@@ -192,7 +256,15 @@ pub fn new_game(
         }
         None => {
             let ids: Vec<&str> = scenarios::SHIPPED.iter().map(|s| s.id).collect();
-            return Err(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "unknown-scenario", Some("scenario"), format!("no shipped scenario \"{scenario_field}\"; shipped: {}; or send the scenario's TOML text", ids.join(", "))));
+            return Err(ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "unknown-scenario",
+                Some("scenario"),
+                msg(
+                    keys::WEB_ERR_UNKNOWN_SCENARIO,
+                    &[("scenario", scenario_field), ("shipped", &ids.join(", "))],
+                ),
+            ));
         }
     };
     let sc = scenario::parse(&name, &text).map_err(|d| {
@@ -228,7 +300,7 @@ fn no_randomness(e: getrandom::Error) -> ApiError {
         StatusCode::SERVICE_UNAVAILABLE,
         "no-randomness",
         None,
-        format!("the system's randomness is unavailable: {e}"),
+        msg(keys::WEB_ERR_NO_RANDOMNESS, &[("error", &e.to_string())]),
     )
 }
 
@@ -236,9 +308,14 @@ fn no_randomness(e: getrandom::Error) -> ApiError {
 pub async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, ApiError> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .map_err(|e| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "busy", None, e.to_string()))?
+    tokio::task::spawn_blocking(f).await.map_err(|e| {
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "busy",
+            None,
+            msg(keys::WEB_ERR_BUSY, &[("error", &e.to_string())]),
+        )
+    })?
 }
 
 // ---- The host ----
@@ -282,7 +359,7 @@ fn require_host(st: &AppState, headers: &HeaderMap) -> Result<(), ApiError> {
         StatusCode::UNAUTHORIZED,
         "host-key-required",
         Some("authorization"),
-        "the games list and new games need the host key (the address `tercio serve` prints), as a cookie or `Authorization: Bearer KEY`",
+        msg(keys::WEB_ERR_HOST_KEY, &[]),
     ))
 }
 
@@ -311,7 +388,7 @@ pub fn links(st: &AppState, base: &str, game_id: &str) -> Result<Vec<Value>, Api
         .into_iter()
         .map(|s| {
             let (role, side, name) = match &s.role {
-                Role::GameMaster => ("game-master", None, "Game master".to_string()),
+                Role::GameMaster => ("game-master", None, msg(keys::WEB_SEATS_GAME_MASTER, &[])),
                 Role::Side(id) => (
                     "side",
                     Some(id.clone()),
@@ -319,7 +396,7 @@ pub fn links(st: &AppState, base: &str, game_id: &str) -> Result<Vec<Value>, Api
                         .side(id)
                         .map_or(id.clone(), |x| x.name.clone()),
                 ),
-                Role::Spectator => ("spectator", None, "Spectators".to_string()),
+                Role::Spectator => ("spectator", None, msg(keys::WEB_SEATS_SPECTATORS, &[])),
             };
             json!({"role": role, "side": side, "name": name, "url": format!("{base}/s/{}", s.token)})
         })
@@ -340,7 +417,7 @@ pub async fn create_game(
             StatusCode::UNPROCESSABLE_ENTITY,
             "missing-field",
             Some("scenario"),
-            "\"scenario\" is required: a shipped scenario id or a scenario's TOML text",
+            msg(keys::WEB_ERR_SCENARIO_REQUIRED, &[]),
         ));
     };
     let seed = match v.get("seed") {
@@ -350,7 +427,7 @@ pub async fn create_game(
                 StatusCode::UNPROCESSABLE_ENTITY,
                 "bad-seed",
                 Some("seed"),
-                "seed: a non-negative integer",
+                msg(keys::WEB_ERR_BAD_SEED, &[]),
             )
         })?),
     };
@@ -362,7 +439,10 @@ pub async fn create_game(
             StatusCode::UNPROCESSABLE_ENTITY,
             "unknown-field",
             Some(k),
-            "allowed fields: scenario, seed",
+            msg(
+                keys::WEB_ERR_ALLOWED_FIELDS,
+                &[("fields", "scenario, seed")],
+            ),
         ));
     }
     let scen = scen.to_string();
@@ -377,18 +457,13 @@ pub async fn create_game(
 }
 
 pub fn load(st: &AppState, id: &str) -> Result<Game, ApiError> {
-    st.store
-        .load(id)?
-        .ok_or_else(|| ApiError::not_found("game"))
+    st.store.load(id)?.ok_or_else(ApiError::no_game)
 }
 
 /// A game as the host sees it: its links, never its seed.
 fn host_game_json(st: &AppState, base: &str, id: &str) -> Result<Value, ApiError> {
     let g = load(st, id)?;
-    let meta = st
-        .store
-        .meta(id)?
-        .ok_or_else(|| ApiError::not_found("game"))?;
+    let meta = st.store.meta(id)?.ok_or_else(ApiError::no_game)?;
     Ok(json!({
         "id": id,
         "rule_set": g.ruleset,
@@ -490,7 +565,7 @@ impl After {
                         StatusCode::BAD_REQUEST,
                         "bad-field",
                         Some("after"),
-                        "after: the number of the last log entry you have, e.g. 12",
+                        msg(keys::WEB_ERR_AFTER, &[]),
                     )
                 })
             })
@@ -529,7 +604,7 @@ fn expected_seq(headers: &HeaderMap) -> Result<Option<u64>, ApiError> {
                 StatusCode::BAD_REQUEST,
                 "bad-if-match",
                 Some("if-match"),
-                "If-Match: the number of log entries the view was drawn from, e.g. \"12\"",
+                msg(keys::WEB_ERR_IF_MATCH, &[]),
             )
         })
 }
@@ -540,9 +615,9 @@ fn check_fresh(ctx: &SeatCtx, expect: Option<u64>) -> Result<(), ApiError> {
             StatusCode::PRECONDITION_FAILED,
             "stale",
             None,
-            format!(
-                "the game moved on while you were deciding (your view showed {n} log entries, it now has {}): nothing was recorded; look at the new state and try again",
-                ctx.seq()
+            msg(
+                keys::WEB_ERR_STALE,
+                &[("seen", &n.to_string()), ("now", &ctx.seq().to_string())],
             ),
         )),
         _ => Ok(()),
@@ -552,7 +627,7 @@ fn check_fresh(ctx: &SeatCtx, expect: Option<u64>) -> Result<(), ApiError> {
 fn last_event(ctx: &SeatCtx) -> Result<tercio_rules::game::GameEvent, ApiError> {
     match ctx.game.log.entries.last() {
         Some(tercio_core::LogEntry::Event { event, .. }) => Ok(event.clone()),
-        _ => Err(GameError::Corrupt("event not recorded".into()).into()),
+        _ => Err(GameError::Corrupt(msg(keys::WEB_ERR_NOT_RECORDED, &[])).into()),
     }
 }
 
@@ -588,7 +663,7 @@ pub async fn act(
 
 /// `{"action": {...}, "faces": [..]}` for faces thrown at the table.
 fn action_and_faces(v: &Value) -> Result<(Value, Vec<u8>), ApiError> {
-    let bad = |field: &str, m: &str| {
+    let bad = |field: &str, m: String| {
         ApiError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
             "bad-field",
@@ -600,13 +675,16 @@ fn action_and_faces(v: &Value) -> Result<(Value, Vec<u8>), ApiError> {
         .as_object()
         .and_then(|o| o.keys().find(|k| *k != "action" && *k != "faces"))
     {
-        return Err(bad(k, "allowed fields: action, faces"));
+        return Err(bad(
+            k,
+            msg(keys::WEB_ERR_ALLOWED_FIELDS, &[("fields", "action, faces")]),
+        ));
     }
     let action = v
         .get("action")
         .filter(|a| a.is_object())
         .cloned()
-        .ok_or_else(|| bad("action", "the action, as an object"))?;
+        .ok_or_else(|| bad("action", msg(keys::WEB_ERR_ACTION_OBJECT, &[])))?;
     let faces = match v.get("faces") {
         None => Vec::new(),
         Some(Value::Array(a)) => a
@@ -615,10 +693,10 @@ fn action_and_faces(v: &Value) -> Result<(Value, Vec<u8>), ApiError> {
             .map(|(i, f)| {
                 f.as_u64()
                     .and_then(|x| u8::try_from(x).ok())
-                    .ok_or_else(|| bad(&format!("faces[{i}]"), "a face: a whole number on the die"))
+                    .ok_or_else(|| bad(&format!("faces[{i}]"), msg(keys::WEB_ERR_FACE, &[])))
             })
             .collect::<Result<_, _>>()?,
-        Some(_) => return Err(bad("faces", "a list of faces, in the order asked")),
+        Some(_) => return Err(bad("faces", msg(keys::WEB_ERR_FACES, &[]))),
     };
     Ok((action, faces))
 }
@@ -631,7 +709,7 @@ fn require_physical(ctx: &SeatCtx) -> Result<(), ApiError> {
         StatusCode::CONFLICT,
         "physical-dice-off",
         Some("faces"),
-        "this game rolls its dice from its committed seed; the game master can switch on dice thrown at the table in the game's settings",
+        msg(keys::WEB_ERR_PHYSICAL_OFF, &[]),
     ))
 }
 
@@ -707,7 +785,10 @@ pub async fn odds_for(
             StatusCode::UNPROCESSABLE_ENTITY,
             "too-many-fires-for-odds",
             Some("fires"),
-            format!("the exact odds of more than {MAX_FIRES_FOR_ODDS} simultaneous fires are not computed: ask for each fire's odds"),
+            msg(
+                keys::WEB_ERR_TOO_MANY_FIRES,
+                &[("max", &MAX_FIRES_FOR_ODDS.to_string())],
+            ),
         ));
     }
     blocking(move || -> Result<Json<Value>, ApiError> {
@@ -741,7 +822,7 @@ fn require_gm(ctx: &SeatCtx) -> Result<(), ApiError> {
         StatusCode::FORBIDDEN,
         "seat-may-not",
         None,
-        "only the game master's link may do this",
+        msg(keys::WEB_ERR_GM_ONLY, &[]),
     ))
 }
 
@@ -760,7 +841,7 @@ pub async fn undo(
                 StatusCode::CONFLICT,
                 "nothing-to-undo",
                 None,
-                "nothing to undo",
+                msg(keys::WEB_ERR_NOTHING_TO_UNDO, &[]),
             )
         })?;
         st.store.save(&ctx.seat.game_id, &ctx.game)?;
@@ -857,23 +938,23 @@ pub async fn reissue(
             .as_object()
             .and_then(|o| o.keys().find(|k| *k != "role" && *k != "side"))
         {
-            return Err(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "unknown-field", Some(k), "allowed fields: role, side"));
+            return Err(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "unknown-field", Some(k), msg(keys::WEB_ERR_ALLOWED_FIELDS, &[("fields", "role, side")])));
         }
         let role = match (v["role"].as_str(), v["side"].as_str()) {
             (Some("game-master"), _) => Role::GameMaster,
             (Some("spectator"), _) => Role::Spectator,
             (Some("side"), Some(s)) => Role::Side(s.to_string()),
             (Some("side"), None) => {
-                return Err(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "missing-field", Some("side"), "side: the id of the side whose link to reissue"))
+                return Err(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "missing-field", Some("side"), msg(keys::WEB_ERR_REISSUE_SIDE, &[])))
             }
             _ => {
-                return Err(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "bad-field", Some("role"), "role: game-master, side or spectator"))
+                return Err(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "bad-field", Some("role"), msg(keys::WEB_ERR_REISSUE_ROLE, &[])))
             }
         };
         let seat = st
             .store
             .reissue(&ctx.seat.game_id, &role)?
-            .ok_or_else(|| ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "bad-field", Some("side"), "this game has no such side"))?;
+            .ok_or_else(|| ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "bad-field", Some("side"), msg(keys::WEB_ERR_NO_SUCH_SIDE, &[])))?;
         Ok(Json(json!({"url": format!("{base}/s/{}", seat.token), "links": links(st, &base, &ctx.seat.game_id)?})))
     })
     .await
@@ -894,7 +975,7 @@ pub async fn settings(
                 StatusCode::UNPROCESSABLE_ENTITY,
                 "bad-field",
                 Some("body"),
-                "an object of settings",
+                msg(keys::WEB_ERR_SETTINGS_OBJECT, &[]),
             )
         })?;
         for (k, x) in obj {
@@ -906,7 +987,7 @@ pub async fn settings(
                                 StatusCode::UNPROCESSABLE_ENTITY,
                                 "bad-field",
                                 Some("side_rights"),
-                                "side_rights: watch or own-units",
+                                msg(keys::WEB_ERR_SIDE_RIGHTS, &[]),
                             )
                         })?
                 }
@@ -916,7 +997,7 @@ pub async fn settings(
                             StatusCode::UNPROCESSABLE_ENTITY,
                             "bad-field",
                             Some("physical_dice"),
-                            "physical_dice: true or false",
+                            msg(keys::WEB_ERR_PHYSICAL_DICE, &[]),
                         )
                     })?
                 }
@@ -925,7 +1006,10 @@ pub async fn settings(
                         StatusCode::UNPROCESSABLE_ENTITY,
                         "unknown-field",
                         Some(other),
-                        "allowed fields: side_rights, physical_dice",
+                        msg(
+                            keys::WEB_ERR_ALLOWED_FIELDS,
+                            &[("fields", "side_rights, physical_dice")],
+                        ),
                     ))
                 }
             }

@@ -2,7 +2,9 @@
 //! ([`tercio_rules::Engine::board`] and [`tercio_rules::Engine::forms`]): the board's headline and
 //! notes, each action that can be taken now as a form, and the board's tables. The shell knows
 //! nothing of the rule set: every label, option and cell comes from the engine and goes through
-//! [`esc`].
+//! [`Ui::e`] (its language-neutral messages rendered in the page's language, then escaped); only
+//! values sent back to the engine (actions, field names, option values) stay as the engine wrote
+//! them.
 //!
 //! A form is `<form class="action-form" data-action="…" data-odds="1|0">` with one input per
 //! field, named by the field's name; the page's script builds the action's JSON from it as the
@@ -12,60 +14,64 @@
 use std::collections::HashSet;
 
 use serde_json::Value;
+use tercio_i18n::keys;
 use tercio_rules::{ActionForm, Board, BoardTable, FieldKind, FormField};
 
+use crate::lang::Ui;
 use crate::pages::{esc, game_over};
 use crate::seat::SeatCtx;
 
 /// The board and the forms: the part of the page between the heading and the dice.
-pub(crate) fn board_main(ctx: &SeatCtx, state: &Value, board: &Board) -> String {
+pub(crate) fn board_main(ctx: &SeatCtx, ui: &Ui, state: &Value, board: &Board) -> String {
     let mut b = String::from("<section class=\"turn\" id=\"turn\">");
     if ctx.engine.is_over(state) {
-        // A decided battle's headline is its verdict.
+        // A decided battle's headline is its verdict (the older rule sets' headlines already
+        // say "Game over" in English).
+        let headline = ui.loc(&board.headline);
         let verdict = if board.headline.starts_with("Game over") {
-            board.headline.clone()
+            headline
         } else {
-            format!("Game over. {}", board.headline)
+            ui.t(keys::WEB_GAME_OVER, &[("verdict", &headline)])
         };
-        b.push_str(&game_over(ctx, &verdict));
+        b.push_str(&game_over(ctx, ui, &verdict));
     } else {
         b.push_str(&format!(
             "<strong id=\"headline\">{}</strong>",
-            esc(&board.headline)
+            ui.e(&board.headline)
         ));
     }
     if !board.notes.is_empty() {
         b.push_str("<ul class=\"notes\" id=\"notes\">");
         for n in &board.notes {
-            b.push_str(&format!("<li>{}</li>", esc(n)));
+            b.push_str(&format!("<li>{}</li>", ui.e(n)));
         }
         b.push_str("</ul>");
     }
     b.push_str("</section>");
     // The secret tables are drawn with the forms, behind their prompts.
-    b.push_str(&forms_html(&seat_forms(ctx, state), &board.tables));
+    b.push_str(&forms_html(ui, &seat_forms(ctx, state), &board.tables));
     b.push_str("<section class=\"state board\" id=\"board\">");
     for t in board.tables.iter().filter(|t| t.reveal.is_none()) {
-        b.push_str(&table_html(t));
+        b.push_str(&table_html(ui, t));
     }
     b.push_str("</section>");
     b
 }
 
 /// One table of the board or of a rule set's reference, its title as a heading.
-pub(crate) fn table_html(t: &BoardTable) -> String {
+pub(crate) fn table_html(ui: &Ui, t: &BoardTable) -> String {
     let mut b = format!(
         "<h3>{}</h3><div class=\"scroll\"><table class=\"board\"><thead><tr>",
-        esc(&t.title)
+        ui.e(&t.title)
     );
     for c in &t.columns {
-        b.push_str(&format!("<th>{}</th>", esc(c)));
+        b.push_str(&format!("<th>{}</th>", ui.e(c)));
     }
     b.push_str("</tr></thead><tbody>");
     for row in &t.rows {
         b.push_str("<tr>");
         for cell in row {
-            b.push_str(&format!("<td>{}</td>", esc(cell)));
+            b.push_str(&format!("<td>{}</td>", ui.e(cell)));
         }
         b.push_str("</tr>");
     }
@@ -145,7 +151,7 @@ impl FormIds {
 /// others are the caller's) sharing a prompt are drawn together in one `<details class="reveal">`,
 /// closed until tapped, with a button to hide them again. Empty when there is nothing to draw;
 /// with secret tables and no form, just the secrets.
-pub(crate) fn forms_html(forms: &[ActionForm], tables: &[BoardTable]) -> String {
+pub(crate) fn forms_html(ui: &Ui, forms: &[ActionForm], tables: &[BoardTable]) -> String {
     let secret_tables: Vec<&BoardTable> = tables.iter().filter(|t| t.reveal.is_some()).collect();
     if forms.is_empty() && secret_tables.is_empty() {
         return String::new();
@@ -164,35 +170,41 @@ pub(crate) fn forms_html(forms: &[ActionForm], tables: &[BoardTable]) -> String 
         }
     }
     let mut ids = FormIds::default();
-    let mut b = String::from(if forms.is_empty() {
-        "<section class=\"forms secret\" id=\"forms\">"
+    let mut b = if forms.is_empty() {
+        "<section class=\"forms secret\" id=\"forms\">".to_string()
     } else {
-        "<section class=\"forms\" id=\"forms\"><h2>Actions</h2>"
-    });
+        format!(
+            "<section class=\"forms\" id=\"forms\"><h2>{}</h2>",
+            ui.h(keys::WEB_GAME_ACTIONS, &[])
+        )
+    };
     for p in prompts {
         b.push_str(&format!(
             "<details class=\"reveal\"><summary>{}</summary>",
-            esc(p)
+            ui.e(p)
         ));
         for f in ordered.iter().filter(|f| f.reveal.as_deref() == Some(p)) {
-            b.push_str(&form_html(f, &ids.prefix(f)));
+            b.push_str(&form_html(ui, f, &ids.prefix(f)));
         }
         for t in secret_tables
             .iter()
             .filter(|t| t.reveal.as_deref() == Some(p))
         {
-            b.push_str(&table_html(t));
+            b.push_str(&table_html(ui, t));
         }
-        b.push_str("<button type=\"button\" class=\"hide-reveal\">Hide</button></details>");
+        b.push_str(&format!(
+            "<button type=\"button\" class=\"hide-reveal\">{}</button></details>",
+            ui.h(keys::WEB_GAME_HIDE, &[])
+        ));
     }
     for f in ordered.iter().filter(|f| f.reveal.is_none()) {
-        b.push_str(&form_html(f, &ids.prefix(f)));
+        b.push_str(&form_html(ui, f, &ids.prefix(f)));
     }
     b.push_str("</section>");
     b
 }
 
-fn form_html(f: &ActionForm, prefix: &str) -> String {
+fn form_html(ui: &Ui, f: &ActionForm, prefix: &str) -> String {
     let mut b = format!(
         "<form class=\"action-form{}{}\" id=\"form-{prefix}\" data-action=\"{}\" data-odds=\"{}\" novalidate>",
         if f.primary { " primary" } else { "" },
@@ -201,9 +213,13 @@ fn form_html(f: &ActionForm, prefix: &str) -> String {
         if f.odds { "1" } else { "0" }
     );
     if !f.fields.is_empty() {
-        b.push_str(&format!("<h3>{}</h3><div class=\"fields\">", esc(&f.label)));
+        b.push_str(&format!(
+            "<h3>{}</h3><div class=\"fields\">",
+            ui.e(&f.label)
+        ));
         for field in &f.fields {
             b.push_str(&field_html(
+                ui,
                 field,
                 &format!("{prefix}-{}", id_part(&field.name)),
             ));
@@ -216,18 +232,18 @@ fn form_html(f: &ActionForm, prefix: &str) -> String {
     b.push_str(&format!(
         "<button type=\"submit\"{}>{}</button>",
         if f.primary { " class=\"primary\"" } else { "" },
-        esc(&f.label)
+        ui.e(&f.label)
     ));
     if !f.hint.is_empty() {
-        b.push_str(&format!("<p class=\"hint\">{}</p>", esc(&f.hint)));
+        b.push_str(&format!("<p class=\"hint\">{}</p>", ui.e(&f.hint)));
     }
     b.push_str("</form>");
     b
 }
 
-fn field_html(field: &FormField, id: &str) -> String {
+fn field_html(ui: &Ui, field: &FormField, id: &str) -> String {
     let name = esc(&field.name);
-    let label = esc(&field.label);
+    let label = ui.e(&field.label);
     match &field.kind {
         FieldKind::Choice { options, optional } => {
             let mut b = format!("<label>{label} <select name=\"{name}\" id=\"{id}\">");
@@ -238,7 +254,7 @@ fn field_html(field: &FormField, id: &str) -> String {
                 b.push_str(&format!(
                     "<option value=\"{}\">{}</option>",
                     esc(&o.value),
-                    esc(&o.label)
+                    ui.e(&o.label)
                 ));
             }
             b.push_str("</select></label>");
@@ -252,7 +268,7 @@ fn field_html(field: &FormField, id: &str) -> String {
         ),
         FieldKind::Text { placeholder } => format!(
             "<label>{label} <input type=\"text\" name=\"{name}\" id=\"{id}\" placeholder=\"{}\" autocomplete=\"off\"></label>",
-            esc(placeholder)
+            ui.e(placeholder)
         ),
     }
 }
@@ -260,7 +276,12 @@ fn field_html(field: &FormField, id: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tercio_i18n::Lang;
     use tercio_rules::Choice;
+
+    fn en() -> Ui {
+        Ui::new(Lang::En, "/")
+    }
 
     fn form(action: &str, primary: bool, fields: Vec<FormField>) -> ActionForm {
         ActionForm {
@@ -295,7 +316,7 @@ mod tests {
             form("fire", false, vec![FormField::flag("double", "Double")]),
             form("start turn", true, vec![]),
         ];
-        let h = forms_html(&forms, &[]);
+        let h = forms_html(&en(), &forms, &[]);
         let start = h.find("data-action=\"start turn\"").expect("start");
         let end = h.find("data-action=\"end\"").expect("end");
         assert!(start < end, "the primary form comes first: {h}");
@@ -330,7 +351,7 @@ mod tests {
                 "e.g. \"A1, B2\" & <C3>",
             )],
         )];
-        let h = forms_html(&forms, &[]);
+        let h = forms_html(&en(), &forms, &[]);
         assert!(
             h.contains(
                 "<label>Path &lt;hexes&gt; <input type=\"text\" name=\"path\" id=\"f-move-path\" placeholder=\"e.g. &quot;A1, B2&quot; &amp; &lt;C3&gt;\""
@@ -370,7 +391,7 @@ mod tests {
             secret("play"),
         ];
         let tables = vec![table("Units", None), table("Hand", Some(hand))];
-        let h = forms_html(&forms, &tables);
+        let h = forms_html(&en(), &forms, &tables);
 
         let blocks = details_blocks(&h);
         assert_eq!(blocks.len(), 1, "one block for one prompt: {h}");
@@ -425,7 +446,7 @@ mod tests {
             form("end", false, vec![]),
         ];
         let tables = vec![table("Hand B", Some("B")), table("Hand A", Some("A"))];
-        let h = forms_html(&forms, &tables);
+        let h = forms_html(&en(), &forms, &tables);
         let blocks = details_blocks(&h);
         assert_eq!(blocks.len(), 2, "{h}");
         assert!(blocks[0].contains("<summary>A</summary>") && blocks[0].contains("Hand A"));
@@ -434,14 +455,14 @@ mod tests {
         assert!(!blocks[1].contains("data-action"), "{h}");
 
         // No form at all: the secret tables still come out, behind their prompt.
-        let h = forms_html(&[], &tables);
+        let h = forms_html(&en(), &[], &tables);
         assert_eq!(details_blocks(&h).len(), 2, "{h}");
         assert!(
             !h.contains("<h2>Actions</h2>") && !h.contains(" open"),
             "{h}"
         );
         // Nothing secret and no form: nothing.
-        assert_eq!(forms_html(&[], &[table("Units", None)]), "");
+        assert_eq!(forms_html(&en(), &[], &[table("Units", None)]), "");
     }
 
     #[test]
@@ -450,7 +471,7 @@ mod tests {
             form("end", false, vec![]),
             form("fire", true, vec![FormField::flag("double", "Double")]),
         ];
-        let h = forms_html(&forms, &[table("Units", None)]);
+        let h = forms_html(&en(), &forms, &[table("Units", None)]);
         assert!(!h.contains("<details") && !h.contains("hide-reveal"), "{h}");
         assert_eq!(h.matches("<form ").count(), 2, "{h}");
     }

@@ -8,9 +8,22 @@ use std::time::Duration;
 pub struct Reply {
     pub status: u16,
     pub body: String,
+    /// The response's header lines (`name: value`), as sent.
+    pub head: String,
 }
 
 impl Reply {
+    /// The values of every header named `name` (case-insensitive), in order.
+    pub fn headers(&self, name: &str) -> Vec<&str> {
+        self.head
+            .lines()
+            .skip(1)
+            .filter_map(|l| l.split_once(':'))
+            .filter(|(k, _)| k.trim().eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.trim())
+            .collect()
+    }
+
     pub fn json(&self) -> serde_json::Value {
         serde_json::from_str(&self.body).unwrap_or(serde_json::Value::Null)
     }
@@ -107,7 +120,7 @@ pub fn request_with(
     }
     let text = String::from_utf8_lossy(&rest).to_string();
     let body = if chunked { dechunk(&text) } else { text };
-    Ok(Reply { status, body })
+    Ok(Reply { status, body, head })
 }
 
 /// One Server-Sent Event: its id, its type and its data.

@@ -6,10 +6,15 @@
 //! Access is by capability: the host key opens the games list and makes games; each game has a
 //! link per seat (game master, each side, spectator) whose token is the only credential, and
 //! everything a seat receives is built by [`seat::SeatCtx`] for that seat.
+//!
+//! Every page and answer speaks Italian or English ([`lang`]): the shell's words come from the
+//! catalogues of `tercio-i18n`, and the engines' language-neutral messages are rendered in the
+//! reader's language where they are shown.
 
 pub mod api;
 pub mod board;
 pub mod client;
+pub mod lang;
 pub mod live;
 pub mod pages;
 pub mod scenarios;
@@ -93,6 +98,8 @@ pub fn app(state: Arc<AppState>) -> Router {
         .merge(pages::routes(state.clone()))
         .fallback(pages::not_found)
         .layer(axum::middleware::from_fn(api::json_errors))
+        .layer(axum::middleware::from_fn(api::localize_json))
+        .layer(axum::middleware::from_fn(lang::remember))
         .with_state(state)
 }
 

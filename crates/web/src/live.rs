@@ -1,7 +1,8 @@
 //! Live updates by Server-Sent Events. Each log entry is sent once, with the entry's sequence
 //! number as the event id; a browser that reconnects sends `Last-Event-ID` and gets exactly the
 //! entries after it. Changes that add no entry (settings, links, the end of the game) are sent as
-//! `changed`. A withdrawn link gets `revoked` and the stream ends.
+//! `changed`. A withdrawn link gets `revoked` and the stream ends. Every message is in the
+//! language of the request that opened the stream (the page's cookie or `Accept-Language`).
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
@@ -13,6 +14,7 @@ use axum::http::HeaderMap;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use futures_util::stream::{self, Stream};
 use serde_json::json;
+use tercio_i18n::Lang;
 
 use crate::api::{blocking, After, ApiError};
 use crate::{seat, AppState};
@@ -28,14 +30,17 @@ struct Feed {
     last: u64,
     queue: VecDeque<Event>,
     done: bool,
+    lang: Lang,
 }
 
 pub async fn events(
     State(st): State<Arc<AppState>>,
     Path(token): Path<String>,
     headers: HeaderMap,
+    uri: axum::http::Uri,
     Query(q): Query<After>,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
+    let lang = crate::lang::of_request(uri.query(), &headers);
     let st2 = st.clone();
     let tok = token.clone();
     // Subscribe before reading the log: a change between the two is then either in the
@@ -62,6 +67,7 @@ pub async fn events(
         last,
         queue,
         done: false,
+        lang,
     };
     // Whatever happened since `last` goes out first.
     let feed = catch_up(feed, ctx);
@@ -89,11 +95,9 @@ pub async fn events(
                     }
                 }
                 Err(e) if e.code() == "no-such-link" => {
-                    f.queue.push_back(
-                        Event::default()
-                            .event("revoked")
-                            .data(json!({"message": e.message()}).to_string()),
-                    );
+                    f.queue.push_back(Event::default().event("revoked").data(
+                        json!({"message": tercio_i18n::localize(f.lang, e.message())}).to_string(),
+                    ));
                     f.done = true;
                 }
                 // A passing storage error: the next change retries.
@@ -107,7 +111,8 @@ pub async fn events(
 fn catch_up(mut f: Feed, ctx: seat::SeatCtx) -> Feed {
     for e in ctx.entries_after(f.last) {
         let seq = e["seq"].as_u64().unwrap_or(0);
-        let data = json!({"seq": seq, "events": ctx.seq(), "entry": e});
+        let mut data = json!({"seq": seq, "events": ctx.seq(), "entry": e});
+        tercio_i18n::localize_json(f.lang, &mut data);
         f.queue.push_back(
             Event::default()
                 .id(seq.to_string())

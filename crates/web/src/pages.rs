@@ -11,10 +11,12 @@ use axum::Router;
 use serde::Deserialize;
 use serde_json::Value;
 use tercio_core::Resolution;
+use tercio_i18n::keys;
 use tercio_rules::{registry, report};
 use tercio_store::{Role, SideRights};
 
 use crate::api::{self, ApiError};
+use crate::lang::Ui;
 use crate::seat::{self, SeatCtx};
 use crate::{scenarios, AppState};
 
@@ -68,34 +70,77 @@ pub fn routes(state: Arc<AppState>) -> Router<Arc<AppState>> {
         )
 }
 
-fn page(title: &str, body: &str) -> Html<String> {
-    Html(format!(
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{} — Tercio</title><link rel=\"stylesheet\" href=\"/static/app.css\"></head><body><header class=\"top\"><a href=\"/\" class=\"brand\">Tercio</a></header><main>{body}</main></body></html>",
-        esc(title)
-    ))
+/// A page in the request's language: `<html lang>`, the title, and the language switch in the
+/// header.
+fn page(ui: &Ui, title: &str, body: &str) -> Html<String> {
+    shell(
+        ui,
+        title,
+        "<a href=\"/\" class=\"brand\">Tercio</a>",
+        "",
+        body,
+    )
 }
 
 /// A seat's page: the header carries the live-connection indicator.
-fn page_live(title: &str, body: &str) -> Html<String> {
+fn page_live(ui: &Ui, title: &str, body: &str) -> Html<String> {
+    let live = format!(
+        "<span id=\"live\" class=\"live\" role=\"status\">{}</span>",
+        ui.h(keys::WEB_PAGE_CONNECTING, &[])
+    );
+    shell(
+        ui,
+        title,
+        "<span class=\"brand\">Tercio</span>",
+        &live,
+        body,
+    )
+}
+
+fn shell(ui: &Ui, title: &str, brand: &str, extra: &str, body: &str) -> Html<String> {
     Html(format!(
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{} — Tercio</title><link rel=\"stylesheet\" href=\"/static/app.css\"></head><body><header class=\"top\"><span class=\"brand\">Tercio</span><span id=\"live\" class=\"live\" role=\"status\">connecting…</span></header><main>{body}</main></body></html>",
-        esc(title)
+        "<!doctype html><html lang=\"{lang}\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{title}</title><link rel=\"stylesheet\" href=\"/static/app.css\"></head><body><header class=\"top\">{brand}{switch}{extra}</header><main>{body}</main></body></html>",
+        lang = ui.lang.code(),
+        title = ui.h(keys::WEB_PAGE_TITLE, &[("title", title)]),
+        switch = ui.switch()
     ))
 }
 
-pub async fn not_found() -> Response {
+pub async fn not_found(ui: Ui) -> Response {
+    not_found_page(&ui)
+}
+
+fn not_found_page(ui: &Ui) -> Response {
     (
         StatusCode::NOT_FOUND,
         page(
-            "Not found",
-            "<h1>Not found</h1><p><a href=\"/\">Back to the games</a></p>",
+            ui,
+            &ui.t(keys::WEB_NOTFOUND_TITLE, &[]),
+            &format!(
+                "<h1>{}</h1><p><a href=\"/\">{}</a></p>",
+                ui.h(keys::WEB_NOTFOUND_HEADING, &[]),
+                ui.h(keys::WEB_NAV_BACK_TO_GAMES, &[])
+            ),
         ),
     )
         .into_response()
 }
 
-fn error_page(status: StatusCode, e: &ApiError) -> Response {
-    (status, page("Problem", &format!("<h1>That did not work</h1><pre class=\"error\">{}</pre><p><a href=\"/\">Back to the games</a></p>", esc(e.message())))).into_response()
+fn error_page(ui: &Ui, status: StatusCode, e: &ApiError) -> Response {
+    (
+        status,
+        page(
+            ui,
+            &ui.t(keys::WEB_PROBLEM_TITLE, &[]),
+            &format!(
+                "<h1>{}</h1><pre class=\"error\">{}</pre><p><a href=\"/\">{}</a></p>",
+                ui.h(keys::WEB_PROBLEM_HEADING, &[]),
+                ui.e(e.message()),
+                ui.h(keys::WEB_NAV_BACK_TO_GAMES, &[])
+            ),
+        ),
+    )
+        .into_response()
 }
 
 #[derive(Deserialize)]
@@ -108,6 +153,7 @@ struct KeyQuery {
 /// cookie, strict to this site, and drops it from the address bar.
 async fn home(
     State(st): State<Arc<AppState>>,
+    ui: Ui,
     headers: HeaderMap,
     Query(q): Query<KeyQuery>,
 ) -> Response {
@@ -133,23 +179,34 @@ async fn home(
                 .into_response();
         }
         return landing(
+            &ui,
             StatusCode::UNAUTHORIZED,
-            "That key does not open this server.",
+            Some(keys::WEB_LANDING_BAD_KEY),
         );
     }
     if !api::is_host(&st, &headers) {
-        return landing(StatusCode::OK, "");
+        return landing(&ui, StatusCode::OK, None);
     }
-    home_with(&st, None, "").await
+    home_with(&st, &ui, None, "").await
 }
 
-fn landing(status: StatusCode, problem: &str) -> Response {
-    let problem = if problem.is_empty() {
-        String::new()
-    } else {
-        format!("<p class=\"error\">{}</p>", esc(problem))
-    };
-    (status, page("Welcome", &format!("<h1>Tercio</h1>{problem}<p>Players: open the link (or scan the code) your game master gave you; it opens your seat at the game.</p><p>Game master: open the address <code>tercio serve</code> printed when it started (it ends in <code>?key=…</code>); it opens the list of games on this server.</p>"))).into_response()
+fn landing(ui: &Ui, status: StatusCode, problem: Option<&str>) -> Response {
+    let problem = problem.map_or(String::new(), |k| {
+        format!("<p class=\"error\">{}</p>", ui.h(k, &[]))
+    });
+    (
+        status,
+        page(
+            ui,
+            &ui.t(keys::WEB_LANDING_TITLE, &[]),
+            &format!(
+                "<h1>Tercio</h1>{problem}<p>{}</p><p>{}</p>",
+                ui.h(keys::WEB_LANDING_PLAYERS, &[]),
+                ui.html(keys::WEB_LANDING_GAME_MASTER_HTML, &[])
+            ),
+        ),
+    )
+        .into_response()
 }
 
 /// Only the host (with the host key) reaches the routes under this guard: making, opening,
@@ -159,84 +216,134 @@ async fn host_only(
     req: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
+    let ui = Ui::from_parts(req.uri(), req.headers());
     if api::is_host(&st, req.headers()) {
         return next.run(req).await;
     }
     landing(
+        &ui,
         StatusCode::UNAUTHORIZED,
-        "Only the host may do this: open the address `tercio serve` printed.",
+        Some(keys::WEB_LANDING_HOST_ONLY),
     )
 }
 
 /// The game master's link of a game, for the host.
-async fn game_master_of(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
+async fn game_master_of(
+    State(st): State<Arc<AppState>>,
+    ui: Ui,
+    Path(id): Path<String>,
+) -> Response {
     match st.store.seats(&id) {
         Ok(seats) => match seats.into_iter().next() {
             Some(gm) => Redirect::to(&format!("/s/{}", gm.token)).into_response(),
-            None => not_found().await,
+            None => not_found_page(&ui),
         },
-        Err(e) => error_page(StatusCode::SERVICE_UNAVAILABLE, &e.into()),
+        Err(e) => error_page(&ui, StatusCode::SERVICE_UNAVAILABLE, &e.into()),
     }
 }
 
-async fn home_with(st: &AppState, error: Option<&str>, toml: &str) -> Response {
+/// The host's page; `error`: why the last new game was not made (then `toml` is what was sent).
+/// Drawn in answer to a form's POST too, so its language switch points at `/`.
+async fn home_with(st: &AppState, ui: &Ui, error: Option<&str>, toml: &str) -> Response {
+    let ui = &ui.at("/");
     let games = match st.store.list(false) {
         Ok(g) => g,
-        Err(e) => return error_page(StatusCode::SERVICE_UNAVAILABLE, &e.into()),
+        Err(e) => return error_page(ui, StatusCode::SERVICE_UNAVAILABLE, &e.into()),
     };
-    let mut b = String::from("<h1>Games</h1>");
+    let mut b = format!("<h1>{}</h1>", ui.h(keys::WEB_GAMES_TITLE, &[]));
     if games.is_empty() {
-        b.push_str("<p>No games yet.</p>");
+        b.push_str(&format!("<p>{}</p>", ui.h(keys::WEB_GAMES_NONE, &[])));
     } else {
         b.push_str("<ul class=\"games\">");
         for g in &games {
+            let scenario = match g.scenario.as_deref() {
+                Some(s) => s.to_string(),
+                None => ui.t(keys::WEB_GAMES_OWN_SCENARIO, &[]),
+            };
+            let meta = ui.h(
+                keys::WEB_GAMES_META,
+                &[
+                    ("scenario", &scenario),
+                    ("rules", &g.rule_set),
+                    (
+                        "turn",
+                        &ui.t(keys::WEB_GAMES_TURN, &[("turn", &g.turn.to_string())]),
+                    ),
+                    (
+                        "over",
+                        &if g.over {
+                            ui.t(keys::WEB_GAMES_OVER, &[])
+                        } else {
+                            String::new()
+                        },
+                    ),
+                    (
+                        "events",
+                        &ui.t(keys::WEB_GAMES_EVENTS, &[("count", &g.events.to_string())]),
+                    ),
+                    ("when", &utc(g.updated_at)),
+                ],
+            );
             b.push_str(&format!(
-                "<li><a href=\"/games/{id}\"><strong>{title}</strong></a> <span class=\"muted\">{scenario} · {rules} · turn {turn}{over} · {events} events · last activity {when} UTC</span>
-                 <form method=\"post\" action=\"/games/{id}/archive\" class=\"inline\"><button class=\"small\">Archive</button></form>
-                 <form method=\"post\" action=\"/games/{id}/delete\" class=\"inline\" onsubmit=\"return confirm('Delete this game for good?')\"><button class=\"small danger\">Delete</button></form></li>",
+                "<li><a href=\"/games/{id}\"><strong>{title}</strong></a> <span class=\"muted\">{meta}</span>
+                 <form method=\"post\" action=\"/games/{id}/archive\" class=\"inline\"><button class=\"small\">{archive}</button></form>
+                 <form method=\"post\" action=\"/games/{id}/delete\" class=\"inline\" data-confirm=\"{confirm}\" onsubmit=\"return confirm(this.dataset.confirm)\"><button class=\"small danger\">{delete}</button></form></li>",
                 id = esc(&g.id),
                 title = esc(&g.title),
-                rules = esc(&g.rule_set),
-                turn = g.turn,
-                over = if g.over { " · over" } else { "" },
-                events = g.events,
-                scenario = esc(g.scenario.as_deref().unwrap_or("own scenario")),
-                when = utc(g.updated_at)
+                archive = ui.h(keys::WEB_GAMES_ARCHIVE, &[]),
+                confirm = ui.h(keys::WEB_GAMES_DELETE_CONFIRM, &[]),
+                delete = ui.h(keys::WEB_GAMES_DELETE, &[]),
             ));
         }
         b.push_str("</ul>");
     }
     if let Ok(archived) = st.store.list(true) {
         if !archived.is_empty() {
-            b.push_str("<details><summary>Archived games</summary><ul class=\"games\">");
+            b.push_str(&format!(
+                "<details><summary>{}</summary><ul class=\"games\">",
+                ui.h(keys::WEB_GAMES_ARCHIVED, &[])
+            ));
             for g in &archived {
-                b.push_str(&format!("<li><a href=\"/games/{id}\">{}</a> <form method=\"post\" action=\"/games/{id}/restore\" class=\"inline\"><button class=\"small\">Restore</button></form></li>", esc(&g.title), id = esc(&g.id)));
+                b.push_str(&format!("<li><a href=\"/games/{id}\">{}</a> <form method=\"post\" action=\"/games/{id}/restore\" class=\"inline\"><button class=\"small\">{}</button></form></li>", esc(&g.title), ui.h(keys::WEB_GAMES_RESTORE, &[]), id = esc(&g.id)));
             }
             b.push_str("</ul></details>");
         }
     }
-    b.push_str("<h2>New game</h2><form method=\"post\" action=\"/games\" class=\"stack\"><label>Shipped scenario <select name=\"scenario\">");
+    b.push_str(&format!(
+        "<h2>{}</h2><form method=\"post\" action=\"/games\" class=\"stack\"><label>{} <select name=\"scenario\">",
+        ui.h(keys::WEB_GAMES_NEW, &[]),
+        ui.h(keys::WEB_GAMES_SHIPPED, &[])
+    ));
     for s in scenarios::SHIPPED {
         b.push_str(&format!("<option value=\"{0}\">{0}</option>", esc(s.id)));
     }
-    b.push_str("<option value=\"\">— my own scenario file (below) —</option></select></label>");
     b.push_str(&format!(
-        "<label>Or upload a scenario file <input type=\"file\" id=\"scenario-file\" accept=\".toml,text/plain\"></label><label>or paste it (TOML)<textarea name=\"toml\" id=\"scenario-text\" rows=\"6\" placeholder=\"ruleset = &quot;egc&quot;&#10;title = ...\">{}</textarea></label><button class=\"primary\">Start the game</button></form>",
-        esc(toml)
+        "<option value=\"\">{}</option></select></label>",
+        ui.h(keys::WEB_GAMES_OWN_FILE, &[])
+    ));
+    b.push_str(&format!(
+        "<label>{} <input type=\"file\" id=\"scenario-file\" accept=\".toml,text/plain\"></label><label>{}<textarea name=\"toml\" id=\"scenario-text\" rows=\"6\" placeholder=\"ruleset = &quot;egc&quot;&#10;title = ...\">{}</textarea></label><button class=\"primary\">{}</button></form>",
+        ui.h(keys::WEB_GAMES_UPLOAD, &[]),
+        ui.h(keys::WEB_GAMES_PASTE, &[]),
+        esc(toml),
+        ui.h(keys::WEB_GAMES_START, &[])
     ));
     if let Some(e) = error {
         b.push_str(&format!(
             "<pre class=\"error\" id=\"scenario-errors\">{}</pre>",
-            esc(e)
+            ui.e(e)
         ));
     }
     b.push_str("<script>document.getElementById('scenario-file').addEventListener('change', e => { const f = e.target.files[0]; if (f) f.text().then(t => { document.getElementById('scenario-text').value = t; }); });</script>");
-    b.push_str("<h2>Rules reference</h2><ul>");
+    b.push_str(&format!(
+        "<h2>{}</h2><ul>",
+        ui.h(keys::WEB_GAMES_RULES, &[])
+    ));
     for r in registry::all().iter().filter(|r| r.available()) {
         b.push_str(&format!(
             "<li><a href=\"/rules/{}\">{}</a></li>",
             esc(r.id()),
-            esc(r.name())
+            ui.e(r.name())
         ));
     }
     b.push_str("</ul>");
@@ -245,7 +352,7 @@ async fn home_with(st: &AppState, error: Option<&str>, toml: &str) -> Response {
     } else {
         StatusCode::OK
     };
-    (status, page("Games", &b)).into_response()
+    (status, page(ui, &ui.t(keys::WEB_GAMES_TITLE, &[]), &b)).into_response()
 }
 
 #[cfg(test)]
@@ -275,19 +382,19 @@ struct NewGameForm {
     toml: String,
 }
 
-async fn create_from_form(State(st): State<Arc<AppState>>, Form(f): Form<NewGameForm>) -> Response {
+async fn create_from_form(
+    State(st): State<Arc<AppState>>,
+    ui: Ui,
+    Form(f): Form<NewGameForm>,
+) -> Response {
     let source = if f.toml.trim().is_empty() {
         f.scenario.clone()
     } else {
         f.toml.clone()
     };
     if source.trim().is_empty() {
-        return home_with(
-            &st,
-            Some("Choose a shipped scenario or paste a scenario file."),
-            &f.toml,
-        )
-        .await;
+        let choose = ui.t(keys::WEB_GAMES_CHOOSE, &[]);
+        return home_with(&st, &ui, Some(&choose), &f.toml).await;
     }
     let st2 = st.clone();
     let created = tokio::task::spawn_blocking(move || api::new_game(&st2, &source, None)).await;
@@ -296,35 +403,35 @@ async fn create_from_form(State(st): State<Arc<AppState>>, Form(f): Form<NewGame
             Ok(Some(gm)) => Redirect::to(&format!("/s/{}", gm.token)).into_response(),
             _ => Redirect::to("/").into_response(),
         },
-        Ok(Err(e)) => home_with(&st, Some(e.message()), &f.toml).await,
-        Err(e) => home_with(&st, Some(&e.to_string()), &f.toml).await,
+        Ok(Err(e)) => home_with(&st, &ui, Some(e.message()), &f.toml).await,
+        Err(e) => home_with(&st, &ui, Some(&e.to_string()), &f.toml).await,
     }
 }
 
-async fn archive(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
-    set_archived(&st, &id, true).await
+async fn archive(State(st): State<Arc<AppState>>, ui: Ui, Path(id): Path<String>) -> Response {
+    set_archived(&st, &ui, &id, true)
 }
 
-async fn restore(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
-    set_archived(&st, &id, false).await
+async fn restore(State(st): State<Arc<AppState>>, ui: Ui, Path(id): Path<String>) -> Response {
+    set_archived(&st, &ui, &id, false)
 }
 
-async fn set_archived(st: &AppState, id: &str, archived: bool) -> Response {
+fn set_archived(st: &AppState, ui: &Ui, id: &str, archived: bool) -> Response {
     match st.store.set_archived(id, archived) {
         Ok(true) => Redirect::to("/").into_response(),
-        Ok(false) => not_found().await,
-        Err(e) => error_page(StatusCode::SERVICE_UNAVAILABLE, &e.into()),
+        Ok(false) => not_found_page(&ui.at("/")),
+        Err(e) => error_page(&ui.at("/"), StatusCode::SERVICE_UNAVAILABLE, &e.into()),
     }
 }
 
-async fn delete(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
+async fn delete(State(st): State<Arc<AppState>>, ui: Ui, Path(id): Path<String>) -> Response {
     match st.store.delete(&id) {
         Ok(true) => {
             st.notify(&id);
             Redirect::to("/").into_response()
         }
-        Ok(false) => not_found().await,
-        Err(e) => error_page(StatusCode::SERVICE_UNAVAILABLE, &e.into()),
+        Ok(false) => not_found_page(&ui.at("/")),
+        Err(e) => error_page(&ui.at("/"), StatusCode::SERVICE_UNAVAILABLE, &e.into()),
     }
 }
 
@@ -357,53 +464,116 @@ fn s<'a>(v: &'a Value, k: &str) -> &'a str {
 /// describes its board and actions as data gets the generic page ([`crate::board`]); the
 /// app-driven rule sets (A Bloody Dismal Fight, El Gran Capitán) their own app. Both share the
 /// heading, the game-over verdict, the dice and the log.
-fn game_main(ctx: &SeatCtx, base: &str) -> String {
+fn game_main(ctx: &SeatCtx, ui: &Ui, base: &str) -> String {
     let state = ctx.state();
-    let mut b = heading(ctx, base);
+    let mut b = heading(ctx, ui, base);
     match ctx.engine.board(&state) {
-        Some(board) => b.push_str(&crate::board::board_main(ctx, &state, &board)),
-        None => b.push_str(&app_main(ctx, &state)),
+        Some(board) => b.push_str(&crate::board::board_main(ctx, ui, &state, &board)),
+        None => b.push_str(&app_main(ctx, ui, &state)),
     }
-    b.push_str(&dice_and_log(ctx));
+    b.push_str(&dice_and_log(ctx, ui));
     b
 }
 
 /// The top of every seat's page: the title line (rule set, its reference, who you are) and, for
 /// the game master, the players' links and the settings.
-fn heading(ctx: &SeatCtx, base: &str) -> String {
+fn heading(ctx: &SeatCtx, ui: &Ui, base: &str) -> String {
     let g = &ctx.game;
     let rules = registry::lookup(&g.ruleset).ok();
     let mut b = format!(
-        "<h1>{}</h1><p class=\"muted\">{} · <a href=\"/rules/{}\">rules reference</a> · <span class=\"seat\">you are: <strong>{}</strong></span></p>",
+        "<h1>{}</h1><p class=\"muted\">{} · <a href=\"/rules/{}\">{}</a> · <span class=\"seat\">{}</span></p>",
         esc(&g.scenario.title),
-        esc(rules.map_or(g.ruleset.as_str(), |r| r.name())),
+        ui.e(rules.map_or(g.ruleset.as_str(), |r| r.name())),
         esc(&g.ruleset),
-        esc(&ctx.seat_label())
+        ui.h(keys::WEB_GAME_RULES_LINK, &[]),
+        ui.html(
+            keys::WEB_GAME_YOU_ARE_HTML,
+            &[("seat", &ui.loc(&ctx.seat_label()))]
+        )
     );
     if ctx.is_gm() {
-        b.push_str(&seats_panel(ctx, base));
+        b.push_str(&seats_panel(ctx, ui, base));
     }
     b
 }
 
-/// The verdict of a decided battle ("Game over. …") and, until the game master has ended the
-/// game, what happens next: the game master is asked to end it (or undo a mistaken last action),
-/// the others are told it is coming.
-pub(crate) fn game_over(ctx: &SeatCtx, verdict: &str) -> String {
+/// The verdict of a decided battle ("Game over. …", in the page's language) and, until the game
+/// master has ended the game, what happens next: the game master is asked to end it (or undo a
+/// mistaken last action), the others are told it is coming.
+pub(crate) fn game_over(ctx: &SeatCtx, ui: &Ui, verdict: &str) -> String {
     let mut b = format!("<span class=\"verdict\">{}</span>", esc(verdict));
     if !ctx.ended() {
-        b.push_str(if ctx.is_gm() {
-            "<p id=\"decided\" class=\"notice\">The battle is decided. <strong>End the game</strong> (players' links and settings, above) to reveal the dice seed to every seat — or, if the last action was a mistake, undo it first.</p>"
+        if ctx.is_gm() {
+            b.push_str(&format!(
+                "<p id=\"decided\" class=\"notice\">{}</p>",
+                ui.html(keys::WEB_GAME_DECIDED_GM_HTML, &[])
+            ));
         } else {
-            "<p id=\"decided\" class=\"muted\">The battle is decided; the game master will end the game and reveal the dice seed.</p>"
-        });
+            b.push_str(&format!(
+                "<p id=\"decided\" class=\"muted\">{}</p>",
+                ui.h(keys::WEB_GAME_DECIDED_OTHER, &[])
+            ));
+        }
+    }
+    b
+}
+
+/// A unit's status as the app-driven page shows it.
+fn status_key(status: &str) -> Option<&'static str> {
+    Some(match status {
+        "ok" => keys::WEB_APP_STATUSES_OK,
+        "disordered" => keys::WEB_APP_STATUSES_DISORDERED,
+        "demoralized" => keys::WEB_APP_STATUSES_DEMORALIZED,
+        "destroyed" => keys::WEB_APP_STATUSES_DESTROYED,
+        _ => return None,
+    })
+}
+
+/// The Cover/Ground options, by the ids the engine takes.
+fn ground_key(ground: &str) -> Option<&'static str> {
+    Some(match ground {
+        "open" => keys::WEB_APP_GROUNDS_OPEN,
+        "rough" => keys::WEB_APP_GROUNDS_ROUGH,
+        "very-rough" => keys::WEB_APP_GROUNDS_VERY_ROUGH,
+        "rough-cover" => keys::WEB_APP_GROUNDS_ROUGH_COVER,
+        "very-rough-cover" => keys::WEB_APP_GROUNDS_VERY_ROUGH_COVER,
+        "obstacle" => keys::WEB_APP_GROUNDS_OBSTACLE,
+        "fortified" => keys::WEB_APP_GROUNDS_FORTIFIED,
+        "actor-uphill" => keys::WEB_APP_GROUNDS_ACTOR_UPHILL,
+        "target-uphill" => keys::WEB_APP_GROUNDS_TARGET_UPHILL,
+        _ => return None,
+    })
+}
+
+/// The Cover/Ground options: the engine's ids as values, the page's words as labels.
+fn ground_options(ui: &Ui) -> String {
+    let mut b = String::new();
+    for gr in tercio_rules::app_driven::model::Ground::ALL {
+        let label = ground_key(gr).map_or_else(|| ui.e(gr), |k| ui.h(k, &[]));
+        b.push_str(&format!("<option value=\"{}\">{label}</option>", esc(gr)));
+    }
+    b
+}
+
+/// The status choices of the app's fields ("as tracked", then each status).
+fn status_options(ui: &Ui) -> String {
+    let mut b = format!(
+        "<option value=\"\">{}</option>",
+        ui.h(keys::WEB_APP_AS_TRACKED, &[])
+    );
+    for (v, k) in [
+        ("ok", keys::WEB_APP_STATUSES_OK),
+        ("disordered", keys::WEB_APP_STATUSES_DISORDERED),
+        ("demoralized", keys::WEB_APP_STATUSES_DEMORALIZED),
+    ] {
+        b.push_str(&format!("<option value=\"{v}\">{}</option>", ui.h(k, &[])));
     }
     b
 }
 
 /// The app-driven rule sets' page: the turn and initiative, the turn's controls, the app's
 /// action fields, the armies.
-fn app_main(ctx: &SeatCtx, state: &Value) -> String {
+fn app_main(ctx: &SeatCtx, ui: &Ui, state: &Value) -> String {
     let g = &ctx.game;
     let engine = &ctx.engine;
     let gm = ctx.is_gm();
@@ -428,8 +598,8 @@ fn app_main(ctx: &SeatCtx, state: &Value) -> String {
     // Turn and initiative.
     let mut b = String::new();
     b.push_str(&format!(
-        "<section class=\"turn\" id=\"turn\"><strong>Turn {}</strong> — ",
-        state["turn"]
+        "<section class=\"turn\" id=\"turn\"><strong>{}</strong> — ",
+        ui.h(keys::WEB_APP_TURN, &[("turn", &state["turn"].to_string())])
     ));
     match phase {
         "over" => {
@@ -452,27 +622,35 @@ fn app_main(ctx: &SeatCtx, state: &Value) -> String {
                 .map(|x| x.name.clone())
                 .collect();
             let verdict = if broken.len() > 1 {
-                "Both armies broke in the same turn: a draw.".to_string()
+                ui.t(keys::WEB_APP_DRAW, &[])
             } else {
-                format!("{} wins: {} is broken.", winner.join(""), broken.join(""))
+                ui.t(
+                    keys::WEB_APP_WINS,
+                    &[("winner", &winner.join("")), ("broken", &broken.join(""))],
+                )
             };
-            b.push_str(&game_over(ctx, &format!("Game over. {verdict}")));
+            b.push_str(&game_over(
+                ctx,
+                ui,
+                &ui.t(keys::WEB_GAME_OVER, &[("verdict", &verdict)]),
+            ));
         }
-        "end-of-turn" => b.push_str("end of the turn"),
+        "end-of-turn" => b.push_str(&ui.h(keys::WEB_APP_END_OF_TURN_PHASE, &[])),
         _ => {
-            b.push_str("initiatives and activations");
+            b.push_str(&ui.h(keys::WEB_APP_INITIATIVES_PHASE, &[]));
             if let Some(side) = state["initiative_side"].as_str() {
-                b.push_str(&format!(
-                    " · initiative: <strong>{}</strong>",
-                    esc(&side_name(side))
-                ));
+                b.push_str(&ui.html(keys::WEB_APP_INITIATIVE_HTML, &[("side", &side_name(side))]));
                 if let Some(cur) = state["current"].as_object() {
                     let l = cur.get("leader").and_then(Value::as_str).unwrap_or("");
                     let lname = s(&state["leaders"][l], "name");
-                    b.push_str(&format!(
-                        " · {} has <strong>{}</strong> activation(s) left",
-                        esc(lname),
-                        cur.get("activations_left").cloned().unwrap_or(Value::Null)
+                    let left = cur
+                        .get("activations_left")
+                        .cloned()
+                        .unwrap_or(Value::Null)
+                        .to_string();
+                    b.push_str(&ui.html(
+                        keys::WEB_APP_ACTIVATIONS_LEFT_HTML,
+                        &[("leader", lname), ("count", &left)],
                     ));
                 }
             }
@@ -488,7 +666,10 @@ fn app_main(ctx: &SeatCtx, state: &Value) -> String {
         _ if ctx.ended() => {}
         "command" => {
             if gm {
-                b.push_str("<button class=\"primary\" data-turn='{\"action\":\"initiative\"}'>Initiative</button>");
+                b.push_str(&format!(
+                    "<button class=\"primary\" data-turn='{{\"action\":\"initiative\"}}'>{}</button>",
+                    ui.h(keys::WEB_APP_INITIATIVE_BUTTON, &[])
+                ));
             }
             if let Some(side) = state["initiative_side"]
                 .as_str()
@@ -508,22 +689,30 @@ fn app_main(ctx: &SeatCtx, state: &Value) -> String {
                             esc(s(l, "name"))
                         ));
                     }
-                    b.push_str(
-                        "</select><button class=\"primary\" id=\"command\">Command</button></span>",
-                    );
+                    b.push_str(&format!(
+                        "</select><button class=\"primary\" id=\"command\">{}</button></span>",
+                        ui.h(keys::WEB_APP_COMMAND_BUTTON, &[])
+                    ));
                 }
             }
             if gm {
-                b.push_str(
-                    "<button data-turn='{\"action\":\"end-initiatives\"}'>End of turn</button>",
-                );
+                b.push_str(&format!(
+                    "<button data-turn='{{\"action\":\"end-initiatives\"}}'>{}</button>",
+                    ui.h(keys::WEB_APP_END_INITIATIVES, &[])
+                ));
             }
         }
         "end-of-turn" if !gm => {
-            b.push_str("<p class=\"muted\">The game master is resolving the end of the turn.</p>");
+            b.push_str(&format!(
+                "<p class=\"muted\">{}</p>",
+                ui.h(keys::WEB_APP_GM_RESOLVING, &[])
+            ));
         }
         "end-of-turn" => {
-            b.push_str("<div class=\"endturn\"><h3>End of the turn</h3><ol>");
+            b.push_str(&format!(
+                "<div class=\"endturn\"><h3>{}</h3><ol>",
+                ui.h(keys::WEB_APP_END_OF_TURN, &[])
+            ));
             let tracked: Option<tercio_rules::app_driven::model::GameState> =
                 serde_json::from_value(state.clone()).ok();
             let swiss: Vec<(String, String)> = tracked
@@ -536,16 +725,17 @@ fn app_main(ctx: &SeatCtx, state: &Value) -> String {
                 })
                 .unwrap_or_default();
             if g.ruleset == "el-gran-capitan" && !swiss.is_empty() {
-                b.push_str("<li>Ferocious Swiss Charges: Swiss Pikemen that have not acted must charge an eligible enemy within 9\" (choose Charge below and tick <em>Ferocious</em>).");
-                if !swiss.is_empty() {
-                    b.push_str(" Still to charge, or tick if none is in reach:<br>");
-                    for (id, name) in &swiss {
-                        b.push_str(&format!("<label class=\"check\"><input type=\"checkbox\" class=\"no-target\" id=\"no-target-{0}\" value=\"{0}\"> {1} has no eligible enemy within 9\"</label>", esc(id), esc(name)));
-                    }
+                b.push_str(&format!("<li>{}", ui.html(keys::WEB_APP_SWISS_HTML, &[])));
+                b.push_str(&format!("{}<br>", ui.h(keys::WEB_APP_SWISS_STILL, &[])));
+                for (id, name) in &swiss {
+                    b.push_str(&format!("<label class=\"check\"><input type=\"checkbox\" class=\"no-target\" id=\"no-target-{0}\" value=\"{0}\"> {1}</label>", esc(id), ui.h(keys::WEB_APP_SWISS_NONE, &[("unit", name)])));
                 }
                 b.push_str("</li>");
             }
-            b.push_str("<li>Simultaneous fire by units that have not acted:<div id=\"end-fires\">");
+            b.push_str(&format!(
+                "<li>{}<div id=\"end-fires\">",
+                ui.h(keys::WEB_APP_END_FIRE, &[])
+            ));
             let shooters: Vec<&Value> = units
                 .values()
                 .filter(|u| {
@@ -559,10 +749,13 @@ fn app_main(ctx: &SeatCtx, state: &Value) -> String {
                 })
                 .collect();
             if shooters.is_empty() {
-                b.push_str("<p class=\"muted\">No unit can fire.</p>");
+                b.push_str(&format!(
+                    "<p class=\"muted\">{}</p>",
+                    ui.h(keys::WEB_APP_NO_FIRE, &[])
+                ));
             }
             for u in shooters {
-                b.push_str(&format!("<div class=\"fire-row\" data-actor=\"{0}\"><span>{1}</span> <select class=\"fire-target\" id=\"fire-target-{0}\"><option value=\"\">holds fire</option>", esc(s(u, "id")), esc(s(u, "name"))));
+                b.push_str(&format!("<div class=\"fire-row\" data-actor=\"{0}\"><span>{1}</span> <select class=\"fire-target\" id=\"fire-target-{0}\"><option value=\"\">{2}</option>", esc(s(u, "id")), esc(s(u, "name")), ui.h(keys::WEB_APP_HOLDS_FIRE, &[])));
                 for t in units
                     .values()
                     .filter(|t| t["side"] != u["side"] && t["destroyed"] != true)
@@ -577,15 +770,17 @@ fn app_main(ctx: &SeatCtx, state: &Value) -> String {
                     "</select> <select class=\"fire-ground\" id=\"fire-ground-{}\">",
                     esc(s(u, "id"))
                 ));
-                for gr in tercio_rules::app_driven::model::Ground::ALL {
-                    b.push_str(&format!("<option>{gr}</option>"));
-                }
+                b.push_str(&ground_options(ui));
                 b.push_str("</select></div>");
             }
-            b.push_str("</div><button class=\"primary\" id=\"end-fire\">Fire</button></li><li>Camps sacked: ");
+            b.push_str(&format!(
+                "</div><button class=\"primary\" id=\"end-fire\">{}</button></li><li>{}",
+                ui.h(keys::WEB_APP_FIRE_BUTTON, &[]),
+                ui.h(keys::WEB_APP_CAMPS, &[])
+            ));
             for sd in &g.scenario.sides {
                 if sd.camp {
-                    b.push_str(&format!("<label class=\"check\"><input type=\"checkbox\" class=\"camp\" id=\"camp-{0}\" value=\"{0}\"> {1}'s camp, by <select class=\"looters\" id=\"looters-{0}\" data-side=\"{0}\" multiple>", esc(&sd.id), esc(&sd.name)));
+                    b.push_str(&format!("<label class=\"check\"><input type=\"checkbox\" class=\"camp\" id=\"camp-{0}\" value=\"{0}\"> {1} <select class=\"looters\" id=\"looters-{0}\" data-side=\"{0}\" multiple>", esc(&sd.id), ui.h(keys::WEB_APP_CAMP_BY, &[("side", &sd.name)])));
                     for u in units
                         .values()
                         .filter(|u| s(u, "side") != sd.id && u["destroyed"] != true)
@@ -599,7 +794,10 @@ fn app_main(ctx: &SeatCtx, state: &Value) -> String {
                     b.push_str("</select></label>");
                 }
             }
-            b.push_str("</li><li><button class=\"primary\" id=\"end-turn\">Break check and next turn</button></li></ol></div>");
+            b.push_str(&format!(
+                "</li><li><button class=\"primary\" id=\"end-turn\">{}</button></li></ol></div>",
+                ui.h(keys::WEB_APP_NEXT_TURN, &[])
+            ));
         }
         _ => {}
     }
@@ -607,8 +805,14 @@ fn app_main(ctx: &SeatCtx, state: &Value) -> String {
 
     // The action form: the app's fields.
     if phase != "over" && acts {
-        b.push_str("<section class=\"app\" id=\"app\"><h2>Action</h2><div class=\"fields\">");
-        b.push_str("<label>Unit <select id=\"f-actor\">");
+        b.push_str(&format!(
+            "<section class=\"app\" id=\"app\"><h2>{}</h2><div class=\"fields\">",
+            ui.h(keys::WEB_APP_ACTION, &[])
+        ));
+        b.push_str(&format!(
+            "<label>{} <select id=\"f-actor\">",
+            ui.h(keys::WEB_APP_UNIT, &[])
+        ));
         // The units the current leader may activate come first.
         let current = state["current"]["leader"].as_str().and_then(|l| {
             serde_json::from_value::<tercio_rules::app_driven::model::GameState>(state.clone())
@@ -648,7 +852,7 @@ fn app_main(ctx: &SeatCtx, state: &Value) -> String {
         let mut group = String::new();
         for u in ordered {
             let g = if commanded_by(u) {
-                format!("{lname} may activate")
+                ui.t(keys::WEB_APP_MAY_ACTIVATE, &[("leader", &lname)])
             } else {
                 side_name(s(u, "side"))
             };
@@ -666,7 +870,7 @@ fn app_main(ctx: &SeatCtx, state: &Value) -> String {
                 let probe = serde_json::json!({"action": kind, "actor": s(u, "id")});
                 if let Err(r) = engine.preview(Some(state), &probe) {
                     if r.code != "missing-field" && r.code != "question" {
-                        unavailable.insert(kind.to_string(), Value::String(r.message));
+                        unavailable.insert(kind.to_string(), Value::String(ui.loc(&r.message)));
                     }
                 }
             }
@@ -675,57 +879,81 @@ fn app_main(ctx: &SeatCtx, state: &Value) -> String {
                 esc(s(u, "id")),
                 esc(&Value::Object(unavailable).to_string()),
                 esc(s(u, "side")),
-                esc(s(u, "status")),
+                esc(&status_key(s(u, "status")).map_or_else(|| ui.loc(s(u, "status")), |k| ui.t(k, &[]))),
                 u["bases"].as_u64().unwrap_or(0) - u["lost"].as_u64().unwrap_or(0),
                 esc(s(u, "name")),
-                if u["acted"] == true { " (acted)" } else { "" }
+                if u["acted"] == true {
+                    ui.h(keys::WEB_APP_ACTED_SUFFIX, &[])
+                } else {
+                    String::new()
+                }
             ));
         }
         if !group.is_empty() {
             b.push_str("</optgroup>");
         }
-        b.push_str("</select></label><label>Action <select id=\"f-action\">");
+        b.push_str(&format!(
+            "</select></label><label>{} <select id=\"f-action\">",
+            ui.h(keys::WEB_APP_ACTION, &[])
+        ));
         for (v, label) in [
-            ("charge", "Charge"),
-            ("fire", "Fire"),
-            ("melee", "Melee"),
-            ("advance", "Advance"),
-            ("march", "March"),
-            ("retire", "Retire"),
-            ("regroup", "Rest/Regroup"),
+            ("charge", keys::WEB_APP_ACTIONS_CHARGE),
+            ("fire", keys::WEB_APP_ACTIONS_FIRE),
+            ("melee", keys::WEB_APP_ACTIONS_MELEE),
+            ("advance", keys::WEB_APP_ACTIONS_ADVANCE),
+            ("march", keys::WEB_APP_ACTIONS_MARCH),
+            ("retire", keys::WEB_APP_ACTIONS_RETIRE),
+            ("regroup", keys::WEB_APP_ACTIONS_REGROUP),
         ] {
-            b.push_str(&format!("<option value=\"{v}\">{label}</option>"));
+            b.push_str(&format!(
+                "<option value=\"{v}\">{}</option>",
+                ui.h(label, &[])
+            ));
         }
-        b.push_str("</select></label><p id=\"unavailable\" class=\"muted\"></p><label data-for=\"charge fire melee retire regroup\">Actor's status <select id=\"f-astatus\"><option value=\"\">as tracked</option><option value=\"ok\">OK</option><option value=\"disordered\">Disordered</option><option value=\"demoralized\">Demoralized</option></select></label>");
-        b.push_str("<label data-for=\"charge fire melee retire regroup\">Target <select id=\"f-target\"><option value=\"\">—</option>");
+        b.push_str(&format!(
+            "</select></label><p id=\"unavailable\" class=\"muted\"></p><label data-for=\"charge fire melee retire regroup\">{} <select id=\"f-astatus\">{}</select></label>",
+            ui.h(keys::WEB_APP_ACTOR_STATUS, &[]),
+            status_options(ui)
+        ));
+        b.push_str(&format!(
+            "<label data-for=\"charge fire melee retire regroup\">{} <select id=\"f-target\"><option value=\"\">—</option>",
+            ui.h(keys::WEB_APP_TARGET, &[])
+        ));
         for u in units.values().filter(|u| u["destroyed"] != true) {
             b.push_str(&format!(
                 "<option value=\"{}\" data-side=\"{}\" data-status=\"{}\" data-bases=\"{}\">{}</option>",
                 esc(s(u, "id")),
                 esc(s(u, "side")),
-                esc(s(u, "status")),
+                esc(&status_key(s(u, "status")).map_or_else(|| ui.loc(s(u, "status")), |k| ui.t(k, &[]))),
                 u["bases"].as_u64().unwrap_or(0) - u["lost"].as_u64().unwrap_or(0),
                 esc(s(u, "name"))
             ));
         }
-        b.push_str("</select></label><label data-for=\"charge fire melee retire regroup\">Target's status <select id=\"f-tstatus\"><option value=\"\">as tracked</option><option value=\"ok\">OK</option><option value=\"disordered\">Disordered</option><option value=\"demoralized\">Demoralized</option></select></label><label data-for=\"charge fire melee retire regroup\">Cover/Ground <select id=\"f-ground\">");
-        for gr in tercio_rules::app_driven::model::Ground::ALL {
-            b.push_str(&format!("<option>{gr}</option>"));
-        }
-        b.push_str("</select></label><label data-for=\"charge fire melee retire\">Force <select id=\"f-force\"><option value=\"\">from the bases (automatic)</option>");
+        b.push_str(&format!(
+            "</select></label><label data-for=\"charge fire melee retire regroup\">{} <select id=\"f-tstatus\">{}</select></label><label data-for=\"charge fire melee retire regroup\">{} <select id=\"f-ground\">{}</select></label>",
+            ui.h(keys::WEB_APP_TARGET_STATUS, &[]),
+            status_options(ui),
+            ui.h(keys::WEB_APP_GROUND, &[]),
+            ground_options(ui)
+        ));
+        b.push_str(&format!(
+            "<label data-for=\"charge fire melee retire\">{} <select id=\"f-force\"><option value=\"\">{}</option>",
+            ui.h(keys::WEB_APP_FORCE, &[]),
+            ui.h(keys::WEB_APP_FORCE_AUTO, &[])
+        ));
         for (v, l) in [
-            ("badly-outnumbered", "Actor Badly Outnumbered"),
-            ("outnumbered", "Actor Outnumbered"),
-            ("even", "Force Even"),
-            ("outnumbers", "Actor Outnumbers"),
-            ("badly-outnumbers", "Actor Badly Outnumbers"),
+            ("badly-outnumbered", keys::WEB_APP_FORCES_BADLY_OUTNUMBERED),
+            ("outnumbered", keys::WEB_APP_FORCES_OUTNUMBERED),
+            ("even", keys::WEB_APP_FORCES_EVEN),
+            ("outnumbers", keys::WEB_APP_FORCES_OUTNUMBERS),
+            ("badly-outnumbers", keys::WEB_APP_FORCES_BADLY_OUTNUMBERS),
         ] {
-            b.push_str(&format!("<option value=\"{v}\">{l}</option>"));
+            b.push_str(&format!("<option value=\"{v}\">{}</option>", ui.h(l, &[])));
         }
         b.push_str("</select></label>");
-        b.push_str("<label data-for=\"charge melee retire regroup\">Supporting bases, actor's side <input id=\"f-sup-a\" type=\"number\" min=\"0\" max=\"30\" value=\"0\"></label>");
-        b.push_str("<label data-for=\"charge melee retire regroup\">Supporting bases, target's side <input id=\"f-sup-t\" type=\"number\" min=\"0\" max=\"30\" value=\"0\"></label>");
-        b.push_str("<label data-for=\"charge melee retire regroup advance march\">Leader with Actor <select id=\"f-leader\"><option value=\"\">as attached</option>");
+        b.push_str(&format!("<label data-for=\"charge melee retire regroup\">{} <input id=\"f-sup-a\" type=\"number\" min=\"0\" max=\"30\" value=\"0\"></label>", ui.h(keys::WEB_APP_SUPPORTING_ACTOR, &[])));
+        b.push_str(&format!("<label data-for=\"charge melee retire regroup\">{} <input id=\"f-sup-t\" type=\"number\" min=\"0\" max=\"30\" value=\"0\"></label>", ui.h(keys::WEB_APP_SUPPORTING_TARGET, &[])));
+        b.push_str(&format!("<label data-for=\"charge melee retire regroup advance march\">{} <select id=\"f-leader\"><option value=\"\">{}</option>", ui.h(keys::WEB_APP_LEADER_WITH_ACTOR, &[]), ui.h(keys::WEB_APP_AS_ATTACHED, &[])));
         for l in leaders.values().filter(|l| l["fate"].is_null()) {
             b.push_str(&format!(
                 "<option value=\"{}\" data-side=\"{}\">{}</option>",
@@ -736,24 +964,20 @@ fn app_main(ctx: &SeatCtx, state: &Value) -> String {
         }
         b.push_str("</select></label>");
         for (id, label, for_) in [
-            ("f-charging", "Actor is Charging", "melee"),
+            ("f-charging", keys::WEB_APP_FLAGS_CHARGING, "melee"),
             (
                 "f-aflank",
-                "Actor taken in flank/rear",
+                keys::WEB_APP_FLAGS_ACTOR_FLANK,
                 "melee retire regroup",
             ),
             (
                 "f-tflank",
-                "Target taken in flank/rear",
+                keys::WEB_APP_FLAGS_TARGET_FLANK,
                 "melee retire regroup",
             ),
-            (
-                "f-flankcharge",
-                "Charging the target's flank or rear",
-                "charge",
-            ),
-            ("f-ferocious", "Ferocious Swiss Charge", "charge"),
-            ("f-stakes", "Plant stakes", "regroup"),
+            ("f-flankcharge", keys::WEB_APP_FLAGS_FLANK_CHARGE, "charge"),
+            ("f-ferocious", keys::WEB_APP_FLAGS_FEROCIOUS, "charge"),
+            ("f-stakes", keys::WEB_APP_FLAGS_STAKES, "regroup"),
         ] {
             let wanted = match id {
                 "f-ferocious" => g.ruleset == "el-gran-capitan",
@@ -763,20 +987,43 @@ fn app_main(ctx: &SeatCtx, state: &Value) -> String {
             if !wanted {
                 continue;
             }
-            b.push_str(&format!("<label class=\"check\" data-for=\"{for_}\"><input type=\"checkbox\" id=\"{id}\"> {label}</label>"));
+            b.push_str(&format!(
+                "<label class=\"check\" data-for=\"{for_}\"><input type=\"checkbox\" id=\"{id}\"> {}</label>",
+                ui.h(label, &[])
+            ));
         }
-        b.push_str("</div><div class=\"odds\" id=\"odds\" aria-live=\"polite\"></div><button class=\"primary big\" id=\"result\">Result</button></section>");
+        b.push_str(&format!("</div><div class=\"odds\" id=\"odds\" aria-live=\"polite\"></div><button class=\"primary big\" id=\"result\">{}</button></section>", ui.h(keys::WEB_APP_RESULT, &[])));
     }
 
     // State panel.
     let scores = engine.scores(state);
-    b.push_str("<section class=\"state\" id=\"state\"><h2>Armies</h2>");
+    b.push_str(&format!(
+        "<section class=\"state\" id=\"state\"><h2>{}</h2>",
+        ui.h(keys::WEB_APP_ARMIES, &[])
+    ));
     for side in &g.scenario.sides {
         let (lost, bp) = scores
             .iter()
             .find(|x| x.side == side.id)
             .map_or((0, 0), |x| (x.lost, x.threshold));
-        b.push_str(&format!("<h3 style=\"border-color:{}\">{} <span class=\"muted\">({})</span> <span class=\"bp\">lost {lost} of {bp}</span></h3><table><thead><tr><th>Unit</th><th>Status</th><th>Bases</th><th></th></tr></thead><tbody>", esc(&side.colour), esc(&side.name), if side.role == tercio_rules::scenario::Role::Attacker { "attacker" } else { "defender" }));
+        let role = if side.role == tercio_rules::scenario::Role::Attacker {
+            keys::WEB_APP_ATTACKER
+        } else {
+            keys::WEB_APP_DEFENDER
+        };
+        b.push_str(&format!(
+            "<h3 style=\"border-color:{}\">{} <span class=\"muted\">({})</span> <span class=\"bp\">{}</span></h3><table><thead><tr><th>{}</th><th>{}</th><th>{}</th><th></th></tr></thead><tbody>",
+            esc(&side.colour),
+            esc(&side.name),
+            ui.h(role, &[]),
+            ui.h(
+                keys::WEB_APP_LOST_OF,
+                &[("lost", &lost.to_string()), ("bp", &bp.to_string())]
+            ),
+            ui.h(keys::WEB_APP_UNIT, &[]),
+            ui.h(keys::WEB_APP_STATUS, &[]),
+            ui.h(keys::WEB_APP_BASES, &[])
+        ));
         for u in units.values().filter(|u| s(u, "side") == side.id) {
             let bases = u["bases"].as_u64().unwrap_or(0);
             let left = bases - u["lost"].as_u64().unwrap_or(0);
@@ -785,18 +1032,19 @@ fn app_main(ctx: &SeatCtx, state: &Value) -> String {
             } else {
                 s(u, "status").to_string()
             };
+            let status_text = status_key(&status).map_or_else(|| ui.loc(&status), |k| ui.t(k, &[]));
             let mut notes = vec![];
             if u["acted"] == true && u["destroyed"] != true {
-                notes.push("acted".to_string());
+                notes.push(ui.t(keys::WEB_APP_ACTED, &[]));
             }
             if u["march"] == true {
-                notes.push("march".to_string());
+                notes.push(ui.t(keys::WEB_APP_MARCH, &[]));
             }
             if u["stakes_planted"] == true {
-                notes.push("stakes".to_string());
+                notes.push(ui.t(keys::WEB_APP_STAKES, &[]));
             }
             if let Some(l) = leaders.values().find(|l| l["attached_to"] == u["id"]) {
-                notes.push(format!("with {}", s(l, "name")));
+                notes.push(ui.t(keys::WEB_APP_WITH, &[("name", s(l, "name"))]));
             }
             if let Some(c) = u["in_combat_with"].as_array().filter(|c| !c.is_empty()) {
                 let names: Vec<&str> = c
@@ -804,13 +1052,15 @@ fn app_main(ctx: &SeatCtx, state: &Value) -> String {
                     .filter_map(Value::as_str)
                     .map(|x| s(&units[x], "name"))
                     .collect();
-                notes.push(format!("fighting {}", names.join(", ")));
+                notes.push(ui.t(keys::WEB_APP_FIGHTING, &[("names", &names.join(", "))]));
             }
             b.push_str(&format!(
-                "<tr class=\"{status}\" data-unit=\"{}\"><td>{}<br><span class=\"muted\">{}</span></td><td class=\"status\">{status}</td><td>{left}/{bases}</td><td>{}</td></tr>",
+                "<tr class=\"{}\" data-unit=\"{}\"><td>{}<br><span class=\"muted\">{}</span></td><td class=\"status\">{}</td><td>{left}/{bases}</td><td>{}</td></tr>",
+                esc(&status),
                 esc(s(u, "id")),
                 esc(s(u, "name")),
-                esc(&troop_name(s(u, "type"))),
+                ui.e(&troop_name(s(u, "type"))),
+                esc(&status_text),
                 esc(&notes.join("; "))
             ));
         }
@@ -818,16 +1068,16 @@ fn app_main(ctx: &SeatCtx, state: &Value) -> String {
         for l in leaders.values().filter(|l| s(l, "side") == side.id) {
             let mut t = vec![];
             if l["army"] == true {
-                t.push("army commander".to_string());
+                t.push(ui.t(keys::WEB_APP_ARMY_COMMANDER, &[]));
             }
             if let Some(f) = l["fate"].as_str() {
-                t.push(f.to_uppercase());
+                t.push(ui.loc(f).to_uppercase());
             }
             if l["had_initiative"] == true {
-                t.push("had the initiative".into());
+                t.push(ui.t(keys::WEB_APP_HAD_INITIATIVE, &[]));
             }
             if l["caught_up"] == true {
-                t.push("caught up in the struggle".into());
+                t.push(ui.t(keys::WEB_APP_CAUGHT_UP, &[]));
             }
             b.push_str(&format!(
                 "<li>{} <span class=\"muted\">{}</span>",
@@ -835,7 +1085,12 @@ fn app_main(ctx: &SeatCtx, state: &Value) -> String {
                 esc(&t.join(", "))
             ));
             if phase != "over" && acts && mine(s(l, "side")) && l["fate"].is_null() {
-                b.push_str(&format!("<select class=\"attach\" data-leader=\"{}\" aria-label=\"Attach {}\"><option value=\"\">stands alone</option>", esc(s(l, "id")), esc(s(l, "name"))));
+                b.push_str(&format!(
+                    "<select class=\"attach\" data-leader=\"{}\" aria-label=\"{}\"><option value=\"\">{}</option>",
+                    esc(s(l, "id")),
+                    ui.h(keys::WEB_APP_ATTACH_LABEL, &[("leader", s(l, "name"))]),
+                    ui.h(keys::WEB_APP_STANDS_ALONE, &[])
+                ));
                 for u in units
                     .values()
                     .filter(|u| u["side"] == l["side"] && u["destroyed"] != true)
@@ -846,9 +1101,9 @@ fn app_main(ctx: &SeatCtx, state: &Value) -> String {
                         ""
                     };
                     b.push_str(&format!(
-                        "<option value=\"{}\"{sel}>with {}</option>",
+                        "<option value=\"{}\"{sel}>{}</option>",
                         esc(s(u, "id")),
-                        esc(s(u, "name"))
+                        ui.h(keys::WEB_APP_WITH, &[("name", s(u, "name"))])
                     ));
                 }
                 b.push_str("</select>");
@@ -859,7 +1114,11 @@ fn app_main(ctx: &SeatCtx, state: &Value) -> String {
                     .is_some_and(|a| a.iter().any(|x| x == &l["id"]))
             });
             if phase != "over" && acts && mine(s(l, "side")) && !l["fate"].is_null() && !assigned {
-                b.push_str(&format!("<select class=\"assign\" data-leader=\"{}\"><option value=\"\">give the command to…</option>", esc(s(l, "id"))));
+                b.push_str(&format!(
+                    "<select class=\"assign\" data-leader=\"{}\"><option value=\"\">{}</option>",
+                    esc(s(l, "id")),
+                    ui.h(keys::WEB_APP_GIVE_COMMAND, &[])
+                ));
                 for o in leaders
                     .values()
                     .filter(|o| o["side"] == l["side"] && o["fate"].is_null())
@@ -883,51 +1142,79 @@ fn app_main(ctx: &SeatCtx, state: &Value) -> String {
 
 /// The bottom of every seat's page: the dice (commitment, the seed once revealed, the reports)
 /// and the log with the game master's undo.
-fn dice_and_log(ctx: &SeatCtx) -> String {
+fn dice_and_log(ctx: &SeatCtx, ui: &Ui) -> String {
     let g = &ctx.game;
     let gm = ctx.is_gm();
     let mut b = String::new();
     // Dice: the commitment, the seed once the game has ended, the reports.
     let dice = ctx.dice_json();
     b.push_str(&format!(
-        "<section class=\"dice\" id=\"dice\"><h2>Dice</h2><p>Commitment (SHA-256 of the seed, fixed before the first roll): <code id=\"commitment\">{}</code></p>",
-        esc(dice["commitment"].as_str().unwrap_or(""))
+        "<section class=\"dice\" id=\"dice\"><h2>{}</h2><p>{}</p>",
+        ui.h(keys::WEB_DICE_HEADING, &[]),
+        ui.html(
+            keys::WEB_DICE_COMMITMENT_HTML,
+            &[("commitment", dice["commitment"].as_str().unwrap_or(""))]
+        )
     ));
     match ctx.revealed_seed() {
         Some((seed, nonce)) => b.push_str(&format!(
-            "<p id=\"revealed\">The game has ended and its seed is revealed: seed <code>{seed}</code>, nonce <code>{}</code>. Download the export and run <code>tercio verify</code> on it to re-run every roll.</p>",
-            esc(nonce)
+            "<p id=\"revealed\">{}</p>",
+            ui.html(
+                keys::WEB_DICE_REVEALED_HTML,
+                &[("seed", &seed.to_string()), ("nonce", nonce)]
+            )
         )),
-        None => b.push_str("<p class=\"muted\">The seed stays on the server until the game ends; then it is shown here, and anyone can check every roll against this commitment.</p>"),
+        None => b.push_str(&format!(
+            "<p class=\"muted\">{}</p>",
+            ui.h(keys::WEB_DICE_HIDDEN, &[])
+        )),
     }
     b.push_str(&format!(
-        "<p class=\"muted\">Log fingerprint after {} entries (SHA-256; note it at the end to check an export is the whole game): <code id=\"log-digest\">{}</code></p>",
-        ctx.seq(),
-        esc(&g.log_digest())
+        "<p class=\"muted\">{}</p>",
+        ui.html(
+            keys::WEB_DICE_FINGERPRINT_HTML,
+            &[
+                ("count", &ctx.seq().to_string()),
+                ("digest", &g.log_digest())
+            ]
+        )
     ));
     if ctx.meta.settings.physical_dice {
-        b.push_str("<p class=\"muted\"><span id=\"physical\" hidden></span>Dice are thrown at the table and typed in; the log marks those faces.</p>");
+        b.push_str(&format!(
+            "<p class=\"muted\"><span id=\"physical\" hidden></span>{}</p>",
+            ui.h(keys::WEB_DICE_PHYSICAL, &[])
+        ));
     }
     b.push_str(&format!(
-        "<p><a href=\"/s/{t}/dice\">Dice report</a> · <a href=\"/s/{t}/report.md\">Battle report (Markdown)</a> · <a href=\"/api/s/{t}/export\" download>Export (JSON)</a></p></section>",
+        "<p><a href=\"/s/{t}/dice\">{}</a> · <a href=\"/s/{t}/report.md\">{}</a> · <a href=\"/api/s/{t}/export\" download>{}</a></p></section>",
+        ui.h(keys::WEB_DICE_REPORT, &[]),
+        ui.h(keys::WEB_DICE_BATTLE_REPORT, &[]),
+        ui.h(keys::WEB_DICE_EXPORT, &[]),
         t = esc(&ctx.seat.token)
     ));
 
     // Log.
     b.push_str(&format!(
-        "<section class=\"log\" id=\"log\"><h2>Log{}</h2>{}</section>",
+        "<section class=\"log\" id=\"log\"><h2>{}{}</h2>{}</section>",
+        ui.h(keys::WEB_LOG_HEADING, &[]),
         if gm && !ctx.ended() {
-            " <button id=\"undo\" class=\"small\">Undo last</button>"
+            format!(
+                " <button id=\"undo\" class=\"small\">{}</button>",
+                ui.h(keys::WEB_LOG_UNDO, &[])
+            )
         } else {
-            ""
+            String::new()
         },
-        log_html(ctx, Some(LOG_ON_PAGE))
+        log_html(ctx, ui, Some(LOG_ON_PAGE))
     ));
     if g.log.entries.len() > LOG_ON_PAGE {
         b.push_str(&format!(
-            "<p><a href=\"/s/{}/log\">The whole log ({} entries)</a></p>",
+            "<p><a href=\"/s/{}/log\">{}</a></p>",
             esc(&ctx.seat.token),
-            g.log.entries.len()
+            ui.h(
+                keys::WEB_LOG_WHOLE,
+                &[("count", &g.log.entries.len().to_string())]
+            )
         ));
     }
     b
@@ -935,10 +1222,14 @@ fn dice_and_log(ctx: &SeatCtx) -> String {
 
 /// The game master's panel: each seat's link with its QR code, new links, the settings, ending
 /// the game.
-fn seats_panel(ctx: &SeatCtx, base: &str) -> String {
+fn seats_panel(ctx: &SeatCtx, ui: &Ui, base: &str) -> String {
     let links = ctx.seats.iter().map(|seat| {
         let (role, side, name) = match &seat.role {
-            Role::GameMaster => ("game-master", "", "Game master (you)".to_string()),
+            Role::GameMaster => (
+                "game-master",
+                "",
+                ui.t(keys::WEB_SEATS_GAME_MASTER_YOU, &[]),
+            ),
             Role::Side(id) => (
                 "side",
                 id.as_str(),
@@ -947,7 +1238,7 @@ fn seats_panel(ctx: &SeatCtx, base: &str) -> String {
                     .side(id)
                     .map_or(id.clone(), |x| x.name.clone()),
             ),
-            Role::Spectator => ("spectator", "", "Spectators".to_string()),
+            Role::Spectator => ("spectator", "", ui.t(keys::WEB_SEATS_SPECTATORS, &[])),
         };
         (role, side, name, format!("{base}/s/{}", seat.token))
     });
@@ -956,19 +1247,27 @@ fn seats_panel(ctx: &SeatCtx, base: &str) -> String {
     } else {
         ""
     };
-    let mut b = format!("<section class=\"seats\" id=\"seats\"><details{open}><summary><h2>Players' links and settings</h2></summary><p class=\"muted\">Each link is the only key to its seat: give each player theirs (scan the code with a phone). <em>New link</em> withdraws the old one at once.</p><div class=\"links\">");
+    let mut b = format!(
+        "<section class=\"seats\" id=\"seats\"><details{open}><summary><h2>{}</h2></summary><p class=\"muted\">{}</p><div class=\"links\">",
+        ui.h(keys::WEB_SEATS_HEADING, &[]),
+        ui.html(keys::WEB_SEATS_INTRO_HTML, &[])
+    );
     let mut own = String::new();
     for (role, side, name, url) in links {
         let field = format!(
-            "<input class=\"url\" readonly value=\"{}\" aria-label=\"Link for {}\" onclick=\"this.select()\"><button class=\"small reissue\" data-role=\"{role}\" data-side=\"{}\">New link</button>",
+            "<input class=\"url\" readonly value=\"{}\" aria-label=\"{}\" onclick=\"this.select()\"><button class=\"small reissue\" data-role=\"{role}\" data-side=\"{}\">{}</button>",
             esc(&url),
-            esc(&name),
-            esc(side)
+            ui.h(keys::WEB_SEATS_LINK_FOR, &[("name", &name)]),
+            esc(side),
+            ui.h(keys::WEB_SEATS_NEW_LINK, &[])
         );
         if role == "game-master" {
             // No code for the game master's own link: a player scanning the screen would get
             // the game master's controls.
-            own = format!("<details class=\"own\"><summary>Your own link (keep it to yourself; bookmark it)</summary><div class=\"link\" data-role=\"game-master\">{field}</div></details>");
+            own = format!(
+                "<details class=\"own\"><summary>{}</summary><div class=\"link\" data-role=\"game-master\">{field}</div></details>",
+                ui.h(keys::WEB_SEATS_OWN_LINK, &[])
+            );
             continue;
         }
         let qr = qrcode::QrCode::new(url.as_bytes())
@@ -990,13 +1289,22 @@ fn seats_panel(ctx: &SeatCtx, base: &str) -> String {
     let st = &ctx.meta.settings;
     let sel = |on: bool| if on { " selected" } else { "" };
     b.push_str(&format!(
-        "<h3>Settings</h3><div class=\"fields\"><label>The sides' links may <select id=\"side-rights\" data-server><option value=\"watch\"{}>watch only</option><option value=\"own-units\"{}>resolve their own units' actions</option></select></label><label class=\"check\"><input type=\"checkbox\" id=\"physical-dice\" data-server{}> Dice thrown at the table (type in the faces)</label></div>",
+        "<h3>{}</h3><div class=\"fields\"><label>{} <select id=\"side-rights\" data-server><option value=\"watch\"{}>{}</option><option value=\"own-units\"{}>{}</option></select></label><label class=\"check\"><input type=\"checkbox\" id=\"physical-dice\" data-server{}> {}</label></div>",
+        ui.h(keys::WEB_SEATS_SETTINGS, &[]),
+        ui.h(keys::WEB_SEATS_RIGHTS, &[]),
         sel(st.side_rights == SideRights::Watch),
+        ui.h(keys::WEB_SEATS_WATCH, &[]),
         sel(st.side_rights == SideRights::OwnUnits),
-        if st.physical_dice { " checked" } else { "" }
+        ui.h(keys::WEB_SEATS_OWN_UNITS, &[]),
+        if st.physical_dice { " checked" } else { "" },
+        ui.h(keys::WEB_SEATS_PHYSICAL, &[])
     ));
     if !ctx.ended() {
-        b.push_str("<p><button class=\"danger\" id=\"conclude\">End the game and reveal the seed</button> <span class=\"muted\">Nothing more can be recorded after this.</span></p>");
+        b.push_str(&format!(
+            "<p><button class=\"danger\" id=\"conclude\">{}</button> <span class=\"muted\">{}</span></p>",
+            ui.h(keys::WEB_SEATS_CONCLUDE, &[]),
+            ui.h(keys::WEB_SEATS_CONCLUDE_NOTE, &[])
+        ));
     }
     b.push_str("</details></section>");
     b
@@ -1006,7 +1314,60 @@ fn seats_panel(ctx: &SeatCtx, base: &str) -> String {
 /// game page stays small however long the battle.
 const LOG_ON_PAGE: usize = 25;
 
-fn log_html(ctx: &SeatCtx, limit: Option<usize>) -> String {
+/// A resolution as the log shows it, in the page's language: the action, each step with its
+/// dice, modifiers (with their sources), totals and result, then the outcome. The words are the
+/// catalogue's; everything the engine wrote goes through [`Ui::loc`].
+fn render_resolution(ui: &Ui, r: &Resolution) -> String {
+    let mut s = format!("{}\n", ui.loc(&r.action));
+    for step in &r.steps {
+        s.push_str(&format!("\n  {}\n", ui.loc(&step.title)));
+        if !step.dice.is_empty() {
+            let dice: Vec<String> = step
+                .dice
+                .iter()
+                .map(|d| format!("{} d{} = {}", ui.loc(&d.label), d.sides, d.face))
+                .collect();
+            s.push_str(&format!(
+                "    {:<10} {}\n",
+                ui.t(keys::WEB_LOG_DICE, &[]),
+                dice.join(", ")
+            ));
+        }
+        for m in &step.modifiers {
+            s.push_str(&format!(
+                "    {:<9} {:+} {}  [{}]\n",
+                format!("{}:", ui.loc(&m.side)),
+                m.value,
+                ui.loc(&m.name),
+                ui.loc(&m.source)
+            ));
+        }
+        if !step.totals.is_empty() {
+            let t: Vec<String> = step
+                .totals
+                .iter()
+                .map(|(n, v)| format!("{} {v}", ui.loc(n)))
+                .collect();
+            s.push_str(&format!(
+                "    {:<10} {}\n",
+                ui.t(keys::WEB_LOG_TOTALS, &[]),
+                t.join(", ")
+            ));
+        }
+        s.push_str(&format!(
+            "    {:<10} {}\n",
+            ui.t(keys::WEB_LOG_RESULT, &[]),
+            ui.loc(&step.result)
+        ));
+    }
+    s.push_str(&format!(
+        "\n{}\n",
+        ui.t(keys::WEB_LOG_OUTCOME, &[("summary", &ui.loc(&r.summary))])
+    ));
+    s
+}
+
+fn log_html(ctx: &SeatCtx, ui: &Ui, limit: Option<usize>) -> String {
     let mut b = String::from("<ul>");
     for e in ctx
         .game
@@ -1024,31 +1385,45 @@ fn log_html(ctx: &SeatCtx, limit: Option<usize>) -> String {
                 let res: Option<Resolution> =
                     serde_json::from_value(v["event"]["resolution"].clone()).ok();
                 let mut entered = if v["event"]["entered"] == true {
-                    " <span class=\"muted\">(dice thrown at the table)</span>".to_string()
+                    format!(
+                        " <span class=\"muted\">{}</span>",
+                        ui.h(keys::WEB_LOG_AT_TABLE, &[])
+                    )
                 } else {
                     String::new()
                 };
                 if let Some(by) = v["event"]["by"].as_str().filter(|b| *b != "game-master") {
                     entered.push_str(&format!(
-                        " <span class=\"muted\">(by {})</span>",
-                        esc(&report::seat_name(&ctx.game.scenario, by))
+                        " <span class=\"muted\">{}</span>",
+                        ui.h(
+                            keys::WEB_LOG_BY,
+                            &[(
+                                "seat",
+                                &ui.loc(&report::seat_name(&ctx.game.scenario, by))
+                            )]
+                        )
                     ));
                 }
                 b.push_str(&format!(
                     "<li class=\"{}\" data-seq=\"{seq}\"><details><summary><span class=\"seq\">#{seq}</span> {}: {}{}{entered}</summary><pre>{}</pre></details></li>",
                     if voided { "voided" } else { "" },
-                    esc(res.as_ref().map_or("", |r| r.action.as_str())),
-                    esc(res.as_ref().map_or("", |r| r.summary.as_str())),
-                    if voided { " (voided)" } else { "" },
-                    esc(&res.map(|r| r.render()).unwrap_or_default())
+                    ui.e(res.as_ref().map_or("", |r| r.action.as_str())),
+                    ui.e(res.as_ref().map_or("", |r| r.summary.as_str())),
+                    if voided {
+                        ui.h(keys::WEB_LOG_VOIDED, &[])
+                    } else {
+                        String::new()
+                    },
+                    esc(&res.map(|r| render_resolution(ui, &r)).unwrap_or_default())
                 ));
             }
             Some("void") => b.push_str(&format!(
-                "<li class=\"void muted\" data-seq=\"{seq}\"><span class=\"seq\">#{seq}</span> undo: #{} voided</li>",
-                v["voids"]
+                "<li class=\"void muted\" data-seq=\"{seq}\"><span class=\"seq\">#{seq}</span> {}</li>",
+                ui.h(keys::WEB_LOG_VOID, &[("seq", &v["voids"].to_string())])
             )),
             _ => b.push_str(&format!(
-                "<li class=\"muted\" data-seq=\"{seq}\"><span class=\"seq\">#{seq}</span> (not shown to this seat)</li>"
+                "<li class=\"muted\" data-seq=\"{seq}\"><span class=\"seq\">#{seq}</span> {}</li>",
+                ui.h(keys::WEB_LOG_HIDDEN, &[])
             )),
         }
     }
@@ -1059,6 +1434,7 @@ fn log_html(ctx: &SeatCtx, limit: Option<usize>) -> String {
 /// A seat's page, or (`?part=main`) just the part live updates redraw.
 async fn seat_page(
     State(st): State<Arc<AppState>>,
+    ui: Ui,
     Path(token): Path<String>,
     Query(q): Query<PartQuery>,
     headers: HeaderMap,
@@ -1067,9 +1443,9 @@ async fn seat_page(
     let st2 = st.clone();
     let ctx = match api::blocking(move || seat::open(&st2, &token)).await {
         Ok(c) => c,
-        Err(e) => return link_problem(&e),
+        Err(e) => return link_problem(&ui, &e),
     };
-    let main = game_main(&ctx, &base);
+    let main = game_main(&ctx, &ui, &base);
     if q.part.as_deref() == Some("main") {
         return (
             [(header::CACHE_CONTROL, "no-store")],
@@ -1081,14 +1457,19 @@ async fn seat_page(
             .into_response();
     }
     let body = format!(
-        "<p id=\"notice\" class=\"notice\" role=\"status\" hidden></p><div id=\"main\" data-seq=\"{seq}\">{main}</div><dialog id=\"result-box\"><pre id=\"result-text\"></pre><form method=\"dialog\"><button class=\"primary\">OK</button></form></dialog><dialog id=\"dice-box\"><form id=\"dice-form\"><h3>Throw the dice</h3><p class=\"muted\" id=\"dice-so-far\"></p><div id=\"dice-inputs\"></div><p class=\"error\" id=\"dice-error\"></p><button class=\"primary\" id=\"dice-ok\">Next</button> <button type=\"button\" id=\"dice-cancel\">Cancel</button></form></dialog><script>window.TERCIO_SEAT = \"{tok}\"; window.TERCIO_PHYSICAL = {phys};</script><script src=\"/static/game.js\"></script>",
+        "<p id=\"notice\" class=\"notice\" role=\"status\" hidden></p><div id=\"main\" data-seq=\"{seq}\">{main}</div><dialog id=\"result-box\"><pre id=\"result-text\"></pre><form method=\"dialog\"><button class=\"primary\">{ok}</button></form></dialog><dialog id=\"dice-box\"><form id=\"dice-form\"><h3>{throw}</h3><p class=\"muted\" id=\"dice-so-far\"></p><div id=\"dice-inputs\"></div><p class=\"error\" id=\"dice-error\"></p><button class=\"primary\" id=\"dice-ok\">{next}</button> <button type=\"button\" id=\"dice-cancel\">{cancel}</button></form></dialog><script type=\"application/json\" id=\"tercio-i18n\">{strings}</script><script>window.TERCIO_SEAT = \"{tok}\"; window.TERCIO_PHYSICAL = {phys};</script><script src=\"/static/game.js\"></script>",
         seq = ctx.seq(),
+        ok = ui.h(keys::WEB_DIALOG_OK, &[]),
+        throw = ui.h(keys::WEB_DIALOG_THROW, &[]),
+        next = ui.h(keys::WEB_DIALOG_NEXT, &[]),
+        cancel = ui.h(keys::WEB_DIALOG_CANCEL, &[]),
+        strings = ui.script_strings(),
         tok = esc(&ctx.seat.token),
         phys = ctx.meta.settings.physical_dice
     );
     (
         [(header::CACHE_CONTROL, "no-store")],
-        page_live(&ctx.game.scenario.title, &body),
+        page_live(&ui, &ctx.game.scenario.title, &body),
     )
         .into_response()
 }
@@ -1098,7 +1479,7 @@ struct PartQuery {
     part: Option<String>,
 }
 
-fn link_problem(e: &ApiError) -> Response {
+fn link_problem(ui: &Ui, e: &ApiError) -> Response {
     let status = if e.code() == "no-such-link" {
         StatusCode::NOT_FOUND
     } else {
@@ -1107,28 +1488,43 @@ fn link_problem(e: &ApiError) -> Response {
     (
         status,
         page(
-            "Link",
+            ui,
+            &ui.t(keys::WEB_SEAT_LINK_TITLE, &[]),
             &format!(
-                "<h1>This link opens no game</h1><p>{}</p>",
-                esc(e.message())
+                "<h1>{}</h1><p>{}</p>",
+                ui.h(keys::WEB_SEAT_NO_GAME, &[]),
+                ui.e(e.message())
             ),
         ),
     )
         .into_response()
 }
 
-async fn seat_log_page(State(st): State<Arc<AppState>>, Path(token): Path<String>) -> Response {
+async fn seat_log_page(
+    State(st): State<Arc<AppState>>,
+    ui: Ui,
+    Path(token): Path<String>,
+) -> Response {
     let st2 = st.clone();
     let ctx = match api::blocking(move || seat::open(&st2, &token)).await {
         Ok(c) => c,
-        Err(e) => return link_problem(&e),
+        Err(e) => return link_problem(&ui, &e),
     };
-    let body = format!("<h1>{} — log</h1><p><a href=\"/s/{}\">Back to the game</a></p><section class=\"log\">{}</section>", esc(&ctx.game.scenario.title), esc(&ctx.seat.token), log_html(&ctx, None));
-    page(&ctx.game.scenario.title, &body).into_response()
+    let body = format!(
+        "<h1>{}</h1><p><a href=\"/s/{}\">{}</a></p><section class=\"log\">{}</section>",
+        ui.h(
+            keys::WEB_LOG_PAGE_TITLE,
+            &[("title", &ctx.game.scenario.title)]
+        ),
+        esc(&ctx.seat.token),
+        ui.h(keys::WEB_NAV_BACK_TO_GAME, &[]),
+        log_html(&ctx, &ui, None)
+    );
+    page(&ui, &ctx.game.scenario.title, &body).into_response()
 }
 
-/// The battle report, as this seat may see it.
-async fn report_md(State(st): State<Arc<AppState>>, Path(token): Path<String>) -> Response {
+/// The battle report, as this seat may see it, its messages in the reader's language.
+async fn report_md(State(st): State<Arc<AppState>>, ui: Ui, Path(token): Path<String>) -> Response {
     let out = api::blocking(move || {
         let ctx = seat::open(&st, &token)?;
         let c = ctx.game.commitment();
@@ -1156,17 +1552,18 @@ async fn report_md(State(st): State<Arc<AppState>>, Path(token): Path<String>) -
                     header::CONTENT_DISPOSITION,
                     format!("inline; filename=\"{name}.md\""),
                 ),
+                (header::CONTENT_LANGUAGE, ui.lang.code().to_string()),
             ],
-            md,
+            ui.loc(&md),
         )
             .into_response(),
-        Err(e) => link_problem(&e),
+        Err(e) => link_problem(&ui, &e),
     }
 }
 
 /// The dice report: faces against their expected counts (table and chart), outcomes against
 /// their exact expectations.
-async fn dice_page(State(st): State<Arc<AppState>>, Path(token): Path<String>) -> Response {
+async fn dice_page(State(st): State<Arc<AppState>>, ui: Ui, Path(token): Path<String>) -> Response {
     let out = api::blocking(move || {
         let ctx = seat::open(&st, &token)?;
         let r = report::dice_report(&ctx.game, &ctx.viewer())
@@ -1176,64 +1573,116 @@ async fn dice_page(State(st): State<Arc<AppState>>, Path(token): Path<String>) -
     .await;
     let (ctx, r) = match out {
         Ok(x) => x,
-        Err(e) => return link_problem(&e),
+        Err(e) => return link_problem(&ui, &e),
     };
     let mut b = format!(
-        "<h1>{} — dice</h1><p><a href=\"/s/{}\">Back to the game</a></p><p>{} events. Every die thrown is counted, voided events too (they were thrown). <em>p</em> is the chance that fair dice stray at least this far from the expected counts: only a very small <em>p</em> (below 0.01, say) over many throws is a reason for suspicion.</p>",
-        esc(&ctx.game.scenario.title),
+        "<h1>{}</h1><p><a href=\"/s/{}\">{}</a></p><p>{}</p>",
+        ui.h(
+            keys::WEB_REPORT_TITLE,
+            &[("title", &ctx.game.scenario.title)]
+        ),
         esc(&ctx.seat.token),
-        r.events
+        ui.h(keys::WEB_NAV_BACK_TO_GAME, &[]),
+        ui.html(
+            keys::WEB_REPORT_INTRO_HTML,
+            &[
+                ("events", &r.events.to_string()),
+                ("threshold", &ui.num(0.01, 2))
+            ]
+        )
     );
     if r.faces.is_empty() {
-        b.push_str("<p class=\"muted\">No dice thrown yet.</p>");
+        b.push_str(&format!(
+            "<p class=\"muted\">{}</p>",
+            ui.h(keys::WEB_REPORT_NONE, &[])
+        ));
     }
     for t in &r.faces {
         b.push_str(&format!(
-            "<h2>d{} <span class=\"muted\">({})</span></h2><p>{} thrown · χ² = {:.2} on {} degrees of freedom · <em>p</em> = {:.3}</p>",
-            t.sides,
-            if t.source == "entered" { "thrown at the table" } else { "from the committed seed" },
-            t.thrown,
-            t.chi_square,
-            t.degrees_of_freedom,
-            t.p_value
+            "<h2>{} <span class=\"muted\">({})</span></h2><p>{}</p>",
+            ui.h(
+                keys::WEB_REPORT_DIE_HEADING,
+                &[("sides", &t.sides.to_string())]
+            ),
+            ui.h(
+                if t.source == "entered" {
+                    keys::WEB_REPORT_AT_TABLE
+                } else {
+                    keys::WEB_REPORT_FROM_SEED
+                },
+                &[]
+            ),
+            ui.html(
+                keys::WEB_REPORT_DIE_LINE_HTML,
+                &[
+                    ("thrown", &t.thrown.to_string()),
+                    ("chi", &ui.num(t.chi_square, 2)),
+                    ("df", &t.degrees_of_freedom.to_string()),
+                    ("p", &ui.num(t.p_value, 3))
+                ]
+            )
         ));
-        b.push_str(&face_chart(t));
-        b.push_str("<table class=\"faces\"><thead><tr><th>Face</th>");
+        b.push_str(&face_chart(&ui, t));
+        b.push_str(&format!(
+            "<table class=\"faces\"><thead><tr><th>{}</th>",
+            ui.h(keys::WEB_REPORT_FACE, &[])
+        ));
         for f in 1..=t.sides {
             b.push_str(&format!("<th>{f}</th>"));
         }
-        b.push_str("</tr></thead><tbody><tr><th>Seen</th>");
+        b.push_str(&format!(
+            "</tr></thead><tbody><tr><th>{}</th>",
+            ui.h(keys::WEB_REPORT_SEEN, &[])
+        ));
         for c in &t.counts {
             b.push_str(&format!("<td>{c}</td>"));
         }
-        b.push_str("</tr><tr><th>Expected</th>");
+        b.push_str(&format!(
+            "</tr><tr><th>{}</th>",
+            ui.h(keys::WEB_REPORT_EXPECTED, &[])
+        ));
         for _ in &t.counts {
-            b.push_str(&format!("<td>{:.1}</td>", t.expected));
+            b.push_str(&format!("<td>{}</td>", ui.num(t.expected, 1)));
         }
         b.push_str("</tr></tbody></table>");
     }
     if !r.outcomes.is_empty() {
-        b.push_str("<h2>Outcomes</h2><p>Each result against its exact expectation when it was rolled (the sum of its probabilities over the rolls).</p><div class=\"scroll\"><table><thead><tr><th>Action</th><th>Question</th><th>Result</th><th>Expected</th><th>Seen</th></tr></thead><tbody>");
+        b.push_str(&format!(
+            "<h2>{}</h2><p>{}</p><div class=\"scroll\"><table><thead><tr><th>{}</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th></tr></thead><tbody>",
+            ui.h(keys::WEB_REPORT_OUTCOMES, &[]),
+            ui.h(keys::WEB_REPORT_OUTCOMES_INTRO, &[]),
+            ui.h(keys::WEB_REPORT_ACTION, &[]),
+            ui.h(keys::WEB_REPORT_QUESTION, &[]),
+            ui.h(keys::WEB_REPORT_RESULT, &[]),
+            ui.h(keys::WEB_REPORT_EXPECTED, &[]),
+            ui.h(keys::WEB_REPORT_SEEN, &[])
+        ));
         for o in &r.outcomes {
             b.push_str(&format!(
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{}</td></tr>",
-                esc(&o.action),
-                esc(&o.facet),
-                esc(&o.value),
-                o.expected,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                ui.e(&o.action),
+                ui.e(&o.facet),
+                ui.e(&o.value),
+                ui.num(o.expected, 2),
                 o.observed
             ));
         }
         b.push_str("</tbody></table></div>");
     }
     if r.not_tabulated > 0 {
-        b.push_str(&format!("<p class=\"muted\">{} events had too many possible outcomes to tabulate; their dice are counted above.</p>", r.not_tabulated));
+        b.push_str(&format!(
+            "<p class=\"muted\">{}</p>",
+            ui.h(
+                keys::WEB_REPORT_NOT_TABULATED,
+                &[("count", &r.not_tabulated.to_string())]
+            )
+        ));
     }
-    page(&ctx.game.scenario.title, &b).into_response()
+    page(&ui, &ctx.game.scenario.title, &b).into_response()
 }
 
 /// A bar per face (seen) with a line at the expected count, as inline SVG.
-fn face_chart(t: &report::FaceTally) -> String {
+fn face_chart(ui: &Ui, t: &report::FaceTally) -> String {
     let n = t.counts.len() as f64;
     let (w, h) = (320.0, 120.0);
     let max = t
@@ -1243,7 +1692,14 @@ fn face_chart(t: &report::FaceTally) -> String {
         .fold(t.expected, f64::max)
         .max(1.0);
     let bw = w / n;
-    let mut svg = format!("<svg class=\"chart\" viewBox=\"0 0 {w} {}\" role=\"img\" aria-label=\"faces of the d{} seen against expected\">", h + 16.0, t.sides);
+    let mut svg = format!(
+        "<svg class=\"chart\" viewBox=\"0 0 {w} {}\" role=\"img\" aria-label=\"{}\">",
+        h + 16.0,
+        ui.h(
+            keys::WEB_REPORT_CHART_LABEL,
+            &[("sides", &t.sides.to_string())]
+        )
+    );
     for (i, &c) in t.counts.iter().enumerate() {
         let bh = c as f64 / max * h;
         svg.push_str(&format!(
@@ -1259,46 +1715,70 @@ fn face_chart(t: &report::FaceTally) -> String {
     }
     let ey = h - t.expected / max * h;
     svg.push_str(&format!(
-        "<line x1=\"0\" x2=\"{w}\" y1=\"{ey:.1}\" y2=\"{ey:.1}\" class=\"expected\"><title>expected {:.1}</title></line></svg>",
-        t.expected
+        "<line x1=\"0\" x2=\"{w}\" y1=\"{ey:.1}\" y2=\"{ey:.1}\" class=\"expected\"><title>{}</title></line></svg>",
+        ui.h(
+            keys::WEB_REPORT_CHART_EXPECTED,
+            &[("expected", &ui.num(t.expected, 1))]
+        )
     ));
     svg
 }
 
-async fn rules_page(Path(id): Path<String>) -> Response {
+async fn rules_page(ui: Ui, Path(id): Path<String>) -> Response {
     let Ok(r) = registry::lookup(&id) else {
-        return not_found().await;
+        return not_found_page(&ui);
     };
+    let name = ui.loc(r.name());
     if !r.available() {
         return (
             StatusCode::NOT_FOUND,
             page(
-                r.name(),
+                &ui,
+                &name,
                 &format!(
                     "<h1>{}</h1><p>{}</p>",
-                    esc(r.name()),
-                    esc(&registry::not_available(r))
+                    esc(&name),
+                    ui.e(&registry::not_available(r))
                 ),
             ),
         )
             .into_response();
     }
+    let title = ui.t(keys::WEB_RULES_TITLE, &[("name", &name)]);
+    let intro = ui.h(
+        keys::WEB_RULES_INTRO,
+        &[("seed", &ui.loc(r.seed())), ("id", r.id())],
+    );
     let tables = r.reference_tables();
     if !tables.is_empty() {
-        let mut b = format!(
-            "<h1>{} — reference</h1><p class=\"muted\">Rendered from the charts the engine uses. Seed: {}. Every entry is explained in docs/rules/{}.md.</p>",
-            esc(r.name()),
-            esc(r.seed()),
-            esc(r.id())
-        );
+        let mut b = format!("<h1>{}</h1><p class=\"muted\">{intro}</p>", esc(&title));
         for t in &tables {
-            b.push_str(&crate::board::table_html(t));
+            b.push_str(&crate::board::table_html(&ui, t));
         }
-        return page(&format!("{} — reference", r.name()), &b).into_response();
+        return page(&ui, &title, &b).into_response();
     }
     let v = r.reference();
-    let mut b = format!("<h1>{} — reference</h1><p class=\"muted\">Rendered from the charts the engine uses. Seed: {}. Every entry is explained in docs/rules/{}.md.</p>", esc(r.name()), esc(r.seed()), esc(r.id()));
-    b.push_str("<div class=\"scroll\"><table><thead><tr><th>Troop type</th><th>vs foot</th><th>vs mounted</th><th>impact</th><th>fire</th><th>target</th><th>advance</th><th>march</th><th>charge</th><th>retire</th><th>evades</th><th>charges</th><th>friends pass</th><th>BP</th></tr></thead><tbody>");
+    let mut b = format!("<h1>{}</h1><p class=\"muted\">{intro}</p>", esc(&title));
+    b.push_str("<div class=\"scroll\"><table><thead><tr>");
+    for k in [
+        keys::WEB_RULES_TROOP,
+        keys::WEB_RULES_VS_FOOT,
+        keys::WEB_RULES_VS_MOUNTED,
+        keys::WEB_RULES_IMPACT,
+        keys::WEB_RULES_FIRE,
+        keys::WEB_RULES_TARGET,
+        keys::WEB_RULES_ADVANCE,
+        keys::WEB_RULES_MARCH,
+        keys::WEB_RULES_CHARGE,
+        keys::WEB_RULES_RETIRE,
+        keys::WEB_RULES_EVADES,
+        keys::WEB_RULES_CHARGES,
+        keys::WEB_RULES_FRIENDS_PASS,
+        keys::WEB_RULES_BP,
+    ] {
+        b.push_str(&format!("<th>{}</th>", ui.h(k, &[])));
+    }
+    b.push_str("</tr></thead><tbody>");
     for t in v["charts"]["troops"].as_array().into_iter().flatten() {
         let n = |k: &str| t[k].as_i64().map_or("—".to_string(), |x| x.to_string());
         let fire = if t["fire"].is_null() {
@@ -1310,24 +1790,67 @@ async fn rules_page(Path(id): Path<String>) -> Response {
                 t["fire"]["factor"].as_i64().unwrap_or(0)
             )
         };
+        let evades = if t["may_evade"] == true {
+            keys::WEB_RULES_YES
+        } else {
+            keys::WEB_RULES_NO
+        };
         b.push_str(&format!(
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            esc(s(t, "name")), n("melee_vs_foot"), n("melee_vs_mounted"), n("impact"), esc(&fire), n("fire_target"), n("advance"), n("march"), n("charge_move"), n("retire_move"),
-if t["may_evade"] == true { "yes" } else { "no" }, esc(s(t, "charge")), esc(s(t, "interpenetration")), n("break_points")
-        ));
-    }
-    b.push_str("</tbody></table></div><h2>Movement factors</h2><table><tbody>");
-    for row in v["charts"]["terrain"].as_array().into_iter().flatten() {
-        b.push_str(&format!(
-            "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
-            esc(s(row, "factor")),
-            esc(s(row, "cost")),
-            esc(s(row, "notes"))
+            ui.e(s(t, "name")), n("melee_vs_foot"), n("melee_vs_mounted"), n("impact"), esc(&fire), n("fire_target"), n("advance"), n("march"), n("charge_move"), n("retire_move"),
+            ui.h(evades, &[]), ui.e(s(t, "charge")), ui.e(s(t, "interpenetration")), n("break_points")
         ));
     }
     b.push_str(&format!(
-        "</tbody></table><h2>Charts</h2><ul><li>Melee: {}</li><li>Fire: 2D6 + modifiers; {}+ one level, {}+ two levels (devastating).</li><li>Regroup: D6 + modifiers; {}+ one level, {}+ two.</li><li>Retire: D6 + modifiers; {}+ succeeds.</li><li>Command: a D6 gives {} activations (faces 1-6) plus the leader's bonus.</li><li>Leaders move {}\"; command radius {}\".</li></ul>",
-        esc(s(&v, "melee_chart")), v["charts"]["fire_one"], v["charts"]["fire_two"], v["charts"]["regroup_one"], v["charts"]["regroup_two"], v["charts"]["retire_success"], v["charts"]["activations"], v["charts"]["leader_move"], v["charts"]["command_radius"]
+        "</tbody></table></div><h2>{}</h2><table><tbody>",
+        ui.h(keys::WEB_RULES_MOVEMENT, &[])
     ));
-    page(r.name(), &b).into_response()
+    for row in v["charts"]["terrain"].as_array().into_iter().flatten() {
+        b.push_str(&format!(
+            "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+            ui.e(s(row, "factor")),
+            ui.e(s(row, "cost")),
+            ui.e(s(row, "notes"))
+        ));
+    }
+    let c = &v["charts"];
+    let item = |key: &str, args: &[(&str, &str)]| format!("<li>{}</li>", ui.h(key, args));
+    b.push_str(&format!(
+        "</tbody></table><h2>{}</h2><ul>{}{}{}{}{}{}</ul>",
+        ui.h(keys::WEB_RULES_CHARTS, &[]),
+        item(
+            keys::WEB_RULES_MELEE,
+            &[("chart", &ui.loc(s(&v, "melee_chart")))]
+        ),
+        item(
+            keys::WEB_RULES_FIRE_CHART,
+            &[
+                ("one", &c["fire_one"].to_string()),
+                ("two", &c["fire_two"].to_string())
+            ]
+        ),
+        item(
+            keys::WEB_RULES_REGROUP_CHART,
+            &[
+                ("one", &c["regroup_one"].to_string()),
+                ("two", &c["regroup_two"].to_string())
+            ]
+        ),
+        item(
+            keys::WEB_RULES_RETIRE_CHART,
+            &[("success", &c["retire_success"].to_string())]
+        ),
+        item(
+            keys::WEB_RULES_COMMAND_CHART,
+            &[("activations", &c["activations"].to_string())]
+        ),
+        item(
+            keys::WEB_RULES_LEADERS,
+            &[
+                ("move", &c["leader_move"].to_string()),
+                ("radius", &c["command_radius"].to_string())
+            ]
+        ),
+    ));
+    page(&ui, &title, &b).into_response()
 }

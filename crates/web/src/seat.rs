@@ -6,6 +6,7 @@
 use axum::http::StatusCode;
 use serde_json::{json, Value};
 use tercio_core::LogEntry;
+use tercio_i18n::{keys, msg};
 use tercio_rules::game::Game;
 use tercio_rules::{Engine, Viewer};
 use tercio_store::{Meta, Role, Seat, SideRights};
@@ -29,7 +30,7 @@ pub fn no_such_link() -> ApiError {
         StatusCode::NOT_FOUND,
         "no-such-link",
         Some("token"),
-        "this link opens no game: it may have been withdrawn by the game master; ask for a new one",
+        msg(keys::WEB_ERR_NO_SUCH_LINK, &[]),
     )
 }
 
@@ -120,16 +121,17 @@ impl SeatCtx {
         self.engine.view_state(&self.game.state, &self.viewer())
     }
 
-    /// Who this seat's side is, by name, for the pages.
+    /// Who this seat is: its side's name, or a language-neutral message for the game master or
+    /// a spectator (pages and JSON answers render it in the reader's language).
     pub fn seat_label(&self) -> String {
         match &self.seat.role {
-            Role::GameMaster => "game master".into(),
+            Role::GameMaster => msg(keys::WEB_SEAT_GAME_MASTER, &[]),
             Role::Side(s) => self
                 .game
                 .scenario
                 .side(s)
                 .map_or(s.clone(), |x| x.name.clone()),
-            Role::Spectator => "spectator".into(),
+            Role::Spectator => msg(keys::WEB_SEAT_SPECTATOR, &[]),
         }
     }
 
@@ -137,7 +139,7 @@ impl SeatCtx {
     /// the rule set does not refuse it ([`Engine::game_master_may`]); a side may resolve its own
     /// units' actions when the game master allows it; a spectator only watches.
     pub fn may(&self, action: &Value) -> Result<(), ApiError> {
-        let refuse = |m: &str| {
+        let refuse = |m: String| {
             Err(ApiError::new(
                 StatusCode::FORBIDDEN,
                 "seat-may-not",
@@ -158,10 +160,10 @@ impl SeatCtx {
                         r.message,
                     )
                 }),
-            Role::Spectator => refuse("a spectator's link only watches the game"),
+            Role::Spectator => refuse(msg(keys::WEB_ERR_SPECTATOR, &[])),
             Role::Side(side) => {
                 if self.meta.settings.side_rights == SideRights::Watch {
-                    return refuse("the game master has set the sides' links to watch only");
+                    return refuse(msg(keys::WEB_ERR_WATCH_ONLY, &[]));
                 }
                 if let Some(f) = self
                     .engine
@@ -173,7 +175,7 @@ impl SeatCtx {
                         StatusCode::FORBIDDEN,
                         "seat-may-not",
                         Some(f),
-                        format!("{f}: the other side or the game master decides this, not a side's link; ask the game master to resolve this action"),
+                        msg(keys::WEB_ERR_RESERVED, &[("field", f)]),
                     ));
                 }
                 match self.engine.acting_side(&self.game.state, action) {
@@ -184,9 +186,9 @@ impl SeatCtx {
                             .scenario
                             .side(&s)
                             .map_or(s.clone(), |x| x.name.clone());
-                        refuse(&format!("this action is {name}'s to take now: a side's link resolves its own units' actions only"))
+                        refuse(msg(keys::WEB_ERR_NOT_YOUR_TURN, &[("side", &name)]))
                     }
-                    None => refuse("this step of the turn is the game master's"),
+                    None => refuse(msg(keys::WEB_ERR_GM_STEP, &[])),
                 }
             }
         }
@@ -208,7 +210,7 @@ impl SeatCtx {
                 StatusCode::CONFLICT,
                 "game-ended",
                 None,
-                "the game has ended: its dice seed is revealed, so nothing more is recorded",
+                msg(keys::WEB_ERR_ENDED, &[]),
             ));
         }
         Ok(())

@@ -56,7 +56,14 @@ fn free_port() -> u16 {
 }
 
 impl Browser {
+    /// A browser whose language is English, whatever the machine's (the pages' words are
+    /// checked in English).
     fn start(width: u32) -> Browser {
+        Browser::start_in(width, "en-US,en")
+    }
+
+    /// A browser that asks for pages in `accept_languages` (its `Accept-Language`).
+    fn start_in(width: u32, accept_languages: &str) -> Browser {
         let port = free_port();
         let driver = Command::new(DRIVER)
             .arg(format!("--port={port}"))
@@ -83,7 +90,8 @@ impl Browser {
                      "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage", format!("--user-data-dir={}", profile.path().display()),
                      format!("--window-size={width},1400")],
             // A phone's viewport, not the desktop minimum window width.
-            "mobileEmulation": {"deviceMetrics": {"width": width, "height": 800, "pixelRatio": 2.0}}
+            "mobileEmulation": {"deviceMetrics": {"width": width, "height": 800, "pixelRatio": 2.0}},
+            "prefs": {"intl": {"accept_languages": accept_languages}}
         }}}});
         let r = request(&addr, "POST", "/session", Some(&caps.to_string())).expect("session");
         let session = r.json()["value"]["sessionId"]
@@ -753,4 +761,85 @@ fn one_device_for_two_players_hides_the_hand_behind_a_tap_in_chromium() {
         "the reveal closed by Hide",
     );
     assert!(b.alert_text().is_none());
+}
+
+#[test]
+fn the_language_follows_the_browser_and_the_switch_is_remembered_in_chromium() {
+    if !browser_available() {
+        return;
+    }
+    let s = server();
+    let links = s.links("el-gran-capitan/cerignola-1503");
+    let b = Browser::start_in(1000, "it-IT,it");
+    let base = format!("http://{}", s.addr);
+    // An Italian browser gets the game page in Italian, its script's words too.
+    b.go(&format!("{base}/s/{}", links[0]));
+    b.wait(
+        "return window.TERCIO_LIVE && window.TERCIO_LIVE.state === 'live';",
+        "the live connection",
+    );
+    assert_eq!(b.js("return document.documentElement.lang;"), "it");
+    assert_eq!(
+        b.js("return document.getElementById('live').textContent;"),
+        "● in diretta"
+    );
+    let odds = b.wait(
+        "return document.getElementById('odds').textContent;",
+        "the odds box",
+    );
+    assert!(
+        odds.as_str()
+            .is_some_and(|o| o.contains("Probabilità esatte") || o.starts_with("Scegli ")),
+        "{odds}"
+    );
+    // The switch: the same page in English, and the choice is remembered.
+    b.click("a.lang-switch[data-lang='en']");
+    b.wait(
+        "return document.documentElement.lang === 'en' && window.TERCIO_LIVE && window.TERCIO_LIVE.state === 'live';",
+        "the English page",
+    );
+    assert_eq!(
+        b.js("return location.pathname + location.search;"),
+        json!(format!("/s/{}?lang=en", links[0]))
+    );
+    assert_eq!(
+        b.js("return document.getElementById('live').textContent;"),
+        "● live"
+    );
+    b.go(&format!("{base}/rules/egc"));
+    b.wait("return document.documentElement.lang;", "the rules page");
+    assert_eq!(b.js("return document.documentElement.lang;"), "en");
+    // A live redraw of the game page (another seat acts) stays in the chosen language.
+    b.go(&format!("{base}/s/{}", links[0]));
+    b.wait(
+        "return window.TERCIO_LIVE && window.TERCIO_LIVE.state === 'live';",
+        "the live connection",
+    );
+    let before = b.js("return window.TERCIO_LIVE.refreshes;");
+    let r = request(
+        &s.addr,
+        "POST",
+        &format!("/api/s/{}/actions", links[0]),
+        Some(r#"{"action": "initiative"}"#),
+    )
+    .expect("act");
+    assert_eq!(r.status, 200, "{}", r.body);
+    b.wait(
+        &format!("return window.TERCIO_LIVE.refreshes > {before} && !window.TERCIO_LIVE.busy;"),
+        "the live redraw",
+    );
+    assert_eq!(
+        b.js("return document.querySelector('#state h2').textContent;"),
+        "Armies"
+    );
+    // And back to Italian with the switch.
+    b.click("a.lang-switch[data-lang='it']");
+    b.wait(
+        "return document.documentElement.lang === 'it' && document.querySelector('#state h2');",
+        "the Italian page",
+    );
+    assert_eq!(
+        b.js("return document.querySelector('#state h2').textContent;"),
+        "Eserciti"
+    );
 }

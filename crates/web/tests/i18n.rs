@@ -1,0 +1,571 @@
+//! Italian and English: the language of every page and answer, its switch and cookie, and that
+//! no page in either language shows a message marker, a placeholder or a catalogue key.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use tercio_web::client::{read_events, request_with, Reply};
+
+mod common;
+
+use common::{server, token, Server};
+
+const ITALIAN: (&str, &str) = ("Accept-Language", "it-IT,it;q=0.9");
+
+impl Server {
+    fn call(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Option<&str>,
+    ) -> Reply {
+        let r = request_with(&self.addr, method, path, headers, body).expect("request");
+        assert!(r.status < 500, "{method} {path} -> {} {}", r.status, r.body);
+        r
+    }
+    fn get_with(&self, path: &str, headers: &[(&str, &str)]) -> Reply {
+        self.call("GET", path, headers, None)
+    }
+    fn act(&self, t: &str, action: &Value) -> Reply {
+        self.call(
+            "POST",
+            &format!("/api/s/{t}/actions"),
+            &[],
+            Some(&action.to_string()),
+        )
+    }
+}
+
+/// The `lang` of a page's `<html>` element.
+fn html_lang(page: &str) -> &str {
+    page.split_once("<html lang=\"")
+        .and_then(|(_, r)| r.split_once('"'))
+        .map_or("", |(l, _)| l)
+}
+
+/// A page's text without its scripts (the game page hands its script the catalogue's texts,
+/// placeholders and all, as JSON).
+fn without_scripts(page: &str) -> String {
+    let mut out = String::new();
+    let mut rest = page;
+    while let Some(i) = rest.find("<script") {
+        out.push_str(&rest[..i]);
+        match rest[i..].find("</script>") {
+            Some(j) => rest = &rest[i + j + "</script>".len()..],
+            None => {
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The first `{name}` placeholder left in a text, if any.
+fn placeholder(text: &str) -> Option<String> {
+    let mut rest = text;
+    while let Some(i) = rest.find('{') {
+        rest = &rest[i + 1..];
+        if let Some(j) = rest.find('}') {
+            let name = &rest[..j];
+            if !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                return Some(format!("{{{name}}}"));
+            }
+        }
+    }
+    None
+}
+
+/// The start of a long page, for a failure's message.
+fn short(page: &str) -> String {
+    page.chars().take(3000).collect()
+}
+
+/// Nothing of the catalogue's machinery shows: no marker, no unfilled placeholder, no raw key.
+fn assert_clean(body: &str, what: &str) {
+    assert!(
+        !body.contains('⟦') && !body.contains('⟧'),
+        "{what}: a message marker reached the page: {}",
+        short(body)
+    );
+    let visible = without_scripts(body);
+    if let Some(p) = placeholder(&visible) {
+        let at = visible.find(&p).unwrap_or(0);
+        let around: String = visible[at.saturating_sub(300)..]
+            .chars()
+            .take(600)
+            .collect();
+        panic!("{what}: the placeholder {p} was not filled: …{around}…");
+    }
+    assert!(
+        !visible.contains("web."),
+        "{what}: a raw catalogue key: {}",
+        short(&visible)
+    );
+}
+
+#[test]
+fn an_italian_browser_gets_italian_pages() {
+    let s = server();
+    let auth = format!("Bearer {}", s.key);
+    let home = s.get_with("/", &[ITALIAN, ("Authorization", &auth)]);
+    assert_eq!(home.status, 200);
+    assert_eq!(html_lang(&home.body), "it", "{}", home.body);
+    assert!(home.body.contains("<h1>Partite</h1>"), "{}", home.body);
+    assert!(home.body.contains("Nuova partita"), "{}", home.body);
+    // Without a preference: English, as before.
+    let home = s.get_with("/", &[("Authorization", &auth)]);
+    assert_eq!(html_lang(&home.body), "en");
+    assert!(home.body.contains("<h1>Games</h1>"), "{}", home.body);
+    // A seat's page, its live part and its dice report.
+    let t = s.links("el-gran-capitan/cerignola-1503");
+    let p = s.get_with(&format!("/s/{}", t[0]), &[ITALIAN]).body;
+    assert_eq!(html_lang(&p), "it");
+    assert!(p.contains("<h2>Dadi</h2>") && p.contains("Registro"), "{p}");
+    assert!(p.contains(">Carica</option>"), "the app's fields: {p}");
+    let main = s
+        .get_with(&format!("/s/{}?part=main", t[0]), &[ITALIAN])
+        .body;
+    assert!(main.contains("<h2>Eserciti</h2>"), "{main}");
+    let dice = s.get_with(&format!("/s/{}/dice", t[0]), &[ITALIAN]).body;
+    assert!(dice.contains("Nessun dado tirato finora."), "{dice}");
+    // The script's own words come in the page's language.
+    assert!(p.contains("\"exact_odds\":\"Probabilità esatte\""), "{p}");
+}
+
+#[test]
+fn the_switch_sets_a_cookie_that_outranks_the_browser() {
+    let s = server();
+    let page = s.get_with("/rules/egc", &[ITALIAN]);
+    assert_eq!(html_lang(&page.body), "it");
+    assert!(page.headers("set-cookie").is_empty(), "nothing chosen yet");
+    // The switch is on the page, to the same page.
+    assert!(
+        page.body
+            .contains("href=\"/rules/egc?lang=en\" hreflang=\"en\" lang=\"en\""),
+        "{}",
+        page.body
+    );
+    let en = s.get_with("/rules/egc?lang=en", &[ITALIAN]);
+    assert_eq!(en.status, 200);
+    assert_eq!(html_lang(&en.body), "en");
+    let cookie = en.headers("set-cookie");
+    assert_eq!(
+        cookie,
+        vec!["tercio_lang=en; Path=/; Max-Age=31536000; SameSite=Lax"],
+        "{}",
+        en.head
+    );
+    // Remembered: the next page, with the cookie, stays English for an Italian browser.
+    let next = s.get_with("/", &[ITALIAN, ("Cookie", "tercio_lang=en")]);
+    assert_eq!(html_lang(&next.body), "en", "{}", next.body);
+    assert!(next.headers("set-cookie").is_empty());
+    // And back: the switch wins over the cookie.
+    let it = s.get_with("/?lang=it", &[("Cookie", "tercio_lang=en")]);
+    assert_eq!(html_lang(&it.body), "it");
+    assert_eq!(
+        it.headers("set-cookie"),
+        vec!["tercio_lang=it; Path=/; Max-Age=31536000; SameSite=Lax"]
+    );
+    // The switch keeps the rest of the query, and replaces an earlier choice.
+    let t = s.links("el-gran-capitan/cerignola-1503");
+    let p = s.get_with(&format!("/s/{}?x=1&lang=it", t[0]), &[]).body;
+    assert!(
+        p.contains(&format!("href=\"/s/{}?x=1&amp;lang=en\"", t[0])),
+        "{p}"
+    );
+    // An unknown language is ignored: no cookie, the browser's language, no error.
+    let odd = s.get_with("/rules/egc?lang=xx", &[ITALIAN]);
+    assert_eq!(odd.status, 200);
+    assert_eq!(html_lang(&odd.body), "it");
+    assert!(odd.headers("set-cookie").is_empty());
+    let odd = s.get_with("/rules/egc", &[("Cookie", "tercio_lang=klingon")]);
+    assert_eq!((odd.status, html_lang(&odd.body)), (200, "en"));
+    // Live redraws read the same cookie.
+    let main = s
+        .get_with(
+            &format!("/s/{}?part=main", t[0]),
+            &[("Cookie", "tercio_lang=it")],
+        )
+        .body;
+    assert!(main.contains("<h2>Eserciti</h2>"), "{main}");
+}
+
+/// Play a few steps of a game: the example turn for the app-driven rule sets, the first bare
+/// forms (start, deal, draw…) for the others.
+fn play(s: &Server, scenario: &str, gm: &str) {
+    let examples = match scenario.split('/').next() {
+        Some("el-gran-capitan") => Some("examples/el-gran-capitan/game"),
+        Some("bloody-dismal-fight") if scenario.ends_with("agincourt-1415") => {
+            Some("examples/bloody-dismal-fight/game")
+        }
+        _ => None,
+    };
+    if let Some(dir) = examples {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let mut files: Vec<_> = std::fs::read_dir(root.join(dir))
+            .expect("examples")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("0"))
+            })
+            .collect();
+        files.sort();
+        for f in files {
+            let a: Value =
+                serde_json::from_str(&std::fs::read_to_string(&f).expect("read")).expect("json");
+            let r = s.act(gm, &a);
+            assert!(r.status < 500, "{}", r.body);
+        }
+        return;
+    }
+    for _ in 0..3 {
+        let p = s.get_with(&format!("/s/{gm}"), &[]).body;
+        let Some(action) = p
+            .split("<form class=\"action-form primary bare\"")
+            .nth(1)
+            .and_then(|f| f.split_once("data-action=\""))
+            .and_then(|(_, r)| r.split_once('"'))
+            .map(|(a, _)| a.to_string())
+        else {
+            break;
+        };
+        let r = s.act(gm, &json!({"action": action}));
+        assert!(r.status < 500, "{}", r.body);
+    }
+}
+
+#[test]
+fn every_page_in_both_languages_shows_no_marker_placeholder_or_key() {
+    let s = server();
+    let auth = format!("Bearer {}", s.key);
+    let langs = [
+        ("Accept-Language", "it-IT,it;q=0.9"),
+        ("Accept-Language", "en"),
+    ];
+    let mut pages: Vec<(String, Vec<(&str, String)>)> = Vec::new();
+    let host = |path: &str| (path.to_string(), vec![("Authorization", auth.clone())]);
+    pages.push(host("/"));
+    pages.push(("/".into(), vec![]));
+    pages.push(("/?key=wrong".into(), vec![]));
+    pages.push(("/no/such/page".into(), vec![]));
+    pages.push((format!("/s/{}", "0".repeat(32)), vec![]));
+    pages.push(("/rules/no-such-rules".into(), vec![]));
+    for r in tercio_rules::registry::all() {
+        pages.push((format!("/rules/{}", r.id()), vec![]));
+    }
+    // One game of each rule set, a few steps in; one with dice at the table, one ended.
+    let scenarios = [
+        "bloody-dismal-fight/agincourt-1415",
+        "el-gran-capitan/cerignola-1503",
+        "sword-and-flame-renaissance/bicocca-1522",
+        "commands-colors-ecw/edgehill-1642",
+    ];
+    for (i, sc) in scenarios.iter().enumerate() {
+        let v = s.create(&json!({"scenario": sc, "seed": 7}));
+        let links: Vec<String> = v["links"]
+            .as_array()
+            .expect("links")
+            .iter()
+            .map(|l| token(&l["url"]))
+            .collect();
+        play(&s, sc, &links[0]);
+        if i == 1 {
+            let r = s.call(
+                "POST",
+                &format!("/api/s/{}/settings", links[0]),
+                &[],
+                Some(&json!({"physical_dice": true, "side_rights": "own-units"}).to_string()),
+            );
+            assert_eq!(r.status, 200, "{}", r.body);
+        }
+        if i == 0 {
+            let r = s.call("POST", &format!("/api/s/{}/conclude", links[0]), &[], None);
+            assert_eq!(r.status, 200, "{}", r.body);
+        }
+        pages.push(host(&format!("/games/{}", v["id"].as_str().unwrap_or(""))));
+        for t in &links {
+            for suffix in ["", "?part=main", "/log", "/dice", "/report.md"] {
+                pages.push((format!("/s/{t}{suffix}"), vec![]));
+            }
+        }
+    }
+    // The host's page now lists games, and a new game's form answered with a problem.
+    pages.push(host("/"));
+    let mut checked = 0;
+    for (lang, header) in ["it", "en"].iter().zip(langs) {
+        for (path, extra) in &pages {
+            let mut headers: Vec<(&str, &str)> = vec![header];
+            headers.extend(extra.iter().map(|(k, v)| (*k, v.as_str())));
+            let r = s.get_with(path, &headers);
+            // A host's game link redirects to its game master's page.
+            if r.status == 303 || r.status == 307 || r.status == 302 {
+                continue;
+            }
+            let what = format!("{lang} {path} ({})", r.status);
+            assert_clean(&r.body, &what);
+            // Whole pages (not the live part or the Markdown report) say their language and
+            // carry the switch.
+            if !path.ends_with(".md") && !path.ends_with("?part=main") {
+                assert_eq!(html_lang(&r.body), *lang, "{what}: {}", short(&r.body));
+                assert!(r.body.contains("<nav class=\"langs\""), "{what}: no switch");
+            }
+            checked += 1;
+        }
+        // A form's answer: the new-game form without a scenario.
+        let r = s.call(
+            "POST",
+            "/games",
+            &[
+                header,
+                ("Authorization", &auth),
+                ("Content-Type", "application/x-www-form-urlencoded"),
+            ],
+            Some("scenario=&toml="),
+        );
+        assert_eq!(r.status, 422, "{}", r.body);
+        assert_clean(&r.body, &format!("{lang} POST /games"));
+        assert_eq!(html_lang(&r.body), *lang);
+        assert!(
+            r.body.contains("href=\"/?lang="),
+            "the switch of a form's answer leads to a page: {}",
+            r.body
+        );
+    }
+    assert!(checked > 100, "{checked} pages checked");
+}
+
+#[test]
+fn json_answers_render_messages_in_the_requests_language() {
+    let s = server();
+    let t = s.links("el-gran-capitan/cerignola-1503");
+    let (gm, spectator) = (&t[0], &t[t.len() - 1]);
+    let name = |r: Reply| r.json()["seat"]["name"].clone();
+    assert_eq!(
+        name(s.get_with(&format!("/api/s/{gm}"), &[])),
+        "game master"
+    );
+    assert_eq!(
+        name(s.get_with(&format!("/api/s/{gm}?lang=it"), &[])),
+        "arbitro"
+    );
+    assert_eq!(
+        name(s.get_with(&format!("/api/s/{gm}"), &[ITALIAN])),
+        "arbitro"
+    );
+    assert_eq!(
+        name(s.get_with(&format!("/api/s/{gm}"), &[("Cookie", "tercio_lang=it")])),
+        "arbitro"
+    );
+    assert_eq!(
+        name(s.get_with(&format!("/api/s/{gm}?lang=en"), &[ITALIAN])),
+        "game master"
+    );
+    assert_eq!(
+        name(s.get_with(&format!("/api/s/{gm}?lang=xx"), &[ITALIAN])),
+        "arbitro",
+        "an unknown ?lang= is ignored"
+    );
+    // The API sets no cookie.
+    assert!(s
+        .get_with(&format!("/api/s/{gm}?lang=it"), &[])
+        .headers("set-cookie")
+        .is_empty());
+    // Errors the server writes.
+    let r = s.call(
+        "POST",
+        &format!("/api/s/{spectator}/actions?lang=it"),
+        &[],
+        Some("{\"action\": \"initiative\"}"),
+    );
+    assert_eq!(r.status, 403, "{}", r.body);
+    assert_eq!(
+        r.json()["error"]["message"],
+        "il link di uno spettatore può solo guardare la partita"
+    );
+    let r = s.get_with(&format!("/api/s/{}", "0".repeat(32)), &[ITALIAN]);
+    assert_eq!(r.status, 404);
+    assert!(
+        r.json()["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("questo link non apre nessuna partita")),
+        "{}",
+        r.body
+    );
+    let r = s.get_with("/api/nothing/here", &[ITALIAN]);
+    assert_eq!(
+        r.json()["error"]["message"],
+        "indirizzo inesistente",
+        "{}",
+        r.body
+    );
+    let r = s.call(
+        "POST",
+        &format!("/api/s/{gm}/actions?lang=it"),
+        &[],
+        Some("{oops"),
+    );
+    assert_eq!(r.status, 400);
+    assert!(
+        r.json()["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("body:1:2: JSON non valido")),
+        "{}",
+        r.body
+    );
+    // The same in English, as it always read.
+    let r = s.call(
+        "POST",
+        &format!("/api/s/{spectator}/actions"),
+        &[],
+        Some("{\"action\": \"initiative\"}"),
+    );
+    assert_eq!(
+        r.json()["error"]["message"],
+        "a spectator's link only watches the game"
+    );
+    // Host links.
+    let v = s.get_with(&format!("/api/s/{gm}/seats?lang=it"), &[]);
+    assert_eq!(v.json()[0]["name"], "Arbitro", "{}", v.body);
+    assert_eq!(v.json()[t.len() - 1]["name"], "Spettatori", "{}", v.body);
+}
+
+#[test]
+fn every_web_key_is_used_and_markup_only_in_html_keys() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut code = String::new();
+    for dir in ["src", "assets"] {
+        for e in std::fs::read_dir(root.join(dir)).expect("dir").flatten() {
+            code.push_str(&std::fs::read_to_string(e.path()).unwrap_or_default());
+        }
+    }
+    for lang in tercio_i18n::Lang::ALL {
+        for (key, text) in tercio_i18n::entries(lang) {
+            let Some(rest) = key.strip_prefix("web.") else {
+                continue;
+            };
+            // A plural is used by its parent key.
+            let used_as = rest
+                .strip_suffix(".one")
+                .or_else(|| rest.strip_suffix(".other"))
+                .unwrap_or(rest);
+            let used = match used_as.strip_prefix("js.") {
+                Some(js) => code.contains(&format!("\"{js}\"")),
+                None => {
+                    let konst: String = format!("WEB_{used_as}")
+                        .chars()
+                        .map(|c| match c {
+                            '.' | '-' => '_',
+                            c => c.to_ascii_uppercase(),
+                        })
+                        .collect();
+                    code.contains(&format!("keys::{konst}"))
+                }
+            };
+            assert!(used, "{lang} {key} is never used");
+            let markup = text.contains('<') || text.contains('>');
+            assert_eq!(
+                markup,
+                used_as.ends_with("_html"),
+                "{lang} {key}: markup only, and always, in an _html key: {text}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_live_stream_speaks_the_language_of_the_page_that_opened_it() {
+    let s = server();
+    let v = s.create(&json!({"scenario": "el-gran-capitan/cerignola-1503", "seed": 5}));
+    let links = v["links"].as_array().expect("links");
+    let gm = token(&links[0]["url"]);
+    let side = v["links"][1]["side"].as_str().expect("side").to_string();
+    let mut streams = Vec::new();
+    for (lang, header) in [
+        ("it", ("Cookie", "tercio_lang=it")),
+        ("en", ("Accept-Language", "en")),
+    ] {
+        // Each language watches its own side's link; both links are then withdrawn.
+        let old = token(&links[if lang == "it" { 1 } else { 2 }]["url"]);
+        let addr = s.addr.clone();
+        streams.push((
+            lang,
+            std::thread::spawn(move || {
+                read_events(
+                    &addr,
+                    &format!("/api/s/{old}/events"),
+                    &[header],
+                    usize::MAX,
+                    Duration::from_secs(5),
+                )
+                .expect("events")
+            }),
+        ));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let other = v["links"][2]["side"].as_str().expect("side").to_string();
+    for sd in [&side, &other] {
+        let r = s.call(
+            "POST",
+            &format!("/api/s/{gm}/seats/reissue"),
+            &[],
+            Some(&json!({"role": "side", "side": sd}).to_string()),
+        );
+        assert_eq!(r.status, 200, "{}", r.body);
+    }
+    for (lang, t) in streams {
+        let (_, events, _) = t.join().expect("thread");
+        let revoked = events
+            .iter()
+            .find(|e| e.event == "revoked")
+            .unwrap_or_else(|| panic!("{lang}: no revoked event: {events:?}"));
+        let message: Value = serde_json::from_str(&revoked.data).expect("json");
+        let want = if lang == "it" {
+            "questo link non apre nessuna partita"
+        } else {
+            "this link opens no game"
+        };
+        assert!(
+            message["message"]
+                .as_str()
+                .is_some_and(|m| m.starts_with(want)),
+            "{lang}: {message}"
+        );
+    }
+}
+
+/// The rule sets shipped so far write plain English; a message marker in engine text (here in
+/// a unit's name, which the engine puts in its board, forms and state) renders in each reader's
+/// language on the page and in the JSON, as the new rule set's messages will.
+#[test]
+fn engine_text_is_rendered_where_it_is_shown() {
+    let s = server();
+    let marker = tercio_i18n::msg(tercio_i18n::keys::WEB_GAMES_TURN, &[("turn", "3")]);
+    let t = s.links(&common::tsatf_skirmish(&marker));
+    for (header, want, not) in [
+        (ITALIAN, "turno 3", "turn 3"),
+        (("Accept-Language", "en"), "turn 3", "turno 3"),
+    ] {
+        let p = s.get_with(&format!("/s/{}", t[0]), &[header]).body;
+        assert_clean(&p, want);
+        assert!(
+            p.contains(want) && !p.contains(not),
+            "{want}: {}",
+            short(&p)
+        );
+        let v = s.get_with(&format!("/api/s/{}", t[0]), &[header]);
+        assert!(!v.body.contains('⟦'), "{}", v.body);
+        assert!(
+            v.body.contains(&format!("\"{want}\"")),
+            "{want}: {}",
+            v.body
+        );
+    }
+    // The export is the record: the message as the engine wrote it.
+    let e = s.get_with(&format!("/api/s/{}/export", t[0]), &[ITALIAN]);
+    assert_eq!(e.status, 200);
+    assert!(e.body.contains(&marker), "{}", e.body);
+}
