@@ -507,7 +507,14 @@ fn game_odds(path: &Path, action_path: &Path, json: bool) -> Res {
 }
 
 fn print_odds(name: &str, plan: &tercio_core::Plan<tercio_rules::Outcome>, json: bool) {
-    let rep = odds::odds(plan);
+    let mut rep = odds::odds(plan);
+    // Names and values in the output's language before the columns are laid out.
+    for f in rep.facets.iter_mut() {
+        f.facet = loc(&f.facet);
+        for (v, _) in f.values.iter_mut() {
+            *v = loc(v);
+        }
+    }
     if json {
         print_json(&rep);
     } else {
