@@ -312,7 +312,7 @@ fn reference(id: &str, json: bool) -> Res {
     let tables = r.reference_tables();
     if !tables.is_empty() {
         for t in &tables {
-            say!("{}", t.render());
+            say!("{}", localized_table(t).render());
         }
         return Ok(());
     }
@@ -456,7 +456,7 @@ fn resolve(id: &str, seed: Option<u64>, json: bool, with_odds: bool, path: &Path
     let plan = engine
         .plan(None, &action)
         .map_err(|e| fail(format!("{}: {e}", path.display())))?;
-    let report = with_odds.then(|| odds::odds(&plan));
+    let report = with_odds.then(|| localized_odds(&plan));
     let seed = seed.unwrap_or_else(fresh_seed);
     let mut stream = DiceStream::from_seed(seed);
     let (outcome, draws) = plan.roll(&mut stream);
@@ -506,15 +506,53 @@ fn game_odds(path: &Path, action_path: &Path, json: bool) -> Res {
     Ok(())
 }
 
-fn print_odds(name: &str, plan: &tercio_core::Plan<tercio_rules::Outcome>, json: bool) {
+/// A plan's odds with their names and values in the output's language, before the columns are
+/// laid out.
+fn localized_odds(plan: &tercio_core::Plan<tercio_rules::Outcome>) -> odds::OddsReport {
     let mut rep = odds::odds(plan);
-    // Names and values in the output's language before the columns are laid out.
     for f in rep.facets.iter_mut() {
         f.facet = loc(&f.facet);
         for (v, _) in f.values.iter_mut() {
             *v = loc(v);
         }
     }
+    rep
+}
+
+/// A table with its cells in the output's language, so its columns line up.
+fn localized_table(t: &tercio_rules::BoardTable) -> tercio_rules::BoardTable {
+    let mut t = t.clone();
+    t.title = loc(&t.title);
+    for c in t.columns.iter_mut() {
+        *c = loc(c);
+    }
+    for row in t.rows.iter_mut() {
+        for c in row.iter_mut() {
+            *c = loc(c);
+        }
+    }
+    t
+}
+
+/// The state as `game show` prints it: a rule set with a board is laid out here, in the output's
+/// language; the others render their own.
+fn show_state(engine: &dyn tercio_rules::Engine, state: &Value) -> String {
+    let Some(b) = engine.board(state) else {
+        return engine.render_state(state);
+    };
+    let mut s = format!("{}\n", loc(&b.headline));
+    for n in &b.notes {
+        s.push_str(&format!("  {}\n", loc(n)));
+    }
+    for t in &b.tables {
+        s.push('\n');
+        s.push_str(&localized_table(t).render());
+    }
+    s
+}
+
+fn print_odds(name: &str, plan: &tercio_core::Plan<tercio_rules::Outcome>, json: bool) {
+    let rep = localized_odds(plan);
     if json {
         print_json(&rep);
     } else {
@@ -563,7 +601,7 @@ fn game_new(scenario_path: &Path, seed: Option<u64>, out: &Path) -> Res {
         out.display()
     );
     let engine = g.engine().map_err(|e| fail(e.to_string()))?;
-    say_inline!("{}", engine.render_state(&g.state));
+    say_inline!("{}", show_state(engine.as_ref(), &g.state));
     Ok(())
 }
 
@@ -610,7 +648,7 @@ fn game_show(path: &Path, json: bool, log: bool) -> Res {
         g.ruleset,
         g.log.entries.len()
     );
-    say_inline!("{}", engine.render_state(&g.state));
+    say_inline!("{}", show_state(engine.as_ref(), &g.state));
     if log {
         say!("\nLog:");
         for e in &g.log.entries {
