@@ -865,9 +865,11 @@ fn report_cmd(path: &Path) -> Res {
             seed: revealed.then_some((g.seed, g.nonce.as_str())),
             concluded: export && v["dice"]["revealed"] == true && g.state["phase"] != "over",
         },
+        LANG.get().copied().unwrap_or_default(),
     )
     .map_err(|e| fail(format!("{}: {e}", path.display())))?;
-    say_inline!("{md}");
+    // Written in the output's language, its words and the rules' messages alike.
+    print!("{md}");
     Ok(())
 }
 

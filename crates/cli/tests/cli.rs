@@ -8,7 +8,9 @@ fn root() -> PathBuf {
 }
 
 fn tercio(args: &[&str]) -> Output {
+    // The output's language is pinned: the machine's own LANG must not change what is read.
     Command::new(env!("CARGO_BIN_EXE_tercio"))
+        .env("TERCIO_LANG", "en")
         .args(args)
         .current_dir(root())
         .output()
@@ -482,5 +484,204 @@ fn engine_messages_print_in_the_chosen_language() {
     assert!(
         e.contains("--lang") && e.contains("it") && e.contains("en"),
         "{e}"
+    );
+}
+
+/// A rule set's message in `lang`, as the command line prints it.
+fn said(lang: tercio_i18n::Lang, key: &str, args: &[(&str, &str)]) -> String {
+    tercio_i18n::localize(lang, &tercio_i18n::msg(key, args))
+}
+
+#[test]
+fn the_callan_example_turns_play_through_in_italian() {
+    // The walkthrough of docs/cli.md: Pavia, seed 151, every action file in order, in Italian.
+    use tercio_i18n::{keys, Lang};
+    let dir = tempfile::tempdir().expect("tmp");
+    let game = dir.path().join("pavia.game.json");
+    let g = game.to_str().unwrap_or_default();
+    let it = |args: &[&str]| {
+        let mut a = vec!["--lang", "it"];
+        a.extend_from_slice(args);
+        let out = tercio_env(&a, &[]);
+        assert!(
+            !out.contains('⟦') && !out.contains('⟧'),
+            "a message marker in tercio {args:?}: {out}"
+        );
+        out
+    };
+    let new = it(&[
+        "game",
+        "new",
+        "scenarios/callan-renaissance/pavia-1525.toml",
+        "--seed",
+        "151",
+        "--out",
+        g,
+    ]);
+    assert!(
+        new.contains(&said(Lang::It, keys::CALLAN_BOARD_SETUP, &[])),
+        "{new}"
+    );
+    let mut files: Vec<PathBuf> =
+        std::fs::read_dir(root().join("examples/callan-renaissance/game"))
+            .expect("dir")
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .collect();
+    files.sort();
+    assert_eq!(files.len(), 33, "two turns");
+    let mut out = std::collections::BTreeMap::new();
+    for f in &files {
+        let name = f
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+            .to_string();
+        let text = it(&["game", "act", g, f.to_str().unwrap_or_default()]);
+        let outcome = text
+            .lines()
+            .find_map(|l| l.strip_prefix("Outcome:"))
+            .unwrap_or_else(|| panic!("{name}: no outcome: {text}"));
+        assert!(
+            !outcome.trim().is_empty(),
+            "{name}: the outcome says nothing: {text}"
+        );
+        out.insert(name, text);
+    }
+    let at = |file: &str| {
+        out.iter()
+            .find(|(n, _)| n.starts_with(file))
+            .map(|(_, t)| t.as_str())
+            .unwrap_or_else(|| panic!("no {file}"))
+    };
+    // The figures docs/cli.md shows. Niente soldi: Montmorency's Swiss go home before the battle.
+    let start = at("01-");
+    assert!(
+        start.contains(&said(
+            Lang::It,
+            keys::CALLAN_NIENTE_WITHDRAWS,
+            &[("unit", "Svizzeri di Montmorency"), ("face", "1")]
+        )) && start.contains(&said(Lang::It, keys::CALLAN_SAID_STARTED, &[])),
+        "{start}"
+    );
+    // The French guns open the battle: the heavy gun hits the dense Landsknecht block on 5-6.
+    let gun = at("03-");
+    assert!(
+        gun.contains("Artiglieria pesante (Genouillac)")
+            && gun.contains("Lanzichenecchi di Frundsberg")
+            && gun.contains("d6 = 3")
+            && gun.contains("d6 = 5")
+            && gun.contains("d6 = 1"),
+        "{gun}"
+    );
+    // The Joker: the Imperial gun fires again.
+    assert!(at("07-").contains("Jolly"), "{}", at("07-"));
+    assert!(at("08-").contains("Artiglieria imperiale"), "{}", at("08-"));
+    // The Black Band rolls for the Vernavola: 3, difficult, for the whole battle.
+    let vernavola = at("12-");
+    assert!(
+        vernavola.contains(&said(
+            Lang::It,
+            keys::CALLAN_OBSTACLE_ROLLED,
+            &[
+                ("id", "vernavola"),
+                ("face", "3"),
+                ("difficulty", "@callan.obstacle.difficile")
+            ]
+        )),
+        "{vernavola}"
+    );
+    // The king's charge routs the Neapolitan light horse; Lannoy stops his gendarmes' panic.
+    let charge = at("17-");
+    assert!(
+        charge.contains(&said(
+            Lang::It,
+            keys::CALLAN_ROUND_WINS,
+            &[("unit", "Gendarmi del re (la guardia)")]
+        )) && charge.contains("8 BW (32 cm)"),
+        "{charge}"
+    );
+    let panic = at("18-");
+    let rallied = said(
+        Lang::It,
+        keys::CALLAN_PANIC_RALLIED,
+        &[("unit", "Gendarmi di Lannoy")],
+    );
+    assert!(
+        panic.contains("d6 = 1") && panic.contains(&rallied),
+        "{panic}"
+    );
+    // The outcome, which the log lists, is the test's result: the commander's re-roll held them.
+    let outcome = panic
+        .lines()
+        .find(|l| l.starts_with("Outcome:"))
+        .unwrap_or("");
+    assert!(outcome.contains(&rallied), "{panic}");
+    // Pescara's arquebusiers at the screened Swiss: one die fewer, and his re-roll of a miss.
+    let volley = at("21-");
+    assert!(
+        volley.contains(&said(Lang::It, keys::CALLAN_MOD_SCREEN, &[]))
+            && volley.contains("Archibugieri spagnoli di Pescara")
+            && volley.contains("Svizzeri di Fleuranges"),
+        "{volley}"
+    );
+    // Mala guerra: the Swiss attack Frundsberg's Landsknechts, lose the Doppelsöldner duel
+    // by default and the round 3 hits to 8.
+    let melee = at("29-");
+    assert!(
+        melee.contains(&said(Lang::It, keys::CALLAN_COMBAT_MALA_GUERRA, &[]))
+            && melee.contains(&said(
+                Lang::It,
+                keys::CALLAN_ROUND_WINS,
+                &[("unit", "Lanzichenecchi di Frundsberg")]
+            )),
+        "{melee}"
+    );
+    assert!(
+        at("33-").contains(&said(
+            Lang::It,
+            keys::CALLAN_SAID_NEW_TURN,
+            &[("turn", "3")]
+        )),
+        "{}",
+        at("33-")
+    );
+    // The state in Italian: the rule set's own terms, no English gloss; in English, the gloss
+    // beside the Italian term.
+    let shown = it(&["game", "show", g]);
+    for word in [
+        "picchieri",
+        "gendarmi",
+        "archibugieri",
+        "Gendarmi di Lannoy",
+    ] {
+        assert!(shown.contains(word), "{word}: {shown}");
+    }
+    assert!(!shown.contains("(pikemen)"), "{shown}");
+    let en = tercio_env(&["--lang", "en", "game", "show", g], &[]);
+    assert!(en.contains("picchieri (pikemen)"), "{en}");
+    assert!(ok(&["replay", g]).contains("replay ok — 33 events"));
+    // The seed's worked example: "il risultato più probabile è che i gendarmi debbano
+    // ritirarsi", 59.29%.
+    let odds = it(&[
+        "odds",
+        "--rules",
+        "callan",
+        "examples/callan-renaissance/round-example-gendarmi-lanzichenecchi.json",
+    ]);
+    let facet = said(
+        Lang::It,
+        keys::CALLAN_FACET_WITHDRAWS,
+        &[("unit", "Gendarmi francesi")],
+    );
+    let after: Vec<&str> = odds
+        .lines()
+        .skip_while(|l| l.trim() != facet)
+        .take(3)
+        .collect();
+    assert!(
+        after.len() == 3 && after[2].contains("59.29%") && after[1].contains("40.71%"),
+        "{odds}"
     );
 }

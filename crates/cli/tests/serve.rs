@@ -155,7 +155,9 @@ fn acknowledged_actions_survive_a_kill() {
 }
 
 fn tercio(args: &[&str]) -> std::process::Output {
+    // The output's language is pinned: the machine's own LANG must not change what is read.
     Command::new(env!("CARGO_BIN_EXE_tercio"))
+        .env("TERCIO_LANG", "en")
         .args(args)
         .output()
         .expect("run tercio")

@@ -34,7 +34,9 @@ fn mean_of(values: &[(String, f64)]) -> Option<f64> {
     (mass > 0.0).then(|| sum / mass)
 }
 
-const NOT_REACHED: &str = "(not reached)";
+/// The value of a facet on the branches that never reach it: a message, "(not reached)" in
+/// English, "(non raggiunto)" in Italian.
+pub const NOT_REACHED: &str = "\u{27e6}odds.not-reached\u{27e7}";
 
 #[derive(Debug, Clone, Serialize)]
 pub struct OddsReport {

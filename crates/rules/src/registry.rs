@@ -347,6 +347,10 @@ pub trait RuleSet: Sync {
     fn house_rule_keys(&self) -> Vec<String> {
         Vec::new()
     }
+    /// The values a house-rule key may take (both ends included).
+    fn house_rule_range(&self, _key: &str) -> (i64, i64) {
+        (-20, 30)
+    }
     /// The charts as data, for `tercio reference`.
     fn reference(&self) -> Value {
         Value::Null

@@ -8,6 +8,7 @@ use serde::Serialize;
 use serde_json::Value;
 use tercio_core::stats::{chi_square, chi_square_p};
 use tercio_core::LogEntry;
+use tercio_i18n::{keys, localize, Lang};
 
 use crate::game::Game;
 use crate::odds;
@@ -97,7 +98,7 @@ pub fn dice_report(game: &Game, viewer: &Viewer) -> Result<DiceReport, String> {
                 let seen = observed
                     .iter()
                     .find(|(k, _)| *k == f.facet)
-                    .map_or("(not reached)", |(_, v)| v.as_str());
+                    .map_or(crate::odds::NOT_REACHED, |(_, v)| v.as_str());
                 let row = rows
                     .entry((event.resolution.action.clone(), f.facet.clone()))
                     .or_default();
@@ -187,21 +188,32 @@ pub struct Reveal<'a> {
     pub concluded: bool,
 }
 
-/// A readable battle report in Markdown, as `viewer` may see it.
-pub fn battle_report(game: &Game, viewer: &Viewer, reveal: &Reveal) -> Result<String, String> {
+/// A readable battle report in Markdown, as `viewer` may see it, in `lang`: its own words from
+/// the `report.*` catalogue, the rules' messages (actions, summaries, the verdict) rendered in
+/// the same language before they are escaped for Markdown.
+pub fn battle_report(
+    game: &Game,
+    viewer: &Viewer,
+    reveal: &Reveal,
+    lang: Lang,
+) -> Result<String, String> {
     let engine = game.engine().map_err(|e| e.to_string())?;
+    let tr = |key: &str, args: &[(&str, &str)]| tercio_i18n::t(lang, key, args);
     let sc = &game.scenario;
     let side_name = |id: &str| sc.side(id).map_or(id.to_string(), |s| s.name.clone());
     let rules = crate::registry::lookup(&game.ruleset)
         .map(|r| r.name())
         .unwrap_or(game.ruleset.as_str());
     let mut md = format!("# {}\n\n", sc.title);
-    let mut facts = vec![format!("Rule set: {rules}")];
+    let mut facts = vec![tr(
+        keys::REPORT_RULE_SET,
+        &[("name", &localize(lang, rules))],
+    )];
     if let Some(d) = &sc.date {
-        facts.push(format!("Date: {d}"));
+        facts.push(tr(keys::REPORT_DATE, &[("date", d)]));
     }
     if let Some(p) = &sc.place {
-        facts.push(format!("Place: {p}"));
+        facts.push(tr(keys::REPORT_PLACE, &[("place", p)]));
     }
     md.push_str(&facts.join(" · "));
     md.push_str("\n\n");
@@ -213,17 +225,34 @@ pub fn battle_report(game: &Game, viewer: &Viewer, reveal: &Reveal) -> Result<St
             .filter(|u| u.side == s.id)
             .map(|u| u32::from(u.bases))
             .sum();
-        md.push_str(&format!("- **{}**: {units} units, {bases} bases\n", s.name));
+        let forces = tr(
+            keys::REPORT_FORCES,
+            &[
+                (
+                    "units",
+                    &tr(keys::REPORT_UNITS, &[("count", &units.to_string())]),
+                ),
+                (
+                    "bases",
+                    &tr(keys::REPORT_BASES, &[("count", &bases.to_string())]),
+                ),
+            ],
+        );
+        md.push_str(&format!("- **{}**: {forces}\n", s.name));
     }
     let state = engine.view_state(&game.state, viewer);
-    let turn = state["turn"].as_u64().unwrap_or(0);
-    md.push_str("\n## Result\n\n");
-    if let Some(v) = engine
+    let turn = state["turn"].as_u64().unwrap_or(0).to_string();
+    let turn = turn.as_str();
+    md.push_str(&format!("\n## {}\n\n", tr(keys::REPORT_RESULT, &[])));
+    let result = if let Some(v) = engine
         .is_over(&state)
         .then(|| engine.verdict(&state))
         .flatten()
     {
-        md.push_str(&format!("{v} (turn {turn}).\n"));
+        tr(
+            keys::REPORT_VERDICT,
+            &[("verdict", &localize(lang, &v)), ("turn", turn)],
+        )
     } else if engine.is_over(&state) {
         let broken: Vec<String> = state["broken"]
             .as_array()
@@ -233,10 +262,10 @@ pub fn battle_report(game: &Game, viewer: &Viewer, reveal: &Reveal) -> Result<St
             .map(side_name)
             .collect();
         if broken.len() > 1 {
-            md.push_str(&format!(
-                "Both armies broke in turn {turn}: a draw ({}).\n",
-                broken.join(", ")
-            ));
+            tr(
+                keys::REPORT_DRAW,
+                &[("turn", turn), ("sides", &broken.join(", "))],
+            )
         } else {
             let winners: Vec<String> = sc
                 .sides
@@ -244,20 +273,28 @@ pub fn battle_report(game: &Game, viewer: &Viewer, reveal: &Reveal) -> Result<St
                 .filter(|s| !broken.contains(&s.name))
                 .map(|s| s.name.clone())
                 .collect();
-            md.push_str(&format!(
-                "{} won in turn {turn}: {} broke.\n",
-                winners.join(", "),
-                broken.join(", ")
-            ));
+            tr(
+                keys::REPORT_WON,
+                &[
+                    ("winners", &winners.join(", ")),
+                    ("turn", turn),
+                    ("broken", &broken.join(", ")),
+                ],
+            )
         }
     } else if reveal.concluded {
-        md.push_str(&format!(
-            "The game master ended the game in turn {turn}, before either army broke.\n"
-        ));
+        tr(keys::REPORT_ENDED, &[("turn", turn)])
     } else {
-        md.push_str(&format!("Not decided: the game stands in turn {turn}.\n"));
-    }
-    md.push_str("\n## Break points, turn by turn\n\nLosses against each army's breaking point at the end of each turn (the last row is now).\n\n| Turn |");
+        tr(keys::REPORT_UNDECIDED, &[("turn", turn)])
+    };
+    md.push_str(&result);
+    md.push('\n');
+    md.push_str(&format!(
+        "\n## {}\n\n{}\n\n| {} |",
+        tr(keys::REPORT_BREAK_POINTS, &[]),
+        tr(keys::REPORT_BREAK_POINTS_INTRO, &[]),
+        tr(keys::REPORT_TURN, &[])
+    ));
     for s in &sc.sides {
         md.push_str(&format!(" {} |", s.name));
     }
@@ -276,7 +313,7 @@ pub fn battle_report(game: &Game, viewer: &Viewer, reveal: &Reveal) -> Result<St
         }
         md.push('\n');
     }
-    md.push_str("\n## Log\n\n");
+    md.push_str(&format!("\n## {}\n\n", tr(keys::REPORT_LOG, &[])));
     for e in &game.log.entries {
         match e {
             LogEntry::Event { seq, event } => {
@@ -284,11 +321,11 @@ pub fn battle_report(game: &Game, viewer: &Viewer, reveal: &Reveal) -> Result<St
                     .ok()
                     .and_then(|v| engine.view_event(&v, viewer))
                 else {
-                    md.push_str(&format!("{seq}. (hidden from this seat)\n"));
+                    md.push_str(&format!("{seq}. {}\n", tr(keys::REPORT_HIDDEN, &[])));
                     continue;
                 };
-                let action = v["resolution"]["action"].as_str().unwrap_or("");
-                let summary = v["resolution"]["summary"].as_str().unwrap_or("");
+                let action = localize(lang, v["resolution"]["action"].as_str().unwrap_or(""));
+                let summary = localize(lang, v["resolution"]["summary"].as_str().unwrap_or(""));
                 let faces: Vec<String> = v["draws"]
                     .as_array()
                     .into_iter()
@@ -299,58 +336,77 @@ pub fn battle_report(game: &Game, viewer: &Viewer, reveal: &Reveal) -> Result<St
                 let dice = if faces.is_empty() {
                     String::new()
                 } else {
-                    format!(
-                        " — dice {}{}",
-                        faces.join(" "),
-                        if event.entered {
-                            " (thrown at the table)"
-                        } else {
-                            ""
-                        }
-                    )
+                    let key = if event.entered {
+                        keys::REPORT_DICE_FACES_AT_TABLE
+                    } else {
+                        keys::REPORT_DICE_FACES
+                    };
+                    format!(" — {}", tr(key, &[("faces", &faces.join(" "))]))
                 };
-                let line = format!("**{}**: {}{dice}", md_text(action), md_text(summary));
+                let line = format!("**{}**: {}{dice}", md_text(&action), md_text(&summary));
                 if game.log.is_voided(*seq) {
-                    md.push_str(&format!("{seq}. ~~{line}~~ (voided)\n"));
+                    md.push_str(&format!(
+                        "{seq}. ~~{line}~~ {}\n",
+                        tr(keys::REPORT_VOIDED, &[])
+                    ));
                 } else {
                     md.push_str(&format!("{seq}. {line}\n"));
                 }
             }
             LogEntry::Void { seq, voids, .. } => {
-                md.push_str(&format!("{seq}. Undo: #{voids} voided\n"));
+                md.push_str(&format!(
+                    "{seq}. {}\n",
+                    tr(keys::REPORT_UNDO, &[("voids", &voids.to_string())])
+                ));
             }
         }
     }
-    md.push_str("\n## Dice\n\n");
-    md.push_str(&format!(
-        "Commitment to the dice (SHA-256 of the seed and its nonce, published before the first roll): `{}`\n\n",
-        reveal.commitment
+    md.push_str(&format!("\n## {}\n\n", tr(keys::REPORT_DICE, &[])));
+    md.push_str(&tr(
+        keys::REPORT_COMMITMENT,
+        &[("commitment", &format!("`{}`", reveal.commitment))],
     ));
+    md.push_str("\n\n");
     match reveal.seed {
-        Some((seed, nonce)) => md.push_str(&format!(
-            "Seed: `{seed}`, nonce: `{nonce}`. `tercio verify` on the game (its file, or its export from the app) re-runs every roll from them.\n"
+        Some((seed, nonce)) => md.push_str(&tr(
+            keys::REPORT_SEED,
+            &[
+                ("seed", &format!("`{seed}`")),
+                ("nonce", &format!("`{nonce}`")),
+            ],
         )),
-        None => md.push_str("The seed is revealed when the game ends.\n"),
+        None => md.push_str(&tr(keys::REPORT_SEED_HIDDEN, &[])),
     }
-    md.push_str(&format!(
-        "Log fingerprint (SHA-256 of every entry, shown on every page): `{}`\n",
-        game.log_digest()
+    md.push('\n');
+    md.push_str(&tr(
+        keys::REPORT_FINGERPRINT,
+        &[("digest", &format!("`{}`", game.log_digest()))],
     ));
+    md.push('\n');
     let dr = dice_report(game, viewer)?;
     if !dr.faces.is_empty() {
-        md.push_str(
-            "\n| Dice | Source | Thrown | Faces 1… | χ² | p |\n|---|---|---:|---|---:|---:|\n",
-        );
+        md.push_str(&format!(
+            "\n| {} | {} | {} | {} | χ² | p |\n|---|---|---:|---|---:|---:|\n",
+            tr(keys::REPORT_TABLE_DICE, &[]),
+            tr(keys::REPORT_TABLE_SOURCE, &[]),
+            tr(keys::REPORT_TABLE_THROWN, &[]),
+            tr(keys::REPORT_TABLE_FACES, &[])
+        ));
         for t in &dr.faces {
             let counts: Vec<String> = t.counts.iter().map(u64::to_string).collect();
+            let source = if t.source == "entered" {
+                keys::REPORT_SOURCE_ENTERED
+            } else {
+                keys::REPORT_SOURCE_SEED
+            };
             md.push_str(&format!(
-                "| d{} | {} | {} | {} | {:.2} | {:.3} |\n",
+                "| d{} | {} | {} | {} | {} | {} |\n",
                 t.sides,
-                t.source,
+                tr(source, &[]),
                 t.thrown,
                 counts.join(" "),
-                t.chi_square,
-                t.p_value
+                tercio_i18n::fmt_decimal(lang, t.chi_square, 2),
+                tercio_i18n::fmt_decimal(lang, t.p_value, 3)
             ));
         }
     }

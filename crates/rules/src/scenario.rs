@@ -795,15 +795,16 @@ fn flatten_house_rules(
                     );
                     continue;
                 }
+                let (lo, hi) = rules.house_rule_range(&key);
                 match int_of(val) {
-                    Some(i) if (-20..=30).contains(&i) => {
+                    Some(i) if (lo..=hi).contains(&i) => {
                         out.insert(key, i);
                     }
                     _ => d.at(
                         v.span().start,
                         &field,
                         Some(show(val)),
-                        "allowed: an integer from -20 to 30",
+                        format!("allowed: an integer from {lo} to {hi}"),
                     ),
                 }
             }

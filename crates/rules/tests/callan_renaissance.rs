@@ -145,20 +145,25 @@ struct G {
 
 impl G {
     fn new(toml: &str) -> G {
+        let mut g = G::unstarted(toml);
+        g.act(json!({"action": "start"}));
+        g
+    }
+
+    /// Before `start`, to roll its dice by hand.
+    fn unstarted(toml: &str) -> G {
         let sc = parse("prova.toml", toml).expect("scenario");
         let engine = lookup("callan")
             .expect("listed")
             .engine(Some(&sc))
             .expect("engine");
         let state = engine.initial_state().expect("state");
-        let mut g = G {
+        G {
             engine,
             state,
             stream: DiceStream::from_seed(11),
             log: Vec::new(),
-        };
-        g.act(json!({"action": "start"}));
-        g
+        }
     }
 
     fn outcome(&mut self, a: Value, faces: Option<&[u8]>) -> Result<Outcome, String> {
@@ -254,6 +259,195 @@ fn keyed(k: &str, unit: &str) -> String {
     tercio_i18n::msg(k, &[("unit", unit)])
 }
 
+/// More units on both sides, for the decisions that need them.
+const EXTRA: &str = r#"
+[[units]]
+id = "sgend"
+name = "Gendarmi spagnoli"
+side = "imperiali"
+type = "gendarmi"
+bases = 3
+leader = "lannoy"
+nationality = "spagnoli"
+
+[[units]]
+id = "borbone"
+name = "Gendarmi di Borbone"
+side = "imperiali"
+type = "gendarmi"
+bases = 3
+leader = "lannoy"
+
+[[units]]
+id = "picche"
+name = "Picche italiane"
+side = "francesi"
+type = "picchieri"
+bases = 6
+leader = "re"
+flags = ["doppelsoldner"]
+nationality = "italiani"
+
+[[units]]
+id = "picche9"
+name = "Picche di Guascogna"
+side = "francesi"
+type = "picchieri"
+bases = 9
+leader = "re"
+nationality = "francesi"
+
+[[units]]
+id = "schermati"
+name = "Picche con schermo"
+side = "imperiali"
+type = "picchieri"
+bases = 6
+leader = "lannoy"
+flags = ["schermo-2"]
+nationality = "spagnoli"
+
+[[units]]
+id = "tercio"
+name = "Tercio di Lombardia"
+side = "imperiali"
+type = "picchieri"
+bases = 8
+leader = "lannoy"
+flags = ["tercio", "schermo-4"]
+nationality = "spagnoli"
+
+[[units]]
+id = "balestrieri"
+name = "Balestrieri"
+side = "francesi"
+type = "balestrieri"
+bases = 5
+leader = "re"
+
+[[units]]
+id = "arcieri"
+name = "Arcieri della guardia"
+side = "francesi"
+type = "arcieri"
+bases = 5
+leader = "re"
+
+[[units]]
+id = "varch"
+name = "Archibugieri veterani"
+side = "francesi"
+type = "archibugieri"
+bases = 5
+leader = "re"
+flags = ["veterani"]
+
+[[units]]
+id = "fanti"
+name = "Fanti da mischia"
+side = "francesi"
+type = "fanteria-da-mischia"
+bases = 5
+leader = "re"
+
+[[units]]
+id = "stradioti"
+name = "Stradioti"
+side = "imperiali"
+type = "cavalleria-leggera"
+bases = 3
+leader = "lannoy"
+flags = ["giavellotti", "ordine-aperto"]
+
+[[units]]
+id = "cavalleggeri"
+name = "Cavalleggeri francesi"
+side = "francesi"
+type = "cavalleria-leggera"
+bases = 3
+leader = "re"
+flags = ["giavellotti"]
+"#;
+
+/// The test scenario with the extra units.
+fn big() -> String {
+    format!("{SCENARIO}{EXTRA}")
+}
+
+/// A scenario with one more house rule.
+fn with_rule(toml: &str, rule: &str) -> String {
+    toml.replace(
+        "\"callan.fog\" = -1",
+        &format!("\"callan.fog\" = -1\n{rule}"),
+    )
+}
+
+/// The value of a facet, if the resolution has it.
+fn facet(o: &Outcome, k: &str) -> Option<String> {
+    o.facets
+        .iter()
+        .find(|(x, _)| x == k)
+        .map(|(_, v)| v.clone())
+}
+
+/// The step whose title is a message of `key`.
+fn step<'a>(o: &'a Outcome, key: &str) -> &'a tercio_core::Step {
+    let marker = format!("\u{27e6}{key}");
+    o.resolution
+        .steps
+        .iter()
+        .find(|s| s.title.starts_with(&marker) && !s.title[marker.len()..].starts_with(['-', '.']))
+        .unwrap_or_else(|| panic!("no step {key} in {:?}", o.resolution.steps))
+}
+
+/// The dice a side rolls in a combat round: the sum of its modifiers in the round's step
+/// (the rounded-down count, the halberdiers' +1, the duel's −1).
+fn round_dice(o: &Outcome, unit: &str) -> i32 {
+    step(o, "callan.step.round")
+        .modifiers
+        .iter()
+        .filter(|m| m.side == unit)
+        .map(|m| m.value)
+        .sum()
+}
+
+/// The round's result, as a message (its hit numbers are `ha=` and `hb=` arguments).
+fn round_result(o: &Outcome) -> String {
+    step(o, "callan.step.round").result.clone()
+}
+
+/// The modifier of a panic test: the sum of its step's modifiers.
+fn panic_modifier(o: &Outcome) -> i32 {
+    step(o, "callan.step.panic-test")
+        .modifiers
+        .iter()
+        .map(|m| m.value)
+        .sum()
+}
+
+/// Draw every card left and end the turn.
+fn finish_turn(g: &mut G) -> Outcome {
+    while g.state["deck"].as_array().is_some_and(|d| !d.is_empty()) {
+        g.draw();
+    }
+    g.act(json!({"action": "end_turn"}))
+}
+
+/// The continuing combats the game master's forms offer now.
+fn offered_combats(g: &G) -> Vec<String> {
+    g.engine
+        .forms(&g.state, None)
+        .iter()
+        .filter(|f| f.action == "resolve_combat")
+        .flat_map(|f| match &f.fields[0].kind {
+            tercio_rules::FieldKind::Choice { options, .. } => {
+                options.iter().map(|o| o.value.clone()).collect::<Vec<_>>()
+            }
+            _ => Vec::new(),
+        })
+        .collect()
+}
+
 #[test]
 fn the_worked_example_comes_out_as_the_text_says() {
     // §11.3: 9 gendarme dice at 1/3 against 12 Landsknecht dice at 5½.
@@ -306,7 +500,7 @@ fn other_worked_rounds_of_section_11_4() {
         "action": "attack",
         "attacker": {"type": "cavalleria-leggera", "bases": 3, "name": "x"},
         "defender": {"type": "cavalleria-leggera", "bases": 3, "name": "y"},
-        "attacker_front": 3, "defender_front": 3, "charge": true
+        "attacker_front": 3, "defender_front": 3, "charge": true, "evade": false
     }));
     let o = odds(&plan);
     assert!((o.p(&w, "x") - 0.5218).abs() < 5e-5, "{}", o.p(&w, "x"));
@@ -452,40 +646,54 @@ fn d11_the_joker_repeats_the_previous_cards_action_for_one_unit() {
 
 #[test]
 fn d14_continuing_combats_wait_for_their_card() {
-    let mut g = G::new(SCENARIO);
-    g.deck(&[1, 2, 4, 5, 3, 6]);
-    g.draw();
-    g.draw();
-    // Veteran Swiss attack the Landsknechts: 18 dice against 6 (trained pike defending vs foot).
-    g.act(
-        json!({"action": "attack", "attacker": "svizzeri", "defender": "lanzi",
-                 "attacker_front": 3, "attacker_rear": 3, "defender_front": 3, "defender_rear": 3}),
-    );
-    let combats = g.state["combats"].as_array().cloned().unwrap_or_default();
-    // Mala guerra: the fight continues until one is destroyed.
-    if let Some(c) = combats.first() {
-        assert_eq!(c["mala_guerra"], true);
-        for _ in 0..4 {
-            g.draw();
-        }
-        g.act(json!({"action": "end_turn"}));
-        g.deck(&[4, 1, 2, 5, 3, 6]);
+    let mut g = G::new(&big());
+    g.deck(&[1, 2, 3, 4, 5, 6]);
+    for _ in 0..3 {
         g.draw();
-        // Not due before the first 2nd card.
-        assert_eq!(g.state["combats"][0]["due"], false);
-        g.draw();
-        g.draw();
-        assert_eq!(g.state["combats"][0]["due"], true);
-        assert_eq!(g.refused(json!({"action": "draw"})), "combat-due|action");
-        g.act(
-            json!({"action": "resolve_combat", "combat": format!("c{}", c["id"]),
-                     "attacker_front": 3, "attacker_rear": 3, "defender_front": 1}),
-        );
-        assert_eq!(g.unit("svizzeri")["activated"], true);
-    } else {
-        // The Landsknechts were destroyed in one round.
-        assert_eq!(g.unit("lanzi")["status"], "lost");
     }
+    // The French gendarmi beat the Landsknechts by 1 hit to 0: the fight goes on (c1).
+    let mut faces = vec![5];
+    faces.extend([1; 8]);
+    faces.extend([1; 12]);
+    g.with(
+        json!({"action": "attack", "attacker": "gend", "defender": "lanzi",
+               "attacker_front": 3, "defender_front": 3, "defender_rear": 3}),
+        &faces,
+    );
+    for _ in 0..3 {
+        g.draw();
+    }
+    // The heavy cavalry and the French light horse draw: cavalry against cavalry (c2).
+    g.with(
+        json!({"action": "attack", "attacker": "pesanti", "defender": "cavalleggeri",
+               "attacker_front": 3, "defender_front": 3, "evade": false}),
+        &[1; 10],
+    );
+    assert_eq!(g.state["combats"][0]["cavalry"], false);
+    assert_eq!(g.state["combats"][1]["cavalry"], true);
+    // Nothing is due in the turn a combat began.
+    assert!(offered_combats(&g).is_empty());
+    finish_turn(&mut g);
+    g.deck(&[4, 1, 2, 5, 3, 6]);
+    g.draw();
+    g.draw();
+    assert!(offered_combats(&g).is_empty());
+    // The first 2nd card of either colour: the combat with foot, not the cavalry one.
+    g.draw();
+    assert_eq!(offered_combats(&g), vec!["c1".to_string()]);
+    assert_eq!(g.refused(json!({"action": "draw"})), "combat-due|action");
+    g.with(
+        json!({"action": "resolve_combat", "combat": "c1",
+               "attacker_front": 3, "defender_front": 3, "defender_rear": 3}),
+        &[1; 21],
+    );
+    assert_eq!(g.unit("lanzi")["activated"], true);
+    // Black's 2nd card is not the first of its rank: nothing more.
+    g.draw();
+    assert!(offered_combats(&g).is_empty());
+    // The first 3rd card: the cavalry melee.
+    g.draw();
+    assert_eq!(offered_combats(&g), vec!["c2".to_string()]);
 }
 
 #[test]
@@ -511,6 +719,24 @@ fn d17_d41_missile_troops_and_light_horse() {
     assert_eq!(
         g.refused(json!({"action": "attack", "attacker": "leggeri", "defender": "svizzeri"})),
         "missile-attack|defender"
+    );
+    // Light horse that attacked may not fire in the same turn (here on a Joker after its card).
+    let fog = SCENARIO.replace("\"callan.fog\" = -1", "\"callan.fog\" = 1");
+    let mut g = G::new(&fog);
+    g.deck(&[4, 5, 6, 7, 1, 2, 3]);
+    for _ in 0..3 {
+        g.draw();
+    }
+    g.act(
+        json!({"action": "attack", "attacker": "leggeri", "defender": "arch",
+                 "attacker_front": 3, "defender_front": 5}),
+    );
+    assert_eq!(
+        g.refused(
+            json!({"action": "fire", "unit": "leggeri", "target": "arch",
+                         "short_bases": 3, "moved": true})
+        ),
+        "attacked|unit"
     );
 }
 
@@ -600,17 +826,22 @@ fn d37_a_pair_fights_once_a_turn() {
     for _ in 0..3 {
         g.draw();
     }
+    // The heavy cavalry beat the arquebusiers by 1 hit to 0: no base lost, no test (1 hit on 5
+    // bases), and the cavalry, which won, stays: both are still able to fight.
     let attack = json!({"action": "attack", "attacker": "pesanti", "defender": "arch",
                         "attacker_front": 3, "defender_front": 5});
-    g.act(attack.clone());
-    let again = g.refused(attack);
-    assert!(
-        again == "fought|defender"
-            || again == "in-melee|attacker"
-            || again.starts_with("cannot-attack")
-            || again.starts_with("half-lost"),
-        "{again}"
+    g.with(attack.clone(), &[5, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]);
+    assert_eq!(g.unit("pesanti")["status"], "ok");
+    assert_eq!(g.unit("arch")["status"], "ok");
+    // The same pair is refused a second attack this turn.
+    assert_eq!(g.refused(attack), "fought|defender");
+    // A third unit may attack the activated defender: a new enemy.
+    assert_eq!(g.unit("arch")["activated"], true);
+    g.act(
+        json!({"action": "attack", "attacker": "leggeri", "defender": "arch",
+                 "attacker_front": 3, "defender_front": 5}),
     );
+    assert_eq!(g.unit("arch")["fought_with"], json!(["pesanti", "leggeri"]));
 }
 
 #[test]
@@ -686,29 +917,47 @@ fn d50_a_commanders_wound_check_then_his_units_test() {
     let mut g = G::new(SCENARIO);
     g.deck(&[1, 4, 2, 5, 3, 6]);
     g.draw();
-    // 10 short dice at the imperial gendarmi led by Lannoy: 3 hits (6, 6, 6) = 1 base; the
-    // commander's re-roll is the firer's only; wound die 1: Lannoy wounded (3 bases = 6 halves).
-    g.act(json!({"action": "fire", "unit": "arch", "target": "igend", "short_bases": 5, "moved": false}));
-    let lost = g.unit("igend")["bases"].as_u64().unwrap_or(3);
-    let lannoy = &g.state["commanders"][1];
-    if lost < 3 {
-        // A wound check was rolled: the commander is either still active or wounded.
-        assert!(lannoy["status"] == "active" || lannoy["status"] == "wounded");
-    }
-    // Forced: reset and roll the exact dice.
-    let mut g = G::new(SCENARIO);
-    g.deck(&[1, 4, 2, 5, 3, 6]);
-    g.draw();
+    // 10 short dice at the imperial gendarmi led by Lannoy: 3 hits (6, 6, 6) = 1 base; his wound
+    // die, 1: wounded (3 bases = 6 halves); the unit tests at once (trigger c): 5, it holds.
     let o = g.with(
         json!({"action": "fire", "unit": "arch", "target": "igend", "short_bases": 5}),
         &[6, 6, 6, 1, 1, 1, 1, 1, 1, 1, 1, 5],
     );
-    assert!(o.facets.iter().any(|(k, v)| *k
-        == tercio_i18n::msg("callan.facet.wound", &[("name", "Lannoy")])
-        && *v == key("callan.yes")));
+    assert_eq!(
+        facet(
+            &o,
+            &tercio_i18n::msg("callan.facet.wound", &[("name", "Lannoy")])
+        ),
+        Some(key("callan.yes"))
+    );
+    assert!(step(&o, "callan.step.panic-test")
+        .title
+        .contains("@callan.trigger.commander-wounded"));
     assert_eq!(g.state["commanders"][1]["status"], "wounded");
-    // 1 gendarme base (veteran? no: trained, 2 halves) + Lannoy 6 halves.
+    // 1 trained gendarme base (2 halves) + Lannoy (6 halves).
     assert_eq!(g.state["sides"][1]["lost"], 8);
+    // A unit losing 2 bases in one round rolls one wound check, not two: Lannoy's gendarmi
+    // (9 dice and his re-roll, all misses) lose 6 hits to the Swiss (12 dice at 5–6), flee, and
+    // the only die after the round is his wound check.
+    let mut g = G::new(SCENARIO);
+    g.deck(&[4, 5, 6, 1, 2, 3]);
+    for _ in 0..3 {
+        g.draw();
+    }
+    let mut faces = vec![1; 10];
+    faces.extend([5, 5, 5, 5, 5, 5]);
+    faces.extend([1; 6]);
+    faces.push(6);
+    let o = g.with(
+        json!({"action": "attack", "attacker": "igend", "defender": "svizzeri",
+               "attacker_front": 3, "defender_front": 3, "defender_rear": 3}),
+        &faces,
+    );
+    assert_eq!(g.unit("igend")["bases"], 1);
+    let wound = tercio_i18n::msg("callan.facet.wound", &[("name", "Lannoy")]);
+    assert_eq!(o.facets.iter().filter(|(k, _)| *k == wound).count(), 1);
+    assert_eq!(facet(&o, &wound), Some(key("callan.no")));
+    assert_eq!(g.state["commanders"][1]["status"], "active");
 }
 
 #[test]
@@ -744,6 +993,27 @@ fn d59_niente_soldi_withdraws_a_unit_before_the_battle() {
 }
 
 #[test]
+fn d59_swiss_fixed_on_the_landsknechts_until_none_is_left() {
+    let on = SCENARIO.replace("\"callan.niente_soldi\" = 0", "\"callan.niente_soldi\" = 1");
+    let mut g = G::unstarted(&on);
+    // The shuffle key's 8 dice, then the Swiss die 5 (fixed), the Landsknechts' 6 (nothing).
+    g.with(json!({"action": "start"}), &[1, 2, 3, 4, 5, 6, 7, 8, 5, 6]);
+    assert_eq!(g.unit("svizzeri")["fixated"], true);
+    assert_eq!(g.unit("lanzi")["fixated"], false);
+    g.deck(&[1, 2, 4, 5, 3, 6]);
+    g.draw();
+    g.draw();
+    // They will not retire while an enemy Landsknecht unit is left...
+    assert_eq!(
+        g.refused(json!({"action": "move", "unit": "svizzeri", "kind": "retire"})),
+        "fixated|unit"
+    );
+    // ...and are free once there is none.
+    g.set("lanzi", "status", json!("lost"));
+    g.act(json!({"action": "move", "unit": "svizzeri", "kind": "retire"}));
+}
+
+#[test]
 fn d61_d63_victory_at_the_end_of_the_turn() {
     let mut g = G::new(SCENARIO);
     let strength = g.state["sides"][1]["strength"].as_u64().unwrap_or(0);
@@ -776,8 +1046,8 @@ fn every_message_renders_in_both_languages() {
     g.draw();
     g.act(json!({"action": "fire", "unit": "iarch", "target": "arch", "short_bases": 5}));
     g.draw();
-    g.act(json!({"action": "move", "unit": "svizzeri", "kind": "move", "steep_hill": true}));
     g.act(json!({"action": "commander", "commander": "re", "join": "svizzeri"}));
+    g.act(json!({"action": "move", "unit": "svizzeri", "kind": "move", "steep_hill": true}));
     g.act(
         json!({"action": "attack", "attacker": "svizzeri", "defender": "lanzi",
                  "attacker_front": 3, "attacker_rear": 3, "defender_front": 3, "defender_rear": 3}),
@@ -824,4 +1094,1724 @@ fn every_message_renders_in_both_languages() {
     // Italian is the primary name in English too.
     let en = localize(Lang::En, &texts.join("\n"));
     assert!(en.contains("picchieri (pikemen)"), "{en}");
+}
+
+// ------------------------------------------------------------------------------------------------
+// The decisions of §12.2 not pinned above, one test each, as their "Test:" sentences say.
+
+#[test]
+fn d3_a_screened_block_counts_its_screen_and_costs_small_arms_a_die() {
+    let mut g = G::new(&big());
+    let b = g.unit("schermati");
+    assert_eq!(
+        (&b["bases"], &b["bases_start"], &b["screen"]),
+        (&json!(8), &json!(8), &json!(2))
+    );
+    g.deck(&[1, 4, 2, 5, 3, 6]);
+    g.draw();
+    // 2 arquebus bases at short range: 4 dice, one fewer at the screened block (3 faces).
+    g.with(
+        json!({"action": "fire", "unit": "arch", "target": "schermati", "short_bases": 2}),
+        &[6, 6, 6],
+    );
+    // 3 hits cost the block a base: its bases are pike for hits (3 a base).
+    assert_eq!(g.unit("schermati")["bases"], 7);
+    assert_eq!(g.unit("schermati")["hits"], 0);
+    // A gun is not small arms: its 3 dice at short range are not reduced.
+    g.with(
+        json!({"action": "fire", "unit": "cannone", "target": "schermati", "short_bases": 1, "nearest": true}),
+        &[2, 2, 2],
+    );
+    // The screen does not fight: of the 7 bases left, 5 pike may be counted in contact.
+    for _ in 0..3 {
+        g.draw();
+    }
+    assert_eq!(
+        g.refused(
+            json!({"action": "attack", "attacker": "schermati", "defender": "arch",
+                         "attacker_front": 3, "attacker_rear": 3})
+        ),
+        "too-many-bases|attacker_rear"
+    );
+    g.act(
+        json!({"action": "attack", "attacker": "schermati", "defender": "arch",
+                 "attacker_front": 3, "attacker_rear": 2, "defender_front": 5}),
+    );
+    // schermo-4 on a 3×3 block is rejected at its flags; on a 4×4 it is accepted.
+    let block = "bases = 6\nleader = \"lannoy\"\nflags = [\"schermo-2\"]";
+    let bad = big().replace(
+        block,
+        "bases = 9\nleader = \"lannoy\"\nflags = [\"schermo-4\"]",
+    );
+    let d = parse("x.toml", &bad).expect_err("schermo-4 on a 3×3");
+    assert!(d.iter().any(|x| x.field.ends_with(".flags")), "{d:?}");
+    let wide = big().replace(
+        block,
+        "bases = 16\nleader = \"lannoy\"\nflags = [\"schermo-4\"]",
+    );
+    assert!(parse("x.toml", &wide).is_ok());
+}
+
+#[test]
+fn d4_a_tercio_fires_its_shot_as_first_rank() {
+    let mut g = G::new(&big());
+    assert_eq!(g.unit("tercio")["bases"], 12);
+    assert_eq!(g.unit("tercio")["shot"], 4);
+    g.deck(&[4, 1, 5, 2, 6, 3]);
+    g.draw();
+    // 4 shot bases at short range: 8 dice.
+    g.with(
+        json!({"action": "fire", "unit": "tercio", "target": "arch", "short_bases": 4}),
+        &[1; 8],
+    );
+    g.draw();
+    g.draw();
+    // In melee its shot bases in contact roll 1 die each: 1 pike base (2) + 2 shot (1 each).
+    let o = g.act(
+        json!({"action": "attack", "attacker": "tercio", "defender": "fanti",
+                         "attacker_front": 3, "attacker_shot": 2, "defender_front": 5}),
+    );
+    assert_eq!(round_dice(&o, "Tercio di Lombardia"), 4);
+    // An 11-base tercio is rejected at its bases.
+    let bad = big().replace(
+        "bases = 8\nleader = \"lannoy\"\nflags = [\"tercio\"",
+        "bases = 7\nleader = \"lannoy\"\nflags = [\"tercio\"",
+    );
+    let d = parse("x.toml", &bad).expect_err("an 11-base tercio");
+    assert!(d.iter().any(|x| x.field.ends_with(".bases")), "{d:?}");
+}
+
+#[test]
+fn d5_a_block_that_gives_up_its_screen_base_is_shot_at_with_full_dice() {
+    let mut g = G::new(&big().replace("[\"schermo-2\"]", "[\"schermo-1\"]"));
+    g.deck(&[1, 4, 2, 5, 3, 6]);
+    g.draw();
+    // By default the block loses a rear pike base: the screen still costs a die (5 − 1).
+    g.with(
+        json!({"action": "fire", "unit": "arch", "target": "schermati", "long_bases": 5}),
+        &[6, 6, 6, 1],
+    );
+    assert_eq!(
+        (
+            g.unit("schermati")["bases"].clone(),
+            g.unit("schermati")["screen"].clone()
+        ),
+        (json!(6), json!(1))
+    );
+    // The owner chooses to give up the screen base next.
+    assert_eq!(
+        g.refused(json!({"action": "state", "unit": "schermati", "loses_first": "special"})),
+        "bad-choice|loses_first"
+    );
+    g.act(json!({"action": "state", "unit": "schermati", "loses_first": "screen"}));
+    g.with(
+        json!({"action": "fire", "unit": "balestrieri", "target": "schermati", "long_bases": 5}),
+        &[6, 6, 6, 1],
+    );
+    assert_eq!(
+        (
+            g.unit("schermati")["bases"].clone(),
+            g.unit("schermati")["screen"].clone()
+        ),
+        (json!(5), json!(0))
+    );
+    // Without its screen it is shot at with full dice: 5.
+    g.with(
+        json!({"action": "fire", "unit": "arcieri", "target": "schermati", "long_bases": 5}),
+        &[1; 5],
+    );
+}
+
+#[test]
+fn d6_open_order_light_horse_is_no_dispersed_target_but_tests_at_minus_one() {
+    let mut g = G::new(&big());
+    assert_eq!(g.unit("stradioti")["open_order"], true);
+    g.deck(&[1, 4, 2, 5, 3, 6]);
+    g.draw();
+    // Fire at open-order light horse is not halved: 5 dice.
+    g.with(
+        json!({"action": "fire", "unit": "arch", "target": "stradioti", "long_bases": 5}),
+        &[1; 5],
+    );
+    // Its panic test has −1 for open order.
+    let o = g.with(
+        json!({"action": "panic_test", "unit": "stradioti", "reason": "friends_fleeing"}),
+        &[6],
+    );
+    assert_eq!(panic_modifier(&o), -1);
+    // Light horse is in open order only by the scenario; pike never; shot foot may toggle it.
+    assert_eq!(
+        g.refused(json!({"action": "state", "unit": "stradioti", "open_order": false})),
+        "no-open-order|open_order"
+    );
+    assert_eq!(
+        g.refused(json!({"action": "state", "unit": "lanzi", "open_order": true})),
+        "no-open-order|open_order"
+    );
+    g.act(json!({"action": "state", "unit": "iarch", "open_order": true}));
+    // Open-order foot is a dispersed target: ⌈5/2⌉ = 3 dice.
+    g.with(
+        json!({"action": "fire", "unit": "balestrieri", "target": "iarch", "long_bases": 5}),
+        &[1; 3],
+    );
+}
+
+#[test]
+fn d7_spanish_gendarmi_roll_for_pursuit_and_french_ones_pursue() {
+    // Spanish gendarmi beat the French veteran gendarmi (who counter-charge): 6 hits, two bases,
+    // the French flee; the Spanish roll the pursuit die (a 5: they stop).
+    let mut g = G::new(&big());
+    g.deck(&[4, 5, 6, 1, 2, 3]);
+    for _ in 0..3 {
+        g.draw();
+    }
+    let mut faces = vec![6, 6, 6, 6, 6, 6, 1, 1, 1];
+    faces.extend([1; 9]);
+    faces.push(5);
+    let o = g.with(
+        json!({"action": "attack", "attacker": "sgend", "defender": "gend",
+               "attacker_front": 3, "defender_front": 3}),
+        &faces,
+    );
+    assert_eq!(g.unit("gend")["status"], "fleeing");
+    assert_eq!(
+        facet(&o, &keyed("callan.facet.pursuit", "Gendarmi spagnoli")).as_deref(),
+        Some("0")
+    );
+    assert_eq!(g.unit("sgend")["status"], "ok");
+    // French gendarmi beating fleeing cavalry pursue without a die.
+    let mut g = G::new(&big());
+    g.deck(&[1, 2, 3, 4, 5, 6]);
+    for _ in 0..3 {
+        g.draw();
+    }
+    let mut faces = vec![6, 6, 6, 6, 6, 6, 1, 1, 1];
+    faces.extend([1; 6]);
+    let o = g.with(
+        json!({"action": "attack", "attacker": "gend", "defender": "pesanti",
+               "attacker_front": 3, "defender_front": 3}),
+        &faces,
+    );
+    assert_eq!(g.unit("pesanti")["status"], "fleeing");
+    assert_eq!(g.unit("gend")["status"], "pursuing");
+    assert_eq!(
+        facet(&o, &keyed("callan.facet.pursuit", "Gendarmi del re")),
+        None
+    );
+}
+
+#[test]
+fn d8_crossbows_shoot_long_and_only_archers_fire_over_friends() {
+    let mut g = G::new(&big());
+    g.deck(&[1, 4, 2, 5, 3, 6]);
+    g.draw();
+    assert_eq!(
+        g.refused(
+            json!({"action": "fire", "unit": "balestrieri", "target": "iarch",
+                         "long_bases": 5, "over_friends": true})
+        ),
+        "over-friends|over_friends"
+    );
+    g.with(
+        json!({"action": "fire", "unit": "arcieri", "target": "iarch", "long_bases": 5, "over_friends": true}),
+        &[1; 5],
+    );
+    // 5 crossbowmen at 2 BW roll 5 dice: a crossbow always shoots at long range.
+    g.with(
+        json!({"action": "fire", "unit": "balestrieri", "target": "iarch", "short_bases": 5}),
+        &[1; 5],
+    );
+}
+
+#[test]
+fn d10_a_voided_draw_gives_the_same_card_again() {
+    let sc = parse("x.toml", SCENARIO).expect("scenario");
+    let mut game = tercio_rules::game::Game::new(sc, 5).expect("game");
+    game.act(json!({"action": "start"})).expect("start");
+    game.act(json!({"action": "draw"})).expect("draw");
+    let first = game.state["drawn"][0].clone();
+    assert!(first.is_u64());
+    game.undo().expect("undo");
+    assert_eq!(game.state["drawn"], json!([]));
+    game.act(json!({"action": "draw"})).expect("draw again");
+    assert_eq!(game.state["drawn"][0], first);
+}
+
+#[test]
+fn d13_activated_units_and_commanders_before_troops() {
+    let mut g = G::new(&big());
+    g.deck(&[4, 5, 1, 2, 6, 3]);
+    g.draw();
+    g.draw();
+    // The Landsknechts attack the French arquebusiers: a draw (every die a miss).
+    g.with(
+        json!({"action": "attack", "attacker": "lanzi", "defender": "arch",
+               "attacker_front": 3, "attacker_rear": 3, "defender_front": 5}),
+        &[1; 17],
+    );
+    assert_eq!(g.unit("arch")["activated"], true);
+    g.draw();
+    g.draw();
+    // At their own infantry card the arquebusiers, who defended, may not move.
+    assert_eq!(
+        g.refused(json!({"action": "move", "unit": "arch"})),
+        "activated|unit"
+    );
+    // A commander moves before any troops of his side, not after.
+    g.act(json!({"action": "commander", "commander": "re"}));
+    g.act(json!({"action": "move", "unit": "svizzeri"}));
+    assert_eq!(
+        g.refused(json!({"action": "commander", "commander": "re", "join": "svizzeri"})),
+        "troops-moved|commander"
+    );
+    // A Joker repeating an infantry card is one unit's action, not a commander's.
+    let mut g = G::new(&big().replace("\"callan.fog\" = -1", "\"callan.fog\" = 1"));
+    g.deck(&[1, 2, 7, 4, 5, 3, 6]);
+    for _ in 0..3 {
+        g.draw();
+    }
+    assert_eq!(
+        g.refused(json!({"action": "commander", "commander": "re"})),
+        "out-of-phase|action"
+    );
+}
+
+#[test]
+fn d15_four_bw_is_long_range() {
+    let mut g = G::new(&big());
+    g.deck(&[1, 4, 2, 5, 3, 6]);
+    g.draw();
+    // The players say how many bases are under 4 BW: the form says so in both languages.
+    let forms = g.engine.forms(&g.state, None);
+    let fire = forms
+        .iter()
+        .find(|f| f.action == "fire")
+        .expect("fire form");
+    let short = fire
+        .fields
+        .iter()
+        .find(|f| f.name == "short_bases")
+        .expect("short_bases");
+    for lang in [Lang::It, Lang::En] {
+        assert!(localize(lang, &short.label).contains("4 BW"), "{lang:?}");
+    }
+    // 5 arquebusiers at exactly 4 BW: long range, 5 dice; under 4 BW, 10.
+    g.with(
+        json!({"action": "fire", "unit": "arch", "target": "iarch", "long_bases": 5}),
+        &[1; 5],
+    );
+    g.with(
+        json!({"action": "fire", "unit": "varch", "target": "iarch", "short_bases": 5}),
+        &[1; 10],
+    );
+}
+
+#[test]
+fn d16_javelins_reach_4_bw_and_hit_on_6() {
+    let mut g = G::new(&big());
+    g.deck(&[4, 1, 5, 2, 6, 3]);
+    g.draw();
+    let volley = json!({"action": "fire", "unit": "stradioti", "target": "arch", "short_bases": 3});
+    let o = odds(&g.engine.preview(Some(&g.state), &volley).expect("plan"));
+    assert!((o.p(&key("callan.facet.hits"), "0") - (5.0f64 / 6.0).powi(3)).abs() < 1e-12);
+    assert_eq!(
+        g.refused(
+            json!({"action": "fire", "unit": "stradioti", "target": "arch", "long_bases": 1})
+        ),
+        "out-of-range|long_bases"
+    );
+    g.with(volley.clone(), &[1, 1, 1]);
+    // callan.javelin_hit = 5 follows the general light-horse sentence: 5–6.
+    let mut g = G::new(&with_rule(&big(), "\"callan.javelin_hit\" = 5"));
+    g.deck(&[4, 1, 5, 2, 6, 3]);
+    g.draw();
+    let o = odds(&g.engine.preview(Some(&g.state), &volley).expect("plan"));
+    assert!((o.p(&key("callan.facet.hits"), "0") - (2.0f64 / 3.0).powi(3)).abs() < 1e-12);
+}
+
+#[test]
+fn d18_the_fire_pipeline_rounds_each_halving_up_then_takes_the_screen_die() {
+    let mut g = G::new(&big());
+    g.deck(&[1, 4, 2, 5, 3, 6]);
+    g.draw();
+    // 1 arquebus base at long range at a screened block: 1 − 1 = 0 dice.
+    let o = g.with(
+        json!({"action": "fire", "unit": "arch", "target": "schermati", "long_bases": 1}),
+        &[],
+    );
+    assert_eq!(facet(&o, &key("callan.facet.hits")).as_deref(), Some("0"));
+    // 4 bases at short range, disordered, at the screened block: ⌈8/2⌉ − 1 = 3.
+    g.act(json!({"action": "state", "unit": "varch", "disordered": true}));
+    g.with(
+        json!({"action": "fire", "unit": "varch", "target": "schermati", "short_bases": 4}),
+        &[1, 1, 1],
+    );
+}
+
+#[test]
+fn d19_guns_firing_downhill_at_a_riccio_hit_on_6() {
+    let mut g = G::new(&big());
+    g.act(json!({"action": "state", "unit": "lanzi", "riccio": true}));
+    g.deck(&[1, 4, 2, 5, 3, 6]);
+    g.draw();
+    let hits = key("callan.facet.hits");
+    let o = g.with(
+        json!({"action": "fire", "unit": "cannone", "target": "lanzi", "long_bases": 1,
+               "nearest": true, "downhill": true}),
+        &[5, 5],
+    );
+    assert_eq!(facet(&o, &hits).as_deref(), Some("0"));
+    // On the level a gun hits a riccio (dense) on 5–6.
+    let o = g.with(
+        json!({"action": "fire", "unit": "grosso", "target": "lanzi", "long_bases": 1, "nearest": true}),
+        &[5, 5, 2],
+    );
+    assert_eq!(facet(&o, &hits).as_deref(), Some("2"));
+    // A riccio is a dense target for every firer: crossbows too hit on 5–6.
+    let o = g.with(
+        json!({"action": "fire", "unit": "balestrieri", "target": "lanzi", "long_bases": 5}),
+        &[5; 5],
+    );
+    assert_eq!(facet(&o, &hits).as_deref(), Some("5"));
+}
+
+#[test]
+fn d21_walls_and_fortifications_halve_fire_at_foot() {
+    let fire = |unit: Value, target: Value, bases: (&str, u32), cover: &str, faces: &[u8]| {
+        let a = json!({"action": "fire", "unit": unit, "target": target,
+                       bases.0: bases.1, "cover": cover});
+        standalone(a.clone())
+            .roll_with(faces)
+            .unwrap_or_else(|e| panic!("{a}: {e:?}"));
+    };
+    let gun = json!({"type": "artiglieria-leggera", "bases": 1});
+    let arch = json!({"type": "archibugieri", "bases": 5});
+    let gend = json!({"type": "gendarmi", "bases": 3});
+    // A light gun at foot behind a wall: 3 dice (walls do not stop guns); fortifications: 2.
+    fire(
+        gun.clone(),
+        arch.clone(),
+        ("short_bases", 1),
+        "wall",
+        &[2, 2, 2],
+    );
+    fire(
+        gun,
+        arch.clone(),
+        ("short_bases", 1),
+        "fortification",
+        &[2, 2],
+    );
+    // Small arms at foot behind a wall: ⌈5/2⌉ = 3; at cavalry the wall gives no cover: 5.
+    fire(
+        arch.clone(),
+        arch.clone(),
+        ("long_bases", 5),
+        "wall",
+        &[1; 3],
+    );
+    fire(arch, gend, ("long_bases", 5), "wall", &[1; 5]);
+}
+
+#[test]
+fn d22_the_commanders_re_roll_of_a_miss() {
+    let mut a = worked_example(false);
+    a["attacker"]["commander"] = json!(true);
+    let o = odds(&standalone(a));
+    let hits = o
+        .facets
+        .iter()
+        .find(|f| f.facet == keyed("callan.facet.hits-of", "gendarmi"))
+        .and_then(|f| f.mean)
+        .expect("hits");
+    assert!((hits - 196829.0 / 59049.0).abs() < 1e-9, "{hits}");
+    // §11.3: a commander leading the gendarmi, 47.12% to win.
+    let win = o.p(&key("callan.facet.winner"), "gendarmi");
+    assert!((win - 0.4712).abs() < 5e-5, "{win}");
+}
+
+#[test]
+fn d24_the_veteran_volley_counts_for_the_defenders_round() {
+    let mut g = G::new(&big());
+    g.deck(&[1, 4, 5, 2, 6, 3]);
+    g.draw();
+    g.act(json!({"action": "hold_fire", "unit": "varch"}));
+    g.draw();
+    g.draw();
+    // The Landsknechts move up to the wall: the held volley, 2 hits.
+    g.with(
+        json!({"action": "volley", "unit": "varch", "target": "lanzi", "short_bases": 2}),
+        &[6, 6, 1, 1],
+    );
+    assert_eq!(g.unit("lanzi")["hits"], 2);
+    // They cross and attack: they score 2, the defenders 1 (+ the volley's 2 = 3): they lose.
+    let mut faces = vec![5, 5];
+    faces.extend([1; 10]);
+    faces.extend([6, 1, 1, 1, 1]);
+    faces.push(6);
+    let o = g.with(
+        json!({"action": "attack", "attacker": "lanzi", "defender": "varch",
+               "attacker_front": 3, "attacker_rear": 3, "defender_front": 5}),
+        &faces,
+    );
+    assert_eq!(
+        facet(&o, &key("callan.facet.winner")).as_deref(),
+        Some("Archibugieri veterani")
+    );
+    let totals = &step(&o, "callan.step.round").totals;
+    assert_eq!(
+        totals,
+        &vec![
+            ("Lanzichenecchi".to_string(), 2),
+            ("Archibugieri veterani".to_string(), 3)
+        ]
+    );
+}
+
+#[test]
+fn d25_fractional_dice_are_summed_then_rounded_down_once() {
+    let round = |a: Value| {
+        let (o, _) = standalone(a).roll(&mut DiceStream::from_seed(3));
+        o
+    };
+    // Fanterie da mischia, 3 + 2 bases in contact as a front of 3: ⌊3 × 1½⌋ = 4; 5 in front: 7.
+    let a = json!({"action": "attack",
+                   "attacker": {"type": "fanteria-da-mischia", "bases": 5, "name": "fanti"},
+                   "defender": {"type": "archibugieri", "bases": 5, "name": "arch"},
+                   "attacker_front": 3, "attacker_rear": 2, "defender_front": 5});
+    assert_eq!(round_dice(&round(a.clone()), "fanti"), 4);
+    let mut b = a;
+    b["attacker_front"] = json!(5);
+    b["attacker_rear"] = json!(0);
+    assert_eq!(round_dice(&round(b), "fanti"), 7);
+    // A disordered pike block, 3 front + 3 rear, against cavalry: ⌊2 × (1½ + 3)⌋ = 9.
+    let mut g = G::new(SCENARIO);
+    g.act(json!({"action": "state", "unit": "lanzi", "disordered": true}));
+    g.deck(&[1, 2, 3, 4, 5, 6]);
+    for _ in 0..3 {
+        g.draw();
+    }
+    let o = g.act(
+        json!({"action": "attack", "attacker": "gend", "defender": "lanzi",
+                         "attacker_front": 3, "defender_front": 3, "defender_rear": 3}),
+    );
+    assert_eq!(round_dice(&o, "Lanzichenecchi"), 9);
+}
+
+#[test]
+fn d26_half_ranks_of_heavy_cavalry_and_german_gendarmi() {
+    let dice = |a: Value, who: &str| {
+        let (o, _) = standalone(a).roll(&mut DiceStream::from_seed(3));
+        round_dice(&o, who)
+    };
+    let pike = json!({"type": "picchieri", "bases": 6, "name": "picche"});
+    // German gendarmi 3 + 3: ⌊3 × 4½⌋ = 13.
+    let a = json!({"action": "attack",
+                   "attacker": {"type": "gendarmi", "bases": 6, "name": "tedeschi",
+                                "nationality": "tedeschi"},
+                   "defender": pike, "attacker_front": 3, "attacker_rear": 3,
+                   "defender_front": 3, "defender_rear": 3});
+    assert_eq!(dice(a, "tedeschi"), 13);
+    // Heavy cavalry 2 + 1: ⌊2 × 2½⌋ = 5; in one rank of 3 there is no second rank: 6.
+    let h = json!({"action": "attack",
+                   "attacker": {"type": "cavalleria-pesante", "bases": 3, "name": "pesanti"},
+                   "defender": pike, "attacker_front": 2, "attacker_rear": 1,
+                   "defender_front": 3, "defender_rear": 3});
+    assert_eq!(dice(h.clone(), "pesanti"), 5);
+    let mut one = h;
+    one["attacker_front"] = json!(3);
+    one["attacker_rear"] = json!(0);
+    assert_eq!(dice(one, "pesanti"), 6);
+}
+
+#[test]
+fn d27_after_a_draw_both_defend_and_then_the_winner_attacks() {
+    let mut g = G::new(SCENARIO);
+    g.deck(&[4, 5, 1, 2, 6, 3]);
+    g.draw();
+    g.draw();
+    g.with(
+        json!({"action": "attack", "attacker": "lanzi", "defender": "arch",
+               "attacker_front": 3, "attacker_rear": 3, "defender_front": 5}),
+        &[1; 17],
+    );
+    assert_eq!(
+        g.state["combats"][0]["roles"],
+        json!(["defender", "defender"])
+    );
+    finish_turn(&mut g);
+    g.deck(&[1, 2, 4, 5, 3, 6]);
+    g.draw();
+    g.draw();
+    // The round after the draw: both pools at 5½ (1/4), the pike defending in one rank.
+    let mut faces = vec![1; 6];
+    faces.extend([6, 1, 1, 1, 1]);
+    let o = g.with(
+        json!({"action": "resolve_combat", "combat": "c1",
+               "attacker_front": 3, "attacker_rear": 3, "defender_front": 5}),
+        &faces,
+    );
+    let r = round_result(&o);
+    assert!(r.contains("ha=@callan.hit.five-half"), "{r}");
+    assert!(r.contains("hb=@callan.hit.five-half"), "{r}");
+    // The arquebusiers won it: they attack in the next round.
+    assert_eq!(
+        g.state["combats"][0]["roles"],
+        json!(["defender", "attacker"])
+    );
+    // Veteran gendarmi meeting a charge make both sides attackers, neither with the bonus.
+    let (o, _) = standalone(json!({"action": "attack",
+        "attacker": {"type": "cavalleria-pesante", "bases": 3, "name": "pesanti"},
+        "defender": {"type": "gendarmi", "bases": 3, "name": "gendarmi", "flags": ["veterani"]},
+        "attacker_front": 3, "defender_front": 3, "charge": true}))
+    .roll(&mut DiceStream::from_seed(1));
+    let r = round_result(&o);
+    assert!(r.contains("ha=@callan.hit.five-six"), "{r}");
+    assert!(r.contains("hb=@callan.hit.five-six"), "{r}");
+}
+
+#[test]
+fn d28_the_charge_bonus_of_light_horse() {
+    let attack = |charge: bool| {
+        json!({"action": "attack",
+               "attacker": {"type": "cavalleria-leggera", "bases": 3, "name": "leggeri",
+                            "flags": ["archibugi"]},
+               "defender": {"type": "archibugieri", "bases": 5, "name": "arch"},
+               "attacker_front": 3, "defender_front": 5, "charge": charge})
+    };
+    let zero = |charge: bool| {
+        odds(&standalone(attack(charge))).p(&keyed("callan.facet.hits-of", "leggeri"), "0")
+    };
+    // Light horse charging archibugieri: 4 dice at 7/18; the same contact from 3 BW, at 1/3.
+    assert!((zero(true) - (11.0f64 / 18.0).powi(4)).abs() < 1e-12);
+    assert!((zero(false) - (2.0f64 / 3.0).powi(4)).abs() < 1e-12);
+    // callan.light_cavalry_charge_bonus = 0 follows the QRS: no bonus for light horse.
+    let mut g = G::new(&with_rule(
+        SCENARIO,
+        "\"callan.light_cavalry_charge_bonus\" = 0",
+    ));
+    g.deck(&[4, 5, 6, 1, 2, 3]);
+    for _ in 0..3 {
+        g.draw();
+    }
+    let o = g.act(
+        json!({"action": "attack", "attacker": "leggeri", "defender": "arch",
+                         "attacker_front": 3, "defender_front": 5, "charge": true}),
+    );
+    assert!(round_result(&o).contains("ha=@callan.hit.five-six"));
+}
+
+#[test]
+fn d29_two_charges_then_the_lances_are_broken() {
+    let cavalry_card = |g: &mut G| {
+        g.deck(&[4, 5, 6, 1, 2, 3]);
+        for _ in 0..3 {
+            g.draw();
+        }
+    };
+    let charge = json!({"action": "attack", "attacker": "sgend", "defender": "arch",
+                        "attacker_front": 3, "defender_front": 5, "charge": true});
+    // The second charge still has the bonus (re-roll misses), and counts.
+    let mut g = G::new(&big());
+    g.set("sgend", "charges", json!(1));
+    cavalry_card(&mut g);
+    let o = g.act(charge.clone());
+    assert!(round_result(&o).contains("ha=@callan.hit.reroll-misses"));
+    assert_eq!(g.unit("sgend")["charges"], 2);
+    // The third charge hits on 5½, as does any later attack.
+    let mut g = G::new(&big());
+    g.set("sgend", "charges", json!(2));
+    cavalry_card(&mut g);
+    let o = g.act(charge.clone());
+    assert!(round_result(&o).contains("ha=@callan.hit.five-half"));
+    assert_eq!(g.unit("sgend")["charges"], 3);
+    let mut g = G::new(&big());
+    g.set("sgend", "charges", json!(2));
+    cavalry_card(&mut g);
+    let mut walk = charge.clone();
+    walk["charge"] = json!(false);
+    let o = g.act(walk);
+    assert!(round_result(&o).contains("ha=@callan.hit.five-half"));
+    // A charge onto a gun, or onto raw troops that flee before the dice, does not count.
+    let mut g = G::new(&big());
+    cavalry_card(&mut g);
+    g.act(json!({"action": "attack", "attacker": "sgend", "defender": "cannone", "charge": true}));
+    assert_eq!(g.unit("sgend")["charges"], 0);
+    g.set("contadini", "bases", json!(4));
+    g.with(
+        json!({"action": "attack", "attacker": "borbone", "defender": "contadini", "charge": true}),
+        &[1],
+    );
+    assert_eq!(g.unit("contadini")["status"], "fleeing");
+    assert_eq!(g.unit("borbone")["charges"], 0);
+}
+
+#[test]
+fn d30_veteran_pike_hit_on_5_and_6_and_a_riccio_on_6_only() {
+    let mut g = G::new(SCENARIO);
+    g.act(json!({"action": "state", "unit": "lanzi", "riccio": true}));
+    g.deck(&[4, 5, 6, 1, 2, 3]);
+    for _ in 0..3 {
+        g.draw();
+    }
+    // Veteran pike defending against gendarmi roll at 1/3.
+    let o = g.act(
+        json!({"action": "attack", "attacker": "igend", "defender": "svizzeri",
+                         "attacker_front": 3, "defender_front": 3, "defender_rear": 3}),
+    );
+    assert!(round_result(&o).contains("hb=@callan.hit.five-six"));
+    for _ in 0..3 {
+        g.draw();
+    }
+    // Gendarmi attacking a riccio hit on 6 only.
+    let o = g.act(
+        json!({"action": "attack", "attacker": "gend", "defender": "lanzi",
+                         "attacker_front": 3, "defender_front": 3, "defender_rear": 3}),
+    );
+    assert!(round_result(&o).contains("ha=@callan.hit.six"));
+}
+
+#[test]
+fn d31_halberdiers_alone_roll_two_dice_against_cavalry() {
+    let dice = |attacker: &str| {
+        let (o, _) = standalone(json!({"action": "attack",
+            "attacker": {"type": attacker, "bases": 3, "name": "nemici"},
+            "defender": {"type": "alabardieri", "bases": 5, "name": "alabardieri"},
+            "attacker_front": 3, "defender_front": 5}))
+        .roll(&mut DiceStream::from_seed(2));
+        round_dice(&o, "alabardieri")
+    };
+    assert_eq!(dice("gendarmi"), 10);
+    assert_eq!(dice("fanteria-da-mischia"), 5);
+}
+
+/// Italian pike with a Doppelsöldner base attack the Landsknechts, who have none; the first round
+/// is drawn; the second is resolved at the next turn's first 2nd card, the Doppelsöldner emerging.
+fn pike_against_pike() -> (Outcome, Outcome) {
+    let mut g = G::new(&big());
+    g.deck(&[1, 2, 4, 5, 3, 6]);
+    g.draw();
+    g.draw();
+    let attack = json!({"action": "attack", "attacker": "picche", "defender": "lanzi",
+                        "attacker_front": 3, "attacker_rear": 3,
+                        "defender_front": 3, "defender_rear": 3});
+    // In the first round nothing emerges: the field is not even asked.
+    let mut emerging = attack.clone();
+    emerging["attacker_emerge"] = json!(true);
+    assert_eq!(g.refused(emerging), "unknown-field|attacker_emerge");
+    let first = g.with(attack, &[1; 17]);
+    finish_turn(&mut g);
+    g.deck(&[1, 2, 4, 5, 3, 6]);
+    g.draw();
+    g.draw();
+    let second = g.with(
+        json!({"action": "resolve_combat", "combat": "c1", "attacker_emerge": true,
+               "attacker_front": 3, "attacker_rear": 3,
+               "defender_front": 3, "defender_rear": 3}),
+        &[1; 14],
+    );
+    (first, second)
+}
+
+#[test]
+fn d32_an_emerging_doppelsoldner_adds_its_dice_from_round_two() {
+    let (first, second) = pike_against_pike();
+    // Round 1: the attacking block, two ranks: 12 dice, nothing more.
+    assert_eq!(round_dice(&first, "Picche italiane"), 12);
+    // Round 2: defending against foot, one rank (6), + 2 for the Doppelsöldner against foot.
+    assert_eq!(round_dice(&second, "Picche italiane"), 8);
+    // A block with halberdiers: nothing in round 1 against cavalry, one die more from round 2.
+    let halberds = big().replace(
+        "bases = 9\nleader = \"re\"\nnationality = \"francesi\"",
+        "bases = 9\nleader = \"re\"\nflags = [\"alabardieri\"]\nnationality = \"francesi\"",
+    );
+    let mut g = G::new(&halberds);
+    assert_eq!(g.unit("picche9")["bases"], 10);
+    g.deck(&[4, 5, 6, 1, 2, 3]);
+    for _ in 0..3 {
+        g.draw();
+    }
+    // The heavy cavalry win round 1 by 2 hits to 0: no base lost, no test, the melee goes on.
+    let mut faces = vec![5, 5, 1, 1, 1, 1];
+    faces.extend([1; 12]);
+    let first = g.with(
+        json!({"action": "attack", "attacker": "pesanti", "defender": "picche9",
+               "attacker_front": 3, "defender_front": 3, "defender_rear": 3}),
+        &faces,
+    );
+    assert_eq!(round_dice(&first, "Picche di Guascogna"), 12);
+    finish_turn(&mut g);
+    g.deck(&[1, 2, 4, 5, 3, 6]);
+    g.draw();
+    g.draw();
+    let second = g.with(
+        json!({"action": "resolve_combat", "combat": "c1",
+               "attacker_front": 3, "defender_front": 3, "defender_rear": 3}),
+        &[1; 19],
+    );
+    assert_eq!(round_dice(&second, "Picche di Guascogna"), 13);
+}
+
+#[test]
+fn d33_the_doppelsoldner_duel_costs_a_die_in_the_first_round_only() {
+    let (first, second) = pike_against_pike();
+    // The block without Doppelsöldner rolls one die fewer in round 1 (6 − 1), normally after.
+    assert_eq!(round_dice(&first, "Lanzichenecchi"), 5);
+    assert_eq!(round_dice(&second, "Lanzichenecchi"), 6);
+    // Both with a Doppelsöldner or rodeleros base: a die each, 5/12 to win, 1/6 a tie.
+    let o = odds(&standalone(json!({"action": "attack",
+        "attacker": {"type": "picchieri", "bases": 6, "name": "a", "flags": ["doppelsoldner"]},
+        "defender": {"type": "picchieri", "bases": 6, "name": "b", "flags": ["rodeleros"]},
+        "attacker_front": 3, "attacker_rear": 3, "defender_front": 3, "defender_rear": 3})));
+    let duel = key("callan.facet.duel");
+    assert!((o.p(&duel, &key("callan.duel.tie-short")) - 1.0 / 6.0).abs() < 1e-12);
+    assert!((o.p(&duel, "a") - 5.0 / 12.0).abs() < 1e-12);
+}
+
+#[test]
+fn d34_a_flanked_block_counts_one_base_and_a_riccio_has_no_flank() {
+    let flank = |riccio: bool| {
+        let mut g = G::new(SCENARIO);
+        if riccio {
+            g.act(json!({"action": "state", "unit": "lanzi", "riccio": true}));
+        }
+        g.deck(&[1, 2, 3, 4, 5, 6]);
+        for _ in 0..3 {
+            g.draw();
+        }
+        let o = g.act(
+            json!({"action": "attack", "attacker": "gend", "defender": "lanzi",
+                             "attacker_front": 3, "defender_front": 3, "defender_rear": 3,
+                             "flank": true}),
+        );
+        round_dice(&o, "Lanzichenecchi")
+    };
+    assert_eq!(flank(false), 2);
+    assert_eq!(flank(true), 12);
+    // Beaten in round 1 without a test, it is still taken in the flank in round 2; drawing that
+    // round, it turns to face and counts normally (one rank against foot) from round 3.
+    let mut g = G::new(&big());
+    g.deck(&[1, 2, 4, 5, 3, 6]);
+    g.draw();
+    g.draw();
+    let mut faces = vec![5, 5];
+    faces.extend([1; 10]);
+    faces.extend([1, 1]);
+    g.with(
+        json!({"action": "attack", "attacker": "picche9", "defender": "lanzi", "flank": true,
+               "attacker_front": 3, "attacker_rear": 3,
+               "defender_front": 3, "defender_rear": 3}),
+        &faces,
+    );
+    assert_eq!(g.state["combats"][0]["flanked"], true);
+    let resolve = json!({"action": "resolve_combat", "combat": "c1",
+                         "attacker_front": 3, "attacker_rear": 3,
+                         "defender_front": 3, "defender_rear": 2});
+    for (turn, faces, dice) in [
+        (2, [vec![5], vec![1; 11], vec![6, 1]].concat(), 2),
+        (3, vec![1; 12], 6),
+    ] {
+        finish_turn(&mut g);
+        g.deck(&[1, 2, 4, 5, 3, 6]);
+        g.draw();
+        g.draw();
+        let o = g.with(resolve.clone(), &faces);
+        assert_eq!(round_dice(&o, "Lanzichenecchi"), dice, "turn {turn}");
+        assert_eq!(g.state["combats"][0]["flanked"], false, "turn {turn}");
+    }
+}
+
+/// A cavalry melee drawn in turn 1 (the French veteran gendarmi counter-charge the heavy cavalry),
+/// due at the first 3rd card of turn 2.
+fn cavalry_melee() -> G {
+    let mut g = G::new(&big());
+    g.deck(&[4, 5, 6, 1, 2, 3]);
+    for _ in 0..3 {
+        g.draw();
+    }
+    let attack = json!({"action": "attack", "attacker": "pesanti", "defender": "gend",
+                        "attacker_front": 3, "defender_front": 3});
+    // No support in a first round.
+    let mut supported = attack.clone();
+    supported["support"] = json!("sgend");
+    assert_eq!(g.refused(supported), "support-when|support");
+    g.with(attack, &[1; 15]);
+    finish_turn(&mut g);
+    g.deck(&[1, 2, 3, 4, 5, 6]);
+    for _ in 0..3 {
+        g.draw();
+    }
+    assert_eq!(offered_combats(&g), vec!["c1".to_string()]);
+    g
+}
+
+#[test]
+fn d36_a_supported_squadron_shares_the_hits_it_suffers() {
+    // The imperial heavy cavalry supported by the Spanish gendarmi (9 dice at 5–6); the French
+    // score 5 hits: 3 to the squadron engaged first, 2 to its supporter.
+    let mut g = cavalry_melee();
+    let mut faces = vec![1; 6];
+    faces.extend([6, 6, 6, 6, 6, 1, 1, 1, 1]);
+    faces.extend([1; 9]);
+    faces.push(6);
+    g.with(
+        json!({"action": "resolve_combat", "combat": "c1", "support": "sgend", "support_front": 3,
+               "attacker_front": 3, "defender_front": 3}),
+        &faces,
+    );
+    assert_eq!(
+        (
+            g.unit("pesanti")["bases"].clone(),
+            g.unit("pesanti")["hits"].clone()
+        ),
+        (json!(2), json!(0))
+    );
+    assert_eq!(
+        (
+            g.unit("sgend")["bases"].clone(),
+            g.unit("sgend")["hits"].clone()
+        ),
+        (json!(3), json!(2))
+    );
+    assert_eq!(g.unit("sgend")["activated"], true);
+    // The other side may be supported too: French light horse (4 dice) behind the gendarmi.
+    let mut g = cavalry_melee();
+    let mut faces = vec![6, 6, 6, 6, 6, 1];
+    faces.extend([1; 9]);
+    faces.extend([1; 4]);
+    faces.push(6);
+    g.with(
+        json!({"action": "resolve_combat", "combat": "c1", "support": "cavalleggeri",
+               "attacker_front": 3, "defender_front": 3}),
+        &faces,
+    );
+    assert_eq!(
+        (
+            g.unit("gend")["bases"].clone(),
+            g.unit("gend")["hits"].clone()
+        ),
+        (json!(2), json!(0))
+    );
+    assert_eq!(
+        (
+            g.unit("cavalleggeri")["bases"].clone(),
+            g.unit("cavalleggeri")["hits"].clone()
+        ),
+        (json!(2), json!(0))
+    );
+}
+
+#[test]
+fn d38_hits_carried_from_fire_do_not_count_for_the_round() {
+    let mut g = G::new(SCENARIO);
+    g.deck(&[1, 2, 3, 4, 5, 6]);
+    g.draw();
+    g.with(
+        json!({"action": "fire", "unit": "arch", "target": "lanzi", "long_bases": 5}),
+        &[6, 6, 1, 1, 1],
+    );
+    g.draw();
+    g.draw();
+    // One hit each way: a draw, whatever the Landsknechts carried.
+    let mut faces = vec![5];
+    faces.extend([1; 8]);
+    faces.push(6);
+    faces.extend([1; 11]);
+    let o = g.with(
+        json!({"action": "attack", "attacker": "gend", "defender": "lanzi",
+               "attacker_front": 3, "defender_front": 3, "defender_rear": 3}),
+        &faces,
+    );
+    assert_eq!(
+        facet(&o, &key("callan.facet.winner")),
+        Some(key("callan.round.draw-short"))
+    );
+    // Their carried hits still cost them a base.
+    assert_eq!(g.unit("lanzi")["bases"], 5);
+}
+
+#[test]
+fn d39_the_loser_tests_on_a_base_lost_or_a_hit_per_two_bases() {
+    // 3-base gendarmi beaten with 2 hits suffered (no base lost) test.
+    let beaten = |toml: &str, faces: &[u8]| {
+        let mut g = G::new(toml);
+        g.deck(&[1, 2, 3, 4, 5, 6]);
+        for _ in 0..3 {
+            g.draw();
+        }
+        g.with(
+            json!({"action": "attack", "attacker": "gend", "defender": "lanzi",
+                   "attacker_front": 3, "defender_front": 3, "defender_rear": 3}),
+            faces,
+        )
+    };
+    let mut faces = vec![1; 9];
+    faces.extend([6, 6]);
+    faces.extend([1; 10]);
+    let panic = keyed("callan.facet.panic", "Gendarmi del re");
+    let mut tested = faces.clone();
+    tested.push(6);
+    assert!(facet(&beaten(SCENARIO, &tested), &panic).is_some());
+    // callan.half_hits_panic = 0: only a lost base makes the loser test.
+    let o = beaten(
+        &with_rule(SCENARIO, "\"callan.half_hits_panic\" = 0"),
+        &faces,
+    );
+    assert!(facet(&o, &panic).is_none());
+    // A 9-base block beaten with 2 hits does not test, and the fight goes on.
+    let mut g = G::new(&big());
+    g.deck(&[4, 5, 1, 2, 6, 3]);
+    g.draw();
+    g.draw();
+    let mut faces = vec![5, 5];
+    faces.extend([1; 10]);
+    faces.extend([1; 6]);
+    let o = g.with(
+        json!({"action": "attack", "attacker": "lanzi", "defender": "picche9",
+               "attacker_front": 3, "attacker_rear": 3, "defender_front": 3}),
+        &faces,
+    );
+    assert!(facet(&o, &keyed("callan.facet.panic", "Picche di Guascogna")).is_none());
+    assert_eq!(g.state["combats"].as_array().map(Vec::len), Some(1));
+}
+
+#[test]
+fn d42_a_unit_that_lost_half_its_bases_may_not_attack() {
+    let mut g = G::new(SCENARIO);
+    g.deck(&[4, 5, 1, 2, 6, 3]);
+    g.draw();
+    g.draw();
+    // A 6-base block with 3 lost is refused; 5-base arquebusiers with 2 lost may attack.
+    g.set("lanzi", "bases", json!(3));
+    assert_eq!(
+        g.refused(json!({"action": "attack", "attacker": "lanzi", "defender": "arch"})),
+        "half-lost|attacker"
+    );
+    g.set("iarch", "bases", json!(3));
+    g.act(
+        json!({"action": "attack", "attacker": "iarch", "defender": "arch",
+                 "attacker_front": 3, "defender_front": 5}),
+    );
+}
+
+#[test]
+fn d43_an_exhausted_unit_may_only_retire() {
+    let mut g = G::new(SCENARIO);
+    g.deck(&[4, 1, 5, 2, 6, 3]);
+    g.draw();
+    // 6 hits: 3 of 5 bases lost to fire: exhausted, it retires.
+    g.with(
+        json!({"action": "fire", "unit": "iarch", "target": "arch", "short_bases": 5}),
+        &[6, 6, 6, 6, 6, 6, 1, 1, 1, 1],
+    );
+    assert_eq!(g.unit("arch")["status"], "retiring");
+    assert_eq!(g.state["sides"][0]["lost"], 6);
+    for _ in 0..3 {
+        g.draw();
+    }
+    assert_eq!(
+        g.refused(json!({"action": "move", "unit": "arch", "kind": "move"})),
+        "must-retire|kind"
+    );
+    let o = g.act(json!({"action": "move", "unit": "arch", "kind": "retire"}));
+    assert!(
+        o.resolution.summary.contains("bw=8"),
+        "{}",
+        o.resolution.summary
+    );
+    assert!(
+        o.resolution.summary.contains("cm=32"),
+        "{}",
+        o.resolution.summary
+    );
+    // Retiring, it stays on the table and is not lost.
+    assert_eq!(g.unit("arch")["status"], "retiring");
+    assert_eq!(g.state["sides"][0]["lost"], 6);
+}
+
+#[test]
+fn d44_a_unit_that_flees_counts_as_lost_at_once() {
+    let mut g = G::new(SCENARIO);
+    finish_turn(&mut g);
+    g.deck(&[4, 5, 6, 1, 2, 3]);
+    // Turn 2: the raw peasants panic (a 1) and flee: 5 raw bases, 2½.
+    g.with(
+        json!({"action": "panic_test", "unit": "contadini", "reason": "friends_fleeing"}),
+        &[1],
+    );
+    assert_eq!(g.unit("contadini")["status"], "fleeing");
+    assert_eq!(g.state["sides"][0]["lost"], 5);
+    // Contacted while fleeing, it is destroyed, and not counted twice.
+    for _ in 0..3 {
+        g.draw();
+    }
+    g.act(json!({"action": "attack", "attacker": "igend", "defender": "contadini"}));
+    assert_eq!(g.unit("contadini")["status"], "lost");
+    assert_eq!(g.state["sides"][0]["lost"], 5);
+    // The end of turn 2 checks these losses.
+    let o = finish_turn(&mut g);
+    assert!(
+        o.resolution
+            .steps
+            .iter()
+            .any(|s| s.result.contains("lost=2½")),
+        "{:?}",
+        o.resolution.steps
+    );
+    // callan.flight_counts_at_once = 0: lost when the players record it off the table.
+    let mut g = G::new(&with_rule(SCENARIO, "\"callan.flight_counts_at_once\" = 0"));
+    g.with(
+        json!({"action": "panic_test", "unit": "contadini", "reason": "friends_fleeing"}),
+        &[1],
+    );
+    assert_eq!(g.state["sides"][0]["lost"], 0);
+    g.act(json!({"action": "off_table", "unit": "contadini"}));
+    assert_eq!(g.state["sides"][0]["lost"], 5);
+}
+
+#[test]
+fn d45_pike_never_flee_they_retire_and_are_removed() {
+    let mut g = G::new(&big());
+    g.deck(&[4, 5, 1, 2, 6, 3]);
+    g.draw();
+    g.draw();
+    // The Landsknechts beat the Gascon block: 3 hits, a base; its test (−1, +1 larger) fails on 1.
+    let mut faces = vec![5, 5, 5];
+    faces.extend([1; 9]);
+    faces.extend([1; 6]);
+    faces.push(1);
+    let o = g.with(
+        json!({"action": "attack", "attacker": "lanzi", "defender": "picche9",
+               "attacker_front": 3, "attacker_rear": 3, "defender_front": 3}),
+        &faces,
+    );
+    assert!(o.resolution.summary.contains("callan.unit.pike-removed"));
+    assert!(o
+        .resolution
+        .steps
+        .iter()
+        .any(|s| s.result.contains("callan.flee.friends-test")));
+    assert_eq!(g.unit("picche9")["status"], "lost");
+    // All 9 trained bases lost: 18 half bases.
+    assert_eq!(g.state["sides"][0]["lost"], 18);
+    // A shot unit nearby is asked for its test (the players report it).
+    g.with(
+        json!({"action": "panic_test", "unit": "arch", "reason": "friends_fleeing"}),
+        &[6],
+    );
+    // Pike exhausted by fire retire like any unit and are not removed.
+    g.draw();
+    g.set("lanzi", "bases", json!(3));
+    g.with(
+        json!({"action": "fire", "unit": "arch", "target": "lanzi", "long_bases": 5}),
+        &[6, 6, 6, 1, 1],
+    );
+    assert_eq!(g.unit("lanzi")["status"], "retiring");
+}
+
+#[test]
+fn d46_the_panic_modifiers() {
+    // Open-order arquebusiers with 2 bases lost: −3 when friends flee nearby.
+    let mut g = G::new(SCENARIO);
+    g.act(json!({"action": "state", "unit": "arch", "open_order": true}));
+    g.set("arch", "bases", json!(3));
+    let o = g.with(
+        json!({"action": "panic_test", "unit": "arch", "reason": "friends_fleeing"}),
+        &[6],
+    );
+    assert_eq!(panic_modifier(&o), -3);
+    // −4 when beaten in melee (the seed's "danno di 4"): −2 lost, −1 open order, −1 shot in melee.
+    let mut g = G::new(SCENARIO);
+    g.act(json!({"action": "state", "unit": "arch", "open_order": true}));
+    g.set("arch", "bases", json!(4));
+    g.deck(&[4, 5, 6, 1, 2, 3]);
+    for _ in 0..3 {
+        g.draw();
+    }
+    let o = g.with(
+        json!({"action": "attack", "attacker": "leggeri", "defender": "arch",
+               "attacker_front": 3, "defender_front": 4, "evade": false}),
+        &[5, 5, 1, 1, 1, 1, 1, 1, 6],
+    );
+    assert_eq!(g.unit("arch")["bases"], 3);
+    assert_eq!(panic_modifier(&o), -4);
+}
+
+#[test]
+fn d47_veteran_infantry_never_tests_veteran_gendarmi_do() {
+    // Veteran Swiss beaten with a base lost take no test: no die for it.
+    let mut g = G::new(&big());
+    g.deck(&[4, 5, 1, 2, 6, 3]);
+    g.draw();
+    g.draw();
+    let mut faces = vec![5, 5, 5];
+    faces.extend([1; 9]);
+    faces.extend([1; 12]);
+    let o = g.with(
+        json!({"action": "attack", "attacker": "tercio", "defender": "svizzeri",
+               "attacker_front": 3, "attacker_rear": 3,
+               "defender_front": 3, "defender_rear": 3}),
+        &faces,
+    );
+    assert_eq!(g.unit("svizzeri")["bases"], 8);
+    assert!(facet(&o, &keyed("callan.facet.panic", "Svizzeri")).is_none());
+    assert!(step(&o, "callan.step.panic")
+        .result
+        .contains("callan.panic.veteran"));
+    // Veteran gendarmi beaten with a base lost do test...
+    let mut g = G::new(SCENARIO);
+    g.deck(&[1, 2, 3, 4, 5, 6]);
+    for _ in 0..3 {
+        g.draw();
+    }
+    let mut faces = vec![1; 9];
+    faces.extend([6, 6, 6]);
+    faces.extend([1; 9]);
+    faces.push(6);
+    let o = g.with(
+        json!({"action": "attack", "attacker": "gend", "defender": "lanzi",
+               "attacker_front": 3, "defender_front": 3, "defender_rear": 3}),
+        &faces,
+    );
+    assert!(facet(&o, &keyed("callan.facet.panic", "Gendarmi del re")).is_some());
+    // ...and, having passed, test no more this turn.
+    let o = g.with(
+        json!({"action": "panic_test", "unit": "gend", "reason": "friends_fleeing"}),
+        &[],
+    );
+    assert!(step(&o, "callan.step.panic")
+        .result
+        .contains("callan.panic.passed-already"));
+}
+
+#[test]
+fn d49_a_failed_re_roll_takes_the_commander_with_the_unit() {
+    // Lannoy leads the imperial gendarmi: their test fails (1), his re-roll fails (1).
+    let mut g = G::new(SCENARIO);
+    g.with(
+        json!({"action": "panic_test", "unit": "igend", "reason": "friends_fleeing"}),
+        &[1, 1],
+    );
+    assert_eq!(g.state["commanders"][1]["status"], "fled");
+    assert_eq!(g.unit("igend")["status"], "fleeing");
+    // 3 for Lannoy (6 half bases) and the 3 trained bases (6).
+    assert_eq!(g.state["sides"][1]["lost"], 12);
+    // A re-roll that passes stops the panic: nothing lost.
+    let mut g = G::new(SCENARIO);
+    g.with(
+        json!({"action": "panic_test", "unit": "igend", "reason": "friends_fleeing"}),
+        &[1, 6],
+    );
+    assert_eq!(g.state["commanders"][1]["status"], "active");
+    assert_eq!(g.unit("igend")["status"], "ok");
+    assert_eq!(g.state["sides"][1]["lost"], 0);
+}
+
+#[test]
+fn d51_other_cavalry_roll_for_pursuit_and_are_taken_out_of_the_battle() {
+    // The heavy cavalry beat the French gendarmi (6 hits: two bases, they flee) and roll 3.
+    let mut g = G::new(SCENARIO);
+    g.deck(&[4, 5, 6, 1, 2, 3]);
+    for _ in 0..3 {
+        g.draw();
+    }
+    let mut faces = vec![6; 6];
+    faces.extend([1; 9]);
+    faces.push(3);
+    let o = g.with(
+        json!({"action": "attack", "attacker": "pesanti", "defender": "gend",
+               "attacker_front": 3, "defender_front": 3}),
+        &faces,
+    );
+    assert_eq!(
+        facet(&o, &keyed("callan.facet.pursuit", "Cavalleria pesante")).as_deref(),
+        Some("3")
+    );
+    assert_eq!(g.unit("pesanti")["status"], "pursuing");
+    assert_eq!(g.unit("pesanti")["pursuit_turns"], 3);
+    g.act(json!({"action": "pursuit", "unit": "pesanti"}));
+    // Three turns of pursuit: this one and the next two; back in turn 4.
+    for turn in 2..=4 {
+        finish_turn(&mut g);
+        let want = if turn < 4 { "pursuing" } else { "ok" };
+        assert_eq!(g.unit("pesanti")["status"], want, "turn {turn}");
+        if turn == 2 {
+            // Pursuing, it is refused any other action at its own cavalry card.
+            g.deck(&[4, 5, 6, 1, 2, 3]);
+            for _ in 0..3 {
+                g.draw();
+            }
+            assert_eq!(
+                g.refused(json!({"action": "move", "unit": "pesanti"})),
+                "not-on-table|unit"
+            );
+            assert_eq!(
+                g.refused(json!({"action": "attack", "attacker": "pesanti", "defender": "arch"})),
+                "cannot-attack|attacker"
+            );
+        }
+    }
+    // A commander with the unit has a pursuit die re-rolled: Lannoy's gendarmi roll 2, then 6.
+    let mut g = G::new(SCENARIO);
+    g.deck(&[4, 5, 6, 1, 2, 3]);
+    for _ in 0..3 {
+        g.draw();
+    }
+    let mut faces = vec![6, 6, 6, 6, 6, 6, 1, 1, 1, 1];
+    faces.extend([1; 9]);
+    faces.extend([2, 6]);
+    let o = g.with(
+        json!({"action": "attack", "attacker": "igend", "defender": "gend",
+               "attacker_front": 3, "defender_front": 3}),
+        &faces,
+    );
+    assert_eq!(
+        facet(&o, &keyed("callan.facet.pursuit", "Gendarmi imperiali")).as_deref(),
+        Some("0")
+    );
+    assert_eq!(g.unit("igend")["status"], "ok");
+}
+
+#[test]
+fn d52_french_gendarmi_off_the_table_come_back_on_4_to_6() {
+    let mut g = G::new(SCENARIO);
+    g.deck(&[1, 2, 3, 4, 5, 6]);
+    for _ in 0..3 {
+        g.draw();
+    }
+    let mut faces = vec![6, 6, 6, 6, 6, 6, 1, 1, 1];
+    faces.extend([1; 6]);
+    g.with(
+        json!({"action": "attack", "attacker": "gend", "defender": "pesanti",
+               "attacker_front": 3, "defender_front": 3}),
+        &faces,
+    );
+    g.act(json!({"action": "pursuit", "unit": "gend", "reached_edge": true}));
+    assert_eq!(g.unit("gend")["status"], "away");
+    // Away, they are not lost.
+    assert_eq!(g.state["sides"][0]["lost"], 0);
+    for _ in 0..3 {
+        g.draw();
+    }
+    g.with(json!({"action": "end_turn"}), &[3]);
+    assert_eq!(g.unit("gend")["status"], "away");
+    for _ in 0..6 {
+        g.draw();
+    }
+    g.with(json!({"action": "end_turn"}), &[5]);
+    assert_eq!(g.unit("gend")["status"], "ok");
+    assert_eq!(g.state["sides"][0]["lost"], 0);
+}
+
+#[test]
+fn d53_light_horse_loot_the_camp_once() {
+    // The French gendarmi, already down a base, charge the light horse and lose another: they
+    // flee, and the light horse pursue them off the French edge.
+    let mut g = G::new(&big());
+    g.set("gend", "bases", json!(2));
+    g.deck(&[1, 2, 3, 4, 5, 6]);
+    for _ in 0..3 {
+        g.draw();
+    }
+    let mut faces = vec![1; 6];
+    faces.extend([6, 6, 6, 1]);
+    g.with(
+        json!({"action": "attack", "attacker": "gend", "defender": "leggeri",
+               "attacker_front": 2, "defender_front": 3, "evade": false}),
+        &faces,
+    );
+    assert_eq!(g.unit("leggeri")["status"], "pursuing");
+    let lost = g.state["sides"][0]["lost"].as_u64().expect("lost");
+    let points = g.state["sides"][0]["lost_points"].as_u64().expect("points");
+    g.act(json!({"action": "pursuit", "unit": "leggeri", "reached_edge": true}));
+    assert_eq!(g.unit("leggeri")["status"], "looting");
+    assert_eq!(g.state["sides"][0]["camp_looted"], true);
+    // The camp's value, 5 bases (10 half bases; 3 points a base in points).
+    assert_eq!(g.state["sides"][0]["lost"].as_u64(), Some(lost + 10));
+    assert_eq!(
+        g.state["sides"][0]["lost_points"].as_u64(),
+        Some(points + 15)
+    );
+    // A second looter adds nothing; looters are not lost.
+    g.set("stradioti", "status", json!("pursuing"));
+    g.act(json!({"action": "pursuit", "unit": "stradioti", "reached_edge": true}));
+    assert_eq!(g.state["sides"][0]["lost"].as_u64(), Some(lost + 10));
+    assert_eq!(g.state["sides"][1]["lost"], 0);
+}
+
+#[test]
+fn d54_off_the_table_is_lost_except_in_pursuit() {
+    let mut g = G::new(SCENARIO);
+    g.deck(&[1, 2, 3, 4, 5, 6]);
+    for _ in 0..3 {
+        g.draw();
+    }
+    // The light horse evade the French gendarmi and leave the table: lost (3 bases).
+    g.act(json!({"action": "attack", "attacker": "gend", "defender": "leggeri", "evade": true}));
+    assert_eq!(g.unit("leggeri")["activated"], true);
+    g.act(json!({"action": "off_table", "unit": "leggeri"}));
+    assert_eq!(g.unit("leggeri")["status"], "lost");
+    assert_eq!(g.state["sides"][1]["lost"], 6);
+    // Heavy cavalry pursuing off the table are not lost: back when the pursuit ends.
+    g.set("pesanti", "status", json!("pursuing"));
+    g.set("pesanti", "pursuit_turns", json!(1));
+    g.act(json!({"action": "pursuit", "unit": "pesanti", "reached_edge": true}));
+    assert_eq!(g.state["sides"][1]["lost"], 6);
+    assert_eq!(g.unit("pesanti")["status"], "pursuing");
+    finish_turn(&mut g);
+    assert_eq!(g.unit("pesanti")["status"], "ok");
+    assert_eq!(g.state["sides"][1]["lost"], 6);
+}
+
+#[test]
+fn d55_a_commander_rallies_an_exhausted_squadron_into_a_damaged_one() {
+    let mut g = G::new(&big());
+    g.set("igend", "bases", json!(1));
+    g.set("borbone", "bases", json!(2));
+    let rally =
+        |to: &str| json!({"action": "rally", "commander": "lannoy", "from": "igend", "to": to});
+    assert_eq!(g.refused(rally("sgend")), "too-many-bases|to");
+    assert_eq!(
+        g.refused(json!({"action": "rally", "commander": "re", "from": "igend", "to": "borbone"})),
+        "not-led|commander"
+    );
+    g.act(rally("borbone"));
+    assert_eq!(g.unit("borbone")["bases"], 3);
+    assert_eq!(g.unit("borbone")["bases_start"], 3);
+    assert_eq!(g.unit("igend")["status"], "lost");
+    // The rallied bases are not lost, and Lannoy now leads the reinforced squadron.
+    assert_eq!(g.state["sides"][1]["lost"], 0);
+    assert_eq!(g.state["commanders"][1]["unit"], "borbone");
+}
+
+#[test]
+fn d56_a_lone_commander_is_no_target() {
+    let mut g = G::new(SCENARIO);
+    g.deck(&[1, 2, 3, 4, 5, 6]);
+    g.draw();
+    assert_eq!(
+        g.refused(json!({"action": "fire", "unit": "arch", "target": "lannoy", "long_bases": 5})),
+        "unknown-unit|target"
+    );
+    assert_eq!(
+        g.refused(json!({"action": "attack", "attacker": "gend", "defender": "lannoy"})),
+        "unknown-unit|defender"
+    );
+}
+
+#[test]
+fn d57_the_orders_die() {
+    let mut g = G::new(&with_rule(&big(), "\"callan.orders\" = 1"));
+    g.deck(&[1, 2, 4, 5, 3, 6]);
+    g.draw();
+    g.draw();
+    // An Italian pike block rolling 1 does not move, is not activated, and does not try again.
+    let o = g.with(json!({"action": "move", "unit": "picche"}), &[1]);
+    assert_eq!(
+        facet(&o, &key("callan.facet.obeys")),
+        Some(key("callan.no"))
+    );
+    assert_eq!(g.unit("picche")["moved"], false);
+    assert_eq!(g.unit("picche")["activated"], false);
+    assert_eq!(
+        g.refused(json!({"action": "move", "unit": "picche"})),
+        "orders-failed|unit"
+    );
+    // Swiss pike charging roll nothing; another unit obeys on 2 or more.
+    g.with(
+        json!({"action": "move", "unit": "svizzeri", "kind": "charge"}),
+        &[],
+    );
+    g.with(json!({"action": "move", "unit": "picche9"}), &[2]);
+    // Without the orders rule a formed unit moving onto a steep hill rolls for disorder: 2.
+    let mut g = G::new(SCENARIO);
+    g.deck(&[1, 2, 4, 5, 3, 6]);
+    g.draw();
+    g.draw();
+    g.with(
+        json!({"action": "move", "unit": "arch", "steep_hill": true}),
+        &[2],
+    );
+    assert_eq!(g.unit("arch")["disordered"], true);
+}
+
+#[test]
+fn d58_an_obstacle_is_rolled_once_for_the_battle() {
+    let mut g = G::new(SCENARIO);
+    g.deck(&[1, 2, 3, 4, 5, 6]);
+    g.draw();
+    g.draw();
+    // The first unit to cross rolls: 2, difficult: it crosses disordered.
+    g.with(
+        json!({"action": "move", "unit": "arch", "obstacle": "fosso"}),
+        &[2],
+    );
+    assert_eq!(g.state["obstacles"]["fosso"], "difficile");
+    assert_eq!(g.unit("arch")["disordered"], true);
+    // A second unit rolls nothing and gets the same result.
+    g.with(
+        json!({"action": "move", "unit": "svizzeri", "obstacle": "fosso"}),
+        &[],
+    );
+    assert_eq!(g.unit("svizzeri")["disordered"], true);
+    // Cavalry at a very difficult obstacle is refused; rolling 1 for a new one, it stays.
+    g.act(json!({"action": "obstacle", "id": "muro", "difficulty": "molto-difficile"}));
+    g.draw();
+    assert_eq!(
+        g.refused(json!({"action": "move", "unit": "gend", "obstacle": "muro"})),
+        "impassable|obstacle"
+    );
+    let o = g.with(
+        json!({"action": "move", "unit": "gend", "obstacle": "roggia"}),
+        &[1],
+    );
+    assert_eq!(g.state["obstacles"]["roggia"], "molto-difficile");
+    assert!(o
+        .resolution
+        .steps
+        .iter()
+        .any(|s| s.result.contains("callan.obstacle.cavalry-never")));
+}
+
+#[test]
+fn d60_mala_guerra_fights_to_destruction() {
+    let nine = SCENARIO.replace(
+        "type = \"picchieri\"\nbases = 6\nleader = \"lannoy\"",
+        "type = \"picchieri\"\nbases = 9\nleader = \"lannoy\"",
+    );
+    let mut g = G::new(&nine);
+    g.set("lanzi", "bases", json!(3));
+    g.deck(&[1, 2, 4, 5, 3, 6]);
+    g.draw();
+    g.draw();
+    // The Swiss beat the Landsknechts down to 2 of 9: no test, no flight, the fight goes on.
+    let mut faces = vec![5, 5, 5];
+    faces.extend([1; 9]);
+    faces.extend([1; 6]);
+    let o = g.with(
+        json!({"action": "attack", "attacker": "svizzeri", "defender": "lanzi",
+               "attacker_front": 3, "attacker_rear": 3, "defender_front": 3}),
+        &faces,
+    );
+    assert_eq!(g.unit("lanzi")["bases"], 2);
+    assert_eq!(g.unit("lanzi")["status"], "ok");
+    assert!(facet(&o, &keyed("callan.facet.panic", "Lanzichenecchi")).is_none());
+    assert_eq!(g.state["combats"][0]["mala_guerra"], true);
+    assert_eq!(g.state["combats"].as_array().map(Vec::len), Some(1));
+}
+
+/// The sample army of §10.3 (red) against a token enemy.
+const SAMPLE: &str = r#"
+ruleset = "callan-renaissance"
+title = "Esercito d'esempio"
+
+[house_rules]
+"callan.fog" = -1
+"callan.niente_soldi" = 0
+
+[[sides]]
+id = "francesi"
+name = "Francesi"
+role = "attacker"
+
+[[sides]]
+id = "imperiali"
+name = "Imperiali"
+role = "defender"
+
+[[leaders]]
+id = "re"
+name = "Il re"
+side = "francesi"
+rank = "army"
+
+[[leaders]]
+id = "capitano"
+name = "Un capitano"
+side = "francesi"
+rank = "battle"
+
+[[leaders]]
+id = "lannoy"
+name = "Lannoy"
+side = "imperiali"
+rank = "army"
+
+[[units]]
+id = "g1"
+name = "Gendarmi I"
+side = "francesi"
+type = "gendarmi"
+bases = 3
+leader = "re"
+flags = ["veterani"]
+nationality = "francesi"
+
+[[units]]
+id = "g2"
+name = "Gendarmi II"
+side = "francesi"
+type = "gendarmi"
+bases = 3
+leader = "re"
+flags = ["veterani"]
+nationality = "francesi"
+
+[[units]]
+id = "svizzeri"
+name = "Svizzeri"
+side = "francesi"
+type = "picchieri"
+bases = 9
+leader = "re"
+flags = ["veterani"]
+nationality = "svizzeri"
+
+[[units]]
+id = "arch"
+name = "Archibugieri"
+side = "francesi"
+type = "archibugieri"
+bases = 5
+leader = "re"
+
+[[units]]
+id = "leggeri"
+name = "Cavalleria leggera"
+side = "francesi"
+type = "cavalleria-leggera"
+bases = 3
+leader = "re"
+flags = ["giavellotti"]
+
+[[units]]
+id = "contadini"
+name = "Contadini"
+side = "francesi"
+type = "contadini-armati"
+bases = 5
+leader = "re"
+flags = ["reclute"]
+
+[[units]]
+id = "cannone"
+name = "Cannone"
+side = "francesi"
+type = "artiglieria-leggera"
+bases = 1
+leader = "re"
+
+[[units]]
+id = "lanzi"
+name = "Lanzichenecchi"
+side = "imperiali"
+type = "picchieri"
+bases = 6
+leader = "lannoy"
+"#;
+
+/// Whether the red side is beaten at the end of a turn with `lost` (in the measure of `field`).
+fn beaten_with(toml: &str, field: &str, lost: u64) -> bool {
+    let mut g = G::new(toml);
+    g.state["sides"][0][field] = json!(lost);
+    finish_turn(&mut g);
+    g.state["winner"] == 1
+}
+
+#[test]
+fn d61_the_sample_army_is_beaten_at_24_weighted_bases_not_23_and_a_half() {
+    let g = G::new(SAMPLE);
+    // 47½ weighted bases: 95 half bases.
+    assert_eq!(g.state["sides"][0]["strength"], 95);
+    assert!(!beaten_with(SAMPLE, "lost", 47));
+    assert!(beaten_with(SAMPLE, "lost", 48));
+    // callan.victory_total = 0: the plain count of 29 bases, beaten at 15.
+    let plain = with_rule(SAMPLE, "\"callan.victory_total\" = 0");
+    assert_eq!(G::new(&plain).state["sides"][0]["strength"], 58);
+    assert!(!beaten_with(&plain, "lost", 29));
+    assert!(beaten_with(&plain, "lost", 30));
+}
+
+#[test]
+fn d62_the_sample_army_is_125_points() {
+    let g = G::new(SAMPLE);
+    assert_eq!(g.state["sides"][0]["points"], 125);
+    // In points the threshold is exactly 125/2: beaten at 63, not at 62.
+    let points = with_rule(SAMPLE, "\"callan.victory\" = 1");
+    assert!(!beaten_with(&points, "lost_points", 62));
+    assert!(beaten_with(&points, "lost_points", 63));
+    // At 40% (callan.threshold_pct = 40, the seed's "40% o meno"): 50.
+    let quick = with_rule(&points, "\"callan.threshold_pct\" = 40");
+    assert!(!beaten_with(&quick, "lost_points", 50));
+    assert!(beaten_with(&quick, "lost_points", 51));
+}
+
+#[test]
+fn d64_tercio_counts_no_more_bases_than_the_unit_has() {
+    let mut g = G::new(SCENARIO);
+    g.deck(&[1, 2, 3, 4, 5, 6]);
+    g.draw();
+    assert_eq!(
+        g.refused(json!({"action": "fire", "unit": "arch", "target": "iarch", "short_bases": 6})),
+        "bad-number|short_bases"
+    );
+    assert_eq!(
+        g.refused(json!({"action": "fire", "unit": "arch", "target": "iarch",
+                         "short_bases": 3, "long_bases": 3})),
+        "too-many-bases|short_bases"
+    );
+    g.draw();
+    g.draw();
+    assert_eq!(
+        g.refused(
+            json!({"action": "attack", "attacker": "gend", "defender": "lanzi",
+                         "attacker_front": 4})
+        ),
+        "bad-number|attacker_front"
+    );
+}
+
+#[test]
+fn d63_the_attacked_unit_answers_whether_it_evades() {
+    let mut g = G::new(SCENARIO);
+    g.deck(&[1, 2, 3, 4, 5, 6]);
+    for _ in 0..3 {
+        g.draw();
+    }
+    // Red's cavalry card: the French gendarmi attack the imperial light horse, which has not
+    // moved: the attack waits for the light horse's side to answer.
+    let attack = json!({"action": "attack", "attacker": "gend", "defender": "leggeri"});
+    g.act(attack.clone());
+    assert_eq!(g.state["question"], attack);
+    assert_eq!(
+        g.engine
+            .acting_side(&g.state, &json!({"action": "answer", "choice": "stand"})),
+        Some("imperiali".to_string())
+    );
+    assert_eq!(
+        g.refused(json!({"action": "draw"})),
+        "question-pending|action"
+    );
+    assert_eq!(
+        g.refused(json!({"action": "answer", "choice": "maybe"})),
+        "bad-choice|choice"
+    );
+    // The odds of the waiting attack are the fight's, if the light horse stands.
+    let o = odds(
+        &g.engine
+            .preview(
+                Some(&g.state),
+                &json!({"action": "answer", "choice": "stand"}),
+            )
+            .expect("preview"),
+    );
+    assert!(o.p(&key("callan.facet.winner"), "Gendarmi del re") > 0.5);
+    // It stands: the round is fought.
+    g.act(json!({"action": "answer", "choice": "stand"}));
+    assert_eq!(g.state.get("question"), None);
+    assert_eq!(g.unit("gend")["fought_with"], json!(["leggeri"]));
+    assert_eq!(
+        g.refused(json!({"action": "answer", "choice": "stand"})),
+        "no-question|action"
+    );
 }

@@ -4,6 +4,7 @@
 mod common;
 use common::root;
 use serde_json::json;
+use tercio_i18n::Lang;
 use tercio_rules::game::{commitment, Game, GameError};
 use tercio_rules::report::{battle_report, dice_report, scores_by_turn, Reveal};
 use tercio_rules::scenario::parse;
@@ -191,6 +192,7 @@ fn the_battle_report_charts_break_points_per_turn() {
             seed: None,
             concluded: false,
         },
+        Lang::En,
     )
     .expect("md");
     assert!(hidden.contains("## Break points, turn by turn"));
@@ -207,6 +209,7 @@ fn the_battle_report_charts_break_points_per_turn() {
             seed: Some((g.seed, &g.nonce)),
             concluded: true,
         },
+        Lang::En,
     )
     .expect("md");
     assert!(shown.contains(&format!("Seed: `{}`", g.seed)));
@@ -214,6 +217,35 @@ fn the_battle_report_charts_break_points_per_turn() {
     if g.state["phase"] != "over" {
         assert!(shown.contains("The game master ended the game"));
     }
+    // The same report in Italian: its own words from the catalogue, the same facts.
+    let italian = battle_report(
+        &g,
+        &Viewer::GameMaster,
+        &Reveal {
+            commitment: &c,
+            seed: Some((g.seed, &g.nonce)),
+            concluded: true,
+        },
+        Lang::It,
+    )
+    .expect("md");
+    for heading in [
+        "## Risultato",
+        "## Soglie di rotta, turno per turno",
+        "## Registro",
+        "## Dadi",
+    ] {
+        assert!(italian.contains(heading), "no {heading}: {italian}");
+    }
+    assert!(italian.contains(&format!("Seme: `{}`", g.seed)));
+    assert!(italian.contains(&g.log_digest()));
+    if g.state["phase"] != "over" {
+        assert!(italian.contains("L'arbitro ha chiuso la partita"));
+    }
+    for (t, _) in &rows {
+        assert!(italian.contains(&format!("\n| {t} |")), "turn {t} row");
+    }
+    assert!(!italian.contains("report.") && !italian.contains("Break points"));
 }
 
 #[test]

@@ -286,6 +286,7 @@
       keep[el.id] = el.type === "checkbox" ? el.checked : el.multiple ? [...el.selectedOptions].map((o) => o.value) : el.value;
     });
     const seatsOpen = document.querySelector("#seats details") && document.querySelector("#seats details").open;
+    const notesOpen = document.querySelector("#scenario-notes details") && document.querySelector("#scenario-notes details").open;
     $("main").replaceWith(fresh);
     for (const [id, v] of Object.entries(keep)) {
       const el = $(id);
@@ -296,6 +297,8 @@
     }
     const d = document.querySelector("#seats details");
     if (d && seatsOpen !== null && seatsOpen !== undefined) d.open = seatsOpen;
+    const n = document.querySelector("#scenario-notes details");
+    if (n && notesOpen) n.open = true;
     seq = parseInt(fresh.dataset.seq, 10) || 0;
     live.seq = seq;
     if (seq > lastEvent) lastEvent = seq;

@@ -467,6 +467,7 @@ fn s<'a>(v: &'a Value, k: &str) -> &'a str {
 fn game_main(ctx: &SeatCtx, ui: &Ui, base: &str) -> String {
     let state = ctx.state();
     let mut b = heading(ctx, ui, base);
+    b.push_str(&scenario_notes(ctx, ui));
     match ctx.engine.board(&state) {
         Some(board) => b.push_str(&crate::board::board_main(ctx, ui, &state, &board)),
         None => b.push_str(&app_main(ctx, ui, &state)),
@@ -494,6 +495,46 @@ fn heading(ctx: &SeatCtx, ui: &Ui, base: &str) -> String {
     if ctx.is_gm() {
         b.push_str(&seats_panel(ctx, ui, base));
     }
+    b
+}
+
+/// The scenario's notes (deployment, terrain, obstacles, special rules) and its sources, for
+/// every seat, closed until opened (the page's script keeps it open across live redraws). The
+/// notes are the scenario's own text, escaped: a paragraph per blank-line-separated block, its
+/// lines (a "- " list) kept as written.
+fn scenario_notes(ctx: &SeatCtx, ui: &Ui) -> String {
+    let sc = &ctx.game.scenario;
+    let mut paragraphs: Vec<Vec<&str>> = vec![Vec::new()];
+    for line in sc.notes.as_deref().unwrap_or("").lines() {
+        if line.trim().is_empty() {
+            paragraphs.push(Vec::new());
+        } else if let Some(p) = paragraphs.last_mut() {
+            p.push(line.trim_end());
+        }
+    }
+    paragraphs.retain(|p| !p.is_empty());
+    let sources: Vec<&String> = sc.sources.iter().filter(|s| !s.trim().is_empty()).collect();
+    if paragraphs.is_empty() && sources.is_empty() {
+        return String::new();
+    }
+    let mut b = format!(
+        "<section class=\"scenario-notes\" id=\"scenario-notes\"><details><summary><h2>{}</h2></summary>",
+        ui.h(keys::WEB_GAME_NOTES, &[])
+    );
+    for p in &paragraphs {
+        b.push_str(&format!("<p>{}</p>", esc(&p.join("\n"))));
+    }
+    if !sources.is_empty() {
+        b.push_str(&format!(
+            "<h3>{}</h3><ul class=\"sources\">",
+            ui.h(keys::WEB_GAME_SOURCES, &[])
+        ));
+        for s in sources {
+            b.push_str(&format!("<li>{}</li>", esc(s)));
+        }
+        b.push_str("</ul>");
+    }
+    b.push_str("</details></section>");
     b
 }
 
@@ -1523,8 +1564,10 @@ async fn seat_log_page(
     page(&ui, &ctx.game.scenario.title, &body).into_response()
 }
 
-/// The battle report, as this seat may see it, its messages in the reader's language.
+/// The battle report, as this seat may see it, in the reader's language: its words and the
+/// rules' messages.
 async fn report_md(State(st): State<Arc<AppState>>, ui: Ui, Path(token): Path<String>) -> Response {
+    let lang = ui.lang;
     let out = api::blocking(move || {
         let ctx = seat::open(&st, &token)?;
         let c = ctx.game.commitment();
@@ -1536,6 +1579,7 @@ async fn report_md(State(st): State<Arc<AppState>>, ui: Ui, Path(token): Path<St
                 seed: ctx.revealed_seed(),
                 concluded: ctx.ended(),
             },
+            lang,
         )
         .map_err(|e| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "corrupt", None, e))?;
         Ok((md, api::slug(&ctx.game.scenario.title)))
@@ -1554,7 +1598,7 @@ async fn report_md(State(st): State<Arc<AppState>>, ui: Ui, Path(token): Path<St
                 ),
                 (header::CONTENT_LANGUAGE, ui.lang.code().to_string()),
             ],
-            ui.loc(&md),
+            md,
         )
             .into_response(),
         Err(e) => link_problem(&ui, &e),

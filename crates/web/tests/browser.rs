@@ -843,3 +843,93 @@ fn the_language_follows_the_browser_and_the_switch_is_remembered_in_chromium() {
         "Eserciti"
     );
 }
+
+#[test]
+fn an_italian_game_master_draws_a_card_and_fires_with_the_odds_in_chromium() {
+    if !browser_available() {
+        return;
+    }
+    let s = server();
+    // The opening of Pavia of docs/cli.md (seed 151): its first card is the French fire card.
+    let v = s.create(&json!({"scenario": "callan-renaissance/pavia-1525", "seed": 151}));
+    let gm = common::token(&v["links"][0]["url"]);
+    let r = request(
+        &s.addr,
+        "POST",
+        &format!("/api/s/{gm}/actions"),
+        Some(r#"{"action": "start"}"#),
+    )
+    .expect("start");
+    assert_eq!(r.status, 200, "{}", r.body);
+    // A phone whose language is Italian opens the game master's page.
+    let b = Browser::start_in(420, "it-IT,it");
+    b.go(&format!("http://{}/s/{gm}", s.addr));
+    b.wait(
+        "return window.TERCIO_LIVE && window.TERCIO_LIVE.state === 'live';",
+        "the live connection",
+    );
+    assert_eq!(b.js("return document.documentElement.lang;"), "it");
+    // The turn's next step is the highlighted button: draw a card.
+    assert_eq!(
+        b.js("const f = document.querySelector('form.action-form.primary'); return [f.dataset.action, f.querySelector('button[type=submit]').textContent.trim()];"),
+        json!(["draw", "Pesca una carta"])
+    );
+    let before = b.js(HEADLINE);
+    b.click("form.action-form.primary button[type=submit]");
+    let drawn = b.dismiss_result();
+    assert!(
+        drawn.contains("Carta:") && drawn.contains("Tiro") && drawn.contains("Francesco I"),
+        "{drawn}"
+    );
+    assert_ne!(b.js(HEADLINE), before, "the headline did not change");
+    // The French heavy gun at Frundsberg's Landsknechts, a dense block, the nearest enemy: the
+    // exact odds show in the form, in Italian, before anything is rolled.
+    b.js(
+        "const set = (id, v) => { const e = document.getElementById(id); if (e.type === 'checkbox') e.checked = v; else e.value = v; e.dispatchEvent(new Event('change', { bubbles: true })); };
+         document.querySelector('#form-f-fire .odds').textContent = '';
+         set('f-fire-unit', 'artiglieria-pesante'); set('f-fire-target', 'lanzi-frundsberg');
+         set('f-fire-short_bases', '0'); set('f-fire-long_bases', '1');
+         set('f-fire-dense', true); set('f-fire-nearest', true);",
+    );
+    // Three dice hitting on 5 or 6: no hit 8/27 = 29,6%, one hit 4/9 = 44,4%.
+    let odds = b.wait(
+        "const o = document.querySelector('#form-f-fire .odds').textContent; return o.includes('Probabilità esatte') && o.includes('44,4%') && o;",
+        "the exact odds in the fire form",
+    );
+    let odds = odds.as_str().unwrap_or_default().to_string();
+    assert!(
+        odds.contains("colpi") && odds.contains("0: 29,6%"),
+        "{odds}"
+    );
+    assert!(
+        !odds.contains("(not reached)") && !odds.contains('⟦'),
+        "English or a marker in the Italian odds: {odds}"
+    );
+    assert_eq!(
+        b.js("return document.querySelectorAll('#log li[data-seq]').length;"),
+        json!(2),
+        "nothing was recorded by asking the odds"
+    );
+    // Fire: the result in Italian, and the log shows it.
+    b.click("#form-f-fire button[type=submit]");
+    let result = b.dismiss_result();
+    assert!(
+        result.contains("Artiglieria pesante (Genouillac)")
+            && result.contains("Lanzichenecchi di Frundsberg")
+            && result.contains("lungo raggio")
+            && result.contains("colpi"),
+        "{result}"
+    );
+    assert!(!result.contains('⟦'), "{result}");
+    let logged = b.wait(
+        "const li = document.querySelector('#log li[data-seq=\"3\"]'); return li && li.textContent;",
+        "the volley in the log",
+    );
+    assert!(
+        logged
+            .as_str()
+            .is_some_and(|t| t.contains("Tiro") && t.contains("Lanzichenecchi di Frundsberg")),
+        "{logged}"
+    );
+    assert!(b.alert_text().is_none());
+}

@@ -263,6 +263,7 @@ fn every_page_in_both_languages_shows_no_marker_placeholder_or_key() {
         "el-gran-capitan/cerignola-1503",
         "sword-and-flame-renaissance/bicocca-1522",
         "commands-colors-ecw/edgehill-1642",
+        "callan-renaissance/pavia-1525",
     ];
     for (i, sc) in scenarios.iter().enumerate() {
         let v = s.create(&json!({"scenario": sc, "seed": 7}));

@@ -56,6 +56,9 @@ impl RuleSet for CallanRenaissance {
     fn check_units(&self, sc: &Scenario) -> Vec<(usize, String, String)> {
         check_units(sc)
     }
+    fn house_rule_range(&self, key: &str) -> (i64, i64) {
+        tables::house_rule_range(key)
+    }
     fn reference(&self) -> Value {
         json!({
             "troops": TROOPS.iter().map(|t| json!({
@@ -236,6 +239,12 @@ impl Engine for CallanEngine {
         };
         let st = state_of(v)?;
         let name = action_name(action);
+        // An attack the defender may still evade: its odds are the fight's, if it stands.
+        if name == "attack" && action.get("evade").is_none() {
+            let mut a = action.clone();
+            a["evade"] = json!(false);
+            return Ok(game::plan(&st, &a)?.map(move |r| outcome(&name, None, r)));
+        }
         if name == "start" || name == "draw" {
             return Err(Rejection::new(
                 "no-odds",
@@ -313,7 +322,11 @@ impl Engine for CallanEngine {
         if e["action"]["action"] == "start" {
             // The shuffle key's dice would give away every turn's cards.
             if let Some(d) = e["draws"].as_array_mut() {
-                d.retain(|x| x["label"] != "Shuffle key");
+                d.retain(|x| {
+                    !x["label"]
+                        .as_str()
+                        .is_some_and(|l| l.starts_with("Shuffle key"))
+                });
             }
         }
         if let Some(ops) = e["effects"].as_array_mut() {
@@ -454,9 +467,13 @@ fn standalone(action: &Value) -> Result<Plan<Outcome>, Rejection> {
         colour: "red".into(),
         camp: false,
     };
+    let names = [ua.name.clone(), ub.name.clone()];
     let leader = |side: &str| Leader {
         id: format!("{side}-cmd"),
-        name: k("callan.commander.default"),
+        name: m(
+            "callan.commander.of",
+            &[("unit", names[usize::from(side == "b")].clone())],
+        ),
         side: side.into(),
         bonus: 0,
         rank: Rank::Army,
@@ -505,6 +522,7 @@ fn standalone(action: &Value) -> Result<Plan<Outcome>, Rejection> {
         },
         repeat: None,
         joker_used: false,
+        troops_moved: false,
     });
     let mut a = action.clone();
     a[fa] = json!(fa);
@@ -550,7 +568,7 @@ fn unit_state_text(st: &State, u: &UnitState) -> String {
     if u.exploded {
         bits.push(k("callan.state.exploded"));
     }
-    if u.fixated {
+    if game::fixated_now(st, u) {
         bits.push(k("callan.state.fixated"));
     }
     if u.troop == Troop::ArtiglieriaPesante && u.fired_turn.is_some_and(|t| t + 1 >= st.turn) {
@@ -605,26 +623,7 @@ pub fn board(st: &State) -> Board {
     };
     let mut notes = Vec::new();
     if st.phase == Phase::Cards {
-        let drawn: Vec<String> = st
-            .drawn
-            .iter()
-            .map(|&c| {
-                m(
-                    "callan.card.name",
-                    &[
-                        ("rank", tables::card_rank(c).to_string()),
-                        (
-                            "colour",
-                            match card_colour(c) {
-                                Some(0) => "@callan.colour.red".into(),
-                                Some(_) => "@callan.colour.black".into(),
-                                None => "@callan.colour.none".into(),
-                            },
-                        ),
-                    ],
-                )
-            })
-            .collect();
+        let drawn: Vec<String> = st.drawn.iter().map(|&c| game::card_text(c)).collect();
         notes.push(m(
             "callan.board.drawn",
             &[(
@@ -637,19 +636,12 @@ pub fn board(st: &State) -> Board {
             )],
         ));
         // The next card's odds, from the cards not yet drawn (the same for every seat, §14.5).
-        let left = st.deck.len() as u32;
+        let cards = st.cards_left();
+        let left = cards.len() as u32;
         if left > 0 {
-            let red = st
-                .deck
-                .iter()
-                .filter(|&&c| card_colour(c) == Some(0))
-                .count();
-            let black = st
-                .deck
-                .iter()
-                .filter(|&&c| card_colour(c) == Some(1))
-                .count();
-            let joker = st.deck.len() - red - black;
+            let red = cards.iter().filter(|&&c| card_colour(c) == Some(0)).count();
+            let black = cards.iter().filter(|&&c| card_colour(c) == Some(1)).count();
+            let joker = cards.len() - red - black;
             notes.push(m(
                 "callan.board.next",
                 &[
@@ -685,10 +677,19 @@ pub fn board(st: &State) -> Board {
                 } else {
                     "callan.colour.black"
                 }),
-                s.points.to_string(),
+                m(
+                    "callan.board.points",
+                    &[
+                        ("points", s.points.to_string()),
+                        ("half", {
+                            let t = f64::from(s.points * st.cfg.threshold_pct) / 100.0;
+                            tercio_i18n::num(t, if t.fract() == 0.0 { 0 } else { 1 })
+                        }),
+                    ],
+                ),
                 total,
                 lost,
-                format!("{}%", st.cfg.threshold_pct),
+                threshold_text(st, i),
                 if s.camp {
                     m(
                         if s.camp_looted {
@@ -724,7 +725,6 @@ pub fn board(st: &State) -> Board {
             .filter(|u| u.side == i)
             .map(|u| {
                 vec![
-                    u.id.clone(),
                     u.name.clone(),
                     unit_type_text(u),
                     quality_term(u.quality),
@@ -734,13 +734,13 @@ pub fn board(st: &State) -> Board {
                     st.commander_of(&u.id)
                         .map(|c| c.name.clone())
                         .unwrap_or_default(),
+                    u.id.clone(),
                 ]
             })
             .collect();
         let mut t = table(
             "callan.board.units",
             &[
-                "callan.col.id",
                 "callan.col.name",
                 "callan.col.type",
                 "callan.col.quality",
@@ -748,6 +748,7 @@ pub fn board(st: &State) -> Board {
                 "callan.col.hits",
                 "callan.col.state",
                 "callan.col.commander",
+                "callan.col.id",
             ],
             rows,
         );
@@ -854,6 +855,32 @@ pub fn board(st: &State) -> Board {
     }
 }
 
+/// A side is beaten when its losses exceed this (D61, D63): half bases, or points.
+fn threshold_text(st: &State, i: usize) -> String {
+    let s = &st.sides[i];
+    let pct = st.cfg.threshold_pct;
+    if st.cfg.victory_points {
+        let t = f64::from(s.points * pct) / 100.0;
+        let text = if t.fract() == 0.0 {
+            format!("{t:.0}")
+        } else {
+            format!("{t}")
+        };
+        m(
+            "callan.board.threshold",
+            &[("n", text), ("pct", pct.to_string())],
+        )
+    } else {
+        m(
+            "callan.board.threshold",
+            &[
+                ("n", tables::halves_text(s.strength * pct / 100)),
+                ("pct", pct.to_string()),
+            ],
+        )
+    }
+}
+
 fn yes_no(b: bool) -> String {
     k(if b { "callan.yes" } else { "callan.no" })
 }
@@ -924,9 +951,29 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
         }
         Phase::Cards => {}
     }
+    if let Some(qs) = game::question_side(st) {
+        if gm || mine == Some(qs) {
+            out.push(
+                form(
+                    "answer",
+                    vec![f_choice(
+                        "choice",
+                        choices(&[
+                            ("stand", "callan.choice.stand"),
+                            ("evade", "callan.choice.evade"),
+                        ]),
+                        false,
+                    )],
+                    false,
+                )
+                .primary(),
+            );
+        }
+        return out;
+    }
     let due: Vec<&game::Combat> = st.combats.iter().filter(|c| c.due).collect();
     if gm && due.is_empty() {
-        if st.deck.is_empty() {
+        if st.cards_left().is_empty() {
             out.push(form("end_turn", Vec::new(), false).primary());
         } else {
             out.push(form("draw", Vec::new(), false).primary());
@@ -940,34 +987,45 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
         let (Some(a), Some(b)) = (st.unit(&c.units[0]), st.unit(&c.units[1])) else {
             continue;
         };
-        let mut f = form(
-            "resolve_combat",
-            vec![
-                f_choice(
-                    "combat",
-                    vec![Choice::new(
-                        format!("c{}", c.id),
-                        format!("c{}: {} – {}", c.id, a.name, b.name),
-                    )],
-                    false,
-                ),
-                f_num(
-                    "attacker_front",
-                    i64::from(a.bases),
-                    i64::from(a.bases.min(3)),
-                ),
-                f_num("attacker_rear", i64::from(a.bases), 0),
-                f_num(
-                    "defender_front",
-                    i64::from(b.bases),
-                    i64::from(b.bases.min(3)),
-                ),
-                f_num("defender_rear", i64::from(b.bases), 0),
-                f_flag("attacker_emerge"),
-                f_flag("defender_emerge"),
-            ],
-            true,
-        );
+        let mut fields = vec![
+            f_choice(
+                "combat",
+                vec![Choice::new(
+                    format!("c{}", c.id),
+                    format!("c{}: {} – {}", c.id, a.name, b.name),
+                )],
+                false,
+            ),
+            f_num(
+                "attacker_front",
+                i64::from(a.fighting_bases()),
+                i64::from(a.fighting_bases().min(3)),
+            ),
+            f_num("attacker_rear", i64::from(a.fighting_bases()), 0),
+            f_num(
+                "defender_front",
+                i64::from(b.fighting_bases()),
+                i64::from(b.fighting_bases().min(3)),
+            ),
+            f_num("defender_rear", i64::from(b.fighting_bases()), 0),
+            f_flag("attacker_emerge"),
+            f_flag("defender_emerge"),
+        ];
+        // A squadron of either side may come up in support of a cavalry melee (D36).
+        if c.cavalry {
+            let helpers = unit_choices(st, None, |u| {
+                u.troop.is_cavalry()
+                    && u.status == Status::Ok
+                    && !c.units.contains(&u.id)
+                    && !st.combats.iter().any(|z| z.units.contains(&u.id))
+                    && (u.side == a.side || u.side == b.side)
+            });
+            if !helpers.is_empty() {
+                fields.push(f_choice("support", helpers, true));
+                fields.push(f_num("support_front", 6, 0));
+            }
+        }
+        let mut f = form("resolve_combat", fields, true);
         f.primary = true;
         out.push(f);
     }
@@ -1117,6 +1175,17 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                 f_flag("disordered"),
                 f_flag("open_order"),
                 f_flag("riccio"),
+                f_choice(
+                    "loses_first",
+                    choices(&[
+                        ("pike", "callan.lose.pike"),
+                        ("screen", "callan.lose.screen"),
+                        ("special", "callan.lose.special"),
+                        ("halberd", "callan.lose.halberd"),
+                        ("shot", "callan.lose.shot"),
+                    ]),
+                    true,
+                ),
             ],
             false,
         ));
@@ -1248,12 +1317,62 @@ fn attack_form(units: Vec<Choice>, enemies: Vec<Choice>, cav: bool) -> ActionFor
         fields.push(f_flag("charge"));
     }
     fields.push(f_flag("flank"));
-    fields.push(f_flag("evade"));
+    fields.push(f_choice(
+        "evade",
+        choices(&[
+            ("false", "callan.choice.stand"),
+            ("true", "callan.choice.evade"),
+        ]),
+        true,
+    ));
     form("attack", fields, true)
 }
 
 // ------------------------------------------------------------------------------------------------
 // Reference tables for the rules page.
+
+/// A distance in BW with its cm at both scales: "4 BW (16 / 12 cm)" (§3.1).
+fn bw_cm(bw: u32) -> String {
+    format!("{bw} BW ({} / {} cm)", bw * 4, bw * 3)
+}
+
+/// The glossary of §2: the Italian term, and its English gloss (both languages show both).
+const GLOSSARY: [&str; 17] = [
+    "picchieri",
+    "fanteria-da-mischia",
+    "rodeleros",
+    "alabardieri",
+    "doppelsoldner",
+    "contadini-armati",
+    "archibugieri",
+    "balestrieri",
+    "arcieri",
+    "gendarmi",
+    "cavalleria-pesante",
+    "cavalleria-leggera",
+    "artiglieria-leggera",
+    "artiglieria-pesante",
+    "veterani",
+    "addestrati",
+    "reclute",
+];
+
+const GLOSSARY_RULES: [&str; 14] = [
+    "bw",
+    "cinque-e-mezzo",
+    "riccio",
+    "ordine-aperto",
+    "disordine",
+    "perdite-gravi",
+    "test-di-panico",
+    "inseguimento",
+    "nebbia-di-guerra",
+    "schermo",
+    "tiro-a-raffica",
+    "mala-guerra",
+    "niente-soldi",
+    "accampamento",
+];
 
 fn reference_tables() -> Vec<BoardTable> {
     let troops = TROOPS
@@ -1269,9 +1388,9 @@ fn reference_tables() -> Vec<BoardTable> {
                     .collect::<Vec<_>>()
                     .join(", "),
                 if mv == ch {
-                    format!("{mv} BW")
+                    bw_cm(mv)
                 } else {
-                    format!("{mv} / {ch} BW")
+                    format!("{} / {}", bw_cm(mv), bw_cm(ch))
                 },
                 half(t.melee_half_dice(false)),
                 half(t.melee_half_dice(true)),
@@ -1317,7 +1436,10 @@ fn reference_tables() -> Vec<BoardTable> {
         vec![
             k(&format!("callan.hit.{}", h.id())),
             format!("{n}/{d}"),
-            format!("{:.2}%", 100.0 * f64::from(n) / f64::from(d)),
+            m(
+                "callan.pct",
+                &[("p", tercio_i18n::pct(f64::from(n) / f64::from(d), 2))],
+            ),
         ]
     })
     .collect();
@@ -1328,7 +1450,27 @@ fn reference_tables() -> Vec<BoardTable> {
             vec![format!("{mo:+}"), format!("{p}/6"), format!("{}/36", p * p)]
         })
         .collect();
+    let glossary = GLOSSARY
+        .iter()
+        .map(|id| {
+            vec![
+                k(&format!("callan.gloss.it.{id}")),
+                k(&format!("callan.gloss.en.{id}")),
+            ]
+        })
+        .chain(GLOSSARY_RULES.iter().map(|id| {
+            vec![
+                k(&format!("callan.gloss.it.{id}")),
+                k(&format!("callan.gloss.en.{id}")),
+            ]
+        }))
+        .collect();
     vec![
+        table(
+            "callan.ref.glossary",
+            &["callan.col.italian", "callan.col.english"],
+            glossary,
+        ),
         table(
             "callan.ref.troops",
             &[

@@ -120,6 +120,9 @@ pub struct Open {
     pub repeat: Option<CardPhase>,
     #[serde(default)]
     pub joker_used: bool,
+    /// A unit of the card's side has moved at this card: its commanders no longer may (D13).
+    #[serde(default)]
+    pub troops_moved: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -221,6 +224,16 @@ pub struct UnitState {
     pub exploded: bool,
     /// Hits of a veteran volley waiting for the round that follows (D24).
     pub volley_hits: u32,
+    /// The kind of base the owner gives up first: `screen`, `special`, `halberd` or `shot`
+    /// (D5; none: a rear pike base).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lose_first: Option<String>,
+    /// Its orders die came up 1 this turn: it does not move (D57).
+    #[serde(default)]
+    pub orders_failed: bool,
+    /// It attacked this turn: light horse may not also fire (D17).
+    #[serde(default)]
+    pub attacked: bool,
 }
 
 impl UnitState {
@@ -243,6 +256,15 @@ impl UnitState {
             - self.shot
             - u32::from(self.special.is_some())
             - u32::from(self.halberd)
+    }
+    /// Bases that fight in melee: a pike block's shot screen, Doppelsöldner or rodeleros and
+    /// halberdiers do not count as bases in contact (D3, D32); one while any base is left.
+    pub fn fighting_bases(&self) -> u32 {
+        if self.troop != Troop::Picchieri {
+            return self.bases;
+        }
+        let attached = self.screen + u32::from(self.special.is_some()) + u32::from(self.halberd);
+        self.bases.saturating_sub(attached).max(self.bases.min(1))
     }
     /// Bases that may shoot (D3, D4).
     pub fn firing_bases(&self) -> u32 {
@@ -306,6 +328,10 @@ pub struct Combat {
     pub turn: u32,
     /// A card has made it due this turn.
     pub due: bool,
+    /// The defender (index 1) is fought in the flank or rear: it counts one base until it wins
+    /// or draws a round and turns to face (D34).
+    #[serde(default)]
+    pub flanked: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -336,6 +362,9 @@ pub struct State {
     pub winner: Option<usize>,
     pub draw: bool,
     pub chronicle: Vec<String>,
+    /// An attack on a unit that may evade, waiting for its side's answer (D63).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub question: Option<Value>,
 }
 
 impl State {
@@ -349,6 +378,16 @@ impl State {
         self.commanders
             .iter()
             .find(|c| c.status == CommanderStatus::Active && c.unit.as_deref() == Some(unit))
+    }
+    /// This turn's cards not yet drawn, in card order: public (the deck's order is not), and the
+    /// same for every seat; the board's next-card odds and "all drawn" come from it.
+    pub fn cards_left(&self) -> Vec<u8> {
+        let mut all: Vec<u8> = (1..=6).collect();
+        if self.joker {
+            all.push(JOKER);
+        }
+        all.retain(|c| !self.drawn.contains(c));
+        all
     }
     /// The n-th card (1, 2, 3) drawn of `side`'s colour this turn.
     pub fn cards_of(&self, side: usize) -> usize {
@@ -515,6 +554,9 @@ pub fn unit_of(s: &Scenario, i: usize) -> Result<UnitState, String> {
         fired_turn: None,
         exploded: false,
         volley_hits: 0,
+        lose_first: None,
+        orders_failed: false,
+        attacked: false,
     })
 }
 
@@ -583,6 +625,7 @@ pub fn initial(s: &Scenario) -> Result<State, String> {
         winner: None,
         draw: false,
         chronicle: Vec::new(),
+        question: None,
     };
     tally_strength(&mut st);
     Ok(st)
@@ -661,6 +704,43 @@ impl Res {
 
 type P = Plan<Res>;
 type K = Rc<dyn Fn(Res) -> P>;
+
+/// A key for the exact odds' memo: the call site (which names the continuation and everything it
+/// captured, the state it started from included) and the outcome's facets so far. Within one
+/// resolution every die that changes the state is recorded as a facet (hits, bases lost, a panic
+/// test, a wound, the pursuit die), so equal keys have equal futures.
+fn digest(site: &str, r: &Res) -> String {
+    facet_digest(site, r, false)
+}
+
+/// [`digest`] with the whole state in it: for the start of a round, whose state may come from
+/// dice that are not facets of the round (a duel, a raw unit's test).
+fn state_digest(site: &str, r: &Res) -> String {
+    facet_digest(site, r, true)
+}
+
+fn facet_digest(site: &str, r: &Res, state: bool) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    if state {
+        h.update(serde_json::to_vec(&r.st).unwrap_or_default());
+    }
+    for (k, v) in &r.facets {
+        h.update(k.as_bytes());
+        h.update([0]);
+        h.update(v.as_bytes());
+        h.update([1]);
+    }
+    let hex: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    format!("{site}|{hex}")
+}
+
+/// Continue with `then`, merging equal futures in the exact odds (a panic die's six faces lead to
+/// two outcomes, not six): rolling simply continues.
+fn merge(site: &str, r: Res, then: K) -> P {
+    let key = digest(site, &r);
+    Plan::memo(key, move || then(r.clone()))
+}
 
 fn yes_no(b: bool) -> String {
     k(if b { "callan.yes" } else { "callan.no" })
@@ -758,6 +838,7 @@ fn fields_of(action: &str) -> Option<&'static [&'static str]> {
             "support",
             "support_front",
         ],
+        "answer" => &["choice"],
         "resolve_combat" => &[
             "combat",
             "attacker_front",
@@ -776,12 +857,12 @@ fn fields_of(action: &str) -> Option<&'static [&'static str]> {
         "rally" => &["commander", "from", "to"],
         "off_table" => &["unit"],
         "obstacle" => &["id", "difficulty"],
-        "state" => &["unit", "disordered", "open_order", "riccio"],
+        "state" => &["unit", "disordered", "open_order", "riccio", "loses_first"],
         _ => return None,
     })
 }
 
-pub const ACTIONS: [&str; 16] = [
+pub const ACTIONS: [&str; 17] = [
     "start",
     "draw",
     "fire",
@@ -798,10 +879,14 @@ pub const ACTIONS: [&str; 16] = [
     "obstacle",
     "state",
     "end_turn",
+    "answer",
 ];
 
 /// The side an action belongs to (its unit's or commander's side).
 pub fn acting_side(st: &State, a: &Value) -> Option<usize> {
+    if a.get("action").and_then(Value::as_str) == Some("answer") {
+        return question_side(st);
+    }
     for f in ["unit", "attacker"] {
         if let Some(u) = s_field(a, f).and_then(|id| st.unit(id)) {
             return Some(u.side);
@@ -812,9 +897,7 @@ pub fn acting_side(st: &State, a: &Value) -> Option<usize> {
     {
         return Some(c.side);
     }
-    if let Some(c) = s_field(a, "combat").and_then(|id| combat_by(st, id)) {
-        return st.unit(&c.units[0]).map(|u| u.side);
-    }
+    // A continuing combat is the table's step, like a card: the game master's (D14).
     None
 }
 
@@ -880,6 +963,21 @@ pub fn plan(st: &State, a: &Value) -> Result<P, Rejection> {
             k("callan.reject.started"),
         ));
     }
+    // An attacked unit that may evade answers first (D63).
+    if st.question.is_some() && name != "answer" {
+        return Err(reject(
+            "question-pending",
+            Some("action"),
+            k("callan.reject.question"),
+        ));
+    }
+    if st.question.is_none() && name == "answer" {
+        return Err(reject(
+            "no-question",
+            Some("action"),
+            k("callan.reject.no-question"),
+        ));
+    }
     // Continuing combats come first at their card (D14).
     if st.combats.iter().any(|c| c.due)
         && !matches!(
@@ -916,6 +1014,7 @@ pub fn plan(st: &State, a: &Value) -> Result<P, Rejection> {
         "obstacle" => obstacle(st, a),
         "state" => set_state(st, a),
         "end_turn" => end_turn(st),
+        "answer" => answer(st, a),
         _ => Err(reject(
             "unknown-action",
             Some("action"),
@@ -1039,7 +1138,10 @@ fn niente_soldi_from(r: Res, ids: Rc<Vec<String>>, i: usize) -> P {
             } else {
                 "callan.niente.stays"
             };
-            r.facet(m("callan.facet.niente", &[("unit", name.clone())]), k(key));
+            r.facet(
+                m("callan.facet.niente", &[("unit", name.clone())]),
+                k(&key.replace("callan.niente.", "callan.niente-short.")),
+            );
             r.step(
                 k("callan.step.niente"),
                 m(key, &[("unit", name.clone()), ("face", f.to_string())]),
@@ -1080,6 +1182,8 @@ fn begin_turn(r: &mut Res) {
         u.fought_with.clear();
         u.panic_passed = false;
         u.volley_hits = 0;
+        u.orders_failed = false;
+        u.attacked = false;
         if u.status == Status::Waiting && u.enters <= turn {
             u.status = Status::Ok;
         }
@@ -1118,6 +1222,7 @@ fn draw(st: &State) -> Result<P, Rejection> {
                 phase,
                 repeat: None,
                 joker_used: false,
+                troops_moved: false,
             }
         }
         None => Open {
@@ -1133,6 +1238,7 @@ fn draw(st: &State) -> Result<P, Rejection> {
                 prev.as_ref().map(|p| p.phase)
             },
             joker_used: false,
+            troops_moved: false,
         },
     };
     // Continuing combats at the first 2nd card (foot) or 3rd card (cavalry) of either colour (D14).
@@ -1165,21 +1271,10 @@ fn draw(st: &State) -> Result<P, Rejection> {
             ],
         ),
     };
-    let card_name = m(
-        "callan.card.name",
-        &[
-            ("rank", tables::card_rank(card).to_string()),
-            (
-                "colour",
-                match card_colour(card) {
-                    Some(0) => "@callan.colour.red".into(),
-                    Some(_) => "@callan.colour.black".into(),
-                    None => "@callan.colour.none".into(),
-                },
-            ),
-        ],
+    r.step(
+        m("callan.step.draw", &[("card", card_text(card))]),
+        text.clone(),
     );
-    r.step(m("callan.step.draw", &[("card", card_name)]), text.clone());
     let due: Vec<String> =
         r.st.combats
             .iter()
@@ -1198,13 +1293,13 @@ fn draw(st: &State) -> Result<P, Rejection> {
 }
 
 fn end_turn(st: &State) -> Result<P, Rejection> {
-    if !st.deck.is_empty() {
+    if !st.cards_left().is_empty() {
         return Err(reject(
             "cards-left",
             Some("action"),
             m(
                 "callan.reject.cards-left",
-                &[("n", st.deck.len().to_string())],
+                &[("n", st.cards_left().len().to_string())],
             ),
         ));
     }
@@ -1423,11 +1518,30 @@ fn add_hits(r: &mut Res, uid: &str, hits: u32) -> u32 {
     lost
 }
 
-/// Which bases a composite unit loses: its pike first, then its shot, screen and attached bases
-/// (D5, the owner's default choice).
+/// Which bases a composite unit loses: the kind its owner chose first (`state`, `loses_first`),
+/// otherwise its pike, then its shot, screen and attached bases (D5).
 fn remove_bases(u: &mut UnitState, n: u32) {
     for _ in 0..n {
-        if u.pike_main() > 0 {
+        let chosen = match u.lose_first.as_deref() {
+            Some("screen") if u.screen > 0 => {
+                u.screen -= 1;
+                true
+            }
+            Some("special") if u.special.is_some() => {
+                u.special = None;
+                true
+            }
+            Some("halberd") if u.halberd => {
+                u.halberd = false;
+                true
+            }
+            Some("shot") if u.shot > 0 => {
+                u.shot -= 1;
+                true
+            }
+            _ => false,
+        };
+        if chosen || u.pike_main() > 0 {
         } else if u.shot > 0 {
             u.shot -= 1;
         } else if u.screen > 0 {
@@ -1475,6 +1589,13 @@ fn flee(r: &mut Res, uid: &str) {
         u.status = if pike { Status::Lost } else { Status::Fleeing };
         u.activated = true;
     }
+    if pike {
+        for c in r.st.commanders.iter_mut() {
+            if c.unit.as_deref() == Some(uid) {
+                c.unit = None;
+            }
+        }
+    }
     r.st.combats.retain(|c| !c.units.iter().any(|x| x == uid));
     let bw = r.st.cfg.retire_bw;
     let msg = m(
@@ -1484,13 +1605,19 @@ fn flee(r: &mut Res, uid: &str) {
             "callan.unit.flees"
         },
         &[
-            ("unit", name),
+            ("unit", name.clone()),
             ("bw", bw.to_string()),
             ("cm", r.st.cm(bw).to_string()),
         ],
     );
     r.note(msg.clone());
     r.say(msg);
+    // Friends that see it flee test (trigger b); pike retiring to be removed count as fleeing
+    // (D45). The players say which units are within 4 BW.
+    r.step(
+        k("callan.step.panic"),
+        m("callan.flee.friends-test", &[("unit", name)]),
+    );
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -1570,6 +1697,7 @@ impl Trigger {
 /// combat that caused it (for "più grande"), `None` outside a combat (D46).
 fn panic_test(
     r: Res,
+    site: &str,
     uid: &str,
     trigger: Trigger,
     enemy_bases: Option<u32>,
@@ -1602,6 +1730,7 @@ fn panic_test(
     let total: i32 = mods.iter().map(|x| x.value).sum();
     let commander = r.st.commander_of(uid).map(|c| c.id.clone());
     let uid = uid.to_string();
+    let site = format!("{site}|panic|{uid}");
     let label = m("callan.die.panic", &[("unit", who.clone())]);
     let title = m(
         "callan.step.panic-test",
@@ -1635,19 +1764,36 @@ fn panic_test(
             m("callan.facet.panic", &[("unit", who.clone())]),
             yes_no(failed),
         );
+        r.say(m(
+            if failed {
+                "callan.panic.fails"
+            } else {
+                "callan.panic.passes"
+            },
+            &[("unit", who.clone())],
+        ));
         let then = then.clone();
         let uid = uid.clone();
         let who = who.clone();
+        let site = site.clone();
+        let join = move |r: Res, fled: bool, site: &str| {
+            let then = then.clone();
+            merge(
+                &format!("{site}|{fled}"),
+                r,
+                Rc::new(move |r| then(r, fled)),
+            )
+        };
         match (&commander, failed) {
             (_, false) => {
                 if let Some(u) = r.st.unit_mut(&uid) {
                     u.panic_passed = true;
                 }
-                then(r, false)
+                join(r, false, &site)
             }
             (None, true) => {
                 flee(&mut r, &uid);
-                then(r, true)
+                join(r, true, &site)
             }
             (Some(c), true) => {
                 // The commander's re-roll of a failed test (003, Comandanti b); D49).
@@ -1678,13 +1824,23 @@ fn panic_test(
                         m("callan.facet.panic-reroll", &[("unit", who.clone())]),
                         yes_no(again),
                     );
+                    // The outcome is the re-roll's, not the first die's.
+                    r.summary.pop();
+                    r.say(m(
+                        if again {
+                            "callan.panic.commander-flees"
+                        } else {
+                            "callan.panic.rallied"
+                        },
+                        &[("unit", who.clone())],
+                    ));
                     if again {
                         lose_commander(&mut r, &c, CommanderStatus::Fled);
                         flee(&mut r, &uid);
                     } else if let Some(u) = r.st.unit_mut(&uid) {
                         u.panic_passed = true;
                     }
-                    then(r, again)
+                    join(r, again, &site)
                 })
             }
         }
@@ -1692,7 +1848,7 @@ fn panic_test(
 }
 
 /// The wound check of a commander whose unit lost a base (D50), then his unit's panic test.
-fn wound_check(r: Res, uid: &str, lost: u32, then: K) -> P {
+fn wound_check(r: Res, site: &str, uid: &str, lost: u32, then: K) -> P {
     let Some(c) = r.st.commander_of(uid).cloned() else {
         return then(r);
     };
@@ -1700,6 +1856,7 @@ fn wound_check(r: Res, uid: &str, lost: u32, then: K) -> P {
         return then(r);
     }
     let uid = uid.to_string();
+    let site = format!("{site}|wound|{uid}");
     let label = m("callan.die.wound", &[("name", c.name.clone())]);
     Plan::die(Die::d6(label.clone()), move |f| {
         let mut r = r.clone();
@@ -1728,6 +1885,7 @@ fn wound_check(r: Res, uid: &str, lost: u32, then: K) -> P {
             let then = then.clone();
             panic_test(
                 r,
+                &site,
                 &uid,
                 Trigger::CommanderWounded,
                 None,
@@ -1735,7 +1893,7 @@ fn wound_check(r: Res, uid: &str, lost: u32, then: K) -> P {
                 Rc::new(move |r, _| then(r)),
             )
         } else {
-            then(r)
+            merge(&site, r, then.clone())
         }
     })
 }
@@ -1770,6 +1928,17 @@ fn unit_field<'a>(st: &'a State, a: &Value, f: &str) -> Result<&'a UnitState, Re
 
 fn refuse(code: &str, field: &str, key: &str, unit: &UnitState) -> Rejection {
     reject(code, Some(field), m(key, &[("unit", unit.name.clone())]))
+}
+
+/// A Swiss unit fixed on the Landsknechts by "Niente soldi" stays so while an enemy Landsknecht
+/// unit is left in the battle (D59).
+pub fn fixated_now(st: &State, u: &UnitState) -> bool {
+    u.fixated
+        && st.units.iter().any(|e| {
+            e.side != u.side
+                && e.nationality.as_deref() == Some("lanzichenecchi")
+                && matches!(e.status, Status::Ok | Status::Retiring | Status::Waiting)
+        })
 }
 
 /// Whether it is `side`'s card of `phase` now, or its Joker repeating it.
@@ -1808,7 +1977,8 @@ fn fire(st: &State, a: &Value, volley: bool) -> Result<P, Rejection> {
     if t.side == u.side {
         return Err(refuse("same-side", "target", "callan.reject.own-side", t));
     }
-    if !t.on_table() {
+    // A pursuer is still on the table until it leaves it.
+    if !t.on_table() && t.status != Status::Pursuing {
         return Err(refuse(
             "not-on-table",
             "target",
@@ -1857,6 +2027,14 @@ fn fire(st: &State, a: &Value, volley: bool) -> Result<P, Rejection> {
     }
     if u.exploded {
         return Err(refuse("exploded", "unit", "callan.reject.exploded", u));
+    }
+    if u.troop == Troop::CavalleriaLeggera && u.attacked {
+        return Err(refuse(
+            "attacked",
+            "unit",
+            "callan.reject.attacked-no-fire",
+            u,
+        ));
     }
     if in_combat(st, &t.id) {
         return Err(refuse(
@@ -2025,9 +2203,11 @@ fn fire(st: &State, a: &Value, volley: bool) -> Result<P, Rejection> {
             }
         }
     }
-    if joker {
-        if let Some(o) = r0.st.open.as_mut() {
+    if let Some(o) = r0.st.open.as_mut() {
+        if joker {
             o.joker_used = true;
+        } else if moved_fire && !volley {
+            o.troops_moved = true;
         }
     }
     let is_gun = weapon.is_gun();
@@ -2048,7 +2228,7 @@ fn fire(st: &State, a: &Value, volley: bool) -> Result<P, Rejection> {
                 for (grp, p) in g.iter().zip(&pools) {
                     hits += p.hits;
                     ones += p.ones;
-                    dice.extend(p.dice.iter().cloned());
+                    dice.extend(p.dice());
                     mods.extend(grp.mods.iter().cloned());
                 }
                 let exploded = is_gun && ones >= 2;
@@ -2115,6 +2295,7 @@ fn fire(st: &State, a: &Value, volley: bool) -> Result<P, Rejection> {
                 let tid2 = tid.clone();
                 wound_check(
                     r,
+                    "fire",
                     &tid,
                     lost,
                     Rc::new(move |r| {
@@ -2153,7 +2334,7 @@ fn roll_groups(
                 return resolve::pool(1, hit, &lbl).map(move |q| {
                     let mut d = done.clone();
                     d[j].hits += q.hits;
-                    d[j].dice.extend(q.dice.iter().cloned());
+                    d[j].throws.extend(q.throws.iter().cloned());
                     d
                 });
             }
@@ -2265,6 +2446,14 @@ fn move_unit(st: &State, a: &Value) -> Result<P, Rejection> {
     } else if u.activated {
         return Err(refuse("activated", "unit", "callan.reject.activated", u));
     }
+    if u.orders_failed {
+        return Err(refuse(
+            "orders-failed",
+            "unit",
+            "callan.reject.orders-failed",
+            u,
+        ));
+    }
     match u.status {
         Status::Ok => {}
         Status::Retiring if kind == "retire" => {}
@@ -2301,7 +2490,7 @@ fn move_unit(st: &State, a: &Value) -> Result<P, Rejection> {
     if u.riccio && kind == "move" {
         return Err(refuse("riccio", "unit", "callan.reject.riccio-moves", u));
     }
-    if u.fixated && kind == "retire" {
+    if fixated_now(st, u) && kind == "retire" {
         return Err(refuse("fixated", "unit", "callan.reject.fixated", u));
     }
     let formation = s_field(a, "formation");
@@ -2360,9 +2549,11 @@ fn move_unit(st: &State, a: &Value) -> Result<P, Rejection> {
     let uid = u.id.clone();
     let name = u.name.clone();
     let mut r = Res::new(st);
-    if joker {
-        if let Some(o) = r.st.open.as_mut() {
+    if let Some(o) = r.st.open.as_mut() {
+        if joker {
             o.joker_used = true;
+        } else {
+            o.troops_moved = true;
         }
     }
     {
@@ -2411,7 +2602,8 @@ fn move_unit(st: &State, a: &Value) -> Result<P, Rejection> {
         || matches!(kind, "retire" | "flee");
     let orders = st.cfg.orders && !exempt_orders;
     let hill = flag(a, "steep_hill") && !u.open_order;
-    let obstacle = s_field(a, "obstacle").map(str::to_string);
+    // Obstacles are named by the players: one name, whatever the case or spaces (D58).
+    let obstacle = s_field(a, "obstacle").map(|o| o.trim().to_lowercase());
     let known = obstacle.as_ref().and_then(|o| st.obstacles.get(o).cloned());
     if let (Some(_), Some(d)) = (&obstacle, &known) {
         if d == "molto-difficile" && u.troop.is_cavalry() {
@@ -2485,9 +2677,11 @@ fn move_unit(st: &State, a: &Value) -> Result<P, Rejection> {
         move |f| {
             let mut r = r.clone();
             if orders && f == 1 {
-                // The unit does not move: it is not activated (D57).
+                // The unit does not move: it is not activated, and it may not try again this
+                // turn (D57).
                 if let Some(me) = r.st.unit_mut(&uid) {
                     *me = before.clone();
+                    me.orders_failed = true;
                 }
                 r.summary.clear();
                 r.facet(k("callan.facet.obeys"), yes_no(false));
@@ -2505,7 +2699,11 @@ fn move_unit(st: &State, a: &Value) -> Result<P, Rejection> {
                 }
                 r.facet(k("callan.facet.disordered"), yes_no(true));
                 r.step(
-                    k("callan.step.orders"),
+                    k(if orders {
+                        "callan.step.orders"
+                    } else {
+                        "callan.step.hill"
+                    }),
                     m("callan.orders.hill-disorder", &[("unit", name.clone())]),
                 );
             } else {
@@ -2513,9 +2711,17 @@ fn move_unit(st: &State, a: &Value) -> Result<P, Rejection> {
                     r.facet(k("callan.facet.disordered"), yes_no(false));
                 }
                 r.step(
-                    k("callan.step.orders"),
+                    k(if orders {
+                        "callan.step.orders"
+                    } else {
+                        "callan.step.hill"
+                    }),
                     m(
-                        "callan.orders.obeys",
+                        if orders {
+                            "callan.orders.obeys"
+                        } else {
+                            "callan.orders.hill-safe"
+                        },
                         &[("unit", name.clone()), ("face", f.to_string())],
                     ),
                 );
@@ -2525,7 +2731,7 @@ fn move_unit(st: &State, a: &Value) -> Result<P, Rejection> {
     ))
 }
 
-fn apply_obstacle(r: &mut Res, uid: &str, id: &str, d: &str, _cavalry: bool) {
+fn apply_obstacle(r: &mut Res, uid: &str, id: &str, d: &str, cavalry: bool) {
     let name = r.st.unit(uid).map(|u| u.name.clone()).unwrap_or_default();
     let key = match d {
         "difficile" => {
@@ -2534,6 +2740,7 @@ fn apply_obstacle(r: &mut Res, uid: &str, id: &str, d: &str, _cavalry: bool) {
             }
             "callan.obstacle.cross-difficult"
         }
+        "molto-difficile" if cavalry => "callan.obstacle.cavalry-never",
         "molto-difficile" => "callan.obstacle.cross-very",
         _ => "callan.obstacle.cross-easy",
     };
@@ -2562,11 +2769,19 @@ fn commander(st: &State, a: &Value) -> Result<P, Rejection> {
             m("callan.reject.commander-lost", &[("name", c.name.clone())]),
         ));
     }
-    if !card_is(st, c.side, CardPhase::Infantry) {
+    if !card_is(st, c.side, CardPhase::Infantry) || joker_open(st) {
         return Err(reject(
             "out-of-phase",
             Some("action"),
             m("callan.reject.commander-when", &[("now", phase_name(st))]),
+        ));
+    }
+    // "Muovi sempre il Comandante prima di muovere qualsiasi tua truppa" (003, Comandanti; D13).
+    if st.open.as_ref().is_some_and(|o| o.troops_moved) {
+        return Err(reject(
+            "troops-moved",
+            Some("commander"),
+            m("callan.reject.commander-first", &[("name", c.name.clone())]),
         ));
     }
     let join = s_field(a, "join").map(str::to_string);
@@ -2615,6 +2830,7 @@ fn commander(st: &State, a: &Value) -> Result<P, Rejection> {
 // ------------------------------------------------------------------------------------------------
 // Combat (§7).
 
+#[derive(Debug)]
 struct Counts {
     front: [u32; 2],
     rear: [u32; 2],
@@ -2623,7 +2839,12 @@ struct Counts {
     support: Option<(String, u32)>,
 }
 
-fn counts(st: &State, a: &Value, units: [&UnitState; 2]) -> Result<Counts, Rejection> {
+fn counts(
+    st: &State,
+    a: &Value,
+    units: [&UnitState; 2],
+    support_allowed: bool,
+) -> Result<Counts, Rejection> {
     let mut c = Counts {
         front: [0; 2],
         rear: [0; 2],
@@ -2635,17 +2856,14 @@ fn counts(st: &State, a: &Value, units: [&UnitState; 2]) -> Result<Counts, Rejec
         let ff = format!("{who}_front");
         let rf = format!("{who}_rear");
         let sf = format!("{who}_shot");
-        let front = num(a, &ff, 0, u.bases)?;
+        let fighting = u.fighting_bases();
+        let front = num(a, &ff, 0, fighting)?;
         let front = if a.get(&ff).is_none() {
-            u.bases.min(if u.troop.is_cavalry() {
-                3
-            } else {
-                u.bases.min(5)
-            })
+            fighting.min(if u.troop.is_cavalry() { 3 } else { 5 })
         } else {
             front
         };
-        let rear = num(a, &rf, 0, u.bases)?;
+        let rear = num(a, &rf, 0, fighting)?;
         if front == 0 && !u.troop.is_gun() {
             return Err(reject(
                 "no-bases",
@@ -2653,13 +2871,13 @@ fn counts(st: &State, a: &Value, units: [&UnitState; 2]) -> Result<Counts, Rejec
                 m("callan.reject.front", &[("unit", u.name.clone())]),
             ));
         }
-        if front + rear > u.bases {
+        if front + rear > fighting {
             return Err(reject(
                 "too-many-bases",
                 Some(&rf),
                 m(
                     "callan.reject.too-many-bases",
-                    &[("unit", u.name.clone()), ("max", u.bases.to_string())],
+                    &[("unit", u.name.clone()), ("max", fighting.to_string())],
                 ),
             ));
         }
@@ -2671,7 +2889,21 @@ fn counts(st: &State, a: &Value, units: [&UnitState; 2]) -> Result<Counts, Rejec
     }
     if let Some(sid) = s_field(a, "support") {
         let s = unit_field(st, a, "support")?;
-        if s.side != units[0].side || !s.troop.is_cavalry() || !s.on_table() {
+        if !support_allowed {
+            return Err(refuse(
+                "support-when",
+                "support",
+                "callan.reject.support-when",
+                s,
+            ));
+        }
+        // A squadron of either side, not already fighting (D36).
+        if !units.iter().any(|u| u.side == s.side)
+            || units.iter().any(|u| u.id == s.id)
+            || !s.troop.is_cavalry()
+            || s.status != Status::Ok
+            || in_combat(st, &s.id)
+        {
             return Err(refuse("bad-support", "support", "callan.reject.support", s));
         }
         let n = num(a, "support_front", 0, s.bases)?;
@@ -2727,6 +2959,14 @@ fn attack(st: &State, a: &Value) -> Result<P, Rejection> {
             de,
         ));
     }
+    if at.riccio {
+        return Err(refuse(
+            "riccio",
+            "attacker",
+            "callan.reject.riccio-moves",
+            at,
+        ));
+    }
     if at.half() {
         return Err(refuse(
             "half-lost",
@@ -2745,6 +2985,14 @@ fn attack(st: &State, a: &Value) -> Result<P, Rejection> {
     }
     if at.fought_with.contains(&de.id) {
         return Err(refuse("fought", "defender", "callan.reject.fought", de));
+    }
+    if at.orders_failed {
+        return Err(refuse(
+            "orders-failed",
+            "attacker",
+            "callan.reject.orders-failed",
+            at,
+        ));
     }
     if in_combat(st, &at.id) {
         return Err(refuse("in-melee", "attacker", "callan.reject.in-melee", at));
@@ -2779,6 +3027,7 @@ fn attack(st: &State, a: &Value) -> Result<P, Rejection> {
         let mut r = Res::new(st);
         let (aid, did) = (at.id.clone(), de.id.clone());
         mark_fought(&mut r, &aid, &did);
+        mark_attacked(&mut r, &aid);
         let left = de.bases;
         count_loss(&mut r.st, &did, left);
         destroyed(&mut r, &did);
@@ -2789,6 +3038,7 @@ fn attack(st: &State, a: &Value) -> Result<P, Rejection> {
         let mut r = Res::new(st);
         let (aid, did) = (at.id.clone(), de.id.clone());
         mark_fought(&mut r, &aid, &did);
+        mark_attacked(&mut r, &aid);
         let msg = m("callan.combat.gun-overrun", &[("unit", de.name.clone())]);
         r.step(k("callan.step.combat"), msg.clone());
         let left = de.bases;
@@ -2796,13 +3046,25 @@ fn attack(st: &State, a: &Value) -> Result<P, Rejection> {
         destroyed(&mut r, &did);
         return Ok(Plan::Done(r));
     }
-    let c = counts(st, a, [at, de])?;
+    let c = counts(st, a, [at, de], false)?;
     let charge = flag(a, "charge") && at.troop.is_cavalry();
     let flank = flag(a, "flank") && !de.riccio;
     let evade = flag(a, "evade");
+    let can =
+        (de.open_order && de.troop.is_foot() || de.troop == Troop::CavalleriaLeggera) && !de.moved;
+    if can && a.get("evade").is_none() {
+        // The defender's side chooses: the attack waits for its answer (D63).
+        let mut r = Res::new(st);
+        r.st.question = Some(a.clone());
+        let msg = m(
+            "callan.question.evade",
+            &[("unit", de.name.clone()), ("by", at.name.clone())],
+        );
+        r.step(k("callan.step.combat"), msg.clone());
+        r.say(msg);
+        return Ok(Plan::Done(r));
+    }
     if evade {
-        let can = (de.open_order && de.troop.is_foot() || de.troop == Troop::CavalleriaLeggera)
-            && !de.moved;
         if !can {
             return Err(refuse("cannot-evade", "evade", "callan.reject.evade", de));
         }
@@ -2817,6 +3079,7 @@ fn attack(st: &State, a: &Value) -> Result<P, Rejection> {
             u.moved = true;
             u.activated = true;
         }
+        mark_attacked(&mut r, &aid);
         let (bw, _) = de.troop.move_bw();
         let msg = m(
             "callan.combat.evades",
@@ -2856,24 +3119,25 @@ fn attack(st: &State, a: &Value) -> Result<P, Rejection> {
         mala_guerra: mala,
         turn: st.turn,
         due: false,
+        flanked: flank,
     };
     r.st.combats.push(combat.clone());
     {
         let me = r.st.unit_mut(&at.id).expect("attacker");
         me.moved = true;
         me.activated = true;
+        me.attacked = true;
         me.riccio = false;
     }
-    // Charges count when a first round is fought (D29).
+    if let Some(o) = r.st.open.as_mut() {
+        o.troops_moved = true;
+    }
+    // Charges count when a first round is fought (D29): after a raw defender's test, below.
     let bonus = charge
         && !counter
         && (at.troop != Troop::CavalleriaLeggera || st.cfg.light_cavalry_charge_bonus)
         && !(at.troop.is_heavy_horse() && at.charges >= 2);
-    if charge && at.troop.is_heavy_horse() {
-        if let Some(me) = r.st.unit_mut(&at.id) {
-            me.charges += 1;
-        }
-    }
+    let counts_charge = charge && at.troop.is_heavy_horse();
     if counter {
         if let Some(d) = r.st.unit_mut(&de.id) {
             d.charges += 1;
@@ -2893,22 +3157,33 @@ fn attack(st: &State, a: &Value) -> Result<P, Rejection> {
     let round = Round {
         combat: id,
         bonus,
-        flank,
+        charging: [counts_charge, counter],
         counts: c,
     };
     // A raw defender tests on being attacked, before the dice (D48).
     let raw = de.quality == Quality::Reclute;
     let did = de.id.clone();
+    let aid = at.id.clone();
     let abases = at.bases;
+    let round_for_site = round.clone();
     let go: Rc<dyn Fn(Res, bool) -> P> = Rc::new(move |r, fled| {
         if fled {
+            // No round is fought: the charge does not count (D29).
             return Plan::Done(r);
+        }
+        let mut r = r;
+        if counts_charge {
+            if let Some(me) = r.st.unit_mut(&aid) {
+                me.charges += 1;
+            }
         }
         duel_then_round(r, round.clone())
     });
     if raw {
+        let site = format!("raw|{}", round_site(&round_for_site, [false, false]));
         Ok(panic_test(
             r,
+            &site,
             &did,
             Trigger::RawAttacked,
             Some(abases),
@@ -2920,11 +3195,13 @@ fn attack(st: &State, a: &Value) -> Result<P, Rejection> {
     }
 }
 
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 struct Round {
     combat: u32,
     bonus: bool,
-    flank: bool,
+    /// This first round is a charge that counts for each side (the attacker's charge, a veteran
+    /// counter-charge): its lances are not yet broken even if it is the second (D29).
+    charging: [bool; 2],
     counts: Counts,
 }
 
@@ -2940,6 +3217,18 @@ impl Clone for Counts {
     }
 }
 
+/// The attacker has moved into contact this turn, and its side's troops have moved (D13, D17).
+fn mark_attacked(r: &mut Res, a: &str) {
+    if let Some(u) = r.st.unit_mut(a) {
+        u.moved = true;
+        u.activated = true;
+        u.attacked = true;
+    }
+    if let Some(o) = r.st.open.as_mut() {
+        o.troops_moved = true;
+    }
+}
+
 fn mark_fought(r: &mut Res, a: &str, b: &str) {
     for (x, y) in [(a, b), (b, a)] {
         if let Some(u) = r.st.unit_mut(x) {
@@ -2949,6 +3238,47 @@ fn mark_fought(r: &mut Res, a: &str, b: &str) {
             }
         }
     }
+}
+
+/// The attacked unit's answer: evade, or stand and fight (D63).
+fn answer(st: &State, a: &Value) -> Result<P, Rejection> {
+    let Some(q) = st.question.clone() else {
+        return Err(reject(
+            "no-question",
+            Some("action"),
+            k("callan.reject.no-question"),
+        ));
+    };
+    let choice = match s_field(a, "choice") {
+        Some("evade") => true,
+        Some("stand") => false,
+        _ => {
+            return Err(reject(
+                "bad-choice",
+                Some("choice"),
+                m(
+                    "callan.reject.choice",
+                    &[
+                        ("field", "choice".into()),
+                        ("allowed", "evade, stand".into()),
+                    ],
+                ),
+            ))
+        }
+    };
+    let mut cleared = st.clone();
+    cleared.question = None;
+    let mut q = q;
+    q["evade"] = Value::Bool(choice);
+    attack(&cleared, &q)
+}
+
+/// The side that answers the pending question: the attacked unit's.
+pub fn question_side(st: &State) -> Option<usize> {
+    let q = st.question.as_ref()?;
+    s_field(q, "defender")
+        .and_then(|d| st.unit(d))
+        .map(|u| u.side)
 }
 
 fn resolve_combat(st: &State, a: &Value) -> Result<P, Rejection> {
@@ -2987,17 +3317,24 @@ fn resolve_combat(st: &State, a: &Value) -> Result<P, Rejection> {
             k("callan.reject.unknown"),
         ));
     };
-    let counts = counts(st, a, [x, y])?;
+    let counts = counts(st, a, [x, y], c.cavalry && c.rounds >= 1)?;
     let mut r = Res::new(st);
     if let Some(cc) = r.st.combats.iter_mut().find(|z| z.id == c.id) {
         cc.due = false;
+    }
+    if let Some((sid, _)) = &counts.support {
+        // The supporting squadron advanced to touch its friend: it has moved (D36).
+        if let Some(s) = r.st.unit_mut(sid) {
+            s.moved = true;
+            s.activated = true;
+        }
     }
     Ok(duel_then_round(
         r,
         Round {
             combat: c.id,
             bonus: false,
-            flank: false,
+            charging: [false, false],
             counts,
         },
     ))
@@ -3072,6 +3409,9 @@ fn duel_then_round(r: Res, rd: Round) -> P {
 
 /// One combat round (§7.14 steps 3–5).
 fn round(r: Res, rd: Round, duel_lost: [bool; 2]) -> P {
+    // Everything before the dice (a duel, a raw unit's test) is in the key, so equal pools after
+    // different beginnings are never confused.
+    let base = Rc::new(state_digest(&round_site(&rd, duel_lost), &r));
     let Some(c) = r.st.combats.iter().find(|c| c.id == rd.combat).cloned() else {
         return Plan::Done(r);
     };
@@ -3092,11 +3432,14 @@ fn round(r: Res, rd: Round, duel_lost: [bool; 2]) -> P {
         emerge: rd.counts.emerge[i],
         halberd: u.halberd,
         disordered: u.disordered,
-        flanked: i == 1 && rd.flank && n == 1,
+        flanked: i == 1 && c.flanked,
         riccio: u.riccio,
         role: c.roles[i],
         charge_bonus: i == 0 && rd.bonus && n == 1,
-        spent: u.troop.is_heavy_horse() && u.charges > 2,
+        // After two charges the lances are broken: every round but the first of the charge
+        // that was the second (D29).
+        spent: u.troop.is_heavy_horse()
+            && (u.charges > 2 || (u.charges == 2 && !(n == 1 && rd.charging[i]))),
         duel_lost: duel_lost[i],
         round: n,
     };
@@ -3112,7 +3455,6 @@ fn round(r: Res, rd: Round, duel_lost: [bool; 2]) -> P {
         .counts
         .support
         .clone()
-        .filter(|_| c.cavalry && n >= 2)
         .and_then(|(sid, front)| r.st.unit(&sid).map(|s| (s.clone(), front)));
     let pool_a = pool_led(na, ha, &x.name, cmd[0]);
     let title = m(
@@ -3124,10 +3466,13 @@ fn round(r: Res, rd: Round, duel_lost: [bool; 2]) -> P {
         ],
     );
     let ctx = Rc::new((x, y, c, title, ma, mb, ha, hb, support, rd));
+    // Shared, not copied, by the thousands of classes of a big pool; copied once per outcome.
+    let r = Rc::new(r);
     pool_a.and_then(move |pa| {
         let ctx = ctx.clone();
         let r = r.clone();
-        let key = format!("callan-round-b-{}", pa.hits);
+        let key = format!("{base}|b|{}", pa.hits);
+        let base = base.clone();
         let (ref yb, nb, hb, cmdb) = (ctx.1.clone(), nb, hb, cmd[1]);
         let yname = yb.name.clone();
         Plan::memo(key, move || {
@@ -3135,10 +3480,12 @@ fn round(r: Res, rd: Round, duel_lost: [bool; 2]) -> P {
             let r = r.clone();
             let pa = pa.clone();
             let sup = ctx.8.clone();
+            let base = base.clone();
             pool_led(nb, hb, &yname, cmdb).and_then(move |pb| {
                 let ctx = ctx.clone();
                 let r = r.clone();
                 let pa = pa.clone();
+                let base = base.clone();
                 let sup_pool = match &sup {
                     Some((s, front)) => {
                         let (per, _) = (s.troop.melee_half_dice(false), 0);
@@ -3147,12 +3494,14 @@ fn round(r: Res, rd: Round, duel_lost: [bool; 2]) -> P {
                     None => Plan::Done(Pool::default()),
                 };
                 sup_pool.and_then(move |ps| {
-                    let key = format!("callan-round-after-{}-{}-{}", pa.hits, pb.hits, ps.hits);
+                    let key = format!("{base}|after|{}|{}|{}", pa.hits, pb.hits, ps.hits);
                     let ctx = ctx.clone();
                     let r = r.clone();
                     let pa = pa.clone();
                     let pb = pb.clone();
-                    Plan::memo(key, move || after_round(r.clone(), &ctx, &pa, &pb, &ps))
+                    Plan::memo(key.clone(), move || {
+                        after_round((*r).clone(), &key, &ctx, &pa, &pb, &ps)
+                    })
                 })
             })
         })
@@ -3172,25 +3521,43 @@ type Ctx = (
     Round,
 );
 
-fn after_round(mut r: Res, ctx: &Ctx, pa: &Pool, pb: &Pool, ps: &Pool) -> P {
+/// What a round's continuation depends on besides the state: its counts, roles and the duel.
+fn round_site(rd: &Round, duel_lost: [bool; 2]) -> String {
+    format!("round|{rd:?}|{duel_lost:?}")
+}
+
+fn after_round(mut r: Res, site: &str, ctx: &Ctx, pa: &Pool, pb: &Pool, ps: &Pool) -> P {
     let (x, y, c, title, ma, mb, ha, hb, sup, _rd) = ctx;
     let n = c.rounds + 1;
+    // The side a supporting squadron fights for (D36).
+    let si = sup.as_ref().map(|(s, _)| usize::from(s.side != x.side));
+    let sup_hits = |i: usize| if si == Some(i) { ps.hits } else { 0 };
     // A veteran volley's hits count for the defenders when the enemy crosses (D24).
-    let inflicted_a = pa.hits + ps.hits;
-    let inflicted_b = pb.hits + x.volley_hits;
-    let mut dice = pa.dice.clone();
-    dice.extend(pb.dice.iter().cloned());
-    dice.extend(ps.dice.iter().cloned());
+    let inflicted_a = pa.hits + sup_hits(0);
+    let inflicted_b = pb.hits + sup_hits(1) + x.volley_hits;
+    let mut dice = pa.dice();
+    dice.extend(pb.dice());
+    dice.extend(ps.dice());
     let mut mods = ma.clone();
     mods.extend(mb.iter().cloned());
     let win = resolve::winner(inflicted_a, inflicted_b);
-    // Hits suffered by the supported squadron and its supporter are shared (D36).
-    // The volley's hits were applied when it was fired: only the round's dice hurt now.
-    let (hits_x, hits_sup) = match sup {
-        Some(_) => (pb.hits.div_ceil(2), pb.hits / 2),
-        None => (pb.hits, 0),
-    };
-    let hits_y = inflicted_a;
+    // Hits suffered by the supported squadron and its supporter are shared, the odd one to the
+    // squadron engaged first (D36). The volley's hits were applied when it was fired: only the
+    // round's dice hurt now.
+    let mut hits_x = pb.hits + sup_hits(1);
+    let mut hits_y = inflicted_a;
+    let mut hits_sup = 0;
+    match si {
+        Some(0) => {
+            hits_sup = hits_x / 2;
+            hits_x = hits_x.div_ceil(2);
+        }
+        Some(_) => {
+            hits_sup = hits_y / 2;
+            hits_y = hits_y.div_ceil(2);
+        }
+        None => {}
+    }
     let who = match win {
         Some(true) => m("callan.round.wins", &[("unit", x.name.clone())]),
         Some(false) => m("callan.round.wins", &[("unit", y.name.clone())]),
@@ -3263,6 +3630,10 @@ fn after_round(mut r: Res, ctx: &Ctx, pa: &Pool, pb: &Pool, ps: &Pool) -> P {
             Some(true) => [Role::Attacker, Role::Defender],
             Some(false) => [Role::Defender, Role::Attacker],
         };
+        // A flanked unit that wins or draws turns to face the enemy for the next round (D34).
+        if win != Some(true) {
+            cc.flanked = false;
+        }
     }
     r.say(m(
         "callan.said.round",
@@ -3316,7 +3687,13 @@ fn after_round(mut r: Res, ctx: &Ctx, pa: &Pool, pb: &Pool, ps: &Pool) -> P {
     );
     // Heavy losses: the winner holds, the loser flees, a draw retires (§8.1).
     if !mala {
-        for (i, id) in ids.iter().enumerate() {
+        // A supporting squadron shares its friend's fate (D36).
+        let supporter = sup.as_ref().zip(si).map(|((s, _), i)| (i, s.id.clone()));
+        for (i, id) in ids
+            .iter()
+            .enumerate()
+            .chain(supporter.iter().map(|(i, id)| (*i, id)))
+        {
             let after = match loser {
                 Some(l) if l == i => After::Lost,
                 Some(_) => After::Won,
@@ -3341,6 +3718,7 @@ fn after_round(mut r: Res, ctx: &Ctx, pa: &Pool, pb: &Pool, ps: &Pool) -> P {
         loser.is_some_and(|l| r.st.unit(&ids[l]).is_some_and(|u| u.troop.is_cavalry()));
     let ids2 = ids.clone();
     let losts2 = losts;
+    let site3 = site.to_string();
     let finish: Rc<dyn Fn(Res, bool) -> P> = Rc::new(move |mut r, _| {
         // Flight of the loser (by panic or exhaustion) lets cavalry pursue (D51).
         let fled = loser.is_some_and(|l| {
@@ -3348,13 +3726,16 @@ fn after_round(mut r: Res, ctx: &Ctx, pa: &Pool, pb: &Pool, ps: &Pool) -> P {
                 .is_some_and(|u| u.status == Status::Fleeing)
         });
         let ids3 = ids2.clone();
+        let site3 = site3.clone();
         let wounds: K = Rc::new(move |r: Res| {
             let ids4 = ids3.clone();
+            let site1 = format!("{site3}|w1");
             wound_check(
                 r,
+                &format!("{site3}|w0"),
                 &ids3[0],
                 losts2[0],
-                Rc::new(move |r| wound_check(r, &ids4[1], losts2[1], Rc::new(Plan::Done))),
+                Rc::new(move |r| wound_check(r, &site1, &ids4[1], losts2[1], Rc::new(Plan::Done))),
             )
         });
         if let (Some(l), true, true, true) = (loser, fled, winner_is_cav, loser_is_cav) {
@@ -3367,6 +3748,7 @@ fn after_round(mut r: Res, ctx: &Ctx, pa: &Pool, pb: &Pool, ps: &Pool) -> P {
     match must_test {
         Some(l) => panic_test(
             r,
+            site,
             &ids[l],
             Trigger::LostCombat,
             Some(enemy_bases[l]),
@@ -3399,35 +3781,61 @@ fn pursue(r: Res, uid: &str, then: K) -> P {
         return then(r);
     }
     let uid = uid.to_string();
+    let commander = r.st.commander_of(&uid).is_some();
     Plan::die(
         Die::d6(m("callan.die.pursuit", &[("unit", u.name.clone())])),
         move |f| {
-            let mut r = r.clone();
-            let turns = if f <= 4 { u32::from(f) } else { 0 };
-            r.facet(
-                m("callan.facet.pursuit", &[("unit", u.name.clone())]),
-                turns.to_string(),
-            );
-            if turns > 0 {
-                if let Some(me) = r.st.unit_mut(&uid) {
-                    me.status = Status::Pursuing;
-                    me.pursuit_turns = turns;
-                }
-                r.st.combats.retain(|c| !c.units.contains(&uid));
+            let r = r.clone();
+            if f <= 4 && commander {
+                // A commander with the unit has the die re-rolled, to keep it in the battle
+                // (003, Inseguimento, "Un Comandante con l'unità può ripetere il tiro"; D51).
+                let mut r = r;
+                r.step(
+                    k("callan.step.pursuit"),
+                    m(
+                        "callan.pursuit.commander-reroll",
+                        &[("unit", u.name.clone()), ("face", f.to_string())],
+                    ),
+                );
+                let (u, uid, then) = (u.clone(), uid.clone(), then.clone());
+                return Plan::die(
+                    Die::d6(m(
+                        "callan.die.pursuit-commander",
+                        &[("unit", u.name.clone())],
+                    )),
+                    move |g| pursuit_settles(r.clone(), &uid, &u, g, then.clone()),
+                );
             }
-            let msg = m(
-                if turns > 0 {
-                    "callan.pursuit.turns"
-                } else {
-                    "callan.pursuit.stops"
-                },
-                &[("unit", u.name.clone()), ("n", turns.to_string())],
-            );
-            r.step(k("callan.step.pursuit"), msg.clone());
-            r.say(msg);
-            then(r)
+            pursuit_settles(r, &uid, &u, f, then.clone())
         },
     )
+}
+
+/// The pursuit die's result: 1–4 pursue that many turns, 5–6 stop (D51).
+fn pursuit_settles(mut r: Res, uid: &str, u: &UnitState, f: u8, then: K) -> P {
+    let turns = if f <= 4 { u32::from(f) } else { 0 };
+    r.facet(
+        m("callan.facet.pursuit", &[("unit", u.name.clone())]),
+        turns.to_string(),
+    );
+    if turns > 0 {
+        if let Some(me) = r.st.unit_mut(uid) {
+            me.status = Status::Pursuing;
+            me.pursuit_turns = turns;
+        }
+        r.st.combats.retain(|c| !c.units.iter().any(|x| x == uid));
+    }
+    let msg = m(
+        if turns > 0 {
+            "callan.pursuit.turns"
+        } else {
+            "callan.pursuit.stops"
+        },
+        &[("unit", u.name.clone()), ("n", turns.to_string())],
+    );
+    r.step(k("callan.step.pursuit"), msg.clone());
+    r.say(msg);
+    then(r)
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -3468,6 +3876,7 @@ fn panic_action(st: &State, a: &Value) -> Result<P, Rejection> {
     let id = u.id.clone();
     Ok(panic_test(
         r,
+        "report",
         &id,
         trigger,
         None,
@@ -3520,12 +3929,12 @@ fn pursuit(st: &State, a: &Value) -> Result<P, Rejection> {
         }
         msg = m("callan.pursuit.away", &[("unit", u.name.clone())]);
     } else if edge {
-        if let Some(me) = r.st.unit_mut(&id) {
-            me.status = Status::Lost;
-        }
-        let left = u.bases;
-        count_loss(&mut r.st, &id, left);
-        msg = m("callan.pursuit.off", &[("unit", u.name.clone())]);
+        // Off the table in pursuit is not lost (C9, D54): it comes back at the edge when its
+        // turns of pursuit are over.
+        msg = m(
+            "callan.pursuit.off-returns",
+            &[("unit", u.name.clone()), ("n", u.pursuit_turns.to_string())],
+        );
     } else {
         msg = m(
             "callan.pursuit.moves",
@@ -3585,6 +3994,10 @@ fn rally(st: &State, a: &Value) -> Result<P, Rejection> {
     if let Some(t) = r.st.unit_mut(&to.id) {
         t.bases += n;
     }
+    // The commander brought them: he now leads the reinforced squadron.
+    if let Some(c) = r.st.commanders.iter_mut().find(|c| c.id == cid) {
+        c.unit = Some(to.id.clone());
+    }
     let msg = m(
         "callan.rally.done",
         &[
@@ -3626,7 +4039,8 @@ fn off_table(st: &State, a: &Value) -> Result<P, Rejection> {
 }
 
 fn obstacle(st: &State, a: &Value) -> Result<P, Rejection> {
-    let id = need(a, "id")?;
+    let id = need(a, "id")?.trim().to_lowercase();
+    let id = id.as_str();
     let d = s_field(a, "difficulty");
     if let Some(d) = d {
         if !matches!(d, "facile" | "difficile" | "molto-difficile") {
@@ -3681,6 +4095,37 @@ fn set_state(st: &State, a: &Value) -> Result<P, Rejection> {
     if riccio == Some(true) && u.troop != Troop::Picchieri {
         return Err(refuse("not-pike", "riccio", "callan.reject.formation", u));
     }
+    // Only shot foot go in and out of open order; light horse are in it by the scenario (D6).
+    if open.is_some_and(|o| o != u.open_order) && !u.troop.is_shot() {
+        return Err(refuse(
+            "no-open-order",
+            "open_order",
+            "callan.reject.open-order",
+            u,
+        ));
+    }
+    let lose_first = match s_field(a, "loses_first") {
+        None => None,
+        Some("pike") => Some(None),
+        Some(kind) => {
+            let has = match kind {
+                "screen" => u.screen > 0,
+                "special" => u.special.is_some(),
+                "halberd" => u.halberd,
+                "shot" => u.shot > 0,
+                _ => false,
+            };
+            if !has {
+                return Err(refuse(
+                    "bad-choice",
+                    "loses_first",
+                    "callan.reject.loses-first",
+                    u,
+                ));
+            }
+            Some(Some(kind.to_string()))
+        }
+    };
     if let Some(me) = r.st.unit_mut(&id) {
         if let Some(d) = dis {
             me.disordered = d;
@@ -3690,6 +4135,9 @@ fn set_state(st: &State, a: &Value) -> Result<P, Rejection> {
         }
         if let Some(x) = riccio {
             me.riccio = x;
+        }
+        if let Some(l) = &lose_first {
+            me.lose_first = l.clone();
         }
     }
     let now = r.st.unit(&id).expect("unit");
@@ -3704,25 +4152,76 @@ fn set_state(st: &State, a: &Value) -> Result<P, Rejection> {
     );
     r.step(k("callan.step.state"), msg.clone());
     r.say(msg);
+    if let Some(l) = &lose_first {
+        r.step(
+            k("callan.step.state"),
+            m(
+                "callan.state.loses-first",
+                &[
+                    ("unit", u.name.clone()),
+                    (
+                        "kind",
+                        format!("@callan.lose.{}", l.as_deref().unwrap_or("pike")),
+                    ),
+                ],
+            ),
+        );
+    }
     Ok(Plan::Done(r))
 }
 
 /// What the game waits for, in a sentence.
+/// A card by its rank and colour ("Q rossa"), or the Joker.
+pub fn card_text(card: u8) -> String {
+    match card_colour(card) {
+        None => k("callan.card.joker-name"),
+        Some(c) => m(
+            "callan.card.name",
+            &[
+                ("rank", tables::card_rank(card).to_string()),
+                (
+                    "colour",
+                    if c == 0 {
+                        "@callan.colour.red".into()
+                    } else {
+                        "@callan.colour.black".into()
+                    },
+                ),
+            ],
+        ),
+    }
+}
+
 pub fn waiting_for(st: &State) -> String {
     match st.phase {
         Phase::Setup => k("callan.wait.start"),
         Phase::Over => k("callan.wait.over"),
         Phase::Cards => {
+            if let Some(side) = question_side(st) {
+                return m(
+                    "callan.wait.question",
+                    &[("side", st.sides[side].name.clone())],
+                );
+            }
             let due: Vec<String> = st
                 .combats
                 .iter()
                 .filter(|c| c.due)
-                .map(|c| format!("c{}", c.id))
+                .map(|c| {
+                    let n = |i: usize| {
+                        st.unit(&c.units[i])
+                            .map_or(String::new(), |u| u.name.clone())
+                    };
+                    m(
+                        "callan.wait.combat",
+                        &[("id", c.id.to_string()), ("a", n(0)), ("b", n(1))],
+                    )
+                })
                 .collect();
             if !due.is_empty() {
-                return m("callan.wait.combats", &[("combats", due.join(", "))]);
+                return m("callan.wait.combats", &[("combats", due.join("; "))]);
             }
-            if st.deck.is_empty() {
+            if st.cards_left().is_empty() {
                 k("callan.wait.end-turn")
             } else {
                 m("callan.wait.draw", &[("now", phase_name(st))])

@@ -48,13 +48,26 @@ impl HitOn {
     }
 }
 
-/// A rolled pool: its hits and every die thrown (re-rolls included), labelled.
+/// A rolled pool: its hits and every throw made (re-rolls included). The dice are labelled only
+/// when shown ([`Pool::dice`]): the exact odds walk thousands of classes of a big pool and never
+/// show them.
 #[derive(Debug, Clone, Default)]
 pub struct Pool {
     pub hits: u32,
-    pub dice: Vec<RolledDie>,
+    /// Each throw: its label, whether it re-rolls, its faces.
+    pub throws: Vec<(String, bool, Vec<u8>)>,
     /// Dice showing 1 in the first throw (a gun's explosion, §6.6).
     pub ones: u32,
+}
+
+impl Pool {
+    /// Every die thrown, labelled.
+    pub fn dice(&self) -> Vec<RolledDie> {
+        self.throws
+            .iter()
+            .flat_map(|(label, reroll, faces)| labelled(label, faces, *reroll, 0))
+            .collect()
+    }
 }
 
 fn labelled(label: &str, faces: &[u8], reroll: bool, from: usize) -> Vec<RolledDie> {
@@ -92,16 +105,14 @@ pub fn pool(n: u32, hit: HitOn, label: &str) -> Plan<Pool> {
             let miss = if hit == HitOn::Six { 5 } else { 4 };
             throw(nn, 6, &label, Depends::CountAtMost(miss)).map(move |f| Pool {
                 hits: f.iter().filter(|&&x| x > miss).count() as u32,
-                dice: labelled(&label, &f, false, 0),
                 ones: f.iter().filter(|&&x| x == 1).count() as u32,
+                throws: vec![(label.clone(), false, f)],
             })
         }
         HitOn::RerollMisses => throw(nn, 6, &label, Depends::CountAtMost(4)).and_then(move |f| {
             let first = f.iter().filter(|&&x| x > 4).count() as u32;
             let misses = n - first;
-            let dice = labelled(&label, &f, false, 0);
-            let label = label.clone();
-            pool_again(misses, 4, &label, first, dice)
+            pool_again(misses, 4, &label, first, f)
         }),
         HitOn::RerollOnes => {
             // 1: re-rolled; 2–4: miss; 5–6: hit.
@@ -109,8 +120,7 @@ pub fn pool(n: u32, hit: HitOn, label: &str) -> Plan<Pool> {
             throw(nn, 6, &label, Depends::Classes(classes)).and_then(move |f| {
                 let first = f.iter().filter(|&&x| classes.class(x) == 2).count() as u32;
                 let ones = f.iter().filter(|&&x| classes.class(x) == 0).count() as u32;
-                let dice = labelled(&label, &f, false, 0);
-                pool_again(ones, 4, &label, first, dice)
+                pool_again(ones, 4, &label, first, f)
             })
         }
         HitOn::FiveHalf => {
@@ -119,31 +129,30 @@ pub fn pool(n: u32, hit: HitOn, label: &str) -> Plan<Pool> {
             throw(nn, 6, &label, Depends::Classes(classes)).and_then(move |f| {
                 let sixes = f.iter().filter(|&&x| classes.class(x) == 2).count() as u32;
                 let fives = f.iter().filter(|&&x| classes.class(x) == 1).count() as u32;
-                let dice = labelled(&label, &f, false, 0);
-                pool_again(fives, 3, &label, sixes, dice)
+                pool_again(fives, 3, &label, sixes, f)
             })
         }
     }
 }
 
 /// The second throw of a pool: `n` dice, each hitting above `miss`, added to `hits`.
-fn pool_again(n: u32, miss: u8, label: &str, hits: u32, dice: Vec<RolledDie>) -> Plan<Pool> {
+fn pool_again(n: u32, miss: u8, label: &str, hits: u32, first: Vec<u8>) -> Plan<Pool> {
+    let ones = first.iter().filter(|&&x| x == 1).count() as u32;
     if n == 0 {
         return Plan::Done(Pool {
             hits,
-            ones: dice.iter().filter(|d| d.face == 1).count() as u32,
-            dice,
+            ones,
+            throws: vec![(label.to_string(), false, first)],
         });
     }
     let label = label.to_string();
-    throw(n as usize, 6, &label, Depends::CountAtMost(miss)).map(move |g| {
-        let mut all = dice.clone();
-        all.extend(labelled(&label, &g, true, 0));
-        Pool {
-            hits: hits + g.iter().filter(|&&x| x > miss).count() as u32,
-            ones: dice.iter().filter(|d| d.face == 1).count() as u32,
-            dice: all,
-        }
+    throw(n as usize, 6, &label, Depends::CountAtMost(miss)).map(move |g| Pool {
+        hits: hits + g.iter().filter(|&&x| x > miss).count() as u32,
+        ones,
+        throws: vec![
+            (label.clone(), false, first.clone()),
+            (label.clone(), true, g),
+        ],
     })
 }
 
@@ -159,7 +168,7 @@ pub fn pool_led(n: u32, hit: HitOn, label: &str, commander: bool) -> Plan<Pool> 
         pool(1, hit, &label2).map(move |q| Pool {
             hits: p.hits + q.hits,
             ones: p.ones,
-            dice: p.dice.iter().chain(q.dice.iter()).cloned().collect(),
+            throws: p.throws.iter().chain(q.throws.iter()).cloned().collect(),
         })
     })
 }
@@ -181,7 +190,7 @@ pub fn gun_throw(n: u32, hit: HitOn, label: &str) -> Plan<Pool> {
     throw(n as usize, 6, &label, Depends::Classes(classes)).map(move |f| Pool {
         hits: f.iter().filter(|&&x| classes.class(x) == 2).count() as u32,
         ones: f.iter().filter(|&&x| classes.class(x) == 0).count() as u32,
-        dice: labelled(&label, &f, false, 0),
+        throws: vec![(label.clone(), false, f)],
     })
 }
 

@@ -298,6 +298,21 @@ pub const HOUSE_RULES: &[(&str, i64)] = &[
     ("callan.free_sizes", 0),
 ];
 
+/// The values each house-rule key may take (§14.4).
+pub fn house_rule_range(key: &str) -> (i64, i64) {
+    match key {
+        "callan.cm_per_bw" => (3, 4),
+        "callan.fog" => (-1, 1),
+        "callan.camp_first" | "callan.camp_second" => (0, 10),
+        "callan.threshold_pct" => (1, 100),
+        "callan.turns" => (0, 99),
+        "callan.javelin_hit" => (5, 6),
+        "callan.retire_bw" => (1, 30),
+        "callan.points_veteran_cavalry" => (1, 10),
+        _ => (0, 1),
+    }
+}
+
 /// The turn deck: cards 1–3 red (J, Q, K), 4–6 black, 7 the Joker (003, La nebbia di guerra).
 pub const JOKER: u8 = 7;
 
