@@ -54,7 +54,7 @@ fn main() {
     } else {
         1500
     });
-    let actions: [(&str, &str, Value); 4] = [
+    let actions: [(&str, &str, Value); 7] = [
         (
             "egc",
             "melee, gendarmes vs gendarmes, leaders both sides",
@@ -69,6 +69,21 @@ fn main() {
             "egc",
             "fire, arquebusiers at Swiss pike",
             json!({"action":"fire","actor":{"type":"arquebusiers","bases":4},"target":{"type":"swiss-pike","bases":4},"ground":"open"}),
+        ),
+        (
+            "callan",
+            "round, the worked example: 3 gendarmi v 6 Landsknecht pike",
+            json!({"action":"attack","attacker":{"type":"gendarmi","bases":3},"defender":{"type":"picchieri","bases":6,"nationality":"lanzichenecchi"},"attacker_front":3,"defender_front":3,"defender_rear":3}),
+        ),
+        (
+            "callan",
+            "round, worst case: German gendarmi 6 v raw 4x4 pike, commanders",
+            json!({"action":"attack","attacker":{"type":"gendarmi","bases":6,"nationality":"tedeschi","commander":true},"defender":{"type":"picchieri","bases":16,"flags":["reclute","schermo-4"],"commander":true},"attacker_front":3,"attacker_rear":3,"defender_front":4,"defender_rear":12,"charge":true}),
+        ),
+        (
+            "callan",
+            "fire, heavy gun at a dense block",
+            json!({"action":"fire","unit":{"type":"artiglieria-pesante","bases":1},"target":{"type":"picchieri","bases":16},"long_bases":1,"dense":true}),
         ),
         (
             "abdf",

@@ -2815,3 +2815,38 @@ fn d63_the_attacked_unit_answers_whether_it_evades() {
         "no-question|action"
     );
 }
+
+#[test]
+fn d57_with_orders_an_attack_rolls_the_orders_die_first() {
+    let orders = SCENARIO.replace(
+        "\"callan.niente_soldi\" = 0",
+        "\"callan.niente_soldi\" = 0\n\"callan.orders\" = 1",
+    );
+    let mut g = G::new(&orders);
+    g.deck(&[4, 5, 6, 1, 2, 3]);
+    for _ in 0..3 {
+        g.draw();
+    }
+    let attack = json!({"action": "attack", "attacker": "pesanti", "defender": "arch",
+                        "attacker_front": 3, "defender_front": 5});
+    // A 1: the heavy cavalry does not move, and may not try again this turn.
+    let o = g.with(attack.clone(), &[1]);
+    assert_eq!(
+        facet(&o, &key("callan.facet.obeys")),
+        Some(key("callan.no"))
+    );
+    assert_eq!(g.state["combats"], json!([]));
+    assert_eq!(g.refused(attack), "orders-failed|attacker");
+    // Gendarmi charging are exempt: no orders die, the round is fought at once.
+    let mut g = G::new(&orders);
+    g.deck(&[1, 2, 3, 4, 5, 6]);
+    for _ in 0..3 {
+        g.draw();
+    }
+    let o = g.act(
+        json!({"action": "attack", "attacker": "gend", "defender": "iarch",
+                         "attacker_front": 3, "defender_front": 5, "charge": true}),
+    );
+    assert_eq!(facet(&o, &key("callan.facet.obeys")), None);
+    assert!(facet(&o, &key("callan.facet.winner")).is_some());
+}

@@ -1049,7 +1049,10 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                 match phase {
                     Some(CardPhase::Fire) => {
                         let firers = unit_choices(st, Some(s), |u| {
-                            u.on_table() && u.firing_bases() > 0 && !u.exploded
+                            u.on_table()
+                                && u.firing_bases() > 0
+                                && !u.exploded
+                                && (!u.fired || o.phase == CardPhase::Joker)
                         });
                         if !firers.is_empty() {
                             out.push(fire_form(firers, enemies.clone(), false));
@@ -1070,12 +1073,27 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                     }
                     Some(p @ (CardPhase::Infantry | CardPhase::Cavalry)) => {
                         let cav = p == CardPhase::Cavalry;
+                        // Only the units that may still act at this card are offered (the
+                        // engine refuses the others with the reason).
                         let movers = unit_choices(st, Some(s), |u| {
-                            u.on_table() && u.troop.is_cavalry() == cav
+                            u.on_table()
+                                && u.troop.is_cavalry() == cav
+                                && u.troop != Troop::ArtiglieriaPesante
+                                && (!u.activated || o.phase == CardPhase::Joker)
+                        });
+                        let attackers = unit_choices(st, Some(s), |u| {
+                            u.status == Status::Ok
+                                && u.troop.is_cavalry() == cav
+                                && !u.troop.is_gun()
+                                && !u.riccio
+                                && !u.half()
+                                && (!u.activated || u.moved)
                         });
                         if !movers.is_empty() {
-                            out.push(move_form(movers.clone()));
-                            out.push(attack_form(movers, enemies.clone(), cav));
+                            out.push(move_form(movers));
+                        }
+                        if !attackers.is_empty() && o.phase != CardPhase::Joker {
+                            out.push(attack_form(attackers, enemies.clone(), cav));
                         }
                         let skirmishers = unit_choices(st, Some(s), |u| {
                             u.on_table()

@@ -362,7 +362,7 @@ pub struct State {
     pub winner: Option<usize>,
     pub draw: bool,
     pub chronicle: Vec<String>,
-    /// An attack on a unit that may evade, waiting for its side's answer (D63).
+    /// An attack on a unit that may evade, waiting for its side's answer (§5, Evasione).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub question: Option<Value>,
 }
@@ -963,7 +963,7 @@ pub fn plan(st: &State, a: &Value) -> Result<P, Rejection> {
             k("callan.reject.started"),
         ));
     }
-    // An attacked unit that may evade answers first (D63).
+    // An attacked unit that may evade answers first (§5, Evasione).
     if st.question.is_some() && name != "answer" {
         return Err(reject(
             "question-pending",
@@ -2914,6 +2914,65 @@ fn counts(
 }
 
 fn attack(st: &State, a: &Value) -> Result<P, Rejection> {
+    // With the orders rule, a unit that has not moved this turn rolls its orders die before it
+    // moves into contact (D57), unless it is exempt.
+    let at = unit_field(st, a, "attacker")?;
+    let swiss_pike = at.troop == Troop::Picchieri && at.nationality.as_deref() == Some("svizzeri");
+    let charging = (flag(a, "charge") && at.troop == Troop::Gendarmi) || swiss_pike;
+    let exempt = at.open_order || st.commander_of(&at.id).is_some() || charging;
+    if st.cfg.orders && !exempt && !at.moved && st.question.is_none() {
+        let mut obeyed = st.clone();
+        let uid = at.id.clone();
+        let name = at.name.clone();
+        if let Some(u) = obeyed.unit_mut(&uid) {
+            u.moved = true;
+        }
+        // Refusals come before the die.
+        attack_unordered(&obeyed, a)?;
+        let a = a.clone();
+        let st0 = st.clone();
+        return Ok(Plan::die(
+            Die::d6(m("callan.die.orders", &[("unit", name.clone())])),
+            move |f| {
+                if f == 1 {
+                    let mut r = Res::new(&st0);
+                    if let Some(u) = r.st.unit_mut(&uid) {
+                        u.orders_failed = true;
+                    }
+                    r.facet(k("callan.facet.obeys"), yes_no(false));
+                    let msg = m("callan.orders.refused", &[("unit", name.clone())]);
+                    r.step(k("callan.step.orders"), msg.clone());
+                    r.say(msg);
+                    return Plan::Done(r);
+                }
+                let step = m(
+                    "callan.orders.obeys",
+                    &[("unit", name.clone()), ("face", f.to_string())],
+                );
+                match attack_unordered(&obeyed, &a) {
+                    Ok(p) => p.map(move |mut r| {
+                        r.facets.insert(0, (k("callan.facet.obeys"), yes_no(true)));
+                        r.steps.insert(
+                            0,
+                            Step {
+                                title: k("callan.step.orders"),
+                                dice: Vec::new(),
+                                modifiers: Vec::new(),
+                                totals: Vec::new(),
+                                result: step.clone(),
+                            },
+                        );
+                        r
+                    }),
+                    Err(_) => Plan::Done(Res::new(&obeyed)),
+                }
+            },
+        ));
+    }
+    attack_unordered(st, a)
+}
+
+fn attack_unordered(st: &State, a: &Value) -> Result<P, Rejection> {
     let at = unit_field(st, a, "attacker")?;
     let de = unit_field(st, a, "defender")?;
     if at.side == de.side {
@@ -3053,7 +3112,7 @@ fn attack(st: &State, a: &Value) -> Result<P, Rejection> {
     let can =
         (de.open_order && de.troop.is_foot() || de.troop == Troop::CavalleriaLeggera) && !de.moved;
     if can && a.get("evade").is_none() {
-        // The defender's side chooses: the attack waits for its answer (D63).
+        // The defender's side chooses: the attack waits for its answer (§5, Evasione).
         let mut r = Res::new(st);
         r.st.question = Some(a.clone());
         let msg = m(
@@ -3240,7 +3299,7 @@ fn mark_fought(r: &mut Res, a: &str, b: &str) {
     }
 }
 
-/// The attacked unit's answer: evade, or stand and fight (D63).
+/// The attacked unit's answer: evade, or stand and fight (§5, Evasione).
 fn answer(st: &State, a: &Value) -> Result<P, Rejection> {
     let Some(q) = st.question.clone() else {
         return Err(reject(
