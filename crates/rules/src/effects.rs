@@ -2,7 +2,44 @@
 //! whose game state is a fold of state differences (Commands & Colors ECW, Callan).
 
 use serde_json::{json, Value};
-use tercio_core::DiceStream;
+use tercio_core::{DiceStream, Step};
+
+/// The result of a resolution: the next state `S` with its explanation — the steps, the summary
+/// and the facets the odds are tabulated from.
+#[derive(Clone)]
+pub struct Res<S> {
+    pub st: S,
+    pub steps: Vec<Step>,
+    pub summary: Vec<String>,
+    pub facets: Vec<(String, String)>,
+}
+
+impl<S: Clone> Res<S> {
+    pub(crate) fn new(st: &S) -> Self {
+        Res {
+            st: st.clone(),
+            steps: Vec::new(),
+            summary: Vec::new(),
+            facets: Vec::new(),
+        }
+    }
+    pub(crate) fn say(&mut self, s: impl Into<String>) {
+        self.summary.push(s.into());
+    }
+    /// A step without dice.
+    pub(crate) fn step(&mut self, title: impl Into<String>, result: impl Into<String>) {
+        self.steps.push(Step {
+            title: title.into(),
+            dice: Vec::new(),
+            modifiers: Vec::new(),
+            totals: Vec::new(),
+            result: result.into(),
+        });
+    }
+    pub(crate) fn facet(&mut self, key: impl Into<String>, value: impl Into<String>) {
+        self.facets.push((key.into(), value.into()));
+    }
+}
 
 /// The changes from `a` to `b`: `[{"p": pointer, "v": value}]`. Objects are compared key by key;
 /// arrays of equal length element by element; anything else is replaced whole.

@@ -665,38 +665,15 @@ pub fn tally_strength(st: &mut State) {
 // ------------------------------------------------------------------------------------------------
 // The result of a resolution.
 
-#[derive(Clone)]
-pub struct Res {
-    pub st: State,
-    pub steps: Vec<Step>,
-    pub summary: Vec<String>,
-    pub facets: Vec<(String, String)>,
+/// The result of a resolution: the next state with its explanation.
+pub type Res = crate::effects::Res<State>;
+
+/// A lasting effect, written in the battle's chronicle.
+trait Chronicle {
+    fn note(&mut self, s: String);
 }
 
-impl Res {
-    fn new(st: &State) -> Self {
-        Res {
-            st: st.clone(),
-            steps: Vec::new(),
-            summary: Vec::new(),
-            facets: Vec::new(),
-        }
-    }
-    fn say(&mut self, s: String) {
-        self.summary.push(s);
-    }
-    fn step(&mut self, title: String, result: String) {
-        self.steps.push(Step {
-            title,
-            dice: Vec::new(),
-            modifiers: Vec::new(),
-            totals: Vec::new(),
-            result,
-        });
-    }
-    fn facet(&mut self, key: String, value: String) {
-        self.facets.push((key, value));
-    }
+impl Chronicle for Res {
     fn note(&mut self, s: String) {
         self.st.chronicle.push(s);
     }
@@ -1742,36 +1719,23 @@ fn panic_test(
     Plan::die(Die::d6(label.clone()), move |f| {
         let mut r = r.clone();
         let failed = panics(f, total);
-        r.steps.push(Step {
-            title: title.clone(),
-            dice: vec![tercio_core::RolledDie {
-                label: label.clone(),
-                sides: 6,
-                face: f,
-            }],
-            modifiers: mods.clone(),
-            totals: vec![(k("callan.total"), i32::from(f) + total)],
-            result: m(
-                if failed {
-                    "callan.panic.fails"
-                } else {
-                    "callan.panic.passes"
-                },
-                &[("unit", who.clone())],
-            ),
-        });
-        r.facet(
-            m("callan.facet.panic", &[("unit", who.clone())]),
-            yes_no(failed),
-        );
-        r.say(m(
+        let result = m(
             if failed {
                 "callan.panic.fails"
             } else {
                 "callan.panic.passes"
             },
             &[("unit", who.clone())],
-        ));
+        );
+        let mut step = die_step(title.clone(), &label, f, result.clone());
+        step.modifiers = mods.clone();
+        step.totals = vec![(k("callan.total"), i32::from(f) + total)];
+        r.steps.push(step);
+        r.facet(
+            m("callan.facet.panic", &[("unit", who.clone())]),
+            yes_no(failed),
+        );
+        r.say(result);
         let then = then.clone();
         let uid = uid.clone();
         let who = who.clone();
@@ -1802,38 +1766,25 @@ fn panic_test(
                 Plan::die(Die::d6(label2.clone()), move |g| {
                     let mut r = r.clone();
                     let again = panics(g, total);
-                    r.steps.push(Step {
-                        title: k("callan.step.panic-reroll"),
-                        dice: vec![tercio_core::RolledDie {
-                            label: label2.clone(),
-                            sides: 6,
-                            face: g,
-                        }],
-                        modifiers: Vec::new(),
-                        totals: vec![(k("callan.total"), i32::from(g) + total)],
-                        result: m(
-                            if again {
-                                "callan.panic.commander-flees"
-                            } else {
-                                "callan.panic.rallied"
-                            },
-                            &[("unit", who.clone())],
-                        ),
-                    });
-                    r.facet(
-                        m("callan.facet.panic-reroll", &[("unit", who.clone())]),
-                        yes_no(again),
-                    );
-                    // The outcome is the re-roll's, not the first die's.
-                    r.summary.pop();
-                    r.say(m(
+                    let result = m(
                         if again {
                             "callan.panic.commander-flees"
                         } else {
                             "callan.panic.rallied"
                         },
                         &[("unit", who.clone())],
-                    ));
+                    );
+                    let mut step =
+                        die_step(k("callan.step.panic-reroll"), &label2, g, result.clone());
+                    step.totals = vec![(k("callan.total"), i32::from(g) + total)];
+                    r.steps.push(step);
+                    r.facet(
+                        m("callan.facet.panic-reroll", &[("unit", who.clone())]),
+                        yes_no(again),
+                    );
+                    // The outcome is the re-roll's, not the first die's.
+                    r.summary.pop();
+                    r.say(result);
                     if again {
                         lose_commander(&mut r, &c, CommanderStatus::Fled);
                         flee(&mut r, &uid);
@@ -1845,6 +1796,21 @@ fn panic_test(
             }
         }
     })
+}
+
+/// A step of one D6 (a panic test, a wound check), its die labelled.
+fn die_step(title: String, label: &str, face: u8, result: String) -> Step {
+    Step {
+        title,
+        dice: vec![tercio_core::RolledDie {
+            label: label.to_string(),
+            sides: 6,
+            face,
+        }],
+        modifiers: Vec::new(),
+        totals: Vec::new(),
+        result,
+    }
 }
 
 /// The wound check of a commander whose unit lost a base (D50), then his unit's panic test.
@@ -1861,21 +1827,16 @@ fn wound_check(r: Res, site: &str, uid: &str, lost: u32, then: K) -> P {
     Plan::die(Die::d6(label.clone()), move |f| {
         let mut r = r.clone();
         let hit = f == 1;
-        r.steps.push(Step {
-            title: m("callan.step.wound", &[("name", c.name.clone())]),
-            dice: vec![tercio_core::RolledDie {
-                label: label.clone(),
-                sides: 6,
-                face: f,
-            }],
-            modifiers: Vec::new(),
-            totals: Vec::new(),
-            result: k(if hit {
+        r.steps.push(die_step(
+            m("callan.step.wound", &[("name", c.name.clone())]),
+            &label,
+            f,
+            k(if hit {
                 "callan.wound.hit"
             } else {
                 "callan.wound.safe"
             }),
-        });
+        ));
         r.facet(
             m("callan.facet.wound", &[("name", c.name.clone())]),
             yes_no(hit),

@@ -512,36 +512,8 @@ pub fn secret_path(path: &str) -> Option<Option<usize>> {
 // ------------------------------------------------------------------------------------------------
 // The result of a resolution: the next state with its explanation.
 
-#[derive(Clone)]
-pub struct Res {
-    pub st: State,
-    pub steps: Vec<Step>,
-    pub summary: Vec<String>,
-    pub facets: Vec<(String, String)>,
-}
-
-impl Res {
-    fn new(st: &State) -> Self {
-        Res {
-            st: st.clone(),
-            steps: Vec::new(),
-            summary: Vec::new(),
-            facets: Vec::new(),
-        }
-    }
-    fn say(&mut self, s: impl Into<String>) {
-        self.summary.push(s.into());
-    }
-    fn step(&mut self, title: impl Into<String>, result: impl Into<String>) {
-        self.steps.push(Step {
-            title: title.into(),
-            dice: Vec::new(),
-            modifiers: Vec::new(),
-            totals: Vec::new(),
-            result: result.into(),
-        });
-    }
-}
+/// The result of a resolution: the next state with its explanation (shared with Callan).
+pub type Res = crate::effects::Res<State>;
 
 type P = Plan<Res>;
 
