@@ -48,19 +48,8 @@ impl Links {
 }
 
 impl Server {
-    fn call(
-        &self,
-        method: &str,
-        path: &str,
-        headers: &[(&str, &str)],
-        body: Option<&str>,
-    ) -> Reply {
-        let r = request_with(&self.addr, method, path, headers, body).expect("request");
-        assert!(r.status < 500, "{method} {path} -> {} {}", r.status, r.body);
-        r
-    }
     fn get_in(&self, path: &str, lang: (&str, &str)) -> Reply {
-        self.call("GET", path, &[lang], None)
+        self.request("GET", path, &[lang], None)
     }
     fn new_game(&self, scenario: &str, seed: u64) -> Links {
         let v = self.create(&json!({"scenario": scenario, "seed": seed}));
@@ -83,7 +72,7 @@ impl Server {
     }
     /// An action on a seat's link, answered in `lang`; it must be recorded.
     fn act_ok(&self, t: &str, a: &Value, lang: (&str, &str)) -> Value {
-        let r = self.call(
+        let r = self.request(
             "POST",
             &format!("/api/s/{t}/actions"),
             &[lang],
@@ -420,7 +409,7 @@ fn check_secrets(
         }
     }
     // The odds never look at the next card: a draw has none to show.
-    let r = s.call(
+    let r = s.request(
         "POST",
         &format!("/api/s/{}/odds", l.gm),
         &[ITALIAN],
@@ -462,7 +451,7 @@ fn the_opening_of_pavia_is_played_over_the_api_in_italian_and_english_and_the_de
         }
         if kind == "fire" || kind == "attack" {
             // The odds before the roll, in Italian, from the same plan.
-            let r = s.call(
+            let r = s.request(
                 "POST",
                 &format!("/api/s/{}/odds", l.gm),
                 &[ITALIAN],
@@ -742,7 +731,7 @@ fn a_small_battle_posted_as_toml_is_played_to_a_victory_the_report_names() {
     sweep_clean(&s, &l, "the battle won", &all);
     check_secrets(&s, &l, "the battle won", &[], true, &all);
     // The game master ends the game; the seed is shown, and the record verifies.
-    let r = s.call("POST", &format!("/api/s/{gm}/conclude"), &[ITALIAN], None);
+    let r = s.request("POST", &format!("/api/s/{gm}/conclude"), &[ITALIAN], None);
     assert_eq!(r.status, 200, "{}", r.body);
     let view = s.get_in(&format!("/api/s/{}", l.spectator), ITALIAN).json();
     assert_eq!(view["dice"]["seed"], 2, "{}", view["dice"]);

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use tercio_web::client::{read_events, request_with, Reply};
+use tercio_web::client::{read_events, Reply};
 
 mod common;
 
@@ -13,22 +13,11 @@ use common::{server, token, Server};
 const ITALIAN: (&str, &str) = ("Accept-Language", "it-IT,it;q=0.9");
 
 impl Server {
-    fn call(
-        &self,
-        method: &str,
-        path: &str,
-        headers: &[(&str, &str)],
-        body: Option<&str>,
-    ) -> Reply {
-        let r = request_with(&self.addr, method, path, headers, body).expect("request");
-        assert!(r.status < 500, "{method} {path} -> {} {}", r.status, r.body);
-        r
-    }
     fn get_with(&self, path: &str, headers: &[(&str, &str)]) -> Reply {
-        self.call("GET", path, headers, None)
+        self.request("GET", path, headers, None)
     }
     fn act(&self, t: &str, action: &Value) -> Reply {
-        self.call(
+        self.request(
             "POST",
             &format!("/api/s/{t}/actions"),
             &[],
@@ -275,7 +264,7 @@ fn every_page_in_both_languages_shows_no_marker_placeholder_or_key() {
             .collect();
         play(&s, sc, &links[0]);
         if i == 1 {
-            let r = s.call(
+            let r = s.request(
                 "POST",
                 &format!("/api/s/{}/settings", links[0]),
                 &[],
@@ -284,7 +273,7 @@ fn every_page_in_both_languages_shows_no_marker_placeholder_or_key() {
             assert_eq!(r.status, 200, "{}", r.body);
         }
         if i == 0 {
-            let r = s.call("POST", &format!("/api/s/{}/conclude", links[0]), &[], None);
+            let r = s.request("POST", &format!("/api/s/{}/conclude", links[0]), &[], None);
             assert_eq!(r.status, 200, "{}", r.body);
         }
         pages.push(host(&format!("/games/{}", v["id"].as_str().unwrap_or(""))));
@@ -317,7 +306,7 @@ fn every_page_in_both_languages_shows_no_marker_placeholder_or_key() {
             checked += 1;
         }
         // A form's answer: the new-game form without a scenario.
-        let r = s.call(
+        let r = s.request(
             "POST",
             "/games",
             &[
@@ -376,7 +365,7 @@ fn json_answers_render_messages_in_the_requests_language() {
         .headers("set-cookie")
         .is_empty());
     // Errors the server writes.
-    let r = s.call(
+    let r = s.request(
         "POST",
         &format!("/api/s/{spectator}/actions?lang=it"),
         &[],
@@ -403,7 +392,7 @@ fn json_answers_render_messages_in_the_requests_language() {
         "{}",
         r.body
     );
-    let r = s.call(
+    let r = s.request(
         "POST",
         &format!("/api/s/{gm}/actions?lang=it"),
         &[],
@@ -418,7 +407,7 @@ fn json_answers_render_messages_in_the_requests_language() {
         r.body
     );
     // The same in English, as it always read.
-    let r = s.call(
+    let r = s.request(
         "POST",
         &format!("/api/s/{spectator}/actions"),
         &[],
@@ -509,7 +498,7 @@ fn the_live_stream_speaks_the_language_of_the_page_that_opened_it() {
     std::thread::sleep(Duration::from_millis(300));
     let other = v["links"][2]["side"].as_str().expect("side").to_string();
     for sd in [&side, &other] {
-        let r = s.call(
+        let r = s.request(
             "POST",
             &format!("/api/s/{gm}/seats/reissue"),
             &[],

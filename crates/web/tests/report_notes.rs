@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value};
 use tercio_i18n::{keys, Lang};
-use tercio_web::client::{request_with, Reply};
+use tercio_web::client::Reply;
 use tercio_web::pages::esc;
 
 mod common;
@@ -16,9 +16,7 @@ const ENGLISH: (&str, &str) = ("Accept-Language", "en");
 const PAVIA: &str = "callan-renaissance/pavia-1525";
 
 fn call(s: &Server, method: &str, path: &str, lang: (&str, &str), body: Option<&str>) -> Reply {
-    let r = request_with(&s.addr, method, path, &[lang], body).expect("request");
-    assert!(r.status < 500, "{method} {path} -> {} {}", r.status, r.body);
-    r
+    s.request(method, path, &[lang], body)
 }
 
 /// A new game's seat tokens (game master first, then each side, then spectators).

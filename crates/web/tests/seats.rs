@@ -35,22 +35,11 @@ impl Links {
 }
 
 impl Server {
-    fn call(
-        &self,
-        method: &str,
-        path: &str,
-        headers: &[(&str, &str)],
-        body: Option<&str>,
-    ) -> Reply {
-        let r = request_with(&self.addr, method, path, headers, body).expect("request");
-        assert!(r.status < 500, "{method} {path} -> {} {}", r.status, r.body);
-        r
-    }
     fn get(&self, path: &str) -> Reply {
-        self.call("GET", path, &[], None)
+        self.request("GET", path, &[], None)
     }
     fn post(&self, path: &str, body: &Value) -> Reply {
-        self.call("POST", path, &[], Some(&body.to_string()))
+        self.request("POST", path, &[], Some(&body.to_string()))
     }
     fn new_game(&self, scenario: &str, seed: u64) -> Links {
         let v = self.create(&json!({"scenario": scenario, "seed": seed}));
@@ -264,10 +253,10 @@ fn only_the_game_master_manages_and_links_can_be_withdrawn() {
     // The host API needs the key; a wrong key is refused; the right one becomes a cookie.
     assert_eq!(s.get("/api/games").status, 401);
     assert_eq!(s.get("/?key=0123").status, 401);
-    let r = s.call("GET", &format!("/?key={}", s.key), &[], None);
+    let r = s.request("GET", &format!("/?key={}", s.key), &[], None);
     assert_eq!(r.status, 303);
     let cookie = format!("tercio_host={}", s.key);
-    let r = s.call("GET", "/api/games", &[("Cookie", &cookie)], None);
+    let r = s.request("GET", "/api/games", &[("Cookie", &cookie)], None);
     assert_eq!(r.status, 200, "{}", r.body);
 }
 

@@ -30,6 +30,21 @@ pub fn server() -> Server {
     }
 }
 
+impl Server {
+    /// One request to the server, with headers; a 5xx fails the test, whatever the request.
+    pub fn request(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Option<&str>,
+    ) -> tercio_web::client::Reply {
+        let r = request_with(&self.addr, method, path, headers, body).expect("request");
+        assert!(r.status < 500, "{method} {path} -> {} {}", r.status, r.body);
+        r
+    }
+}
+
 /// The token in a seat's link.
 pub fn token(url: &Value) -> String {
     url.as_str()
