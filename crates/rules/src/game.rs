@@ -100,72 +100,42 @@ impl Game {
     /// changes nothing.
     pub fn act(&mut self, action: Value) -> Result<&GameEvent, GameError> {
         let engine = self.engine()?;
-        let plan = engine
-            .plan(Some(&self.state), &action)
-            .map_err(GameError::Rejected)?;
-        let mut stream = DiceStream::at(self.seed, u128::from(self.stream_pos()));
-        let (outcome, draws) = plan.roll(&mut stream);
-        let pos = u64::try_from(stream.word_pos()).unwrap_or(u64::MAX);
-        self.record(engine.as_ref(), action, outcome, draws, pos, false)
+        let event = resolve(
+            engine.as_ref(),
+            &self.state,
+            self.seed,
+            self.stream_pos(),
+            action,
+            None,
+        )?;
+        self.record(engine.as_ref(), event)
     }
 
     /// Resolve an action with faces thrown on real dice, checked against the dice the resolution
     /// declares. The seed's stream does not move. A rejected action or bad faces change nothing.
     pub fn act_entered(&mut self, action: Value, faces: &[u8]) -> Result<&GameEvent, GameError> {
         let engine = self.engine()?;
-        if engine.seeded_only(&self.state, &action) {
-            if !faces.is_empty() {
-                return Err(GameError::Rejected(Rejection::new(
-                    "seeded-only",
-                    Some("faces"),
-                    "faces: this action draws cards or picks at random: its dice always come from the game's seed, none are thrown at the table",
-                )));
-            }
-            return self.act(action);
-        }
-        let plan = engine
-            .plan(Some(&self.state), &action)
-            .map_err(GameError::Rejected)?;
-        let (outcome, draws) = plan.roll_with(faces).map_err(bad_faces)?;
-        let pos = self.stream_pos();
-        self.record(engine.as_ref(), action, outcome, draws, pos, true)
+        let event = resolve(
+            engine.as_ref(),
+            &self.state,
+            self.seed,
+            self.stream_pos(),
+            action,
+            Some(faces),
+        )?;
+        self.record(engine.as_ref(), event)
     }
 
     /// The dice still to throw for `action` after `faces` (physical dice): `None` when complete.
     pub fn needed(&self, action: &Value, faces: &[u8]) -> Result<Option<Vec<Die>>, GameError> {
-        let engine = self.engine()?;
-        let plan = engine
-            .plan(Some(&self.state), action)
-            .map_err(GameError::Rejected)?;
-        if engine.seeded_only(&self.state, action) {
-            // Rolled from the seed: nothing to throw at the table.
-            return Ok(None);
-        }
-        plan.needed(faces).map_err(bad_faces)
+        needed(self.engine()?.as_ref(), &self.state, action, faces)
     }
 
-    fn record(
-        &mut self,
-        engine: &dyn Engine,
-        action: Value,
-        outcome: crate::registry::Outcome,
-        draws: Vec<Draw>,
-        stream_pos: u64,
-        entered: bool,
-    ) -> Result<&GameEvent, GameError> {
+    fn record(&mut self, engine: &dyn Engine, event: GameEvent) -> Result<&GameEvent, GameError> {
         let mut state = self.state.clone();
         engine
-            .apply(&mut state, &outcome.effects)
+            .apply(&mut state, &event.effects)
             .map_err(GameError::Corrupt)?;
-        let event = GameEvent {
-            action,
-            resolution: outcome.resolution,
-            draws,
-            effects: outcome.effects,
-            stream_pos,
-            entered,
-            by: None,
-        };
         self.state = state;
         self.log.append(event);
         match self.log.entries.last() {
@@ -186,15 +156,15 @@ impl Game {
         }
     }
 
-    /// A fingerprint of the whole log (SHA-256 over every entry in order), shown on every page:
-    /// a player who notes it at the end can tell that an export is the whole game, unaltered.
+    /// A fingerprint of the whole log, shown on every page: the head of the log's hash chain
+    /// ([`chain_next`] over every entry in order). A player who notes it at the end can tell that
+    /// an export is the whole game, unaltered; the server keeps the head with the game, so no
+    /// page rehashes the log.
     pub fn log_digest(&self) -> String {
-        let mut h = Sha256::new();
-        for e in &self.log.entries {
-            h.update(serde_json::to_vec(e).unwrap_or_default());
-            h.update(b"\n");
-        }
-        h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+        self.log
+            .entries
+            .iter()
+            .fold(chain_start(), |h, e| chain_next(&h, &entry_text(e)))
     }
 
     /// Void the last live event. The voided event stays in the log; the dice do not rewind.
@@ -345,4 +315,303 @@ fn rules_of(id: &str) -> Result<&'static dyn RuleSet, GameError> {
         return Err(GameError::Rules(registry::not_available(r)));
     }
     Ok(r)
+}
+
+/// Resolve `action` against `state`: its plan rolled from the seed's stream at `stream_pos`, or
+/// (`faces`) with faces thrown on real dice, checked against the dice the plan declares. Nothing
+/// is recorded; a rejected action or bad faces change nothing. The one path by which a full
+/// [`Game`] and a live [`Head`] resolve actions.
+pub fn resolve(
+    engine: &dyn Engine,
+    state: &Value,
+    seed: u64,
+    stream_pos: u64,
+    action: Value,
+    faces: Option<&[u8]>,
+) -> Result<GameEvent, GameError> {
+    let faces = match faces {
+        Some(f) if engine.seeded_only(state, &action) => {
+            if !f.is_empty() {
+                return Err(GameError::Rejected(Rejection::new(
+                    "seeded-only",
+                    Some("faces"),
+                    "faces: this action draws cards or picks at random: its dice always come from the game's seed, none are thrown at the table",
+                )));
+            }
+            None
+        }
+        other => other,
+    };
+    let plan = engine
+        .plan(Some(state), &action)
+        .map_err(GameError::Rejected)?;
+    let (outcome, draws, pos, entered) = match faces {
+        None => {
+            let mut stream = DiceStream::at(seed, u128::from(stream_pos));
+            let (o, d) = plan.roll(&mut stream);
+            let pos = u64::try_from(stream.word_pos()).unwrap_or(u64::MAX);
+            (o, d, pos, false)
+        }
+        Some(f) => {
+            let (o, d) = plan.roll_with(f).map_err(bad_faces)?;
+            (o, d, stream_pos, true)
+        }
+    };
+    Ok(GameEvent {
+        action,
+        resolution: outcome.resolution,
+        draws,
+        effects: outcome.effects,
+        stream_pos: pos,
+        entered,
+        by: None,
+    })
+}
+
+/// The dice still to throw for `action` against `state` after `faces` (physical dice): `None`
+/// when complete, or when the action's dice always come from the seed (cards, random picks).
+pub fn needed(
+    engine: &dyn Engine,
+    state: &Value,
+    action: &Value,
+    faces: &[u8],
+) -> Result<Option<Vec<Die>>, GameError> {
+    let plan = engine
+        .plan(Some(state), action)
+        .map_err(GameError::Rejected)?;
+    if engine.seeded_only(state, action) {
+        return Ok(None);
+    }
+    plan.needed(faces).map_err(bad_faces)
+}
+
+/// A log entry as it is stored and hashed: its JSON text.
+pub fn entry_text(e: &LogEntry<GameEvent>) -> String {
+    serde_json::to_string(e).unwrap_or_default()
+}
+
+/// The hash chain's value before the first entry.
+pub fn chain_start() -> String {
+    hex(&Sha256::digest(b"tercio-log-chain/1"))
+}
+
+/// The chain's value after one more entry: SHA-256 of the previous value and the entry's text,
+/// so each entry's hash covers every entry before it.
+pub fn chain_next(prev: &str, entry_text: &str) -> String {
+    let mut h = Sha256::new();
+    h.update(prev.as_bytes());
+    h.update(b"\n");
+    h.update(entry_text.as_bytes());
+    hex(&h.finalize())
+}
+
+fn hex(b: &[u8]) -> String {
+    use std::fmt::Write;
+    b.iter().fold(String::with_capacity(64), |mut s, x| {
+        let _ = write!(s, "{x:02x}");
+        s
+    })
+}
+
+/// How often the store keeps the state beside the log: a checkpoint is written when this many
+/// entries have passed since the latest one that still holds, so an undo folds fewer than this
+/// many events, never the whole battle.
+pub const CHECKPOINT_EVERY: u64 = 32;
+
+/// A game without its log's bodies: what a live game needs to take its next action. The
+/// scenario, the seed, the current state, how many entries the log has, where the dice stream
+/// stands, the head of the hash chain, and which events are live (for undo and for marking
+/// voided entries). Built from a [`Game`] or from the store's row, never by reading the log.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Head {
+    pub ruleset: String,
+    pub seed: u64,
+    pub nonce: String,
+    pub scenario: Scenario,
+    pub state: Value,
+    /// The number of log entries (the last entry's sequence number).
+    pub seq: u64,
+    pub stream_pos: u64,
+    /// The hash chain's value after the last entry ([`Game::log_digest`]).
+    pub chain: String,
+    /// The live events' sequence numbers, ascending. An event not here is voided.
+    pub live: Vec<u64>,
+    /// The latest checkpoint the store holds (0: none; the scenario's initial state).
+    pub checkpoint: u64,
+}
+
+/// An entry a [`Head`] has just appended, with what the store keeps of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Appended {
+    pub entry: LogEntry<GameEvent>,
+    /// The entry's JSON, as stored and hashed.
+    pub text: String,
+    /// The chain after it.
+    pub chain: String,
+    /// For a void: checkpoints at or after this entry no longer hold.
+    pub voids: Option<u64>,
+    /// The state after it should be kept as a checkpoint.
+    pub checkpoint: bool,
+}
+
+impl Head {
+    /// The head of a whole game.
+    pub fn of(game: &Game) -> Head {
+        Head {
+            ruleset: game.ruleset.clone(),
+            seed: game.seed,
+            nonce: game.nonce.clone(),
+            scenario: game.scenario.clone(),
+            state: game.state.clone(),
+            seq: game.log.entries.len() as u64,
+            stream_pos: game.stream_pos(),
+            chain: game.log_digest(),
+            live: game.log.live().map(|(s, _)| s).collect(),
+            checkpoint: game
+                .checkpoints()
+                .ok()
+                .and_then(|c| c.last().map(|(s, _)| *s))
+                .unwrap_or(0),
+        }
+    }
+
+    pub fn engine(&self) -> Result<Box<dyn Engine>, GameError> {
+        rules_of(&self.ruleset)?
+            .engine(Some(&self.scenario))
+            .map_err(GameError::Rules)
+    }
+
+    pub fn commitment(&self) -> String {
+        commitment(self.seed, &self.nonce)
+    }
+
+    /// Whether the event at `seq` has been voided (false for a void entry or a later seq).
+    pub fn is_voided(&self, seq: u64, is_event: bool) -> bool {
+        is_event && seq <= self.seq && self.live.binary_search(&seq).is_err()
+    }
+
+    /// Resolve an action (rolled from the seed, or with `faces` thrown at the table), signed by
+    /// `by`, and fold it in place: no copy of the state. A rejected action changes nothing.
+    /// Should the engine fail to fold its own effects (a bug, not bad input), the state may be
+    /// half folded: the caller drops this head and reloads it from the store.
+    pub fn act(
+        &mut self,
+        engine: &dyn Engine,
+        action: Value,
+        faces: Option<&[u8]>,
+        by: Option<String>,
+    ) -> Result<Appended, GameError> {
+        let mut event = resolve(
+            engine,
+            &self.state,
+            self.seed,
+            self.stream_pos,
+            action,
+            faces,
+        )?;
+        event.by = by;
+        engine
+            .apply(&mut self.state, &event.effects)
+            .map_err(GameError::Corrupt)?;
+        self.stream_pos = event.stream_pos;
+        let seq = self.seq + 1;
+        self.live.push(seq);
+        Ok(self.push(LogEntry::Event { seq, event }, None))
+    }
+
+    /// The event an undo would void: the latest live one.
+    pub fn undo_target(&self) -> Option<u64> {
+        self.live.last().copied()
+    }
+
+    /// Void the latest live event, whose state before it is `base` (the state at the nearest
+    /// checkpoint before it, at `base_seq`, 0 for the initial state) with `effects` (the live
+    /// events between that checkpoint and it) folded in.
+    pub fn undo(
+        &mut self,
+        engine: &dyn Engine,
+        base_seq: u64,
+        base: Value,
+        effects: &[Value],
+    ) -> Result<Option<Appended>, GameError> {
+        let Some(target) = self.live.pop() else {
+            return Ok(None);
+        };
+        if self.checkpoint >= target {
+            // The store drops the checkpoints the voided event is folded into.
+            self.checkpoint = base_seq;
+        }
+        let mut state = base;
+        for e in effects {
+            engine.apply(&mut state, e).map_err(GameError::Corrupt)?;
+        }
+        self.state = state;
+        let seq = self.seq + 1;
+        Ok(Some(self.push(
+            LogEntry::Void {
+                seq,
+                voids: target,
+                reason: "undo".into(),
+            },
+            Some(target),
+        )))
+    }
+
+    fn push(&mut self, entry: LogEntry<GameEvent>, voids: Option<u64>) -> Appended {
+        let text = entry_text(&entry);
+        self.chain = chain_next(&self.chain, &text);
+        self.seq = entry.seq();
+        let checkpoint = self.seq - self.checkpoint >= CHECKPOINT_EVERY;
+        if checkpoint {
+            self.checkpoint = self.seq;
+        }
+        Appended {
+            entry,
+            text,
+            chain: self.chain.clone(),
+            voids,
+            checkpoint,
+        }
+    }
+}
+
+impl Game {
+    /// The checkpoints a store keeps for this log, as a live [`Head`] makes them: the state
+    /// after an entry [`CHECKPOINT_EVERY`] entries past the latest checkpoint that holds; a void
+    /// drops those at or after the event it voids.
+    pub fn checkpoints(&self) -> Result<Vec<(u64, Value)>, GameError> {
+        let engine = self.engine()?;
+        let initial = engine.initial_state().map_err(GameError::Rules)?;
+        let mut state = initial.clone();
+        let mut applied: Vec<(u64, &Value)> = Vec::new();
+        let mut voided = std::collections::BTreeSet::new();
+        let mut out: Vec<(u64, Value)> = Vec::new();
+        let mut last = 0;
+        for entry in &self.log.entries {
+            match entry {
+                LogEntry::Event { seq, event } => {
+                    engine
+                        .apply(&mut state, &event.effects)
+                        .map_err(GameError::Corrupt)?;
+                    applied.push((*seq, &event.effects));
+                }
+                LogEntry::Void { voids, .. } => {
+                    voided.insert(*voids);
+                    out.retain(|(c, _)| c < voids);
+                    last = out.last().map_or(0, |(c, _)| *c);
+                    state = initial.clone();
+                    for (s, eff) in &applied {
+                        if !voided.contains(s) {
+                            engine.apply(&mut state, eff).map_err(GameError::Corrupt)?;
+                        }
+                    }
+                }
+            }
+            if entry.seq() - last >= CHECKPOINT_EVERY {
+                out.push((entry.seq(), state.clone()));
+                last = entry.seq();
+            }
+        }
+        Ok(out)
+    }
 }

@@ -50,7 +50,7 @@ pub struct Outcome {
 }
 
 /// A rule set's engine, bound to a scenario (for games) or to none (for stand-alone actions).
-pub trait Engine: Send {
+pub trait Engine: Send + Sync {
     /// The state of a new game of the bound scenario.
     fn initial_state(&self) -> Result<Value, String>;
     /// Declare the dice plan of an action, against a game state or stand-alone.

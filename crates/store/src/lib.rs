@@ -4,20 +4,25 @@
 //! one transaction with `synchronous = FULL`, so an action acknowledged to a player is on disk.
 //! Log entries are only ever inserted, never updated or deleted (deleting a whole game aside).
 
-use std::path::Path;
-use std::sync::Mutex;
+use std::any::Any;
+use std::path::{Path, PathBuf};
+use std::sync::{mpsc, Mutex};
 
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tercio_core::{EventLog, LogEntry};
-use tercio_rules::game::{Game, GameEvent, FORMAT};
+use tercio_rules::game::{
+    chain_next, chain_start, entry_text, Appended, Game, GameEvent, Head, FORMAT,
+};
 use tercio_rules::scenario::Scenario;
 
 #[derive(Debug)]
 pub enum StoreError {
     Db(String),
     Corrupt(String),
+    /// The write does not follow the stored game: another writer came first.
+    Conflict(String),
 }
 
 impl std::fmt::Display for StoreError {
@@ -25,6 +30,7 @@ impl std::fmt::Display for StoreError {
         match self {
             StoreError::Db(s) => write!(f, "database error: {s}"),
             StoreError::Corrupt(s) => write!(f, "stored game is unreadable: {s}"),
+            StoreError::Conflict(s) => write!(f, "conflicting write: {s}"),
         }
     }
 }
@@ -96,17 +102,94 @@ pub struct Meta {
     pub concluded: bool,
 }
 
+/// A game as a live server keeps it: its head (state, sequence, dice position, hash chain, live
+/// events — no log bodies), its settings, its seats, and the store's revision of it.
+#[derive(Debug, Clone)]
+pub struct Live {
+    pub head: Head,
+    pub meta: Meta,
+    /// Current seats: game master first, then the sides in scenario order, spectator.
+    pub seats: Vec<Seat>,
+    /// Bumped by every write to the game (an entry, settings, links, the end): a cached copy
+    /// whose revision is behind the store's is reloaded.
+    pub rev: u64,
+}
+
+/// What one action adds to the store: the entry, the head after it, and whether the state is
+/// kept as a checkpoint. Serialised by the caller, so the writer only writes.
+#[derive(Debug, Clone)]
+pub struct Row {
+    pub seq: u64,
+    /// The entry's JSON, as hashed.
+    pub entry: String,
+    /// For a void: the event it voids (checkpoints from there on no longer hold).
+    pub voids: Option<u64>,
+    /// The hash chain after this entry.
+    pub chain: String,
+    /// The state after this entry, as JSON.
+    pub state: String,
+    pub stream_pos: u64,
+    pub checkpoint: bool,
+}
+
+impl Row {
+    /// The row for an entry a [`Head`] has just appended.
+    pub fn of(a: &Appended, head: &Head) -> Result<Row, StoreError> {
+        Ok(Row {
+            seq: a.entry.seq(),
+            entry: a.text.clone(),
+            voids: a.voids,
+            chain: a.chain.clone(),
+            state: serde_json::to_string(&head.state)
+                .map_err(|e| StoreError::Corrupt(e.to_string()))?,
+            stream_pos: head.stream_pos,
+            checkpoint: a.checkpoint,
+        })
+    }
+}
+
+/// Where an undo's fold starts: the nearest checkpoint before the voided event (none: the
+/// scenario's initial state) and the effects of the live events between it and that event.
+#[derive(Debug, Clone, Default)]
+pub struct FoldBase {
+    pub checkpoint: Option<(u64, Value)>,
+    pub effects: Vec<Value>,
+}
+
 pub trait Store: Send + Sync {
     /// Store a new game with its seats (game master, one per side, spectator); returns its id.
     fn create(&self, game: &Game, scenario_id: Option<&str>) -> Result<String, StoreError>;
+    /// The whole game, every log entry parsed: for exports, reports and verification, never
+    /// for an action.
     fn load(&self, id: &str) -> Result<Option<Game>, StoreError>;
-    /// Persist the log entries the store does not have yet, and the state, in one transaction.
+    /// Persist a whole game's entries the store does not have yet, its state and checkpoints
+    /// (tools and tests; the server appends with [`Store::append`]).
     fn save(&self, id: &str, game: &Game) -> Result<(), StoreError>;
+    /// A game as a live server keeps it, read without parsing any log entry.
+    fn live(&self, id: &str) -> Result<Option<Live>, StoreError>;
+    /// Append one entry and the head after it, in the group commit; durable when this returns.
+    /// The database judges the order: an entry whose sequence number is taken, or that does not
+    /// follow the stored head, is refused as [`StoreError::Conflict`] with nothing written.
+    /// Returns the game's new revision.
+    fn append(&self, id: &str, row: Row) -> Result<u64, StoreError>;
+    /// The log entries after `after`, at most `limit`, in order.
+    fn entries(
+        &self,
+        id: &str,
+        after: u64,
+        limit: u64,
+    ) -> Result<Vec<LogEntry<GameEvent>>, StoreError>;
+    /// The last `n` log entries, in order.
+    fn last_entries(&self, id: &str, n: u64) -> Result<Vec<LogEntry<GameEvent>>, StoreError>;
+    /// Where an undo of the event at `target` folds from.
+    fn fold_base(&self, id: &str, target: u64) -> Result<FoldBase, StoreError>;
     fn list(&self, archived: bool) -> Result<Vec<GameSummary>, StoreError>;
     fn set_archived(&self, id: &str, archived: bool) -> Result<bool, StoreError>;
     fn delete(&self, id: &str) -> Result<bool, StoreError>;
     /// The seat a token opens, if the token is current.
     fn seat(&self, token: &str) -> Result<Option<Seat>, StoreError>;
+    /// The seat a token opens with its game's current revision: one read per request.
+    fn seat_at(&self, token: &str) -> Result<Option<(Seat, u64)>, StoreError>;
     /// A game's current seats: game master first, then the sides in scenario order, spectator.
     fn seats(&self, game_id: &str) -> Result<Vec<Seat>, StoreError>;
     /// Withdraw a seat's current token and issue a new one. `None` if the game has no such seat.
@@ -119,7 +202,8 @@ pub trait Store: Send + Sync {
     fn host_key(&self) -> Result<String, StoreError>;
 }
 
-/// Schema migrations, applied in order; `PRAGMA user_version` records how many ran.
+/// Schema migrations, applied in order; `PRAGMA user_version` records how many ran. A migration
+/// may also have a step in Rust ([`fixup`]) run in the same transaction.
 const MIGRATIONS: &[&str] = &[
     "CREATE TABLE games (
         id TEXT PRIMARY KEY,
@@ -163,10 +247,119 @@ const MIGRATIONS: &[&str] = &[
     INSERT INTO seats (token, game_id, role, ord, created_at)
         SELECT lower(hex(randomblob(16))), g.id, 'spectator', 1 + json_array_length(g.scenario, '$.sides'), g.updated_at
         FROM games g;",
+    // Events, not documents: the head kept with the game (entries, dice position, hash chain,
+    // revision), voids findable without parsing entries, each entry's chain hash, checkpoints.
+    "ALTER TABLE games ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE games ADD COLUMN stream_pos INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE games ADD COLUMN chain TEXT NOT NULL DEFAULT '';
+    ALTER TABLE games ADD COLUMN rev INTEGER NOT NULL DEFAULT 1;
+    ALTER TABLE log_entries ADD COLUMN voids INTEGER;
+    ALTER TABLE log_entries ADD COLUMN hash TEXT NOT NULL DEFAULT '';
+    CREATE TABLE checkpoints (
+        game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        state TEXT NOT NULL,
+        PRIMARY KEY (game_id, seq)
+    );
+    UPDATE log_entries SET voids = json_extract(entry, '$.voids')
+        WHERE json_extract(entry, '$.entry') = 'void';",
 ];
 
+/// The Rust side of migration `version` (1-based), in its transaction: for the event-shaped
+/// schema, every game's head, entry hashes and checkpoints, computed once from its whole log.
+fn fixup(tx: &rusqlite::Transaction, version: usize) -> Result<(), StoreError> {
+    if version != 3 {
+        return Ok(());
+    }
+    let ids: Vec<String> = {
+        let mut stmt = tx.prepare("SELECT id FROM games")?;
+        let rows = stmt.query_map([], |r| r.get(0))?;
+        rows.collect::<Result<_, _>>()?
+    };
+    for id in ids {
+        let Some(game) = load_game(tx, &id)? else {
+            continue;
+        };
+        let mut h = chain_start();
+        for e in &game.log.entries {
+            let text = entry_text(e);
+            h = chain_next(&h, &text);
+            tx.execute(
+                "UPDATE log_entries SET hash = ?3, entry = ?4 WHERE game_id = ?1 AND seq = ?2",
+                params![id, e.seq() as i64, h, text],
+            )?;
+        }
+        tx.execute(
+            "UPDATE games SET seq = ?2, stream_pos = ?3, chain = ?4 WHERE id = ?1",
+            params![
+                id,
+                game.log.entries.len() as i64,
+                game.stream_pos() as i64,
+                h
+            ],
+        )?;
+        // A game whose rule set this build cannot fold keeps no checkpoints: its undo folds
+        // from the start, as before.
+        if let Ok(cps) = game.checkpoints() {
+            for (seq, state) in cps {
+                tx.execute(
+                    "INSERT OR REPLACE INTO checkpoints (game_id, seq, state) VALUES (?1, ?2, ?3)",
+                    params![id, seq as i64, json_text(&state)?],
+                )?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The embedded SQLite store. Writes go through one connection in **group commits**: a caller
+/// queues its write and either becomes the leader, which commits every queued write in one
+/// transaction (each in its own savepoint, so one refused write spoils no other), or finds its
+/// write committed by the leader before it. Each caller returns only after its own commit, with
+/// `synchronous = FULL`. Reads use their own WAL connections and never wait for a commit.
 pub struct SqliteStore {
-    conn: Mutex<Connection>,
+    writer: Mutex<Connection>,
+    queue: Mutex<Vec<Job>>,
+    /// Read connections (a file database); `None` in memory, where reads share the writer's.
+    readers: Option<Readers>,
+}
+
+type Done = Box<dyn Any + Send>;
+type JobFn = Box<dyn FnOnce(&rusqlite::Transaction) -> Result<Done, StoreError> + Send>;
+
+struct Job {
+    run: JobFn,
+    done: mpsc::Sender<Result<Done, StoreError>>,
+}
+
+struct Readers {
+    path: PathBuf,
+    idle: Mutex<Vec<Connection>>,
+}
+
+/// How many idle read connections are kept open.
+const READERS_KEPT: usize = 8;
+
+impl Readers {
+    fn take(&self) -> Result<Connection, StoreError> {
+        if let Some(c) = lock(&self.idle).pop() {
+            return Ok(c);
+        }
+        let c = Connection::open(&self.path)?;
+        c.busy_timeout(std::time::Duration::from_secs(5))?;
+        c.pragma_update(None, "query_only", "ON")?;
+        Ok(c)
+    }
+    fn give(&self, c: Connection) {
+        let mut idle = lock(&self.idle);
+        if idle.len() < READERS_KEPT {
+            idle.push(c);
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 fn now() -> i64 {
@@ -186,6 +379,10 @@ fn new_token() -> Result<String, StoreError> {
     let mut b = [0u8; 16];
     getrandom::fill(&mut b).map_err(|e| StoreError::Db(format!("no system randomness: {e}")))?;
     Ok(b.iter().map(|x| format!("{x:02x}")).collect())
+}
+
+fn json_text<T: Serialize>(v: &T) -> Result<String, StoreError> {
+    serde_json::to_string(v).map_err(|x| StoreError::Corrupt(x.to_string()))
 }
 
 fn role_text(r: &Role) -> String {
@@ -222,13 +419,26 @@ fn insert_seat(
     })
 }
 
+fn is_conflict(e: &rusqlite::Error) -> bool {
+    matches!(
+        e,
+        rusqlite::Error::SqliteFailure(f, _)
+            if f.code == rusqlite::ErrorCode::ConstraintViolation
+    )
+}
+
 impl SqliteStore {
     pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)
                 .map_err(|e| StoreError::Db(format!("{}: {e}", dir.display())))?;
         }
-        Self::init(Connection::open(path)?)
+        let mut store = Self::init(Connection::open(path)?)?;
+        store.readers = Some(Readers {
+            path: path.to_path_buf(),
+            idle: Mutex::new(Vec::new()),
+        });
+        Ok(store)
     }
 
     pub fn in_memory() -> Result<SqliteStore, StoreError> {
@@ -249,266 +459,606 @@ impl SqliteStore {
         {
             let tx = conn.transaction()?;
             tx.execute_batch(m)?;
+            fixup(&tx, i + 1)?;
             tx.pragma_update(None, "user_version", i as i64 + 1)?;
             tx.commit()?;
         }
         Ok(SqliteStore {
-            conn: Mutex::new(conn),
+            writer: Mutex::new(conn),
+            queue: Mutex::new(Vec::new()),
+            readers: None,
         })
     }
 
-    fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
-        self.conn.lock().unwrap_or_else(|e| e.into_inner())
+    /// Run `f` on a read connection.
+    fn read<T>(
+        &self,
+        f: impl FnOnce(&Connection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        match &self.readers {
+            None => f(&lock(&self.writer)),
+            Some(r) => {
+                let c = r.take()?;
+                let out = f(&c);
+                r.give(c);
+                out
+            }
+        }
+    }
+
+    /// Run `f` in the next group commit; returns once that commit is durable.
+    fn write<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&rusqlite::Transaction) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        let (tx, rx) = mpsc::channel();
+        lock(&self.queue).push(Job {
+            run: Box::new(move |t| f(t).map(|v| Box::new(v) as Done)),
+            done: tx,
+        });
+        let done = loop {
+            if let Ok(r) = rx.try_recv() {
+                break r;
+            }
+            let mut conn = lock(&self.writer);
+            // A leader that held the connection before us may have committed our write.
+            if let Ok(r) = rx.try_recv() {
+                break r;
+            }
+            let jobs = std::mem::take(&mut *lock(&self.queue));
+            commit_group(&mut conn, jobs);
+        };
+        done.and_then(|b| {
+            b.downcast::<T>()
+                .map(|b| *b)
+                .map_err(|_| StoreError::Db("write answered with the wrong type".into()))
+        })
     }
 }
 
-fn insert_entries(
+/// Commit `jobs` in one transaction, each in a savepoint, and answer each: its own error, the
+/// commit's, or its value once committed.
+fn commit_group(conn: &mut Connection, jobs: Vec<Job>) {
+    if jobs.is_empty() {
+        return;
+    }
+    let tx = match conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate) {
+        Ok(t) => t,
+        Err(e) => {
+            for j in jobs {
+                let _ = j.done.send(Err(StoreError::Db(e.to_string())));
+            }
+            return;
+        }
+    };
+    let mut answers = Vec::with_capacity(jobs.len());
+    for j in jobs {
+        let out = tx
+            .execute_batch("SAVEPOINT job")
+            .map_err(StoreError::from)
+            .and_then(|()| (j.run)(&tx));
+        let closed = match &out {
+            Ok(_) => tx.execute_batch("RELEASE job"),
+            Err(_) => tx.execute_batch("ROLLBACK TO job; RELEASE job"),
+        };
+        let out = match closed {
+            Ok(()) => out,
+            Err(e) => Err(e.into()),
+        };
+        answers.push((j.done, out));
+    }
+    match tx.commit() {
+        Ok(()) => {
+            for (done, out) in answers {
+                let _ = done.send(out);
+            }
+        }
+        Err(e) => {
+            for (done, out) in answers {
+                let _ = done.send(out.and(Err(StoreError::Db(e.to_string()))));
+            }
+        }
+    }
+}
+
+fn load_game(conn: &Connection, id: &str) -> Result<Option<Game>, StoreError> {
+    let row: Option<(String, String, i64, String, String)> = conn
+        .query_row(
+            "SELECT rule_set, scenario, seed, state, nonce FROM games WHERE id = ?1",
+            params![id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+        )
+        .optional()?;
+    let Some((rule_set, scenario, seed, state, nonce)) = row else {
+        return Ok(None);
+    };
+    let scenario: Scenario =
+        serde_json::from_str(&scenario).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let state: Value =
+        serde_json::from_str(&state).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let entries = query_entries(
+        conn,
+        "SELECT entry FROM log_entries WHERE game_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
+        id,
+        0,
+        i64::MAX,
+    )?;
+    Ok(Some(Game {
+        format: FORMAT.to_string(),
+        ruleset: rule_set,
+        seed: seed as u64,
+        nonce,
+        scenario,
+        log: EventLog { entries },
+        state,
+    }))
+}
+
+fn query_entries(
+    conn: &Connection,
+    sql: &str,
+    id: &str,
+    a: i64,
+    b: i64,
+) -> Result<Vec<LogEntry<GameEvent>>, StoreError> {
+    let mut stmt = conn.prepare_cached(sql)?;
+    let rows = stmt.query_map(params![id, a, b], |r| r.get::<_, String>(0))?;
+    rows.map(|t| {
+        serde_json::from_str::<LogEntry<GameEvent>>(&t?)
+            .map_err(|e| StoreError::Corrupt(e.to_string()))
+    })
+    .collect()
+}
+
+fn seats_of(conn: &Connection, game_id: &str) -> Result<Vec<Seat>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT token, role FROM seats WHERE game_id = ?1 AND revoked_at IS NULL ORDER BY ord",
+    )?;
+    let rows = stmt.query_map(params![game_id], |r| {
+        Ok(Seat {
+            token: r.get(0)?,
+            game_id: game_id.to_string(),
+            role: role_of(&r.get::<_, String>(1)?),
+        })
+    })?;
+    Ok(rows.collect::<Result<Vec<_>, _>>()?)
+}
+
+fn meta_of(settings: &str, concluded: Option<i64>) -> Result<Meta, StoreError> {
+    Ok(Meta {
+        settings: serde_json::from_str(settings)
+            .map_err(|e| StoreError::Corrupt(format!("settings: {e}")))?,
+        concluded: concluded.is_some(),
+    })
+}
+
+/// Write the entries of `game` after `from_seq`, with their chain hashes, and its head.
+fn write_game(
     tx: &rusqlite::Transaction,
     id: &str,
     game: &Game,
     from_seq: u64,
 ) -> Result<(), StoreError> {
-    let mut stmt =
-        tx.prepare_cached("INSERT INTO log_entries (game_id, seq, entry) VALUES (?1, ?2, ?3)")?;
-    for e in game.log.entries.iter().filter(|e| e.seq() > from_seq) {
-        let text = serde_json::to_string(e).map_err(|x| StoreError::Corrupt(x.to_string()))?;
-        stmt.execute(params![id, e.seq() as i64, text])?;
+    let mut h = chain_start();
+    let mut stmt = tx.prepare_cached(
+        "INSERT INTO log_entries (game_id, seq, entry, voids, hash) VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?;
+    for e in &game.log.entries {
+        let text = entry_text(e);
+        h = chain_next(&h, &text);
+        if e.seq() <= from_seq {
+            continue;
+        }
+        let voids = match e {
+            LogEntry::Void { voids, .. } => Some(*voids as i64),
+            LogEntry::Event { .. } => None,
+        };
+        stmt.execute(params![id, e.seq() as i64, text, voids, h])
+            .map_err(|x| {
+                if is_conflict(&x) {
+                    StoreError::Conflict(format!("entry {} of game {id} exists", e.seq()))
+                } else {
+                    x.into()
+                }
+            })?;
+    }
+    let n = tx.execute(
+        "UPDATE games SET state = ?2, seq = ?3, stream_pos = ?4, chain = ?5, rev = rev + 1, updated_at = ?6 WHERE id = ?1",
+        params![
+            id,
+            json_text(&game.state)?,
+            game.log.entries.len() as i64,
+            game.stream_pos() as i64,
+            h,
+            now()
+        ],
+    )?;
+    if n != 1 {
+        return Err(StoreError::Db(format!("no game {id}")));
+    }
+    tx.execute("DELETE FROM checkpoints WHERE game_id = ?1", params![id])?;
+    for (seq, state) in game
+        .checkpoints()
+        .map_err(|e| StoreError::Corrupt(e.to_string()))?
+    {
+        tx.execute(
+            "INSERT INTO checkpoints (game_id, seq, state) VALUES (?1, ?2, ?3)",
+            params![id, seq as i64, json_text(&state)?],
+        )?;
     }
     Ok(())
 }
 
 impl Store for SqliteStore {
     fn create(&self, game: &Game, scenario_id: Option<&str>) -> Result<String, StoreError> {
-        let id = new_id();
-        let mut conn = self.conn();
-        let tx = conn.transaction()?;
-        let scenario = serde_json::to_string(&game.scenario)
-            .map_err(|x| StoreError::Corrupt(x.to_string()))?;
-        let state =
-            serde_json::to_string(&game.state).map_err(|x| StoreError::Corrupt(x.to_string()))?;
-        let t = now();
-        tx.execute(
-            "INSERT INTO games (id, title, rule_set, scenario_id, scenario, seed, nonce, state, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9)",
-            params![id, game.scenario.title, game.ruleset, scenario_id, scenario, game.seed as i64, game.nonce, state, t],
-        )?;
-        insert_entries(&tx, &id, game, 0)?;
-        let mut roles = vec![Role::GameMaster];
-        roles.extend(game.scenario.sides.iter().map(|s| Role::Side(s.id.clone())));
-        roles.push(Role::Spectator);
-        for (i, r) in roles.iter().enumerate() {
-            insert_seat(&tx, &id, r, i as i64)?;
-        }
-        tx.commit()?;
-        Ok(id)
+        let game = game.clone();
+        let scenario_id = scenario_id.map(str::to_string);
+        self.write(move |tx| {
+            let id = new_id();
+            let t = now();
+            tx.execute(
+                "INSERT INTO games (id, title, rule_set, scenario_id, scenario, seed, nonce, state, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9)",
+                params![id, game.scenario.title, game.ruleset, scenario_id, json_text(&game.scenario)?, game.seed as i64, game.nonce, json_text(&game.state)?, t],
+            )?;
+            write_game(tx, &id, &game, 0)?;
+            let mut roles = vec![Role::GameMaster];
+            roles.extend(game.scenario.sides.iter().map(|s| Role::Side(s.id.clone())));
+            roles.push(Role::Spectator);
+            for (i, r) in roles.iter().enumerate() {
+                insert_seat(tx, &id, r, i as i64)?;
+            }
+            Ok(id)
+        })
     }
 
     fn load(&self, id: &str) -> Result<Option<Game>, StoreError> {
-        let conn = self.conn();
-        let row: Option<(String, String, i64, String, String)> = conn
-            .query_row(
-                "SELECT rule_set, scenario, seed, state, nonce FROM games WHERE id = ?1",
-                params![id],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
-            )
-            .optional()?;
-        let Some((rule_set, scenario, seed, state, nonce)) = row else {
-            return Ok(None);
-        };
-        let scenario: Scenario =
-            serde_json::from_str(&scenario).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-        let state: Value =
-            serde_json::from_str(&state).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-        let mut stmt =
-            conn.prepare_cached("SELECT entry FROM log_entries WHERE game_id = ?1 ORDER BY seq")?;
-        let entries = stmt
-            .query_map(params![id], |r| r.get::<_, String>(0))?
-            .map(|t| {
-                let t = t?;
-                serde_json::from_str::<LogEntry<GameEvent>>(&t)
-                    .map_err(|e| StoreError::Corrupt(e.to_string()))
-            })
-            .collect::<Result<Vec<_>, StoreError>>()?;
-        Ok(Some(Game {
-            format: FORMAT.to_string(),
-            ruleset: rule_set,
-            seed: seed as u64,
-            nonce,
-            scenario,
-            log: EventLog { entries },
-            state,
-        }))
+        self.read(|c| load_game(c, id))
     }
 
     fn save(&self, id: &str, game: &Game) -> Result<(), StoreError> {
-        let mut conn = self.conn();
-        let tx = conn.transaction()?;
-        let stored: i64 = tx.query_row(
-            "SELECT COALESCE(MAX(seq), 0) FROM log_entries WHERE game_id = ?1",
-            params![id],
-            |r| r.get(0),
-        )?;
-        insert_entries(&tx, id, game, stored as u64)?;
-        let state =
-            serde_json::to_string(&game.state).map_err(|x| StoreError::Corrupt(x.to_string()))?;
-        let n = tx.execute(
-            "UPDATE games SET state = ?2, updated_at = ?3 WHERE id = ?1",
-            params![id, state, now()],
-        )?;
-        if n != 1 {
-            return Err(StoreError::Db(format!("no game {id}")));
-        }
-        tx.commit()?;
-        Ok(())
+        let (id, game) = (id.to_string(), game.clone());
+        self.write(move |tx| {
+            let stored: i64 = tx.query_row(
+                "SELECT COALESCE(MAX(seq), 0) FROM log_entries WHERE game_id = ?1",
+                params![id],
+                |r| r.get(0),
+            )?;
+            write_game(tx, &id, &game, stored as u64)
+        })
+    }
+
+    fn live(&self, id: &str) -> Result<Option<Live>, StoreError> {
+        self.read(|c| {
+            type GameRow = (String, String, i64, String, String, i64, i64, String, i64);
+            let row: Option<(GameRow, String, Option<i64>)> = c
+                .prepare_cached(
+                    "SELECT rule_set, scenario, seed, state, nonce, seq, stream_pos, chain, rev, settings, concluded_at FROM games WHERE id = ?1",
+                )?
+                .query_row(params![id], |r| {
+                    Ok((
+                        (
+                            r.get(0)?,
+                            r.get(1)?,
+                            r.get(2)?,
+                            r.get(3)?,
+                            r.get(4)?,
+                            r.get(5)?,
+                            r.get(6)?,
+                            r.get(7)?,
+                            r.get(8)?,
+                        ),
+                        r.get(9)?,
+                        r.get(10)?,
+                    ))
+                })
+                .optional()?;
+            let Some(((ruleset, scenario, seed, state, nonce, seq, pos, chain, rev), settings, concluded)) =
+                row
+            else {
+                return Ok(None);
+            };
+            let live: Vec<u64> = {
+                let mut stmt = c.prepare_cached(
+                    "SELECT seq FROM log_entries WHERE game_id = ?1 AND voids IS NULL
+                     AND seq NOT IN (SELECT voids FROM log_entries WHERE game_id = ?1 AND voids IS NOT NULL)
+                     ORDER BY seq",
+                )?;
+                let rows = stmt.query_map(params![id], |r| r.get::<_, i64>(0))?;
+                rows.map(|s| s.map(|s| s as u64))
+                    .collect::<Result<_, _>>()?
+            };
+            let head = Head {
+                ruleset,
+                seed: seed as u64,
+                nonce,
+                scenario: serde_json::from_str(&scenario)
+                    .map_err(|e| StoreError::Corrupt(e.to_string()))?,
+                state: serde_json::from_str(&state)
+                    .map_err(|e| StoreError::Corrupt(e.to_string()))?,
+                seq: seq as u64,
+                stream_pos: pos as u64,
+                chain,
+                live,
+                checkpoint: c
+                    .prepare_cached("SELECT COALESCE(MAX(seq), 0) FROM checkpoints WHERE game_id = ?1")?
+                    .query_row(params![id], |r| r.get::<_, i64>(0))? as u64,
+            };
+            Ok(Some(Live {
+                head,
+                meta: meta_of(&settings, concluded)?,
+                seats: seats_of(c, id)?,
+                rev: rev as u64,
+            }))
+        })
+    }
+
+    fn append(&self, id: &str, row: Row) -> Result<u64, StoreError> {
+        let id = id.to_string();
+        self.write(move |tx| {
+            let conflict = || {
+                StoreError::Conflict(format!(
+                    "game {id} has moved on: entry {} is taken",
+                    row.seq
+                ))
+            };
+            tx.prepare_cached(
+                "INSERT INTO log_entries (game_id, seq, entry, voids, hash) VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?
+            .execute(params![id, row.seq as i64, row.entry, row.voids.map(|v| v as i64), row.chain])
+            .map_err(|e| if is_conflict(&e) { conflict() } else { e.into() })?;
+            let n = tx
+                .prepare_cached(
+                    "UPDATE games SET state = ?3, seq = ?2, stream_pos = ?4, chain = ?5, rev = rev + 1, updated_at = ?6
+                     WHERE id = ?1 AND seq = ?2 - 1",
+                )?
+                .execute(params![id, row.seq as i64, row.state, row.stream_pos as i64, row.chain, now()])?;
+            if n != 1 {
+                return Err(conflict());
+            }
+            if let Some(v) = row.voids {
+                tx.prepare_cached("DELETE FROM checkpoints WHERE game_id = ?1 AND seq >= ?2")?
+                    .execute(params![id, v as i64])?;
+            }
+            if row.checkpoint {
+                tx.prepare_cached(
+                    "INSERT OR REPLACE INTO checkpoints (game_id, seq, state) VALUES (?1, ?2, ?3)",
+                )?
+                .execute(params![id, row.seq as i64, row.state])?;
+            }
+            let rev: i64 = tx
+                .prepare_cached("SELECT rev FROM games WHERE id = ?1")?
+                .query_row(params![id], |r| r.get(0))?;
+            Ok(rev as u64)
+        })
+    }
+
+    fn entries(
+        &self,
+        id: &str,
+        after: u64,
+        limit: u64,
+    ) -> Result<Vec<LogEntry<GameEvent>>, StoreError> {
+        self.read(|c| {
+            query_entries(
+                c,
+                "SELECT entry FROM log_entries WHERE game_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
+                id,
+                after as i64,
+                i64::try_from(limit).unwrap_or(i64::MAX),
+            )
+        })
+    }
+
+    fn last_entries(&self, id: &str, n: u64) -> Result<Vec<LogEntry<GameEvent>>, StoreError> {
+        let mut v = self.read(|c| {
+            query_entries(
+                c,
+                "SELECT entry FROM log_entries WHERE game_id = ?1 AND ?2 = ?2 ORDER BY seq DESC LIMIT ?3",
+                id,
+                0,
+                i64::try_from(n).unwrap_or(i64::MAX),
+            )
+        })?;
+        v.reverse();
+        Ok(v)
+    }
+
+    fn fold_base(&self, id: &str, target: u64) -> Result<FoldBase, StoreError> {
+        self.read(|c| {
+            let cp: Option<(i64, String)> = c
+                .prepare_cached(
+                    "SELECT seq, state FROM checkpoints WHERE game_id = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT 1",
+                )?
+                .query_row(params![id, target as i64], |r| Ok((r.get(0)?, r.get(1)?)))
+                .optional()?;
+            let from = cp.as_ref().map_or(0, |(s, _)| *s);
+            let mut stmt = c.prepare_cached(
+                "SELECT json_extract(entry, '$.event.effects') FROM log_entries
+                 WHERE game_id = ?1 AND seq > ?2 AND seq < ?3 AND voids IS NULL
+                 AND seq NOT IN (SELECT voids FROM log_entries WHERE game_id = ?1 AND voids > ?2)
+                 ORDER BY seq",
+            )?;
+            let rows = stmt.query_map(params![id, from, target as i64], |r| {
+                r.get::<_, Option<String>>(0)
+            })?;
+            let effects = rows
+                .map(|t| {
+                    let t = t?.unwrap_or_else(|| "null".into());
+                    serde_json::from_str::<Value>(&t)
+                        .map_err(|e| StoreError::Corrupt(e.to_string()))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let checkpoint = match cp {
+                Some((s, text)) => Some((
+                    s as u64,
+                    serde_json::from_str(&text).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+                )),
+                None => None,
+            };
+            Ok(FoldBase {
+                checkpoint,
+                effects,
+            })
+        })
     }
 
     fn list(&self, archived: bool) -> Result<Vec<GameSummary>, StoreError> {
-        let conn = self.conn();
-        let mut stmt = conn.prepare(
-            "SELECT g.id, g.title, g.rule_set, g.scenario_id, g.state, g.created_at, g.updated_at, g.archived,
-                    (SELECT COUNT(*) FROM log_entries e WHERE e.game_id = g.id), g.concluded_at IS NOT NULL
-             FROM games g WHERE g.archived = ?1 ORDER BY g.updated_at DESC, g.id",
-        )?;
-        let rows = stmt.query_map(params![archived as i64], |r| {
-            let state: String = r.get(4)?;
-            let v: Value = serde_json::from_str(&state).unwrap_or(Value::Null);
-            Ok(GameSummary {
-                id: r.get(0)?,
-                title: r.get(1)?,
-                rule_set: r.get(2)?,
-                scenario: r.get(3)?,
-                turn: v["turn"].as_u64().unwrap_or(0),
-                over: v["phase"] == "over" || r.get::<_, bool>(9)?,
-                created_at: r.get(5)?,
-                updated_at: r.get(6)?,
-                archived: r.get::<_, i64>(7)? != 0,
-                events: r.get::<_, i64>(8)? as u64,
-            })
-        })?;
-        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+        self.read(|conn| {
+            let mut stmt = conn.prepare(
+                "SELECT g.id, g.title, g.rule_set, g.scenario_id, json_extract(g.state, '$.turn'), json_extract(g.state, '$.phase'),
+                        g.created_at, g.updated_at, g.archived, g.seq, g.concluded_at IS NOT NULL
+                 FROM games g WHERE g.archived = ?1 ORDER BY g.updated_at DESC, g.id",
+            )?;
+            let rows = stmt.query_map(params![archived as i64], |r| {
+                let turn: Option<i64> = r.get(4).ok().flatten();
+                let phase: Option<String> = r.get(5).ok().flatten();
+                Ok(GameSummary {
+                    id: r.get(0)?,
+                    title: r.get(1)?,
+                    rule_set: r.get(2)?,
+                    scenario: r.get(3)?,
+                    turn: turn.map_or(0, |t| t.max(0) as u64),
+                    over: phase.as_deref() == Some("over") || r.get::<_, bool>(10)?,
+                    created_at: r.get(6)?,
+                    updated_at: r.get(7)?,
+                    archived: r.get::<_, i64>(8)? != 0,
+                    events: r.get::<_, i64>(9)? as u64,
+                })
+            })?;
+            Ok(rows.collect::<Result<Vec<_>, _>>()?)
+        })
     }
 
     fn set_archived(&self, id: &str, archived: bool) -> Result<bool, StoreError> {
-        let n = self.conn().execute(
-            "UPDATE games SET archived = ?2 WHERE id = ?1",
-            params![id, archived as i64],
-        )?;
-        Ok(n == 1)
+        let id = id.to_string();
+        self.write(move |tx| {
+            let n = tx.execute(
+                "UPDATE games SET archived = ?2, rev = rev + 1 WHERE id = ?1",
+                params![id, archived as i64],
+            )?;
+            Ok(n == 1)
+        })
     }
 
     fn delete(&self, id: &str) -> Result<bool, StoreError> {
-        let n = self
-            .conn()
-            .execute("DELETE FROM games WHERE id = ?1", params![id])?;
-        Ok(n == 1)
+        let id = id.to_string();
+        self.write(move |tx| {
+            let n = tx.execute("DELETE FROM games WHERE id = ?1", params![id])?;
+            Ok(n == 1)
+        })
     }
 
     fn seat(&self, token: &str) -> Result<Option<Seat>, StoreError> {
-        Ok(self
-            .conn()
-            .query_row(
-                "SELECT game_id, role FROM seats WHERE token = ?1 AND revoked_at IS NULL",
-                params![token],
-                |r| {
-                    Ok(Seat {
+        Ok(self.seat_at(token)?.map(|(s, _)| s))
+    }
+
+    fn seat_at(&self, token: &str) -> Result<Option<(Seat, u64)>, StoreError> {
+        self.read(|c| {
+            Ok(c.prepare_cached(
+                "SELECT s.game_id, s.role, g.rev FROM seats s JOIN games g ON g.id = s.game_id
+                 WHERE s.token = ?1 AND s.revoked_at IS NULL",
+            )?
+            .query_row(params![token], |r| {
+                Ok((
+                    Seat {
                         token: token.to_string(),
                         game_id: r.get(0)?,
                         role: role_of(&r.get::<_, String>(1)?),
-                    })
-                },
-            )
+                    },
+                    r.get::<_, i64>(2)? as u64,
+                ))
+            })
             .optional()?)
+        })
     }
 
     fn seats(&self, game_id: &str) -> Result<Vec<Seat>, StoreError> {
-        let conn = self.conn();
-        let mut stmt = conn.prepare_cached(
-            "SELECT token, role FROM seats WHERE game_id = ?1 AND revoked_at IS NULL ORDER BY ord",
-        )?;
-        let rows = stmt.query_map(params![game_id], |r| {
-            Ok(Seat {
-                token: r.get(0)?,
-                game_id: game_id.to_string(),
-                role: role_of(&r.get::<_, String>(1)?),
-            })
-        })?;
-        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+        self.read(|c| seats_of(c, game_id))
     }
 
     fn reissue(&self, game_id: &str, role: &Role) -> Result<Option<Seat>, StoreError> {
-        let mut conn = self.conn();
-        let tx = conn.transaction()?;
-        let ord: Option<i64> = tx
-            .query_row(
-                "SELECT ord FROM seats WHERE game_id = ?1 AND role = ?2 AND revoked_at IS NULL",
-                params![game_id, role_text(role)],
-                |r| r.get(0),
-            )
-            .optional()?;
-        let Some(ord) = ord else {
-            return Ok(None);
-        };
-        tx.execute(
-            "UPDATE seats SET revoked_at = ?3 WHERE game_id = ?1 AND role = ?2 AND revoked_at IS NULL",
-            params![game_id, role_text(role), now()],
-        )?;
-        let seat = insert_seat(&tx, game_id, role, ord)?;
-        tx.commit()?;
-        Ok(Some(seat))
+        let (game_id, role) = (game_id.to_string(), role.clone());
+        self.write(move |tx| {
+            let ord: Option<i64> = tx
+                .query_row(
+                    "SELECT ord FROM seats WHERE game_id = ?1 AND role = ?2 AND revoked_at IS NULL",
+                    params![game_id, role_text(&role)],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            let Some(ord) = ord else {
+                return Ok(None);
+            };
+            tx.execute(
+                "UPDATE seats SET revoked_at = ?3 WHERE game_id = ?1 AND role = ?2 AND revoked_at IS NULL",
+                params![game_id, role_text(&role), now()],
+            )?;
+            tx.execute(
+                "UPDATE games SET rev = rev + 1 WHERE id = ?1",
+                params![game_id],
+            )?;
+            insert_seat(tx, &game_id, &role, ord).map(Some)
+        })
     }
 
     fn meta(&self, game_id: &str) -> Result<Option<Meta>, StoreError> {
-        let row: Option<(String, Option<i64>)> = self
-            .conn()
-            .query_row(
-                "SELECT settings, concluded_at FROM games WHERE id = ?1",
-                params![game_id],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()?;
-        row.map(|(settings, concluded)| {
-            Ok(Meta {
-                settings: serde_json::from_str(&settings)
-                    .map_err(|e| StoreError::Corrupt(format!("settings: {e}")))?,
-                concluded: concluded.is_some(),
-            })
+        self.read(|c| {
+            let row: Option<(String, Option<i64>)> = c
+                .query_row(
+                    "SELECT settings, concluded_at FROM games WHERE id = ?1",
+                    params![game_id],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .optional()?;
+            row.map(|(s, c)| meta_of(&s, c)).transpose()
         })
-        .transpose()
     }
 
     fn set_settings(&self, game_id: &str, settings: &Settings) -> Result<bool, StoreError> {
-        let text =
-            serde_json::to_string(settings).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-        let n = self.conn().execute(
-            "UPDATE games SET settings = ?2, updated_at = ?3 WHERE id = ?1",
-            params![game_id, text, now()],
-        )?;
-        Ok(n == 1)
+        let text = json_text(settings)?;
+        let game_id = game_id.to_string();
+        self.write(move |tx| {
+            let n = tx.execute(
+                "UPDATE games SET settings = ?2, updated_at = ?3, rev = rev + 1 WHERE id = ?1",
+                params![game_id, text, now()],
+            )?;
+            Ok(n == 1)
+        })
     }
 
     fn conclude(&self, game_id: &str) -> Result<bool, StoreError> {
-        let n = self.conn().execute(
-            "UPDATE games SET concluded_at = COALESCE(concluded_at, ?2), updated_at = ?2 WHERE id = ?1",
-            params![game_id, now()],
-        )?;
-        Ok(n == 1)
+        let game_id = game_id.to_string();
+        self.write(move |tx| {
+            let n = tx.execute(
+                "UPDATE games SET concluded_at = COALESCE(concluded_at, ?2), updated_at = ?2, rev = rev + 1 WHERE id = ?1",
+                params![game_id, now()],
+            )?;
+            Ok(n == 1)
+        })
     }
 
     fn host_key(&self) -> Result<String, StoreError> {
-        let mut conn = self.conn();
-        let tx = conn.transaction()?;
-        let key: Option<String> = tx
-            .query_row("SELECT key FROM host LIMIT 1", [], |r| r.get(0))
-            .optional()?;
-        let key = match key {
-            Some(k) => k,
-            None => {
-                let k = new_token()?;
-                tx.execute("INSERT INTO host (key) VALUES (?1)", params![k])?;
-                k
+        if let Some(k) = self.read(|c| {
+            Ok(
+                c.query_row("SELECT key FROM host LIMIT 1", [], |r| r.get(0))
+                    .optional()?,
+            )
+        })? {
+            return Ok(k);
+        }
+        self.write(|tx| {
+            let key: Option<String> = tx
+                .query_row("SELECT key FROM host LIMIT 1", [], |r| r.get(0))
+                .optional()?;
+            match key {
+                Some(k) => Ok(k),
+                None => {
+                    let k = new_token()?;
+                    tx.execute("INSERT INTO host (key) VALUES (?1)", params![k])?;
+                    Ok(k)
+                }
             }
-        };
-        tx.commit()?;
-        Ok(key)
+        })
     }
 }
 
@@ -525,6 +1075,174 @@ mod tests {
         .expect("read");
         let sc = tercio_rules::scenario::parse("c.toml", &src).expect("valid");
         Game::new(sc, 5).expect("game")
+    }
+
+    /// Take `action` on the live head and append it, as the server does.
+    fn act(store: &SqliteStore, id: &str, head: &mut Head, action: Value) -> Appended {
+        let engine = head.engine().expect("engine");
+        let a = head
+            .act(engine.as_ref(), action, None, None)
+            .expect("accepted");
+        store
+            .append(id, Row::of(&a, head).expect("row"))
+            .expect("append");
+        a
+    }
+
+    fn undo(store: &SqliteStore, id: &str, head: &mut Head) -> (Appended, FoldBase) {
+        let engine = head.engine().expect("engine");
+        let target = head.undo_target().expect("something to undo");
+        let base = store.fold_base(id, target).expect("base");
+        let (from, state) = match &base.checkpoint {
+            Some((c, s)) => (*c, s.clone()),
+            None => (0, engine.initial_state().expect("initial")),
+        };
+        let a = head
+            .undo(engine.as_ref(), from, state, &base.effects)
+            .expect("undo")
+            .expect("voided");
+        store
+            .append(id, Row::of(&a, head).expect("row"))
+            .expect("append");
+        (a, base)
+    }
+
+    /// The bench's loop: a Swiss charge and its undo, again and again, past several
+    /// checkpoints; the live head, the stored game and a whole `Game` doing the same agree.
+    #[test]
+    fn appends_and_undos_from_checkpoints_agree_with_the_whole_game() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let store = SqliteStore::open(&dir.path().join("t.db")).expect("open");
+        let mut g = game();
+        let id = store.create(&g, None).expect("create");
+        let mut head = store.live(&id).expect("live").expect("game").head;
+        assert_eq!(head, Head::of(&g));
+        let setup = [
+            json!({"action": "initiative"}),
+            json!({"action": "command", "leader": "chandieu"}),
+            json!({"action": "attach", "leader": "chandieu", "unit": "swiss-first-block"}),
+        ];
+        let charge = json!({"action": "charge", "actor": "swiss-first-block", "target": "spanish-pike-left", "ground": "obstacle"});
+        for a in setup {
+            act(&store, &id, &mut head, a.clone());
+            g.act(a).expect("act");
+        }
+        let mut from_checkpoint = 0;
+        for i in 0..40 {
+            let a = act(&store, &id, &mut head, charge.clone());
+            g.act(charge.clone()).expect("act");
+            assert_eq!(Some(&a.entry), g.log.entries.last(), "charge {i}");
+            let (_, base) = undo(&store, &id, &mut head);
+            g.undo().expect("undo");
+            if let Some((cp, _)) = base.checkpoint {
+                from_checkpoint += 1;
+                assert!(
+                    base.effects.len() < tercio_rules::game::CHECKPOINT_EVERY as usize,
+                    "folds only the tail after checkpoint {cp}"
+                );
+            }
+            assert_eq!(head.state, g.state, "undo {i}");
+        }
+        assert!(
+            from_checkpoint > 20,
+            "undos fold from checkpoints: {from_checkpoint}"
+        );
+        assert_eq!(head, Head::of(&g));
+        assert_eq!(head.chain, g.log_digest());
+        let back = store.load(&id).expect("load").expect("game");
+        assert_eq!(back, g);
+        assert_eq!(
+            back.replay(),
+            Ok(43),
+            "events checked: voids are not rolled"
+        );
+        let live = store.live(&id).expect("live").expect("game");
+        assert_eq!(live.head, head, "the head is kept with the game");
+        assert_eq!(store.list(false).expect("list")[0].events, 83);
+        // The tail and the last entries come back by sequence number.
+        let tail = store.entries(&id, 80, 10).expect("tail");
+        assert_eq!(
+            tail.iter().map(LogEntry::seq).collect::<Vec<_>>(),
+            [81, 82, 83]
+        );
+        let last = store.last_entries(&id, 2).expect("last");
+        assert_eq!(last.iter().map(LogEntry::seq).collect::<Vec<_>>(), [82, 83]);
+    }
+
+    /// The database judges the order: an entry whose number is taken is refused, nothing
+    /// written, and the game as it was.
+    #[test]
+    fn a_second_writer_with_the_same_sequence_is_refused() {
+        let store = SqliteStore::in_memory().expect("open");
+        let id = store.create(&game(), None).expect("create");
+        let mut a = store.live(&id).expect("live").expect("game").head;
+        let mut b = a.clone();
+        act(&store, &id, &mut a, json!({"action": "initiative"}));
+        let engine = b.engine().expect("engine");
+        let late = b
+            .act(engine.as_ref(), json!({"action": "initiative"}), None, None)
+            .expect("accepted");
+        let rev = store.live(&id).expect("live").expect("game").rev;
+        match store.append(&id, Row::of(&late, &b).expect("row")) {
+            Err(StoreError::Conflict(m)) => assert!(m.contains("entry 1"), "{m}"),
+            other => panic!("expected a conflict, got {other:?}"),
+        }
+        let now = store.live(&id).expect("live").expect("game");
+        assert_eq!((now.head, now.rev), (a, rev), "nothing written");
+    }
+
+    /// Many games writing at once: every append is committed (in groups), every log whole and
+    /// in order, and one refused write in a group spoils no other.
+    #[test]
+    fn concurrent_games_commit_in_groups() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let store = std::sync::Arc::new(SqliteStore::open(&dir.path().join("t.db")).expect("open"));
+        let ids: Vec<String> = (0..8)
+            .map(|_| store.create(&game(), None).expect("create"))
+            .collect();
+        let threads: Vec<_> = ids
+            .iter()
+            .cloned()
+            .map(|id| {
+                let store = store.clone();
+                std::thread::spawn(move || {
+                    let mut head = store.live(&id).expect("live").expect("game").head;
+                    act(&store, &id, &mut head, json!({"action": "initiative"}));
+                    for _ in 0..10 {
+                        let stale = head.clone();
+                        act(
+                            &store,
+                            &id,
+                            &mut head,
+                            json!({"action": "command", "leader": "chandieu"}),
+                        );
+                        undo(&store, &id, &mut head);
+                        // A stale copy's write is refused, and nothing else is.
+                        let mut stale = stale;
+                        let engine = stale.engine().expect("engine");
+                        if let Ok(a) = stale.act(
+                            engine.as_ref(),
+                            json!({"action": "command", "leader": "chandieu"}),
+                            None,
+                            None,
+                        ) {
+                            assert!(matches!(
+                                store.append(&id, Row::of(&a, &stale).expect("row")),
+                                Err(StoreError::Conflict(_))
+                            ));
+                        }
+                    }
+                    head
+                })
+            })
+            .collect();
+        for (id, t) in ids.iter().zip(threads) {
+            let head = t.join().expect("thread");
+            let g = store.load(id).expect("load").expect("game");
+            assert_eq!(g.log.entries.len(), 21);
+            assert_eq!(Head::of(&g), head);
+            assert_eq!(g.replay(), Ok(11));
+        }
     }
 
     #[test]

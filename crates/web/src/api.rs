@@ -18,12 +18,12 @@ use axum::Json;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use tercio_i18n::{keys, msg};
-use tercio_rules::game::{Game, GameError};
+use tercio_rules::game::{Appended, Game, GameError};
 use tercio_rules::{odds, registry, report, scenario};
 use tercio_store::{Role, Settings, SideRights};
 
 use crate::seat::{self, SeatCtx};
-use crate::{scenarios, AppState};
+use crate::{scenarios, AppState, LiveGame};
 
 pub struct ApiError {
     status: StatusCode,
@@ -380,27 +380,26 @@ pub fn base_url(st: &AppState, headers: &HeaderMap) -> String {
 }
 
 /// Each seat's link, for the game master and the host.
-pub fn links(st: &AppState, base: &str, game_id: &str) -> Result<Vec<Value>, ApiError> {
-    let game = load(st, game_id)?;
-    Ok(st
-        .store
-        .seats(game_id)?
-        .into_iter()
+pub fn links(
+    base: &str,
+    scenario: &scenario::Scenario,
+    seats: &[tercio_store::Seat],
+) -> Vec<Value> {
+    seats
+        .iter()
         .map(|s| {
             let (role, side, name) = match &s.role {
                 Role::GameMaster => ("game-master", None, msg(keys::WEB_SEATS_GAME_MASTER, &[])),
                 Role::Side(id) => (
                     "side",
                     Some(id.clone()),
-                    game.scenario
-                        .side(id)
-                        .map_or(id.clone(), |x| x.name.clone()),
+                    scenario.side(id).map_or(id.clone(), |x| x.name.clone()),
                 ),
                 Role::Spectator => ("spectator", None, msg(keys::WEB_SEATS_SPECTATORS, &[])),
             };
             json!({"role": role, "side": side, "name": name, "url": format!("{base}/s/{}", s.token)})
         })
-        .collect())
+        .collect()
 }
 
 pub async fn create_game(
@@ -456,22 +455,17 @@ pub async fn create_game(
     Ok((StatusCode::CREATED, Json(out)).into_response())
 }
 
-pub fn load(st: &AppState, id: &str) -> Result<Game, ApiError> {
-    st.store.load(id)?.ok_or_else(ApiError::no_game)
-}
-
-/// A game as the host sees it: its links, never its seed.
+/// A game as the host sees it: its links, never its seed. Read without its log.
 fn host_game_json(st: &AppState, base: &str, id: &str) -> Result<Value, ApiError> {
-    let g = load(st, id)?;
-    let meta = st.store.meta(id)?.ok_or_else(ApiError::no_game)?;
+    let g = st.store.live(id)?.ok_or_else(ApiError::no_game)?;
     Ok(json!({
         "id": id,
-        "rule_set": g.ruleset,
-        "title": g.scenario.title,
-        "events": g.log.entries.len(),
-        "settings": meta.settings,
-        "dice": {"commitment": g.commitment()},
-        "links": links(st, base, id)?,
+        "rule_set": g.head.ruleset,
+        "title": g.head.scenario.title,
+        "events": g.head.seq,
+        "settings": g.meta.settings,
+        "dice": {"commitment": g.head.commitment()},
+        "links": links(base, &g.head.scenario, &g.seats),
     }))
 }
 
@@ -510,43 +504,90 @@ pub async fn get_game(
 
 // ---- A seat ----
 
-/// Open a seat off the async threads.
+/// Open a seat, its game shared with other readers.
 async fn open_seat(st: &Arc<AppState>, token: String) -> Result<SeatCtx, ApiError> {
-    let st = st.clone();
-    blocking(move || seat::open(&st, &token)).await
+    seat::open(st, &token).await
 }
 
-/// Run `f` on a seat's game under the game's lock, reloaded from the store, then tell the game's
-/// live pages. Everything that records goes through here, so concurrent seats are serialised.
+/// Run `f` on a seat's game under the game's lock alone (other games do not wait), then tell
+/// the game's live pages. Everything that records goes through here, so concurrent seats are
+/// serialised. Should the store find that another writer came first (another server on the
+/// same database), the game is read again and `f` runs once more: its checks then see the
+/// newer game (a client that sent `If-Match` is told its view is stale).
 async fn locked<T: Send + 'static>(
     st: &Arc<AppState>,
     token: String,
-    f: impl FnOnce(&AppState, SeatCtx) -> Result<T, ApiError> + Send + 'static,
+    f: impl Fn(&AppState, SeatCtx) -> Result<T, ApiError> + Send + Sync + 'static,
 ) -> Result<T, ApiError> {
-    let st2 = st.clone();
-    let tok = token.clone();
-    let seat = blocking(move || st2.store.seat(&tok).map_err(ApiError::from))
-        .await?
-        .ok_or_else(seat::no_such_link)?;
-    let lock = st.game_lock(&seat.game_id);
-    let _guard = lock.lock().await;
-    let st2 = st.clone();
-    let out = blocking(move || {
-        let ctx = seat::open(&st2, &token)?;
-        f(&st2, ctx)
-    })
-    .await;
-    if out.is_ok() {
-        st.notify(&seat.game_id);
+    let f = Arc::new(f);
+    let mut tries = 0;
+    loop {
+        let ctx = seat::open_write(st, &token).await?;
+        let id = ctx.seat.game_id.clone();
+        let (st2, f2) = (st.clone(), f.clone());
+        let out = blocking(move || f2(&st2, ctx)).await;
+        match out {
+            Err(e) if e.code() == "conflict" && tries == 0 => tries += 1,
+            out => {
+                if out.is_ok() {
+                    st.notify(&id);
+                }
+                return out;
+            }
+        }
     }
-    out
 }
 
+/// Make an appended entry durable and the live game's revision the store's. Anything but
+/// success leaves the live game to be read again from the store.
+fn commit(st: &AppState, ctx: &mut SeatCtx, a: &Appended) -> Result<(), ApiError> {
+    let id = ctx.seat.game_id.clone();
+    let g = ctx.game_mut()?;
+    let out = tercio_store::Row::of(a, &g.head).and_then(|row| st.store.append(&id, row));
+    match out {
+        Ok(rev) => {
+            g.rev = rev;
+            Ok(())
+        }
+        Err(e) => {
+            g.stale = true;
+            Err(match e {
+                tercio_store::StoreError::Conflict(m) => {
+                    ApiError::new(StatusCode::CONFLICT, "conflict", None, m)
+                }
+                e => e.into(),
+            })
+        }
+    }
+}
+
+/// The seat's whole view, with an `ETag` over what it shows: a client that has it gets `304`.
 pub async fn seat_game(
     State(st): State<Arc<AppState>>,
     Path(token): Path<String>,
-) -> Result<Json<Value>, ApiError> {
-    Ok(Json(open_seat(&st, token).await?.view()))
+    headers: HeaderMap,
+    uri: axum::http::Uri,
+) -> Result<Response, ApiError> {
+    let lang = crate::lang::of_request(uri.query(), &headers);
+    let ctx = open_seat(&st, token).await?;
+    let etag = ctx.etag(lang);
+    let seen = headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.split(',')
+                .any(|t| t.trim().trim_start_matches("W/") == etag)
+        });
+    let tag = [
+        (header::ETAG, etag),
+        (header::CACHE_CONTROL, "no-cache".to_string()),
+    ];
+    if seen {
+        return Ok((StatusCode::NOT_MODIFIED, tag).into_response());
+    }
+    let view = ctx.view();
+    drop(ctx);
+    Ok((tag, Json(view)).into_response())
 }
 
 #[derive(Deserialize)]
@@ -573,16 +614,21 @@ impl After {
     }
 }
 
+/// How many log entries one `/log` answer carries at most; `after` pages through the rest.
+pub const LOG_PAGE: u64 = 500;
+
 pub async fn seat_log(
     State(st): State<Arc<AppState>>,
     Path(token): Path<String>,
     Query(q): Query<After>,
 ) -> Result<Json<Value>, ApiError> {
-    let after = q.after()?;
+    let after = q.after()?.unwrap_or(0);
     let ctx = open_seat(&st, token).await?;
-    Ok(Json(
-        json!({"events": ctx.seq(), "entries": ctx.entries_after(after.unwrap_or(0))}),
-    ))
+    blocking(move || {
+        let entries = ctx.entries_after(after, LOG_PAGE)?;
+        Ok(Json(json!({"events": ctx.seq(), "entries": entries})))
+    })
+    .await
 }
 
 /// `If-Match: "N"`: the number of log entries the client's view was drawn from. When the game
@@ -624,19 +670,44 @@ fn check_fresh(ctx: &SeatCtx, expect: Option<u64>) -> Result<(), ApiError> {
     }
 }
 
-fn last_event(ctx: &SeatCtx) -> Result<tercio_rules::game::GameEvent, ApiError> {
-    match ctx.game.log.entries.last() {
-        Some(tercio_core::LogEntry::Event { event, .. }) => Ok(event.clone()),
-        _ => Err(GameError::Corrupt(msg(keys::WEB_ERR_NOT_RECORDED, &[])).into()),
-    }
-}
-
-/// What a recorded action answers: the resolution and the new state, as the seat sees them.
-fn recorded(ctx: &SeatCtx, event: &tercio_rules::game::GameEvent) -> Value {
-    let last = ctx.game.log.entries.last();
-    let seq = last.map_or(0, |e| e.seq());
-    let entry = last.map(|e| ctx.entry(e)).unwrap_or(Value::Null);
-    json!({"seq": seq, "resolution": entry["event"]["resolution"], "draws": entry["event"]["draws"], "entered": event.entered, "state": ctx.state()})
+/// Resolve and record an action (`faces`: thrown at the table), signed by the seat, durably
+/// stored before the answer. The answer carries the new entry as the seat sees it (with its
+/// dice) and the parts of the seat's view of the state that changed, never the whole state.
+fn record(
+    st: &AppState,
+    mut ctx: SeatCtx,
+    action: Value,
+    faces: Option<&[u8]>,
+) -> Result<Json<Value>, ApiError> {
+    let before = ctx.state();
+    let by = ctx.signature();
+    let g = ctx.game_mut()?;
+    let LiveGame { head, engine, .. } = &mut *g;
+    let appended = match head.act(engine.as_ref(), action, faces, Some(by)) {
+        Ok(a) => a,
+        Err(e) => {
+            if matches!(e, GameError::Corrupt(_)) {
+                g.stale = true;
+            }
+            return Err(e.into());
+        }
+    };
+    commit(st, &mut ctx, &appended)?;
+    let changed = tercio_rules::effects::diff(&before, &ctx.state());
+    let v = ctx.entry(&appended.entry);
+    let ev = &v["event"];
+    Ok(Json(json!({
+        "seq": appended.entry.seq(),
+        "events": ctx.seq(),
+        "entry": v["entry"],
+        "voided": v["voided"],
+        "resolution": ev["resolution"],
+        "draws": ev["draws"],
+        "entered": ev["entered"] == true,
+        "by": ev["by"],
+        "changed": changed,
+        "chain": ctx.game.chain,
+    })))
 }
 
 /// Resolve and record an action; durably stored before the answer.
@@ -648,15 +719,11 @@ pub async fn act(
 ) -> Result<Json<Value>, ApiError> {
     let action = parse_body(&body)?;
     let expect = expected_seq(&headers)?;
-    locked(&st, token, move |st, mut ctx| {
+    locked(&st, token, move |st, ctx| {
         ctx.refuse_if_ended()?;
         ctx.may(&action)?;
         check_fresh(&ctx, expect)?;
-        ctx.game.act(action)?;
-        ctx.game.sign_last(&ctx.signature());
-        let event = last_event(&ctx)?;
-        st.store.save(&ctx.seat.game_id, &ctx.game)?;
-        Ok(Json(recorded(&ctx, &event)))
+        record(st, ctx, action.clone(), None)
     })
     .await
 }
@@ -702,7 +769,7 @@ fn action_and_faces(v: &Value) -> Result<(Value, Vec<u8>), ApiError> {
 }
 
 fn require_physical(ctx: &SeatCtx) -> Result<(), ApiError> {
-    if ctx.meta.settings.physical_dice {
+    if ctx.game.meta.settings.physical_dice {
         return Ok(());
     }
     Err(ApiError::new(
@@ -722,16 +789,12 @@ pub async fn act_entered(
 ) -> Result<Json<Value>, ApiError> {
     let (action, faces) = action_and_faces(&parse_body(&body)?)?;
     let expect = expected_seq(&headers)?;
-    locked(&st, token, move |st, mut ctx| {
+    locked(&st, token, move |st, ctx| {
         ctx.refuse_if_ended()?;
         ctx.may(&action)?;
         require_physical(&ctx)?;
         check_fresh(&ctx, expect)?;
-        ctx.game.act_entered(action, &faces)?;
-        ctx.game.sign_last(&ctx.signature());
-        let event = last_event(&ctx)?;
-        st.store.save(&ctx.seat.game_id, &ctx.game)?;
-        Ok(Json(recorded(&ctx, &event)))
+        record(st, ctx, action.clone(), Some(&faces))
     })
     .await
 }
@@ -743,13 +806,13 @@ pub async fn dice_needed(
     body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
     let (action, faces) = action_and_faces(&parse_body(&body)?)?;
-    let st = st.clone();
+    let ctx = open_seat(&st, token).await?;
     blocking(move || {
-        let ctx = seat::open(&st, &token)?;
         ctx.refuse_if_ended()?;
         ctx.may(&action)?;
         require_physical(&ctx)?;
-        let needed = ctx.game.needed(&action, &faces)?;
+        let needed =
+            tercio_rules::game::needed(ctx.game.engine.as_ref(), &ctx.game.state, &action, &faces)?;
         Ok(Json(match needed {
             None => json!({"complete": true, "needed": []}),
             Some(dice) => json!({"complete": false, "needed": dice}),
@@ -791,10 +854,10 @@ pub async fn odds_for(
             ),
         ));
     }
+    let ctx = open_seat(&st, token).await?;
     blocking(move || -> Result<Json<Value>, ApiError> {
-        let ctx = seat::open(&st, &token)?;
         ctx.may(&action)?;
-        let engine = &ctx.engine;
+        let engine = &ctx.game.engine;
         let g = &ctx.game;
         // The odds of an action the turn does not allow yet are still shown, with the reason.
         // They always come from the engine's preview: an action that only opens a step (a
@@ -836,7 +899,10 @@ pub async fn undo(
         require_gm(&ctx)?;
         ctx.refuse_if_ended()?;
         check_fresh(&ctx, expect)?;
-        let voided = ctx.game.undo()?.ok_or_else(|| {
+        let before = ctx.state();
+        let id = ctx.seat.game_id.clone();
+        let g = ctx.game_mut()?;
+        let voided = g.undo_target().ok_or_else(|| {
             ApiError::new(
                 StatusCode::CONFLICT,
                 "nothing-to-undo",
@@ -844,10 +910,30 @@ pub async fn undo(
                 msg(keys::WEB_ERR_NOTHING_TO_UNDO, &[]),
             )
         })?;
-        st.store.save(&ctx.seat.game_id, &ctx.game)?;
-        Ok(Json(
-            json!({"voided": voided, "seq": ctx.seq(), "state": ctx.state()}),
-        ))
+        // Fold from the nearest checkpoint before the voided event, never from the start.
+        let base = st.store.fold_base(&id, voided)?;
+        let LiveGame { head, engine, .. } = &mut *g;
+        let (from, state) = match base.checkpoint {
+            Some(cp) => cp,
+            None => (0, engine.initial_state().map_err(GameError::Rules)?),
+        };
+        let appended = match head.undo(engine.as_ref(), from, state, &base.effects) {
+            Ok(Some(a)) => a,
+            Ok(None) => return Err(GameError::Corrupt("nothing to undo".into()).into()),
+            Err(e) => {
+                g.stale = true;
+                return Err(e.into());
+            }
+        };
+        commit(st, &mut ctx, &appended)?;
+        let changed = tercio_rules::effects::diff(&before, &ctx.state());
+        Ok(Json(json!({
+            "voided": voided,
+            "seq": ctx.seq(),
+            "events": ctx.seq(),
+            "changed": changed,
+            "chain": ctx.game.chain,
+        })))
     })
     .await
 }
@@ -856,9 +942,10 @@ pub async fn dice(
     State(st): State<Arc<AppState>>,
     Path(token): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
+    let ctx = open_seat(&st, token).await?;
     blocking(move || {
-        let ctx = seat::open(&st, &token)?;
-        let r = report::dice_report(&ctx.game, &ctx.viewer())
+        let game = ctx.full_game()?;
+        let r = report::dice_report(&game, &ctx.viewer())
             .map_err(|e| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "corrupt", None, e))?;
         Ok(Json(serde_json::to_value(r).unwrap_or(Value::Null)))
     })
@@ -895,7 +982,8 @@ pub async fn export(
 ) -> Result<Response, ApiError> {
     let ctx = open_seat(&st, token).await?;
     let name = format!("tercio-{}.json", slug(&ctx.game.scenario.title));
-    let body = serde_json::to_string_pretty(&ctx.export()).unwrap_or_default();
+    let export = blocking(move || ctx.export()).await?;
+    let body = serde_json::to_string_pretty(&export).unwrap_or_default();
     Ok((
         [
             (header::CONTENT_TYPE, "application/json".to_string()),
@@ -915,12 +1003,13 @@ pub async fn seats(
     headers: HeaderMap,
 ) -> Result<Json<Value>, ApiError> {
     let base = base_url(&st, &headers);
-    blocking(move || {
-        let ctx = seat::open(&st, &token)?;
-        require_gm(&ctx)?;
-        Ok(Json(Value::Array(links(&st, &base, &ctx.seat.game_id)?)))
-    })
-    .await
+    let ctx = open_seat(&st, token).await?;
+    require_gm(&ctx)?;
+    Ok(Json(Value::Array(links(
+        &base,
+        &ctx.game.scenario,
+        ctx.seats(),
+    ))))
 }
 
 /// Withdraw a seat's link and issue a new one: `{"role": "side", "side": "french"}`.
@@ -932,7 +1021,7 @@ pub async fn reissue(
 ) -> Result<Json<Value>, ApiError> {
     let v = parse_body(&body)?;
     let base = base_url(&st, &headers);
-    locked(&st, token, move |st, ctx| {
+    locked(&st, token, move |st, mut ctx| {
         require_gm(&ctx)?;
         if let Some(k) = v
             .as_object()
@@ -955,7 +1044,11 @@ pub async fn reissue(
             .store
             .reissue(&ctx.seat.game_id, &role)?
             .ok_or_else(|| ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "bad-field", Some("side"), msg(keys::WEB_ERR_NO_SUCH_SIDE, &[])))?;
-        Ok(Json(json!({"url": format!("{base}/s/{}", seat.token), "links": links(st, &base, &ctx.seat.game_id)?})))
+        let seats = st.store.seats(&ctx.seat.game_id)?;
+        let g = ctx.game_mut()?;
+        g.seats = seats;
+        g.stale = true;
+        Ok(Json(json!({"url": format!("{base}/s/{}", seat.token), "links": links(&base, &g.scenario, &g.seats)})))
     })
     .await
 }
@@ -967,9 +1060,9 @@ pub async fn settings(
     body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
     let v = parse_body(&body)?;
-    locked(&st, token, move |st, ctx| {
+    locked(&st, token, move |st, mut ctx| {
         require_gm(&ctx)?;
-        let mut s: Settings = ctx.meta.settings;
+        let mut s: Settings = ctx.game.meta.settings;
         let obj = v.as_object().ok_or_else(|| {
             ApiError::new(
                 StatusCode::UNPROCESSABLE_ENTITY,
@@ -1015,6 +1108,8 @@ pub async fn settings(
             }
         }
         st.store.set_settings(&ctx.seat.game_id, &s)?;
+        // The store's revision moved on: the next request reads the game again.
+        ctx.game_mut()?.stale = true;
         Ok(Json(serde_json::to_value(s).unwrap_or(Value::Null)))
     })
     .await
@@ -1028,7 +1123,9 @@ pub async fn conclude(
     locked(&st, token, move |st, mut ctx| {
         require_gm(&ctx)?;
         st.store.conclude(&ctx.seat.game_id)?;
-        ctx.meta.concluded = true;
+        let g = ctx.game_mut()?;
+        g.meta.concluded = true;
+        g.stale = true;
         Ok(Json(ctx.dice_json()))
     })
     .await

@@ -24,7 +24,7 @@ use crate::seat::SeatCtx;
 /// The board and the forms: the part of the page between the heading and the dice.
 pub(crate) fn board_main(ctx: &SeatCtx, ui: &Ui, state: &Value, board: &Board) -> String {
     let mut b = String::from("<section class=\"turn\" id=\"turn\">");
-    if ctx.engine.is_over(state) {
+    if ctx.game.engine.is_over(state) {
         // A decided battle's headline is its verdict (the older rule sets' headlines already
         // say "Game over" in English).
         let headline = ui.loc(&board.headline);
@@ -87,10 +87,10 @@ pub(crate) fn seat_forms(ctx: &SeatCtx, state: &Value) -> Vec<ActionForm> {
         return Vec::new();
     }
     if ctx.is_gm() {
-        return ctx.engine.forms(state, None);
+        return ctx.game.engine.forms(state, None);
     }
     match ctx.side() {
-        Some(side) => ctx.engine.forms(state, Some(side)),
+        Some(side) => ctx.game.engine.forms(state, Some(side)),
         None => Vec::new(),
     }
 }

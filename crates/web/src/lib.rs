@@ -13,6 +13,7 @@
 
 pub mod api;
 pub mod board;
+pub mod cache;
 pub mod client;
 pub mod lang;
 pub mod live;
@@ -23,17 +24,67 @@ pub mod seat;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use tokio::sync::RwLock;
+
 use axum::routing::{get, post};
 use axum::Router;
-use tercio_store::Store;
+use tercio_rules::game::Head;
+use tercio_rules::Engine;
+use tercio_store::{Meta, Seat, Store};
 
 pub struct AppState {
     pub store: Arc<dyn Store>,
-    locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    games: Mutex<cache::Lru<Arc<RwLock<LiveGame>>>>,
     changes: Mutex<HashMap<String, tokio::sync::watch::Sender<u64>>>,
     /// The address players reach the server by (`--public-url`), for the links and QR codes;
     /// without it, the address the game master's browser used.
     pub public_url: Option<String>,
+}
+
+/// How many games the server keeps in memory by default (least recently used evicted).
+pub const LIVE_GAMES: usize = 1000;
+
+/// A game as the server keeps it in memory between requests: its head (dereferenced: the
+/// scenario, the state, the sequence, the chain), its settings and seats, its engine, and the
+/// store's revision it reflects. Written through: a change is in the store before it is here.
+pub struct LiveGame {
+    pub head: Head,
+    pub meta: Meta,
+    pub seats: Vec<Seat>,
+    pub engine: Box<dyn Engine>,
+    pub rev: u64,
+    /// Something went wrong mid-change (a failed commit): reload from the store before use.
+    pub stale: bool,
+}
+
+impl std::ops::Deref for LiveGame {
+    type Target = Head;
+    fn deref(&self) -> &Head {
+        &self.head
+    }
+}
+
+impl LiveGame {
+    /// Load a game from the store, without reading its log.
+    pub fn load(store: &dyn Store, id: &str) -> Result<Option<LiveGame>, api::ApiError> {
+        let Some(l) = store.live(id)? else {
+            return Ok(None);
+        };
+        let engine = l.head.engine()?;
+        Ok(Some(LiveGame {
+            head: l.head,
+            meta: l.meta,
+            seats: l.seats,
+            engine,
+            rev: l.rev,
+            stale: false,
+        }))
+    }
+
+    /// Whether this copy reflects the store at revision `rev`.
+    pub fn fresh(&self, rev: u64) -> bool {
+        !self.stale && self.rev >= rev
+    }
 }
 
 impl AppState {
@@ -42,9 +93,18 @@ impl AppState {
     }
 
     pub fn with_public_url(store: Arc<dyn Store>, public_url: Option<String>) -> Arc<AppState> {
+        Self::with_cache(store, public_url, LIVE_GAMES)
+    }
+
+    /// A server that keeps at most `live_games` games in memory.
+    pub fn with_cache(
+        store: Arc<dyn Store>,
+        public_url: Option<String>,
+        live_games: usize,
+    ) -> Arc<AppState> {
         Arc::new(AppState {
             store,
-            locks: Mutex::new(HashMap::new()),
+            games: Mutex::new(cache::Lru::new(live_games.max(1))),
             changes: Mutex::new(HashMap::new()),
             public_url: public_url.map(|u| u.trim_end_matches('/').to_string()),
         })
@@ -62,15 +122,40 @@ impl AppState {
     /// Wait for changes to a game.
     pub fn subscribe(&self, game_id: &str) -> tokio::sync::watch::Receiver<u64> {
         let mut m = self.changes.lock().unwrap_or_else(|e| e.into_inner());
+        m.retain(|_, tx| tx.receiver_count() > 0);
         m.entry(game_id.to_string())
             .or_insert_with(|| tokio::sync::watch::channel(0).0)
             .subscribe()
     }
 
-    /// One lock per game: actions on a game are applied one at a time, in arrival order.
-    pub fn game_lock(&self, id: &str) -> Arc<tokio::sync::Mutex<()>> {
-        let mut m = self.locks.lock().unwrap_or_else(|e| e.into_inner());
-        m.entry(id.to_string()).or_default().clone()
+    /// The game's place in memory, if it is there. Each game has one lock: actions on a game
+    /// are applied one at a time, in arrival order; games never wait on each other.
+    pub fn cached(&self, id: &str) -> Option<Arc<RwLock<LiveGame>>> {
+        let mut m = self.games.lock().unwrap_or_else(|e| e.into_inner());
+        m.get(id).cloned()
+    }
+
+    /// Keep a freshly loaded game in memory, unless another request already did: the one kept
+    /// is returned.
+    pub fn keep(&self, id: &str, game: LiveGame) -> Arc<RwLock<LiveGame>> {
+        let mut m = self.games.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(g) = m.get(id) {
+            return g.clone();
+        }
+        let g = Arc::new(RwLock::new(game));
+        m.put(id.to_string(), g.clone());
+        g
+    }
+
+    /// Forget a game (deleted): the next request reads the store.
+    pub fn forget(&self, id: &str) {
+        let mut m = self.games.lock().unwrap_or_else(|e| e.into_inner());
+        m.remove(id);
+    }
+
+    /// How many games are in memory.
+    pub fn live_games(&self) -> usize {
+        self.games.lock().unwrap_or_else(|e| e.into_inner()).len()
     }
 }
 

@@ -52,7 +52,7 @@ pub async fn events(
             .ok_or_else(seat::no_such_link)?
     };
     let rx = st.subscribe(&seat.game_id);
-    let ctx = blocking(move || seat::open(&st2, &tok)).await?;
+    let ctx = seat::open(&st2, &tok).await?;
     let from_header = headers
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
@@ -70,7 +70,7 @@ pub async fn events(
         lang,
     };
     // Whatever happened since `last` goes out first.
-    let feed = catch_up(feed, ctx);
+    let feed = blocking(move || Ok(catch_up(feed, ctx))).await?;
     let s = stream::unfold(feed, |mut f| async move {
         loop {
             if let Some(e) = f.queue.pop_front() {
@@ -84,11 +84,14 @@ pub async fn events(
             }
             let st = f.st.clone();
             let token = f.token.clone();
-            match blocking(move || seat::open(&st, &token)).await {
+            match seat::open(&st, &token).await {
                 Ok(ctx) => {
                     // A change that adds no entry (settings, links, the end of the game).
                     let before = f.last;
-                    f = catch_up(f, ctx);
+                    f = match blocking(move || Ok(catch_up(f, ctx))).await {
+                        Ok(f) => f,
+                        Err(_) => return None,
+                    };
                     if f.last == before {
                         f.queue
                             .push_back(Event::default().event("changed").data("{}"));
@@ -108,18 +111,32 @@ pub async fn events(
     Ok(Sse::new(s).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
 }
 
+/// How many entries one read of a catch-up takes: a page far behind gets every entry it
+/// missed, read this many at a time.
+const CATCH_UP: u64 = 200;
+
 fn catch_up(mut f: Feed, ctx: seat::SeatCtx) -> Feed {
-    for e in ctx.entries_after(f.last) {
-        let seq = e["seq"].as_u64().unwrap_or(0);
-        let mut data = json!({"seq": seq, "events": ctx.seq(), "entry": e});
-        tercio_i18n::localize_json(f.lang, &mut data);
-        f.queue.push_back(
-            Event::default()
-                .id(seq.to_string())
-                .event("entry")
-                .data(data.to_string()),
-        );
-        f.last = seq;
+    loop {
+        let entries = match ctx.entries_after(f.last, CATCH_UP) {
+            Ok(e) => e,
+            // A passing storage error: the next change retries.
+            Err(_) => return f,
+        };
+        let n = entries.len() as u64;
+        for e in entries {
+            let seq = e["seq"].as_u64().unwrap_or(0);
+            let mut data = json!({"seq": seq, "events": ctx.seq(), "entry": e});
+            tercio_i18n::localize_json(f.lang, &mut data);
+            f.queue.push_back(
+                Event::default()
+                    .id(seq.to_string())
+                    .event("entry")
+                    .data(data.to_string()),
+            );
+            f.last = seq;
+        }
+        if n < CATCH_UP {
+            return f;
+        }
     }
-    f
 }

@@ -10,8 +10,9 @@ use axum::routing::{get, post};
 use axum::Router;
 use serde::Deserialize;
 use serde_json::Value;
-use tercio_core::Resolution;
+use tercio_core::{LogEntry, Resolution};
 use tercio_i18n::keys;
+use tercio_rules::game::GameEvent;
 use tercio_rules::{registry, report};
 use tercio_store::{Role, SideRights};
 
@@ -468,7 +469,7 @@ fn game_main(ctx: &SeatCtx, ui: &Ui, base: &str) -> String {
     let state = ctx.state();
     let mut b = heading(ctx, ui, base);
     b.push_str(&scenario_notes(ctx, ui));
-    match ctx.engine.board(&state) {
+    match ctx.game.engine.board(&state) {
         Some(board) => b.push_str(&crate::board::board_main(ctx, ui, &state, &board)),
         None => b.push_str(&app_main(ctx, ui, &state)),
     }
@@ -616,7 +617,7 @@ fn status_options(ui: &Ui) -> String {
 /// action fields, the armies.
 fn app_main(ctx: &SeatCtx, ui: &Ui, state: &Value) -> String {
     let g = &ctx.game;
-    let engine = &ctx.engine;
+    let engine = &ctx.game.engine;
     let gm = ctx.is_gm();
     let acts = ctx.may_act();
     let my_side = ctx.side().map(str::to_string);
@@ -1214,13 +1215,10 @@ fn dice_and_log(ctx: &SeatCtx, ui: &Ui) -> String {
         "<p class=\"muted\">{}</p>",
         ui.html(
             keys::WEB_DICE_FINGERPRINT_HTML,
-            &[
-                ("count", &ctx.seq().to_string()),
-                ("digest", &g.log_digest())
-            ]
+            &[("count", &ctx.seq().to_string()), ("digest", &g.chain)]
         )
     ));
-    if ctx.meta.settings.physical_dice {
+    if ctx.game.meta.settings.physical_dice {
         b.push_str(&format!(
             "<p class=\"muted\"><span id=\"physical\" hidden></span>{}</p>",
             ui.h(keys::WEB_DICE_PHYSICAL, &[])
@@ -1246,16 +1244,13 @@ fn dice_and_log(ctx: &SeatCtx, ui: &Ui) -> String {
         } else {
             String::new()
         },
-        log_html(ctx, ui, Some(LOG_ON_PAGE))
+        log_html(ctx, ui, &ctx.last_entries(LOG_ON_PAGE).unwrap_or_default())
     ));
-    if g.log.entries.len() > LOG_ON_PAGE {
+    if g.seq > LOG_ON_PAGE {
         b.push_str(&format!(
             "<p><a href=\"/s/{}/log\">{}</a></p>",
             esc(&ctx.seat.token),
-            ui.h(
-                keys::WEB_LOG_WHOLE,
-                &[("count", &g.log.entries.len().to_string())]
-            )
+            ui.h(keys::WEB_LOG_WHOLE, &[("count", &g.seq.to_string())])
         ));
     }
     b
@@ -1264,7 +1259,7 @@ fn dice_and_log(ctx: &SeatCtx, ui: &Ui) -> String {
 /// The game master's panel: each seat's link with its QR code, new links, the settings, ending
 /// the game.
 fn seats_panel(ctx: &SeatCtx, ui: &Ui, base: &str) -> String {
-    let links = ctx.seats.iter().map(|seat| {
+    let links = ctx.seats().iter().map(|seat| {
         let (role, side, name) = match &seat.role {
             Role::GameMaster => (
                 "game-master",
@@ -1283,7 +1278,7 @@ fn seats_panel(ctx: &SeatCtx, ui: &Ui, base: &str) -> String {
         };
         (role, side, name, format!("{base}/s/{}", seat.token))
     });
-    let open = if ctx.game.log.entries.is_empty() || ctx.decided() {
+    let open = if ctx.game.seq == 0 || ctx.decided() {
         " open"
     } else {
         ""
@@ -1327,7 +1322,7 @@ fn seats_panel(ctx: &SeatCtx, ui: &Ui, base: &str) -> String {
     }
     b.push_str("</div>");
     b.push_str(&own);
-    let st = &ctx.meta.settings;
+    let st = &ctx.game.meta.settings;
     let sel = |on: bool| if on { " selected" } else { "" };
     b.push_str(&format!(
         "<h3>{}</h3><div class=\"fields\"><label>{} <select id=\"side-rights\" data-server><option value=\"watch\"{}>{}</option><option value=\"own-units\"{}>{}</option></select></label><label class=\"check\"><input type=\"checkbox\" id=\"physical-dice\" data-server{}> {}</label></div>",
@@ -1353,7 +1348,7 @@ fn seats_panel(ctx: &SeatCtx, ui: &Ui, base: &str) -> String {
 
 /// How many log entries the game page shows (newest first); the rest are on the log page, so the
 /// game page stays small however long the battle.
-const LOG_ON_PAGE: usize = 25;
+const LOG_ON_PAGE: u64 = 25;
 
 /// A resolution as the log shows it, in the page's language: the action, each step with its
 /// dice, modifiers (with their sources), totals and result, then the outcome. The words are the
@@ -1408,16 +1403,10 @@ fn render_resolution(ui: &Ui, r: &Resolution) -> String {
     s
 }
 
-fn log_html(ctx: &SeatCtx, ui: &Ui, limit: Option<usize>) -> String {
+/// The log entries `entries` (oldest first), newest first, as the seat may see them.
+fn log_html(ctx: &SeatCtx, ui: &Ui, entries: &[LogEntry<GameEvent>]) -> String {
     let mut b = String::from("<ul>");
-    for e in ctx
-        .game
-        .log
-        .entries
-        .iter()
-        .rev()
-        .take(limit.unwrap_or(usize::MAX))
-    {
+    for e in entries.iter().rev() {
         let v = ctx.entry(e);
         let seq = e.seq();
         match v["entry"].as_str() {
@@ -1481,12 +1470,20 @@ async fn seat_page(
     headers: HeaderMap,
 ) -> Response {
     let base = api::base_url(&st, &headers);
-    let st2 = st.clone();
-    let ctx = match api::blocking(move || seat::open(&st2, &token)).await {
+    let ctx = match seat::open(&st, &token).await {
         Ok(c) => c,
         Err(e) => return link_problem(&ui, &e),
     };
-    let main = game_main(&ctx, &ui, &base);
+    let ui2 = ui.clone();
+    let (ctx, main) = match api::blocking(move || {
+        let main = game_main(&ctx, &ui2, &base);
+        Ok((ctx, main))
+    })
+    .await
+    {
+        Ok(x) => x,
+        Err(e) => return link_problem(&ui, &e),
+    };
     if q.part.as_deref() == Some("main") {
         return (
             [(header::CACHE_CONTROL, "no-store")],
@@ -1506,7 +1503,7 @@ async fn seat_page(
         cancel = ui.h(keys::WEB_DIALOG_CANCEL, &[]),
         strings = ui.script_strings(),
         tok = esc(&ctx.seat.token),
-        phys = ctx.meta.settings.physical_dice
+        phys = ctx.game.meta.settings.physical_dice
     );
     (
         [(header::CACHE_CONTROL, "no-store")],
@@ -1546,9 +1543,17 @@ async fn seat_log_page(
     ui: Ui,
     Path(token): Path<String>,
 ) -> Response {
-    let st2 = st.clone();
-    let ctx = match api::blocking(move || seat::open(&st2, &token)).await {
+    let ctx = match seat::open(&st, &token).await {
         Ok(c) => c,
+        Err(e) => return link_problem(&ui, &e),
+    };
+    let (ctx, game) = match api::blocking(move || {
+        let g = ctx.full_game()?;
+        Ok((ctx, g))
+    })
+    .await
+    {
+        Ok(x) => x,
         Err(e) => return link_problem(&ui, &e),
     };
     let body = format!(
@@ -1559,7 +1564,7 @@ async fn seat_log_page(
         ),
         esc(&ctx.seat.token),
         ui.h(keys::WEB_NAV_BACK_TO_GAME, &[]),
-        log_html(&ctx, &ui, None)
+        log_html(&ctx, &ui, &game.log.entries)
     );
     page(&ui, &ctx.game.scenario.title, &body).into_response()
 }
@@ -1568,11 +1573,15 @@ async fn seat_log_page(
 /// rules' messages.
 async fn report_md(State(st): State<Arc<AppState>>, ui: Ui, Path(token): Path<String>) -> Response {
     let lang = ui.lang;
+    let ctx = match seat::open(&st, &token).await {
+        Ok(c) => c,
+        Err(e) => return link_problem(&ui, &e),
+    };
     let out = api::blocking(move || {
-        let ctx = seat::open(&st, &token)?;
         let c = ctx.game.commitment();
+        let game = ctx.full_game()?;
         let md = report::battle_report(
-            &ctx.game,
+            &game,
             &ctx.viewer(),
             &report::Reveal {
                 commitment: &c,
@@ -1608,9 +1617,13 @@ async fn report_md(State(st): State<Arc<AppState>>, ui: Ui, Path(token): Path<St
 /// The dice report: faces against their expected counts (table and chart), outcomes against
 /// their exact expectations.
 async fn dice_page(State(st): State<Arc<AppState>>, ui: Ui, Path(token): Path<String>) -> Response {
+    let ctx = match seat::open(&st, &token).await {
+        Ok(c) => c,
+        Err(e) => return link_problem(&ui, &e),
+    };
     let out = api::blocking(move || {
-        let ctx = seat::open(&st, &token)?;
-        let r = report::dice_report(&ctx.game, &ctx.viewer())
+        let game = ctx.full_game()?;
+        let r = report::dice_report(&game, &ctx.viewer())
             .map_err(|e| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "corrupt", None, e))?;
         Ok((ctx, r))
     })

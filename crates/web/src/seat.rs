@@ -3,24 +3,42 @@
 //! state through the engine's `view_state`, each event through `view_event`, the dice seed only
 //! once the game has ended, and other seats' links only to the game master.
 
+use std::sync::Arc;
+
 use axum::http::StatusCode;
 use serde_json::{json, Value};
 use tercio_core::LogEntry;
-use tercio_i18n::{keys, msg};
-use tercio_rules::game::Game;
-use tercio_rules::{Engine, Viewer};
-use tercio_store::{Meta, Role, Seat, SideRights};
+use tercio_i18n::{keys, msg, Lang};
+use tercio_rules::game::{Game, GameEvent};
+use tercio_rules::Viewer;
+use tercio_store::{Role, Seat, SideRights, Store};
+use tokio::sync::{OwnedRwLockReadGuard, OwnedRwLockWriteGuard};
 
-use crate::api::ApiError;
-use crate::AppState;
+use crate::api::{self, ApiError};
+use crate::{AppState, LiveGame};
 
 pub struct SeatCtx {
     pub seat: Seat,
-    pub game: Game,
-    pub meta: Meta,
-    pub engine: Box<dyn Engine>,
-    /// Every seat's link: loaded for the game master's seat only, empty for any other.
-    pub seats: Vec<Seat>,
+    /// The seat's game, as the server keeps it in memory, under the game's lock (shared for
+    /// reading, exclusive for a change).
+    pub game: Guard,
+    store: Arc<dyn Store>,
+}
+
+/// A live game held under its lock.
+pub enum Guard {
+    Read(OwnedRwLockReadGuard<LiveGame>),
+    Write(OwnedRwLockWriteGuard<LiveGame>),
+}
+
+impl std::ops::Deref for Guard {
+    type Target = LiveGame;
+    fn deref(&self) -> &LiveGame {
+        match self {
+            Guard::Read(g) => g,
+            Guard::Write(g) => g,
+        }
+    }
 }
 
 /// The answer to a token that opens nothing: the same for a mistyped, withdrawn or unknown link,
@@ -34,27 +52,60 @@ pub fn no_such_link() -> ApiError {
     )
 }
 
-/// Open the seat a token names, with its game. Blocking (SQLite): call from `spawn_blocking`.
-pub fn open(st: &AppState, token: &str) -> Result<SeatCtx, ApiError> {
+/// Open the seat a token names, with its game from memory (read from the store when it is not
+/// there, or when the store has a newer revision of it), shared with other readers.
+pub async fn open(st: &Arc<AppState>, token: &str) -> Result<SeatCtx, ApiError> {
+    open_as(st, token, false).await
+}
+
+/// [`open`], holding the game's lock alone: for a change. Changes to one game are applied one
+/// at a time, in arrival order; other games do not wait.
+pub async fn open_write(st: &Arc<AppState>, token: &str) -> Result<SeatCtx, ApiError> {
+    open_as(st, token, true).await
+}
+
+async fn open_as(st: &Arc<AppState>, token: &str, write: bool) -> Result<SeatCtx, ApiError> {
     // Tokens are 32 hex digits; anything else is not looked up at all.
     if token.len() != 32 || !token.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(no_such_link());
     }
-    let seat = st.store.seat(token)?.ok_or_else(no_such_link)?;
-    let game = st.store.load(&seat.game_id)?.ok_or_else(no_such_link)?;
-    let meta = st.store.meta(&seat.game_id)?.ok_or_else(no_such_link)?;
-    let engine = game.engine()?;
-    let seats = if seat.role == Role::GameMaster {
-        st.store.seats(&seat.game_id)?
-    } else {
-        Vec::new()
+    let (st2, tok) = (st.clone(), token.to_string());
+    let (seat, rev) = api::blocking(move || st2.store.seat_at(&tok).map_err(ApiError::from))
+        .await?
+        .ok_or_else(no_such_link)?;
+    let load = |st: &Arc<AppState>, id: &str| {
+        let (st, id) = (st.clone(), id.to_string());
+        api::blocking(move || LiveGame::load(st.store.as_ref(), &id))
     };
+    let slot = match st.cached(&seat.game_id) {
+        Some(s) => s,
+        None => {
+            let g = load(st, &seat.game_id).await?.ok_or_else(no_such_link)?;
+            st.keep(&seat.game_id, g)
+        }
+    };
+    if !write {
+        let g = slot.clone().read_owned().await;
+        if g.fresh(rev) {
+            return Ok(SeatCtx {
+                seat,
+                game: Guard::Read(g),
+                store: st.store.clone(),
+            });
+        }
+    }
+    let mut g = slot.write_owned().await;
+    if !g.fresh(rev) {
+        *g = load(st, &seat.game_id).await?.ok_or_else(no_such_link)?;
+    }
     Ok(SeatCtx {
         seat,
-        game,
-        meta,
-        engine,
-        seats,
+        game: if write {
+            Guard::Write(g)
+        } else {
+            Guard::Read(g.downgrade())
+        },
+        store: st.store.clone(),
     })
 }
 
@@ -90,12 +141,12 @@ impl SeatCtx {
     /// (A decided battle is not yet ended: the game master confirms the end, and may still undo a
     /// mistaken last action before doing so.)
     pub fn ended(&self) -> bool {
-        self.meta.concluded
+        self.game.meta.concluded
     }
 
     /// The rules say the battle is decided (an army broke, or both).
     pub fn decided(&self) -> bool {
-        self.engine.is_over(&self.game.state)
+        self.game.engine.is_over(&self.game.state)
     }
 
     /// How the log names this seat (`game-master`, `side:ID`, `spectator`).
@@ -109,7 +160,58 @@ impl SeatCtx {
 
     /// The number of log entries: what a page's view is "as of".
     pub fn seq(&self) -> u64 {
-        self.game.log.entries.len() as u64
+        self.game.seq
+    }
+
+    /// The version of everything this seat's view shows, for `ETag`: the log's length, the
+    /// settings, whether the game has ended, and the language it is rendered in.
+    pub fn etag(&self, lang: Lang) -> String {
+        let s = &self.game.meta.settings;
+        format!(
+            "\"{}-{}{}-{}-{}\"",
+            self.seq(),
+            match s.side_rights {
+                SideRights::Watch => 'w',
+                SideRights::OwnUnits => 'o',
+            },
+            u8::from(s.physical_dice),
+            u8::from(self.ended()),
+            lang.code()
+        )
+    }
+
+    /// The game for a change: held alone under its lock (see [`open_write`]).
+    pub fn game_mut(&mut self) -> Result<&mut LiveGame, ApiError> {
+        match &mut self.game {
+            Guard::Write(g) => Ok(g),
+            Guard::Read(_) => Err(ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "busy",
+                None,
+                msg(keys::WEB_ERR_BUSY, &[("error", "read lock")]),
+            )),
+        }
+    }
+
+    /// The store the game lives in.
+    pub fn store(&self) -> &dyn Store {
+        self.store.as_ref()
+    }
+
+    /// Every seat's link: for the game master's seat only, empty for any other.
+    pub fn seats(&self) -> &[Seat] {
+        if self.is_gm() {
+            &self.game.seats
+        } else {
+            &[]
+        }
+    }
+
+    /// The whole game, every entry read from the store: for exports and reports only.
+    pub fn full_game(&self) -> Result<Game, ApiError> {
+        self.store
+            .load(&self.seat.game_id)?
+            .ok_or_else(no_such_link)
     }
 
     /// The state as this seat may see it; once the game master has ended the game nothing is
@@ -118,7 +220,9 @@ impl SeatCtx {
         if self.ended() {
             return self.game.state.clone();
         }
-        self.engine.view_state(&self.game.state, &self.viewer())
+        self.game
+            .engine
+            .view_state(&self.game.state, &self.viewer())
     }
 
     /// Who this seat is: its side's name, or a language-neutral message for the game master or
@@ -150,6 +254,7 @@ impl SeatCtx {
         match &self.seat.role {
             // Refused only what the rule set refuses it, e.g. a card from a hand hidden from it.
             Role::GameMaster => self
+                .game
                 .engine
                 .game_master_may(&self.game.state, action)
                 .map_err(|r| {
@@ -162,10 +267,11 @@ impl SeatCtx {
                 }),
             Role::Spectator => refuse(msg(keys::WEB_ERR_SPECTATOR, &[])),
             Role::Side(side) => {
-                if self.meta.settings.side_rights == SideRights::Watch {
+                if self.game.meta.settings.side_rights == SideRights::Watch {
                     return refuse(msg(keys::WEB_ERR_WATCH_ONLY, &[]));
                 }
                 if let Some(f) = self
+                    .game
                     .engine
                     .reserved_to_game_master()
                     .iter()
@@ -178,7 +284,7 @@ impl SeatCtx {
                         msg(keys::WEB_ERR_RESERVED, &[("field", f)]),
                     ));
                 }
-                match self.engine.acting_side(&self.game.state, action) {
+                match self.game.engine.acting_side(&self.game.state, action) {
                     Some(s) if &s == side => Ok(()),
                     Some(s) => {
                         let name = self
@@ -199,7 +305,7 @@ impl SeatCtx {
         !self.ended()
             && match &self.seat.role {
                 Role::GameMaster => true,
-                Role::Side(_) => self.meta.settings.side_rights == SideRights::OwnUnits,
+                Role::Side(_) => self.game.meta.settings.side_rights == SideRights::OwnUnits,
                 Role::Spectator => false,
             }
     }
@@ -217,21 +323,21 @@ impl SeatCtx {
     }
 
     /// One log entry as this seat may see it.
-    pub fn entry(&self, e: &LogEntry<tercio_rules::game::GameEvent>) -> Value {
+    pub fn entry(&self, e: &LogEntry<GameEvent>) -> Value {
         match e {
             LogEntry::Event { seq, event } => {
                 let ev = serde_json::to_value(event).unwrap_or(Value::Null);
                 let shown = if self.ended() {
                     Some(ev)
                 } else {
-                    self.engine.view_event(&ev, &self.viewer())
+                    self.game.engine.view_event(&ev, &self.viewer())
                 };
                 match shown {
                     Some(v) => {
-                        json!({"entry": "event", "seq": seq, "event": v, "voided": self.game.log.is_voided(*seq)})
+                        json!({"entry": "event", "seq": seq, "event": v, "voided": self.game.is_voided(*seq, true)})
                     }
                     None => {
-                        json!({"entry": "hidden", "seq": seq, "voided": self.game.log.is_voided(*seq)})
+                        json!({"entry": "hidden", "seq": seq, "voided": self.game.is_voided(*seq, true)})
                     }
                 }
             }
@@ -241,15 +347,20 @@ impl SeatCtx {
         }
     }
 
-    /// The log entries after `after`, as this seat may see them.
-    pub fn entries_after(&self, after: u64) -> Vec<Value> {
-        self.game
-            .log
-            .entries
+    /// The log entries after `after` (at most `limit`), as this seat may see them: read from
+    /// the store by sequence number, so a page that is one entry behind reads one entry.
+    pub fn entries_after(&self, after: u64, limit: u64) -> Result<Vec<Value>, ApiError> {
+        Ok(self
+            .store
+            .entries(&self.seat.game_id, after, limit)?
             .iter()
-            .filter(|e| e.seq() > after)
             .map(|e| self.entry(e))
-            .collect()
+            .collect())
+    }
+
+    /// The last `n` log entries, newest last, as this seat may see them, with their entries.
+    pub fn last_entries(&self, n: u64) -> Result<Vec<LogEntry<GameEvent>>, ApiError> {
+        Ok(self.store.last_entries(&self.seat.game_id, n)?)
     }
 
     /// The dice seed and nonce, once the game has ended; never before.
@@ -267,8 +378,9 @@ impl SeatCtx {
             "title": sc.title,
             "scenario": {"title": sc.title, "date": sc.date, "place": sc.place, "sides": sc.sides},
             "events": self.seq(),
+            "chain": self.game.chain,
             "state": self.state(),
-            "settings": self.meta.settings,
+            "settings": self.game.meta.settings,
             "ended": self.ended(),
             "dice": self.dice_json(),
         });
@@ -288,14 +400,9 @@ impl SeatCtx {
     }
 
     /// The game's log and final state, as this seat may see them: what `tercio verify` reads.
-    pub fn export(&self) -> Value {
-        let entries: Vec<Value> = self
-            .game
-            .log
-            .entries
-            .iter()
-            .map(|e| self.entry(e))
-            .collect();
+    pub fn export(&self) -> Result<Value, ApiError> {
+        let game = self.full_game()?;
+        let entries: Vec<Value> = game.log.entries.iter().map(|e| self.entry(e)).collect();
         let mut v = json!({
             "format": EXPORT_FORMAT,
             "exported_for": role_name(&self.seat.role),
@@ -308,7 +415,7 @@ impl SeatCtx {
         if self.is_gm() {
             v["game_id"] = json!(self.seat.game_id);
         }
-        v
+        Ok(v)
     }
 }
 
