@@ -7,7 +7,11 @@ use std::time::Duration;
 
 pub struct Reply {
     pub status: u16,
+    /// The body as text (invalid UTF-8 replaced): what JSON and pages are read from.
     pub body: String,
+    /// The body's bytes exactly as sent (chunked transfer undone, content encoding kept): a
+    /// compressed answer is read from these.
+    pub bytes: Vec<u8>,
     /// The response's header lines (`name: value`), as sent.
     pub head: String,
 }
@@ -104,9 +108,9 @@ pub fn request_with(
     loop {
         let done = match length {
             Some(n) => rest.len() >= n,
-            None if chunked => {
-                find(&rest, b"0\r\n\r\n").is_some_and(|p| p == 0 || rest[..p].ends_with(b"\r\n"))
-            }
+            // Walk the chunks by their sizes: a compressed body may hold any bytes, `0\r\n\r\n`
+            // included.
+            None if chunked => dechunk(&rest).1,
             None => false,
         };
         if done {
@@ -118,9 +122,14 @@ pub fn request_with(
         }
         rest.extend_from_slice(&buf[..n]);
     }
-    let text = String::from_utf8_lossy(&rest).to_string();
-    let body = if chunked { dechunk(&text) } else { text };
-    Ok(Reply { status, body, head })
+    let bytes = if chunked { dechunk(&rest).0 } else { rest };
+    let body = String::from_utf8_lossy(&bytes).to_string();
+    Ok(Reply {
+        status,
+        body,
+        bytes,
+        head,
+    })
 }
 
 /// One Server-Sent Event: its id, its type and its data.
@@ -246,15 +255,29 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
 }
 
-fn dechunk(mut s: &str) -> String {
-    let mut out = String::new();
-    while let Some((size, rest)) = s.split_once("\r\n") {
-        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
-        if n == 0 || rest.len() < n {
+/// A chunked body's data so far, and whether its last (empty) chunk has arrived.
+fn dechunk(mut s: &[u8]) -> (Vec<u8>, bool) {
+    let mut out = Vec::new();
+    while let Some(line) = find(s, b"\r\n") {
+        let size = String::from_utf8_lossy(&s[..line]);
+        // A size may carry extensions after `;`.
+        let size = size.split(';').next().unwrap_or_default().trim();
+        let Ok(n) = usize::from_str_radix(size, 16) else {
+            break;
+        };
+        let rest = &s[line + 2..];
+        if n == 0 {
+            // Trailers, if any, end with an empty line.
+            return (
+                out,
+                rest.starts_with(b"\r\n") || find(rest, b"\r\n\r\n").is_some(),
+            );
+        }
+        if rest.len() < n {
             break;
         }
-        out.push_str(&rest[..n]);
-        s = rest[n..].trim_start_matches("\r\n");
+        out.extend_from_slice(&rest[..n]);
+        s = rest[n..].strip_prefix(b"\r\n").unwrap_or(&rest[n..]);
     }
-    out
+    (out, false)
 }

@@ -12,6 +12,7 @@
 //! reader's language where they are shown.
 
 pub mod api;
+pub mod assets;
 pub mod board;
 pub mod cache;
 pub mod client;
@@ -31,6 +32,7 @@ use axum::Router;
 use tercio_rules::game::Head;
 use tercio_rules::Engine;
 use tercio_store::{Meta, Seat, Store};
+use tower_http::compression::{CompressionLayer, CompressionLevel};
 
 pub struct AppState {
     pub store: Arc<dyn Store>,
@@ -185,6 +187,19 @@ pub fn app(state: Arc<AppState>) -> Router {
         .layer(axum::middleware::from_fn(api::json_errors))
         .layer(axum::middleware::from_fn(api::localize_json))
         .layer(axum::middleware::from_fn(lang::remember))
+        // Added last, so outermost: the middlewares above see (and `localize_json` rewrites)
+        // plain bodies, compressed only on the way out.
+        // tower-http's default predicate leaves out `text/event-stream` (live updates go out as
+        // they happen, never held back in a compressor's buffer), images and tiny answers.
+        // One quality for both encodings: 4. Brotli's default (11) is meant for files compressed
+        // once ahead of time and is far too slow per request; at 4 it compresses a page about as
+        // well as gzip's default, as fast, and gzip at 4 loses little against its own default.
+        .layer(
+            CompressionLayer::new()
+                .gzip(true)
+                .br(true)
+                .quality(CompressionLevel::Precise(4)),
+        )
         .with_state(state)
 }
 

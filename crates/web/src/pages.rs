@@ -19,7 +19,7 @@ use tercio_store::{Role, SideRights};
 use crate::api::{self, ApiError};
 use crate::lang::Ui;
 use crate::seat::{self, SeatCtx};
-use crate::{scenarios, AppState};
+use crate::{assets, scenarios, AppState};
 
 /// Escape text for HTML content and attribute values.
 pub fn esc(s: &str) -> String {
@@ -37,9 +37,6 @@ pub fn esc(s: &str) -> String {
     o
 }
 
-const CSS: &str = include_str!("../assets/app.css");
-const JS: &str = include_str!("../assets/game.js");
-
 pub fn routes(state: Arc<AppState>) -> Router<Arc<AppState>> {
     let host = Router::new()
         .route("/games", post(create_from_form))
@@ -56,19 +53,8 @@ pub fn routes(state: Arc<AppState>) -> Router<Arc<AppState>> {
         .route("/s/{token}/dice", get(dice_page))
         .route("/s/{token}/report.md", get(report_md))
         .route("/rules/{id}", get(rules_page))
-        .route(
-            "/static/app.css",
-            get(|| async { ([(header::CONTENT_TYPE, "text/css; charset=utf-8")], CSS) }),
-        )
-        .route(
-            "/static/game.js",
-            get(|| async {
-                (
-                    [(header::CONTENT_TYPE, "text/javascript; charset=utf-8")],
-                    JS,
-                )
-            }),
-        )
+        .route("/static/{file}", get(assets::file))
+        .route("/favicon.ico", get(assets::favicon))
 }
 
 /// A page in the request's language: `<html lang>`, the title, and the language switch in the
@@ -100,10 +86,12 @@ fn page_live(ui: &Ui, title: &str, body: &str) -> Html<String> {
 
 fn shell(ui: &Ui, title: &str, brand: &str, extra: &str, body: &str) -> Html<String> {
     Html(format!(
-        "<!doctype html><html lang=\"{lang}\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{title}</title><link rel=\"stylesheet\" href=\"/static/app.css\"></head><body><header class=\"top\">{brand}{switch}{extra}</header><main>{body}</main></body></html>",
+        "<!doctype html><html lang=\"{lang}\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{title}</title><link rel=\"stylesheet\" href=\"{css}\"><link rel=\"icon\" type=\"image/svg+xml\" href=\"{icon}\"></head><body><header class=\"top\">{brand}{switch}{extra}</header><main>{body}</main></body></html>",
         lang = ui.lang.code(),
         title = ui.h(keys::WEB_PAGE_TITLE, &[("title", title)]),
-        switch = ui.switch()
+        switch = ui.switch(),
+        css = assets::css(),
+        icon = assets::icon()
     ))
 }
 
@@ -1495,7 +1483,7 @@ async fn seat_page(
             .into_response();
     }
     let body = format!(
-        "<p id=\"notice\" class=\"notice\" role=\"status\" hidden></p><div id=\"main\" data-seq=\"{seq}\">{main}</div><dialog id=\"result-box\"><pre id=\"result-text\"></pre><form method=\"dialog\"><button class=\"primary\">{ok}</button></form></dialog><dialog id=\"dice-box\"><form id=\"dice-form\"><h3>{throw}</h3><p class=\"muted\" id=\"dice-so-far\"></p><div id=\"dice-inputs\"></div><p class=\"error\" id=\"dice-error\"></p><button class=\"primary\" id=\"dice-ok\">{next}</button> <button type=\"button\" id=\"dice-cancel\">{cancel}</button></form></dialog><script type=\"application/json\" id=\"tercio-i18n\">{strings}</script><script>window.TERCIO_SEAT = \"{tok}\"; window.TERCIO_PHYSICAL = {phys};</script><script src=\"/static/game.js\"></script>",
+        "<p id=\"notice\" class=\"notice\" role=\"status\" hidden></p><div id=\"main\" data-seq=\"{seq}\">{main}</div><dialog id=\"result-box\"><pre id=\"result-text\"></pre><form method=\"dialog\"><button class=\"primary\">{ok}</button></form></dialog><dialog id=\"dice-box\"><form id=\"dice-form\"><h3>{throw}</h3><p class=\"muted\" id=\"dice-so-far\"></p><div id=\"dice-inputs\"></div><p class=\"error\" id=\"dice-error\"></p><button class=\"primary\" id=\"dice-ok\">{next}</button> <button type=\"button\" id=\"dice-cancel\">{cancel}</button></form></dialog><script type=\"application/json\" id=\"tercio-i18n\">{strings}</script><script>window.TERCIO_SEAT = \"{tok}\"; window.TERCIO_PHYSICAL = {phys};</script><script src=\"{js}\"></script>",
         seq = ctx.seq(),
         ok = ui.h(keys::WEB_DIALOG_OK, &[]),
         throw = ui.h(keys::WEB_DIALOG_THROW, &[]),
@@ -1503,7 +1491,8 @@ async fn seat_page(
         cancel = ui.h(keys::WEB_DIALOG_CANCEL, &[]),
         strings = ui.script_strings(),
         tok = esc(&ctx.seat.token),
-        phys = ctx.game.meta.settings.physical_dice
+        phys = ctx.game.meta.settings.physical_dice,
+        js = assets::js()
     );
     (
         [(header::CACHE_CONTROL, "no-store")],

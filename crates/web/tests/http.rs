@@ -1,0 +1,269 @@
+//! HTTP as browsers expect it: answers compressed when the client accepts it (and the live
+//! stream never), static files under content-hashed names cached for a year, and an icon.
+
+mod common;
+
+use std::io::Read;
+use std::time::{Duration, Instant};
+
+use common::{server, token, Server};
+use serde_json::json;
+use tercio_web::assets;
+use tercio_web::client::{read_events, Reply};
+
+impl Server {
+    /// A Cerignola game at seed 5; its game master's token.
+    fn game(&self) -> String {
+        token(
+            &self.create(&json!({"scenario": "el-gran-capitan/cerignola-1503", "seed": 5}))
+                ["links"][0]["url"],
+        )
+    }
+
+    fn get(&self, path: &str, headers: &[(&str, &str)]) -> Reply {
+        self.request("GET", path, headers, None)
+    }
+}
+
+fn header<'a>(r: &'a Reply, name: &str) -> Option<&'a str> {
+    r.headers(name).first().copied()
+}
+
+fn decode(encoding: &str, bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    match encoding {
+        "gzip" => flate2::read::GzDecoder::new(bytes)
+            .read_to_end(&mut out)
+            .expect("gzip"),
+        "br" => brotli_decompressor::Decompressor::new(bytes, 4096)
+            .read_to_end(&mut out)
+            .expect("brotli"),
+        e => panic!("unexpected encoding {e}"),
+    };
+    out
+}
+
+#[test]
+fn pages_json_and_assets_come_compressed_when_asked_and_decode_to_the_plain_answer() {
+    let s = server();
+    let gm = s.game();
+    s.request(
+        "POST",
+        &format!("/api/s/{gm}/actions"),
+        &[],
+        Some(r#"{"action": "initiative"}"#),
+    );
+    for path in [
+        format!("/s/{gm}"),
+        format!("/api/s/{gm}"),
+        format!("/api/s/{gm}/log"),
+        assets::css().to_string(),
+        assets::js().to_string(),
+    ] {
+        let plain = s.get(&path, &[]);
+        assert_eq!(plain.status, 200, "{path}");
+        assert_eq!(
+            header(&plain, "content-encoding"),
+            None,
+            "{path}: nothing asked, nothing compressed"
+        );
+        assert!(
+            plain.bytes.len() > 500,
+            "{path}: {} bytes",
+            plain.bytes.len()
+        );
+        for encoding in ["gzip", "br"] {
+            let r = s.get(&path, &[("Accept-Encoding", encoding)]);
+            assert_eq!(r.status, 200, "{path}");
+            assert_eq!(header(&r, "content-encoding"), Some(encoding), "{path}");
+            assert!(
+                r.headers("vary")
+                    .iter()
+                    .any(|v| v.to_ascii_lowercase().contains("accept-encoding")),
+                "{path}: {}",
+                r.head
+            );
+            assert_eq!(
+                header(&r, "content-type"),
+                header(&plain, "content-type"),
+                "{path}"
+            );
+            assert!(
+                r.bytes.len() < plain.bytes.len(),
+                "{path} {encoding}: {} of {} bytes",
+                r.bytes.len(),
+                plain.bytes.len()
+            );
+            let back = decode(encoding, &r.bytes);
+            assert!(
+                back == plain.bytes,
+                "{path} {encoding}: decoded answer differs from the plain one"
+            );
+        }
+    }
+    // JSON answers are compressed after they are rendered in the request's language.
+    let it = s.get(
+        &format!("/api/s/{gm}/log?lang=it"),
+        &[("Accept-Encoding", "gzip")],
+    );
+    let plain = s.get(&format!("/api/s/{gm}/log?lang=it"), &[]);
+    assert_eq!(decode("gzip", &it.bytes), plain.bytes);
+    assert!(!plain.body.contains('⟦'), "{}", plain.body);
+}
+
+#[test]
+fn the_live_stream_is_never_compressed_and_arrives_at_once() {
+    let s = server();
+    let gm = s.game();
+    let addr = s.addr.clone();
+    let path = format!("/api/s/{gm}/events");
+    let reader = std::thread::spawn(move || {
+        let started = Instant::now();
+        let got = read_events(
+            &addr,
+            &path,
+            &[("Accept-Encoding", "gzip, deflate, br")],
+            1,
+            Duration::from_secs(20),
+        )
+        .expect("stream");
+        (got, started.elapsed())
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    let acted = Instant::now();
+    let r = s.request(
+        "POST",
+        &format!("/api/s/{gm}/actions"),
+        &[],
+        Some(r#"{"action": "initiative"}"#),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let ((status, events, raw), open_for) = reader.join().expect("reader");
+    let head = raw
+        .split("\r\n\r\n")
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    assert_eq!(status, 200, "{raw}");
+    assert!(head.contains("content-type: text/event-stream"), "{head}");
+    assert!(!head.contains("content-encoding"), "{head}");
+    let entries: Vec<_> = events.iter().filter(|e| e.event == "entry").collect();
+    assert_eq!(entries.len(), 1, "{raw}");
+    assert_eq!(entries[0].id.as_deref(), Some("1"));
+    // The entry came as it was recorded, not when a buffer filled or the stream ended.
+    assert!(
+        open_for < Duration::from_secs(10) && acted.elapsed() < Duration::from_secs(10),
+        "the entry took {open_for:?}"
+    );
+}
+
+/// The values of `attr="…"` in `html` on tags that contain `marker`.
+fn links(html: &str, marker: &str, attr: &str) -> Vec<String> {
+    html.split('<')
+        .filter(|tag| tag.contains(marker))
+        .filter_map(|tag| {
+            let start = tag.find(&format!("{attr}=\""))? + attr.len() + 2;
+            tag[start..].split('"').next().map(str::to_string)
+        })
+        .collect()
+}
+
+#[test]
+fn pages_link_the_hashed_assets_which_are_immutable() {
+    let s = server();
+    let gm = s.game();
+    let host = format!("Bearer {}", s.key);
+    let pages = [
+        ("/".to_string(), None),
+        ("/".to_string(), Some(("Authorization", host.as_str()))),
+        (format!("/s/{gm}"), None),
+        (format!("/s/{gm}/log"), None),
+        (format!("/s/{gm}/dice"), None),
+        ("/rules/el-gran-capitan".to_string(), None),
+        ("/no-such-page".to_string(), None),
+    ];
+    for (p, auth) in &pages {
+        let r = s.get(p, auth.as_slice());
+        assert!(r.body.contains("<main>"), "{p}: {}", r.body);
+        assert_eq!(
+            links(&r.body, "rel=\"stylesheet\"", "href"),
+            [assets::css()],
+            "{p}"
+        );
+        assert_eq!(
+            links(&r.body, "rel=\"icon\"", "href"),
+            [assets::icon()],
+            "{p}"
+        );
+        assert!(!r.body.contains("/static/app.css"), "{p}");
+    }
+    let seat = s.get(&format!("/s/{gm}"), &[]);
+    assert_eq!(links(&seat.body, "script src", "src"), [assets::js()]);
+    assert!(!seat.body.contains("/static/game.js"));
+
+    for (path, plain, kind) in [
+        (assets::css(), "/static/app.css", "text/css"),
+        (assets::js(), "/static/game.js", "text/javascript"),
+        (assets::icon(), "/static/icon.svg", "image/svg+xml"),
+    ] {
+        let name = path.rsplit('/').next().unwrap_or_default();
+        let hash = name.split('.').nth(1).unwrap_or_default();
+        assert!(
+            hash.len() >= 12 && hash.bytes().all(|b| b.is_ascii_hexdigit()),
+            "{path}"
+        );
+        let r = s.get(path, &[]);
+        assert_eq!(r.status, 200, "{path}");
+        assert!(
+            header(&r, "content-type").is_some_and(|t| t.starts_with(kind)),
+            "{path}: {}",
+            r.head
+        );
+        assert_eq!(
+            header(&r, "cache-control"),
+            Some("public, max-age=31536000, immutable"),
+            "{path}"
+        );
+        let etag = header(&r, "etag").expect("etag").to_string();
+        assert!(etag.contains(hash), "{path}: {etag}");
+        // A browser that asks again with the tag gets no body.
+        let again = s.get(path, &[("If-None-Match", &etag)]);
+        assert_eq!(again.status, 304, "{path}");
+        assert!(again.bytes.is_empty(), "{path}");
+        // The plain name still answers, the same file, revalidated every time.
+        let old = s.get(plain, &[]);
+        assert_eq!(old.status, 200, "{plain}");
+        assert_eq!(old.bytes, r.bytes, "{plain}");
+        assert_eq!(header(&old, "cache-control"), Some("no-cache"), "{plain}");
+        assert_eq!(header(&old, "etag"), Some(etag.as_str()), "{plain}");
+        assert_eq!(s.get(plain, &[("If-None-Match", &etag)]).status, 304);
+    }
+    // A page from another build links another hash: it gets today's file, never cached as that
+    // name for good.
+    let stale = if assets::css().contains("0123456789abcdef") {
+        "/static/app.fedcba9876543210.css"
+    } else {
+        "/static/app.0123456789abcdef.css"
+    };
+    let r = s.get(stale, &[]);
+    assert_eq!(r.status, 200);
+    assert_eq!(header(&r, "cache-control"), Some("no-cache"));
+    for missing in [
+        "/static/nothing.css",
+        "/static/app.js",
+        "/static/app.x.css",
+        "/static/app",
+    ] {
+        assert_eq!(s.get(missing, &[]).status, 404, "{missing}");
+    }
+}
+
+#[test]
+fn the_favicon_is_there() {
+    let s = server();
+    let r = s.get("/favicon.ico", &[]);
+    assert_eq!(r.status, 200);
+    assert_eq!(header(&r, "content-type"), Some("image/svg+xml"));
+    assert!(r.body.starts_with("<svg"), "{}", r.body);
+    assert_eq!(r.bytes, s.get(assets::icon(), &[]).bytes);
+}
