@@ -133,6 +133,10 @@ enum Cmd {
         /// game master's browser used.
         #[arg(long)]
         public_url: Option<String>,
+        /// How many games to keep in memory between requests (least recently used dropped
+        /// first; a dropped game is read again from the database when it is next used).
+        #[arg(long, default_value_t = tercio_web::LIVE_GAMES, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+        live_games: usize,
     },
 }
 
@@ -264,7 +268,8 @@ fn run(cli: Cli) -> Res {
             addr,
             db,
             public_url,
-        } => serve(&addr, db, public_url),
+            live_games,
+        } => serve(&addr, db, public_url, live_games),
     }
 }
 
@@ -696,7 +701,7 @@ fn default_db() -> PathBuf {
     )
 }
 
-fn serve(addr: &str, db: Option<PathBuf>, public_url: Option<String>) -> Res {
+fn serve(addr: &str, db: Option<PathBuf>, public_url: Option<String>, live_games: usize) -> Res {
     let db = db.unwrap_or_else(default_db);
     let store = tercio_store::SqliteStore::open(&db)
         .map_err(|e| fail(format!("--db {}: {e}", db.display())))?;
@@ -709,7 +714,8 @@ fn serve(addr: &str, db: Option<PathBuf>, public_url: Option<String>) -> Res {
     }
     let key = tercio_store::Store::host_key(&store)
         .map_err(|e| fail(format!("--db {}: {e}", db.display())))?;
-    let state = tercio_web::AppState::with_public_url(std::sync::Arc::new(store), public_url);
+    let state =
+        tercio_web::AppState::with_cache(std::sync::Arc::new(store), public_url, live_games);
     let demo = tercio_web::ensure_demo_game(&state).map_err(fail)?;
     let rt = tokio::runtime::Runtime::new().map_err(|e| fail(e.to_string()))?;
     rt.block_on(async move {

@@ -89,6 +89,11 @@ pub trait Engine: Send + Sync {
     fn view_state(&self, state: &Value, _viewer: &Viewer) -> Value {
         state.clone()
     }
+    /// Whether any seat's [`Engine::view_state`] may differ from the state (the rule set keeps
+    /// secrets in it). When not, the shell compares states without copying a view of them.
+    fn views_differ(&self) -> bool {
+        false
+    }
     /// What `viewer` may see of one recorded event (an event's secret draws, voided or not, are
     /// hidden here). `None` hides the event's content altogether.
     fn view_event(&self, event: &Value, _viewer: &Viewer) -> Option<Value> {

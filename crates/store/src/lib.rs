@@ -247,12 +247,23 @@ const MIGRATIONS: &[&str] = &[
     INSERT INTO seats (token, game_id, role, ord, created_at)
         SELECT lower(hex(randomblob(16))), g.id, 'spectator', 1 + json_array_length(g.scenario, '$.sides'), g.updated_at
         FROM games g;",
-    // Events, not documents: the head kept with the game (entries, dice position, hash chain,
-    // revision), voids findable without parsing entries, each entry's chain hash, checkpoints.
-    "ALTER TABLE games ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
-    ALTER TABLE games ADD COLUMN stream_pos INTEGER NOT NULL DEFAULT 0;
-    ALTER TABLE games ADD COLUMN chain TEXT NOT NULL DEFAULT '';
-    ALTER TABLE games ADD COLUMN rev INTEGER NOT NULL DEFAULT 1;
+    // Events, not documents. Each game's head (revision, entry count, dice position, hash chain,
+    // updated time, and last the state) in a narrow table of its own: every request reads the
+    // revision, and an action rewrites the head, neither touching the scenario's or the state's
+    // overflow pages. Voids findable without parsing entries, each entry's chain hash, and
+    // checkpoints of the state.
+    "CREATE TABLE heads (
+        game_id TEXT PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,
+        rev INTEGER NOT NULL DEFAULT 1,
+        seq INTEGER NOT NULL DEFAULT 0,
+        stream_pos INTEGER NOT NULL DEFAULT 0,
+        updated_at INTEGER NOT NULL,
+        chain TEXT NOT NULL DEFAULT '',
+        state TEXT NOT NULL
+    );
+    INSERT INTO heads (game_id, updated_at, state) SELECT id, updated_at, state FROM games;
+    ALTER TABLE games DROP COLUMN state;
+    ALTER TABLE games DROP COLUMN updated_at;
     ALTER TABLE log_entries ADD COLUMN voids INTEGER;
     ALTER TABLE log_entries ADD COLUMN hash TEXT NOT NULL DEFAULT '';
     CREATE TABLE checkpoints (
@@ -262,7 +273,8 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (game_id, seq)
     );
     UPDATE log_entries SET voids = json_extract(entry, '$.voids')
-        WHERE json_extract(entry, '$.entry') = 'void';",
+        WHERE json_extract(entry, '$.entry') = 'void';
+    CREATE INDEX log_voids ON log_entries(game_id, voids);",
 ];
 
 /// The Rust side of migration `version` (1-based), in its transaction: for the event-shaped
@@ -290,7 +302,7 @@ fn fixup(tx: &rusqlite::Transaction, version: usize) -> Result<(), StoreError> {
             )?;
         }
         tx.execute(
-            "UPDATE games SET seq = ?2, stream_pos = ?3, chain = ?4 WHERE id = ?1",
+            "UPDATE heads SET seq = ?2, stream_pos = ?3, chain = ?4 WHERE game_id = ?1",
             params![
                 id,
                 game.log.entries.len() as i64,
@@ -419,6 +431,19 @@ fn insert_seat(
     })
 }
 
+/// A write to a game besides its log: its revision moves on (so cached copies are read again)
+/// and, when `touched`, its time in the games list.
+fn bump(tx: &rusqlite::Transaction, game_id: &str, touched: bool) -> Result<(), StoreError> {
+    if touched {
+        tx.prepare_cached("UPDATE heads SET rev = rev + 1, updated_at = ?2 WHERE game_id = ?1")?
+            .execute(params![game_id, now()])?;
+    } else {
+        tx.prepare_cached("UPDATE heads SET rev = rev + 1 WHERE game_id = ?1")?
+            .execute(params![game_id])?;
+    }
+    Ok(())
+}
+
 fn is_conflict(e: &rusqlite::Error) -> bool {
     matches!(
         e,
@@ -533,13 +558,17 @@ fn commit_group(conn: &mut Connection, jobs: Vec<Job>) {
     };
     let mut answers = Vec::with_capacity(jobs.len());
     for j in jobs {
-        let out = tx
-            .execute_batch("SAVEPOINT job")
+        let sql = |q: &str| {
+            tx.prepare_cached(q)
+                .and_then(|mut s| s.execute([]))
+                .map(|_| ())
+        };
+        let out = sql("SAVEPOINT job")
             .map_err(StoreError::from)
             .and_then(|()| (j.run)(&tx));
         let closed = match &out {
-            Ok(_) => tx.execute_batch("RELEASE job"),
-            Err(_) => tx.execute_batch("ROLLBACK TO job; RELEASE job"),
+            Ok(_) => sql("RELEASE job"),
+            Err(_) => sql("ROLLBACK TO job").and_then(|()| sql("RELEASE job")),
         };
         let out = match closed {
             Ok(()) => out,
@@ -564,7 +593,7 @@ fn commit_group(conn: &mut Connection, jobs: Vec<Job>) {
 fn load_game(conn: &Connection, id: &str) -> Result<Option<Game>, StoreError> {
     let row: Option<(String, String, i64, String, String)> = conn
         .query_row(
-            "SELECT rule_set, scenario, seed, state, nonce FROM games WHERE id = ?1",
+            "SELECT g.rule_set, g.scenario, g.seed, h.state, g.nonce FROM games g JOIN heads h ON h.game_id = g.id WHERE g.id = ?1",
             params![id],
             |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
         )
@@ -663,7 +692,7 @@ fn write_game(
             })?;
     }
     let n = tx.execute(
-        "UPDATE games SET state = ?2, seq = ?3, stream_pos = ?4, chain = ?5, rev = rev + 1, updated_at = ?6 WHERE id = ?1",
+        "UPDATE heads SET state = ?2, seq = ?3, stream_pos = ?4, chain = ?5, rev = rev + 1, updated_at = ?6 WHERE game_id = ?1",
         params![
             id,
             json_text(&game.state)?,
@@ -697,8 +726,12 @@ impl Store for SqliteStore {
             let id = new_id();
             let t = now();
             tx.execute(
-                "INSERT INTO games (id, title, rule_set, scenario_id, scenario, seed, nonce, state, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9)",
-                params![id, game.scenario.title, game.ruleset, scenario_id, json_text(&game.scenario)?, game.seed as i64, game.nonce, json_text(&game.state)?, t],
+                "INSERT INTO games (id, title, rule_set, scenario_id, scenario, seed, nonce, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                params![id, game.scenario.title, game.ruleset, scenario_id, json_text(&game.scenario)?, game.seed as i64, game.nonce, t],
+            )?;
+            tx.execute(
+                "INSERT INTO heads (game_id, updated_at, state) VALUES (?1, ?2, ?3)",
+                params![id, t, json_text(&game.state)?],
             )?;
             write_game(tx, &id, &game, 0)?;
             let mut roles = vec![Role::GameMaster];
@@ -732,7 +765,8 @@ impl Store for SqliteStore {
             type GameRow = (String, String, i64, String, String, i64, i64, String, i64);
             let row: Option<(GameRow, String, Option<i64>)> = c
                 .prepare_cached(
-                    "SELECT rule_set, scenario, seed, state, nonce, seq, stream_pos, chain, rev, settings, concluded_at FROM games WHERE id = ?1",
+                    "SELECT g.rule_set, g.scenario, g.seed, h.state, g.nonce, h.seq, h.stream_pos, h.chain, h.rev, g.settings, g.concluded_at
+                     FROM games g JOIN heads h ON h.game_id = g.id WHERE g.id = ?1",
                 )?
                 .query_row(params![id], |r| {
                     Ok((
@@ -808,8 +842,8 @@ impl Store for SqliteStore {
             .map_err(|e| if is_conflict(&e) { conflict() } else { e.into() })?;
             let n = tx
                 .prepare_cached(
-                    "UPDATE games SET state = ?3, seq = ?2, stream_pos = ?4, chain = ?5, rev = rev + 1, updated_at = ?6
-                     WHERE id = ?1 AND seq = ?2 - 1",
+                    "UPDATE heads SET state = ?3, seq = ?2, stream_pos = ?4, chain = ?5, rev = rev + 1, updated_at = ?6
+                     WHERE game_id = ?1 AND seq = ?2 - 1",
                 )?
                 .execute(params![id, row.seq as i64, row.state, row.stream_pos as i64, row.chain, now()])?;
             if n != 1 {
@@ -826,7 +860,7 @@ impl Store for SqliteStore {
                 .execute(params![id, row.seq as i64, row.state])?;
             }
             let rev: i64 = tx
-                .prepare_cached("SELECT rev FROM games WHERE id = ?1")?
+                .prepare_cached("SELECT rev FROM heads WHERE game_id = ?1")?
                 .query_row(params![id], |r| r.get(0))?;
             Ok(rev as u64)
         })
@@ -905,9 +939,9 @@ impl Store for SqliteStore {
     fn list(&self, archived: bool) -> Result<Vec<GameSummary>, StoreError> {
         self.read(|conn| {
             let mut stmt = conn.prepare(
-                "SELECT g.id, g.title, g.rule_set, g.scenario_id, json_extract(g.state, '$.turn'), json_extract(g.state, '$.phase'),
-                        g.created_at, g.updated_at, g.archived, g.seq, g.concluded_at IS NOT NULL
-                 FROM games g WHERE g.archived = ?1 ORDER BY g.updated_at DESC, g.id",
+                "SELECT g.id, g.title, g.rule_set, g.scenario_id, json_extract(h.state, '$.turn'), json_extract(h.state, '$.phase'),
+                        g.created_at, h.updated_at, g.archived, h.seq, g.concluded_at IS NOT NULL
+                 FROM games g JOIN heads h ON h.game_id = g.id WHERE g.archived = ?1 ORDER BY h.updated_at DESC, g.id",
             )?;
             let rows = stmt.query_map(params![archived as i64], |r| {
                 let turn: Option<i64> = r.get(4).ok().flatten();
@@ -933,9 +967,10 @@ impl Store for SqliteStore {
         let id = id.to_string();
         self.write(move |tx| {
             let n = tx.execute(
-                "UPDATE games SET archived = ?2, rev = rev + 1 WHERE id = ?1",
+                "UPDATE games SET archived = ?2 WHERE id = ?1",
                 params![id, archived as i64],
             )?;
+            bump(tx, &id, false)?;
             Ok(n == 1)
         })
     }
@@ -955,7 +990,7 @@ impl Store for SqliteStore {
     fn seat_at(&self, token: &str) -> Result<Option<(Seat, u64)>, StoreError> {
         self.read(|c| {
             Ok(c.prepare_cached(
-                "SELECT s.game_id, s.role, g.rev FROM seats s JOIN games g ON g.id = s.game_id
+                "SELECT s.game_id, s.role, h.rev FROM seats s JOIN heads h ON h.game_id = s.game_id
                  WHERE s.token = ?1 AND s.revoked_at IS NULL",
             )?
             .query_row(params![token], |r| {
@@ -993,10 +1028,7 @@ impl Store for SqliteStore {
                 "UPDATE seats SET revoked_at = ?3 WHERE game_id = ?1 AND role = ?2 AND revoked_at IS NULL",
                 params![game_id, role_text(&role), now()],
             )?;
-            tx.execute(
-                "UPDATE games SET rev = rev + 1 WHERE id = ?1",
-                params![game_id],
-            )?;
+            bump(tx, &game_id, false)?;
             insert_seat(tx, &game_id, &role, ord).map(Some)
         })
     }
@@ -1019,9 +1051,10 @@ impl Store for SqliteStore {
         let game_id = game_id.to_string();
         self.write(move |tx| {
             let n = tx.execute(
-                "UPDATE games SET settings = ?2, updated_at = ?3, rev = rev + 1 WHERE id = ?1",
-                params![game_id, text, now()],
+                "UPDATE games SET settings = ?2 WHERE id = ?1",
+                params![game_id, text],
             )?;
+            bump(tx, &game_id, true)?;
             Ok(n == 1)
         })
     }
@@ -1030,9 +1063,10 @@ impl Store for SqliteStore {
         let game_id = game_id.to_string();
         self.write(move |tx| {
             let n = tx.execute(
-                "UPDATE games SET concluded_at = COALESCE(concluded_at, ?2), updated_at = ?2, rev = rev + 1 WHERE id = ?1",
+                "UPDATE games SET concluded_at = COALESCE(concluded_at, ?2) WHERE id = ?1",
                 params![game_id, now()],
             )?;
+            bump(tx, &game_id, true)?;
             Ok(n == 1)
         })
     }

@@ -679,7 +679,7 @@ fn record(
     action: Value,
     faces: Option<&[u8]>,
 ) -> Result<Json<Value>, ApiError> {
-    let before = ctx.state();
+    let before = ctx.state_cow().into_owned();
     let by = ctx.signature();
     let g = ctx.game_mut()?;
     let LiveGame { head, engine, .. } = &mut *g;
@@ -693,7 +693,7 @@ fn record(
         }
     };
     commit(st, &mut ctx, &appended)?;
-    let changed = tercio_rules::effects::diff(&before, &ctx.state());
+    let changed = tercio_rules::effects::diff(&before, &ctx.state_cow());
     let v = ctx.entry(&appended.entry);
     let ev = &v["event"];
     Ok(Json(json!({
@@ -899,7 +899,7 @@ pub async fn undo(
         require_gm(&ctx)?;
         ctx.refuse_if_ended()?;
         check_fresh(&ctx, expect)?;
-        let before = ctx.state();
+        let before = ctx.state_cow().into_owned();
         let id = ctx.seat.game_id.clone();
         let g = ctx.game_mut()?;
         let voided = g.undo_target().ok_or_else(|| {
@@ -926,7 +926,7 @@ pub async fn undo(
             }
         };
         commit(st, &mut ctx, &appended)?;
-        let changed = tercio_rules::effects::diff(&before, &ctx.state());
+        let changed = tercio_rules::effects::diff(&before, &ctx.state_cow());
         Ok(Json(json!({
             "voided": voided,
             "seq": ctx.seq(),

@@ -267,7 +267,7 @@ impl Engine for AppEngine {
         let title = action_title(&req);
         let plan = match state {
             Some(v) => {
-                let st: GameState = serde_json::from_value(v.clone())
+                let st: GameState = serde::Deserialize::deserialize(v)
                     .map_err(|e| Rejection::new("bad-state", None, e.to_string()))?;
                 game::plan(self.charts, self.egc, &st, &req)?
             }
@@ -291,7 +291,7 @@ impl Engine for AppEngine {
         if !req.action.uses_unit() {
             return self.plan(state, action);
         }
-        let st: GameState = serde_json::from_value(v.clone())
+        let st: GameState = serde::Deserialize::deserialize(v)
             .map_err(|e| Rejection::new("bad-state", None, e.to_string()))?;
         let title = action_title(&req);
         let ctx = actions::Ctx {
@@ -303,9 +303,10 @@ impl Engine for AppEngine {
     }
 
     fn apply(&self, state: &mut Value, effects: &Value) -> Result<(), String> {
-        let mut st: GameState = serde_json::from_value(state.clone()).map_err(|e| e.to_string())?;
+        let mut st: GameState =
+            serde::Deserialize::deserialize(&*state).map_err(|e| e.to_string())?;
         let effects: Vec<model::Effect> =
-            serde_json::from_value(effects.clone()).map_err(|e| e.to_string())?;
+            serde::Deserialize::deserialize(effects).map_err(|e| e.to_string())?;
         for e in &effects {
             game::apply_effect(&mut st, e);
         }

@@ -182,7 +182,7 @@ pub struct CallanEngine {
 }
 
 fn state_of(v: &Value) -> Result<State, Rejection> {
-    serde_json::from_value(v.clone()).map_err(|e| {
+    serde::Deserialize::deserialize(v).map_err(|e| {
         Rejection::new(
             "bad-state",
             None,
@@ -306,6 +306,10 @@ impl Engine for CallanEngine {
                 }
             })
             .collect()
+    }
+
+    fn views_differ(&self) -> bool {
+        true
     }
 
     fn view_state(&self, state: &Value, _viewer: &Viewer) -> Value {

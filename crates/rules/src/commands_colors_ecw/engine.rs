@@ -208,7 +208,7 @@ pub struct EcwEngine {
 }
 
 fn state_of(v: &Value) -> Result<State, Rejection> {
-    serde_json::from_value(v.clone()).map_err(|e| {
+    serde::Deserialize::deserialize(v).map_err(|e| {
         Rejection::new(
             "bad-state",
             None,
@@ -344,6 +344,10 @@ impl Engine for EcwEngine {
                 threshold: st.sides[1 - i].banners_to_win,
             })
             .collect()
+    }
+
+    fn views_differ(&self) -> bool {
+        true
     }
 
     fn view_state(&self, state: &Value, viewer: &Viewer) -> Value {

@@ -273,7 +273,7 @@ pub struct TsatfEngine {
 }
 
 fn state_of(v: &Value) -> Result<State, Rejection> {
-    serde_json::from_value(v.clone()).map_err(|e| Rejection::new("bad-state", None, e.to_string()))
+    serde::Deserialize::deserialize(v).map_err(|e| Rejection::new("bad-state", None, e.to_string()))
 }
 
 impl Engine for TsatfEngine {
@@ -320,9 +320,9 @@ impl Engine for TsatfEngine {
     }
 
     fn apply(&self, state: &mut Value, effects: &Value) -> Result<(), String> {
-        let mut st: State = serde_json::from_value(state.clone()).map_err(|e| e.to_string())?;
+        let mut st: State = serde::Deserialize::deserialize(&*state).map_err(|e| e.to_string())?;
         let effects: Vec<game::Effect> =
-            serde_json::from_value(effects.clone()).map_err(|e| e.to_string())?;
+            serde::Deserialize::deserialize(effects).map_err(|e| e.to_string())?;
         for e in &effects {
             game::apply(&mut st, e);
         }

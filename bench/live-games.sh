@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Memory of live games: start `tercio serve` on a fresh database, create GAMES games (Cerignola,
+# with the three setup actions and a charge, so each has a log and a state in play), open each
+# game master's view once so every game is in the server's memory, and print the server's RSS
+# before and after. Run from the project root after `cargo build --release`:
+#   bench/live-games.sh            (GAMES=1000)
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+TERCIO=${TERCIO:-$PWD/target/release/tercio}
+GAMES=${GAMES:-1000}
+PORT=${PORT:-19480}
+WORK=$(mktemp -d)
+trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$WORK"' EXIT
+"$TERCIO" serve --addr 127.0.0.1:$PORT --db "$WORK/t.db" > "$WORK/log" 2>&1 &
+pid=$!
+for _ in $(seq 1 100); do curl -sf -o /dev/null "http://127.0.0.1:$PORT/healthz" && break; sleep 0.1; done
+key=$(head -1 "$WORK/log" | grep -o 'key=[0-9a-f]*' | cut -d= -f2)
+node "$HERE/live-games.js" "$PORT" "$key" "$pid" "$GAMES"
