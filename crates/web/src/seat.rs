@@ -107,6 +107,32 @@ impl SeatCtx {
         }
     }
 
+    /// The version of this seat's view in `lang`: the log's length (the state is its fold), the
+    /// settings, whether the game has ended, the seats' links (the game master's page shows
+    /// them), the language, and this server process (whose code drew the page). A page drawn
+    /// from a view with the same etag is the same page; a live page sends its etag when it
+    /// (re)connects, so the stream knows whether it must send the page again.
+    pub fn etag(&self, lang: tercio_i18n::Lang) -> String {
+        use std::hash::{Hash, Hasher};
+        static PROCESS: std::sync::OnceLock<u128> = std::sync::OnceLock::new();
+        let process = PROCESS.get_or_init(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos())
+        });
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        process.hash(&mut h);
+        lang.code().hash(&mut h);
+        self.ended().hash(&mut h);
+        serde_json::to_string(&self.meta.settings)
+            .unwrap_or_default()
+            .hash(&mut h);
+        for s in &self.seats {
+            s.token.hash(&mut h);
+        }
+        format!("{}-{:016x}", self.seq(), h.finish())
+    }
+
     /// The number of log entries: what a page's view is "as of".
     pub fn seq(&self) -> u64 {
         self.game.log.entries.len() as u64
