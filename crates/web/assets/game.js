@@ -1,8 +1,9 @@
 // Tercio seat page: builds the action from the app's fields (or from the forms a rule set
 // describes), shows the exact odds as fields change, asks the rule texts' questions (OK = yes,
 // Cancel = no), shows each result, and keeps the page live: every change to the game, by any
-// seat, is redrawn within a second. Its words come from the page (`#tercio-i18n`: the
-// catalogue's `web.js.*` texts in the page's language), never from this file.
+// seat, reaches the page within a second as a patch of the elements that changed. Its words come
+// from the page (`#tercio-i18n`: the catalogue's `web.js.*` texts in the page's language), never
+// from this file.
 (function () {
   "use strict";
   const I18N = (() => {
@@ -23,9 +24,13 @@
   // The number of log entries the view on screen was drawn from (sent as If-Match), and the last
   // entry the live stream delivered.
   let seq = parseInt($("main").dataset.seq, 10) || 0;
+  // The version of the view on screen: live patches apply to one version and make the next.
+  let etag = $("main").dataset.etag || "";
   let lastEvent = seq;
   // For the curious and for tests: what the live stream delivered and where the view stands.
-  const live = { received: [], state: "connecting", refreshes: 0, seq, busy: false };
+  // `patches`: live patches carried out; `refreshes`: times #main was fetched whole (none while
+  // the stream is up and the patches fit); `mismatches`: patches that did not fit.
+  const live = { received: [], state: "connecting", refreshes: 0, patches: 0, mismatches: 0, seq, etag, busy: false };
   window.TERCIO_LIVE = live;
 
   // `base`: the view the user decided on; an action started on one view stays on it through its
@@ -66,7 +71,7 @@
   function showResult(text) {
     $("result-text").textContent = text;
     $("result-box").showModal();
-    refresh();
+    afterOwnChange();
   }
 
   function action() {
@@ -112,9 +117,40 @@
     return a;
   }
 
+  // A unit's row in the armies' tables: its status as shown, and its bases left.
+  const unitRow = (id) => (id ? document.querySelector(`#state tr[data-unit="${CSS.escape(id)}"]`) : null);
+  const statusOf = (id) => { const r = unitRow(id); return r ? r.dataset.status : "?"; };
+  const basesOf = (id) => { const r = unitRow(id); return r ? parseInt(r.dataset.bases, 10) || 0 : 0; };
+
+  // Why a unit may not take each action now (`{action: reason}`), asked of the server once per
+  // unit and view: the form does not carry every unit's long reasons, which a live patch would
+  // otherwise send again whenever the unit changed. Until the answer comes, nothing is greyed.
+  let reasons = {};
+  let reasonsView = null;
+  function unavailableFor(unit) {
+    if (reasonsView !== etag) { reasons = {}; reasonsView = etag; }
+    if (!unit) return {};
+    if (!(unit in reasons)) {
+      reasons[unit] = null;
+      const view = etag;
+      fetch(`/s/${T}/unavailable?actor=${encodeURIComponent(unit)}&lang=${encodeURIComponent(I18N.lang)}`, { cache: "no-store" })
+        .then((r) => (r.ok ? r.json() : {}))
+        .then((v) => {
+          if (view !== etag) return;
+          reasons[unit] = v;
+          if (!$("f-actor") || $("f-actor").value !== unit) return;
+          const before = $("f-action").value;
+          showFields();
+          if ($("f-action").value !== before) refreshOdds(action(), $("odds"));
+        })
+        .catch(() => { if (view === etag) delete reasons[unit]; });
+    }
+    return reasons[unit] || {};
+  }
+
   function showFields() {
     const opt = $("f-actor").selectedOptions[0];
-    const unavailable = opt ? JSON.parse(opt.dataset.unavailable || "{}") : {};
+    const unavailable = unavailableFor(opt ? opt.value : "");
     const lines = [];
     for (const o of $("f-action").options) {
       o.disabled = Boolean(unavailable[o.value]);
@@ -125,11 +161,11 @@
       if (first) $("f-action").value = first.value;
     }
     $("unavailable").textContent = lines.length ? tr("unavailable", { reasons: lines.join(" · ") }) : "";
-    $("f-astatus").options[0].textContent = tr("as_tracked_status", { status: opt ? opt.dataset.status : "?" });
+    $("f-astatus").options[0].textContent = tr("as_tracked_status", { status: opt ? statusOf(opt.value) : "?" });
     const tgt = $("f-target").selectedOptions[0];
-    $("f-tstatus").options[0].textContent = tgt && tgt.value ? tr("as_tracked_status", { status: tgt.dataset.status }) : tr("as_tracked");
-    const mine = (opt ? parseInt(opt.dataset.bases, 10) : 0) + (parseInt($("f-sup-a").value, 10) || 0);
-    const theirs = (tgt && tgt.value ? parseInt(tgt.dataset.bases, 10) : 0) + (parseInt($("f-sup-t").value, 10) || 0);
+    $("f-tstatus").options[0].textContent = tgt && tgt.value ? tr("as_tracked_status", { status: statusOf(tgt.value) }) : tr("as_tracked");
+    const mine = (opt ? basesOf(opt.value) : 0) + (parseInt($("f-sup-a").value, 10) || 0);
+    const theirs = (tgt && tgt.value ? basesOf(tgt.value) : 0) + (parseInt($("f-sup-t").value, 10) || 0);
     let ratio = "";
     if (theirs > 0) {
       ratio = tr(mine === theirs ? "force_even" : mine > theirs ? (mine >= 2 * theirs ? "force_badly_outnumbers" : "force_outnumbers") : (theirs >= 2 * mine ? "force_badly_outnumbered" : "force_outnumbered"));
@@ -240,7 +276,7 @@
       answers[e.field] = window.confirm(e.message.replace(/ Answer with .*$/, ""));
       return Object.assign({}, body, { [e.field]: answers[e.field] });
     }
-    if (status === 412) { notice(e.message); refresh(); return null; }
+    if (status === 412) { notice(e.message); afterOwnChange(); return null; }
     alert(fieldMessage(e));
     return null;
   }
@@ -273,38 +309,154 @@
   }
 
   // ---- Live updates ----
+  //
+  // The live stream sends each new log entry and, with the last of them (or alone, as `changed`),
+  // a patch: the changes from the `#main` this page has (its etag, `base`) to the new one, as ops
+  // on elements by id. The page carries them out; it fetches its `#main` whole only when it
+  // cannot (a patch for another version, an element missing) or when the stream is down.
 
-  function swap(html) {
-    const tmp = document.createElement("div");
-    tmp.innerHTML = html;
-    const fresh = tmp.querySelector("#main");
-    if (!fresh) return;
-    // Keep what the user was choosing; the server's own settings and links are redrawn as they are.
-    const keep = {};
-    document.querySelectorAll("#main input[id], #main select[id], #main textarea[id]").forEach((el) => {
-      if (el.dataset.server !== undefined) return;
-      keep[el.id] = el.type === "checkbox" ? el.checked : el.multiple ? [...el.selectedOptions].map((o) => o.value) : el.value;
-    });
-    const seatsOpen = document.querySelector("#seats details") && document.querySelector("#seats details").open;
-    const notesOpen = document.querySelector("#scenario-notes details") && document.querySelector("#scenario-notes details").open;
-    $("main").replaceWith(fresh);
-    for (const [id, v] of Object.entries(keep)) {
-      const el = $(id);
-      if (!el || el.dataset.server !== undefined) continue;
-      if (el.type === "checkbox") el.checked = v;
-      else if (el.multiple) [...el.options].forEach((o) => { o.selected = v.includes(o.value); });
-      else if (el.tagName !== "SELECT" || [...el.options].some((o) => o.value === v)) el.value = v;
-    }
-    const d = document.querySelector("#seats details");
-    if (d && seatsOpen !== null && seatsOpen !== undefined) d.open = seatsOpen;
-    const n = document.querySelector("#scenario-notes details");
-    if (n && notesOpen) n.open = true;
-    seq = parseInt(fresh.dataset.seq, 10) || 0;
-    live.seq = seq;
-    if (seq > lastEvent) lastEvent = seq;
-    bind();
+  function fragment(html) {
+    const t = document.createElement("template");
+    t.innerHTML = html;
+    return t.content;
   }
 
+  // What the user was choosing in #main (not the server's own settings), by id; the open state
+  // of the panels the user opens and closes; the focused element.
+  function userState() {
+    const inputs = {};
+    document.querySelectorAll("#main input[id], #main select[id], #main textarea[id]").forEach((el) => {
+      if (el.dataset.server !== undefined) return;
+      inputs[el.id] = el.type === "checkbox" ? el.checked : el.multiple ? [...el.selectedOptions].map((o) => o.value) : el.value;
+    });
+    const open = (sel) => { const d = document.querySelector(sel); return d ? d.open : null; };
+    const focused = document.activeElement && document.activeElement.id;
+    return { inputs, seats: open("#seats details"), notes: open("#scenario-notes details"), focused };
+  }
+
+  function restoreUserState(u) {
+    for (const [id, v] of Object.entries(u.inputs)) {
+      const el = $(id);
+      if (!el || el.dataset.server !== undefined) continue;
+      if (el.type === "checkbox") { if (el.checked !== v) el.checked = v; }
+      else if (el.multiple) [...el.options].forEach((o) => { if (o.selected !== v.includes(o.value)) o.selected = v.includes(o.value); });
+      else if (el.value !== v && (el.tagName !== "SELECT" || [...el.options].some((o) => o.value === v))) el.value = v;
+    }
+    const d = document.querySelector("#seats details");
+    if (d && u.seats !== null) d.open = u.seats;
+    const n = document.querySelector("#scenario-notes details");
+    if (n && u.notes) n.open = true;
+    if (u.focused && document.activeElement !== $(u.focused) && $(u.focused) && $("main").contains($(u.focused))) $(u.focused).focus({ preventScroll: true });
+  }
+
+  // After #main changed: what the page draws itself (the fields shown for the action, the odds
+  // of each form as the game now stands). A secret on a shared device is drawn closed again.
+  function drawn() {
+    answers = {};
+    document.querySelectorAll("#main details.reveal").forEach((d) => { d.open = false; });
+    if ($("app")) {
+      showFields();
+      refreshOdds(action(), $("odds"));
+    }
+    document.querySelectorAll("#main form.action-form").forEach((form) => {
+      if (form.dataset.odds === "1") refreshOdds(formAction(form), form.querySelector(".odds"));
+    });
+  }
+
+  // Change #main by `change`, keeping what the user was doing.
+  function redraw(change) {
+    const u = userState();
+    try {
+      change();
+    } finally {
+      restoreUserState(u);
+      drawn();
+    }
+  }
+
+  function setView(s, e) {
+    seq = s;
+    etag = e;
+    live.seq = seq;
+    live.etag = etag;
+    if (seq > lastEvent) lastEvent = seq;
+  }
+
+  // An element's children by id (the first with each id: while a patch moves an element from
+  // one list to another, its id is briefly on two).
+  const kidsById = (el) => {
+    const m = new Map();
+    for (const c of el.children) if (c.id && !m.has(c.id)) m.set(c.id, c);
+    return m;
+  };
+
+  // One op of a patch on this document (see patch.rs); throws when the page does not have what
+  // it needs.
+  function applyOp(op) {
+    const el = $(op.id);
+    if (!el) throw new Error(`#${op.id} missing`);
+    if (op.op === "replace") {
+      el.replaceWith(fragment(op.html));
+    } else if (op.op === "attrs") {
+      const t = fragment(op.tag).firstElementChild;
+      if (!t || t.tagName !== el.tagName) throw new Error(`#${op.id}: not a ${el.tagName}`);
+      for (const a of [...el.attributes]) if (!t.hasAttribute(a.name)) el.removeAttribute(a.name);
+      for (const a of t.attributes) if (el.getAttribute(a.name) !== a.value) el.setAttribute(a.name, a.value);
+    } else if (op.op === "remove") {
+      const have = kidsById(el);
+      for (const id of op.ids) {
+        if (!have.has(id)) throw new Error(`#${op.id}: no child #${id}`);
+        have.get(id).remove();
+      }
+    } else if (op.op === "insert") {
+      const before = op.before == null ? null : kidsById(el).get(op.before);
+      if (before === undefined) throw new Error(`#${op.id}: no child #${op.before}`);
+      el.insertBefore(fragment(op.html), before);
+    } else if (op.op === "children") {
+      const have = kidsById(el);
+      const kids = op.order.map((id) => {
+        const c = op.add && Object.prototype.hasOwnProperty.call(op.add, id) ? fragment(op.add[id]).firstElementChild : have.get(id);
+        if (!c) throw new Error(`#${op.id}: no child #${id}`);
+        return c;
+      });
+      el.replaceChildren(...kids);
+    } else {
+      throw new Error(`unknown op ${op.op}`);
+    }
+  }
+
+  // Carry out a patch from the live stream; false when it is not for the page on screen or
+  // could not be carried out (the caller then fetches #main).
+  function applyPatch(p) {
+    if (p.base !== etag || !Array.isArray(p.ops)) return false;
+    let ok = true;
+    if (p.ops.length) {
+      redraw(() => {
+        try { p.ops.forEach(applyOp); } catch (e) { ok = false; live.error = String(e); }
+      });
+    }
+    if (!ok) return false;
+    setView(Number(p.seq) || 0, p.etag);
+    live.patches += 1;
+    return true;
+  }
+
+  function patched(p) {
+    if (applyPatch(p)) return;
+    live.mismatches += 1;
+    if (p.base !== etag) live.error = `patch for ${p.base}, page at ${etag}`;
+    refresh();
+  }
+
+  function swap(html) {
+    const fresh = fragment(html).firstElementChild;
+    if (!fresh || fresh.id !== "main") return;
+    redraw(() => $("main").replaceWith(fresh));
+    setView(parseInt(fresh.dataset.seq, 10) || 0, fresh.dataset.etag || "");
+  }
+
+  // Fetch #main whole: when the stream is down, or a patch did not fit. The stream is then
+  // reopened from the page as it now is, so its next patch is for this page.
   let refreshing = false;
   let again = false;
   async function refresh() {
@@ -320,6 +472,7 @@
         swap(await r.text());
         live.refreshes += 1;
       } while (again);
+      if (live.state === "live") connect();
     } catch (e) {
       setLive("lost");
     } finally {
@@ -328,70 +481,118 @@
     }
   }
 
-  let wasLost = false;
+  // The stream, opened from the page's last entry and its version. When it fails the page
+  // opens it again itself (the browser's own retry would resend the first address, with the
+  // version the page had then); a stream the server refuses is checked for a withdrawn link.
+  let source = null;
+  let retry = null;
+  let delay = 500;
   function connect() {
-    const es = new EventSource(`/api/s/${T}/events?after=${lastEvent}`);
+    clearTimeout(retry);
+    if (source) source.close();
+    const es = new EventSource(`/api/s/${T}/events?after=${lastEvent}&etag=${encodeURIComponent(etag)}&lang=${encodeURIComponent(I18N.lang)}&brief=1`);
+    source = es;
     live.source = es;
-    es.onopen = () => {
-      setLive("live");
-      // Anything that changed while the page was cut off and added no entry.
-      if (wasLost) refresh();
-      wasLost = false;
-    };
+    es.onopen = () => { delay = 500; setLive("live"); };
     es.onerror = async () => {
-      if (live.state === "revoked") return;
-      wasLost = true;
+      if (source !== es || live.state === "revoked") return;
+      const refused = es.readyState === EventSource.CLOSED;
+      es.close();
       setLive("lost");
-      if (es.readyState !== EventSource.CLOSED) return;
-      // The server refused the stream (the browser gives up by itself): a withdrawn link shows
-      // as such through the redraw; anything else is retried.
-      await refresh();
-      if (live.state !== "revoked") { setLive("lost"); setTimeout(connect, 1000); }
+      if (refused) {
+        try {
+          const r = await fetch(`/api/s/${T}/log?after=${lastEvent}`, { cache: "no-store" });
+          if (r.status === 404) { setLive("revoked"); return; }
+        } catch (e) { /* still cut off: try again below */ }
+      }
+      if (source !== es) return;
+      retry = setTimeout(connect, delay);
+      delay = Math.min(delay * 2, 4000);
     };
     es.addEventListener("entry", (e) => {
       const d = JSON.parse(e.data);
-      if (d.seq <= lastEvent) return;
-      lastEvent = d.seq;
-      live.received.push(d.seq);
-      refresh();
+      if (d.seq > lastEvent) {
+        lastEvent = d.seq;
+        live.received.push(d.seq);
+      }
+      if (d.patch) patched(d.patch);
     });
-    es.addEventListener("changed", () => refresh());
+    es.addEventListener("changed", (e) => {
+      const d = JSON.parse(e.data || "{}");
+      if (d.patch) patched(d.patch);
+    });
     es.addEventListener("revoked", () => { es.close(); setLive("revoked"); });
   }
 
-  // ---- The controls in the redrawn part ----
+  // After this page's own change, the stream brings it; without the stream, fetch it.
+  function afterOwnChange() {
+    if (live.state !== "live") refresh();
+  }
 
-  function bind() {
-    answers = {};
-    if ($("app")) {
-      ["f-actor", "f-action", "f-target", "f-ground", "f-force", "f-astatus", "f-tstatus", "f-leader", "f-sup-a", "f-sup-t", "f-charging", "f-aflank", "f-tflank", "f-flankcharge", "f-ferocious", "f-stakes"].forEach((id) => {
-        const el = $(id);
-        if (el) el.addEventListener("change", () => { answers = {}; showFields(); refreshOdds(action(), $("odds")); });
-      });
-      $("result").addEventListener("click", () => send(action()));
+  // ---- The controls in #main ----
+  //
+  // Listened to on the document (capturing, so a `change` that does not bubble is seen too):
+  // a patch may replace any element, and a new one works without being bound again.
+
+  const APP_FIELDS = new Set(["f-actor", "f-action", "f-target", "f-ground", "f-force", "f-astatus", "f-tstatus", "f-leader", "f-sup-a", "f-sup-t", "f-charging", "f-aflank", "f-tflank", "f-flankcharge", "f-ferocious", "f-stakes"]);
+  const inMain = (el) => el instanceof Element && $("main") && $("main").contains(el);
+
+  const setting = async (body) => {
+    const { status, data } = await call("POST", "/settings", body);
+    if (status !== 200) { alert(data.error ? data.error.message : tr("failed")); refresh(); return; }
+    afterOwnChange();
+  };
+
+  document.addEventListener("change", (e) => {
+    const el = e.target;
+    if (!inMain(el)) return;
+    if (APP_FIELDS.has(el.id) && el.closest("#app")) {
+      answers = {};
       showFields();
       refreshOdds(action(), $("odds"));
+      return;
     }
-    // The forms of a rule set that describes its actions as data.
-    document.querySelectorAll("#main form.action-form").forEach((form) => {
-      // Once recorded, the form goes back to its defaults (a tick meant for one unit must not
-      // carry over to the next); by id, as the live redraw may already have replaced it.
-      form.addEventListener("submit", async (e) => {
-        e.preventDefault();
-        if (!(await send(formAction(form)))) return;
-        const now = $(form.id);
-        if (now) { now.reset(); now.dispatchEvent(new Event("change")); }
-      });
-      if (form.dataset.odds !== "1") return;
-      const box = form.querySelector(".odds");
-      const update = () => refreshOdds(formAction(form), box);
-      form.addEventListener("change", update);
-      form.addEventListener("input", update);
-      update();
-    });
-    document.querySelectorAll("#main [data-turn]").forEach((b) => b.addEventListener("click", () => send(JSON.parse(b.dataset.turn))));
-    if ($("command")) $("command").addEventListener("click", () => send({ action: "command", leader: $("command-leader").value }));
-    if ($("end-fire")) $("end-fire").addEventListener("click", () => {
+    if (el.matches("select.attach")) {
+      const body = { action: "attach", leader: el.dataset.leader };
+      if (el.value) body.unit = el.value;
+      send(body);
+      return;
+    }
+    if (el.matches("select.assign")) {
+      if (el.value) send({ action: "assign-command", leader: el.dataset.leader, to: el.value });
+      return;
+    }
+    if (el.id === "side-rights") { setting({ side_rights: el.value }); return; }
+    if (el.id === "physical-dice") { setting({ physical_dice: el.checked }); return; }
+    const form = el.closest("form.action-form");
+    if (form && form.dataset.odds === "1") refreshOdds(formAction(form), form.querySelector(".odds"));
+  }, true);
+
+  document.addEventListener("input", (e) => {
+    const form = inMain(e.target) && e.target.closest("form.action-form");
+    if (form && form.dataset.odds === "1") refreshOdds(formAction(form), form.querySelector(".odds"));
+  }, true);
+
+  // The forms of a rule set that describes its actions as data. Once recorded, the form goes
+  // back to its defaults (a tick meant for one unit must not carry over to the next); by id, as
+  // the live patch may already have replaced it.
+  document.addEventListener("submit", async (e) => {
+    const form = inMain(e.target) && e.target.closest("form.action-form");
+    if (!form) return;
+    e.preventDefault();
+    if (!(await send(formAction(form)))) return;
+    const now = $(form.id);
+    if (now) { now.reset(); now.dispatchEvent(new Event("change")); }
+  }, true);
+
+  document.addEventListener("click", async (e) => {
+    if (!inMain(e.target)) return;
+    const on = (sel) => e.target.closest(sel);
+    if (on("#result")) { send(action()); return; }
+    const turn = on("[data-turn]");
+    if (turn) { send(JSON.parse(turn.dataset.turn)); return; }
+    if (on("#command")) { send({ action: "command", leader: $("command-leader").value }); return; }
+    if (on("#end-fire")) {
       const fires = [];
       document.querySelectorAll(".fire-row").forEach((row) => {
         const target = row.querySelector(".fire-target").value;
@@ -401,49 +602,39 @@
       const none = [...document.querySelectorAll(".no-target:checked")].map((c) => c.value);
       if (none.length) body.swiss_without_targets = none;
       send(body);
-    });
-    if ($("end-turn")) $("end-turn").addEventListener("click", () => {
+      return;
+    }
+    if (on("#end-turn")) {
       const camps_sacked = [...document.querySelectorAll(".camp:checked")].map((c) => ({ side: c.value, by: [...document.querySelector(`.looters[data-side="${c.value}"]`).selectedOptions].map((o) => o.value) }));
       send({ action: "end-turn", camps_sacked });
-    });
-    document.querySelectorAll("select.attach").forEach((sel) => sel.addEventListener("change", () => {
-      const body = { action: "attach", leader: sel.dataset.leader };
-      if (sel.value) body.unit = sel.value;
-      send(body);
-    }));
-    document.querySelectorAll("select.assign").forEach((sel) => sel.addEventListener("change", () => {
-      if (sel.value) send({ action: "assign-command", leader: sel.dataset.leader, to: sel.value });
-    }));
-    if ($("undo")) $("undo").addEventListener("click", async () => {
+      return;
+    }
+    if (on("#undo")) {
       if (!window.confirm(tr("undo_confirm"))) return;
       const { status, data } = await call("POST", "/undo");
-      if (status === 200) refresh();
-      else if (status === 412) { notice(data.error.message); refresh(); } else alert(data.error ? data.error.message : tr("failed"));
-    });
+      if (status === 200) afterOwnChange();
+      else if (status === 412) { notice(data.error.message); afterOwnChange(); } else alert(data.error ? data.error.message : tr("failed"));
+      return;
+    }
     // The game master's panel.
-    document.querySelectorAll("button.reissue").forEach((b) => b.addEventListener("click", async () => {
+    const reissue = on("button.reissue");
+    if (reissue) {
       if (!window.confirm(tr("reissue_confirm"))) return;
-      const body = { role: b.dataset.role };
-      if (b.dataset.side) body.side = b.dataset.side;
+      const body = { role: reissue.dataset.role };
+      if (reissue.dataset.side) body.side = reissue.dataset.side;
       const { status, data } = await call("POST", "/seats/reissue", body);
       if (status !== 200) { alert(data.error ? data.error.message : tr("failed")); return; }
-      if (b.dataset.role === "game-master") { location.href = data.url; return; }
-      refresh();
-    }));
-    const setting = async (body) => {
-      const { status, data } = await call("POST", "/settings", body);
-      if (status !== 200) alert(data.error ? data.error.message : tr("failed"));
-      refresh();
-    };
-    if ($("side-rights")) $("side-rights").addEventListener("change", () => setting({ side_rights: $("side-rights").value }));
-    if ($("physical-dice")) $("physical-dice").addEventListener("change", () => setting({ physical_dice: $("physical-dice").checked }));
-    if ($("conclude")) $("conclude").addEventListener("click", async () => {
+      if (reissue.dataset.role === "game-master") { location.href = data.url; return; }
+      afterOwnChange();
+      return;
+    }
+    if (on("#conclude")) {
       if (!window.confirm(tr("conclude_confirm"))) return;
       const { status, data } = await call("POST", "/conclude");
-      if (status !== 200) alert(data.error ? data.error.message : tr("failed"));
-      refresh();
-    });
-  }
+      if (status !== 200) { alert(data.error ? data.error.message : tr("failed")); refresh(); return; }
+      afterOwnChange();
+    }
+  }, true);
 
   // A secret on a shared device (the hand of the player whose turn it is) hides again with its
   // button. Delegated, as live redraws replace the buttons; a redraw draws it closed anyway.
@@ -455,6 +646,6 @@
     d.querySelector("summary").scrollIntoView({ block: "nearest" });
   });
 
-  bind();
+  drawn();
   connect();
 })();

@@ -570,7 +570,7 @@ pub async fn seat_game(
 ) -> Result<Response, ApiError> {
     let lang = crate::lang::of_request(uri.query(), &headers);
     let ctx = open_seat(&st, token).await?;
-    let etag = ctx.etag(lang);
+    let etag = format!("\"{}\"", ctx.etag(lang));
     let seen = headers
         .get(header::IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok())

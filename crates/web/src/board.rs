@@ -51,15 +51,22 @@ pub(crate) fn board_main(ctx: &SeatCtx, ui: &Ui, state: &Value, board: &Board) -
     // The secret tables are drawn with the forms, behind their prompts.
     b.push_str(&forms_html(ui, &seat_forms(ctx, state), &board.tables));
     b.push_str("<section class=\"state board\" id=\"board\">");
-    for t in board.tables.iter().filter(|t| t.reveal.is_none()) {
-        b.push_str(&table_html(ui, t));
+    for (i, t) in board
+        .tables
+        .iter()
+        .filter(|t| t.reveal.is_none())
+        .enumerate()
+    {
+        b.push_str(&table_html(ui, t, &format!("board-t{i}")));
     }
     b.push_str("</section>");
     b
 }
 
-/// One table of the board or of a rule set's reference, its title as a heading.
-pub(crate) fn table_html(ui: &Ui, t: &BoardTable) -> String {
+/// One table of the board or of a rule set's reference, its title as a heading. Its body's id is
+/// `id` and each row's is `id` and the row's first cell (as the engine wrote it, hashed: a unit's
+/// name, the same from one turn to the next), so a live patch replaces only the rows that change.
+pub(crate) fn table_html(ui: &Ui, t: &BoardTable, id: &str) -> String {
     let mut b = format!(
         "<h3>{}</h3><div class=\"scroll\"><table class=\"board\"><thead><tr>",
         ui.e(&t.title)
@@ -67,9 +74,17 @@ pub(crate) fn table_html(ui: &Ui, t: &BoardTable) -> String {
     for c in &t.columns {
         b.push_str(&format!("<th>{}</th>", ui.e(c)));
     }
-    b.push_str("</tr></thead><tbody>");
+    b.push_str(&format!("</tr></thead><tbody id=\"{}\">", esc(id)));
+    let mut used = HashSet::new();
     for row in &t.rows {
-        b.push_str("<tr>");
+        let key = row.first().map_or("", String::as_str);
+        let mut row_id = format!("{id}-{:08x}", fnv(key));
+        let mut n = 1;
+        while !used.insert(row_id.clone()) {
+            n += 1;
+            row_id = format!("{id}-{:08x}-{n}", fnv(key));
+        }
+        b.push_str(&format!("<tr id=\"{}\">", esc(&row_id)));
         for cell in row {
             b.push_str(&format!("<td>{}</td>", ui.e(cell)));
         }
@@ -77,6 +92,13 @@ pub(crate) fn table_html(ui: &Ui, t: &BoardTable) -> String {
     }
     b.push_str("</tbody></table></div>");
     b
+}
+
+/// A short, stable hash of a text (32-bit FNV-1a), for ids made from engine text.
+fn fnv(s: &str) -> u32 {
+    s.bytes().fold(0x811c_9dc5, |h, b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    })
 }
 
 /// The actions this seat may take now: every action for the game master, a side's own for a
@@ -186,11 +208,12 @@ pub(crate) fn forms_html(ui: &Ui, forms: &[ActionForm], tables: &[BoardTable]) -
         for f in ordered.iter().filter(|f| f.reveal.as_deref() == Some(p)) {
             b.push_str(&form_html(ui, f, &ids.prefix(f)));
         }
-        for t in secret_tables
+        for (i, t) in secret_tables
             .iter()
-            .filter(|t| t.reveal.as_deref() == Some(p))
+            .enumerate()
+            .filter(|(_, t)| t.reveal.as_deref() == Some(p))
         {
-            b.push_str(&table_html(ui, t));
+            b.push_str(&table_html(ui, t, &format!("secret-t{i}")));
         }
         b.push_str(&format!(
             "<button type=\"button\" class=\"hide-reveal\">{}</button></details>",

@@ -193,6 +193,89 @@ pub fn read_events(
     Ok((status, events, text))
 }
 
+/// An event stream read one event at a time: open it, do something, read what it sent.
+pub struct EventStream {
+    s: TcpStream,
+    raw: Vec<u8>,
+    /// Events already handed out.
+    taken: usize,
+}
+
+impl EventStream {
+    /// Open `path` and return once the server has answered and sent its first message, so a
+    /// change made after this is one the stream reports.
+    pub fn open(addr: &str, path: &str, headers: &[(&str, &str)]) -> std::io::Result<EventStream> {
+        let mut s = TcpStream::connect(addr)?;
+        s.set_read_timeout(Some(Duration::from_millis(100)))?;
+        let mut extra = String::new();
+        for (k, v) in headers {
+            extra.push_str(&format!("{k}: {v}\r\n"));
+        }
+        write!(
+            s,
+            "GET {path} HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\n{extra}\r\n"
+        )?;
+        let mut es = EventStream {
+            s,
+            raw: Vec::new(),
+            taken: 0,
+        };
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            let text = String::from_utf8_lossy(&es.raw).to_string();
+            if text.starts_with("HTTP/1.1 200") && text.contains("\n\n") && text.contains("retry:")
+            {
+                return Ok(es);
+            }
+            if text.starts_with("HTTP/1.1") && !text.starts_with("HTTP/1.1 200") {
+                return Err(std::io::Error::other(text));
+            }
+            if std::time::Instant::now() > deadline {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    format!("no first message: {text}"),
+                ));
+            }
+            es.read_some()?;
+        }
+    }
+
+    fn read_some(&mut self) -> std::io::Result<usize> {
+        let mut buf = [0u8; 8192];
+        match self.s.read(&mut buf) {
+            Ok(n) => {
+                self.raw.extend_from_slice(&buf[..n]);
+                Ok(n)
+            }
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                Ok(0)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The next event (comments are not events), or `None` if none came within `wait`.
+    pub fn next(&mut self, wait: Duration) -> std::io::Result<Option<SseEvent>> {
+        let deadline = std::time::Instant::now() + wait;
+        loop {
+            let events = parse_events(&String::from_utf8_lossy(&self.raw));
+            if let Some(e) = events.get(self.taken) {
+                self.taken += 1;
+                return Ok(Some(e.clone()));
+            }
+            if std::time::Instant::now() > deadline {
+                return Ok(None);
+            }
+            self.read_some()?;
+        }
+    }
+}
+
 /// Events in a (possibly chunked) event-stream response.
 fn parse_events(text: &str) -> Vec<SseEvent> {
     let body = text.split_once("\r\n\r\n").map_or("", |x| x.1);

@@ -19,6 +19,7 @@ pub mod client;
 pub mod lang;
 pub mod live;
 pub mod pages;
+pub mod patch;
 pub mod scenarios;
 pub mod seat;
 

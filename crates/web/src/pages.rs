@@ -37,6 +37,24 @@ pub fn esc(s: &str) -> String {
     o
 }
 
+/// An element id from a prefix and a key a scenario or an engine chose (a unit's id): the key's
+/// ASCII letters, digits and `-` as they are, any other character as `_HEX_` (its code point), so
+/// two keys never make one id and the id needs no escaping. The live patches address elements by
+/// these ids ([`crate::patch`]), so they depend on nothing that changes while the element stays.
+pub fn dom_id(prefix: &str, key: &str) -> String {
+    let mut o = String::with_capacity(prefix.len() + 1 + key.len());
+    o.push_str(prefix);
+    o.push('-');
+    for c in key.chars() {
+        if c.is_ascii_alphanumeric() || c == '-' {
+            o.push(c);
+        } else {
+            o.push_str(&format!("_{:x}_", u32::from(c)));
+        }
+    }
+    o
+}
+
 pub fn routes(state: Arc<AppState>) -> Router<Arc<AppState>> {
     let host = Router::new()
         .route("/games", post(create_from_form))
@@ -50,6 +68,7 @@ pub fn routes(state: Arc<AppState>) -> Router<Arc<AppState>> {
         .route("/", get(home))
         .route("/s/{token}", get(seat_page))
         .route("/s/{token}/log", get(seat_log_page))
+        .route("/s/{token}/unavailable", get(unavailable))
         .route("/s/{token}/dice", get(dice_page))
         .route("/s/{token}/report.md", get(report_md))
         .route("/rules/{id}", get(rules_page))
@@ -449,11 +468,23 @@ fn s<'a>(v: &'a Value, k: &str) -> &'a str {
     v[k].as_str().unwrap_or("")
 }
 
+/// A seat's `#main`, the element live updates patch: [`game_main`] in a `<div id="main">` that
+/// says which view it is (`data-seq`, the log entries it was drawn from; `data-etag`, the view's
+/// version, [`SeatCtx::etag`]).
+pub fn seat_main(ctx: &SeatCtx, ui: &Ui, base: &str) -> String {
+    format!(
+        "<div id=\"main\" data-seq=\"{}\" data-etag=\"{}\">{}</div>",
+        ctx.seq(),
+        esc(&ctx.etag(ui.lang)),
+        game_main(ctx, ui, base)
+    )
+}
+
 /// The inner HTML of a seat's game page: everything live updates redraw. A rule set that
 /// describes its board and actions as data gets the generic page ([`crate::board`]); the
 /// app-driven rule sets (A Bloody Dismal Fight, El Gran Capitán) their own app. Both share the
 /// heading, the game-over verdict, the dice and the log.
-fn game_main(ctx: &SeatCtx, ui: &Ui, base: &str) -> String {
+pub fn game_main(ctx: &SeatCtx, ui: &Ui, base: &str) -> String {
     let state = ctx.state();
     let mut b = heading(ctx, ui, base);
     b.push_str(&scenario_notes(ctx, ui));
@@ -471,7 +502,7 @@ fn heading(ctx: &SeatCtx, ui: &Ui, base: &str) -> String {
     let g = &ctx.game;
     let rules = registry::lookup(&g.ruleset).ok();
     let mut b = format!(
-        "<h1>{}</h1><p class=\"muted\">{} · <a href=\"/rules/{}\">{}</a> · <span class=\"seat\">{}</span></p>",
+        "<h1 id=\"title\">{}</h1><p class=\"muted\" id=\"subtitle\">{} · <a href=\"/rules/{}\">{}</a> · <span class=\"seat\">{}</span></p>",
         esc(&g.scenario.title),
         ui.e(rules.map_or(g.ruleset.as_str(), |r| r.name())),
         esc(&g.ruleset),
@@ -691,7 +722,7 @@ fn app_main(ctx: &SeatCtx, ui: &Ui, state: &Value) -> String {
     // Turn controls.
     let leaders = state["leaders"].as_object().cloned().unwrap_or_default();
     let units = state["units"].as_object().cloned().unwrap_or_default();
-    b.push_str("<section class=\"controls\">");
+    b.push_str("<section class=\"controls\" id=\"controls\">");
     match phase {
         _ if ctx.ended() => {}
         "command" => {
@@ -881,36 +912,30 @@ fn app_main(ctx: &SeatCtx, ui: &Ui, state: &Value) -> String {
         };
         let mut group = String::new();
         for u in ordered {
-            let g = if commanded_by(u) {
-                ui.t(keys::WEB_APP_MAY_ACTIVATE, &[("leader", &lname)])
+            let (g, gid) = if commanded_by(u) {
+                (
+                    ui.t(keys::WEB_APP_MAY_ACTIVATE, &[("leader", &lname)]),
+                    "og-actor".to_string(),
+                )
             } else {
-                side_name(s(u, "side"))
+                (side_name(s(u, "side")), dom_id("og-actor", s(u, "side")))
             };
             if g != group {
                 if !group.is_empty() {
                     b.push_str("</optgroup>");
                 }
-                b.push_str(&format!("<optgroup label=\"{}\">", esc(&g)));
+                b.push_str(&format!(
+                    "<optgroup id=\"{}\" label=\"{}\">",
+                    esc(&gid),
+                    esc(&g)
+                ));
                 group = g;
             }
-            let mut unavailable = serde_json::Map::new();
-            for kind in [
-                "charge", "fire", "melee", "advance", "march", "retire", "regroup",
-            ] {
-                let probe = serde_json::json!({"action": kind, "actor": s(u, "id")});
-                if let Err(r) = engine.preview(Some(state), &probe) {
-                    if r.code != "missing-field" && r.code != "question" {
-                        unavailable.insert(kind.to_string(), Value::String(ui.loc(&r.message)));
-                    }
-                }
-            }
             b.push_str(&format!(
-                "<option value=\"{}\" data-unavailable=\"{}\" data-side=\"{}\" data-status=\"{}\" data-bases=\"{}\">{}{}</option>",
+                "<option id=\"{}\" value=\"{}\" data-side=\"{}\">{}{}</option>",
+                esc(&dom_id("o-actor", s(u, "id"))),
                 esc(s(u, "id")),
-                esc(&Value::Object(unavailable).to_string()),
                 esc(s(u, "side")),
-                esc(&status_key(s(u, "status")).map_or_else(|| ui.loc(s(u, "status")), |k| ui.t(k, &[]))),
-                u["bases"].as_u64().unwrap_or(0) - u["lost"].as_u64().unwrap_or(0),
                 esc(s(u, "name")),
                 if u["acted"] == true {
                     ui.h(keys::WEB_APP_ACTED_SUFFIX, &[])
@@ -946,16 +971,15 @@ fn app_main(ctx: &SeatCtx, ui: &Ui, state: &Value) -> String {
             status_options(ui)
         ));
         b.push_str(&format!(
-            "<label data-for=\"charge fire melee retire regroup\">{} <select id=\"f-target\"><option value=\"\">—</option>",
+            "<label data-for=\"charge fire melee retire regroup\">{} <select id=\"f-target\"><option id=\"o-target\" value=\"\">—</option>",
             ui.h(keys::WEB_APP_TARGET, &[])
         ));
         for u in units.values().filter(|u| u["destroyed"] != true) {
             b.push_str(&format!(
-                "<option value=\"{}\" data-side=\"{}\" data-status=\"{}\" data-bases=\"{}\">{}</option>",
+                "<option id=\"{}\" value=\"{}\" data-side=\"{}\">{}</option>",
+                esc(&dom_id("o-target", s(u, "id"))),
                 esc(s(u, "id")),
                 esc(s(u, "side")),
-                esc(&status_key(s(u, "status")).map_or_else(|| ui.loc(s(u, "status")), |k| ui.t(k, &[]))),
-                u["bases"].as_u64().unwrap_or(0) - u["lost"].as_u64().unwrap_or(0),
                 esc(s(u, "name"))
             ));
         }
@@ -1042,10 +1066,11 @@ fn app_main(ctx: &SeatCtx, ui: &Ui, state: &Value) -> String {
             keys::WEB_APP_DEFENDER
         };
         b.push_str(&format!(
-            "<h3 style=\"border-color:{}\">{} <span class=\"muted\">({})</span> <span class=\"bp\">{}</span></h3><table><thead><tr><th>{}</th><th>{}</th><th>{}</th><th></th></tr></thead><tbody>",
+            "<h3 style=\"border-color:{}\">{} <span class=\"muted\">({})</span> <span class=\"bp\" id=\"{}\">{}</span></h3><table><thead><tr><th>{}</th><th>{}</th><th>{}</th><th></th></tr></thead><tbody>",
             esc(&side.colour),
             esc(&side.name),
             ui.h(role, &[]),
+            esc(&dom_id("bp", &side.id)),
             ui.h(
                 keys::WEB_APP_LOST_OF,
                 &[("lost", &lost.to_string()), ("bp", &bp.to_string())]
@@ -1085,9 +1110,11 @@ fn app_main(ctx: &SeatCtx, ui: &Ui, state: &Value) -> String {
                 notes.push(ui.t(keys::WEB_APP_FIGHTING, &[("names", &names.join(", "))]));
             }
             b.push_str(&format!(
-                "<tr class=\"{}\" data-unit=\"{}\"><td>{}<br><span class=\"muted\">{}</span></td><td class=\"status\">{}</td><td>{left}/{bases}</td><td>{}</td></tr>",
+                "<tr class=\"{}\" id=\"{}\" data-unit=\"{}\" data-status=\"{}\" data-bases=\"{left}\"><td>{}<br><span class=\"muted\">{}</span></td><td class=\"status\">{}</td><td>{left}/{bases}</td><td>{}</td></tr>",
                 esc(&status),
+                esc(&dom_id("u", s(u, "id"))),
                 esc(s(u, "id")),
+                esc(&status_key(s(u, "status")).map_or_else(|| ui.loc(s(u, "status")), |k| ui.t(k, &[]))),
                 esc(s(u, "name")),
                 ui.e(&troop_name(s(u, "type"))),
                 esc(&status_text),
@@ -1110,7 +1137,8 @@ fn app_main(ctx: &SeatCtx, ui: &Ui, state: &Value) -> String {
                 t.push(ui.t(keys::WEB_APP_CAUGHT_UP, &[]));
             }
             b.push_str(&format!(
-                "<li>{} <span class=\"muted\">{}</span>",
+                "<li id=\"{}\">{} <span class=\"muted\">{}</span>",
+                esc(&dom_id("l", s(l, "id"))),
                 esc(s(l, "name")),
                 esc(&t.join(", "))
             ));
@@ -1170,6 +1198,80 @@ fn app_main(ctx: &SeatCtx, ui: &Ui, state: &Value) -> String {
     b
 }
 
+/// The app-driven actions a unit may not take now, each with the reason, in `ui`'s language
+/// (an action it may take, or one that only lacks a field or an answer, is left out).
+fn unavailable_reasons(
+    engine: &dyn tercio_rules::Engine,
+    ui: &Ui,
+    state: &Value,
+    unit: &str,
+) -> serde_json::Map<String, Value> {
+    let mut m = serde_json::Map::new();
+    for kind in [
+        "charge", "fire", "melee", "advance", "march", "retire", "regroup",
+    ] {
+        let probe = serde_json::json!({"action": kind, "actor": unit});
+        if let Err(r) = engine.preview(Some(state), &probe) {
+            if r.code != "missing-field" && r.code != "question" {
+                m.insert(kind.to_string(), Value::String(ui.loc(&r.message)));
+            }
+        }
+    }
+    m
+}
+
+/// Why the unit `?actor=` may not take each of the app's actions now, as JSON in the page's
+/// language: `{"charge": "…", …}`. The action form asks for the unit chosen rather than carrying
+/// every unit's reasons: they are long, and a live patch would send a unit's again each time
+/// it changes. Only for the app-driven rule sets (`{}` for the others).
+async fn unavailable(
+    State(st): State<Arc<AppState>>,
+    ui: Ui,
+    Path(token): Path<String>,
+    Query(q): Query<ActorQuery>,
+) -> Response {
+    let ui2 = ui.clone();
+    let ctx = seat::open(&st, &token).await;
+    let answer = api::blocking(move || {
+        let ctx = ctx?;
+        let state = ctx.state();
+        if ctx.game.engine.board(&state).is_some() {
+            return Ok(serde_json::Map::new());
+        }
+        Ok(unavailable_reasons(
+            ctx.game.engine.as_ref(),
+            &ui2,
+            &state,
+            q.actor.as_deref().unwrap_or(""),
+        ))
+    })
+    .await;
+    match answer {
+        Ok(m) => (
+            [(header::CACHE_CONTROL, "no-store")],
+            axum::Json(Value::Object(m)),
+        )
+            .into_response(),
+        Err(e) => {
+            let status = if e.code() == "no-such-link" {
+                StatusCode::NOT_FOUND
+            } else {
+                StatusCode::SERVICE_UNAVAILABLE
+            };
+            (
+                status,
+                axum::Json(serde_json::json!({"error": {"code": e.code(), "message": ui.loc(e.message())}})),
+            )
+                .into_response()
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct ActorQuery {
+    actor: Option<String>,
+}
+
 /// The bottom of every seat's page: the dice (commitment, the seed once revealed, the reports)
 /// and the log with the game master's undo.
 fn dice_and_log(ctx: &SeatCtx, ui: &Ui) -> String {
@@ -1200,7 +1302,7 @@ fn dice_and_log(ctx: &SeatCtx, ui: &Ui) -> String {
         )),
     }
     b.push_str(&format!(
-        "<p class=\"muted\">{}</p>",
+        "<p class=\"muted\" id=\"fingerprint\">{}</p>",
         ui.html(
             keys::WEB_DICE_FINGERPRINT_HTML,
             &[("count", &ctx.seq().to_string()), ("digest", &g.chain)]
@@ -1236,7 +1338,7 @@ fn dice_and_log(ctx: &SeatCtx, ui: &Ui) -> String {
     ));
     if g.seq > LOG_ON_PAGE {
         b.push_str(&format!(
-            "<p><a href=\"/s/{}/log\">{}</a></p>",
+            "<p id=\"log-whole\"><a href=\"/s/{}/log\">{}</a></p>",
             esc(&ctx.seat.token),
             ui.h(keys::WEB_LOG_WHOLE, &[("count", &g.seq.to_string())])
         ));
@@ -1272,7 +1374,7 @@ fn seats_panel(ctx: &SeatCtx, ui: &Ui, base: &str) -> String {
         ""
     };
     let mut b = format!(
-        "<section class=\"seats\" id=\"seats\"><details{open}><summary><h2>{}</h2></summary><p class=\"muted\">{}</p><div class=\"links\">",
+        "<section class=\"seats\" id=\"seats\"><details id=\"seats-details\"{open}><summary><h2>{}</h2></summary><p class=\"muted\">{}</p><div class=\"links\">",
         ui.h(keys::WEB_SEATS_HEADING, &[]),
         ui.html(keys::WEB_SEATS_INTRO_HTML, &[])
     );
@@ -1289,7 +1391,7 @@ fn seats_panel(ctx: &SeatCtx, ui: &Ui, base: &str) -> String {
             // No code for the game master's own link: a player scanning the screen would get
             // the game master's controls.
             own = format!(
-                "<details class=\"own\"><summary>{}</summary><div class=\"link\" data-role=\"game-master\">{field}</div></details>",
+                "<details class=\"own\"><summary>{}</summary><div class=\"link\" id=\"link-game-master\" data-role=\"game-master\">{field}</div></details>",
                 ui.h(keys::WEB_SEATS_OWN_LINK, &[])
             );
             continue;
@@ -1303,7 +1405,12 @@ fn seats_panel(ctx: &SeatCtx, ui: &Ui, base: &str) -> String {
             })
             .unwrap_or_default();
         b.push_str(&format!(
-            "<div class=\"link\" data-role=\"{role}\" data-side=\"{}\"><h3>{}</h3><div class=\"qr\">{qr}</div>{field}</div>",
+            "<div class=\"link\" id=\"{}\" data-role=\"{role}\" data-side=\"{}\"><h3>{}</h3><div class=\"qr\">{qr}</div>{field}</div>",
+            esc(&if side.is_empty() {
+                format!("link-{role}")
+            } else {
+                dom_id("link-side", side)
+            }),
             esc(side),
             esc(&name)
         ));
@@ -1393,7 +1500,7 @@ fn render_resolution(ui: &Ui, r: &Resolution) -> String {
 
 /// The log entries `entries` (oldest first), newest first, as the seat may see them.
 fn log_html(ctx: &SeatCtx, ui: &Ui, entries: &[LogEntry<GameEvent>]) -> String {
-    let mut b = String::from("<ul>");
+    let mut b = String::from("<ul id=\"log-list\">");
     for e in entries.iter().rev() {
         let v = ctx.entry(e);
         let seq = e.seq();
@@ -1423,7 +1530,7 @@ fn log_html(ctx: &SeatCtx, ui: &Ui, entries: &[LogEntry<GameEvent>]) -> String {
                     ));
                 }
                 b.push_str(&format!(
-                    "<li class=\"{}\" data-seq=\"{seq}\"><details><summary><span class=\"seq\">#{seq}</span> {}: {}{}{entered}</summary><pre>{}</pre></details></li>",
+                    "<li class=\"{}\" id=\"e-{seq}\" data-seq=\"{seq}\"><details><summary id=\"e-{seq}-s\"><span class=\"seq\">#{seq}</span> {}: {}{}{entered}</summary><pre>{}</pre></details></li>",
                     if voided { "voided" } else { "" },
                     ui.e(res.as_ref().map_or("", |r| r.action.as_str())),
                     ui.e(res.as_ref().map_or("", |r| r.summary.as_str())),
@@ -1436,11 +1543,11 @@ fn log_html(ctx: &SeatCtx, ui: &Ui, entries: &[LogEntry<GameEvent>]) -> String {
                 ));
             }
             Some("void") => b.push_str(&format!(
-                "<li class=\"void muted\" data-seq=\"{seq}\"><span class=\"seq\">#{seq}</span> {}</li>",
+                "<li class=\"void muted\" id=\"e-{seq}\" data-seq=\"{seq}\"><span class=\"seq\">#{seq}</span> {}</li>",
                 ui.h(keys::WEB_LOG_VOID, &[("seq", &v["voids"].to_string())])
             )),
             _ => b.push_str(&format!(
-                "<li class=\"muted\" data-seq=\"{seq}\"><span class=\"seq\">#{seq}</span> {}</li>",
+                "<li class=\"muted\" id=\"e-{seq}\" data-seq=\"{seq}\"><span class=\"seq\">#{seq}</span> {}</li>",
                 ui.h(keys::WEB_LOG_HIDDEN, &[])
             )),
         }
@@ -1464,7 +1571,7 @@ async fn seat_page(
     };
     let ui2 = ui.clone();
     let (ctx, main) = match api::blocking(move || {
-        let main = game_main(&ctx, &ui2, &base);
+        let main = seat_main(&ctx, &ui2, &base);
         Ok((ctx, main))
     })
     .await
@@ -1473,18 +1580,10 @@ async fn seat_page(
         Err(e) => return link_problem(&ui, &e),
     };
     if q.part.as_deref() == Some("main") {
-        return (
-            [(header::CACHE_CONTROL, "no-store")],
-            Html(format!(
-                "<div id=\"main\" data-seq=\"{}\">{main}</div>",
-                ctx.seq()
-            )),
-        )
-            .into_response();
+        return ([(header::CACHE_CONTROL, "no-store")], Html(main)).into_response();
     }
     let body = format!(
-        "<p id=\"notice\" class=\"notice\" role=\"status\" hidden></p><div id=\"main\" data-seq=\"{seq}\">{main}</div><dialog id=\"result-box\"><pre id=\"result-text\"></pre><form method=\"dialog\"><button class=\"primary\">{ok}</button></form></dialog><dialog id=\"dice-box\"><form id=\"dice-form\"><h3>{throw}</h3><p class=\"muted\" id=\"dice-so-far\"></p><div id=\"dice-inputs\"></div><p class=\"error\" id=\"dice-error\"></p><button class=\"primary\" id=\"dice-ok\">{next}</button> <button type=\"button\" id=\"dice-cancel\">{cancel}</button></form></dialog><script type=\"application/json\" id=\"tercio-i18n\">{strings}</script><script>window.TERCIO_SEAT = \"{tok}\"; window.TERCIO_PHYSICAL = {phys};</script><script src=\"{js}\"></script>",
-        seq = ctx.seq(),
+        "<p id=\"notice\" class=\"notice\" role=\"status\" hidden></p>{main}<dialog id=\"result-box\"><pre id=\"result-text\"></pre><form method=\"dialog\"><button class=\"primary\">{ok}</button></form></dialog><dialog id=\"dice-box\"><form id=\"dice-form\"><h3>{throw}</h3><p class=\"muted\" id=\"dice-so-far\"></p><div id=\"dice-inputs\"></div><p class=\"error\" id=\"dice-error\"></p><button class=\"primary\" id=\"dice-ok\">{next}</button> <button type=\"button\" id=\"dice-cancel\">{cancel}</button></form></dialog><script type=\"application/json\" id=\"tercio-i18n\">{strings}</script><script>window.TERCIO_SEAT = \"{tok}\"; window.TERCIO_PHYSICAL = {phys};</script><script src=\"{js}\"></script>",
         ok = ui.h(keys::WEB_DIALOG_OK, &[]),
         throw = ui.h(keys::WEB_DIALOG_THROW, &[]),
         next = ui.h(keys::WEB_DIALOG_NEXT, &[]),
@@ -1798,8 +1897,8 @@ async fn rules_page(ui: Ui, Path(id): Path<String>) -> Response {
     let tables = r.reference_tables();
     if !tables.is_empty() {
         let mut b = format!("<h1>{}</h1><p class=\"muted\">{intro}</p>", esc(&title));
-        for t in &tables {
-            b.push_str(&crate::board::table_html(&ui, t));
+        for (i, t) in tables.iter().enumerate() {
+            b.push_str(&crate::board::table_html(&ui, t, &format!("ref-t{i}")));
         }
         return page(&ui, &title, &b).into_response();
     }

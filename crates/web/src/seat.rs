@@ -8,7 +8,7 @@ use std::sync::Arc;
 use axum::http::StatusCode;
 use serde_json::{json, Value};
 use tercio_core::LogEntry;
-use tercio_i18n::{keys, msg, Lang};
+use tercio_i18n::{keys, msg};
 use tercio_rules::game::{Game, GameEvent};
 use tercio_rules::Viewer;
 use tercio_store::{Role, Seat, SideRights, Store};
@@ -158,26 +158,35 @@ impl SeatCtx {
         }
     }
 
+    /// The version of this seat's view in `lang`: the log's length (the state is its fold), the
+    /// settings, whether the game has ended, the seats' links (the game master's page shows
+    /// them), the language, and this server process (whose code drew the page). A page drawn
+    /// from a view with the same etag is the same page; a live page sends its etag when it
+    /// (re)connects, so the stream knows whether it must send the page again.
+    pub fn etag(&self, lang: tercio_i18n::Lang) -> String {
+        use std::hash::{Hash, Hasher};
+        static PROCESS: std::sync::OnceLock<u128> = std::sync::OnceLock::new();
+        let process = PROCESS.get_or_init(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos())
+        });
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        process.hash(&mut h);
+        lang.code().hash(&mut h);
+        self.ended().hash(&mut h);
+        serde_json::to_string(&self.game.meta.settings)
+            .unwrap_or_default()
+            .hash(&mut h);
+        for s in self.seats() {
+            s.token.hash(&mut h);
+        }
+        format!("{}-{:016x}", self.seq(), h.finish())
+    }
+
     /// The number of log entries: what a page's view is "as of".
     pub fn seq(&self) -> u64 {
         self.game.seq
-    }
-
-    /// The version of everything this seat's view shows, for `ETag`: the log's length, the
-    /// settings, whether the game has ended, and the language it is rendered in.
-    pub fn etag(&self, lang: Lang) -> String {
-        let s = &self.game.meta.settings;
-        format!(
-            "\"{}-{}{}-{}-{}\"",
-            self.seq(),
-            match s.side_rights {
-                SideRights::Watch => 'w',
-                SideRights::OwnUnits => 'o',
-            },
-            u8::from(s.physical_dice),
-            u8::from(self.ended()),
-            lang.code()
-        )
     }
 
     /// The game for a change: held alone under its lock (see [`open_write`]).

@@ -10,6 +10,9 @@ use serde_json::{json, Value};
 use tercio_web::client::request;
 
 const CHROMIUM: &str = "/usr/bin/chromium";
+/// How long a test waits for a page to get where it should: long, as a loaded machine (two
+/// cores shared with builds) can be slow, and the wait ends as soon as the page is there.
+const PATIENCE: Duration = Duration::from_secs(60);
 const DRIVER: &str = "/usr/bin/chromedriver";
 
 fn browser_available() -> bool {
@@ -64,6 +67,11 @@ impl Browser {
 
     /// A browser that asks for pages in `accept_languages` (its `Accept-Language`).
     fn start_in(width: u32, accept_languages: &str) -> Browser {
+        Browser::start_sized(width, 800, accept_languages)
+    }
+
+    /// A browser whose viewport is `width` x `height`.
+    fn start_sized(width: u32, height: u32, accept_languages: &str) -> Browser {
         let port = free_port();
         let driver = Command::new(DRIVER)
             .arg(format!("--port={port}"))
@@ -77,10 +85,7 @@ impl Browser {
             .map(|r| r.json()["value"]["ready"] != true)
             .unwrap_or(true)
         {
-            assert!(
-                t.elapsed() < Duration::from_secs(20),
-                "chromedriver did not start"
-            );
+            assert!(t.elapsed() < PATIENCE, "chromedriver did not start");
             std::thread::sleep(Duration::from_millis(100));
         }
         let profile = tempfile::tempdir().expect("profile");
@@ -90,7 +95,7 @@ impl Browser {
                      "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage", format!("--user-data-dir={}", profile.path().display()),
                      format!("--window-size={width},1400")],
             // A phone's viewport, not the desktop minimum window width.
-            "mobileEmulation": {"deviceMetrics": {"width": width, "height": 800, "pixelRatio": 2.0}},
+            "mobileEmulation": {"deviceMetrics": {"width": width, "height": height, "pixelRatio": 2.0}},
             "prefs": {"intl": {"accept_languages": accept_languages}}
         }}}});
         let r = request(&addr, "POST", "/session", Some(&caps.to_string())).expect("session");
@@ -138,7 +143,7 @@ impl Browser {
             if !(v.is_null() || v == false || v == "" || v.get("error").is_some()) {
                 return v;
             }
-            if t.elapsed() > Duration::from_secs(20) {
+            if t.elapsed() > PATIENCE {
                 panic!(
                     "timed out waiting for {what}: {v}; alert: {:?}",
                     self.alert_text()
@@ -151,6 +156,18 @@ impl Browser {
     fn alert_text(&self) -> Option<String> {
         let v = self.cmd("GET", "/alert/text", json!(null));
         v.as_str().map(str::to_string)
+    }
+
+    /// Wait for the page's question or confirmation, and its text.
+    fn wait_alert(&self, what: &str) -> String {
+        let t = Instant::now();
+        loop {
+            if let Some(q) = self.alert_text() {
+                return q;
+            }
+            assert!(t.elapsed() < PATIENCE, "timed out waiting for {what}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
     }
 
     fn click(&self, css: &str) {
@@ -175,6 +192,19 @@ impl Browser {
         self.wait(
             "return window.__srv !== undefined && window.TERCIO_LIVE.seq === window.__srv && !window.TERCIO_LIVE.busy;",
             "the page to show the new state",
+        );
+    }
+
+    /// The page was kept live by patches alone: it never fetched its main part whole, and every
+    /// patch fitted.
+    fn patched_only(&self) {
+        let v = self.js(
+            "const l = window.TERCIO_LIVE; return [l.refreshes, l.mismatches, l.error || null];",
+        );
+        assert_eq!(
+            v,
+            json!([0, 0, null]),
+            "refreshes, patches that did not fit, the error"
         );
     }
 
@@ -255,14 +285,7 @@ fn charge_questions_result_status_and_undo_in_chromium() {
     ));
     b.wait("const o = document.getElementById('odds').textContent; return o.includes('Assuming OK to') && o.includes('Exact odds') && o;", "the question announced beside Result");
     b.click("#result");
-    let t = Instant::now();
-    let question = loop {
-        if let Some(q) = b.alert_text() {
-            break q;
-        }
-        assert!(t.elapsed() < Duration::from_secs(10), "no question asked");
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    let question = b.wait_alert("the question");
     assert!(question.contains("arc of fire"), "{question}");
     b.cmd("POST", "/alert/accept", json!({}));
     let text = b.dismiss_result();
@@ -293,14 +316,7 @@ fn charge_questions_result_status_and_undo_in_chromium() {
     }
     // Undo: the charge is voided and struck through in the log; the unit may act again.
     b.click("#undo");
-    let t = Instant::now();
-    while b.alert_text().is_none() {
-        assert!(
-            t.elapsed() < Duration::from_secs(10),
-            "undo asked no confirmation"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    b.wait_alert("undo's confirmation");
     b.cmd("POST", "/alert/accept", json!({}));
     b.wait(
         "return document.querySelector('.log li.voided')",
@@ -311,6 +327,7 @@ fn charge_questions_result_status_and_undo_in_chromium() {
     ));
     assert_eq!(acted, false);
     assert!(b.alert_text().is_none());
+    b.patched_only();
 }
 
 #[test]
@@ -490,14 +507,7 @@ fn live_updates_reach_another_seat_and_catch_up_after_a_cut_in_chromium() {
     gm.click("#command");
     gm.dismiss_result();
     gm.click("#undo");
-    let t0 = Instant::now();
-    while gm.alert_text().is_none() {
-        assert!(
-            t0.elapsed() < Duration::from_secs(10),
-            "undo asked no confirmation"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    gm.wait_alert("undo's confirmation");
     gm.cmd("POST", "/alert/accept", json!({}));
     gm.caught_up();
     let want = gm.js(LOG_SEQS);
@@ -525,6 +535,121 @@ fn live_updates_reach_another_seat_and_catch_up_after_a_cut_in_chromium() {
         side.js("return document.querySelector('#log li.voided[data-seq=\"2\"]') !== null;"),
         true
     );
+    // Neither page fetched its main part: the side's caught up through its stream (the page it
+    // had was sent whole once, as the first patch), the game master's took its own actions from
+    // its stream too.
+    assert_eq!(side.js("return window.TERCIO_LIVE.refreshes;"), json!(0));
+    assert_eq!(gm.js("return window.TERCIO_LIVE.refreshes;"), json!(0));
+}
+
+/// The status of a unit in the armies' tables, the log entries, and how the page has been kept
+/// live (patches carried out, fetches of the whole main part).
+const SEEN: &str = "const st = document.querySelector('#u-spanish-pike-left .status'); return [st && st.textContent, [...document.querySelectorAll('#log li[data-seq]')].map(li => Number(li.dataset.seq)), window.TERCIO_LIVE.refreshes];";
+
+#[test]
+fn an_action_is_patched_into_another_seats_open_page_in_chromium() {
+    if !browser_available() {
+        return;
+    }
+    let s = server();
+    // The example turn of El Gran Capitán at Cerignola (seed 5): the French have the initiative,
+    // Chandieu commands and joins the first block of Swiss pikes.
+    let v = s.create(&json!({"scenario": "el-gran-capitan/cerignola-1503", "seed": 5}));
+    let links: Vec<String> = v["links"]
+        .as_array()
+        .expect("links")
+        .iter()
+        .map(|l| common::token(&l["url"]))
+        .collect();
+    for a in [
+        json!({"action": "initiative"}),
+        json!({"action": "command", "leader": "chandieu"}),
+        json!({"action": "attach", "leader": "chandieu", "unit": "swiss-first-block"}),
+    ] {
+        let r = request(
+            &s.addr,
+            "POST",
+            &format!("/api/s/{}/actions", links[0]),
+            Some(&a.to_string()),
+        )
+        .expect("act");
+        assert_eq!(r.status, 200, "{}", r.body);
+    }
+    // The game master at a desktop's width; the Spanish player on a phone.
+    let gm = Browser::start(1000);
+    let side = Browser::start_sized(360, 740, "en-US,en");
+    gm.go(&format!("http://{}/s/{}", s.addr, links[0]));
+    side.go(&format!("http://{}/s/{}", s.addr, links[1]));
+    for b in [&gm, &side] {
+        b.wait(
+            "return window.TERCIO_LIVE && window.TERCIO_LIVE.state === 'live';",
+            "the live connection",
+        );
+        b.js("window.__same_page = true;");
+    }
+    assert_eq!(side.js(SEEN), json!(["OK", [3, 2, 1], 0]));
+    // The game master charges the Spanish pikes with the Swiss, through the page's form.
+    gm.js(
+        "const set = (id, v) => { const e = document.getElementById(id); e.value = v; e.dispatchEvent(new Event('change')); };
+         set('f-actor', 'swiss-first-block'); set('f-action', 'charge'); set('f-target', 'spanish-pike-left'); set('f-ground', 'obstacle');",
+    );
+    gm.click("#result");
+    // The side's page shows it: the new log entry, the pikes disordered; nothing fetched whole.
+    side.wait(
+        "const st = document.querySelector('#u-spanish-pike-left .status'); const li = document.querySelector('#log li[data-seq=\"4\"]'); return li && st.textContent === 'Disordered' && li.checkVisibility() && st.checkVisibility();",
+        "the charge on the side's page",
+    );
+    let text = gm.dismiss_result();
+    assert!(text.contains("Disordered"), "{text}");
+    assert_eq!(
+        side.js(SEEN),
+        json!(["Disordered", [4, 3, 2, 1], 0]),
+        "{}",
+        side.js(
+            "const l = window.TERCIO_LIVE; return [l.mismatches, l.error, l.patches, l.state];"
+        )
+    );
+    assert_eq!(
+        gm.js(SEEN),
+        json!(["Disordered", [4, 3, 2, 1], 0]),
+        "the acting page took the change from its stream: {}",
+        gm.js("const l = window.TERCIO_LIVE; return [l.mismatches, l.error, l.patches, l.state];")
+    );
+    // The phone's page still fits its width, the new entry and the row inside it.
+    let fit = side.js("const r = e => e.getBoundingClientRect().right; return [document.documentElement.scrollWidth, r(document.querySelector('#log li[data-seq=\"4\"]')), r(document.getElementById('u-spanish-pike-left'))];");
+    assert!(
+        fit.as_array()
+            .is_some_and(|a| a.iter().all(|x| x.as_f64().is_some_and(|x| x <= 360.5))),
+        "something sticks out past 360 px: {fit}"
+    );
+    // The charger's status and the turn's banner on the game master's page, patched too; its
+    // action form keeps working: the odds of the next action show.
+    assert_eq!(
+        gm.js("return document.querySelector('#u-swiss-first-block .status').textContent;"),
+        "Disordered"
+    );
+    gm.js(
+        "document.getElementById('odds').textContent = ''; const set = (id, v) => { const e = document.getElementById(id); e.value = v; e.dispatchEvent(new Event('change')); };
+         set('f-actor', 'swiss-second-block'); set('f-action', 'advance');",
+    );
+    gm.wait(
+        "return document.getElementById('odds').textContent.includes('Exact odds');",
+        "the odds of the next action",
+    );
+    // The undo, the same way.
+    gm.click("#undo");
+    gm.wait_alert("undo's confirmation");
+    gm.cmd("POST", "/alert/accept", json!({}));
+    side.wait(
+        "const li = document.querySelector('#log li[data-seq=\"5\"]'); return li && document.querySelector('#log li.voided[data-seq=\"4\"]') && document.querySelector('#u-spanish-pike-left .status').textContent === 'OK';",
+        "the undo on the side's page",
+    );
+    gm.caught_up();
+    for (who, b) in [("side", &side), ("game master", &gm)] {
+        assert_eq!(b.js(SEEN), json!(["OK", [5, 4, 3, 2, 1], 0]), "{who}");
+        assert_eq!(b.js("return window.__same_page === true && window.TERCIO_LIVE.patches >= 2 && window.TERCIO_LIVE.mismatches === 0;"), true, "{who}");
+    }
+    assert!(gm.alert_text().is_none() && side.alert_text().is_none());
 }
 
 #[test]
@@ -625,6 +750,8 @@ fn a_side_resolves_its_own_units_and_table_dice_are_typed_in_chromium() {
         .json()["events"]
         .clone();
     assert_eq!(events, 2, "the stale command was not recorded");
+    gm.patched_only();
+    side.patched_only();
 }
 
 const HEADLINE: &str = "return document.getElementById('headline').textContent;";
@@ -679,6 +806,7 @@ fn a_described_board_and_its_forms_in_chromium() {
     );
     assert!(odds.as_str().is_some_and(|o| o.contains('%')), "{odds}");
     assert!(b.alert_text().is_none());
+    b.patched_only();
 }
 
 #[test]
@@ -761,6 +889,7 @@ fn one_device_for_two_players_hides_the_hand_behind_a_tap_in_chromium() {
         "the reveal closed by Hide",
     );
     assert!(b.alert_text().is_none());
+    b.patched_only();
 }
 
 #[test]
@@ -815,7 +944,7 @@ fn the_language_follows_the_browser_and_the_switch_is_remembered_in_chromium() {
         "return window.TERCIO_LIVE && window.TERCIO_LIVE.state === 'live';",
         "the live connection",
     );
-    let before = b.js("return window.TERCIO_LIVE.refreshes;");
+    let before = b.js("return window.TERCIO_LIVE.patches;");
     let r = request(
         &s.addr,
         "POST",
@@ -825,8 +954,8 @@ fn the_language_follows_the_browser_and_the_switch_is_remembered_in_chromium() {
     .expect("act");
     assert_eq!(r.status, 200, "{}", r.body);
     b.wait(
-        &format!("return window.TERCIO_LIVE.refreshes > {before} && !window.TERCIO_LIVE.busy;"),
-        "the live redraw",
+        &format!("return window.TERCIO_LIVE.patches > {before} && !window.TERCIO_LIVE.busy;"),
+        "the live patch",
     );
     assert_eq!(
         b.js("return document.querySelector('#state h2').textContent;"),
@@ -932,4 +1061,5 @@ fn an_italian_game_master_draws_a_card_and_fires_with_the_odds_in_chromium() {
         "{logged}"
     );
     assert!(b.alert_text().is_none());
+    b.patched_only();
 }

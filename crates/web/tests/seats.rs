@@ -71,6 +71,7 @@ fn everything_for(s: &Server, t: &str) -> Vec<(String, String)> {
         format!("/s/{t}/log"),
         format!("/s/{t}/dice"),
         format!("/s/{t}/report.md"),
+        format!("/s/{t}/unavailable?actor=swiss-first-block"),
         format!("/api/s/{t}"),
         format!("/api/s/{t}/log"),
         format!("/api/s/{t}/dice"),
@@ -109,6 +110,12 @@ fn everything_for(s: &Server, t: &str) -> Vec<(String, String)> {
     )
     .expect("events");
     out.push((format!("/api/s/{t}/events"), raw));
+    // A page's stream, from a version it does not have: its `#main` comes whole.
+    let path = format!("/api/s/{t}/events?etag=none&brief=1");
+    let (_, _, raw) =
+        read_events(&s.addr, &path, &[], usize::MAX, Duration::from_millis(400)).expect("events");
+    assert!(raw.contains("\"op\":\"replace\""), "{path}: {raw}");
+    out.push((path, raw));
     out
 }
 
@@ -572,4 +579,251 @@ fn the_export_reveals_the_seed_only_after_the_end_and_matches_the_commitment() {
     assert!(
         md.contains("## Break points, turn by turn") && md.contains(&format!("Seed: `{}`", g.seed))
     );
+}
+
+/// A seat's `#main` as the page has it (`?part=main`, what a page fetches whole).
+fn main_of(s: &Server, t: &str) -> String {
+    let r = s.get(&format!("/s/{t}?part=main"));
+    assert_eq!(r.status, 200, "{}", r.body);
+    r.body
+}
+
+/// An attribute of the first start tag of `html`.
+fn attr_of(html: &str, name: &str) -> String {
+    let tag = &html[..html.find('>').expect("a start tag")];
+    let key = format!(" {name}=\"");
+    let at = tag
+        .find(&key)
+        .unwrap_or_else(|| panic!("no {name} in {tag}"))
+        + key.len();
+    tag[at..at + tag[at..].find('"').expect("closed")].to_string()
+}
+
+/// A seat's live stream, opened from its page as served (`?after=` its `data-seq`, `?etag=` its
+/// `data-etag`), with that page.
+fn open_live(s: &Server, t: &str) -> (tercio_web::client::EventStream, String) {
+    let main = main_of(s, t);
+    let path = format!(
+        "/api/s/{t}/events?after={}&etag={}&brief=1",
+        attr_of(&main, "data-seq"),
+        attr_of(&main, "data-etag")
+    );
+    let es = tercio_web::client::EventStream::open(&s.addr, &path, &[]).expect("stream");
+    (es, main)
+}
+
+/// What a live message's patch does to the page it was sent for: the patched `#main`, and the
+/// patch's size in bytes.
+fn patched(data: &Value, before: &str) -> (String, usize) {
+    let p = &data["patch"];
+    assert_eq!(
+        p["base"].as_str(),
+        Some(attr_of(before, "data-etag").as_str()),
+        "the patch is for the page the seat has"
+    );
+    let ops: Vec<tercio_web::patch::Op> =
+        serde_json::from_value(p["ops"].clone()).expect("the patch's ops");
+    let after = tercio_web::patch::apply(before, &ops).unwrap_or_else(|e| panic!("{e}: {ops:?}"));
+    (after, p["ops"].to_string().len())
+}
+
+fn example(name: &str) -> Value {
+    let path = format!(
+        "{}/../../examples/el-gran-capitan/game/{name}.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    serde_json::from_str(&std::fs::read_to_string(&path).expect("example")).expect("json")
+}
+
+/// The Cerignola charge of the example turn, then its undo, as the game master's page and each
+/// side's page see them: each seat is sent one `entry` of at most 4 KB whose patch turns the
+/// page it had into exactly the page it would now be served, without sending the page whole.
+#[test]
+fn a_live_event_is_a_small_patch_that_makes_each_page_the_new_one() {
+    let s = server();
+    let l = s.new_game("el-gran-capitan/cerignola-1503", 5);
+    for f in ["01-initiative", "02-command", "03-attach"] {
+        let r = s.post(&format!("/api/s/{}/actions", l.gm), &example(f));
+        assert_eq!(r.status, 200, "{f}: {}", r.body);
+    }
+    let mut seats = vec![("game master".to_string(), l.gm.clone())];
+    seats.extend(l.sides.iter().map(|(side, t)| (side.clone(), t.clone())));
+    seats.push(("spectator".into(), l.spectator.clone()));
+    let mut too_big = Vec::new();
+    for (what, path, body) in [
+        ("the charge", "actions", Some(example("04-charge"))),
+        ("its undo", "undo", None),
+    ] {
+        let mut open: Vec<_> = seats
+            .iter()
+            .map(|(who, t)| {
+                let (es, main) = open_live(&s, t);
+                (who, t, es, main)
+            })
+            .collect();
+        let r = s.post(
+            &format!("/api/s/{}/{path}", l.gm),
+            &body.clone().unwrap_or(Value::Null),
+        );
+        assert_eq!(r.status, 200, "{what}: {}", r.body);
+        for (who, t, es, before) in &mut open {
+            let e = es
+                .next(Duration::from_secs(20))
+                .expect("read")
+                .unwrap_or_else(|| panic!("{what}: nothing reached the {who}"));
+            assert_eq!(e.event, "entry", "{what}, {who}: {e:?}");
+            let data: Value = serde_json::from_str(&e.data).expect("json");
+            let (patched, ops) = patched(&data, before);
+            let now = main_of(&s, t);
+            eprintln!(
+                "live: {what}, the {who}'s page: one message of {} bytes (patch {ops} bytes), where #main is {} bytes",
+                e.data.len(),
+                now.len()
+            );
+            assert_eq!(patched, now, "{what}, {who}: the patched page is the page");
+            assert_eq!(
+                data["patch"]["etag"].as_str(),
+                Some(attr_of(&now, "data-etag").as_str())
+            );
+            if e.data.len() > 4096 {
+                too_big.push(format!("{what}, {who}: {} bytes", e.data.len()));
+            }
+        }
+    }
+    assert!(too_big.is_empty(), "{too_big:?}");
+}
+
+/// A page that connects with the version it has is sent nothing until something changes; a page
+/// whose version is not the current one (cut off while things changed) is sent its `#main` whole,
+/// once, as the first message; a change that adds no entry comes as `changed` with its patch.
+#[test]
+fn a_page_behind_gets_its_main_once_and_changes_without_entries_come_patched() {
+    let s = server();
+    let l = s.new_game("el-gran-capitan/cerignola-1503", 5);
+    let t = &l.sides[0].1;
+    let (mut es, before) = open_live(&s, t);
+    assert_eq!(es.next(Duration::from_millis(300)).expect("read"), None);
+    // The game master lets the sides act: the side's page grows its action form.
+    let r = s.post(
+        &format!("/api/s/{}/settings", l.gm),
+        &json!({"side_rights": "own-units"}),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let e = es
+        .next(Duration::from_secs(20))
+        .expect("read")
+        .expect("changed");
+    assert_eq!(e.event, "changed", "{e:?}");
+    let data: Value = serde_json::from_str(&e.data).expect("json");
+    let (patched, _) = patched(&data, &before);
+    let now = main_of(&s, t);
+    assert_eq!(patched, now);
+    assert!(patched.contains("id=\"app\""), "the action form");
+    assert!(
+        !data["patch"]["ops"]
+            .as_array()
+            .expect("ops")
+            .iter()
+            .any(|o| o["id"] == "main" && o["op"] == "replace"),
+        "a patch, not the page: {} bytes for a page of {}",
+        e.data.len(),
+        now.len()
+    );
+    // A page that missed changes: its version is not the current one.
+    let r = s.post(
+        &format!("/api/s/{}/actions", l.gm),
+        &json!({"action": "initiative"}),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let stale = format!(
+        "/api/s/{t}/events?after=0&etag={}",
+        attr_of(&before, "data-etag")
+    );
+    let mut es = tercio_web::client::EventStream::open(&s.addr, &stale, &[]).expect("stream");
+    let e = es
+        .next(Duration::from_secs(20))
+        .expect("read")
+        .expect("entry");
+    assert_eq!((e.event.as_str(), e.id.as_deref()), ("entry", Some("1")));
+    let data: Value = serde_json::from_str(&e.data).expect("json");
+    let ops: Vec<tercio_web::patch::Op> =
+        serde_json::from_value(data["patch"]["ops"].clone()).expect("ops");
+    assert_eq!(
+        ops,
+        vec![tercio_web::patch::Op::Replace {
+            id: "main".into(),
+            html: main_of(&s, t)
+        }],
+        "one replace of #main"
+    );
+    assert_eq!(es.next(Duration::from_millis(300)).expect("read"), None);
+}
+
+/// Every seat's page of every shipped scenario, from the start and a few actions in, reads as
+/// well-formed HTML with each id on one element; and from one action to the next the patch the
+/// live stream would send turns the old `#main` into the new one.
+#[test]
+fn every_shipped_scenarios_pages_have_unique_ids_and_patch_from_one_action_to_the_next() {
+    let s = server();
+    for sc in tercio_web::scenarios::SHIPPED {
+        let l = s.new_game(sc.id, 11);
+        let all = l.all();
+        let pages = |stage: &str| -> Vec<String> {
+            all.iter()
+                .map(|(role, t)| {
+                    let page = s.get(&format!("/s/{t}")).body;
+                    let ids = tercio_web::patch::ids(&page)
+                        .unwrap_or_else(|e| panic!("{} {stage}, {role}: {e}", sc.id));
+                    assert!(ids.len() > 10, "{} {stage}, {role}: {ids:?}", sc.id);
+                    main_of(&s, t)
+                })
+                .collect()
+        };
+        let mut before = pages("at the start");
+        for step in 0..4 {
+            let acted = if sc.id.starts_with("el-gran-capitan") || sc.id.starts_with("bloody") {
+                play_on_server(&s, &l, &[step, 3, 1], 1);
+                true
+            } else {
+                let p = s.get(&format!("/s/{}", l.gm)).body;
+                match p
+                    .split("<form class=\"action-form primary bare\"")
+                    .nth(1)
+                    .and_then(|f| f.split_once("data-action=\""))
+                    .and_then(|(_, r)| r.split_once('"'))
+                {
+                    Some((action, _)) => {
+                        let r = s.post(
+                            &format!("/api/s/{}/actions", l.gm),
+                            &json!({ "action": action }),
+                        );
+                        r.status == 200
+                    }
+                    None => false,
+                }
+            };
+            if !acted {
+                break;
+            }
+            let after = pages(&format!("after step {step}"));
+            for ((role, _), (old, new)) in all.iter().zip(before.iter().zip(&after)) {
+                let ops = tercio_web::patch::diff(old, new);
+                let got = tercio_web::patch::apply(old, &ops);
+                assert_eq!(
+                    got.as_deref(),
+                    Ok(new.as_str()),
+                    "{} step {step}, {role}: {ops:?}",
+                    sc.id
+                );
+                assert!(
+                    !ops.iter().any(
+                        |o| matches!(o, tercio_web::patch::Op::Replace { id, .. } if id == "main")
+                    ),
+                    "{} step {step}, {role}: #main replaced whole",
+                    sc.id
+                );
+            }
+            before = after;
+        }
+    }
 }

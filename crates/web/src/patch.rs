@@ -1,0 +1,1103 @@
+//! The difference between two renders of a page part, as operations on the elements that carry an
+//! `id`: what a live page needs to turn the `#main` it has into the new one without fetching it.
+//!
+//! Both renders are ours, so the parser is small: it knows the void elements, self-closing tags
+//! (the QR codes' SVG), comments and `<?…?>` / `<!…>` declarations, and that the contents of
+//! `<pre>`, `<script>`, `<style>` and `<textarea>` are text. Attribute values may be quoted with
+//! `"` or `'`. Anything it does not understand (a tag left open, a close tag that closes nothing,
+//! an id used twice) makes [`diff`] give up and replace the root: a patch is never wrong, at worst
+//! it is big.
+//!
+//! [`diff`] compares an element with its namesake (same id):
+//! - the same outer HTML: nothing;
+//! - a different start tag (other attributes) on the same kind of element: an `attrs` op with the
+//!   new start tag (form controls are replaced instead, as their attributes are also their state);
+//! - the same content once each top-most id'ed descendant is replaced by a placeholder naming it:
+//!   the descendants are compared pairwise;
+//! - both contents only id'ed children, one after the other (a keyed list, like the log's
+//!   `<ul>` of `<li id="e-SEQ">`): when the children kept stay in their order, a `remove` op for
+//!   those dropped and an `insert` op for each run of new ones (before the kept child that
+//!   follows it); otherwise a `children` op with the new order and the new children's HTML; and
+//!   the children kept are compared pairwise;
+//! - otherwise, or when the ops would be bigger than the element: a `replace` op.
+//!
+//! [`apply`] carries the ops out on an HTML string, as the page's script does on its document;
+//! the tests check that applying `diff(old, new)` to `old` gives exactly `new`.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use serde::{Deserialize, Serialize};
+
+/// One change to a page, addressed by element id.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "lowercase")]
+pub enum Op {
+    /// Replace the element (its outer HTML) with `html`.
+    Replace { id: String, html: String },
+    /// Give the element the attributes of the start tag `tag` (same element name), keeping its
+    /// content.
+    Attrs { id: String, tag: String },
+    /// The element's content is its id'ed children: put them in `order`, the ones in `add` made
+    /// from their HTML, the others the element's own children with those ids (any other is
+    /// removed).
+    Children {
+        id: String,
+        order: Vec<String>,
+        add: BTreeMap<String, String>,
+    },
+    /// Remove the element's children with these ids.
+    Remove { id: String, ids: Vec<String> },
+    /// Insert `html` into the element before its child `before`, or at its end.
+    Insert {
+        id: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        before: Option<String>,
+        html: String,
+    },
+}
+
+impl Op {
+    /// The element the op changes.
+    pub fn id(&self) -> &str {
+        match self {
+            Op::Replace { id, .. }
+            | Op::Attrs { id, .. }
+            | Op::Children { id, .. }
+            | Op::Remove { id, .. }
+            | Op::Insert { id, .. } => id,
+        }
+    }
+
+    /// Roughly what the op weighs once sent (its HTML and ids, and a little for the JSON).
+    fn weight(&self) -> usize {
+        const OVERHEAD: usize = 32;
+        OVERHEAD
+            + match self {
+                Op::Replace { id, html } => id.len() + html.len(),
+                Op::Attrs { id, tag } => id.len() + tag.len(),
+                Op::Children { id, order, add } => {
+                    id.len()
+                        + order.iter().map(|x| x.len() + 3).sum::<usize>()
+                        + add
+                            .iter()
+                            .map(|(k, v)| k.len() + v.len() + 6)
+                            .sum::<usize>()
+                }
+                Op::Remove { id, ids } => id.len() + ids.iter().map(|x| x.len() + 3).sum::<usize>(),
+                Op::Insert { id, before, html } => {
+                    id.len() + before.as_ref().map_or(0, |b| b.len() + 12) + html.len()
+                }
+            }
+    }
+}
+
+/// Elements that never have content or a close tag.
+const VOID: [&str; 14] = [
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
+    "track", "wbr",
+];
+
+/// Elements whose content is text up to their close tag.
+const RAW: [&str; 4] = ["pre", "script", "style", "textarea"];
+
+/// Elements whose attributes are also their state: replaced whole, never given new attributes.
+const CONTROLS: [&str; 4] = ["input", "select", "textarea", "button"];
+
+/// An element that carries an id, where it is in its text, and its top-most id'ed descendants.
+#[derive(Debug, Clone)]
+struct Node {
+    id: String,
+    name: String,
+    /// The `<` of its start tag.
+    start: usize,
+    /// Just after its start tag's `>`.
+    open_end: usize,
+    /// The `<` of its end tag (`open_end` for an element without one).
+    close_start: usize,
+    /// Just after its end tag.
+    end: usize,
+    /// Its top-most id'ed descendants, in order (indices into the arena).
+    children: Vec<usize>,
+    /// Whether its parent element is its nearest id'ed ancestor.
+    direct: bool,
+}
+
+/// A parsed text: every id'ed element, the top-level ones, and where each id is (the first
+/// element with it, as `getElementById` finds it).
+#[derive(Debug)]
+struct Tree {
+    nodes: Vec<Node>,
+    top: Vec<usize>,
+    by_id: HashMap<String, usize>,
+    /// An id on more than one element, if any.
+    twice: Option<String>,
+}
+
+/// An element still open while parsing.
+struct Open {
+    name: String,
+    /// Its node, when it carries an id.
+    node: Option<usize>,
+}
+
+/// Parse a text whose ids are each on one element.
+fn parse(s: &str) -> Result<Tree, String> {
+    let t = parse_any(s)?;
+    match &t.twice {
+        Some(id) => Err(format!("the id {id:?} is used twice")),
+        None => Ok(t),
+    }
+}
+
+/// Parse a text, an id on two elements included (a document while a patch moves an element
+/// from one list to another: added to the new one before it leaves the old).
+fn parse_any(s: &str) -> Result<Tree, String> {
+    let b = s.as_bytes();
+    let mut nodes: Vec<Node> = Vec::new();
+    let mut top = Vec::new();
+    let mut by_id: HashMap<String, usize> = HashMap::new();
+    let mut twice = None;
+    let mut stack: Vec<Open> = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'<' {
+            i += 1;
+            continue;
+        }
+        let rest = &s[i..];
+        if rest.starts_with("<!--") {
+            let e = rest.find("-->").ok_or("a comment left open")?;
+            i += e + 3;
+            continue;
+        }
+        if rest.starts_with("<!") || rest.starts_with("<?") {
+            let e = rest.find('>').ok_or("a declaration left open")?;
+            i += e + 1;
+            continue;
+        }
+        if let Some(after) = rest.strip_prefix("</") {
+            let e = after.find('>').ok_or("an end tag left open")?;
+            let name = after[..e].trim().to_ascii_lowercase();
+            let open = stack
+                .pop()
+                .ok_or_else(|| format!("</{name}> closes nothing"))?;
+            if open.name != name {
+                return Err(format!("</{name}> closes <{}>", open.name));
+            }
+            let end = i + 2 + e + 1;
+            if let Some(n) = open.node {
+                nodes[n].close_start = i;
+                nodes[n].end = end;
+            }
+            i = end;
+            continue;
+        }
+        if !rest.as_bytes().get(1).is_some_and(u8::is_ascii_alphabetic) {
+            // A `<` that starts no tag is text.
+            i += 1;
+            continue;
+        }
+        let name_len = rest[1..]
+            .bytes()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == b'-' || *c == b':')
+            .count();
+        let name = rest[1..1 + name_len].to_ascii_lowercase();
+        let (open_end, id, self_closing) = start_tag(s, i + 1 + name_len)?;
+        let void = self_closing || VOID.contains(&name.as_str());
+        let parent = stack.iter().rev().find_map(|o| o.node);
+        let node = match id {
+            Some(id) => {
+                let n = nodes.len();
+                if by_id.contains_key(&id) {
+                    twice.get_or_insert_with(|| id.clone());
+                } else {
+                    by_id.insert(id.clone(), n);
+                }
+                nodes.push(Node {
+                    id,
+                    name: name.clone(),
+                    start: i,
+                    open_end,
+                    close_start: open_end,
+                    end: open_end,
+                    children: Vec::new(),
+                    direct: stack.last().is_none_or(|o| o.node.is_some()),
+                });
+                match parent {
+                    Some(p) => nodes[p].children.push(n),
+                    None => top.push(n),
+                }
+                Some(n)
+            }
+            None => None,
+        };
+        i = open_end;
+        if void {
+            continue;
+        }
+        if RAW.contains(&name.as_str()) {
+            // Text up to the end tag, which is then read as any other.
+            let e = s[i..]
+                .match_indices("</")
+                .map(|(j, _)| j)
+                .find(|&j| {
+                    s.get(i + j + 2..i + j + 2 + name.len())
+                        .is_some_and(|n| n.eq_ignore_ascii_case(&name))
+                })
+                .ok_or_else(|| format!("<{name}> left open"))?;
+            i += e;
+        }
+        stack.push(Open { name, node });
+    }
+    if let Some(o) = stack.last() {
+        return Err(format!("<{}> left open", o.name));
+    }
+    Ok(Tree {
+        nodes,
+        top,
+        by_id,
+        twice,
+    })
+}
+
+/// Read a start tag's attributes from `i` (just after its name): where the tag ends, its id
+/// (unescaped, as the document sees it) and whether it closes itself (`/>`).
+fn start_tag(s: &str, mut i: usize) -> Result<(usize, Option<String>, bool), String> {
+    let b = s.as_bytes();
+    let mut id = None;
+    loop {
+        while i < b.len() && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        match b.get(i) {
+            None => return Err("a start tag left open".into()),
+            Some(b'>') => return Ok((i + 1, id, false)),
+            Some(b'/') if b.get(i + 1) == Some(&b'>') => return Ok((i + 2, id, true)),
+            Some(b'/') => {
+                i += 1;
+                continue;
+            }
+            _ => {}
+        }
+        let name_start = i;
+        while i < b.len() && !b[i].is_ascii_whitespace() && !matches!(b[i], b'=' | b'>' | b'/') {
+            i += 1;
+        }
+        let name = s[name_start..i].to_ascii_lowercase();
+        while i < b.len() && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        let mut value = None;
+        if b.get(i) == Some(&b'=') {
+            i += 1;
+            while i < b.len() && b[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            match b.get(i) {
+                Some(&q) if q == b'"' || q == b'\'' => {
+                    let e = s[i + 1..]
+                        .find(q as char)
+                        .ok_or("an attribute value left open")?;
+                    value = Some(&s[i + 1..i + 1 + e]);
+                    i += e + 2;
+                }
+                _ => {
+                    let v = i;
+                    while i < b.len() && !b[i].is_ascii_whitespace() && b[i] != b'>' {
+                        i += 1;
+                    }
+                    value = Some(&s[v..i]);
+                }
+            }
+        }
+        if name == "id" {
+            id = Some(unescape(value.unwrap_or("")));
+        }
+    }
+}
+
+/// The text an escaped attribute value stands for (the entities our pages write).
+fn unescape(v: &str) -> String {
+    if !v.contains('&') {
+        return v.to_string();
+    }
+    let mut out = String::with_capacity(v.len());
+    let mut rest = v;
+    while let Some(i) = rest.find('&') {
+        out.push_str(&rest[..i]);
+        rest = &rest[i..];
+        let Some(e) = rest.find(';').filter(|e| *e <= 10) else {
+            out.push('&');
+            rest = &rest[1..];
+            continue;
+        };
+        let entity = &rest[1..e];
+        let c = match entity {
+            "amp" => Some('&'),
+            "lt" => Some('<'),
+            "gt" => Some('>'),
+            "quot" => Some('"'),
+            "apos" => Some('\''),
+            _ => entity
+                .strip_prefix("#x")
+                .or_else(|| entity.strip_prefix("#X"))
+                .and_then(|h| u32::from_str_radix(h, 16).ok())
+                .or_else(|| entity.strip_prefix('#').and_then(|d| d.parse().ok()))
+                .and_then(char::from_u32),
+        };
+        match c {
+            Some(c) => {
+                out.push(c);
+                rest = &rest[e + 1..];
+            }
+            None => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The one element a whole text is, when it is exactly one id'ed element.
+fn root(t: &Tree, s: &str) -> Option<usize> {
+    match t.top.as_slice() {
+        [r] if t.nodes[*r].start == 0 && t.nodes[*r].end == s.len() => Some(*r),
+        _ => None,
+    }
+}
+
+/// The ops that turn `old` into `new`, each the outer HTML of one element with an id (a page's
+/// `#main`). When either cannot be read, or their roots differ, the one op replaces the root.
+pub fn diff(old: &str, new: &str) -> Vec<Op> {
+    if old == new {
+        return Vec::new();
+    }
+    let replace_root = |id: &str| {
+        vec![Op::Replace {
+            id: id.to_string(),
+            html: new.to_string(),
+        }]
+    };
+    let (Ok(ot), Ok(nt)) = (parse(old), parse(new)) else {
+        let id = parse(old)
+            .ok()
+            .and_then(|t| root(&t, old).map(|r| t.nodes[r].id.clone()))
+            .unwrap_or_else(|| "main".into());
+        return replace_root(&id);
+    };
+    let (Some(or), Some(nr)) = (root(&ot, old), root(&nt, new)) else {
+        let id = root(&ot, old).map_or_else(|| "main".into(), |r| ot.nodes[r].id.clone());
+        return replace_root(&id);
+    };
+    if ot.nodes[or].id != nt.nodes[nr].id {
+        return replace_root(&ot.nodes[or].id);
+    }
+    let d = Differ {
+        old,
+        new,
+        ot: &ot,
+        nt: &nt,
+    };
+    d.node(or, nr)
+}
+
+struct Differ<'a> {
+    old: &'a str,
+    new: &'a str,
+    ot: &'a Tree,
+    nt: &'a Tree,
+}
+
+/// A piece of an element's content: text, or a top-most id'ed descendant.
+#[derive(PartialEq)]
+enum Piece<'a> {
+    Text(&'a str),
+    Child(&'a str),
+}
+
+impl Differ<'_> {
+    /// The ops that turn old node `o` into new node `n` (same id).
+    fn node(&self, o: usize, n: usize) -> Vec<Op> {
+        let (on, nn) = (&self.ot.nodes[o], &self.nt.nodes[n]);
+        let outer_new = &self.new[nn.start..nn.end];
+        if self.old[on.start..on.end] == *outer_new {
+            return Vec::new();
+        }
+        let replace = vec![Op::Replace {
+            id: nn.id.clone(),
+            html: outer_new.to_string(),
+        }];
+        if on.name != nn.name {
+            return replace;
+        }
+        let mut ops = Vec::new();
+        let new_tag = &self.new[nn.start..nn.open_end];
+        if self.old[on.start..on.open_end] != *new_tag {
+            if CONTROLS.contains(&nn.name.as_str()) {
+                return replace;
+            }
+            ops.push(Op::Attrs {
+                id: nn.id.clone(),
+                tag: new_tag.to_string(),
+            });
+        }
+        let (op, np) = (pieces(self.old, self.ot, on), pieces(self.new, self.nt, nn));
+        if op == np {
+            for (&a, &b) in on.children.iter().zip(&nn.children) {
+                ops.extend(self.node(a, b));
+            }
+        } else if keyed(self.ot, on) && keyed(self.nt, nn) {
+            let before: HashMap<&str, usize> = on
+                .children
+                .iter()
+                .map(|&c| (self.ot.nodes[c].id.as_str(), c))
+                .collect();
+            let mut add = BTreeMap::new();
+            let mut kept = Vec::new();
+            for &c in &nn.children {
+                let child = &self.nt.nodes[c];
+                match before.get(child.id.as_str()) {
+                    Some(&oc) => kept.push((oc, c)),
+                    None => {
+                        add.insert(
+                            child.id.clone(),
+                            self.new[child.start..child.end].to_string(),
+                        );
+                    }
+                }
+            }
+            ops.extend(self.list(on, nn, add, &kept));
+            for (a, b) in kept {
+                ops.extend(self.node(a, b));
+            }
+        } else {
+            return replace;
+        }
+        let weight: usize = ops.iter().map(Op::weight).sum();
+        if weight >= replace[0].weight() {
+            return replace;
+        }
+        ops
+    }
+}
+
+impl Differ<'_> {
+    /// The ops that turn keyed list `o` into `n` (their kept children aside): the children
+    /// dropped removed and the new ones inserted where they go when the kept ones stay in their
+    /// order, else the whole new order.
+    fn list(
+        &self,
+        o: &Node,
+        n: &Node,
+        add: BTreeMap<String, String>,
+        kept: &[(usize, usize)],
+    ) -> Vec<Op> {
+        let old_ids: Vec<&str> = o
+            .children
+            .iter()
+            .map(|&c| self.ot.nodes[c].id.as_str())
+            .collect();
+        let new_ids: Vec<&str> = n
+            .children
+            .iter()
+            .map(|&c| self.nt.nodes[c].id.as_str())
+            .collect();
+        let kept_in_old: Vec<&str> = kept
+            .iter()
+            .map(|&(a, _)| self.ot.nodes[a].id.as_str())
+            .collect();
+        let mut kept_sorted = kept_in_old.clone();
+        kept_sorted.sort_by_key(|id| old_ids.iter().position(|x| x == id));
+        if kept_in_old != kept_sorted {
+            return vec![Op::Children {
+                id: n.id.clone(),
+                order: new_ids.iter().map(|x| x.to_string()).collect(),
+                add,
+            }];
+        }
+        let mut ops = Vec::new();
+        let removed: Vec<String> = old_ids
+            .iter()
+            .filter(|id| !new_ids.contains(id))
+            .map(|x| x.to_string())
+            .collect();
+        if !removed.is_empty() {
+            ops.push(Op::Remove {
+                id: n.id.clone(),
+                ids: removed,
+            });
+        }
+        // Each run of new children goes in before the kept child after it.
+        let mut i = 0;
+        while i < n.children.len() {
+            if !add.contains_key(new_ids[i]) {
+                i += 1;
+                continue;
+            }
+            let mut html = String::new();
+            while i < n.children.len() && add.contains_key(new_ids[i]) {
+                let c = &self.nt.nodes[n.children[i]];
+                html.push_str(&self.new[c.start..c.end]);
+                i += 1;
+            }
+            ops.push(Op::Insert {
+                id: n.id.clone(),
+                before: new_ids.get(i).map(|x| x.to_string()),
+                html,
+            });
+        }
+        ops
+    }
+}
+
+/// An element's content with its top-most id'ed descendants as placeholders.
+fn pieces<'a>(s: &'a str, t: &'a Tree, n: &Node) -> Vec<Piece<'a>> {
+    let mut out = Vec::new();
+    let mut at = n.open_end;
+    for &c in &n.children {
+        let child = &t.nodes[c];
+        out.push(Piece::Text(&s[at..child.start]));
+        out.push(Piece::Child(&child.id));
+        at = child.end;
+    }
+    out.push(Piece::Text(&s[at..n.close_start]));
+    out
+}
+
+/// Whether an element's content is nothing but its id'ed children, one after the other.
+fn keyed(t: &Tree, n: &Node) -> bool {
+    let mut at = n.open_end;
+    for &c in &n.children {
+        let child = &t.nodes[c];
+        if !child.direct || child.start != at {
+            return false;
+        }
+        at = child.end;
+    }
+    at == n.close_start && n.close_start < n.end
+}
+
+/// Carry out `ops` on `html`, as the page's script does: each op on the element with its id (the
+/// first in the text, as `getElementById` finds it: while an element moves from one list to
+/// another its id is briefly on two, and no op is for it), a `children` op's kept children among
+/// the element's own. An op that cannot be carried out is an error, and so is a result with an
+/// id on two elements.
+pub fn apply(html: &str, ops: &[Op]) -> Result<String, String> {
+    let mut s = html.to_string();
+    for op in ops {
+        let t = parse_any(&s)?;
+        let &n = t
+            .by_id
+            .get(op.id())
+            .ok_or_else(|| format!("no element {:?}", op.id()))?;
+        let node = &t.nodes[n];
+        match op {
+            Op::Replace { html, .. } => s.replace_range(node.start..node.end, html),
+            Op::Attrs { tag, .. } => {
+                let name: String = tag
+                    .strip_prefix('<')
+                    .unwrap_or("")
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == ':')
+                    .collect();
+                if !name.eq_ignore_ascii_case(&node.name) || !tag.ends_with('>') {
+                    return Err(format!("{tag:?} is not a <{}> tag", node.name));
+                }
+                s.replace_range(node.start..node.open_end, tag);
+            }
+            Op::Children { order, add, .. } => {
+                if !keyed(&t, node) {
+                    return Err(format!("{:?} is not a list of id'ed children", node.id));
+                }
+                let mut have: HashMap<&str, &Node> = HashMap::new();
+                for &c in &node.children {
+                    have.entry(t.nodes[c].id.as_str()).or_insert(&t.nodes[c]);
+                }
+                let mut seen = HashSet::new();
+                let mut content = String::new();
+                for id in order {
+                    if !seen.insert(id) {
+                        return Err(format!("{id:?} twice in an order"));
+                    }
+                    match (add.get(id), have.get(id.as_str())) {
+                        (Some(h), _) => content.push_str(h),
+                        (None, Some(c)) => content.push_str(&s[c.start..c.end]),
+                        (None, None) => return Err(format!("no child {id:?} to keep")),
+                    }
+                }
+                if let Some(k) = add.keys().find(|k| !seen.contains(k)) {
+                    return Err(format!("{k:?} added but not placed"));
+                }
+                s.replace_range(node.open_end..node.close_start, &content);
+            }
+            Op::Remove { ids, .. } => {
+                let mut ranges = Vec::new();
+                for id in ids {
+                    let c = child(&t, node, id)?;
+                    ranges.push(c.start..c.end);
+                }
+                ranges.sort_by_key(|r| std::cmp::Reverse(r.start));
+                for r in ranges {
+                    s.replace_range(r, "");
+                }
+            }
+            Op::Insert { before, html, .. } => {
+                if node.close_start == node.end {
+                    return Err(format!("<{}> has no content", node.name));
+                }
+                let at = match before {
+                    Some(b) => child(&t, node, b)?.start,
+                    None => node.close_start,
+                };
+                s.insert_str(at, html);
+            }
+        }
+    }
+    // The result must be readable, as the document would be.
+    parse(&s)?;
+    Ok(s)
+}
+
+/// The child of `node` (an element directly in it) with id `id`.
+fn child<'a>(t: &'a Tree, node: &Node, id: &str) -> Result<&'a Node, String> {
+    node.children
+        .iter()
+        .map(|&c| &t.nodes[c])
+        .find(|c| c.direct && c.id == id)
+        .ok_or_else(|| format!("{:?} has no child {id:?}", node.id))
+}
+
+/// The ids in a text, or why it cannot be read (a tag left open, an id used twice…).
+pub fn ids(html: &str) -> Result<Vec<String>, String> {
+    let t = parse(html)?;
+    Ok(t.nodes.into_iter().map(|n| n.id).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn check(old: &str, new: &str) -> Vec<Op> {
+        let ops = diff(old, new);
+        let got = apply(old, &ops).unwrap_or_else(|e| panic!("{e}: {ops:?}"));
+        assert_eq!(got, new, "ops: {ops:?}");
+        ops
+    }
+
+    #[test]
+    fn nothing_changed_nothing_sent() {
+        let h = r#"<div id="main"><p id="a">x</p></div>"#;
+        assert!(check(h, h).is_empty());
+    }
+
+    #[test]
+    fn a_changed_element_is_replaced_alone() {
+        let old = r#"<div id="main" data-seq="1"><h1>A title long enough to be worth keeping</h1><p id="a">x</p><p id="b">y</p></div>"#;
+        let new = r#"<div id="main" data-seq="2"><h1>A title long enough to be worth keeping</h1><p id="a">x</p><p id="b">z</p></div>"#;
+        let ops = check(old, new);
+        assert_eq!(
+            ops,
+            vec![
+                Op::Attrs {
+                    id: "main".into(),
+                    tag: r#"<div id="main" data-seq="2">"#.into()
+                },
+                Op::Replace {
+                    id: "b".into(),
+                    html: r#"<p id="b">z</p>"#.into()
+                }
+            ]
+        );
+    }
+
+    #[test]
+    fn a_keyed_list_gets_its_new_children_only() {
+        let li = |n: u32, t: &str| {
+            format!(
+                r#"<li id="e-{n}" class="{t}"><details><summary>#{n}</summary><pre>a < b &amp; {n}</pre></details></li>"#
+            )
+        };
+        let old = format!(
+            r#"<div id="main"><section id="log"><h2>Log</h2><ul id="log-list">{}{}</ul></section></div>"#,
+            li(2, "x"),
+            li(1, "y")
+        );
+        let new = format!(
+            r#"<div id="main"><section id="log"><h2>Log</h2><ul id="log-list">{}{}{}</ul></section></div>"#,
+            li(3, "z"),
+            li(2, "x"),
+            li(1, "voided")
+        );
+        let ops = check(&old, &new);
+        assert_eq!(
+            ops,
+            vec![
+                Op::Insert {
+                    id: "log-list".into(),
+                    before: Some("e-2".into()),
+                    html: li(3, "z")
+                },
+                Op::Attrs {
+                    id: "e-1".into(),
+                    tag: r#"<li id="e-1" class="voided">"#.into()
+                }
+            ]
+        );
+        // The oldest entry drops off the end as a new one comes in; reordered, the list gets
+        // its whole new order, its new children made from their HTML.
+        let list = |items: &[(u32, &str)]| {
+            format!(
+                r#"<div id="main"><ul id="log-list">{}</ul></div>"#,
+                items.iter().map(|(n, t)| li(*n, t)).collect::<String>()
+            )
+        };
+        let ops = check(&list(&[(2, "x"), (1, "y")]), &list(&[(3, "z"), (2, "x")]));
+        assert!(
+            matches!(&ops[..], [Op::Remove { ids, .. }, Op::Insert { before: Some(b), .. }] if ids == &["e-1"] && b == "e-2"),
+            "{ops:?}"
+        );
+        let ops = check(
+            &list(&[(2, "x"), (1, "y")]),
+            &list(&[(1, "y"), (3, "z"), (2, "x")]),
+        );
+        match &ops[..] {
+            [Op::Children { order, add, .. }] => {
+                assert_eq!(order, &["e-1", "e-3", "e-2"]);
+                assert_eq!(add.keys().collect::<Vec<_>>(), ["e-3"]);
+            }
+            o => panic!("{o:?}"),
+        }
+    }
+
+    #[test]
+    fn the_oldest_entry_drops_off_and_moves_between_lists() {
+        let old = r#"<div id="main"><ul id="a"><li id="x">1</li><li id="y">2</li></ul><ul id="b"><li id="z">3</li></ul></div>"#;
+        let new = r#"<div id="main"><ul id="a"><li id="y">2</li></ul><ul id="b"><li id="z">3</li><li id="x">1</li></ul></div>"#;
+        check(old, new);
+        // Towards an earlier list: added there before it leaves the later one.
+        let old = r#"<div id="main"><ul id="a"><li id="y">2</li></ul><ul id="b"><li id="z">3</li><li id="x">1<b id="w">!</b></li></ul></div>"#;
+        let new = r#"<div id="main"><ul id="a"><li id="x">1<b id="w">!</b></li><li id="y">2</li></ul><ul id="b"><li id="z">3</li></ul></div>"#;
+        let ops = check(old, new);
+        assert!(
+            ops.iter()
+                .all(|o| matches!(o, Op::Remove { .. } | Op::Insert { .. })),
+            "{ops:?}"
+        );
+    }
+
+    #[test]
+    fn markup_around_ids_changing_replaces_the_parent() {
+        let old = r#"<div id="main"><section id="s"><h2>A</h2><p id="a">x</p></section></div>"#;
+        let new = r#"<div id="main"><section id="s"><h2>B</h2><p id="a">x</p></section></div>"#;
+        let ops = check(old, new);
+        assert!(
+            matches!(&ops[..], [Op::Replace { id, .. }] if id == "s"),
+            "{ops:?}"
+        );
+        // An id'ed element wrapped in markup without an id is no keyed list.
+        let old = r#"<div id="main"><ul id="l"><li><b id="p">1</b></li></ul></div>"#;
+        let new = r#"<div id="main"><ul id="l"><li><b id="q">1</b></li><li><b id="p">1</b></li></ul></div>"#;
+        let ops = check(old, new);
+        assert!(
+            matches!(&ops[..], [Op::Replace { id, .. }] if id == "l"),
+            "{ops:?}"
+        );
+    }
+
+    #[test]
+    fn form_controls_are_replaced_not_given_attributes() {
+        let old = r#"<div id="main"><input type="checkbox" id="c" data-server><select id="s"><option value="a">A</option></select></div>"#;
+        let new = r#"<div id="main"><input type="checkbox" id="c" data-server checked><select id="s" multiple><option value="a">A</option></select></div>"#;
+        let ops = check(old, new);
+        assert!(
+            ops.iter().all(|o| matches!(o, Op::Replace { .. })),
+            "{ops:?}"
+        );
+    }
+
+    #[test]
+    fn svg_comments_raw_text_and_odd_quotes_are_read() {
+        let old = r#"<div id="main"><!-- <p id="fake"> --><div class="qr" id="qr"><?xml version="1.0" standalone="yes"?><svg xmlns="x"><rect x="0"/><path d="M0 0"/></svg></div><button data-turn='{"action":"go"}' id="t">Go</button><pre id="p"><b id="no"></pre><textarea id="ta"></textarea><br><input id="i" value="a>b"></div>"#;
+        let new = old.replace("Go<", "Went<").replace("M0 0", "M1 1");
+        let ops = check(old, &new);
+        assert!(ops.iter().any(|o| o.id() == "t"), "{ops:?}");
+        assert_eq!(
+            ids(old).expect("ids"),
+            ["main", "qr", "t", "p", "ta", "i"],
+            "ids inside <pre> and comments are text"
+        );
+    }
+
+    #[test]
+    fn unreadable_or_ambiguous_html_replaces_the_root() {
+        let old = r#"<div id="main"><p id="a">x</p></div>"#;
+        for new in [
+            r#"<div id="main"><p id="a">x</p><p id="a">y</p></div>"#,
+            r#"<div id="main"><p id="a">x</div>"#,
+            r#"<div id="main"><p id="a">x</p></div><p>after</p>"#,
+        ] {
+            let ops = diff(old, new);
+            assert_eq!(
+                ops,
+                vec![Op::Replace {
+                    id: "main".into(),
+                    html: new.into()
+                }],
+                "{new}"
+            );
+        }
+        // A renamed root is replaced as a whole.
+        let ops = check(old, r#"<div id="other"><p id="a">x</p></div>"#);
+        assert!(matches!(&ops[..], [Op::Replace { id, .. }] if id == "main"));
+    }
+
+    #[test]
+    fn apply_refuses_what_the_document_could_not_do() {
+        let h = r#"<div id="main"><ul id="l"><li id="a">1</li></ul></div>"#;
+        let bad = [
+            Op::Replace {
+                id: "nope".into(),
+                html: String::new(),
+            },
+            Op::Children {
+                id: "l".into(),
+                order: vec!["b".into()],
+                add: BTreeMap::new(),
+            },
+            Op::Children {
+                id: "l".into(),
+                order: vec![],
+                add: BTreeMap::from([("b".into(), "<li id=\"b\"></li>".into())]),
+            },
+            Op::Attrs {
+                id: "l".into(),
+                tag: "<ol id=\"l\">".into(),
+            },
+            Op::Remove {
+                id: "l".into(),
+                ids: vec!["b".into()],
+            },
+            Op::Insert {
+                id: "l".into(),
+                before: Some("main".into()),
+                html: String::new(),
+            },
+            Op::Insert {
+                id: "l".into(),
+                before: None,
+                html: "<li id=\"a\"></li>".into(),
+            },
+        ];
+        for op in bad {
+            assert!(apply(h, std::slice::from_ref(&op)).is_err(), "{op:?}");
+        }
+    }
+
+    #[test]
+    fn entities_in_ids_are_the_documents_ids() {
+        assert_eq!(unescape("a&amp;b&#39;c&#x41;&bogus;&"), "a&b'cA&bogus;&");
+        assert_eq!(ids(r#"<p id="u-a&amp;b"></p>"#).expect("ids"), ["u-a&b"]);
+    }
+
+    // ---- Random trees and edits ----
+
+    /// A tree to render: an element with an optional id, a class, and content.
+    #[derive(Debug, Clone)]
+    enum H {
+        El {
+            tag: &'static str,
+            id: Option<u32>,
+            class: u8,
+            kids: Vec<H>,
+        },
+        Text(u8),
+    }
+
+    const TAGS: [&str; 6] = ["div", "ul", "li", "span", "section", "p"];
+
+    fn render(h: &H, out: &mut String) {
+        match h {
+            H::Text(t) => out.push_str(&format!("t{t}&amp;")),
+            H::El {
+                tag,
+                id,
+                class,
+                kids,
+            } => {
+                out.push('<');
+                out.push_str(tag);
+                if let Some(id) = id {
+                    out.push_str(&format!(" id=\"n{id}\""));
+                }
+                if *class > 0 {
+                    out.push_str(&format!(" class=\"c{class}\""));
+                }
+                out.push('>');
+                if *class == 3 {
+                    // Some void and raw elements along the way.
+                    out.push_str("<br><input type=\"number\" value=\"1\"><pre>1 <2></pre>");
+                }
+                for k in kids {
+                    render(k, out);
+                }
+                out.push_str(&format!("</{tag}>"));
+            }
+        }
+    }
+
+    fn tree() -> impl Strategy<Value = H> {
+        let leaf = prop_oneof![
+            (0u8..4).prop_map(H::Text),
+            (0usize..TAGS.len(), prop::option::of(0u32..40), 0u8..4).prop_map(|(t, id, class)| {
+                H::El {
+                    tag: TAGS[t],
+                    id,
+                    class,
+                    kids: vec![],
+                }
+            }),
+        ];
+        leaf.prop_recursive(4, 40, 5, |inner| {
+            (
+                0usize..TAGS.len(),
+                prop::option::of(0u32..40),
+                0u8..4,
+                prop::collection::vec(inner, 0..5),
+            )
+                .prop_map(|(t, id, class, kids)| H::El {
+                    tag: TAGS[t],
+                    id,
+                    class,
+                    kids,
+                })
+        })
+    }
+
+    /// Drop ids already used, so each id is on one element.
+    fn unique(h: &mut H, seen: &mut HashSet<u32>) {
+        if let H::El { id, kids, .. } = h {
+            if let Some(i) = *id {
+                if !seen.insert(i) {
+                    *id = None;
+                }
+            }
+            for k in kids {
+                unique(k, seen);
+            }
+        }
+    }
+
+    /// Edit a tree as the choices say: change a class or a text, drop, add, move or swap
+    /// children, change an id.
+    fn edit(h: &mut H, choices: &mut impl Iterator<Item = u8>) {
+        let Some(c) = choices.next() else { return };
+        match h {
+            H::Text(t) => {
+                if c % 3 == 0 {
+                    *t = t.wrapping_add(1) % 4;
+                }
+            }
+            H::El {
+                id, class, kids, ..
+            } => {
+                match c % 9 {
+                    0 => *class = (*class + 1) % 4,
+                    1 if !kids.is_empty() => {
+                        let i = usize::from(c) % kids.len();
+                        kids.remove(i);
+                    }
+                    2 => kids.insert(
+                        usize::from(c) % (kids.len() + 1),
+                        H::El {
+                            tag: "li",
+                            id: Some(40 + u32::from(c)),
+                            class: c % 4,
+                            kids: vec![H::Text(c % 4)],
+                        },
+                    ),
+                    3 if kids.len() > 1 => {
+                        let k = kids.remove(0);
+                        kids.push(k);
+                    }
+                    4 if kids.len() > 1 => {
+                        let last = kids.len() - 1;
+                        kids.swap(0, last);
+                    }
+                    5 => *id = id.map(|i| (i + 1) % 60),
+                    6 => *id = None,
+                    _ => {}
+                }
+                for k in kids.iter_mut() {
+                    edit(k, choices);
+                }
+            }
+        }
+    }
+
+    fn page(kids: Vec<H>) -> String {
+        let mut root = H::El {
+            tag: "div",
+            id: Some(1000),
+            class: 0,
+            kids,
+        };
+        unique(&mut root, &mut HashSet::new());
+        let mut s = String::new();
+        render(&root, &mut s);
+        s
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+
+        #[test]
+        fn applying_the_diff_gives_the_new_html(kids in prop::collection::vec(tree(), 0..6), choices in prop::collection::vec(any::<u8>(), 0..60)) {
+            let old = page(kids.clone());
+            let mut edited = kids;
+            let mut it = choices.into_iter();
+            for k in edited.iter_mut() {
+                edit(k, &mut it);
+            }
+            let new = page(edited);
+            let ops = diff(&old, &new);
+            let got = apply(&old, &ops);
+            prop_assert_eq!(got.as_deref(), Ok(new.as_str()), "ops: {:?}", ops);
+            // Never more than replacing the whole.
+            let weight: usize = ops.iter().map(Op::weight).sum();
+            prop_assert!(weight <= new.len() + 64, "{} ops weigh {}", ops.len(), weight);
+        }
+
+        #[test]
+        fn a_keyed_list_reordered_is_patched_in_place(n in 1usize..12, perm in prop::collection::vec(any::<u16>(), 1..12), drop in prop::collection::vec(any::<bool>(), 12), fresh in 0usize..4) {
+            let li = |i: usize| format!("<li id=\"e-{i}\"><details><summary>#{i}</summary><pre>long text of entry {i} with &lt;tags&gt;</pre></details></li>");
+            let old_ids: Vec<usize> = (0..n).collect();
+            let mut new_ids: Vec<usize> = old_ids.iter().copied().filter(|i| !drop[*i]).collect();
+            for (k, p) in perm.iter().enumerate() {
+                if !new_ids.is_empty() {
+                    let a = usize::from(*p) % new_ids.len();
+                    let b = k % new_ids.len();
+                    new_ids.swap(a, b);
+                }
+            }
+            new_ids.extend(100..100 + fresh);
+            let list = |ids: &[usize]| format!("<div id=\"main\"><ul id=\"log-list\">{}</ul></div>", ids.iter().map(|&i| li(i)).collect::<String>());
+            let (old, new) = (list(&old_ids), list(&new_ids));
+            let ops = check(&old, &new);
+            // Only the new entries' HTML is sent, unless the whole list is smaller.
+            if !ops.iter().any(|o| matches!(o, Op::Replace { .. })) {
+                let sent: usize = ops
+                    .iter()
+                    .map(|o| match o {
+                        Op::Children { add, .. } => add.len(),
+                        Op::Insert { html, .. } => html.matches("<li ").count(),
+                        _ => 0,
+                    })
+                    .sum();
+                prop_assert_eq!(sent, fresh, "{:?}", ops);
+            }
+        }
+    }
+}
