@@ -72,11 +72,18 @@ fn acknowledged_actions_survive_a_kill() {
     .expect("act");
     assert_eq!(r.status, 200, "{}", r.body);
     acknowledged.push(r.json()["seq"].as_u64().expect("seq"));
-    let side = r.json()["state"]["initiative_side"]
+    // The answer carries what changed; the whole state is the seat's view.
+    let state = |addr: &str| {
+        request(addr, "GET", &format!("/api/s/{id}"), None)
+            .expect("view")
+            .json()["state"]
+            .clone()
+    };
+    let side = state(&addr)["initiative_side"]
         .as_str()
         .expect("side")
         .to_string();
-    let leader = commander(&r.json()["state"]);
+    let leader = commander(&state(&addr));
     let r = request(
         &addr,
         "POST",
@@ -86,7 +93,7 @@ fn acknowledged_actions_survive_a_kill() {
     .expect("act");
     assert_eq!(r.status, 200, "{}", r.body);
     acknowledged.push(r.json()["seq"].as_u64().expect("seq"));
-    let units: Vec<String> = r.json()["state"]["units"]
+    let units: Vec<String> = state(&addr)["units"]
         .as_object()
         .expect("units")
         .values()
@@ -176,7 +183,9 @@ fn an_exported_game_verifies_and_an_altered_roll_is_caught() {
         assert_eq!(r.status, 200, "{path}: {}", r.body);
         r.json()
     };
-    let leader = commander(&post("actions", r#"{"action":"initiative"}"#)["state"]);
+    post("actions", r#"{"action":"initiative"}"#);
+    let view = request(&addr, "GET", &format!("/api/s/{gm}"), None).expect("view");
+    let leader = commander(&view.json()["state"]);
     let r = request(
         &addr,
         "POST",

@@ -209,7 +209,7 @@ fn play_and_order_with(
         if r.status != 200 {
             continue;
         }
-        if r.json()["state"]["phase"] != "orders" {
+        if s.raw(l).state["phase"] != "orders" {
             s.undo(l);
             continue;
         }
@@ -659,7 +659,13 @@ fn the_game_master_plays_no_card_and_may_only_close_a_window_with_none() {
     assert!(form.contains("value=\"none\""), "{form}");
     assert!(!form.contains("value=\"evade\""), "{form}");
     let v = s.act_ok(&l.gm, &json!({"action": "respond", "response": "none"}));
-    assert_eq!(v["state"]["phase"], "orders", "{v}");
+    assert!(
+        v["changed"].as_array().is_some_and(|c| c
+            .iter()
+            .any(|op| op["p"] == "/phase" && op["v"] == "orders")),
+        "{v}"
+    );
+    assert_eq!(s.view(&l.gm)["state"]["phase"], "orders");
     let g = s.raw(&l);
     assert_eq!(g.log.entries.len(), n + 1);
     match g.log.entries.last() {

@@ -12,19 +12,23 @@ pub struct Server {
     pub addr: String,
     pub key: String,
     pub store: Arc<SqliteStore>,
+    /// The database file.
+    pub path: std::path::PathBuf,
     _running: tercio_web::Running,
     _dir: tempfile::TempDir,
 }
 
 pub fn server() -> Server {
     let dir = tempfile::tempdir().expect("tmp");
-    let store = Arc::new(SqliteStore::open(&dir.path().join("t.db")).expect("db"));
+    let path = dir.path().join("t.db");
+    let store = Arc::new(SqliteStore::open(&path).expect("db"));
     let key = store.host_key().expect("key");
     let running = tercio_web::spawn(tercio_web::AppState::new(store.clone())).expect("server");
     Server {
         addr: running.addr.clone(),
         key,
         store,
+        path,
         _running: running,
         _dir: dir,
     }

@@ -1,0 +1,216 @@
+//! Events, not documents: an action's answer carries its entry and what changed in the seat's
+//! view (small, and enough to bring the old view up to date), the seat's view answers 304 while
+//! nothing it shows has changed, a change written to the database by another server is seen, and
+//! games evicted from memory come back from the store as they were.
+
+mod common;
+
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+use tercio_rules::game::Head;
+use tercio_store::{Row, SqliteStore, Store};
+use tercio_web::client::request_with;
+
+const CHARGE: &str = r#"{"action": "charge", "actor": "swiss-first-block", "target": "spanish-pike-left", "ground": "obstacle"}"#;
+
+fn setup(s: &common::Server) -> String {
+    let g = s.create(&json!({"scenario": "el-gran-capitan/cerignola-1503", "seed": 5}));
+    let gm = common::token(&g["links"][0]["url"]);
+    for a in [
+        json!({"action": "initiative"}),
+        json!({"action": "command", "leader": "chandieu"}),
+        json!({"action": "attach", "leader": "chandieu", "unit": "swiss-first-block"}),
+    ] {
+        let r = s.request(
+            "POST",
+            &format!("/api/s/{gm}/actions"),
+            &[],
+            Some(&a.to_string()),
+        );
+        assert_eq!(r.status, 200, "{}", r.body);
+    }
+    gm
+}
+
+fn view(s: &common::Server, token: &str) -> (Value, String) {
+    let r = s.request("GET", &format!("/api/s/{token}"), &[], None);
+    assert_eq!(r.status, 200, "{}", r.body);
+    let etag = r.headers("etag").first().expect("an etag").to_string();
+    (r.json(), etag)
+}
+
+/// `changed` applied to the view the action was taken on gives the view after it.
+fn brings_up_to_date(before: &Value, answer: &Value, after: &Value) {
+    let mut state = before["state"].clone();
+    tercio_rules::effects::apply(&mut state, &answer["changed"]).expect("apply");
+    assert_eq!(&state, &after["state"], "changed: {}", answer["changed"]);
+    assert_eq!(answer["events"], after["events"]);
+    assert_eq!(answer["chain"], after["chain"]);
+}
+
+#[test]
+fn answers_carry_what_changed_and_views_answer_304() {
+    let s = common::server();
+    let gm = setup(&s);
+    let links = s.create(&json!({"scenario": "el-gran-capitan/cerignola-1503"}));
+    assert!(links["events"] == 0);
+    let (before, etag) = view(&s, &gm);
+    // Nothing changed: 304, no body.
+    let r = s.request(
+        "GET",
+        &format!("/api/s/{gm}"),
+        &[("If-None-Match", &etag)],
+        None,
+    );
+    assert_eq!((r.status, r.body.as_str()), (304, ""));
+    // A charge: the answer is its entry and what changed, at most 2 KB, never the state.
+    let r = s.request("POST", &format!("/api/s/{gm}/actions"), &[], Some(CHARGE));
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(
+        r.body.len() <= 2048,
+        "a charge's answer is {} bytes: {}",
+        r.body.len(),
+        r.body
+    );
+    let answer = r.json();
+    assert!(answer.get("state").is_none());
+    assert!(!answer["draws"].as_array().expect("draws").is_empty());
+    assert_eq!(answer["seq"], 4);
+    assert_eq!(answer["by"], "game-master");
+    let (after, etag2) = view(&s, &gm);
+    assert_ne!(etag, etag2);
+    brings_up_to_date(&before, &answer, &after);
+    let r = s.request(
+        "GET",
+        &format!("/api/s/{gm}"),
+        &[("If-None-Match", &etag)],
+        None,
+    );
+    assert_eq!(r.status, 200, "an old etag gets the new view");
+    // The undo's answer the same way.
+    let r = s.request("POST", &format!("/api/s/{gm}/undo"), &[], None);
+    assert_eq!(r.status, 200, "{}", r.body);
+    let undo = r.json();
+    assert_eq!(undo["voided"], 4);
+    let (undone, _) = view(&s, &gm);
+    brings_up_to_date(&after, &undo, &undone);
+    assert_eq!(
+        undone["state"], before["state"],
+        "the undo restores the state"
+    );
+    // A settings change moves the etag on though the log did not grow.
+    let (_, etag3) = view(&s, &gm);
+    let r = s.request(
+        "POST",
+        &format!("/api/s/{gm}/settings"),
+        &[],
+        Some(r#"{"physical_dice": true}"#),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let r = s.request(
+        "GET",
+        &format!("/api/s/{gm}"),
+        &[("If-None-Match", &etag3)],
+        None,
+    );
+    assert_eq!(r.status, 200, "settings are part of the version");
+    assert_eq!(r.json()["settings"]["physical_dice"], true);
+}
+
+/// A second server on the same database (here: a second store on the same file) appends an
+/// entry; the first server's next answer shows it, and its next action follows it.
+#[test]
+fn a_change_made_by_another_process_is_seen() {
+    let s = common::server();
+    let gm = setup(&s);
+    let (v, _) = view(&s, &gm);
+    let game_id = v["game_id"].as_str().expect("game id").to_string();
+    let other = SqliteStore::open(&s.path).expect("second store");
+    let mut head: Head = other.live(&game_id).expect("live").expect("game").head;
+    let engine = head.engine().expect("engine");
+    let a = head
+        .act(
+            engine.as_ref(),
+            serde_json::from_str(CHARGE).expect("json"),
+            None,
+            Some("game-master".into()),
+        )
+        .expect("charge");
+    other
+        .append(&game_id, Row::of(&a, &head).expect("row"))
+        .expect("append");
+    let (v, _) = view(&s, &gm);
+    assert_eq!(v["events"], 4);
+    assert_eq!(v["state"], head.state);
+    let r = s.request(
+        "POST",
+        &format!("/api/s/{gm}/undo"),
+        &[("If-Match", "\"4\"")],
+        None,
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["voided"], 4);
+    let g = other.load(&game_id).expect("load").expect("game");
+    assert_eq!(g.log.entries.len(), 5);
+    assert_eq!(g.replay(), Ok(4));
+}
+
+/// With room for two games in memory, three games played in turn keep coming back from the
+/// store exactly as they were.
+#[test]
+fn evicted_games_come_back_from_the_store() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let store = Arc::new(SqliteStore::open(&dir.path().join("t.db")).expect("db"));
+    let key = store.host_key().expect("key");
+    let st = tercio_web::AppState::with_cache(store.clone(), None, 2);
+    let running = tercio_web::spawn(st.clone()).expect("server");
+    let auth = format!("Bearer {key}");
+    let post = |path: &str, body: &str| {
+        let r = request_with(
+            &running.addr,
+            "POST",
+            path,
+            &[("Authorization", &auth)],
+            Some(body),
+        )
+        .expect("request");
+        assert!(r.status < 300, "{path} -> {} {}", r.status, r.body);
+        r.json()
+    };
+    let gms: Vec<String> = (0..3)
+        .map(|_| {
+            let g = post(
+                "/api/games",
+                r#"{"scenario": "el-gran-capitan/cerignola-1503", "seed": 5}"#,
+            );
+            common::token(&g["links"][0]["url"])
+        })
+        .collect();
+    for round in 0..3 {
+        for gm in &gms {
+            let a = if round == 0 {
+                json!({"action": "initiative"})
+            } else if round == 1 {
+                json!({"action": "command", "leader": "chandieu"})
+            } else {
+                json!({"action": "attach", "leader": "chandieu", "unit": "swiss-first-block"})
+            };
+            let r = post(&format!("/api/s/{gm}/actions"), &a.to_string());
+            assert_eq!(r["seq"], round + 1);
+            assert!(st.live_games() <= 2, "{} games in memory", st.live_games());
+        }
+    }
+    for gm in &gms {
+        let r =
+            request_with(&running.addr, "GET", &format!("/api/s/{gm}"), &[], None).expect("view");
+        let v = r.json();
+        let g = store
+            .load(v["game_id"].as_str().expect("id"))
+            .expect("load")
+            .expect("game");
+        assert_eq!(v["state"], g.state);
+        assert_eq!(v["chain"], g.log_digest());
+        assert_eq!(g.replay(), Ok(3));
+    }
+}
