@@ -45,31 +45,43 @@ impl<S: Clone> Res<S> {
 /// arrays of equal length element by element; anything else is replaced whole.
 pub fn diff(a: &Value, b: &Value) -> Value {
     let mut out = Vec::new();
-    diff_at("", a, b, &mut out);
+    diff_at(&mut String::new(), a, b, &mut out);
     Value::Array(out)
 }
 
-fn diff_at(path: &str, a: &Value, b: &Value, out: &mut Vec<Value>) {
-    if a == b {
-        return;
-    }
+/// One pass over both values: containers of the same shape are walked (the path grown and cut
+/// back in one buffer), anything else compared once.
+fn diff_at(path: &mut String, a: &Value, b: &Value, out: &mut Vec<Value>) {
     match (a, b) {
         (Value::Object(x), Value::Object(y)) if x.len() == y.len() && x.keys().eq(y.keys()) => {
-            for (k, v) in y {
-                diff_at(&format!("{path}/{}", escape(k)), &x[k], v, out);
+            for ((k, p), q) in x.iter().zip(y.values()) {
+                let n = path.len();
+                path.push('/');
+                path.push_str(&escape(k));
+                diff_at(path, p, q, out);
+                path.truncate(n);
             }
         }
         (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
             for (i, (p, q)) in x.iter().zip(y).enumerate() {
-                diff_at(&format!("{path}/{i}"), p, q, out);
+                let n = path.len();
+                path.push('/');
+                path.push_str(&i.to_string());
+                diff_at(path, p, q, out);
+                path.truncate(n);
             }
         }
-        _ => out.push(json!({"p": path, "v": b})),
+        _ if a == b => {}
+        _ => out.push(json!({"p": path.as_str(), "v": b})),
     }
 }
 
-fn escape(k: &str) -> String {
-    k.replace('~', "~0").replace('/', "~1")
+fn escape(k: &str) -> std::borrow::Cow<'_, str> {
+    if k.contains(['~', '/']) {
+        std::borrow::Cow::Owned(k.replace('~', "~0").replace('/', "~1"))
+    } else {
+        std::borrow::Cow::Borrowed(k)
+    }
 }
 
 /// Fold effects made by [`diff`] into a state.

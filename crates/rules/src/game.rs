@@ -99,21 +99,16 @@ impl Game {
     /// Resolve an action against the current state, record it and fold it in. A rejected action
     /// changes nothing.
     pub fn act(&mut self, action: Value) -> Result<&GameEvent, GameError> {
-        let engine = self.engine()?;
-        let event = resolve(
-            engine.as_ref(),
-            &self.state,
-            self.seed,
-            self.stream_pos(),
-            action,
-            None,
-        )?;
-        self.record(engine.as_ref(), event)
+        self.act_with(action, None)
     }
 
     /// Resolve an action with faces thrown on real dice, checked against the dice the resolution
     /// declares. The seed's stream does not move. A rejected action or bad faces change nothing.
     pub fn act_entered(&mut self, action: Value, faces: &[u8]) -> Result<&GameEvent, GameError> {
+        self.act_with(action, Some(faces))
+    }
+
+    fn act_with(&mut self, action: Value, faces: Option<&[u8]>) -> Result<&GameEvent, GameError> {
         let engine = self.engine()?;
         let event = resolve(
             engine.as_ref(),
@@ -121,7 +116,7 @@ impl Game {
             self.seed,
             self.stream_pos(),
             action,
-            Some(faces),
+            faces,
         )?;
         self.record(engine.as_ref(), event)
     }

@@ -126,10 +126,12 @@ pub struct Row {
     pub voids: Option<u64>,
     /// The hash chain after this entry.
     pub chain: String,
-    /// The state after this entry, as JSON.
-    pub state: String,
+    /// The state after this entry, as JSON, when it is kept as a checkpoint.
+    pub state: Option<String>,
     pub stream_pos: u64,
-    pub checkpoint: bool,
+    /// What the games list shows: the turn, and whether the rules say the battle is over.
+    pub turn: u64,
+    pub over: bool,
 }
 
 impl Row {
@@ -140,10 +142,14 @@ impl Row {
             entry: a.text.clone(),
             voids: a.voids,
             chain: a.chain.clone(),
-            state: serde_json::to_string(&head.state)
-                .map_err(|e| StoreError::Corrupt(e.to_string()))?,
+            state: if a.checkpoint {
+                Some(json_text(&head.state)?)
+            } else {
+                None
+            },
             stream_pos: head.stream_pos,
-            checkpoint: a.checkpoint,
+            turn: turn_of(&head.state),
+            over: over_of(&head.state),
         })
     }
 }
@@ -181,8 +187,9 @@ pub trait Store: Send + Sync {
     ) -> Result<Vec<LogEntry<GameEvent>>, StoreError>;
     /// The last `n` log entries, in order.
     fn last_entries(&self, id: &str, n: u64) -> Result<Vec<LogEntry<GameEvent>>, StoreError>;
-    /// Where an undo of the event at `target` folds from.
-    fn fold_base(&self, id: &str, target: u64) -> Result<FoldBase, StoreError>;
+    /// Where an undo of the event at `target` folds from; `latest` is the latest checkpoint
+    /// the caller knows of ([`Head::checkpoint`]).
+    fn fold_base(&self, id: &str, target: u64, latest: u64) -> Result<FoldBase, StoreError>;
     fn list(&self, archived: bool) -> Result<Vec<GameSummary>, StoreError>;
     fn set_archived(&self, id: &str, archived: bool) -> Result<bool, StoreError>;
     fn delete(&self, id: &str) -> Result<bool, StoreError>;
@@ -247,21 +254,26 @@ const MIGRATIONS: &[&str] = &[
     INSERT INTO seats (token, game_id, role, ord, created_at)
         SELECT lower(hex(randomblob(16))), g.id, 'spectator', 1 + json_array_length(g.scenario, '$.sides'), g.updated_at
         FROM games g;",
-    // Events, not documents. Each game's head (revision, entry count, dice position, hash chain,
-    // updated time, and last the state) in a narrow table of its own: every request reads the
-    // revision, and an action rewrites the head, neither touching the scenario's or the state's
-    // overflow pages. Voids findable without parsing entries, each entry's chain hash, and
-    // checkpoints of the state.
+    // Events, not documents. Each game's head (revision, entry count, dice position, updated
+    // time, what the games list shows, hash chain) in a narrow table of its own: every request
+    // reads the revision, and an action rewrites the head, neither touching the scenario's
+    // overflow pages. The state is not rewritten with each entry: it is the fold of the log from
+    // the latest checkpoint, and a live server keeps it in memory. Voids findable without
+    // parsing entries, each entry's chain hash, and the checkpoints.
     "CREATE TABLE heads (
         game_id TEXT PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,
         rev INTEGER NOT NULL DEFAULT 1,
         seq INTEGER NOT NULL DEFAULT 0,
         stream_pos INTEGER NOT NULL DEFAULT 0,
         updated_at INTEGER NOT NULL,
-        chain TEXT NOT NULL DEFAULT '',
-        state TEXT NOT NULL
+        turn INTEGER NOT NULL DEFAULT 0,
+        over INTEGER NOT NULL DEFAULT 0,
+        chain TEXT NOT NULL DEFAULT ''
     );
-    INSERT INTO heads (game_id, updated_at, state) SELECT id, updated_at, state FROM games;
+    INSERT INTO heads (game_id, updated_at, turn, over)
+        SELECT id, updated_at, COALESCE(json_extract(state, '$.turn'), 0),
+               COALESCE(json_extract(state, '$.phase') = 'over', 0)
+        FROM games;
     ALTER TABLE games DROP COLUMN state;
     ALTER TABLE games DROP COLUMN updated_at;
     ALTER TABLE log_entries ADD COLUMN voids INTEGER;
@@ -349,8 +361,12 @@ struct Readers {
     idle: Mutex<Vec<Connection>>,
 }
 
-/// How many idle read connections are kept open.
-const READERS_KEPT: usize = 8;
+/// How many idle read connections are kept open: enough for every blocking thread that reads
+/// at once under load, as opening one costs a parse of the schema and of every statement.
+const READERS_KEPT: usize = 64;
+
+/// How many prepared statements each connection keeps: more than the store has.
+const STATEMENTS_KEPT: usize = 64;
 
 impl Readers {
     fn take(&self) -> Result<Connection, StoreError> {
@@ -360,6 +376,9 @@ impl Readers {
         let c = Connection::open(&self.path)?;
         c.busy_timeout(std::time::Duration::from_secs(5))?;
         c.pragma_update(None, "query_only", "ON")?;
+        // A small page cache each: the hot pages are shared through the OS's cache.
+        c.pragma_update(None, "cache_size", -1024)?;
+        c.set_prepared_statement_cache_capacity(STATEMENTS_KEPT);
         Ok(c)
     }
     fn give(&self, c: Connection) {
@@ -391,6 +410,16 @@ fn new_token() -> Result<String, StoreError> {
     let mut b = [0u8; 16];
     getrandom::fill(&mut b).map_err(|e| StoreError::Db(format!("no system randomness: {e}")))?;
     Ok(b.iter().map(|x| format!("{x:02x}")).collect())
+}
+
+/// The turn a state is in, for the games list (0 when it has none).
+fn turn_of(state: &Value) -> u64 {
+    state["turn"].as_u64().unwrap_or(0)
+}
+
+/// Whether the rules say the battle is over, for the games list.
+fn over_of(state: &Value) -> bool {
+    state["phase"] == "over"
 }
 
 fn json_text<T: Serialize>(v: &T) -> Result<String, StoreError> {
@@ -475,6 +504,7 @@ impl SqliteStore {
         conn.pragma_update(None, "synchronous", "FULL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        conn.set_prepared_statement_cache_capacity(STATEMENTS_KEPT);
         let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
         let mut conn = conn;
         for (i, m) in MIGRATIONS
@@ -591,52 +621,138 @@ fn commit_group(conn: &mut Connection, jobs: Vec<Job>) {
 }
 
 fn load_game(conn: &Connection, id: &str) -> Result<Option<Game>, StoreError> {
-    let row: Option<(String, String, i64, String, String)> = conn
+    let row: Option<(String, String, i64, String)> = conn
         .query_row(
-            "SELECT g.rule_set, g.scenario, g.seed, h.state, g.nonce FROM games g JOIN heads h ON h.game_id = g.id WHERE g.id = ?1",
+            "SELECT rule_set, scenario, seed, nonce FROM games WHERE id = ?1",
             params![id],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
         )
         .optional()?;
-    let Some((rule_set, scenario, seed, state, nonce)) = row else {
+    let Some((rule_set, scenario, seed, nonce)) = row else {
         return Ok(None);
     };
     let scenario: Scenario =
         serde_json::from_str(&scenario).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-    let state: Value =
-        serde_json::from_str(&state).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-    let entries = query_entries(
-        conn,
-        "SELECT entry FROM log_entries WHERE game_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
-        id,
-        0,
-        i64::MAX,
-    )?;
-    Ok(Some(Game {
+    let entries = query_entries(conn, id, 0, u64::MAX)?;
+    let mut game = Game {
         format: FORMAT.to_string(),
         ruleset: rule_set,
         seed: seed as u64,
         nonce,
         scenario,
         log: EventLog { entries },
-        state,
-    }))
+        state: Value::Null,
+    };
+    game.state = game
+        .refold()
+        .map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    Ok(Some(game))
 }
 
+/// The nearest checkpoint before `target` and the effects of the live events between it and
+/// `target`.
+fn fold_base_of(
+    c: &Connection,
+    id: &str,
+    target: u64,
+    latest: u64,
+) -> Result<FoldBase, StoreError> {
+    // The latest checkpoint is the one, unless the voided event is folded into it; then the
+    // one before (read by listing them: rare, an undo reaching back past a checkpoint).
+    let at = if latest < target {
+        latest
+    } else {
+        let mut stmt =
+            c.prepare_cached("SELECT seq FROM checkpoints WHERE game_id = ?1 AND seq < ?2")?;
+        let rows = stmt.query_map(params![id, as_sql(target)], |r| r.get::<_, i64>(0))?;
+        rows.collect::<Result<Vec<_>, _>>()?
+            .into_iter()
+            .max()
+            .map_or(0, |s| s as u64)
+    };
+    let cp: Option<String> = if at == 0 {
+        None
+    } else {
+        c.prepare_cached("SELECT state FROM checkpoints WHERE game_id = ?1 AND seq = ?2")?
+            .query_row(params![id, as_sql(at)], |r| r.get(0))
+            .optional()?
+    };
+    let from = if cp.is_some() { at } else { 0 };
+    let mut stmt = c.prepare_cached(
+        "SELECT seq, json_extract(entry, '$.event.effects') FROM log_entries
+         WHERE game_id = ?1 AND seq > ?2 AND seq < ?3 AND voids IS NULL
+         AND seq NOT IN (SELECT voids FROM log_entries WHERE game_id = ?1 AND voids > ?2)",
+    )?;
+    let rows = stmt.query_map(params![id, as_sql(from), as_sql(target)], |r| {
+        Ok((r.get::<_, i64>(0)?, r.get::<_, Option<String>>(1)?))
+    })?;
+    let mut rows = rows.collect::<Result<Vec<_>, _>>()?;
+    rows.sort_unstable_by_key(|(s, _)| *s);
+    let effects = rows
+        .into_iter()
+        .map(|(_, t)| {
+            let t = t.unwrap_or_else(|| "null".into());
+            serde_json::from_str::<Value>(&t).map_err(|e| StoreError::Corrupt(e.to_string()))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let checkpoint = match cp {
+        Some(text) => Some((
+            from,
+            serde_json::from_str(&text).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+        )),
+        None => None,
+    };
+    Ok(FoldBase {
+        checkpoint,
+        effects,
+    })
+}
+
+/// The state at the end of a game's log: its latest checkpoint with the live events after it
+/// folded in (fewer than [`tercio_rules::game::CHECKPOINT_EVERY`]), or the scenario's initial
+/// state with all of them when it has no checkpoint yet.
+fn fold_state(conn: &Connection, id: &str, head: &Head) -> Result<Value, StoreError> {
+    let engine = head
+        .engine()
+        .map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let base = fold_base_of(conn, id, head.seq + 1, head.checkpoint)?;
+    let mut state = match base.checkpoint {
+        Some((_, s)) => s,
+        None => engine.initial_state().map_err(StoreError::Corrupt)?,
+    };
+    for e in &base.effects {
+        engine.apply(&mut state, e).map_err(StoreError::Corrupt)?;
+    }
+    Ok(state)
+}
+
+/// The entries of game `id` with `after < seq <= upto`, in order. (No `ORDER BY` in the
+/// statement: with one, SQLite re-prepares it at every run; the rows are sorted here.)
 fn query_entries(
     conn: &Connection,
-    sql: &str,
     id: &str,
-    a: i64,
-    b: i64,
+    after: u64,
+    upto: u64,
 ) -> Result<Vec<LogEntry<GameEvent>>, StoreError> {
-    let mut stmt = conn.prepare_cached(sql)?;
-    let rows = stmt.query_map(params![id, a, b], |r| r.get::<_, String>(0))?;
-    rows.map(|t| {
-        serde_json::from_str::<LogEntry<GameEvent>>(&t?)
-            .map_err(|e| StoreError::Corrupt(e.to_string()))
-    })
-    .collect()
+    let mut stmt = conn.prepare_cached(
+        "SELECT seq, entry FROM log_entries WHERE game_id = ?1 AND seq > ?2 AND seq <= ?3",
+    )?;
+    let rows = stmt.query_map(params![id, as_sql(after), as_sql(upto)], |r| {
+        Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
+    })?;
+    let mut rows = rows.collect::<Result<Vec<_>, _>>()?;
+    rows.sort_unstable_by_key(|(s, _)| *s);
+    rows.into_iter()
+        .map(|(_, t)| {
+            serde_json::from_str::<LogEntry<GameEvent>>(&t)
+                .map_err(|e| StoreError::Corrupt(e.to_string()))
+        })
+        .collect()
+}
+
+/// A sequence number as SQLite's integer.
+fn as_sql(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
 }
 
 fn seats_of(conn: &Connection, game_id: &str) -> Result<Vec<Seat>, StoreError> {
@@ -692,14 +808,15 @@ fn write_game(
             })?;
     }
     let n = tx.execute(
-        "UPDATE heads SET state = ?2, seq = ?3, stream_pos = ?4, chain = ?5, rev = rev + 1, updated_at = ?6 WHERE game_id = ?1",
+        "UPDATE heads SET turn = ?2, over = ?7, seq = ?3, stream_pos = ?4, chain = ?5, rev = rev + 1, updated_at = ?6 WHERE game_id = ?1",
         params![
             id,
-            json_text(&game.state)?,
+            turn_of(&game.state) as i64,
             game.log.entries.len() as i64,
             game.stream_pos() as i64,
             h,
-            now()
+            now(),
+            over_of(&game.state)
         ],
     )?;
     if n != 1 {
@@ -730,8 +847,8 @@ impl Store for SqliteStore {
                 params![id, game.scenario.title, game.ruleset, scenario_id, json_text(&game.scenario)?, game.seed as i64, game.nonce, t],
             )?;
             tx.execute(
-                "INSERT INTO heads (game_id, updated_at, state) VALUES (?1, ?2, ?3)",
-                params![id, t, json_text(&game.state)?],
+                "INSERT INTO heads (game_id, updated_at) VALUES (?1, ?2)",
+                params![id, t],
             )?;
             write_game(tx, &id, &game, 0)?;
             let mut roles = vec![Role::GameMaster];
@@ -762,31 +879,28 @@ impl Store for SqliteStore {
 
     fn live(&self, id: &str) -> Result<Option<Live>, StoreError> {
         self.read(|c| {
-            type GameRow = (String, String, i64, String, String, i64, i64, String, i64);
-            let row: Option<(GameRow, String, Option<i64>)> = c
+            type GameRow = (String, String, i64, String, i64, i64, String, i64, String, Option<i64>);
+            let row: Option<GameRow> = c
                 .prepare_cached(
-                    "SELECT g.rule_set, g.scenario, g.seed, h.state, g.nonce, h.seq, h.stream_pos, h.chain, h.rev, g.settings, g.concluded_at
+                    "SELECT g.rule_set, g.scenario, g.seed, g.nonce, h.seq, h.stream_pos, h.chain, h.rev, g.settings, g.concluded_at
                      FROM games g JOIN heads h ON h.game_id = g.id WHERE g.id = ?1",
                 )?
                 .query_row(params![id], |r| {
                     Ok((
-                        (
-                            r.get(0)?,
-                            r.get(1)?,
-                            r.get(2)?,
-                            r.get(3)?,
-                            r.get(4)?,
-                            r.get(5)?,
-                            r.get(6)?,
-                            r.get(7)?,
-                            r.get(8)?,
-                        ),
+                        r.get(0)?,
+                        r.get(1)?,
+                        r.get(2)?,
+                        r.get(3)?,
+                        r.get(4)?,
+                        r.get(5)?,
+                        r.get(6)?,
+                        r.get(7)?,
+                        r.get(8)?,
                         r.get(9)?,
-                        r.get(10)?,
                     ))
                 })
                 .optional()?;
-            let Some(((ruleset, scenario, seed, state, nonce, seq, pos, chain, rev), settings, concluded)) =
+            let Some((ruleset, scenario, seed, nonce, seq, pos, chain, rev, settings, concluded)) =
                 row
             else {
                 return Ok(None);
@@ -794,21 +908,22 @@ impl Store for SqliteStore {
             let live: Vec<u64> = {
                 let mut stmt = c.prepare_cached(
                     "SELECT seq FROM log_entries WHERE game_id = ?1 AND voids IS NULL
-                     AND seq NOT IN (SELECT voids FROM log_entries WHERE game_id = ?1 AND voids IS NOT NULL)
-                     ORDER BY seq",
+                     AND seq NOT IN (SELECT voids FROM log_entries WHERE game_id = ?1 AND voids IS NOT NULL)",
                 )?;
                 let rows = stmt.query_map(params![id], |r| r.get::<_, i64>(0))?;
-                rows.map(|s| s.map(|s| s as u64))
-                    .collect::<Result<_, _>>()?
+                let mut live = rows
+                    .map(|s| s.map(|s| s as u64))
+                    .collect::<Result<Vec<_>, _>>()?;
+                live.sort_unstable();
+                live
             };
-            let head = Head {
+            let mut head = Head {
                 ruleset,
                 seed: seed as u64,
                 nonce,
                 scenario: serde_json::from_str(&scenario)
                     .map_err(|e| StoreError::Corrupt(e.to_string()))?,
-                state: serde_json::from_str(&state)
-                    .map_err(|e| StoreError::Corrupt(e.to_string()))?,
+                state: Value::Null,
                 seq: seq as u64,
                 stream_pos: pos as u64,
                 chain,
@@ -817,6 +932,7 @@ impl Store for SqliteStore {
                     .prepare_cached("SELECT COALESCE(MAX(seq), 0) FROM checkpoints WHERE game_id = ?1")?
                     .query_row(params![id], |r| r.get::<_, i64>(0))? as u64,
             };
+            head.state = fold_state(c, id, &head)?;
             Ok(Some(Live {
                 head,
                 meta: meta_of(&settings, concluded)?,
@@ -842,10 +958,10 @@ impl Store for SqliteStore {
             .map_err(|e| if is_conflict(&e) { conflict() } else { e.into() })?;
             let n = tx
                 .prepare_cached(
-                    "UPDATE heads SET state = ?3, seq = ?2, stream_pos = ?4, chain = ?5, rev = rev + 1, updated_at = ?6
+                    "UPDATE heads SET turn = ?3, over = ?7, seq = ?2, stream_pos = ?4, chain = ?5, rev = rev + 1, updated_at = ?6
                      WHERE game_id = ?1 AND seq = ?2 - 1",
                 )?
-                .execute(params![id, row.seq as i64, row.state, row.stream_pos as i64, row.chain, now()])?;
+                .execute(params![id, row.seq as i64, row.turn as i64, row.stream_pos as i64, row.chain, now(), row.over])?;
             if n != 1 {
                 return Err(conflict());
             }
@@ -853,11 +969,11 @@ impl Store for SqliteStore {
                 tx.prepare_cached("DELETE FROM checkpoints WHERE game_id = ?1 AND seq >= ?2")?
                     .execute(params![id, v as i64])?;
             }
-            if row.checkpoint {
+            if let Some(state) = &row.state {
                 tx.prepare_cached(
                     "INSERT OR REPLACE INTO checkpoints (game_id, seq, state) VALUES (?1, ?2, ?3)",
                 )?
-                .execute(params![id, row.seq as i64, row.state])?;
+                .execute(params![id, row.seq as i64, state])?;
             }
             let rev: i64 = tx
                 .prepare_cached("SELECT rev FROM heads WHERE game_id = ?1")?
@@ -872,87 +988,41 @@ impl Store for SqliteStore {
         after: u64,
         limit: u64,
     ) -> Result<Vec<LogEntry<GameEvent>>, StoreError> {
-        self.read(|c| {
-            query_entries(
-                c,
-                "SELECT entry FROM log_entries WHERE game_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
-                id,
-                after as i64,
-                i64::try_from(limit).unwrap_or(i64::MAX),
-            )
-        })
+        self.read(|c| query_entries(c, id, after, after.saturating_add(limit)))
     }
 
     fn last_entries(&self, id: &str, n: u64) -> Result<Vec<LogEntry<GameEvent>>, StoreError> {
-        let mut v = self.read(|c| {
-            query_entries(
-                c,
-                "SELECT entry FROM log_entries WHERE game_id = ?1 AND ?2 = ?2 ORDER BY seq DESC LIMIT ?3",
-                id,
-                0,
-                i64::try_from(n).unwrap_or(i64::MAX),
-            )
-        })?;
-        v.reverse();
-        Ok(v)
+        self.read(|c| {
+            let seq: Option<i64> = c
+                .prepare_cached("SELECT seq FROM heads WHERE game_id = ?1")?
+                .query_row(params![id], |r| r.get(0))
+                .optional()?;
+            let seq = seq.map_or(0, |s| s.max(0) as u64);
+            query_entries(c, id, seq.saturating_sub(n), seq)
+        })
     }
 
-    fn fold_base(&self, id: &str, target: u64) -> Result<FoldBase, StoreError> {
-        self.read(|c| {
-            let cp: Option<(i64, String)> = c
-                .prepare_cached(
-                    "SELECT seq, state FROM checkpoints WHERE game_id = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT 1",
-                )?
-                .query_row(params![id, target as i64], |r| Ok((r.get(0)?, r.get(1)?)))
-                .optional()?;
-            let from = cp.as_ref().map_or(0, |(s, _)| *s);
-            let mut stmt = c.prepare_cached(
-                "SELECT json_extract(entry, '$.event.effects') FROM log_entries
-                 WHERE game_id = ?1 AND seq > ?2 AND seq < ?3 AND voids IS NULL
-                 AND seq NOT IN (SELECT voids FROM log_entries WHERE game_id = ?1 AND voids > ?2)
-                 ORDER BY seq",
-            )?;
-            let rows = stmt.query_map(params![id, from, target as i64], |r| {
-                r.get::<_, Option<String>>(0)
-            })?;
-            let effects = rows
-                .map(|t| {
-                    let t = t?.unwrap_or_else(|| "null".into());
-                    serde_json::from_str::<Value>(&t)
-                        .map_err(|e| StoreError::Corrupt(e.to_string()))
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            let checkpoint = match cp {
-                Some((s, text)) => Some((
-                    s as u64,
-                    serde_json::from_str(&text).map_err(|e| StoreError::Corrupt(e.to_string()))?,
-                )),
-                None => None,
-            };
-            Ok(FoldBase {
-                checkpoint,
-                effects,
-            })
-        })
+    fn fold_base(&self, id: &str, target: u64, latest: u64) -> Result<FoldBase, StoreError> {
+        self.read(|c| fold_base_of(c, id, target, latest))
     }
 
     fn list(&self, archived: bool) -> Result<Vec<GameSummary>, StoreError> {
         self.read(|conn| {
             let mut stmt = conn.prepare(
-                "SELECT g.id, g.title, g.rule_set, g.scenario_id, json_extract(h.state, '$.turn'), json_extract(h.state, '$.phase'),
+                "SELECT g.id, g.title, g.rule_set, g.scenario_id, h.turn, h.over,
                         g.created_at, h.updated_at, g.archived, h.seq, g.concluded_at IS NOT NULL
                  FROM games g JOIN heads h ON h.game_id = g.id WHERE g.archived = ?1 ORDER BY h.updated_at DESC, g.id",
             )?;
             let rows = stmt.query_map(params![archived as i64], |r| {
-                let turn: Option<i64> = r.get(4).ok().flatten();
-                let phase: Option<String> = r.get(5).ok().flatten();
+                let turn: i64 = r.get(4)?;
+                let over: bool = r.get(5)?;
                 Ok(GameSummary {
                     id: r.get(0)?,
                     title: r.get(1)?,
                     rule_set: r.get(2)?,
                     scenario: r.get(3)?,
-                    turn: turn.map_or(0, |t| t.max(0) as u64),
-                    over: phase.as_deref() == Some("over") || r.get::<_, bool>(10)?,
+                    turn: turn.max(0) as u64,
+                    over: over || r.get::<_, bool>(10)?,
                     created_at: r.get(6)?,
                     updated_at: r.get(7)?,
                     archived: r.get::<_, i64>(8)? != 0,
@@ -988,22 +1058,28 @@ impl Store for SqliteStore {
     }
 
     fn seat_at(&self, token: &str) -> Result<Option<(Seat, u64)>, StoreError> {
+        // Two lookups by key: as one join, SQLite re-prepares the statement at every run.
         self.read(|c| {
-            Ok(c.prepare_cached(
-                "SELECT s.game_id, s.role, h.rev FROM seats s JOIN heads h ON h.game_id = s.game_id
-                 WHERE s.token = ?1 AND s.revoked_at IS NULL",
-            )?
-            .query_row(params![token], |r| {
-                Ok((
-                    Seat {
+            let seat = c
+                .prepare_cached(
+                    "SELECT game_id, role FROM seats WHERE token = ?1 AND revoked_at IS NULL",
+                )?
+                .query_row(params![token], |r| {
+                    Ok(Seat {
                         token: token.to_string(),
                         game_id: r.get(0)?,
                         role: role_of(&r.get::<_, String>(1)?),
-                    },
-                    r.get::<_, i64>(2)? as u64,
-                ))
-            })
-            .optional()?)
+                    })
+                })
+                .optional()?;
+            let Some(seat) = seat else {
+                return Ok(None);
+            };
+            let rev: Option<i64> = c
+                .prepare_cached("SELECT rev FROM heads WHERE game_id = ?1")?
+                .query_row(params![seat.game_id], |r| r.get(0))
+                .optional()?;
+            Ok(rev.map(|rev| (seat, rev as u64)))
         })
     }
 
@@ -1126,7 +1202,7 @@ mod tests {
     fn undo(store: &SqliteStore, id: &str, head: &mut Head) -> (Appended, FoldBase) {
         let engine = head.engine().expect("engine");
         let target = head.undo_target().expect("something to undo");
-        let base = store.fold_base(id, target).expect("base");
+        let base = store.fold_base(id, target, head.checkpoint).expect("base");
         let (from, state) = match &base.checkpoint {
             Some((c, s)) => (*c, s.clone()),
             None => (0, engine.initial_state().expect("initial")),

@@ -120,7 +120,7 @@ fn a_release_01_database_migrates_and_keeps_every_game() {
     let engine = head.engine().expect("engine");
     let before = head.state.clone();
     let target = head.undo_target().expect("a live event");
-    let base = store.fold_base(&id, target).expect("base");
+    let base = store.fold_base(&id, target, head.checkpoint).expect("base");
     let (from, state) = base
         .checkpoint
         .unwrap_or_else(|| (0, engine.initial_state().expect("initial")));

@@ -911,7 +911,7 @@ pub async fn undo(
             )
         })?;
         // Fold from the nearest checkpoint before the voided event, never from the start.
-        let base = st.store.fold_base(&id, voided)?;
+        let base = st.store.fold_base(&id, voided, g.checkpoint)?;
         let LiveGame { head, engine, .. } = &mut *g;
         let (from, state) = match base.checkpoint {
             Some(cp) => cp,

@@ -140,6 +140,26 @@ pub struct SseEvent {
     pub data: String,
 }
 
+/// Connect and ask for an event stream; reads time out after `poll`.
+fn open_stream(
+    addr: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    poll: Duration,
+) -> std::io::Result<TcpStream> {
+    let mut s = TcpStream::connect(addr)?;
+    s.set_read_timeout(Some(poll))?;
+    let mut extra = String::new();
+    for (k, v) in headers {
+        extra.push_str(&format!("{k}: {v}\r\n"));
+    }
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\n{extra}\r\n"
+    )?;
+    Ok(s)
+}
+
 /// Open an event stream and read events until `want` of type `entry` (or any `revoked`) arrived,
 /// or `wait` passed. Also returns the stream's raw text, for checks on everything sent.
 pub fn read_events(
@@ -149,16 +169,7 @@ pub fn read_events(
     want: usize,
     wait: Duration,
 ) -> std::io::Result<(u16, Vec<SseEvent>, String)> {
-    let mut s = TcpStream::connect(addr)?;
-    s.set_read_timeout(Some(Duration::from_millis(200)))?;
-    let mut extra = String::new();
-    for (k, v) in headers {
-        extra.push_str(&format!("{k}: {v}\r\n"));
-    }
-    write!(
-        s,
-        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\n{extra}\r\n"
-    )?;
+    let mut s = open_stream(addr, path, headers, Duration::from_millis(200))?;
     let deadline = std::time::Instant::now() + wait;
     let mut raw = Vec::new();
     let mut buf = [0u8; 8192];
@@ -205,16 +216,7 @@ impl EventStream {
     /// Open `path` and return once the server has answered and sent its first message, so a
     /// change made after this is one the stream reports.
     pub fn open(addr: &str, path: &str, headers: &[(&str, &str)]) -> std::io::Result<EventStream> {
-        let mut s = TcpStream::connect(addr)?;
-        s.set_read_timeout(Some(Duration::from_millis(100)))?;
-        let mut extra = String::new();
-        for (k, v) in headers {
-            extra.push_str(&format!("{k}: {v}\r\n"));
-        }
-        write!(
-            s,
-            "GET {path} HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\n{extra}\r\n"
-        )?;
+        let s = open_stream(addr, path, headers, Duration::from_millis(100))?;
         let mut es = EventStream {
             s,
             raw: Vec::new(),
