@@ -220,8 +220,10 @@ const FAST: [&str; 5] = ["", "?part=main", "/log", "@", "@/log"];
 /// event in the log again.
 const SLOW: [&str; 3] = ["/dice", "/report.md", "@/dice"];
 
-/// What would give the shuffle key's dice away: their label, their 255 faces in the dice report.
-const SHUFFLE_KEY: [&str; 3] = ["Shuffle key", "d255", "\"sides\":255"];
+/// What would give the shuffle key's dice away: their label, a 255-sided die as the log shows one
+/// (not "d255" alone, which a page's hex hashes may hold by chance), their 255 faces in the dice
+/// report.
+const SHUFFLE_KEY: [&str; 3] = ["Shuffle key", " d255 = ", "\"sides\":255"];
 
 fn seat_path(t: &str, p: &str) -> String {
     match p.strip_prefix('@') {
