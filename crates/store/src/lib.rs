@@ -349,7 +349,7 @@ pub struct SqliteStore {
 }
 
 type Done = Box<dyn Any + Send>;
-type JobFn = Box<dyn FnOnce(&rusqlite::Transaction) -> Result<Done, StoreError> + Send>;
+type JobFn = Box<dyn FnOnce(&Connection) -> Result<Done, StoreError> + Send>;
 
 struct Job {
     run: JobFn,
@@ -443,7 +443,7 @@ fn role_of(t: &str) -> Role {
 }
 
 fn insert_seat(
-    tx: &rusqlite::Transaction,
+    tx: &Connection,
     game_id: &str,
     role: &Role,
     ord: i64,
@@ -462,7 +462,7 @@ fn insert_seat(
 
 /// A write to a game besides its log: its revision moves on (so cached copies are read again)
 /// and, when `touched`, its time in the games list.
-fn bump(tx: &rusqlite::Transaction, game_id: &str, touched: bool) -> Result<(), StoreError> {
+fn bump(tx: &Connection, game_id: &str, touched: bool) -> Result<(), StoreError> {
     if touched {
         tx.prepare_cached("UPDATE heads SET rev = rev + 1, updated_at = ?2 WHERE game_id = ?1")?
             .execute(params![game_id, now()])?;
@@ -544,7 +544,7 @@ impl SqliteStore {
     /// Run `f` in the next group commit; returns once that commit is durable.
     fn write<T: Send + 'static>(
         &self,
-        f: impl FnOnce(&rusqlite::Transaction) -> Result<T, StoreError> + Send + 'static,
+        f: impl FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, StoreError> {
         let (tx, rx) = mpsc::channel();
         lock(&self.queue).push(Job {
@@ -577,25 +577,23 @@ fn commit_group(conn: &mut Connection, jobs: Vec<Job>) {
     if jobs.is_empty() {
         return;
     }
-    let tx = match conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate) {
-        Ok(t) => t,
-        Err(e) => {
-            for j in jobs {
-                let _ = j.done.send(Err(StoreError::Db(e.to_string())));
-            }
-            return;
-        }
+    // The transaction's statements are prepared once and kept, like every other.
+    let sql = |q: &str| {
+        conn.prepare_cached(q)
+            .and_then(|mut s| s.execute([]))
+            .map(|_| ())
     };
+    if let Err(e) = sql("BEGIN IMMEDIATE") {
+        for j in jobs {
+            let _ = j.done.send(Err(StoreError::Db(e.to_string())));
+        }
+        return;
+    }
     let mut answers = Vec::with_capacity(jobs.len());
     for j in jobs {
-        let sql = |q: &str| {
-            tx.prepare_cached(q)
-                .and_then(|mut s| s.execute([]))
-                .map(|_| ())
-        };
         let out = sql("SAVEPOINT job")
             .map_err(StoreError::from)
-            .and_then(|()| (j.run)(&tx));
+            .and_then(|()| (j.run)(conn));
         let closed = match &out {
             Ok(_) => sql("RELEASE job"),
             Err(_) => sql("ROLLBACK TO job").and_then(|()| sql("RELEASE job")),
@@ -606,13 +604,15 @@ fn commit_group(conn: &mut Connection, jobs: Vec<Job>) {
         };
         answers.push((j.done, out));
     }
-    match tx.commit() {
+    match sql("COMMIT") {
         Ok(()) => {
             for (done, out) in answers {
                 let _ = done.send(out);
             }
         }
         Err(e) => {
+            // Nothing of the group is kept.
+            let _ = conn.execute_batch("ROLLBACK");
             for (done, out) in answers {
                 let _ = done.send(out.and(Err(StoreError::Db(e.to_string()))));
             }
@@ -779,7 +779,7 @@ fn meta_of(settings: &str, concluded: Option<i64>) -> Result<Meta, StoreError> {
 
 /// Write the entries of `game` after `from_seq`, with their chain hashes, and its head.
 fn write_game(
-    tx: &rusqlite::Transaction,
+    tx: &Connection,
     id: &str,
     game: &Game,
     from_seq: u64,
