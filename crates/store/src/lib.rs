@@ -442,12 +442,7 @@ fn role_of(t: &str) -> Role {
     }
 }
 
-fn insert_seat(
-    tx: &Connection,
-    game_id: &str,
-    role: &Role,
-    ord: i64,
-) -> Result<Seat, StoreError> {
+fn insert_seat(tx: &Connection, game_id: &str, role: &Role, ord: i64) -> Result<Seat, StoreError> {
     let token = new_token()?;
     tx.execute(
         "INSERT INTO seats (token, game_id, role, ord, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -778,12 +773,7 @@ fn meta_of(settings: &str, concluded: Option<i64>) -> Result<Meta, StoreError> {
 }
 
 /// Write the entries of `game` after `from_seq`, with their chain hashes, and its head.
-fn write_game(
-    tx: &Connection,
-    id: &str,
-    game: &Game,
-    from_seq: u64,
-) -> Result<(), StoreError> {
+fn write_game(tx: &Connection, id: &str, game: &Game, from_seq: u64) -> Result<(), StoreError> {
     let mut h = chain_start();
     let mut stmt = tx.prepare_cached(
         "INSERT INTO log_entries (game_id, seq, entry, voids, hash) VALUES (?1, ?2, ?3, ?4, ?5)",
