@@ -435,6 +435,7 @@ fn set_archived(st: &AppState, ui: &Ui, id: &str, archived: bool) -> Response {
 async fn delete(State(st): State<Arc<AppState>>, ui: Ui, Path(id): Path<String>) -> Response {
     match st.store.delete(&id) {
         Ok(true) => {
+            st.forget(&id);
             st.notify(&id);
             Redirect::to("/").into_response()
         }
