@@ -6,7 +6,7 @@
 
 use std::any::Any;
 use std::path::{Path, PathBuf};
-use std::sync::{mpsc, Mutex};
+use std::sync::{mpsc, Condvar, Mutex};
 
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
@@ -358,22 +358,51 @@ struct Job {
 
 struct Readers {
     path: PathBuf,
-    idle: Mutex<Vec<Connection>>,
+    /// Idle connections, and how many are open in all.
+    pool: Mutex<(Vec<Connection>, usize)>,
+    freed: Condvar,
 }
 
-/// How many idle read connections are kept open: enough for every blocking thread that reads
-/// at once under load, as opening one costs a parse of the schema and of every statement.
-const READERS_KEPT: usize = 64;
+/// How many read connections are open at most. Every one is kept and reused (opening one costs
+/// a parse of the schema and of every statement); a reader beyond them waits for one, which on
+/// a machine of a few cores costs less than more connections would.
+const READERS: usize = 16;
 
 /// How many prepared statements each connection keeps: more than the store has.
 const STATEMENTS_KEPT: usize = 64;
 
 impl Readers {
-    fn take(&self) -> Result<Connection, StoreError> {
-        if let Some(c) = lock(&self.idle).pop() {
-            return Ok(c);
+    fn new(path: &Path) -> Readers {
+        Readers {
+            path: path.to_path_buf(),
+            pool: Mutex::new((Vec::new(), 0)),
+            freed: Condvar::new(),
         }
-        let c = Connection::open(&self.path)?;
+    }
+
+    fn take(&self) -> Result<Connection, StoreError> {
+        let mut pool = lock(&self.pool);
+        loop {
+            if let Some(c) = pool.0.pop() {
+                return Ok(c);
+            }
+            if pool.1 < READERS {
+                pool.1 += 1;
+                break;
+            }
+            pool = self.freed.wait(pool).unwrap_or_else(|e| e.into_inner());
+        }
+        drop(pool);
+        let opened = Self::open(&self.path);
+        if opened.is_err() {
+            lock(&self.pool).1 -= 1;
+            self.freed.notify_one();
+        }
+        opened
+    }
+
+    fn open(path: &Path) -> Result<Connection, StoreError> {
+        let c = Connection::open(path)?;
         c.busy_timeout(std::time::Duration::from_secs(5))?;
         c.pragma_update(None, "query_only", "ON")?;
         // A small page cache each: the hot pages are shared through the OS's cache.
@@ -381,10 +410,23 @@ impl Readers {
         c.set_prepared_statement_cache_capacity(STATEMENTS_KEPT);
         Ok(c)
     }
+
     fn give(&self, c: Connection) {
-        let mut idle = lock(&self.idle);
-        if idle.len() < READERS_KEPT {
-            idle.push(c);
+        lock(&self.pool).0.push(c);
+        self.freed.notify_one();
+    }
+}
+
+/// A read connection lent out, given back however the reader ends.
+struct Lent<'a> {
+    readers: &'a Readers,
+    conn: Option<Connection>,
+}
+
+impl Drop for Lent<'_> {
+    fn drop(&mut self) {
+        if let Some(c) = self.conn.take() {
+            self.readers.give(c);
         }
     }
 }
@@ -483,10 +525,7 @@ impl SqliteStore {
                 .map_err(|e| StoreError::Db(format!("{}: {e}", dir.display())))?;
         }
         let mut store = Self::init(Connection::open(path)?)?;
-        store.readers = Some(Readers {
-            path: path.to_path_buf(),
-            idle: Mutex::new(Vec::new()),
-        });
+        store.readers = Some(Readers::new(path));
         Ok(store)
     }
 
@@ -528,10 +567,14 @@ impl SqliteStore {
         match &self.readers {
             None => f(&lock(&self.writer)),
             Some(r) => {
-                let c = r.take()?;
-                let out = f(&c);
-                r.give(c);
-                out
+                let lent = Lent {
+                    readers: r,
+                    conn: Some(r.take()?),
+                };
+                match &lent.conn {
+                    Some(c) => f(c),
+                    None => Err(StoreError::Db("no read connection".into())),
+                }
             }
         }
     }
