@@ -445,6 +445,9 @@ pub struct Appended {
     pub chain: String,
     /// For a void: checkpoints at or after this entry no longer hold.
     pub voids: Option<u64>,
+    /// The state before this entry, when it was kept ([`Head::act`] asked to, or a void, whose
+    /// old state is given back rather than dropped): what a caller compares the new state with.
+    pub before: Option<Value>,
     /// The state after it should be kept as a checkpoint.
     pub checkpoint: bool,
 }
@@ -486,15 +489,18 @@ impl Head {
     }
 
     /// Resolve an action (rolled from the seed, or with `faces` thrown at the table), signed by
-    /// `by`, and fold it in place: no copy of the state. A rejected action changes nothing.
-    /// Should the engine fail to fold its own effects (a bug, not bad input), the state may be
-    /// half folded: the caller drops this head and reloads it from the store.
+    /// `by`, and fold it in: in place, with no copy of the state, or (`keep_before`) into a new
+    /// state with the old one given back in [`Appended::before`] (a copy only for a rule set
+    /// that folds in place, [`Engine::folded`]). A rejected action changes nothing. Should the
+    /// engine fail to fold its own effects (a bug, not bad input), the state may be half folded:
+    /// the caller drops this head and reloads it from the store.
     pub fn act(
         &mut self,
         engine: &dyn Engine,
         action: Value,
         faces: Option<&[u8]>,
         by: Option<String>,
+        keep_before: bool,
     ) -> Result<Appended, GameError> {
         let mut event = resolve(
             engine,
@@ -505,13 +511,23 @@ impl Head {
             faces,
         )?;
         event.by = by;
-        engine
-            .apply(&mut self.state, &event.effects)
-            .map_err(GameError::Corrupt)?;
+        let before = if keep_before {
+            let new = engine
+                .folded(&self.state, &event.effects)
+                .map_err(GameError::Corrupt)?;
+            Some(std::mem::replace(&mut self.state, new))
+        } else {
+            engine
+                .apply(&mut self.state, &event.effects)
+                .map_err(GameError::Corrupt)?;
+            None
+        };
         self.stream_pos = event.stream_pos;
         let seq = self.seq + 1;
         self.live.push(seq);
-        Ok(self.push(LogEntry::Event { seq, event }, None))
+        let mut a = self.push(LogEntry::Event { seq, event }, None);
+        a.before = before;
+        Ok(a)
     }
 
     /// The event an undo would void: the latest live one.
@@ -540,16 +556,18 @@ impl Head {
         for e in effects {
             engine.apply(&mut state, e).map_err(GameError::Corrupt)?;
         }
-        self.state = state;
+        let before = std::mem::replace(&mut self.state, state);
         let seq = self.seq + 1;
-        Ok(Some(self.push(
+        let mut a = self.push(
             LogEntry::Void {
                 seq,
                 voids: target,
                 reason: "undo".into(),
             },
             Some(target),
-        )))
+        );
+        a.before = Some(before);
+        Ok(Some(a))
     }
 
     fn push(&mut self, entry: LogEntry<GameEvent>, voids: Option<u64>) -> Appended {
@@ -566,6 +584,7 @@ impl Head {
             chain: self.chain.clone(),
             voids,
             checkpoint,
+            before: None,
         }
     }
 }

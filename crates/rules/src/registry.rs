@@ -62,6 +62,14 @@ pub trait Engine: Send + Sync {
     }
     /// Fold one outcome's effects into the state.
     fn apply(&self, state: &mut Value, effects: &Value) -> Result<(), String>;
+    /// The state with one outcome's effects folded in, `state` left as it was. The default copies
+    /// the state and folds into the copy; a rule set whose fold builds a new state anyway (its
+    /// typed state read from the JSON and written back) returns that, with no copy.
+    fn folded(&self, state: &Value, effects: &Value) -> Result<Value, String> {
+        let mut s = state.clone();
+        self.apply(&mut s, effects)?;
+        Ok(s)
+    }
     /// A plain-text picture of the state for `tercio game show`.
     fn render_state(&self, state: &Value) -> String;
     /// The side an action belongs to (the side of the unit or leader it moves), or `None` for the

@@ -1224,7 +1224,7 @@ mod tests {
     fn act(store: &SqliteStore, id: &str, head: &mut Head, action: Value) -> Appended {
         let engine = head.engine().expect("engine");
         let a = head
-            .act(engine.as_ref(), action, None, None)
+            .act(engine.as_ref(), action, None, None, false)
             .expect("accepted");
         store
             .append(id, Row::of(&a, head).expect("row"))
@@ -1323,7 +1323,13 @@ mod tests {
         act(&store, &id, &mut a, json!({"action": "initiative"}));
         let engine = b.engine().expect("engine");
         let late = b
-            .act(engine.as_ref(), json!({"action": "initiative"}), None, None)
+            .act(
+                engine.as_ref(),
+                json!({"action": "initiative"}),
+                None,
+                None,
+                false,
+            )
             .expect("accepted");
         let rev = store.live(&id).expect("live").expect("game").rev;
         match store.append(&id, Row::of(&late, &b).expect("row")) {
@@ -1368,6 +1374,7 @@ mod tests {
                             json!({"action": "command", "leader": "chandieu"}),
                             None,
                             None,
+                            false,
                         ) {
                             assert!(matches!(
                                 store.append(&id, Row::of(&a, &stale).expect("row")),

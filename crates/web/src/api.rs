@@ -670,6 +670,16 @@ fn check_fresh(ctx: &SeatCtx, expect: Option<u64>) -> Result<(), ApiError> {
     }
 }
 
+/// The parts of the seat's view an entry changed: from its view before (`view_before`), or,
+/// when the seat sees the whole state, from the state before the entry (`before`).
+fn changed(ctx: &SeatCtx, view_before: Option<Value>, before: Option<&Value>) -> Value {
+    match (view_before.as_ref().or(before), ctx.sees_whole_state()) {
+        (Some(b), true) => tercio_rules::effects::diff(b, &ctx.game.state),
+        (Some(b), false) => tercio_rules::effects::diff(b, &ctx.state()),
+        (None, _) => Value::Array(Vec::new()),
+    }
+}
+
 /// Resolve and record an action (`faces`: thrown at the table), signed by the seat, durably
 /// stored before the answer. The answer carries the new entry as the seat sees it (with its
 /// dice) and the parts of the seat's view of the state that changed, never the whole state.
@@ -679,11 +689,14 @@ fn record(
     action: Value,
     faces: Option<&[u8]>,
 ) -> Result<Json<Value>, ApiError> {
-    let before = ctx.state_cow().into_owned();
+    // What the answer's `changed` is measured from: the seat's view before the action, or, when
+    // the seat sees the whole state, the old state itself, given back by the fold (no copy).
+    let whole = ctx.sees_whole_state();
+    let view_before = if whole { None } else { Some(ctx.state()) };
     let by = ctx.signature();
     let g = ctx.game_mut()?;
     let LiveGame { head, engine, .. } = &mut *g;
-    let appended = match head.act(engine.as_ref(), action, faces, Some(by)) {
+    let appended = match head.act(engine.as_ref(), action, faces, Some(by), whole) {
         Ok(a) => a,
         Err(e) => {
             if matches!(e, GameError::Corrupt(_)) {
@@ -693,7 +706,7 @@ fn record(
         }
     };
     commit(st, &mut ctx, &appended)?;
-    let changed = tercio_rules::effects::diff(&before, &ctx.state_cow());
+    let changed = changed(&ctx, view_before, appended.before.as_ref());
     let v = ctx.entry(&appended.entry);
     let ev = &v["event"];
     Ok(Json(json!({
@@ -899,7 +912,7 @@ pub async fn undo(
         require_gm(&ctx)?;
         ctx.refuse_if_ended()?;
         check_fresh(&ctx, expect)?;
-        let before = ctx.state_cow().into_owned();
+        let view_before = (!ctx.sees_whole_state()).then(|| ctx.state());
         let id = ctx.seat.game_id.clone();
         let g = ctx.game_mut()?;
         let voided = g.undo_target().ok_or_else(|| {
@@ -926,7 +939,7 @@ pub async fn undo(
             }
         };
         commit(st, &mut ctx, &appended)?;
-        let changed = tercio_rules::effects::diff(&before, &ctx.state_cow());
+        let changed = changed(&ctx, view_before, appended.before.as_ref());
         Ok(Json(json!({
             "voided": voided,
             "seq": ctx.seq(),

@@ -234,14 +234,10 @@ impl SeatCtx {
             .view_state(&self.game.state, &self.viewer())
     }
 
-    /// The state as this seat may see it, borrowed when that is the whole state (no secret
-    /// kept from this seat): what an action's answer compares before and after.
-    pub fn state_cow(&self) -> std::borrow::Cow<'_, Value> {
-        if self.ended() || !self.game.engine.views_differ() {
-            std::borrow::Cow::Borrowed(&self.game.state)
-        } else {
-            std::borrow::Cow::Owned(self.state())
-        }
+    /// Whether this seat's view of the state is the whole state (no secret kept from it, or the
+    /// game has ended): then answers compare states without copying a view of them.
+    pub fn sees_whole_state(&self) -> bool {
+        self.ended() || !self.game.engine.views_differ()
     }
 
     /// Who this seat is: its side's name, or a language-neutral message for the game master or

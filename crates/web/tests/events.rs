@@ -135,6 +135,7 @@ fn a_change_made_by_another_process_is_seen() {
             serde_json::from_str(CHARGE).expect("json"),
             None,
             Some("game-master".into()),
+            false,
         )
         .expect("charge");
     other

@@ -303,15 +303,19 @@ impl Engine for AppEngine {
     }
 
     fn apply(&self, state: &mut Value, effects: &Value) -> Result<(), String> {
+        *state = self.folded(state, effects)?;
+        Ok(())
+    }
+
+    fn folded(&self, state: &Value, effects: &Value) -> Result<Value, String> {
         let mut st: GameState =
-            serde::Deserialize::deserialize(&*state).map_err(|e| e.to_string())?;
+            serde::Deserialize::deserialize(state).map_err(|e| e.to_string())?;
         let effects: Vec<model::Effect> =
             serde::Deserialize::deserialize(effects).map_err(|e| e.to_string())?;
         for e in &effects {
             game::apply_effect(&mut st, e);
         }
-        *state = serde_json::to_value(st).map_err(|e| e.to_string())?;
-        Ok(())
+        serde_json::to_value(st).map_err(|e| e.to_string())
     }
 
     fn render_state(&self, state: &Value) -> String {

@@ -320,14 +320,18 @@ impl Engine for TsatfEngine {
     }
 
     fn apply(&self, state: &mut Value, effects: &Value) -> Result<(), String> {
-        let mut st: State = serde::Deserialize::deserialize(&*state).map_err(|e| e.to_string())?;
+        *state = self.folded(state, effects)?;
+        Ok(())
+    }
+
+    fn folded(&self, state: &Value, effects: &Value) -> Result<Value, String> {
+        let mut st: State = serde::Deserialize::deserialize(state).map_err(|e| e.to_string())?;
         let effects: Vec<game::Effect> =
             serde::Deserialize::deserialize(effects).map_err(|e| e.to_string())?;
         for e in &effects {
             game::apply(&mut st, e);
         }
-        *state = serde_json::to_value(st).map_err(|e| e.to_string())?;
-        Ok(())
+        serde_json::to_value(st).map_err(|e| e.to_string())
     }
 
     fn render_state(&self, state: &Value) -> String {
