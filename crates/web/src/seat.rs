@@ -202,11 +202,6 @@ impl SeatCtx {
         }
     }
 
-    /// The store the game lives in.
-    pub fn store(&self) -> &dyn Store {
-        self.store.as_ref()
-    }
-
     /// Every seat's link: for the game master's seat only, empty for any other.
     pub fn seats(&self) -> &[Seat] {
         if self.is_gm() {
