@@ -298,7 +298,7 @@ fn rulesets(json: bool) -> Res {
     Ok(())
 }
 
-fn rules(id: &str) -> Result<&'static dyn registry::RuleSet, Failure> {
+fn rules(id: &str) -> Result<&'static dyn tercio_rules::RuleSet, Failure> {
     let r = registry::lookup(id).map_err(|e| fail(format!("--rules: {e}")))?;
     if !r.available() {
         return Err(fail(format!("--rules: {}", registry::not_available(r))));

@@ -6,7 +6,8 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 use tercio_core::{DiceStream, Die, Draw, EventLog, LogEntry, Resolution};
 
-use crate::registry::{self, Engine, Rejection, RuleSet};
+use crate::interface::{Engine, Rejection, RuleSet};
+use crate::registry;
 use crate::scenario::Scenario;
 
 pub const FORMAT: &str = "tercio-game/1";
@@ -241,7 +242,7 @@ impl Game {
             u64,
             &GameEvent,
             &Value,
-            tercio_core::Plan<crate::registry::Outcome>,
+            tercio_core::Plan<crate::interface::Outcome>,
             u64,
         ) -> Result<u64, String>,
     ) -> Result<(), String> {

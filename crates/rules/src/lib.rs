@@ -1,4 +1,5 @@
-//! Tercio's rules: the [`registry::RuleSet`] trait and registry, scenarios, and one folder per
+//! Tercio's rules: the [`interface`] every rule set implements (the typed [`Rules`] trait and the
+//! [`Engine`] the shell holds), the [`registry`] that lists them, scenarios, and one folder per
 //! rule set. A Bloody Dismal Fight and El Gran Capitán share the app-driven engine in
 //! [`app_driven`]; their charts live in their own folders.
 //!
@@ -33,13 +34,15 @@ pub mod diag;
 pub mod effects;
 pub mod el_gran_capitan;
 pub mod game;
+pub mod interface;
 pub mod odds;
 pub mod registry;
 pub mod report;
 pub mod scenario;
 pub mod sword_and_flame_renaissance;
 
-pub use registry::{
-    lookup, ActionForm, Board, BoardTable, Choice, Engine, FieldKind, FormField, Outcome,
-    Rejection, RuleSet, SideScore, Viewer,
+pub use interface::{
+    ActionForm, Board, BoardTable, Choice, Engine, FieldKind, FormField, Outcome, Rejection,
+    RuleSet, Rules, SideScore, Typed, Viewer,
 };
+pub use registry::lookup;

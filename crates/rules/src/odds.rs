@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use tercio_core::Plan;
 
-use crate::registry::Outcome;
+use crate::interface::Outcome;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct FacetOdds {

@@ -11,8 +11,8 @@ use tercio_core::LogEntry;
 use tercio_i18n::{keys, localize, Lang};
 
 use crate::game::Game;
+use crate::interface::{SideScore, Viewer};
 use crate::odds;
-use crate::registry::{SideScore, Viewer};
 
 /// Beyond this many joint outcomes an event's expected outcomes are not tabulated (a simultaneous
 /// fire by many units); its faces still count.

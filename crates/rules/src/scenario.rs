@@ -9,7 +9,8 @@ use toml::de::{DeTable, DeValue};
 use toml::Spanned;
 
 use crate::diag::{Diagnostic, Diagnostics};
-use crate::registry::{self, RuleSet};
+use crate::interface::RuleSet;
+use crate::registry;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

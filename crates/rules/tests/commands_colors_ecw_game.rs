@@ -10,8 +10,8 @@ use tercio_rules::commands_colors_ecw::game::chaunce_of;
 use tercio_rules::commands_colors_ecw::tables::{command_deck_size, command_kind, COMMAND_CARDS};
 use tercio_rules::game::{Game, GameError, GameEvent};
 use tercio_rules::odds::odds;
-use tercio_rules::registry::Outcome;
 use tercio_rules::scenario::parse;
+use tercio_rules::Outcome;
 use tercio_rules::{Engine, Viewer};
 
 const ROYAL: usize = 0;

@@ -8,7 +8,7 @@ use tercio_core::{Plan, Step};
 use super::model::*;
 use super::resolve::{self, Acc, FireSetup, MeleeSetup};
 use super::tables::{ChargeRule, Charts, Class};
-use crate::registry::Rejection;
+use crate::interface::Rejection;
 
 fn rej(code: &str, field: Option<&str>, msg: impl Into<String>) -> Rejection {
     Rejection::new(code, field, msg)

@@ -18,7 +18,7 @@ use super::actions::{self, Ctx};
 use super::model::*;
 use super::resolve::{self, Acc};
 use super::tables::Charts;
-use crate::registry::Rejection;
+use crate::interface::Rejection;
 use crate::scenario::{Rank, Role, Scenario};
 
 fn rej(code: &str, field: Option<&str>, msg: impl Into<String>) -> Rejection {

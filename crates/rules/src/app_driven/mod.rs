@@ -13,7 +13,7 @@ use std::sync::LazyLock;
 use serde_json::{json, Value};
 use tercio_core::{Plan, Resolution};
 
-use crate::registry::{Engine, Outcome, Rejection, RuleSet, SideScore};
+use crate::interface::{Engine, Outcome, Rejection, RuleSet, SideScore};
 use crate::scenario::Scenario;
 use model::{ActionRequest, GameState};
 use resolve::Acc;

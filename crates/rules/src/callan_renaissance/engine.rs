@@ -7,7 +7,7 @@ use tercio_core::{Plan, Resolution};
 use super::game::{self, CardPhase, Phase, State, Status, UnitState};
 use super::tables::{self, card_colour, Quality, Troop, TROOPS};
 use super::{k, m, term};
-use crate::registry::{
+use crate::interface::{
     ActionForm, Board, BoardTable, Choice, Engine, FormField, Outcome, Rejection, RuleSet,
     SideScore, Viewer,
 };

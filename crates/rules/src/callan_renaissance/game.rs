@@ -18,7 +18,7 @@ use super::tables::{
 };
 use super::{k, m, term};
 use crate::effects::shuffled;
-use crate::registry::Rejection;
+use crate::interface::Rejection;
 use crate::scenario::{Rank, Scenario};
 
 // ------------------------------------------------------------------------------------------------

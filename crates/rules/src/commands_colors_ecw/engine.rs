@@ -8,7 +8,7 @@ use tercio_core::{Plan, Resolution};
 use super::game::{self, Phase, Res, State, UnitState, HOUSE_RULES};
 use super::resolve::{self, BattleRequest, MeleeRequest};
 use super::tables::{self, command_kind, Class, Training, CHAUNCE_CARDS, COMMAND_CARDS};
-use crate::registry::{
+use crate::interface::{
     ActionForm, Board, BoardTable, Choice, Engine, FormField, Outcome, Rejection, RuleSet,
     SideScore, Viewer,
 };

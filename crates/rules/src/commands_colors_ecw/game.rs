@@ -23,7 +23,7 @@ use super::tables::{
 };
 use crate::effects::shuffled;
 pub use crate::effects::{apply, diff};
-use crate::registry::Rejection;
+use crate::interface::Rejection;
 use crate::scenario::Scenario;
 
 // ------------------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ use serde_json::Value;
 use tercio_core::{plan::throw, Depends, Modifier, Plan, Resolution, RolledDie, Step};
 
 use super::tables::{self, Class, Kind, Training};
-use crate::registry::{Outcome, Rejection};
+use crate::interface::{Outcome, Rejection};
 
 fn yes() -> bool {
     true

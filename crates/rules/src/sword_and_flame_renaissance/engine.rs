@@ -7,7 +7,7 @@ use tercio_core::Plan;
 use super::game::{self, Action, Phase, State, Status, UnitState};
 use super::resolve::{self, Thresholds};
 use super::tables::{self, Kind, Order, Test};
-use crate::registry::{
+use crate::interface::{
     ActionForm, Board, BoardTable, Choice, Engine, FormField, Outcome, Rejection, RuleSet,
     SideScore,
 };

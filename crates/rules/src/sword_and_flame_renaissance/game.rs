@@ -12,7 +12,7 @@ use tercio_core::{Plan, Step};
 
 use super::resolve::{self, MoraleRequest, MoveRequest, Thresholds};
 use super::tables::{self, Order, Test};
-use crate::registry::{Outcome, Rejection};
+use crate::interface::{Outcome, Rejection};
 use crate::scenario::Scenario;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -20,7 +20,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tercio_core::Plan;
 
-use crate::registry::{Outcome, Rejection};
+use crate::interface::{Outcome, Rejection};
 
 /// Read a stand-alone action, naming the field at fault.
 pub fn parse(action: &Value) -> Result<resolve::Request, Rejection> {

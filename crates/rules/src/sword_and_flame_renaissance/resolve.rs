@@ -15,7 +15,7 @@ use tercio_core::plan::throw;
 use tercio_core::{Depends, Die, Modifier, Plan, Resolution, RolledDie, Step};
 
 use super::tables::{self, Kind, Order, Range, Test, Troop, Weapon};
-use crate::registry::{Outcome, Rejection};
+use crate::interface::{Outcome, Rejection};
 
 /// A stand-alone action: everything it needs is in the request.
 #[derive(Debug, Clone, Deserialize)]

@@ -1,0 +1,177 @@
+//! What a rule set describes for the shell to draw without knowing it: the board (headline,
+//! notes, tables of units) and the forms of the actions that can be taken now.
+
+use serde::Serialize;
+
+/// The game at a glance: a headline (turn, step, whose move it is), notes (what the table must do
+/// now), and tables (each side's units with their tracked state).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Board {
+    pub headline: String,
+    pub notes: Vec<String>,
+    pub tables: Vec<BoardTable>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BoardTable {
+    pub title: String,
+    pub columns: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+    /// Secret on a shared device: drawn hidden behind this prompt ("Royalists: tap to reveal your
+    /// hand") until tapped. `None`: always shown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reveal: Option<String>,
+}
+
+impl BoardTable {
+    /// A table always shown.
+    pub fn new(title: &str, columns: &[&str], rows: Vec<Vec<String>>) -> Self {
+        BoardTable {
+            title: title.into(),
+            columns: columns.iter().map(|c| c.to_string()).collect(),
+            rows,
+            reveal: None,
+        }
+    }
+
+    /// The table as aligned plain text (CLI), its title on the first line.
+    pub fn render(&self) -> String {
+        let widths: Vec<usize> = (0..self.columns.len())
+            .map(|i| {
+                self.rows
+                    .iter()
+                    .map(|r| r.get(i).map_or(0, |c| c.chars().count()))
+                    .chain([self.columns[i].chars().count()])
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        let line = |cells: &[String]| {
+            let mut l = String::from(" ");
+            for (c, w) in cells.iter().zip(&widths) {
+                l.push_str(&format!(" {c:<w$}"));
+            }
+            l.trim_end().to_string() + "\n"
+        };
+        let mut s = format!("{}\n", self.title);
+        s.push_str(&line(&self.columns));
+        for r in &self.rows {
+            s.push_str(&line(r));
+        }
+        s
+    }
+}
+
+/// One action that can be taken now, with its fields. The shell builds the action's JSON as
+/// `{"action": action, field name: value...}`: a choice gives its option's value (an optional
+/// choice left empty leaves the field out), a flag `true` when ticked (left out otherwise), a
+/// number an integer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ActionForm {
+    pub action: String,
+    pub label: String,
+    /// What it does, in a line.
+    pub hint: String,
+    pub fields: Vec<FormField>,
+    /// Show the exact odds as the fields change (the action rolls dice).
+    pub odds: bool,
+    /// The turn's next step: drawn first and highlighted.
+    pub primary: bool,
+    /// Secret on a shared device (it names cards of a hand): drawn behind this prompt, with the
+    /// tables of the same prompt, until tapped. `None`: always shown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reveal: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FormField {
+    pub name: String,
+    pub label: String,
+    #[serde(flatten)]
+    pub kind: FieldKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum FieldKind {
+    /// One of `options`; when `optional`, an empty first choice leaves the field out.
+    Choice {
+        options: Vec<Choice>,
+        optional: bool,
+    },
+    /// A tick box.
+    Flag,
+    /// A whole number from `min` to `max`, starting at `value`.
+    Number { min: i64, max: i64, value: i64 },
+    /// Free text (a list of ids separated by commas, a hex's name); left out when empty.
+    Text { placeholder: String },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Choice {
+    pub value: String,
+    pub label: String,
+}
+
+impl ActionForm {
+    /// A form, not the turn's next step, always shown.
+    pub fn new(action: &str, label: &str, hint: &str, fields: Vec<FormField>, odds: bool) -> Self {
+        ActionForm {
+            action: action.into(),
+            label: label.into(),
+            hint: hint.into(),
+            fields,
+            odds,
+            primary: false,
+            reveal: None,
+        }
+    }
+
+    /// The same form as the turn's next step.
+    pub fn primary(mut self) -> Self {
+        self.primary = true;
+        self
+    }
+}
+
+impl FormField {
+    pub fn choice(name: &str, label: &str, options: Vec<Choice>, optional: bool) -> Self {
+        FormField {
+            name: name.into(),
+            label: label.into(),
+            kind: FieldKind::Choice { options, optional },
+        }
+    }
+    pub fn flag(name: &str, label: &str) -> Self {
+        FormField {
+            name: name.into(),
+            label: label.into(),
+            kind: FieldKind::Flag,
+        }
+    }
+    pub fn text(name: &str, label: &str, placeholder: &str) -> Self {
+        FormField {
+            name: name.into(),
+            label: label.into(),
+            kind: FieldKind::Text {
+                placeholder: placeholder.into(),
+            },
+        }
+    }
+    pub fn number(name: &str, label: &str, min: i64, max: i64, value: i64) -> Self {
+        FormField {
+            name: name.into(),
+            label: label.into(),
+            kind: FieldKind::Number { min, max, value },
+        }
+    }
+}
+
+impl Choice {
+    pub fn new(value: impl Into<String>, label: impl Into<String>) -> Self {
+        Choice {
+            value: value.into(),
+            label: label.into(),
+        }
+    }
+}

@@ -1,0 +1,371 @@
+//! One reading of an action's fields, the same for every rule set.
+//!
+//! An action arrives as JSON: from the API as typed values, from a page's form as text. Each rule
+//! set's `Action` is a typed enum whose fields use the readers here, so `"3"` and `3`, `"on"` and
+//! `true` mean the same everywhere:
+//!
+//! - **flag** ([`flag`]): `true`/`false`; the texts `"true"`, `"on"`, `"yes"`, `"1"` and
+//!   `"false"`, `"off"`, `"no"`, `"0"`, `""` (any case, spaces around ignored); the numbers 1 and
+//!   0; `null` or a missing field is `false`. Anything else is refused at the field.
+//! - **number** ([`number`], [`opt_number`]): a whole number, or a text holding one (spaces around
+//!   ignored). `null`, `""` or a missing field is absent: `None`, or the field's default.
+//!   Fractions and other texts are refused at the field. Ranges are the rule set's to check,
+//!   with [`in_range`].
+//! - **text** ([`opt_text`], [`text`]): a string, spaces around removed; an empty one is absent.
+//! - **list of ids** ([`ids`]): an array of texts, or one text with the ids separated by commas;
+//!   empty entries are dropped.
+//!
+//! [`read_action`] turns what serde refuses into a [`Rejection`] naming the field: a missing or
+//! unknown field, an unknown action, or the field whose value cannot be read.
+
+use serde::de::{DeserializeOwned, Deserializer, Error as _};
+use serde::Deserialize;
+use serde_json::Value;
+use tercio_i18n::msg;
+
+use super::Rejection;
+
+/// A text as the error's problem, escaped into a message argument.
+fn problem<E: serde::de::Error>(key: &str, value: &str) -> E {
+    E::custom(msg(key, &[("value", value)]))
+}
+
+fn shown(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// A flag, read as the module's documentation says.
+pub fn flag<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    let v = Value::deserialize(d)?;
+    match &v {
+        Value::Null => Ok(false),
+        Value::Bool(b) => Ok(*b),
+        Value::Number(n) if n.as_i64() == Some(1) => Ok(true),
+        Value::Number(n) if n.as_i64() == Some(0) => Ok(false),
+        Value::String(s) => match s.trim().to_ascii_lowercase().as_str() {
+            "true" | "on" | "yes" | "1" => Ok(true),
+            "false" | "off" | "no" | "0" | "" => Ok(false),
+            _ => Err(problem("input.flag-expected", s)),
+        },
+        other => Err(problem("input.flag-expected", &shown(other))),
+    }
+}
+
+fn whole(v: &Value) -> Result<Option<i64>, String> {
+    match v {
+        Value::Null => Ok(None),
+        Value::Number(n) => n.as_i64().map(Some).ok_or_else(|| n.to_string()),
+        Value::String(s) if s.trim().is_empty() => Ok(None),
+        Value::String(s) => s.trim().parse::<i64>().map(Some).map_err(|_| s.clone()),
+        other => Err(shown(other)),
+    }
+}
+
+/// A whole number that may be absent, read as the module's documentation says.
+pub fn opt_number<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: TryFrom<i64>,
+{
+    let v = Value::deserialize(d)?;
+    match whole(&v) {
+        Ok(None) => Ok(None),
+        Ok(Some(n)) => T::try_from(n)
+            .map(Some)
+            .map_err(|_| problem("input.number-expected", &n.to_string())),
+        Err(s) => Err(problem("input.number-expected", &s)),
+    }
+}
+
+/// A whole number; absent (with `#[serde(default)]`, the field's default) is refused here as
+/// missing.
+pub fn number<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: TryFrom<i64>,
+{
+    opt_number(d)?.ok_or_else(|| D::Error::custom(msg("input.required", &[])))
+}
+
+/// A text that may be absent, trimmed.
+pub fn opt_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    match Value::deserialize(d)? {
+        Value::Null => Ok(None),
+        Value::String(s) if s.trim().is_empty() => Ok(None),
+        Value::String(s) => Ok(Some(s.trim().to_string())),
+        Value::Number(n) => Ok(Some(n.to_string())),
+        other => Err(problem("input.text-expected", &shown(&other))),
+    }
+}
+
+/// A text that must be given, trimmed.
+pub fn text<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    opt_text(d)?.ok_or_else(|| D::Error::custom(msg("input.required", &[])))
+}
+
+/// A list of ids: an array of texts or one text separated by commas.
+pub fn ids<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    let keep = |s: &str| Some(s.trim().to_string()).filter(|s| !s.is_empty());
+    match Value::deserialize(d)? {
+        Value::Null => Ok(Vec::new()),
+        Value::String(s) => Ok(s.split(',').filter_map(keep).collect()),
+        Value::Array(items) => items
+            .iter()
+            .map(|x| match x {
+                Value::String(s) => Ok(keep(s)),
+                other => Err(problem("input.text-expected", &shown(other))),
+            })
+            .filter_map(Result::transpose)
+            .collect(),
+        other => Err(problem("input.text-expected", &shown(&other))),
+    }
+}
+
+/// `value` if it lies from `min` to `max`, else the rejection naming `field` and the range.
+pub fn in_range<T: PartialOrd + std::fmt::Display>(
+    field: &str,
+    value: T,
+    min: T,
+    max: T,
+) -> Result<T, Rejection> {
+    if value >= min && value <= max {
+        return Ok(value);
+    }
+    Err(Rejection::new(
+        "bad-number",
+        Some(field),
+        msg(
+            "input.out-of-range",
+            &[
+                ("field", field),
+                ("min", &min.to_string()),
+                ("max", &max.to_string()),
+            ],
+        ),
+    ))
+}
+
+/// The name between the first pair of backticks of serde's message after `prefix`.
+fn quoted<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
+    let rest = &text[text.find(prefix)? + prefix.len()..];
+    let rest = rest.strip_prefix('`')?;
+    Some(&rest[..rest.find('`')?])
+}
+
+/// The names serde lists after "expected one of" (the variants or fields allowed).
+fn listed(text: &str) -> String {
+    text.split_once("expected one of ")
+        .map(|(_, l)| l.replace('`', ""))
+        .unwrap_or_default()
+}
+
+/// Read a typed action from its JSON, every refusal a [`Rejection`] naming its field.
+///
+/// Every variant of an action enum must be a struct variant (`Draw {}`, not `Draw`): serde
+/// checks unknown fields only there, and the test of every rule set's actions holds them to it.
+pub fn read_action<A: DeserializeOwned>(action: &Value) -> Result<A, Rejection> {
+    let name = match action.get("action") {
+        Some(Value::String(s)) if action.is_object() => s.as_str(),
+        _ => {
+            return Err(Rejection::new(
+                "bad-action",
+                Some("action"),
+                msg("input.bad-action", &[]),
+            ))
+        }
+    };
+    let err = match A::deserialize(action) {
+        Ok(a) => return Ok(a),
+        Err(e) => e.to_string(),
+    };
+    if let Some(v) = quoted(&err, "unknown variant ") {
+        return Err(Rejection::new(
+            "unknown-action",
+            Some("action"),
+            msg(
+                "input.unknown-action",
+                &[("action", v), ("allowed", &listed(&err))],
+            ),
+        ));
+    }
+    if let Some(f) = quoted(&err, "missing field ") {
+        return Err(missing(f));
+    }
+    if let Some(f) = quoted(&err, "unknown field ") {
+        let allowed = listed(&err);
+        return Err(Rejection::new(
+            "unknown-field",
+            Some(f),
+            msg(
+                "input.unknown-field",
+                &[("field", f), ("action", name), ("allowed", &allowed)],
+            ),
+        ));
+    }
+    // A value that cannot be read: find its field by leaving each out in turn.
+    let field = action.as_object().and_then(|o| {
+        o.keys().filter(|k| k.as_str() != "action").find(|k| {
+            let mut without = action.clone();
+            without.as_object_mut().map(|m| m.remove(k.as_str()));
+            match A::deserialize(&without) {
+                Ok(_) => true,
+                Err(e) => quoted(&e.to_string(), "missing field ") == Some(k.as_str()),
+            }
+        })
+    });
+    let problem = if err.contains(tercio_i18n::OPEN) {
+        err
+    } else {
+        msg("input.unreadable", &[("detail", &err)])
+    };
+    match field {
+        Some(f) if problem.contains("input.required") => Err(missing(f)),
+        Some(f) => Err(Rejection::new(
+            "bad-field",
+            Some(f),
+            msg("input.bad-field", &[("field", f), ("problem", &problem)]),
+        )),
+        None => Err(Rejection::new(
+            "bad-field",
+            Some("action"),
+            msg(
+                "input.bad-field",
+                &[("field", "action"), ("problem", &problem)],
+            ),
+        )),
+    }
+}
+
+fn missing(field: &str) -> Rejection {
+    Rejection::new(
+        "missing-field",
+        Some(field),
+        msg("input.missing-field", &[("field", field)]),
+    )
+}
+
+/// The state a rule set records, read back; a state that cannot be read is refused.
+pub fn read_state<S: DeserializeOwned>(state: &Value) -> Result<S, Rejection> {
+    S::deserialize(state).map_err(|e| {
+        Rejection::new(
+            "bad-state",
+            None,
+            msg("input.bad-state", &[("error", &e.to_string())]),
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    #[serde(tag = "action", rename_all = "kebab-case", deny_unknown_fields)]
+    enum Act {
+        Fire {
+            #[serde(deserialize_with = "text")]
+            unit: String,
+            #[serde(default, deserialize_with = "flag")]
+            cover: bool,
+            #[serde(default, deserialize_with = "opt_number")]
+            bases: Option<u32>,
+            #[serde(default, deserialize_with = "ids")]
+            targets: Vec<String>,
+        },
+        #[serde(alias = "end_turn")]
+        EndTurn {},
+    }
+
+    fn read(v: Value) -> Result<Act, Rejection> {
+        read_action(&v)
+    }
+
+    #[test]
+    fn form_text_and_typed_values_read_the_same() {
+        let typed = read(
+            json!({"action": "fire", "unit": "a", "cover": true, "bases": 3,
+            "targets": ["x", "y"]}),
+        );
+        let text = read(
+            json!({"action": "fire", "unit": " a ", "cover": "on", "bases": " 3",
+            "targets": "x, y,"}),
+        );
+        assert_eq!(typed, text);
+        assert!(typed.is_ok());
+        for (v, want) in [
+            (json!("yes"), true),
+            (json!("1"), true),
+            (json!(1), true),
+            (json!("OFF"), false),
+            (json!(""), false),
+            (json!(0), false),
+            (Value::Null, false),
+        ] {
+            let a = read(json!({"action": "fire", "unit": "a", "cover": v})).unwrap();
+            assert!(matches!(a, Act::Fire { cover, .. } if cover == want), "{v}");
+        }
+        let a = read(json!({"action": "fire", "unit": "a", "bases": ""})).unwrap();
+        assert!(matches!(a, Act::Fire { bases: None, .. }));
+    }
+
+    #[test]
+    fn refusals_name_the_field() {
+        let r = read(json!({"action": "fire", "unit": "a", "cover": "maybe"})).unwrap_err();
+        assert_eq!(
+            (r.code.as_str(), r.field.as_deref()),
+            ("bad-field", Some("cover"))
+        );
+        assert!(r.message.contains("maybe"), "{}", r.message);
+        let r = read(json!({"action": "fire", "unit": "a", "bases": "2.5"})).unwrap_err();
+        assert_eq!(r.field.as_deref(), Some("bases"));
+        let r = read(json!({"action": "fire", "unit": "a", "bases": -1})).unwrap_err();
+        assert_eq!(r.field.as_deref(), Some("bases"));
+        let r = read(json!({"action": "fire", "cover": true})).unwrap_err();
+        assert_eq!(
+            (r.code.as_str(), r.field.as_deref()),
+            ("missing-field", Some("unit"))
+        );
+        let r = read(json!({"action": "fire", "unit": " "})).unwrap_err();
+        assert_eq!(
+            (r.code.as_str(), r.field.as_deref()),
+            ("missing-field", Some("unit"))
+        );
+        let r = read(json!({"action": "fire", "unit": "a", "range": 3})).unwrap_err();
+        assert_eq!(
+            (r.code.as_str(), r.field.as_deref()),
+            ("unknown-field", Some("range"))
+        );
+        let r = read(json!({"action": "fly"})).unwrap_err();
+        assert_eq!(
+            (r.code.as_str(), r.field.as_deref()),
+            ("unknown-action", Some("action"))
+        );
+        assert!(r.message.contains("end-turn"), "{}", r.message);
+        let r = read(json!({"unit": "a"})).unwrap_err();
+        assert_eq!(r.code, "bad-action");
+    }
+
+    #[test]
+    fn a_field_less_action_refuses_unknown_fields_and_keeps_its_old_spelling() {
+        assert_eq!(read(json!({"action": "end_turn"})), Ok(Act::EndTurn {}));
+        assert_eq!(read(json!({"action": "end-turn"})), Ok(Act::EndTurn {}));
+        let r = read(json!({"action": "end-turn", "unit": "a"})).unwrap_err();
+        assert_eq!(
+            (r.code.as_str(), r.field.as_deref()),
+            ("unknown-field", Some("unit"))
+        );
+    }
+
+    #[test]
+    fn ranges_are_checked_with_their_limits_named() {
+        assert_eq!(in_range("bases", 3u32, 1, 6), Ok(3));
+        let r = in_range("bases", 7u32, 1, 6).unwrap_err();
+        assert_eq!(r.field.as_deref(), Some("bases"));
+        let text = tercio_i18n::localize(tercio_i18n::Lang::En, &r.message);
+        assert_eq!(text, "bases: a whole number from 1 to 6");
+    }
+}

@@ -1,0 +1,251 @@
+//! The interface between the rule sets and everything else.
+//!
+//! - [`Rules`]: the typed trait each rule set implements, with its own state, action and effect
+//!   types ([`typed`]).
+//! - [`Engine`]: the object-safe face the shell holds (`Box<dyn Engine>`), JSON in and out; one
+//!   adapter, [`Typed`], gives it for every [`Rules`].
+//! - [`RuleSet`]: a rule set's name, scenario checks, house rules and charts, and the factory of
+//!   its engine.
+//! - [`forms`]: the board and action forms the shell draws; [`input`]: the one reading of
+//!   form text ("3", "on") into typed fields.
+//!
+//! Nothing here names a rule set: the list of them is [`crate::registry`].
+
+pub mod forms;
+pub mod input;
+pub mod typed;
+
+use serde::Serialize;
+use serde_json::Value;
+use tercio_core::{Plan, Resolution};
+
+use crate::scenario::Scenario;
+
+pub use forms::{ActionForm, Board, BoardTable, Choice, FieldKind, FormField};
+pub use typed::{Rules, Typed};
+
+/// An action Tercio will not resolve, with the reason, naming the field at fault where there is one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Rejection {
+    /// Stable kebab-case code, e.g. `march-formation-cannot-charge`.
+    pub code: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    pub message: String,
+    /// Why: the action is wrong, or not allowed yet, or needs an answer first.
+    pub kind: RejectKind,
+}
+
+/// What kind of refusal a [`Rejection`] is, for the shell to answer it without knowing codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum RejectKind {
+    /// The action is malformed or breaks the rules: as it stands it will never be resolved.
+    #[default]
+    Invalid,
+    /// The action is sound but the turn does not allow it now (it is another leader's
+    /// activation, the unit has acted, the step is another). Its odds can still be shown.
+    NotNow,
+    /// The rules need an answer the action does not give yet (does the target stand?): the
+    /// table answers and sends it again.
+    Question,
+}
+
+impl Rejection {
+    pub fn new(code: &str, field: Option<&str>, message: impl Into<String>) -> Self {
+        Rejection {
+            code: code.to_string(),
+            field: field.map(str::to_string),
+            message: message.into(),
+            kind: RejectKind::Invalid,
+        }
+    }
+
+    /// The same refusal, as one the turn will lift ([`RejectKind::NotNow`]).
+    pub fn not_now(mut self) -> Self {
+        self.kind = RejectKind::NotNow;
+        self
+    }
+
+    /// The same refusal, as a question the table must answer ([`RejectKind::Question`]).
+    pub fn question(mut self) -> Self {
+        self.kind = RejectKind::Question;
+        self
+    }
+}
+
+impl std::fmt::Display for Rejection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.field {
+            // Messages that already start with their field are not prefixed twice.
+            Some(field) if self.message.starts_with(&format!("{field}:")) => {
+                write!(f, "{} [{}]", self.message, self.code)
+            }
+            Some(field) => write!(f, "{field}: {} [{}]", self.message, self.code),
+            None => write!(f, "{} [{}]", self.message, self.code),
+        }
+    }
+}
+
+/// What a resolution produces: the explanation, the effects to fold into the game state (opaque
+/// to the shell), and named facets of the outcome from which odds are tabulated.
+#[derive(Debug, Clone)]
+pub struct Outcome<E = Value> {
+    pub resolution: Resolution,
+    pub effects: E,
+    pub facets: Vec<(String, String)>,
+}
+
+/// A rule set's engine, bound to a scenario (for games) or to none (for stand-alone actions).
+pub trait Engine: Send + Sync {
+    /// The state of a new game of the bound scenario.
+    fn initial_state(&self) -> Result<Value, String>;
+    /// Declare the dice plan of an action, against a game state or stand-alone.
+    fn plan(&self, state: Option<&Value>, action: &Value) -> Result<Plan<Outcome>, Rejection>;
+    /// Like [`Engine::plan`], but for showing the odds of an action the turn does not allow yet
+    /// (a unit waiting for its activation): only the action's own rules are checked.
+    fn preview(&self, state: Option<&Value>, action: &Value) -> Result<Plan<Outcome>, Rejection> {
+        self.plan(state, action)
+    }
+    /// Fold one outcome's effects into the state.
+    fn apply(&self, state: &mut Value, effects: &Value) -> Result<(), String>;
+    /// The state with one outcome's effects folded in, `state` left as it was. The default copies
+    /// the state and folds into the copy; a rule set whose fold builds a new state anyway (its
+    /// typed state read from the JSON and written back) returns that, with no copy.
+    fn folded(&self, state: &Value, effects: &Value) -> Result<Value, String> {
+        let mut s = state.clone();
+        self.apply(&mut s, effects)?;
+        Ok(s)
+    }
+    /// A plain-text picture of the state for `tercio game show`.
+    fn render_state(&self, state: &Value) -> String;
+    /// The side an action belongs to (the side of the unit or leader it moves), or `None` for the
+    /// game master's own steps (initiative, end of turn). Seats use it to let a side resolve its
+    /// own units' actions and nothing else.
+    fn acting_side(&self, _state: &Value, _action: &Value) -> Option<String> {
+        None
+    }
+    /// Fields of an action that decide for the other side or override what Tercio tracks (the
+    /// target's status, whether it evades, the force ratio...): a side's seat may not set them;
+    /// the game master resolves such actions.
+    fn reserved_to_game_master(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// Each side's losses against its breaking point, for the battle report's chart.
+    fn scores(&self, _state: &Value) -> Vec<SideScore> {
+        Vec::new()
+    }
+    /// Whether the battle is over (then the seed is revealed).
+    fn is_over(&self, state: &Value) -> bool {
+        state["phase"] == "over"
+    }
+    /// What `viewer` may see of the state. Rule sets with secret information (a hand of cards)
+    /// hide it here; every page, API answer and live message is built from this view.
+    fn view_state(&self, state: &Value, _viewer: &Viewer) -> Value {
+        state.clone()
+    }
+    /// Whether any seat's [`Engine::view_state`] may differ from the state (the rule set keeps
+    /// secrets in it). When not, the shell compares states without copying a view of them.
+    fn views_differ(&self) -> bool {
+        false
+    }
+    /// What `viewer` may see of one recorded event (an event's secret draws, voided or not, are
+    /// hidden here). `None` hides the event's content altogether.
+    fn view_event(&self, event: &Value, _viewer: &Viewer) -> Option<Value> {
+        Some(event.clone())
+    }
+    /// The game at a glance, for rule sets whose pages the shell draws from data: the turn and
+    /// step, whose move it is, and tables of units. `None`: the shell has its own page for it.
+    fn board(&self, _state: &Value) -> Option<Board> {
+        None
+    }
+    /// The actions that can be taken now, as forms the shell draws without knowing the rule set:
+    /// every action for the game master (`side` = `None`), a side's own actions otherwise.
+    fn forms(&self, _state: &Value, _side: Option<&str>) -> Vec<ActionForm> {
+        Vec::new()
+    }
+    /// Whether the game master's seat may take `action`: rule sets with secret hands refuse the
+    /// game master a card from a hand it is not allowed to see.
+    fn game_master_may(&self, _state: &Value, _action: &Value) -> Result<(), Rejection> {
+        Ok(())
+    }
+    /// Whether `action` must take its randomness from the game's seed even when the table throws
+    /// its own dice: card shuffles and draws, and random picks among cards or units, which no
+    /// table die can make (and which typed faces would let a player choose).
+    fn seeded_only(&self, _state: &Value, _action: &Value) -> bool {
+        false
+    }
+    /// The result in a sentence once the battle is over (who won and why), for the battle
+    /// report; `None` leaves the report to its break points.
+    fn verdict(&self, _state: &Value) -> Option<String> {
+        None
+    }
+}
+
+/// Who is looking: the game master, one side's player, or a spectator.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "seat", content = "side", rename_all = "kebab-case")]
+pub enum Viewer {
+    GameMaster,
+    Side(String),
+    Spectator,
+}
+
+/// One side's losses and breaking point.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SideScore {
+    pub side: String,
+    pub lost: u32,
+    pub threshold: u32,
+}
+
+pub trait RuleSet: Sync {
+    fn id(&self) -> &'static str;
+    fn alias(&self) -> &'static str;
+    fn name(&self) -> &'static str;
+    /// The seed file of the rule text.
+    fn seed(&self) -> &'static str;
+    fn available(&self) -> bool;
+    fn troop_types(&self) -> Vec<&'static str> {
+        Vec::new()
+    }
+    fn allowed_flags(&self, _troop: &str) -> Vec<&'static str> {
+        Vec::new()
+    }
+    fn required_nationality(&self, _troop: &str) -> Option<&'static [&'static str]> {
+        None
+    }
+    /// The scenario key giving a unit's size and its range: `bases` (1 to 6) for the app-driven
+    /// rule sets; rule sets that count figures name `figures`.
+    fn unit_size(&self) -> (&'static str, i64, i64) {
+        ("bases", 1, 6)
+    }
+    /// Rule-set limits on a scenario's units beyond the format's own (how many veterans, blocks
+    /// by type...): each problem as (unit index, field, message), reported at that unit's field.
+    fn check_units(&self, _scenario: &Scenario) -> Vec<(usize, String, String)> {
+        Vec::new()
+    }
+    /// Whether the sides' links resolve their own actions from the start (a card game, where
+    /// only a side may play its hand); otherwise they watch until the game master allows more.
+    fn sides_act_by_default(&self) -> bool {
+        false
+    }
+    /// Chart entries a scenario's `[house_rules]` may override.
+    fn house_rule_keys(&self) -> Vec<String> {
+        Vec::new()
+    }
+    /// The values a house-rule key may take (both ends included).
+    fn house_rule_range(&self, _key: &str) -> (i64, i64) {
+        (-20, 30)
+    }
+    /// The charts as data, for `tercio reference`.
+    fn reference(&self) -> Value {
+        Value::Null
+    }
+    /// The charts as tables for the app's rules page, for rule sets whose page the shell draws
+    /// from data (empty: the shell has its own page for them).
+    fn reference_tables(&self) -> Vec<BoardTable> {
+        Vec::new()
+    }
+    fn engine(&self, scenario: Option<&Scenario>) -> Result<Box<dyn Engine>, String>;
+}

@@ -1,0 +1,242 @@
+//! The typed trait every rule set implements, and the one adapter that gives the shell its
+//! object-safe [`Engine`].
+//!
+//! A rule set names its own types: the state of a game, the actions (a typed enum, read with
+//! [`input`](super::input)'s one reading of fields), and the effects an outcome folds into the
+//! state. The shell sees JSON only at the edge: [`Typed`] reads the recorded state and the
+//! action into the rule set's types, calls it, and writes back what it returns.
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::Value;
+use tercio_core::Plan;
+
+use super::input::{read_action, read_state};
+use super::{ActionForm, Board, Engine, Outcome, Rejection, SideScore, Viewer};
+
+/// A rule set's engine, typed. Implement it, wrap it in [`Typed`], and the shell can play it.
+pub trait Rules: Send + Sync + 'static {
+    /// A game's state, as recorded in checkpoints and exports.
+    type State: Serialize + DeserializeOwned + Clone + 'static;
+    /// The actions, a typed enum tagged by `"action"`: canonical kebab-case names, older
+    /// spellings as serde aliases, every variant a struct variant that refuses unknown fields.
+    type Action: DeserializeOwned + 'static;
+    /// What one outcome folds into the state, as recorded in the log.
+    type Effect: Serialize + DeserializeOwned + 'static;
+
+    /// The state of a new game of the bound scenario.
+    fn initial_state(&self) -> Result<Self::State, String>;
+    /// Declare the dice plan of an action, against a game state or stand-alone (`None`).
+    fn plan(
+        &self,
+        state: Option<&Self::State>,
+        action: &Self::Action,
+    ) -> Result<Plan<Outcome<Self::Effect>>, Rejection>;
+    /// Like [`Rules::plan`], for showing the odds of an action the turn does not allow yet:
+    /// only the action's own rules are checked.
+    fn preview(
+        &self,
+        state: Option<&Self::State>,
+        action: &Self::Action,
+    ) -> Result<Plan<Outcome<Self::Effect>>, Rejection> {
+        self.plan(state, action)
+    }
+    /// Fold one outcome's effects into the state.
+    fn apply(&self, state: &mut Self::State, effects: &Self::Effect) -> Result<(), String>;
+    /// Fold recorded effects into a recorded state. The default reads both into their types and
+    /// writes the state back; a rule set whose effects are patches of the recorded JSON
+    /// ([`crate::effects`]) applies them there, with no round trip.
+    fn apply_recorded(&self, state: &Value, effects: &Value) -> Result<Value, String> {
+        let mut st: Self::State = read_state(state).map_err(|r| r.message)?;
+        let eff: Self::Effect =
+            serde::Deserialize::deserialize(effects).map_err(|e| e.to_string())?;
+        self.apply(&mut st, &eff)?;
+        serde_json::to_value(st).map_err(|e| e.to_string())
+    }
+    /// Whether the battle is over (then the seed is revealed).
+    fn is_over(&self, state: &Self::State) -> bool;
+    /// The game at a glance: turn and step, whose move it is, tables of units.
+    fn board(&self, _state: &Self::State) -> Option<Board> {
+        None
+    }
+    /// The actions that can be taken now, as forms: every action for the game master
+    /// (`side` = `None`), a side's own actions otherwise.
+    fn forms(&self, _state: &Self::State, _side: Option<&str>) -> Vec<ActionForm> {
+        Vec::new()
+    }
+    /// A plain-text picture of the state for `tercio game show`: the board as text.
+    fn render_state(&self, state: &Self::State) -> String {
+        match self.board(state) {
+            Some(b) => b.render(),
+            None => String::new(),
+        }
+    }
+    /// The side an action belongs to, or `None` for the game master's own steps.
+    fn acting_side(&self, _state: &Self::State, _action: &Self::Action) -> Option<String> {
+        None
+    }
+    /// Fields of an action a side's seat may not set (they decide for the other side).
+    fn reserved_to_game_master(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// Each side's losses against its breaking point.
+    fn scores(&self, _state: &Self::State) -> Vec<SideScore> {
+        Vec::new()
+    }
+    /// Whether any viewer's [`Rules::view_state`] may differ from the state.
+    fn views_differ(&self) -> bool {
+        false
+    }
+    /// What `viewer` may see of the state (secrets hidden).
+    fn view_state(&self, state: &Self::State, _viewer: &Viewer) -> Self::State {
+        state.clone()
+    }
+    /// What `viewer` may see of one recorded event; `None` hides it altogether.
+    fn view_event(&self, event: &Value, _viewer: &Viewer) -> Option<Value> {
+        Some(event.clone())
+    }
+    /// Whether the game master's seat may take `action`.
+    fn game_master_may(
+        &self,
+        _state: &Self::State,
+        _action: &Self::Action,
+    ) -> Result<(), Rejection> {
+        Ok(())
+    }
+    /// Whether `action` must take its randomness from the seed even when the table throws its
+    /// own dice (shuffles, draws, random picks).
+    fn seeded_only(&self, _action: &Self::Action) -> bool {
+        false
+    }
+    /// The result in a sentence once the battle is over.
+    fn verdict(&self, _state: &Self::State) -> Option<String> {
+        None
+    }
+}
+
+impl Board {
+    /// The board as plain text: headline, notes, then each table.
+    pub fn render(&self) -> String {
+        let mut s = format!("{}\n", self.headline);
+        for n in &self.notes {
+            s.push_str(&format!("  {n}\n"));
+        }
+        for t in &self.tables {
+            s.push('\n');
+            s.push_str(&t.render());
+        }
+        s
+    }
+}
+
+/// The adapter: any [`Rules`] as the shell's [`Engine`].
+pub struct Typed<R>(pub R);
+
+impl<R: Rules> Typed<R> {
+    /// The rule set inside, typed.
+    pub fn rules(&self) -> &R {
+        &self.0
+    }
+
+    fn both(&self, state: &Value, action: &Value) -> Option<(R::State, R::Action)> {
+        Some((read_state(state).ok()?, read_action(action).ok()?))
+    }
+
+    fn to_json(outcome: Outcome<R::Effect>) -> Outcome {
+        Outcome {
+            resolution: outcome.resolution,
+            effects: serde_json::to_value(&outcome.effects).unwrap_or(Value::Null),
+            facets: outcome.facets,
+        }
+    }
+
+    fn planned(
+        &self,
+        state: Option<&Value>,
+        action: &Value,
+        preview: bool,
+    ) -> Result<Plan<Outcome>, Rejection> {
+        let action: R::Action = read_action(action)?;
+        let st: Option<R::State> = state.map(read_state).transpose()?;
+        let plan = if preview {
+            self.0.preview(st.as_ref(), &action)?
+        } else {
+            self.0.plan(st.as_ref(), &action)?
+        };
+        Ok(plan.map(Self::to_json))
+    }
+}
+
+impl<R: Rules> Engine for Typed<R> {
+    fn initial_state(&self) -> Result<Value, String> {
+        serde_json::to_value(self.0.initial_state()?).map_err(|e| e.to_string())
+    }
+    fn plan(&self, state: Option<&Value>, action: &Value) -> Result<Plan<Outcome>, Rejection> {
+        self.planned(state, action, false)
+    }
+    fn preview(&self, state: Option<&Value>, action: &Value) -> Result<Plan<Outcome>, Rejection> {
+        self.planned(state, action, true)
+    }
+    fn apply(&self, state: &mut Value, effects: &Value) -> Result<(), String> {
+        *state = self.0.apply_recorded(state, effects)?;
+        Ok(())
+    }
+    fn folded(&self, state: &Value, effects: &Value) -> Result<Value, String> {
+        self.0.apply_recorded(state, effects)
+    }
+    fn render_state(&self, state: &Value) -> String {
+        match read_state(state) {
+            Ok(st) => self.0.render_state(&st),
+            Err(r) => r.message,
+        }
+    }
+    fn acting_side(&self, state: &Value, action: &Value) -> Option<String> {
+        let (st, a) = self.both(state, action)?;
+        self.0.acting_side(&st, &a)
+    }
+    fn reserved_to_game_master(&self) -> &'static [&'static str] {
+        self.0.reserved_to_game_master()
+    }
+    fn scores(&self, state: &Value) -> Vec<SideScore> {
+        read_state(state)
+            .map(|st| self.0.scores(&st))
+            .unwrap_or_default()
+    }
+    fn is_over(&self, state: &Value) -> bool {
+        read_state(state).is_ok_and(|st| self.0.is_over(&st))
+    }
+    fn view_state(&self, state: &Value, viewer: &Viewer) -> Value {
+        if !self.0.views_differ() {
+            return state.clone();
+        }
+        match read_state(state) {
+            Ok(st) => serde_json::to_value(self.0.view_state(&st, viewer)).unwrap_or(Value::Null),
+            Err(_) => Value::Null,
+        }
+    }
+    fn views_differ(&self) -> bool {
+        self.0.views_differ()
+    }
+    fn view_event(&self, event: &Value, viewer: &Viewer) -> Option<Value> {
+        self.0.view_event(event, viewer)
+    }
+    fn board(&self, state: &Value) -> Option<Board> {
+        read_state(state).ok().and_then(|st| self.0.board(&st))
+    }
+    fn forms(&self, state: &Value, side: Option<&str>) -> Vec<ActionForm> {
+        read_state(state)
+            .map(|st| self.0.forms(&st, side))
+            .unwrap_or_default()
+    }
+    fn game_master_may(&self, state: &Value, action: &Value) -> Result<(), Rejection> {
+        let st: R::State = read_state(state)?;
+        let a: R::Action = read_action(action)?;
+        self.0.game_master_may(&st, &a)
+    }
+    fn seeded_only(&self, _state: &Value, action: &Value) -> bool {
+        read_action(action).is_ok_and(|a| self.0.seeded_only(&a))
+    }
+    fn verdict(&self, state: &Value) -> Option<String> {
+        read_state(state).ok().and_then(|st| self.0.verdict(&st))
+    }
+}
