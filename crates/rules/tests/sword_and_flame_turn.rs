@@ -62,12 +62,15 @@ fn action(v: serde_json::Value) -> Action {
 }
 
 /// Roll an action and fold its effects.
-fn act(st: &mut State, v: serde_json::Value, s: &mut DiceStream) -> tercio_rules::Outcome {
+fn act(
+    st: &mut State,
+    v: serde_json::Value,
+    s: &mut DiceStream,
+) -> tercio_rules::Outcome<Vec<Effect>> {
     let (o, _) = plan(st, Thresholds::default(), &action(v))
         .expect("allowed")
         .roll(s);
-    let effects: Vec<Effect> = serde_json::from_value(o.effects.clone()).expect("effects");
-    for e in &effects {
+    for e in &o.effects {
         apply(st, e);
     }
     o
@@ -76,10 +79,7 @@ fn act(st: &mut State, v: serde_json::Value, s: &mut DiceStream) -> tercio_rules
 fn p(st: &State, v: serde_json::Value, pred: impl Fn(&[Effect]) -> bool) -> f64 {
     plan(st, Thresholds::default(), &action(v))
         .expect("allowed")
-        .exact(|o| {
-            let e: Vec<Effect> = serde_json::from_value(o.effects.clone()).expect("effects");
-            pred(&e)
-        })
+        .exact(|o| pred(&o.effects))
         .p(|b| *b)
 }
 

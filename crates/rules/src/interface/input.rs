@@ -7,11 +7,14 @@
 //! - **flag** ([`flag`]): `true`/`false`; the texts `"true"`, `"on"`, `"yes"`, `"1"` and
 //!   `"false"`, `"off"`, `"no"`, `"0"`, `""` (any case, spaces around ignored); the numbers 1 and
 //!   0; `null` or a missing field is `false`. Anything else is refused at the field.
-//! - **number** ([`number`], [`opt_number`]): a whole number, or a text holding one (spaces around
-//!   ignored). `null`, `""` or a missing field is absent: `None`, or the field's default.
+//! - **number** ([`number`], [`opt_number`], [`number_or_default`]): a whole number, or a text
+//!   holding one (spaces around ignored). `null`, `""` or a missing field is absent: refused as
+//!   missing, `None`, or the field's default.
 //!   Fractions and other texts are refused at the field. Ranges are the rule set's to check,
 //!   with [`in_range`].
 //! - **text** ([`opt_text`], [`text`]): a string, spaces around removed; an empty one is absent.
+//! - **choice** ([`opt_choice`]): one of a field's names (serde's own reading of the enum); an
+//!   empty one is absent.
 //! - **list of ids** ([`ids`]): an array of texts, or one text with the ids separated by commas;
 //!   empty entries are dropped.
 //!
@@ -90,6 +93,31 @@ where
     opt_number(d)?.ok_or_else(|| D::Error::custom(msg("input.required", &[])))
 }
 
+/// A whole number whose absence means the field's default (0 for a count).
+pub fn number_or_default<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: TryFrom<i64> + Default,
+{
+    Ok(opt_number(d)?.unwrap_or_default())
+}
+
+/// One of a field's named choices that may be left empty: `""` or `null` is `None`.
+pub fn opt_choice<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: DeserializeOwned,
+{
+    match Value::deserialize(d)? {
+        Value::Null => Ok(None),
+        Value::String(s) if s.trim().is_empty() => Ok(None),
+        Value::String(s) => T::deserialize(Value::String(s.trim().to_string()))
+            .map(Some)
+            .map_err(D::Error::custom),
+        other => T::deserialize(other).map(Some).map_err(D::Error::custom),
+    }
+}
+
 /// A text that may be absent, trimmed.
 pub fn opt_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
     match Value::deserialize(d)? {
@@ -162,6 +190,33 @@ fn listed(text: &str) -> String {
         .unwrap_or_default()
 }
 
+/// Where a name or value serde quotes sits: the action's own fields first, then one level down
+/// (a fighter's `a.order`). `key`: look for a field of that name, else for a field holding
+/// that value.
+fn locate(action: &Value, quoted: &str, key: bool) -> Option<String> {
+    let obj = action.as_object()?;
+    let mut places: Vec<(String, &serde_json::Map<String, Value>)> = vec![(String::new(), obj)];
+    for (k, v) in obj {
+        if let Some(inner) = v.as_object() {
+            places.push((format!("{k}."), inner));
+        }
+    }
+    places.iter().find_map(|(prefix, map)| {
+        let hit = if key {
+            map.contains_key(quoted).then(|| quoted.to_string())
+        } else {
+            map.iter()
+                .find(|(k, v)| {
+                    k.as_str() != "action"
+                        && (v.as_str() == Some(quoted)
+                            || (v.is_number() && v.to_string().as_str() == quoted))
+                })
+                .map(|(k, _)| k.clone())
+        };
+        hit.map(|k| format!("{prefix}{k}"))
+    })
+}
+
 /// Read a typed action from its JSON, every refusal a [`Rejection`] naming its field.
 ///
 /// Every variant of an action enum must be a struct variant (`Draw {}`, not `Draw`): serde
@@ -182,61 +237,65 @@ pub fn read_action<A: DeserializeOwned>(action: &Value) -> Result<A, Rejection> 
         Err(e) => e.to_string(),
     };
     if let Some(v) = quoted(&err, "unknown variant ") {
-        return Err(Rejection::new(
-            "unknown-action",
-            Some("action"),
-            msg(
-                "input.unknown-action",
-                &[("action", v), ("allowed", &listed(&err))],
-            ),
-        ));
+        if v == name {
+            return Err(Rejection::new(
+                "unknown-action",
+                Some("action"),
+                msg(
+                    "input.unknown-action",
+                    &[("action", v), ("allowed", &listed(&err))],
+                ),
+            ));
+        }
     }
     if let Some(f) = quoted(&err, "missing field ") {
         return Err(missing(f));
     }
     if let Some(f) = quoted(&err, "unknown field ") {
-        let allowed = listed(&err);
+        let at = locate(action, f, true).unwrap_or_else(|| f.to_string());
         return Err(Rejection::new(
             "unknown-field",
-            Some(f),
+            Some(&at),
             msg(
                 "input.unknown-field",
-                &[("field", f), ("action", name), ("allowed", &allowed)],
+                &[("field", &at), ("action", name), ("allowed", &listed(&err))],
             ),
         ));
     }
-    // A value that cannot be read: find its field by leaving each out in turn.
-    let field = action.as_object().and_then(|o| {
-        o.keys().filter(|k| k.as_str() != "action").find(|k| {
-            let mut without = action.clone();
-            without.as_object_mut().map(|m| m.remove(k.as_str()));
-            match A::deserialize(&without) {
-                Ok(_) => true,
-                Err(e) => quoted(&e.to_string(), "missing field ") == Some(k.as_str()),
-            }
-        })
+    // A value that cannot be read: the field holding the value serde quotes, else the field
+    // whose leaving out changes the answer.
+    let by_value = err.split('`').nth(1).and_then(|v| locate(action, v, false));
+    let field = by_value.or_else(|| {
+        let obj = action.as_object()?;
+        obj.keys()
+            .filter(|k| k.as_str() != "action")
+            .find(|k| {
+                let mut without = action.clone();
+                without.as_object_mut().map(|m| m.remove(k.as_str()));
+                match A::deserialize(&without) {
+                    Ok(_) => true,
+                    Err(e) => quoted(&e.to_string(), "missing field ") == Some(k.as_str()),
+                }
+            })
+            .cloned()
     });
+    let field = field.unwrap_or_else(|| "action".to_string());
+    if err.contains("input.required") {
+        return Err(missing(&field));
+    }
     let problem = if err.contains(tercio_i18n::OPEN) {
         err
     } else {
         msg("input.unreadable", &[("detail", &err)])
     };
-    match field {
-        Some(f) if problem.contains("input.required") => Err(missing(f)),
-        Some(f) => Err(Rejection::new(
-            "bad-field",
-            Some(f),
-            msg("input.bad-field", &[("field", f), ("problem", &problem)]),
-        )),
-        None => Err(Rejection::new(
-            "bad-field",
-            Some("action"),
-            msg(
-                "input.bad-field",
-                &[("field", "action"), ("problem", &problem)],
-            ),
-        )),
-    }
+    Err(Rejection::new(
+        "bad-field",
+        Some(&field),
+        msg(
+            "input.bad-field",
+            &[("field", &field), ("problem", &problem)],
+        ),
+    ))
 }
 
 fn missing(field: &str) -> Rejection {

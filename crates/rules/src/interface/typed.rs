@@ -22,25 +22,34 @@ pub trait Rules: Send + Sync + 'static {
     /// spellings as serde aliases, every variant a struct variant that refuses unknown fields.
     type Action: DeserializeOwned + 'static;
     /// What one outcome folds into the state, as recorded in the log.
-    type Effect: Serialize + DeserializeOwned + 'static;
+    type Effect: Serialize + DeserializeOwned + Default + 'static;
+
+    /// A stand-alone action: no game, everything it needs in the request (the app's single
+    /// resolutions, the examples, `tercio resolve`). A rule set whose game actions read the same
+    /// way names its `Action` again.
+    type Request: DeserializeOwned + 'static;
 
     /// The state of a new game of the bound scenario.
     fn initial_state(&self) -> Result<Self::State, String>;
-    /// Declare the dice plan of an action, against a game state or stand-alone (`None`).
+    /// Declare the dice plan of an action against a game state.
     fn plan(
         &self,
-        state: Option<&Self::State>,
+        state: &Self::State,
         action: &Self::Action,
     ) -> Result<Plan<Outcome<Self::Effect>>, Rejection>;
     /// Like [`Rules::plan`], for showing the odds of an action the turn does not allow yet:
     /// only the action's own rules are checked.
     fn preview(
         &self,
-        state: Option<&Self::State>,
+        state: &Self::State,
         action: &Self::Action,
     ) -> Result<Plan<Outcome<Self::Effect>>, Rejection> {
         self.plan(state, action)
     }
+    /// Declare the dice plan of a stand-alone action. Its outcomes change no state: their
+    /// effects are the empty ones.
+    fn standalone(&self, request: &Self::Request)
+        -> Result<Plan<Outcome<Self::Effect>>, Rejection>;
     /// Fold one outcome's effects into the state.
     fn apply(&self, state: &mut Self::State, effects: &Self::Effect) -> Result<(), String>;
     /// Fold recorded effects into a recorded state. The default reads both into their types and
@@ -156,12 +165,24 @@ impl<R: Rules> Typed<R> {
         action: &Value,
         preview: bool,
     ) -> Result<Plan<Outcome>, Rejection> {
-        let action: R::Action = read_action(action)?;
-        let st: Option<R::State> = state.map(read_state).transpose()?;
-        let plan = if preview {
-            self.0.preview(st.as_ref(), &action)?
-        } else {
-            self.0.plan(st.as_ref(), &action)?
+        let plan = match state {
+            // A stand-alone resolution changes no game: its effects are recorded as none.
+            None => {
+                return Ok(self.0.standalone(&read_action(action)?)?.map(|o| Outcome {
+                    resolution: o.resolution,
+                    effects: Value::Null,
+                    facets: o.facets,
+                }))
+            }
+            Some(state) => {
+                let action: R::Action = read_action(action)?;
+                let st: R::State = read_state(state)?;
+                if preview {
+                    self.0.preview(&st, &action)?
+                } else {
+                    self.0.plan(&st, &action)?
+                }
+            }
         };
         Ok(plan.map(Self::to_json))
     }

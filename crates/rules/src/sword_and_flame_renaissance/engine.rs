@@ -1,4 +1,4 @@
-//! The Sword and the Flame, Renaissance adaptation, bound to the [`RuleSet`] and [`Engine`]
+//! The Sword and the Flame, Renaissance adaptation, bound to the [`RuleSet`] and [`Rules`]
 //! traits: scenarios, the game's actions, and the board and forms the app draws.
 
 use serde_json::{json, Value};
@@ -8,8 +8,8 @@ use super::game::{self, Action, Phase, State, Status, UnitState};
 use super::resolve::{self, Thresholds};
 use super::tables::{self, Kind, Order, Test};
 use crate::interface::{
-    ActionForm, Board, BoardTable, Choice, Engine, FormField, Outcome, Rejection, RuleSet,
-    SideScore,
+    ActionForm, Board, BoardTable, Choice, Engine, FormField, Outcome, Rejection, RuleSet, Rules,
+    SideScore, Typed,
 };
 use crate::scenario::Scenario;
 
@@ -134,10 +134,10 @@ impl RuleSet for SwordAndFlame {
         reference_tables()
     }
     fn engine(&self, scenario: Option<&Scenario>) -> Result<Box<dyn Engine>, String> {
-        Ok(Box::new(TsatfEngine {
+        Ok(Box::new(Typed(TsatfEngine {
             th: thresholds(scenario),
             scenario: scenario.cloned(),
-        }))
+        })))
     }
 }
 
@@ -272,86 +272,71 @@ pub struct TsatfEngine {
     scenario: Option<Scenario>,
 }
 
-fn state_of(v: &Value) -> Result<State, Rejection> {
-    serde::Deserialize::deserialize(v).map_err(|e| Rejection::new("bad-state", None, e.to_string()))
-}
+impl Rules for TsatfEngine {
+    type State = State;
+    type Action = Action;
+    type Effect = Vec<game::Effect>;
+    type Request = resolve::Request;
 
-impl Engine for TsatfEngine {
-    fn initial_state(&self) -> Result<Value, String> {
+    fn initial_state(&self) -> Result<State, String> {
         let sc = self.scenario.as_ref().ok_or("no scenario")?;
-        serde_json::to_value(game::initial(sc)?).map_err(|e| e.to_string())
+        game::initial(sc)
     }
 
-    fn plan(&self, state: Option<&Value>, action: &Value) -> Result<Plan<Outcome>, Rejection> {
-        match state {
-            None => super::plan_with(action, &self.th),
-            Some(v) => {
-                let st = state_of(v)?;
-                let a: Action = super::parse_as(action)?;
-                game::plan(&st, self.th, &a)
-            }
-        }
+    fn plan(&self, st: &State, a: &Action) -> Result<Plan<game::Out>, Rejection> {
+        game::plan(st, self.th, a)
+    }
+
+    fn standalone(&self, request: &resolve::Request) -> Result<Plan<game::Out>, Rejection> {
+        Ok(resolve::plan(request, &self.th)?.map(|o| Outcome {
+            resolution: o.resolution,
+            effects: Vec::new(),
+            facets: o.facets,
+        }))
     }
 
     /// The odds of a unit's action before its card or step comes: the action's own rules, on the
     /// state as if its step had come and its side held the card.
-    fn preview(&self, state: Option<&Value>, action: &Value) -> Result<Plan<Outcome>, Rejection> {
-        let Some(v) = state else {
-            return self.plan(None, action);
-        };
-        let mut st = state_of(v)?;
-        let a: Action = super::parse_as(action)?;
-        let (phase, unit) = match &a {
+    fn preview(&self, st: &State, a: &Action) -> Result<Plan<game::Out>, Rejection> {
+        let (phase, unit) = match a {
             Action::Move { unit, .. } => (Phase::Movement, unit),
             Action::Fire { unit, .. } => (Phase::Fire, unit),
             Action::Charge { charger, .. } => (Phase::Melee, charger),
-            _ => return game::plan(&st, self.th, &a),
+            _ => return game::plan(st, self.th, a),
         };
         if st.phase == Phase::Over {
-            return game::plan(&st, self.th, &a);
+            return game::plan(st, self.th, a);
         }
+        let mut st = st.clone();
         if let Some(u) = st.units.get(unit) {
             st.current = Some(u.side.clone());
             st.acted.remove(unit);
         }
         st.phase = phase;
         st.fire_morale_done = true;
-        game::plan(&st, self.th, &a)
+        game::plan(&st, self.th, a)
     }
 
-    fn apply(&self, state: &mut Value, effects: &Value) -> Result<(), String> {
-        *state = self.folded(state, effects)?;
+    fn apply(&self, st: &mut State, effects: &Vec<game::Effect>) -> Result<(), String> {
+        for e in effects {
+            game::apply(st, e);
+        }
         Ok(())
     }
 
-    fn folded(&self, state: &Value, effects: &Value) -> Result<Value, String> {
-        let mut st: State = serde::Deserialize::deserialize(state).map_err(|e| e.to_string())?;
-        let effects: Vec<game::Effect> =
-            serde::Deserialize::deserialize(effects).map_err(|e| e.to_string())?;
-        for e in &effects {
-            game::apply(&mut st, e);
-        }
-        serde_json::to_value(st).map_err(|e| e.to_string())
+    fn is_over(&self, st: &State) -> bool {
+        st.phase == Phase::Over
     }
 
-    fn render_state(&self, state: &Value) -> String {
-        match state_of(state) {
-            Ok(st) => render(&board(&st)),
-            Err(e) => format!("unreadable state: {}", e.message),
-        }
-    }
-
-    fn acting_side(&self, state: &Value, action: &Value) -> Option<String> {
-        let unit_side = |key: &str| -> Option<String> {
-            let id = action.get(key)?.as_str()?;
-            state["units"][id]["side"].as_str().map(str::to_string)
-        };
-        match action["action"].as_str()? {
-            "move" | "fire" | "pass" => unit_side("unit"),
-            "charge" => unit_side("charger"),
-            "attach" | "officer-move" => {
-                let id = action.get("officer")?.as_str()?;
-                state["officers"][id]["side"].as_str().map(str::to_string)
+    fn acting_side(&self, st: &State, a: &Action) -> Option<String> {
+        let unit_side = |id: &str| st.units.get(id).map(|u| u.side.clone());
+        match a {
+            Action::Move { unit, .. } | Action::Fire { unit, .. } | Action::Pass { unit } => {
+                unit_side(unit)
+            }
+            Action::Charge { charger, .. } => unit_side(charger),
+            Action::Attach { officer, .. } | Action::OfficerMove { officer, .. } => {
+                st.officers.get(officer).map(|o| o.side.clone())
             }
             _ => None,
         }
@@ -370,10 +355,7 @@ impl Engine for TsatfEngine {
         ]
     }
 
-    fn scores(&self, state: &Value) -> Vec<SideScore> {
-        let Ok(st) = state_of(state) else {
-            return Vec::new();
-        };
+    fn scores(&self, st: &State) -> Vec<SideScore> {
         st.sides
             .iter()
             .map(|s| {
@@ -393,14 +375,12 @@ impl Engine for TsatfEngine {
             .collect()
     }
 
-    fn board(&self, state: &Value) -> Option<Board> {
-        state_of(state).ok().map(|st| board(&st))
+    fn board(&self, st: &State) -> Option<Board> {
+        Some(board(st))
     }
 
-    fn forms(&self, state: &Value, side: Option<&str>) -> Vec<ActionForm> {
-        state_of(state)
-            .map(|st| forms(&st, side))
-            .unwrap_or_default()
+    fn forms(&self, st: &State, side: Option<&str>) -> Vec<ActionForm> {
+        forms(st, side)
     }
 }
 
@@ -615,19 +595,6 @@ pub fn board(st: &State) -> Board {
         notes,
         tables,
     }
-}
-
-/// The board as plain text, for `tercio game show`.
-pub fn render(b: &Board) -> String {
-    let mut s = format!("{}\n", b.headline);
-    for n in &b.notes {
-        s.push_str(&format!("  {n}\n"));
-    }
-    for t in &b.tables {
-        s.push('\n');
-        s.push_str(&t.render());
-    }
-    s
 }
 
 fn unit_choices<'a>(units: impl Iterator<Item = &'a UnitState>) -> Vec<Choice> {

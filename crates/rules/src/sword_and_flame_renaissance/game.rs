@@ -7,12 +7,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use tercio_core::{Plan, Step};
 
 use super::resolve::{self, MoraleRequest, MoveRequest, Thresholds};
 use super::tables::{self, Order, Test};
-use crate::interface::{Outcome, Rejection};
+use crate::interface::{input, Outcome, Rejection};
 use crate::scenario::Scenario;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -479,108 +478,130 @@ pub fn counts_for_spirit(troop: &str) -> bool {
 #[serde(tag = "action", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Action {
     /// Step 1, then on to the movement cards.
-    StartTurn,
+    StartTurn {},
     /// Draw the next activation card (or, when one side is done, give the other its turn).
-    Draw,
+    Draw {},
     /// The side whose card it is moves one unit.
     Move {
+        #[serde(deserialize_with = "input::text")]
         unit: String,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "input::flag")]
         uphill: bool,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "input::flag")]
         downhill: bool,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "input::flag")]
         obstacle: bool,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "input::flag")]
         woods: bool,
         /// Mount or dismount in this move (optional rule; mounted arquebusiers and crossbowmen).
-        #[serde(default)]
+        #[serde(default, deserialize_with = "input::flag")]
         dismount: bool,
         /// Change to this order first (decision 60): the move is rolled in the new order.
-        #[serde(default)]
+        #[serde(default, deserialize_with = "input::opt_choice")]
         order: Option<Order>,
     },
     /// The side whose card it is fires one unit (the game master gives what the table shows:
     /// range band, target class, figures that may fire).
     Fire {
+        #[serde(deserialize_with = "input::text")]
         unit: String,
+        #[serde(deserialize_with = "input::text")]
         target: String,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "input::opt_choice")]
         range: Option<tables::Range>,
         /// Default: from the target's order (closed I, open II, skirmishers and gun crews III);
         /// the game master raises it for cover.
-        #[serde(default)]
+        #[serde(default, deserialize_with = "input::opt_number")]
         target_class: Option<u8>,
         /// Default: every figure of the unit carrying the weapon (the crew for a gun); the game
         /// master lowers it for figures out of range or beyond the ranks that shoot.
-        #[serde(default)]
+        #[serde(default, deserialize_with = "input::opt_number")]
         firers: Option<u8>,
         /// Reiters firing both pistols.
-        #[serde(default)]
+        #[serde(default, deserialize_with = "input::flag")]
         double: bool,
         /// A field officer within 12" in the cone of fire: the first ace hits him (decision 15).
-        #[serde(default)]
+        #[serde(default, deserialize_with = "input::opt_text")]
         officer: Option<String>,
     },
     /// The unit lets its chance pass.
-    Pass { unit: String },
+    Pass {
+        #[serde(deserialize_with = "input::text")]
+        unit: String,
+    },
     /// Step 4: every unit that took fire casualties tests (decision 8).
-    FireMorale,
+    FireMorale {},
     /// Steps 5-7 for one charge: To Close, To Stand, the close combat, the loser's test.
     Charge {
+        #[serde(deserialize_with = "input::text")]
         charger: String,
+        #[serde(deserialize_with = "input::text")]
         target: String,
         /// The charger started its move behind the target (decision 27).
-        #[serde(default)]
+        #[serde(default, deserialize_with = "input::flag")]
         rear: bool,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "input::flag")]
         across_wall: bool,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "input::flag")]
         climbing: bool,
         /// The target is a pike square.
-        #[serde(default)]
+        #[serde(default, deserialize_with = "input::flag")]
         square: bool,
         /// Pikes on either side fight in broken ground or built-up areas.
-        #[serde(default)]
+        #[serde(default, deserialize_with = "input::flag")]
         broken_ground: bool,
         /// The target evades (its player's choice; 001, EVASION).
-        #[serde(default)]
+        #[serde(default, deserialize_with = "input::flag")]
         target_evades: bool,
         /// Inches of room the evader has behind it, away from the charge and from other enemies:
         /// a roll beyond it disperses the unit. Default: room enough.
-        #[serde(default)]
+        #[serde(default, deserialize_with = "input::opt_number")]
         evade_room: Option<u8>,
         /// Figures of the evader the charger still touches: destroyed.
-        #[serde(default)]
+        #[serde(default, deserialize_with = "input::number_or_default")]
         touched: u8,
         /// Which unit breaks off as soon as it may, if the combat is still undecided after 6
         /// bouts (3 in the company version): `charger` or `target` (001, BREAKING OFF).
-        #[serde(default)]
+        #[serde(default, deserialize_with = "input::opt_choice")]
         break_off: Option<Breaker>,
     },
     /// Steps 8-10: rally the routed, remove a reload marker, each army's spirit.
-    EndTurn,
+    EndTurn {},
     /// The weather changes (light rain: +2 to every fire die).
-    Weather { light_rain: bool },
+    Weather {
+        #[serde(default, deserialize_with = "input::flag")]
+        light_rain: bool,
+    },
     /// A field officer attaches to a unit ("visibly touching the unit"), or leaves it.
     Attach {
+        #[serde(deserialize_with = "input::text")]
         officer: String,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "input::opt_text")]
         unit: Option<String>,
     },
     /// A field officer moves 6D6 in the movement step (decision 19).
-    OfficerMove { officer: String },
+    OfficerMove {
+        #[serde(deserialize_with = "input::text")]
+        officer: String,
+    },
     /// A field officer killed or captured at the table (e.g. caught alone by the enemy).
-    OfficerDown { officer: String },
+    OfficerDown {
+        #[serde(deserialize_with = "input::text")]
+        officer: String,
+    },
     /// Wounded parties (optional rule, variant 2) move 3D6 on a movement card of their side.
-    WoundedMove { side: String },
+    WoundedMove {
+        #[serde(deserialize_with = "input::text")]
+        side: String,
+    },
     /// Wounded parties (optional rule, variant 2): how many figures reached the base line or were
     /// captured.
     WoundedParties {
+        #[serde(deserialize_with = "input::text")]
         side: String,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "input::number_or_default")]
         saved: u32,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "input::number_or_default")]
         captured: u32,
     },
 }
@@ -593,6 +614,9 @@ pub enum Breaker {
     Target,
 }
 
+/// An outcome of a game action: its effects typed.
+pub type Out = Outcome<Vec<Effect>>;
+
 /// What a resolution has gathered so far.
 #[derive(Debug, Clone, Default)]
 struct Acc {
@@ -603,7 +627,7 @@ struct Acc {
 }
 
 impl Acc {
-    fn with(mut self, o: Outcome) -> Self {
+    fn with<E>(mut self, o: Outcome<E>) -> Self {
         self.steps.extend(o.resolution.steps);
         self.summary.push(o.resolution.summary);
         // A test's "passed" and a rout's "figures lost" say nothing once several are chained:
@@ -616,13 +640,13 @@ impl Acc {
         self
     }
     /// Like [`Acc::with`], the steps headed by the unit (or army) they are about.
-    fn named(self, who: &str, mut o: Outcome) -> Self {
+    fn named<E>(self, who: &str, mut o: Outcome<E>) -> Self {
         for st in &mut o.resolution.steps {
             st.title = format!("{who}: {}", st.title);
         }
         self.with(o)
     }
-    fn finish(self, action: &str) -> Outcome {
+    fn finish(self, action: &str) -> Out {
         Outcome {
             resolution: tercio_core::Resolution {
                 action: action.into(),
@@ -633,13 +657,13 @@ impl Acc {
                 },
                 steps: self.steps,
             },
-            effects: serde_json::to_value(&self.effects).unwrap_or(Value::Null),
+            effects: self.effects,
             facets: self.facets,
         }
     }
 }
 
-fn passed(o: &Outcome) -> bool {
+fn passed<E>(o: &Outcome<E>) -> bool {
     o.facets.iter().any(|(k, v)| k == "passed" && v == "yes")
 }
 
@@ -701,13 +725,13 @@ fn chain<I: Clone + 'static>(
     each(acc, first).and_then(move |a| chain(a, rest.clone(), each2.clone()))
 }
 
-pub fn plan(st: &State, th: Thresholds, action: &Action) -> Result<Plan<Outcome>, Rejection> {
+pub fn plan(st: &State, th: Thresholds, action: &Action) -> Result<Plan<Out>, Rejection> {
     if st.phase == Phase::Over {
         return Err(reject("game-over", None, "the battle is over"));
     }
     match action {
-        Action::StartTurn => start_turn(st, th),
-        Action::Draw => draw(st),
+        Action::StartTurn {} => start_turn(st, th),
+        Action::Draw {} => draw(st),
         Action::Move {
             unit,
             uphill,
@@ -752,7 +776,7 @@ pub fn plan(st: &State, th: Thresholds, action: &Action) -> Result<Plan<Outcome>
             acc.summary.push(format!("{} lets its chance pass", u.name));
             Ok(Plan::Done(acc.finish("pass")))
         }
-        Action::FireMorale => fire_morale(st, th),
+        Action::FireMorale {} => fire_morale(st, th),
         Action::Charge {
             charger,
             target,
@@ -773,7 +797,7 @@ pub fn plan(st: &State, th: Thresholds, action: &Action) -> Result<Plan<Outcome>
             (*target_evades).then_some((evade_room.filter(|&r| r > 0), *touched)),
             *break_off,
         ),
-        Action::EndTurn => end_turn(st, th),
+        Action::EndTurn {} => end_turn(st, th),
         Action::Weather { light_rain } => {
             let mut acc = Acc::default();
             acc.effects.push(Effect::Weather {
@@ -911,7 +935,7 @@ fn need_phase(st: &State, p: Phase, what: &str) -> Result<(), Rejection> {
 /// Step 1: "Test ... morale for any unit which is "Spent" ... which does not have a field officer
 /// attached to it ... If it fails, it is removed from the field immediately." (Stand and Fight,
 /// decision 2.)
-fn start_turn(st: &State, th: Thresholds) -> Result<Plan<Outcome>, Rejection> {
+fn start_turn(st: &State, th: Thresholds) -> Result<Plan<Out>, Rejection> {
     need_phase(st, Phase::Start, "start-turn")?;
     let spent: Vec<UnitState> = st
         .units
@@ -970,7 +994,7 @@ fn start_turn(st: &State, th: Thresholds) -> Result<Plan<Outcome>, Rejection> {
 /// Step 2/3: the next card. When both sides have units waiting, a card of the activation deck
 /// decides (reshuffled full when empty, decision 16); when one side is done the other goes on
 /// without cards; when both are done the phase ends.
-fn draw(st: &State) -> Result<Plan<Outcome>, Rejection> {
+fn draw(st: &State) -> Result<Plan<Out>, Rejection> {
     if !matches!(st.phase, Phase::Movement | Phase::Fire) {
         return Err(reject(
             "wrong-phase",
@@ -1160,7 +1184,7 @@ fn move_unit(
     unit: &str,
     ground: [bool; 4],
     (dismount, order): (bool, Option<Order>),
-) -> Result<Plan<Outcome>, Rejection> {
+) -> Result<Plan<Out>, Rejection> {
     need_phase(st, Phase::Movement, "move")?;
     let mut u = activated(st, unit)?.clone();
     if let Some(o) = order {
@@ -1389,7 +1413,7 @@ pub fn default_class(t: &UnitState) -> u8 {
 /// field officer named in the cone of fire, then the target's leaders while it has any, decision
 /// 15); reload markers go on (decision 11; a double pistol fire empties the pistols instead,
 /// decision 12).
-fn fire(st: &State, th: Thresholds, f: FireOrder<'_>) -> Result<Plan<Outcome>, Rejection> {
+fn fire(st: &State, th: Thresholds, f: FireOrder<'_>) -> Result<Plan<Out>, Rejection> {
     let _ = th;
     need_phase(st, Phase::Fire, "fire")?;
     let u = activated(st, f.unit)?.clone();
@@ -1614,7 +1638,7 @@ fn officer_falls(st: &State, acc: &mut Acc, o: &Officer) {
 
 /// A field officer attaches to a unit of his side, or leaves it (`unit` empty). Free, at any
 /// time: the table shows whether he touches the unit.
-fn attach(st: &State, officer: &str, unit: Option<&str>) -> Result<Plan<Outcome>, Rejection> {
+fn attach(st: &State, officer: &str, unit: Option<&str>) -> Result<Plan<Out>, Rejection> {
     let o = officer_of(st, officer)?;
     let mut acc = Acc::default();
     if let Some(old) = o.attached.as_ref().and_then(|id| st.units.get(id)) {
@@ -1693,7 +1717,7 @@ fn open_move(troop: &str, order: Order) -> MoveRequest {
 
 /// A field officer's own move: 6D6 (decision 19), once in each movement step; attached officers
 /// move with their unit instead.
-fn officer_move(st: &State, officer: &str) -> Result<Plan<Outcome>, Rejection> {
+fn officer_move(st: &State, officer: &str) -> Result<Plan<Out>, Rejection> {
     need_phase(st, Phase::Movement, "officer-move")?;
     let o = officer_of(st, officer)?;
     if o.moved {
@@ -1720,7 +1744,7 @@ fn officer_move(st: &State, officer: &str) -> Result<Plan<Outcome>, Rejection> {
 /// Steps 8-10: routed units that routed in an earlier turn rally or leave; one reload marker comes
 /// off every unit (reiters' pistols are reloaded by a motionless turn, decision 12); each army
 /// rolls its spirit; then the next turn.
-fn end_turn(st: &State, th: Thresholds) -> Result<Plan<Outcome>, Rejection> {
+fn end_turn(st: &State, th: Thresholds) -> Result<Plan<Out>, Rejection> {
     need_phase(st, Phase::Melee, "end-turn")?;
     let turn = st.turn;
     let routed: Vec<UnitState> = st
@@ -1878,7 +1902,7 @@ fn spirit_rolls(acc: Acc, now: State, th: Thresholds) -> Plan<Acc> {
 /// A unit routs: "a D4 of casualties when they rout" (plain figures, decision 29), then a normal
 /// move to the rear (the players move it).
 fn rout_unit(acc: Acc, u: UnitState, turn: u32) -> Plan<Acc> {
-    let d4 = resolve::plan(&resolve::Request::Rout, &Thresholds::default());
+    let d4 = resolve::plan(&resolve::Request::Rout {}, &Thresholds::default());
     match d4 {
         Ok(p) => p
             .map(move |o| {
@@ -1964,7 +1988,7 @@ fn fall_back(acc: Acc, u: &UnitState, what: &'static str) -> Plan<Acc> {
 /// (To Stand; fail: shaken, or a rout if already shaken); routed units that took fire casualties
 /// test Stand and Fight or leave (001, MORALE; ROUTED UNITS; decision 8). Guns never test
 /// (decision 32).
-fn fire_morale(st: &State, th: Thresholds) -> Result<Plan<Outcome>, Rejection> {
+fn fire_morale(st: &State, th: Thresholds) -> Result<Plan<Out>, Rejection> {
     need_phase(st, Phase::Melee, "fire-morale")?;
     if st.fire_morale_done {
         return Err(reject(
@@ -2072,7 +2096,7 @@ fn charge(
     [rear, across_wall, climbing, square, broken_ground]: [bool; 5],
     evade: Option<(Option<u8>, u8)>,
     breaker: Option<Breaker>,
-) -> Result<Plan<Outcome>, Rejection> {
+) -> Result<Plan<Out>, Rejection> {
     let breaker_is_a = breaker == Some(Breaker::Charger);
     let break_off = breaker.map(|b| resolve::BreakOff {
         side: if b == Breaker::Charger {

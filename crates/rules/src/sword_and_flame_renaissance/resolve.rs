@@ -15,7 +15,7 @@ use tercio_core::plan::throw;
 use tercio_core::{Depends, Die, Modifier, Plan, Resolution, RolledDie, Step};
 
 use super::tables::{self, Kind, Order, Range, Test, Troop, Weapon};
-use crate::interface::{Outcome, Rejection};
+use crate::interface::{input, Outcome, Rejection};
 
 /// A stand-alone action: everything it needs is in the request.
 #[derive(Debug, Clone, Deserialize)]
@@ -27,7 +27,7 @@ pub enum Request {
     CloseCombat(CombatRequest),
     Move(MoveRequest),
     Spirit(SpiritRequest),
-    Rout,
+    Rout {},
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -35,25 +35,27 @@ pub enum Request {
 pub struct FireRequest {
     pub weapon: Weapon,
     /// Short or long; pistols and crossbows have one range only (001, FIRE, Weapon Ranges).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "input::opt_choice")]
     pub range: Option<Range>,
     /// Target class 1 to 4 (design 2.4).
+    #[serde(deserialize_with = "input::number")]
     pub target_class: u8,
     /// Figures that may fire (in range, in the ranks that shoot), or gunners for a gun.
+    #[serde(deserialize_with = "input::number")]
     pub firers: u8,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "input::flag")]
     pub shaken: bool,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "input::flag")]
     pub light_rain: bool,
     /// Reiters firing both pistols (001, FIRE, "Reiters may shoot twice per turn").
-    #[serde(default)]
+    #[serde(default, deserialize_with = "input::flag")]
     pub double: bool,
     /// Figures the target has: hits beyond them draw no card.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "input::opt_number")]
     pub target_figures: Option<u8>,
     /// The optional rule Wounded and Dead: a heart kills, other suits wound (001, OPTIONAL RULES;
     /// design 8.3).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "input::flag")]
     pub wounded: bool,
 }
 
@@ -61,26 +63,26 @@ pub struct FireRequest {
 #[serde(deny_unknown_fields)]
 pub struct MoraleRequest {
     pub test: Test,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "input::flag")]
     pub leaderless: bool,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "input::flag")]
     pub spent: bool,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "input::flag")]
     pub field_officer: bool,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "input::flag")]
     pub gendarmes_vs_lighter_cavalry: bool,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "input::flag")]
     pub swiss_vs_pikes: bool,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "input::flag")]
     pub attacked_in_rear: bool,
     /// Shaken, or routed (decision 5): −1 on Stand and Fight.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "input::flag")]
     pub shaken: bool,
     /// The break-off test (Stand and Fight) of infantry leaving a melee with cavalry.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "input::flag")]
     pub infantry_breaking_off_from_cavalry: bool,
     /// Gun crews charged: they "always fail the "to stand" test".
-    #[serde(default)]
+    #[serde(default, deserialize_with = "input::flag")]
     pub artillerists: bool,
 }
 
@@ -97,35 +99,35 @@ pub enum Version {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Fighter {
-    #[serde(rename = "type")]
+    #[serde(rename = "type", deserialize_with = "input::text")]
     pub troop: String,
     /// Default: the type's own order (pikes closed, every other type open).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "input::opt_choice")]
     pub order: Option<Order>,
     /// The unit officer (figure version), or the company containing him.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "input::flag")]
     pub officer: bool,
     /// Shaken or falling back.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "input::flag")]
     pub shaken: bool,
     /// Lances in the unit's first close combat (gendarmes, spear-armed light horse).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "input::flag")]
     pub lance: bool,
     /// Men missing from the company (company version).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "input::number_or_default")]
     pub missing: u8,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "input::flag")]
     pub climbing: bool,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "input::flag")]
     pub across_wall: bool,
     /// Attacked in the rear: the enemy started its move behind it (decision 27).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "input::flag")]
     pub attacked_in_rear: bool,
     /// A pike square: no rear or flank, its pikes to the front every way.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "input::flag")]
     pub square: bool,
     /// Pikes in broken terrain or urban areas other than the streets: the bare die.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "input::flag")]
     pub broken_ground: bool,
 }
 
@@ -148,35 +150,36 @@ fn figure() -> Version {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CombatSide {
-    #[serde(rename = "type")]
+    #[serde(rename = "type", deserialize_with = "input::text")]
     pub troop: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "input::opt_choice")]
     pub order: Option<Order>,
     /// Figure version: the figures that may fight (the ranks that fight, in contact). Company
     /// version: the unit's figures present.
+    #[serde(deserialize_with = "input::number")]
     pub figures: u8,
     /// Unit leaders among those figures (001: one; Swiss and Spanish pike two).
-    #[serde(default = "one")]
+    #[serde(default = "one", deserialize_with = "input::number")]
     pub leaders: u8,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "input::flag")]
     pub field_officer: bool,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "input::flag")]
     pub shaken: bool,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "input::flag")]
     pub lance: bool,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "input::flag")]
     pub climbing: bool,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "input::flag")]
     pub across_wall: bool,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "input::flag")]
     pub attacked_in_rear: bool,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "input::flag")]
     pub square: bool,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "input::flag")]
     pub broken_ground: bool,
     /// Spent (less than 50% strength): −2 on its Stand and Fight test if it breaks off (001,
     /// MORALE NOTES).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "input::flag")]
     pub spent: bool,
 }
 
@@ -192,7 +195,7 @@ pub struct CombatRequest {
     pub a: CombatSide,
     pub b: CombatSide,
     /// A side that breaks off as soon as it may (001, BREAKING OFF; design 6.5).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "input::opt_choice")]
     pub break_off: Option<BreakOff>,
 }
 
@@ -212,31 +215,31 @@ pub struct BreakOff {
     pub side: BreakSide,
     /// Bouts fought before breaking off: by default and at least 6 in the figure version, 3 in
     /// the company version (001, BREAKING OFF).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "input::opt_number")]
     pub after: Option<u8>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MoveRequest {
-    #[serde(rename = "type")]
+    #[serde(rename = "type", deserialize_with = "input::text")]
     pub troop: String,
     /// Default: the type's own order.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "input::opt_choice")]
     pub order: Option<Order>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "input::flag")]
     pub uphill: bool,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "input::flag")]
     pub downhill: bool,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "input::flag")]
     pub obstacle: bool,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "input::flag")]
     pub woods: bool,
     /// Foot arquebusiers holding a reload marker move half (001, FIRE).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "input::flag")]
     pub loading: bool,
     /// Mounting or dismounting this move: one die fewer (001, OPTIONAL RULES, DISMOUNTING).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "input::flag")]
     pub dismounting: bool,
 }
 
@@ -244,8 +247,11 @@ pub struct MoveRequest {
 #[serde(deny_unknown_fields)]
 pub struct SpiritRequest {
     /// Fresh units and guns now, worn units and guns now, units and guns at the start.
+    #[serde(deserialize_with = "input::number")]
     pub fresh: u32,
+    #[serde(deserialize_with = "input::number")]
     pub worn: u32,
+    #[serde(deserialize_with = "input::number")]
     pub start: u32,
 }
 
@@ -345,7 +351,7 @@ pub fn plan(req: &Request, th: &Thresholds) -> Result<Plan<Outcome>, Rejection> 
         Request::CloseCombat(c) => close_combat(c, th),
         Request::Move(m) => movement(m),
         Request::Spirit(s) => spirit(s),
-        Request::Rout => Ok(rout()),
+        Request::Rout {} => Ok(rout()),
     }
 }
 
