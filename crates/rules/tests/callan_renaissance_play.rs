@@ -167,6 +167,8 @@ fn play(name: &str, seed: u64, choices: &[usize], turns: u64) {
     };
     let mut kinds = std::collections::BTreeMap::new();
     let mut steps = 0;
+    // Actions from the forms other than the turn's way on that were planned and rolled.
+    let mut units_acted = 0;
     let mut at_card = 0;
     sound(engine.as_ref(), &state, &mut lost);
     while state["phase"] != "over" && state["turn"].as_u64().unwrap_or(0) <= turns {
@@ -205,6 +207,7 @@ fn play(name: &str, seed: u64, choices: &[usize], turns: u64) {
                 match engine.plan(Some(&state), &a) {
                     Ok(p) => {
                         plan = Some(p);
+                        units_acted += 1;
                         break;
                     }
                     Err(r) => {
@@ -241,6 +244,13 @@ fn play(name: &str, seed: u64, choices: &[usize], turns: u64) {
         }
         sound(engine.as_ref(), &state, &mut lost);
     }
+    // The battle moved on (the loop ends only past the turns, or at its end, within 600 steps),
+    // and not only by draws and ends of turn: the units' actions and the table's reports went
+    // through (some twenty to forty of them in a run).
+    assert!(
+        units_acted >= 3,
+        "{name} seed {seed}: {units_acted} units' actions in {steps} steps: {kinds:?}"
+    );
     // The log of effects replays to the same state, with no dice.
     let mut again = initial;
     for e in &effects {

@@ -1,7 +1,9 @@
 //! Commands & Colors ECW played through its own forms at random, as a table might: the game
 //! master's view of every form, filled with arbitrary choices. Whatever is chosen, an action is
-//! recorded or refused with a reason; the 72 command cards are all somewhere at every step; no
-//! seat's view of an event carries another side's hand; the log replays.
+//! recorded or refused with a reason, and a refusal is followed by the turn's way on, which goes
+//! through, so every step records something; the 72 command cards are all somewhere at every
+//! step; no seat's view of an event carries another side's hand; the game moves on through its
+//! turns with units ordered; the log replays.
 
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
@@ -146,11 +148,22 @@ fn play(name: &str, seed: u64, choices: &[usize], steps_max: usize) {
                 let mut q = |_: usize| 0;
                 let a2 = fill(p, &g.state, &mut q);
                 if g.act(a2.clone()).is_err() {
-                    let _ = g.act(json!({"action": "stop", "no_target": true}));
-                    let _ = g.act(json!({"action": "end_turn"}));
+                    let stopped = g.act(json!({"action": "stop", "no_target": true})).is_ok();
+                    let ended = g.act(json!({"action": "end_turn"})).is_ok();
+                    assert!(
+                        stopped || ended,
+                        "stuck in phase {}: {a2}, stop and end_turn all refused",
+                        g.state["phase"]
+                    );
                 }
             }
         }
+        // Every step records something: an action, or the way on when it was refused.
+        assert!(
+            g.log.entries.len() > before,
+            "step {steps} recorded nothing in phase {}",
+            g.state["phase"]
+        );
         cards_accounted(&g.state);
         // No event shows a side another side's hand.
         if let Some(tercio_core::LogEntry::Event { event, .. }) = g.log.entries.last() {
@@ -195,6 +208,17 @@ fn play(name: &str, seed: u64, choices: &[usize], steps_max: usize) {
         g.state["phase"],
         g.state["sides"][0]["banners"],
         g.state["sides"][1]["banners"]
+    );
+    // The game moved on: turns were played (a few hundred steps play well over a hundred), and
+    // units were ordered, not only cards played and turns ended.
+    let turn = g.state["turn"].as_u64().unwrap_or(0);
+    assert!(
+        turn >= 20 || g.state["phase"] == "over",
+        "{name} seed {seed}: only turn {turn} after {steps} steps"
+    );
+    assert!(
+        kinds.get("order").copied().unwrap_or(0) > 0,
+        "{name} seed {seed}: no unit was ever ordered: {kinds:?}"
     );
     assert_eq!(
         g.replay().expect("the log replays"),

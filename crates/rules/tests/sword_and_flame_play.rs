@@ -65,6 +65,8 @@ fn play(name: &str, seed: u64, choices: &[usize], turns: u64) {
         choices[k % choices.len()] % n.max(1)
     };
     let mut steps = 0;
+    // Actions of the units' own forms that went through (not the turn's next step).
+    let mut units_acted = 0;
     while g.state["turn"].as_u64().unwrap_or(0) <= turns && g.state["phase"] != "over" {
         steps += 1;
         assert!(steps < 2000, "no progress: {}", g.state["phase"]);
@@ -85,7 +87,10 @@ fn play(name: &str, seed: u64, choices: &[usize], turns: u64) {
             let f = others[pick(others.len())];
             let a = fill(f, &mut pick);
             match g.act(a.clone()) {
-                Ok(_) => done = true,
+                Ok(_) => {
+                    done = true;
+                    units_acted += 1;
+                }
                 Err(e) => {
                     // Refused with a reason, never a panic; nothing recorded.
                     assert!(!e.to_string().is_empty(), "{a}");
@@ -116,6 +121,12 @@ fn play(name: &str, seed: u64, choices: &[usize], turns: u64) {
             deck["red"].as_u64().unwrap_or(99) <= 26 && deck["black"].as_u64().unwrap_or(99) <= 26
         );
     }
+    // The turns moved on (the loop ends only past them, or at the end of the battle), and not
+    // only by the turn's own steps: a run has the units act some sixty to a hundred times.
+    assert!(
+        units_acted >= 5,
+        "{name} seed {seed}: {units_acted} units' actions went through in {steps} steps"
+    );
     assert_eq!(g.replay().expect("the log replays"), g.log.live().count());
 }
 
