@@ -1,0 +1,327 @@
+//! Fire on a unit's card, with casualty cards and an officer in the cone, and the fire morale
+//! tests of step 4.
+
+use super::*;
+
+/// What a fire action names.
+pub struct FireOrder<'a> {
+    pub unit: &'a str,
+    pub target: &'a str,
+    pub range: Option<tables::Range>,
+    pub target_class: Option<u8>,
+    pub firers: Option<u8>,
+    pub double: bool,
+    pub officer: Option<&'a str>,
+}
+
+/// The missile weapon a unit fires and how many figures carry it: its own, or its attached shot
+/// sub-units' (five figures each, decision 30).
+pub fn weapon_of(u: &UnitState) -> Option<(tables::Weapon, u8)> {
+    if let Some(w) = tables::troop(&u.troop).and_then(|t| t.weapon) {
+        return Some((w, u.figures));
+    }
+    let shot: Vec<tables::Weapon> = u
+        .sub_units
+        .iter()
+        .filter_map(|s| tables::troop(s).and_then(|t| t.weapon))
+        .collect();
+    let w = *shot.first()?;
+    let carriers = shot.iter().filter(|&&x| x == w).count() as u8 * 5;
+    Some((w, carriers.min(u.figures)))
+}
+
+/// The target class from the target's order (design 2.4, decision 33): closed-order foot I, open
+/// order and all horse II, skirmishers and gun crews III. Cover is the game master's to add.
+pub fn default_class(t: &UnitState) -> u8 {
+    let kind = tables::troop(&t.troop).map(|x| x.kind);
+    match (t.order, kind) {
+        (_, Some(tables::Kind::Gun | tables::Kind::Train)) | (Order::Skirmish, _) => 3,
+        (Order::Closed, Some(tables::Kind::Foot)) => 1,
+        _ => 2,
+    }
+}
+
+/// A fire card: the unit fires at an enemy unit; each hit draws a casualty card (an ace takes a
+/// field officer named in the cone of fire, then the target's leaders while it has any, decision
+/// 15); reload markers go on (decision 11; a double pistol fire empties the pistols instead,
+/// decision 12).
+pub(super) fn fire(st: &State, th: Thresholds, f: FireOrder<'_>) -> Result<Plan<Out>, Rejection> {
+    let _ = th;
+    need_phase(st, Phase::Fire, "fire")?;
+    let u = activated(st, f.unit)?.clone();
+    if !can_fire(&u) {
+        return Err(reject("cannot-fire", Some("unit"), "unit: has no missile weapon, is routed, holds a reload marker or emptied its pistols, or is a light gun that moved"));
+    }
+    let t = st
+        .units
+        .get(f.target)
+        .filter(|t| t.on_table())
+        .ok_or_else(|| {
+            reject(
+                "unknown-target",
+                Some("target"),
+                format!("target: no unit \"{}\" on the table", f.target),
+            )
+        })?
+        .clone();
+    if t.side == u.side {
+        return Err(reject("own-side", Some("target"), "target: an enemy unit"));
+    }
+    let (weapon, carriers) = weapon_of(&u)
+        .ok_or_else(|| reject("cannot-fire", Some("unit"), "unit: has no missile weapon"))?;
+    let firers = f.firers.unwrap_or(carriers);
+    if firers == 0 || firers > carriers {
+        return Err(reject(
+            "too-many-firers",
+            Some("firers"),
+            format!(
+                "firers: 1 to {carriers} ({} has {carriers} figure(s) with the weapon)",
+                u.name
+            ),
+        ));
+    }
+    let officer = match f.officer {
+        None => None,
+        Some(id) => {
+            let o = officer_of(st, id).map_err(|mut r| {
+                r.field = Some("officer".into());
+                r
+            })?;
+            if o.side != t.side {
+                return Err(reject(
+                    "own-officer",
+                    Some("officer"),
+                    "officer: a field officer of the target's side",
+                ));
+            }
+            Some(o)
+        }
+    };
+    if f.range.is_none() && !matches!(weapon, tables::Weapon::Pistol | tables::Weapon::Crossbow) {
+        return Err(reject(
+            "missing-range",
+            Some("range"),
+            "range: short or long — the game master measures it (001, FIRE, Weapon Ranges)",
+        ));
+    }
+    let horse = tables::troop(&t.troop).is_some_and(|x| x.kind.mounted()) && !t.dismounted;
+    if let Some(c) = f.target_class.filter(|_| horse) {
+        let allowed = if t.order == Order::Skirmish { 3 } else { 2 };
+        if c != allowed {
+            return Err(reject(
+                "bad-target-class",
+                Some("target_class"),
+                format!("target_class: horse in {} order is Class {} (decision 33: horse is never Class III by cover, nor Class IV)", format!("{:?}", t.order).to_lowercase(), ["I", "II", "III", "IV"][usize::from(allowed - 1)]),
+            ));
+        }
+    }
+    let req = resolve::FireRequest {
+        weapon,
+        range: f.range,
+        target_class: f.target_class.unwrap_or_else(|| default_class(&t)),
+        firers,
+        shaken: u.status == Status::Shaken,
+        light_rain: st.light_rain,
+        double: f.double,
+        target_figures: Some(t.figures),
+        wounded: st.options.wounded > 0,
+    };
+    let p = resolve::plan(&resolve::Request::Fire(req), &th)?;
+    let double = f.double;
+    let wounded_rule = st.options.wounded;
+    let st2 = st.clone();
+    Ok(p.map(move |o| {
+        let count = |k: &str| -> u8 {
+            o.facets
+                .iter()
+                .find(|(f, _)| f == k)
+                .and_then(|(_, v)| v.parse().ok())
+                .unwrap_or(0)
+        };
+        let (hits, aces) = (count("hits").min(t.figures), count("officers hit"));
+        let wounds = o.facets.clone();
+        let mut acc = Acc::default().with(o);
+        let officer_hit = officer.is_some() && aces > 0;
+        if let Some(first) = acc.summary.first_mut() {
+            let figures_lost = hits - u8::from(officer_hit);
+            *first = if hits == 0 {
+                format!("{}: fire at {}: no hits", u.name, t.name)
+            } else {
+                let hurt = count_of(&wounds, "wounded");
+                format!(
+                    "{}: fire at {}: {hits} hit(s); remove {figures_lost} figure(s){}{}",
+                    u.name,
+                    t.name,
+                    if hurt > 0 {
+                        format!(" ({hurt} wounded, not killed)")
+                    } else {
+                        String::new()
+                    },
+                    match officer.as_ref().filter(|_| officer_hit) {
+                        Some(o) => format!("; {} is hit", o.name),
+                        None => String::new(),
+                    }
+                )
+            };
+        }
+        // The first ace takes the field officer named in the cone of fire; the next ones the
+        // target's leaders, who are figures of the unit (decision 31); an ace with no officer
+        // left to hit takes a figure (decision 15).
+        if let Some(off) = officer.as_ref().filter(|_| officer_hit) {
+            officer_falls(&st2, &mut acc, off);
+        }
+        let leaders_hit = (aces - u8::from(officer_hit)).min(t.leaders);
+        let figures = t.figures.saturating_sub(hits - u8::from(officer_hit));
+        let now = acc
+            .effects
+            .iter()
+            .rev()
+            .find_map(|e| match e {
+                Effect::Unit(x) if x.id == t.id => Some(x.clone()),
+                _ => None,
+            })
+            .unwrap_or_else(|| t.clone());
+        // Wounded and Dead: variant 1, the unit carries its wounded (1" less each); variant 2,
+        // they set out for the rear in parties (design 8.3).
+        let hurt = count_of(&wounds, "wounded").min(t.figures - figures);
+        acc.effects.push(Effect::Unit(UnitState {
+            figures,
+            leaders: (t.leaders - leaders_hit).min(figures),
+            fire_losses: t.fire_losses.saturating_add(t.figures - figures),
+            status: if figures == 0 { Status::Gone } else { t.status },
+            wounded: if wounded_rule == 1 && figures > 0 {
+                now.wounded.saturating_add(hurt)
+            } else {
+                now.wounded
+            },
+            ..now
+        }));
+        if wounded_rule == 2 && hurt > 0 {
+            let w = st2.wounded.get(&t.side).copied().unwrap_or_default();
+            acc.effects.push(Effect::Wounded {
+                side: t.side.clone(),
+                wounded: Wounded {
+                    marching: w.marching + u32::from(hurt),
+                    ..w
+                },
+            });
+        }
+        acc.effects.push(Effect::Unit(UnitState {
+            reload: if double {
+                0
+            } else {
+                tables::reload_markers(weapon)
+            },
+            pistols_empty: double,
+            ..u.clone()
+        }));
+        acc.effects.push(Effect::Acted { unit: u.id.clone() });
+        if leaders_hit > 0 {
+            acc.summary
+                .push(format!("{} loses {leaders_hit} leader(s)", t.name));
+        }
+        acc.finish("fire")
+    }))
+}
+
+pub(super) fn count_of(facets: &[(String, String)], k: &str) -> u8 {
+    facets
+        .iter()
+        .find(|(f, _)| f == k)
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Step 4: units that took fire casualties test once they have lost a quarter of their start
+/// (To Stand; fail: shaken, or a rout if already shaken); routed units that took fire casualties
+/// test Stand and Fight or leave (001, MORALE; ROUTED UNITS; decision 8). Guns never test
+/// (decision 32).
+pub(super) fn fire_morale(st: &State, th: Thresholds) -> Result<Plan<Out>, Rejection> {
+    need_phase(st, Phase::Melee, "fire-morale")?;
+    if st.fire_morale_done {
+        return Err(reject(
+            "already-done",
+            None,
+            "the fire morale tests of this turn are taken",
+        ));
+    }
+    let turn = st.turn;
+    let testing: Vec<UnitState> = st
+        .units
+        .values()
+        .filter(|u| {
+            u.on_table()
+                && u.fire_losses > 0
+                && !matches!(
+                    tables::troop(&u.troop).map(|t| t.kind),
+                    Some(tables::Kind::Gun)
+                )
+                && (u.status == Status::Routed
+                    || u32::from(u.figures_start - u.figures) * 4 >= u32::from(u.figures_start))
+        })
+        .cloned()
+        .collect();
+    let mut acc = Acc::default();
+    acc.effects.push(Effect::FireMoraleDone { done: true });
+    if testing.is_empty() {
+        acc.summary
+            .push("no unit has lost a quarter of its strength to fire".into());
+    }
+    let each: std::rc::Rc<dyn Fn(Acc, UnitState) -> Plan<Acc>> = std::rc::Rc::new(move |acc, u| {
+        let test = if u.status == Status::Routed {
+            Test::StandAndFight
+        } else {
+            Test::ToStand
+        };
+        match resolve::plan(&resolve::Request::Morale(morale_req(test, &u)), &th) {
+            Ok(p) => p.and_then(move |o| {
+                let pass = passed(&o);
+                let mut acc = acc.clone().named(
+                    &format!(
+                        "{} ({} of {} lost, {} to fire this turn)",
+                        u.name,
+                        u.figures_start - u.figures,
+                        u.figures_start,
+                        u.fire_losses
+                    ),
+                    o,
+                );
+                acc.summary.pop();
+                let what = match (pass, u.status) {
+                    (true, _) => "holds",
+                    (false, Status::Routed) => "leaves the field",
+                    (false, Status::Shaken) => "routs",
+                    (false, _) => "shaken",
+                };
+                acc.facets.push((u.name.clone(), what.into()));
+                match (pass, u.status) {
+                    (true, _) => {
+                        acc.summary.push(format!("{} holds under fire", u.name));
+                        Plan::Done(acc)
+                    }
+                    (false, Status::Routed) => {
+                        acc.summary
+                            .push(format!("{} (routed) leaves the field", u.name));
+                        acc.effects.push(Effect::Unit(UnitState {
+                            status: Status::Gone,
+                            ..u.clone()
+                        }));
+                        Plan::Done(acc)
+                    }
+                    (false, Status::Shaken) => rout_unit(acc, u.clone(), turn),
+                    (false, _) => {
+                        acc.summary.push(format!("{} is shaken", u.name));
+                        let shaken = UnitState {
+                            status: Status::Shaken,
+                            ..u.clone()
+                        };
+                        acc.effects.push(Effect::Unit(shaken.clone()));
+                        fall_back(acc, &shaken, "falls back")
+                    }
+                }
+            }),
+            Err(_) => Plan::Done(acc),
+        }
+    });
+    Ok(chain(acc, testing, each).map(|a| a.finish("fire-morale")))
+}
