@@ -4,12 +4,14 @@
 use serde_json::{json, Value};
 use tercio_core::{Plan, Resolution};
 
+use super::action::{Action, InlineUnit, UnitRef};
 use super::game::{self, CardPhase, Phase, State, Status, UnitState};
 use super::tables::{self, card_colour, Quality, Troop, TROOPS};
 use super::{k, m, term};
+use crate::interface::input::in_range;
 use crate::interface::{
-    ActionForm, Board, BoardTable, Choice, Engine, FormField, Outcome, Rejection, RuleSet,
-    SideScore, Viewer,
+    ActionForm, Board, BoardTable, Choice, Engine, FormField, Outcome, Rejection, RuleSet, Rules,
+    SideScore, Typed, Viewer,
 };
 use crate::scenario::{Leader, Rank, Role, Scenario, Side, Unit};
 
@@ -77,9 +79,9 @@ impl RuleSet for CallanRenaissance {
         reference_tables()
     }
     fn engine(&self, scenario: Option<&Scenario>) -> Result<Box<dyn Engine>, String> {
-        Ok(Box::new(CallanEngine {
+        Ok(Box::new(Typed(CallanEngine {
             scenario: scenario.cloned(),
-        }))
+        })))
     }
 }
 
@@ -177,28 +179,21 @@ pub fn check_units(sc: &Scenario) -> Vec<(usize, String, String)> {
     out
 }
 
+/// The engine of one battle (or of stand-alone resolutions), typed: the shell holds it as
+/// [`Typed`]`<CallanEngine>`.
 pub struct CallanEngine {
     scenario: Option<Scenario>,
 }
 
-fn state_of(v: &Value) -> Result<State, Rejection> {
-    serde::Deserialize::deserialize(v).map_err(|e| {
-        Rejection::new(
-            "bad-state",
-            None,
-            m("callan.reject.bad-state", &[("error", e.to_string())]),
-        )
-    })
+/// The catalogue key of an action's title and hint: its canonical name with `_` for `-`
+/// (`callan.action.end_turn`), as titles were recorded before the names were kebab-case. Keys
+/// with both spellings would make the same catalogue constant, so the recorded one stays.
+fn action_key(name: &str) -> String {
+    name.replace('-', "_")
 }
 
-fn action_name(a: &Value) -> String {
-    a.get("action")
-        .and_then(Value::as_str)
-        .unwrap_or("action")
-        .to_string()
-}
-
-fn outcome(name: &str, before: Option<&Value>, r: game::Res) -> Outcome {
+/// An outcome, titled from the action's name.
+fn outcome(name: &str, before: Option<&Value>, r: game::Res) -> Outcome<Value> {
     let effects = match before {
         Some(b) => crate::effects::diff(b, &serde_json::to_value(&r.st).unwrap_or(Value::Null)),
         None => Value::Null,
@@ -207,7 +202,7 @@ fn outcome(name: &str, before: Option<&Value>, r: game::Res) -> Outcome {
         resolution: Resolution {
             action: m(
                 "callan.action-title",
-                &[("action", format!("@callan.action.{name}"))],
+                &[("action", format!("@callan.action.{}", action_key(name)))],
             ),
             summary: r.summary.join("; "),
             steps: r.steps,
@@ -217,69 +212,84 @@ fn outcome(name: &str, before: Option<&Value>, r: game::Res) -> Outcome {
     }
 }
 
-impl Engine for CallanEngine {
-    fn initial_state(&self) -> Result<Value, String> {
+impl Rules for CallanEngine {
+    type State = State;
+    type Action = Action;
+    /// The changes to the recorded state, as [`crate::effects::diff`] writes them: folded into
+    /// the JSON as recorded, with no typed round trip ([`Rules::apply_recorded`]).
+    type Effect = Value;
+
+    fn initial_state(&self) -> Result<State, String> {
         let sc = self.scenario.as_ref().ok_or("no scenario")?;
-        serde_json::to_value(game::initial(sc)?).map_err(|e| e.to_string())
+        game::initial(sc)
     }
 
-    fn plan(&self, state: Option<&Value>, action: &Value) -> Result<Plan<Outcome>, Rejection> {
-        let Some(v) = state else {
+    fn plan(
+        &self,
+        state: Option<&State>,
+        action: &Action,
+    ) -> Result<Plan<Outcome<Value>>, Rejection> {
+        let Some(st) = state else {
             return standalone(action);
         };
-        let st = state_of(v)?;
-        let before = serde_json::to_value(&st).ok();
-        let name = action_name(action);
-        Ok(game::plan(&st, action)?.map(move |r| outcome(&name, before.as_ref(), r)))
+        let before = serde_json::to_value(st).ok();
+        let name = action.name();
+        Ok(game::plan(st, action)?.map(move |r| outcome(name, before.as_ref(), r)))
     }
 
-    fn preview(&self, state: Option<&Value>, action: &Value) -> Result<Plan<Outcome>, Rejection> {
-        let Some(v) = state else {
+    fn preview(
+        &self,
+        state: Option<&State>,
+        action: &Action,
+    ) -> Result<Plan<Outcome<Value>>, Rejection> {
+        let Some(st) = state else {
             return standalone(action);
         };
-        let st = state_of(v)?;
-        let name = action_name(action);
-        // An attack the defender may still evade: its odds are the fight's, if it stands.
-        if name == "attack" && action.get("evade").is_none() {
-            let mut a = action.clone();
-            a["evade"] = json!(false);
-            return Ok(game::plan(&st, &a)?.map(move |r| outcome(&name, None, r)));
-        }
-        if name == "start" || name == "draw" {
-            return Err(Rejection::new(
+        let name = action.name();
+        match action {
+            // An attack the defender may still evade: its odds are the fight's, if it stands.
+            Action::Attack { evade: None, .. } => {
+                let mut a = action.clone();
+                if let Action::Attack { evade, .. } = &mut a {
+                    *evade = Some(false);
+                }
+                Ok(game::plan(st, &a)?.map(move |r| outcome(name, None, r)))
+            }
+            Action::Start { .. } | Action::Draw { .. } => Err(Rejection::new(
                 "no-odds",
                 Some("action"),
                 k("callan.reject.no-odds"),
-            ));
-        }
-        Ok(game::plan(&st, action)?.map(move |r| outcome(&name, None, r)))
-    }
-
-    fn apply(&self, state: &mut Value, effects: &Value) -> Result<(), String> {
-        crate::effects::apply(state, effects)
-    }
-
-    fn render_state(&self, state: &Value) -> String {
-        match state_of(state) {
-            Ok(st) => {
-                let b = board(&st);
-                let mut s = format!("{}\n", b.headline);
-                for n in &b.notes {
-                    s.push_str(&format!("  {n}\n"));
-                }
-                for t in &b.tables {
-                    s.push('\n');
-                    s.push_str(&t.render());
-                }
-                s
-            }
-            Err(e) => e.message,
+            )),
+            _ => Ok(game::plan(st, action)?.map(move |r| outcome(name, None, r))),
         }
     }
 
-    fn acting_side(&self, state: &Value, action: &Value) -> Option<String> {
-        let st = state_of(state).ok()?;
-        game::acting_side(&st, action).map(|i| st.sides[i].id.clone())
+    /// Folds typed: the state written out, patched and read back (the shell folds the recorded
+    /// JSON with [`Rules::apply_recorded`] instead).
+    fn apply(&self, state: &mut State, effects: &Value) -> Result<(), String> {
+        let mut v = serde_json::to_value(&*state).map_err(|e| e.to_string())?;
+        crate::effects::apply(&mut v, effects)?;
+        *state = serde_json::from_value(v).map_err(|e| e.to_string())?;
+        Ok(())
+    }
+
+    /// The effects are patches of the recorded JSON: applied there, as before the typed trait.
+    fn apply_recorded(&self, state: &Value, effects: &Value) -> Result<Value, String> {
+        let mut s = state.clone();
+        crate::effects::apply(&mut s, effects)?;
+        Ok(s)
+    }
+
+    fn is_over(&self, state: &State) -> bool {
+        state.phase == Phase::Over
+    }
+
+    fn render_state(&self, state: &State) -> String {
+        board(state).render()
+    }
+
+    fn acting_side(&self, state: &State, action: &Action) -> Option<String> {
+        game::acting_side(state, action).map(|i| state.sides[i].id.clone())
     }
 
     fn reserved_to_game_master(&self) -> &'static [&'static str] {
@@ -287,10 +297,7 @@ impl Engine for CallanEngine {
         &["evade"]
     }
 
-    fn scores(&self, state: &Value) -> Vec<SideScore> {
-        let Ok(st) = state_of(state) else {
-            return Vec::new();
-        };
+    fn scores(&self, st: &State) -> Vec<SideScore> {
         st.sides
             .iter()
             .map(|s| {
@@ -312,13 +319,11 @@ impl Engine for CallanEngine {
         true
     }
 
-    fn view_state(&self, state: &Value, _viewer: &Viewer) -> Value {
-        let Ok(mut st) = state_of(state) else {
-            return Value::Null;
-        };
+    fn view_state(&self, state: &State, _viewer: &Viewer) -> State {
+        let mut st = state.clone();
         st.deck = Vec::new();
         st.salt = 0;
-        serde_json::to_value(st).unwrap_or(Value::Null)
+        st
     }
 
     fn view_event(&self, event: &Value, _viewer: &Viewer) -> Option<Value> {
@@ -342,43 +347,45 @@ impl Engine for CallanEngine {
         Some(e)
     }
 
-    fn board(&self, state: &Value) -> Option<Board> {
-        state_of(state).ok().map(|st| board(&st))
+    fn board(&self, state: &State) -> Option<Board> {
+        Some(board(state))
     }
 
-    fn forms(&self, state: &Value, side: Option<&str>) -> Vec<ActionForm> {
-        state_of(state)
-            .map(|st| forms(&st, side))
-            .unwrap_or_default()
+    fn forms(&self, state: &State, side: Option<&str>) -> Vec<ActionForm> {
+        forms(state, side)
     }
 
-    fn seeded_only(&self, _state: &Value, action: &Value) -> bool {
-        action["action"] == "start"
+    fn seeded_only(&self, action: &Action) -> bool {
+        matches!(action, Action::Start { .. })
     }
 
-    fn verdict(&self, state: &Value) -> Option<String> {
-        state_of(state).ok().and_then(|st| game::verdict(&st))
+    fn verdict(&self, state: &State) -> Option<String> {
+        game::verdict(state)
     }
 }
 
 // ------------------------------------------------------------------------------------------------
 // Stand-alone resolutions: one volley or one first round between inline units (§14.2).
 
-fn inline_unit(v: &Value, field: &str, side: &str) -> Result<Unit, Rejection> {
-    let t = v.get("type").and_then(Value::as_str).ok_or_else(|| {
+/// The unit given inline at `field` (an id is no unit here), checked as a scenario's would be.
+fn inline_unit(r: &UnitRef, field: &str, side: &str) -> Result<Unit, Rejection> {
+    let at = |f: &str| format!("{field}.{f}");
+    let none = InlineUnit::default();
+    let v = match r {
+        UnitRef::Inline(v) => v.as_ref(),
+        UnitRef::Id(_) => &none,
+    };
+    let t = v.troop.as_deref().ok_or_else(|| {
         Rejection::new(
             "missing-field",
-            Some(&format!("{field}.type")),
-            m(
-                "callan.reject.missing",
-                &[("field", format!("{field}.type"))],
-            ),
+            Some(&at("type")),
+            m("callan.reject.missing", &[("field", at("type"))]),
         )
     })?;
-    if Troop::from_id(t).is_none() {
+    let Some(troop) = Troop::from_id(t) else {
         return Err(Rejection::new(
             "unknown-type",
-            Some(&format!("{field}.type")),
+            Some(&at("type")),
             m(
                 "callan.reject.unknown-type",
                 &[
@@ -390,70 +397,43 @@ fn inline_unit(v: &Value, field: &str, side: &str) -> Result<Unit, Rejection> {
                 ],
             ),
         ));
-    }
-    let bases = v.get("bases").and_then(Value::as_u64).unwrap_or(0);
-    if !(1..=16).contains(&bases) {
-        return Err(Rejection::new(
-            "bad-number",
-            Some(&format!("{field}.bases")),
-            m(
-                "callan.reject.range",
-                &[
-                    ("field", format!("{field}.bases")),
-                    ("min", "1".into()),
-                    ("max", "16".into()),
-                ],
-            ),
-        ));
-    }
-    let flags: Vec<String> = v
-        .get("flags")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|x| x.as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default();
-    let allowed = game::flags_for(Troop::from_id(t).expect("checked"));
-    if let Some(bad) = flags.iter().find(|f| !allowed.contains(&f.as_str())) {
+    };
+    let bases = in_range(&at("bases"), v.bases.unwrap_or(0), 1, 16)?;
+    let allowed = game::flags_for(troop);
+    if let Some(bad) = v.flags.iter().find(|f| !allowed.contains(&f.as_str())) {
         return Err(Rejection::new(
             "bad-flag",
-            Some(&format!("{field}.flags")),
+            Some(&at("flags")),
             m(
                 "callan.reject.flag",
                 &[("flag", bad.clone()), ("allowed", allowed.join(", "))],
             ),
         ));
     }
-    let mut flags = flags;
-    if v.get("commander").and_then(Value::as_bool) == Some(true) {
+    let mut flags = v.flags.clone();
+    if v.commander {
         flags.push("comandante".into());
     }
     Ok(Unit {
         id: field.to_string(),
-        name: v
-            .get("name")
-            .and_then(Value::as_str)
-            .unwrap_or(t)
-            .to_string(),
+        name: v.name.clone().unwrap_or_else(|| t.to_string()),
         side: side.to_string(),
         troop: t.to_string(),
         bases: u8::try_from(bases).unwrap_or(1),
         leader: format!("{side}-cmd"),
         flags,
-        nationality: v
-            .get("nationality")
-            .and_then(Value::as_str)
-            .map(str::to_string),
+        nationality: v.nationality.clone(),
     })
 }
 
-fn standalone(action: &Value) -> Result<Plan<Outcome>, Rejection> {
-    let name = action_name(action);
-    let (fa, fb) = match name.as_str() {
-        "fire" => ("unit", "target"),
-        "attack" => ("attacker", "defender"),
+/// A `fire` or `attack` between units given inline: the units are put into a battle of their
+/// own, at the card of the action, and the action names them there.
+fn standalone(action: &Action) -> Result<Plan<Outcome<Value>>, Rejection> {
+    let (fa, fb, ra, rb) = match action {
+        Action::Fire { unit, target, .. } => ("unit", "target", unit, target),
+        Action::Attack {
+            attacker, defender, ..
+        } => ("attacker", "defender", attacker, defender),
         _ => {
             return Err(Rejection::new(
                 "unknown-action",
@@ -462,8 +442,11 @@ fn standalone(action: &Value) -> Result<Plan<Outcome>, Rejection> {
             ))
         }
     };
-    let ua = inline_unit(&action[fa], fa, "a")?;
-    let ub = inline_unit(&action[fb], fb, "b")?;
+    let ua = inline_unit(ra, fa, "a")?;
+    let ub = inline_unit(rb, fb, "b")?;
+    // Commanders only where the request says so.
+    let wants = |r: &UnitRef| matches!(r, UnitRef::Inline(u) if u.commander);
+    let commanded = [wants(ra), wants(rb)];
     let side = |id: &str| Side {
         id: id.into(),
         name: id.into(),
@@ -500,7 +483,6 @@ fn standalone(action: &Value) -> Result<Plan<Outcome>, Rejection> {
     for u in st.units.iter_mut() {
         u.status = Status::Ok;
     }
-    // Commanders only where the request says so.
     for c in st.commanders.iter_mut() {
         let side = c.side;
         let led = st
@@ -508,16 +490,17 @@ fn standalone(action: &Value) -> Result<Plan<Outcome>, Rejection> {
             .iter()
             .find(|u| u.side == side)
             .map(|u| u.id.clone());
-        let wants = action[if side == 0 { fa } else { fb }]
-            .get("commander")
-            .and_then(Value::as_bool)
-            == Some(true);
-        c.unit = if wants { led } else { None };
+        c.unit = if commanded[usize::from(side != 0)] {
+            led
+        } else {
+            None
+        };
     }
+    let fire = matches!(action, Action::Fire { .. });
     let attacker_cav = st.units[0].troop.is_cavalry();
     st.open = Some(game::Open {
         side: Some(0),
-        phase: if name == "fire" {
+        phase: if fire {
             CardPhase::Fire
         } else if attacker_cav {
             CardPhase::Cavalry
@@ -528,13 +511,31 @@ fn standalone(action: &Value) -> Result<Plan<Outcome>, Rejection> {
         joker_used: false,
         troops_moved: false,
     });
+    let gun = st.units[0].troop.is_gun();
     let mut a = action.clone();
-    a[fa] = json!(fa);
-    a[fb] = json!(fb);
-    if name == "fire" && st.units[0].troop.is_gun() && a.get("nearest").is_none() {
-        a["nearest"] = json!(true);
+    match &mut a {
+        Action::Fire {
+            unit,
+            target,
+            nearest,
+            ..
+        } => {
+            *unit = UnitRef::Id(fa.into());
+            *target = UnitRef::Id(fb.into());
+            if gun && nearest.is_none() {
+                *nearest = Some(true);
+            }
+        }
+        Action::Attack {
+            attacker, defender, ..
+        } => {
+            *attacker = UnitRef::Id(fa.into());
+            *defender = UnitRef::Id(fb.into());
+        }
+        _ => {}
     }
-    Ok(game::plan(&st, &a)?.map(move |r| outcome(&name, None, r)))
+    let name = action.name();
+    Ok(game::plan(&st, &a)?.map(move |r| outcome(name, None, r)))
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -915,11 +916,13 @@ fn choices(list: &[(&str, &str)]) -> Vec<Choice> {
     list.iter().map(|(v, l)| Choice::new(*v, k(l))).collect()
 }
 
+/// A form for the action of canonical name `action`, titled from its catalogue key.
 fn form(action: &str, fields: Vec<FormField>, odds: bool) -> ActionForm {
+    let key = action_key(action);
     ActionForm::new(
         action,
-        &k(&format!("callan.action.{action}")),
-        &k(&format!("callan.hint.{action}")),
+        &k(&format!("callan.action.{key}")),
+        &k(&format!("callan.hint.{key}")),
         fields,
         odds,
     )
@@ -978,7 +981,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
     let due: Vec<&game::Combat> = st.combats.iter().filter(|c| c.due).collect();
     if gm && due.is_empty() {
         if st.cards_left().is_empty() {
-            out.push(form("end_turn", Vec::new(), false).primary());
+            out.push(form("end-turn", Vec::new(), false).primary());
         } else {
             out.push(form("draw", Vec::new(), false).primary());
         }
@@ -1029,7 +1032,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                 fields.push(f_num("support_front", 6, 0));
             }
         }
-        let mut f = form("resolve_combat", fields, true);
+        let mut f = form("resolve-combat", fields, true);
         f.primary = true;
         out.push(f);
     }
@@ -1069,7 +1072,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                         });
                         if !vets.is_empty() {
                             out.push(form(
-                                "hold_fire",
+                                "hold-fire",
                                 vec![f_choice("unit", vets, false)],
                                 false,
                             ));
@@ -1185,7 +1188,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
             ));
         }
         out.push(form(
-            "off_table",
+            "off-table",
             vec![f_choice("unit", unit_choices(st, None, on), false)],
             false,
         ));
@@ -1217,7 +1220,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
 
 fn panic_form(st: &State, side: Option<usize>) -> ActionForm {
     form(
-        "panic_test",
+        "panic-test",
         vec![
             f_choice(
                 "unit",

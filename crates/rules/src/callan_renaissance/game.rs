@@ -9,6 +9,7 @@ use serde_json::Value;
 use tercio_core::plan::throw;
 use tercio_core::{Depends, Die, Modifier, Plan, Step};
 
+use super::action::Action;
 use super::resolve::{
     self, gun_throw, panic_modifiers, panics, pool_led, side_dice, volley_groups, Cover, HitOn,
     Pool, Role, SideIn, VolleyIn,
@@ -18,6 +19,7 @@ use super::tables::{
 };
 use super::{k, m, term};
 use crate::effects::shuffled;
+use crate::interface::input::{in_range, read_action};
 use crate::interface::Rejection;
 use crate::scenario::{Rank, Scenario};
 
@@ -724,158 +726,79 @@ fn yes_no(b: bool) -> String {
 }
 
 // ------------------------------------------------------------------------------------------------
-// Fields.
+// Fields, and the plan of each action: the typed action's units, numbers and choices, checked
+// against the state.
 
-fn s_field<'a>(a: &'a Value, f: &str) -> Option<&'a str> {
-    a.get(f).and_then(Value::as_str).filter(|s| !s.is_empty())
-}
-
-fn need<'a>(a: &'a Value, f: &str) -> Result<&'a str, Rejection> {
-    s_field(a, f).ok_or_else(|| {
+/// The unit named at `field` (`None`: not named by an id), which must be one of the game's.
+fn unit_at<'a, 'b>(
+    st: &'a State,
+    f: &str,
+    id: impl Into<Option<&'b str>>,
+) -> Result<&'a UnitState, Rejection> {
+    let id = id.into().ok_or_else(|| {
         reject(
             "missing-field",
             Some(f),
             field_msg("callan.reject.missing", f, &[]),
         )
-    })
-}
-
-fn flag(a: &Value, f: &str) -> bool {
-    match a.get(f) {
-        Some(Value::Bool(b)) => *b,
-        Some(Value::String(s)) => matches!(s.as_str(), "true" | "on" | "yes" | "1"),
-        Some(Value::Number(n)) => n.as_i64().unwrap_or(0) != 0,
-        _ => false,
-    }
-}
-
-fn num(a: &Value, f: &str, lo: u32, hi: u32) -> Result<u32, Rejection> {
-    let v = match a.get(f) {
-        None | Some(Value::Null) => return Ok(0),
-        Some(Value::Number(n)) => n.as_i64(),
-        Some(Value::String(s)) if s.trim().is_empty() => return Ok(0),
-        Some(Value::String(s)) => s.trim().parse::<i64>().ok(),
-        _ => None,
-    };
-    match v {
-        Some(x) if x >= i64::from(lo) && x <= i64::from(hi) => Ok(x as u32),
-        _ => Err(reject(
-            "bad-number",
+    })?;
+    st.unit(id).ok_or_else(|| {
+        reject(
+            "unknown-unit",
             Some(f),
-            field_msg(
-                "callan.reject.range",
-                f,
-                &[("min", lo.to_string()), ("max", hi.to_string())],
+            m(
+                "callan.reject.unknown-unit",
+                &[
+                    ("field", f.to_string()),
+                    ("id", id.to_string()),
+                    (
+                        "allowed",
+                        st.units
+                            .iter()
+                            .map(|u| u.id.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                    ),
+                ],
             ),
-        )),
-    }
-}
-
-/// The fields each action takes; any other is refused at its name.
-fn fields_of(action: &str) -> Option<&'static [&'static str]> {
-    Some(match action {
-        "start" | "draw" | "end_turn" => &[],
-        "fire" => &[
-            "unit",
-            "target",
-            "short_bases",
-            "long_bases",
-            "cover",
-            "dense",
-            "downhill",
-            "over_friends",
-            "nearest",
-            "moved",
-        ],
-        "hold_fire" => &["unit"],
-        "volley" => &["unit", "target", "short_bases"],
-        "move" => &[
-            "unit",
-            "kind",
-            "formation",
-            "steep_hill",
-            "difficult_terrain",
-            "obstacle",
-            "pass_through",
-            "bw",
-        ],
-        "commander" => &["commander", "join"],
-        "attack" => &[
-            "attacker",
-            "defender",
-            "attacker_front",
-            "attacker_rear",
-            "defender_front",
-            "defender_rear",
-            "attacker_shot",
-            "defender_shot",
-            "charge",
-            "flank",
-            "evade",
-            "support",
-            "support_front",
-        ],
-        "answer" => &["choice"],
-        "resolve_combat" => &[
-            "combat",
-            "attacker_front",
-            "attacker_rear",
-            "defender_front",
-            "defender_rear",
-            "attacker_shot",
-            "defender_shot",
-            "attacker_emerge",
-            "defender_emerge",
-            "support",
-            "support_front",
-        ],
-        "panic_test" => &["unit", "reason"],
-        "pursuit" => &["unit", "reached_edge"],
-        "rally" => &["commander", "from", "to"],
-        "off_table" => &["unit"],
-        "obstacle" => &["id", "difficulty"],
-        "state" => &["unit", "disordered", "open_order", "riccio", "loses_first"],
-        _ => return None,
+        )
     })
 }
 
-pub const ACTIONS: [&str; 17] = [
-    "start",
-    "draw",
-    "fire",
-    "hold_fire",
-    "volley",
-    "move",
-    "commander",
-    "attack",
-    "resolve_combat",
-    "panic_test",
-    "pursuit",
-    "rally",
-    "off_table",
-    "obstacle",
-    "state",
-    "end_turn",
-    "answer",
-];
+/// A count of bases at `field`, from 0 to `max` (absent: 0).
+fn count(f: &str, n: Option<u32>, max: u32) -> Result<u32, Rejection> {
+    in_range(f, n.unwrap_or(0), 0, max)
+}
+
+/// The refusal of an action handed to the step of another.
+fn wrong() -> Rejection {
+    reject("unknown-action", Some("action"), k("callan.reject.unknown"))
+}
 
 /// The side an action belongs to (its unit's or commander's side).
-pub fn acting_side(st: &State, a: &Value) -> Option<usize> {
-    if a.get("action").and_then(Value::as_str) == Some("answer") {
-        return question_side(st);
-    }
-    for f in ["unit", "attacker"] {
-        if let Some(u) = s_field(a, f).and_then(|id| st.unit(id)) {
-            return Some(u.side);
+pub fn acting_side(st: &State, a: &Action) -> Option<usize> {
+    let unit = match a {
+        Action::Answer { .. } => return question_side(st),
+        Action::Fire { unit, .. } => unit.id(),
+        Action::Attack { attacker, .. } => attacker.id(),
+        Action::HoldFire { unit, .. }
+        | Action::Volley { unit, .. }
+        | Action::Move { unit, .. }
+        | Action::PanicTest { unit, .. }
+        | Action::Pursuit { unit, .. }
+        | Action::OffTable { unit, .. }
+        | Action::SetState { unit, .. } => Some(unit.as_str()),
+        Action::Commander { commander, .. } | Action::Rally { commander, .. } => {
+            return st
+                .commanders
+                .iter()
+                .find(|c| &c.id == commander)
+                .map(|c| c.side)
         }
-    }
-    if let Some(c) =
-        s_field(a, "commander").and_then(|id| st.commanders.iter().find(|c| c.id == id))
-    {
-        return Some(c.side);
-    }
-    // A continuing combat is the table's step, like a card: the game master's (D14).
-    None
+        // A continuing combat is the table's step, like a card: the game master's (D14).
+        _ => None,
+    };
+    unit.and_then(|id| st.unit(id)).map(|u| u.side)
 }
 
 fn combat_by<'a>(st: &'a State, id: &str) -> Option<&'a Combat> {
@@ -884,82 +807,52 @@ fn combat_by<'a>(st: &'a State, id: &str) -> Option<&'a Combat> {
 }
 
 /// Plan one action against the state.
-pub fn plan(st: &State, a: &Value) -> Result<P, Rejection> {
-    let name = a.get("action").and_then(Value::as_str).ok_or_else(|| {
-        reject(
-            "missing-field",
-            Some("action"),
-            field_msg("callan.reject.missing", "action", &[]),
-        )
-    })?;
-    let fields = fields_of(name).ok_or_else(|| {
-        reject(
-            "unknown-action",
-            Some("action"),
-            m(
-                "callan.reject.unknown-action",
-                &[
-                    ("action", name.to_string()),
-                    ("allowed", ACTIONS.join(", ")),
-                ],
-            ),
-        )
-    })?;
-    if let Some(obj) = a.as_object() {
-        for key in obj.keys() {
-            if key != "action" && key != "side" && !fields.contains(&key.as_str()) {
-                return Err(reject(
-                    "unknown-field",
-                    Some(key),
-                    m(
-                        "callan.reject.unknown-field",
-                        &[
-                            ("field", key.clone()),
-                            ("action", name.to_string()),
-                            ("allowed", fields.join(", ")),
-                        ],
-                    ),
-                ));
-            }
-        }
-    }
+pub fn plan(st: &State, a: &Action) -> Result<P, Rejection> {
     if st.phase == Phase::Over {
         return Err(reject("game-over", Some("action"), k("callan.reject.over")));
     }
-    if st.phase == Phase::Setup && !matches!(name, "start" | "obstacle") {
+    if st.phase == Phase::Setup && !matches!(a, Action::Start { .. } | Action::Obstacle { .. }) {
         return Err(reject(
             "out-of-phase",
             Some("action"),
             k("callan.reject.start-first"),
-        ));
+        )
+        .not_now());
     }
-    if st.phase == Phase::Cards && name == "start" {
+    if st.phase == Phase::Cards && matches!(a, Action::Start { .. }) {
         return Err(reject(
             "out-of-phase",
             Some("action"),
             k("callan.reject.started"),
         ));
     }
+    let answering = matches!(a, Action::Answer { .. });
     // An attacked unit that may evade answers first (§5, Evasione).
-    if st.question.is_some() && name != "answer" {
+    if st.question.is_some() && !answering {
         return Err(reject(
             "question-pending",
             Some("action"),
             k("callan.reject.question"),
-        ));
+        )
+        .not_now());
     }
-    if st.question.is_none() && name == "answer" {
+    if st.question.is_none() && answering {
         return Err(reject(
             "no-question",
             Some("action"),
             k("callan.reject.no-question"),
-        ));
+        )
+        .not_now());
     }
     // Continuing combats come first at their card (D14).
     if st.combats.iter().any(|c| c.due)
         && !matches!(
-            name,
-            "resolve_combat" | "panic_test" | "state" | "obstacle" | "off_table"
+            a,
+            Action::ResolveCombat { .. }
+                | Action::PanicTest { .. }
+                | Action::SetState { .. }
+                | Action::Obstacle { .. }
+                | Action::OffTable { .. }
         )
     {
         let due: Vec<String> = st
@@ -972,31 +865,37 @@ pub fn plan(st: &State, a: &Value) -> Result<P, Rejection> {
             "combat-due",
             Some("action"),
             m("callan.reject.combat-due", &[("combats", due.join(", "))]),
-        ));
+        )
+        .not_now());
     }
-    match name {
-        "start" => Ok(start(st)),
-        "draw" => draw(st),
-        "fire" => fire(st, a, false),
-        "volley" => fire(st, a, true),
-        "hold_fire" => hold_fire(st, a),
-        "move" => move_unit(st, a),
-        "commander" => commander(st, a),
-        "attack" => attack(st, a),
-        "resolve_combat" => resolve_combat(st, a),
-        "panic_test" => panic_action(st, a),
-        "pursuit" => pursuit(st, a),
-        "rally" => rally(st, a),
-        "off_table" => off_table(st, a),
-        "obstacle" => obstacle(st, a),
-        "state" => set_state(st, a),
-        "end_turn" => end_turn(st),
-        "answer" => answer(st, a),
-        _ => Err(reject(
-            "unknown-action",
-            Some("action"),
-            k("callan.reject.unknown"),
-        )),
+    match a {
+        Action::Start { .. } => Ok(start(st)),
+        Action::Draw { .. } => draw(st),
+        Action::Fire { .. } | Action::Volley { .. } => fire(st, a),
+        Action::HoldFire { unit, .. } => hold_fire(st, unit),
+        Action::Move { .. } => move_unit(st, a),
+        Action::Commander {
+            commander: cid,
+            join,
+            ..
+        } => commander(st, cid, join.as_deref()),
+        Action::Attack { .. } => attack(st, a),
+        Action::ResolveCombat { .. } => resolve_combat(st, a),
+        Action::PanicTest { unit, reason, .. } => panic_action(st, unit, reason.as_deref()),
+        Action::Pursuit {
+            unit, reached_edge, ..
+        } => pursuit(st, unit, *reached_edge),
+        Action::Rally {
+            commander: cid,
+            from,
+            to,
+            ..
+        } => rally(st, cid, from, to),
+        Action::OffTable { unit, .. } => off_table(st, unit),
+        Action::Obstacle { id, difficulty, .. } => obstacle(st, id, difficulty.as_deref()),
+        Action::SetState { .. } => set_state(st, a),
+        Action::EndTurn { .. } => end_turn(st),
+        Action::Answer { choice, .. } => answer(st, choice.as_deref()),
     }
 }
 
@@ -1175,11 +1074,7 @@ fn begin_turn(r: &mut Res) {
 
 fn draw(st: &State) -> Result<P, Rejection> {
     let Some(&card) = st.deck.first() else {
-        return Err(reject(
-            "deck-empty",
-            Some("action"),
-            k("callan.reject.deck-empty"),
-        ));
+        return Err(reject("deck-empty", Some("action"), k("callan.reject.deck-empty")).not_now());
     };
     let mut r = Res::new(st);
     r.st.deck.remove(0);
@@ -1278,7 +1173,8 @@ fn end_turn(st: &State) -> Result<P, Rejection> {
                 "callan.reject.cards-left",
                 &[("n", st.cards_left().len().to_string())],
             ),
-        ));
+        )
+        .not_now());
     }
     let mut r = Res::new(st);
     // Smoke removed; a heavy gun keeps its mark one more turn through `fired_turn` (D20).
@@ -1862,31 +1758,6 @@ fn wound_check(r: Res, site: &str, uid: &str, lost: u32, then: K) -> P {
 // ------------------------------------------------------------------------------------------------
 // Fire (§6).
 
-fn unit_field<'a>(st: &'a State, a: &Value, f: &str) -> Result<&'a UnitState, Rejection> {
-    let id = need(a, f)?;
-    st.unit(id).ok_or_else(|| {
-        reject(
-            "unknown-unit",
-            Some(f),
-            m(
-                "callan.reject.unknown-unit",
-                &[
-                    ("field", f.to_string()),
-                    ("id", id.to_string()),
-                    (
-                        "allowed",
-                        st.units
-                            .iter()
-                            .map(|u| u.id.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", "),
-                    ),
-                ],
-            ),
-        )
-    })
-}
-
 fn refuse(code: &str, field: &str, key: &str, unit: &UnitState) -> Rejection {
     reject(code, Some(field), m(key, &[("unit", unit.name.clone())]))
 }
@@ -1932,9 +1803,79 @@ fn phase_name(st: &State) -> String {
     }
 }
 
-fn fire(st: &State, a: &Value, volley: bool) -> Result<P, Rejection> {
-    let u = unit_field(st, a, "unit")?;
-    let t = unit_field(st, a, "target")?;
+/// A volley's fields: a `fire`'s, or a `volley`'s (short range only).
+struct Shot<'a> {
+    unit: Option<&'a str>,
+    target: Option<&'a str>,
+    short_bases: Option<u32>,
+    long_bases: Option<u32>,
+    cover: Option<&'a str>,
+    dense: bool,
+    downhill: bool,
+    over_friends: bool,
+    nearest: bool,
+    moved: bool,
+}
+
+impl<'a> Shot<'a> {
+    fn of(a: &'a Action) -> Option<(Shot<'a>, bool)> {
+        Some(match a {
+            Action::Fire {
+                unit,
+                target,
+                short_bases,
+                long_bases,
+                cover,
+                dense,
+                downhill,
+                over_friends,
+                nearest,
+                moved,
+                ..
+            } => (
+                Shot {
+                    unit: unit.id(),
+                    target: target.id(),
+                    short_bases: *short_bases,
+                    long_bases: *long_bases,
+                    cover: cover.as_deref(),
+                    dense: *dense,
+                    downhill: *downhill,
+                    over_friends: *over_friends,
+                    nearest: nearest.unwrap_or(false),
+                    moved: *moved,
+                },
+                false,
+            ),
+            Action::Volley {
+                unit,
+                target,
+                short_bases,
+                ..
+            } => (
+                Shot {
+                    unit: Some(unit),
+                    target: Some(target),
+                    short_bases: *short_bases,
+                    long_bases: None,
+                    cover: None,
+                    dense: false,
+                    downhill: false,
+                    over_friends: false,
+                    nearest: false,
+                    moved: false,
+                },
+                true,
+            ),
+            _ => return None,
+        })
+    }
+}
+
+fn fire(st: &State, a: &Action) -> Result<P, Rejection> {
+    let (a, volley) = Shot::of(a).ok_or_else(wrong)?;
+    let u = unit_at(st, "unit", a.unit)?;
+    let t = unit_at(st, "target", a.target)?;
     if t.side == u.side {
         return Err(refuse("same-side", "target", "callan.reject.own-side", t));
     }
@@ -1959,8 +1900,8 @@ fn fire(st: &State, a: &Value, volley: bool) -> Result<P, Rejection> {
         ));
     };
     let firing = u.firing_bases();
-    let short = num(a, "short_bases", 0, firing)?;
-    let long = num(a, "long_bases", 0, firing)?;
+    let short = count("short_bases", a.short_bases, firing)?;
+    let long = count("long_bases", a.long_bases, firing)?;
     if short + long == 0 {
         return Err(reject(
             "no-bases",
@@ -1990,12 +1931,7 @@ fn fire(st: &State, a: &Value, volley: bool) -> Result<P, Rejection> {
         return Err(refuse("exploded", "unit", "callan.reject.exploded", u));
     }
     if u.troop == Troop::CavalleriaLeggera && u.attacked {
-        return Err(refuse(
-            "attacked",
-            "unit",
-            "callan.reject.attacked-no-fire",
-            u,
-        ));
+        return Err(refuse("attacked", "unit", "callan.reject.attacked-no-fire", u).not_now());
     }
     if in_combat(st, &t.id) {
         return Err(refuse(
@@ -2008,28 +1944,18 @@ fn fire(st: &State, a: &Value, volley: bool) -> Result<P, Rejection> {
     if in_combat(st, &u.id) {
         return Err(refuse("in-melee", "unit", "callan.reject.in-melee", u));
     }
-    let moved_fire = flag(a, "moved");
+    let moved_fire = a.moved;
     let joker = joker_open(st) && card_is(st, u.side, CardPhase::Fire);
     if volley {
         // The veteran volley (D24): held at the fire card, fired at short range in the enemy's move.
         if !u.held_fire {
-            return Err(refuse(
-                "no-held-fire",
-                "unit",
-                "callan.reject.no-held-fire",
-                u,
-            ));
+            return Err(refuse("no-held-fire", "unit", "callan.reject.no-held-fire", u).not_now());
         }
         let enemy_moving = st.open.as_ref().is_some_and(|o| {
             o.side == Some(t.side) && matches!(o.phase, CardPhase::Infantry | CardPhase::Cavalry)
         });
         if !enemy_moving {
-            return Err(refuse(
-                "out-of-phase",
-                "unit",
-                "callan.reject.volley-when",
-                u,
-            ));
+            return Err(refuse("out-of-phase", "unit", "callan.reject.volley-when", u).not_now());
         }
         if long > 0 {
             return Err(refuse(
@@ -2052,7 +1978,8 @@ fn fire(st: &State, a: &Value, volley: bool) -> Result<P, Rejection> {
                 "out-of-phase",
                 Some("moved"),
                 m("callan.reject.not-now", &[("now", phase_name(st))]),
-            ));
+            )
+            .not_now());
         }
         if !(u.troop.is_shot() || u.troop == Troop::CavalleriaLeggera) {
             return Err(refuse(
@@ -2063,7 +1990,7 @@ fn fire(st: &State, a: &Value, volley: bool) -> Result<P, Rejection> {
             ));
         }
         if u.fired {
-            return Err(refuse("fired", "unit", "callan.reject.fired", u));
+            return Err(refuse("fired", "unit", "callan.reject.fired", u).not_now());
         }
     } else {
         if !card_is(st, u.side, CardPhase::Fire) {
@@ -2071,31 +1998,32 @@ fn fire(st: &State, a: &Value, volley: bool) -> Result<P, Rejection> {
                 "out-of-phase",
                 Some("action"),
                 m("callan.reject.not-now", &[("now", phase_name(st))]),
-            ));
+            )
+            .not_now());
         }
         if u.fired && !joker {
-            return Err(refuse("fired", "unit", "callan.reject.fired", u));
+            return Err(refuse("fired", "unit", "callan.reject.fired", u).not_now());
         }
         if joker {
             if st.open.as_ref().is_some_and(|o| o.joker_used) {
-                return Err(refuse("joker-used", "unit", "callan.reject.joker-used", u));
+                return Err(refuse("joker-used", "unit", "callan.reject.joker-used", u).not_now());
             }
             if !u.fired {
-                return Err(refuse("joker-unit", "unit", "callan.reject.joker-unit", u));
+                return Err(refuse("joker-unit", "unit", "callan.reject.joker-unit", u).not_now());
             }
             if weapon == Weapon::CannonePesante {
-                return Err(refuse("reloading", "unit", "callan.reject.reloading", u));
+                return Err(refuse("reloading", "unit", "callan.reject.reloading", u).not_now());
             }
         }
     }
     if weapon == Weapon::CannonePesante {
         if let Some(tf) = u.fired_turn {
             if tf + 1 >= st.turn && !(tf == st.turn && joker) {
-                return Err(refuse("reloading", "unit", "callan.reject.reloading", u));
+                return Err(refuse("reloading", "unit", "callan.reject.reloading", u).not_now());
             }
         }
     }
-    if weapon.is_gun() && !flag(a, "nearest") && st.commander_of(&u.id).is_none() {
+    if weapon.is_gun() && !a.nearest && st.commander_of(&u.id).is_none() {
         return Err(refuse(
             "nearest-enemy",
             "nearest",
@@ -2103,7 +2031,7 @@ fn fire(st: &State, a: &Value, volley: bool) -> Result<P, Rejection> {
             u,
         ));
     }
-    if flag(a, "over_friends") && !(weapon.is_gun() || u.troop == Troop::Arcieri) {
+    if a.over_friends && !(weapon.is_gun() || u.troop == Troop::Arcieri) {
         return Err(refuse(
             "over-friends",
             "over_friends",
@@ -2111,7 +2039,7 @@ fn fire(st: &State, a: &Value, volley: bool) -> Result<P, Rejection> {
             u,
         ));
     }
-    let cover = match s_field(a, "cover") {
+    let cover = match a.cover {
         None => Cover::None,
         Some(c) => Cover::from_id(c).ok_or_else(|| {
             reject(
@@ -2138,8 +2066,8 @@ fn fire(st: &State, a: &Value, volley: bool) -> Result<P, Rejection> {
         cover,
         screen: t.screen > 0,
         riccio: t.riccio,
-        dense: flag(a, "dense"),
-        downhill: flag(a, "downhill"),
+        dense: a.dense,
+        downhill: a.downhill,
         javelin_hit: st.cfg.javelin_hit,
     };
     let groups = volley_groups(&v);
@@ -2316,14 +2244,15 @@ fn roll_groups(
     })
 }
 
-fn hold_fire(st: &State, a: &Value) -> Result<P, Rejection> {
-    let u = unit_field(st, a, "unit")?;
+fn hold_fire(st: &State, unit: &str) -> Result<P, Rejection> {
+    let u = unit_at(st, "unit", unit)?;
     if !card_is(st, u.side, CardPhase::Fire) {
         return Err(reject(
             "out-of-phase",
             Some("action"),
             m("callan.reject.not-now", &[("now", phase_name(st))]),
-        ));
+        )
+        .not_now());
     }
     if !(u.quality == Quality::Veterani && u.troop == Troop::Archibugieri) {
         return Err(refuse(
@@ -2334,7 +2263,7 @@ fn hold_fire(st: &State, a: &Value) -> Result<P, Rejection> {
         ));
     }
     if u.fired {
-        return Err(refuse("fired", "unit", "callan.reject.fired", u));
+        return Err(refuse("fired", "unit", "callan.reject.fired", u).not_now());
     }
     let mut r = Res::new(st);
     let id = u.id.clone();
@@ -2355,9 +2284,22 @@ fn in_combat(st: &State, uid: &str) -> bool {
 // ------------------------------------------------------------------------------------------------
 // Movement (§5).
 
-fn move_unit(st: &State, a: &Value) -> Result<P, Rejection> {
-    let u = unit_field(st, a, "unit")?;
-    let kind = s_field(a, "kind").unwrap_or("move");
+fn move_unit(st: &State, a: &Action) -> Result<P, Rejection> {
+    let Action::Move {
+        unit,
+        kind,
+        formation,
+        steep_hill,
+        difficult_terrain,
+        obstacle,
+        pass_through,
+        ..
+    } = a
+    else {
+        return Err(wrong());
+    };
+    let u = unit_at(st, "unit", unit.as_str())?;
+    let kind = kind.as_deref().unwrap_or("move");
     if !matches!(
         kind,
         "move" | "charge" | "reform" | "formation" | "retire" | "flee"
@@ -2394,26 +2336,22 @@ fn move_unit(st: &State, a: &Value) -> Result<P, Rejection> {
                     ("now", phase_name(st)),
                 ],
             ),
-        ));
+        )
+        .not_now());
     }
     let joker = joker_open(st);
     if joker {
         if st.open.as_ref().is_some_and(|o| o.joker_used) {
-            return Err(refuse("joker-used", "unit", "callan.reject.joker-used", u));
+            return Err(refuse("joker-used", "unit", "callan.reject.joker-used", u).not_now());
         }
         if !u.moved || !u.fought_with.is_empty() {
-            return Err(refuse("joker-unit", "unit", "callan.reject.joker-unit", u));
+            return Err(refuse("joker-unit", "unit", "callan.reject.joker-unit", u).not_now());
         }
     } else if u.activated {
-        return Err(refuse("activated", "unit", "callan.reject.activated", u));
+        return Err(refuse("activated", "unit", "callan.reject.activated", u).not_now());
     }
     if u.orders_failed {
-        return Err(refuse(
-            "orders-failed",
-            "unit",
-            "callan.reject.orders-failed",
-            u,
-        ));
+        return Err(refuse("orders-failed", "unit", "callan.reject.orders-failed", u).not_now());
     }
     match u.status {
         Status::Ok => {}
@@ -2454,7 +2392,7 @@ fn move_unit(st: &State, a: &Value) -> Result<P, Rejection> {
     if fixated_now(st, u) && kind == "retire" {
         return Err(refuse("fixated", "unit", "callan.reject.fixated", u));
     }
-    let formation = s_field(a, "formation");
+    let formation = formation.as_deref();
     if kind == "formation" {
         match formation {
             Some("riccio") if u.troop == Troop::Picchieri => {}
@@ -2481,7 +2419,7 @@ fn move_unit(st: &State, a: &Value) -> Result<P, Rejection> {
     if kind == "charge" && u.half() {
         return Err(refuse("half-lost", "kind", "callan.reject.half-lost", u));
     }
-    if flag(a, "difficult_terrain") && u.troop.is_cavalry() {
+    if *difficult_terrain && u.troop.is_cavalry() {
         return Err(refuse(
             "no-cavalry",
             "difficult_terrain",
@@ -2504,7 +2442,7 @@ fn move_unit(st: &State, a: &Value) -> Result<P, Rejection> {
     if u.fired && u.troop.is_shot() && kind == "move" {
         bw = 4;
     }
-    if flag(a, "difficult_terrain") && kind == "move" {
+    if *difficult_terrain && kind == "move" {
         bw = if u.open_order { 4 } else { 2 };
     }
     let uid = u.id.clone();
@@ -2529,14 +2467,14 @@ fn move_unit(st: &State, a: &Value) -> Result<P, Rejection> {
             ("reform", _) => me.disordered = false,
             _ => {}
         }
-        if flag(a, "difficult_terrain") && !me.open_order && me.troop.is_foot() {
+        if *difficult_terrain && !me.open_order && me.troop.is_foot() {
             me.disordered = true;
         }
         if kind == "flee" || kind == "retire" {
             me.riccio = false;
         }
     }
-    if let Some(p) = s_field(a, "pass_through") {
+    if let Some(p) = pass_through.as_deref() {
         if let Some(f) = r.st.unit_mut(p) {
             if f.side == st.unit(&uid).map_or(usize::MAX, |x| x.side) {
                 f.disordered = true;
@@ -2562,9 +2500,9 @@ fn move_unit(st: &State, a: &Value) -> Result<P, Rejection> {
                 || (u.troop == Troop::Picchieri && u.nationality.as_deref() == Some("svizzeri"))))
         || matches!(kind, "retire" | "flee");
     let orders = st.cfg.orders && !exempt_orders;
-    let hill = flag(a, "steep_hill") && !u.open_order;
+    let hill = *steep_hill && !u.open_order;
     // Obstacles are named by the players: one name, whatever the case or spaces (D58).
-    let obstacle = s_field(a, "obstacle").map(|o| o.trim().to_lowercase());
+    let obstacle = obstacle.as_deref().map(|o| o.trim().to_lowercase());
     let known = obstacle.as_ref().and_then(|o| st.obstacles.get(o).cloned());
     if let (Some(_), Some(d)) = (&obstacle, &known) {
         if d == "molto-difficile" && u.troop.is_cavalry() {
@@ -2711,8 +2649,7 @@ fn apply_obstacle(r: &mut Res, uid: &str, id: &str, d: &str, cavalry: bool) {
     );
 }
 
-fn commander(st: &State, a: &Value) -> Result<P, Rejection> {
-    let cid = need(a, "commander")?;
+fn commander(st: &State, cid: &str, join: Option<&str>) -> Result<P, Rejection> {
     let c = st.commanders.iter().find(|c| c.id == cid).ok_or_else(|| {
         reject(
             "unknown-commander",
@@ -2735,7 +2672,8 @@ fn commander(st: &State, a: &Value) -> Result<P, Rejection> {
             "out-of-phase",
             Some("action"),
             m("callan.reject.commander-when", &[("now", phase_name(st))]),
-        ));
+        )
+        .not_now());
     }
     // "Muovi sempre il Comandante prima di muovere qualsiasi tua truppa" (003, Comandanti; D13).
     if st.open.as_ref().is_some_and(|o| o.troops_moved) {
@@ -2743,11 +2681,12 @@ fn commander(st: &State, a: &Value) -> Result<P, Rejection> {
             "troops-moved",
             Some("commander"),
             m("callan.reject.commander-first", &[("name", c.name.clone())]),
-        ));
+        )
+        .not_now());
     }
-    let join = s_field(a, "join").map(str::to_string);
+    let join = join.map(str::to_string);
     if let Some(j) = &join {
-        let u = unit_field(st, a, "join")?;
+        let u = unit_at(st, "join", j.as_str())?;
         if u.side != c.side || !u.on_table() {
             return Err(reject(
                 "bad-unit",
@@ -2755,7 +2694,6 @@ fn commander(st: &State, a: &Value) -> Result<P, Rejection> {
                 m("callan.reject.join", &[("unit", u.name.clone())]),
             ));
         }
-        let _ = j;
     }
     let mut r = Res::new(st);
     let name = c.name.clone();
@@ -2802,10 +2740,51 @@ struct Counts {
 
 fn counts(
     st: &State,
-    a: &Value,
+    a: &Action,
     units: [&UnitState; 2],
     support_allowed: bool,
 ) -> Result<Counts, Rejection> {
+    let (fronts, rears, shots, emerge, support, support_front) = match a {
+        Action::Attack {
+            attacker_front,
+            attacker_rear,
+            defender_front,
+            defender_rear,
+            attacker_shot,
+            defender_shot,
+            support,
+            support_front,
+            ..
+        } => (
+            [*attacker_front, *defender_front],
+            [*attacker_rear, *defender_rear],
+            [*attacker_shot, *defender_shot],
+            [false, false],
+            support,
+            support_front,
+        ),
+        Action::ResolveCombat {
+            attacker_front,
+            attacker_rear,
+            defender_front,
+            defender_rear,
+            attacker_shot,
+            defender_shot,
+            attacker_emerge,
+            defender_emerge,
+            support,
+            support_front,
+            ..
+        } => (
+            [*attacker_front, *defender_front],
+            [*attacker_rear, *defender_rear],
+            [*attacker_shot, *defender_shot],
+            [*attacker_emerge, *defender_emerge],
+            support,
+            support_front,
+        ),
+        _ => return Err(wrong()),
+    };
     let mut c = Counts {
         front: [0; 2],
         rear: [0; 2],
@@ -2818,13 +2797,11 @@ fn counts(
         let rf = format!("{who}_rear");
         let sf = format!("{who}_shot");
         let fighting = u.fighting_bases();
-        let front = num(a, &ff, 0, fighting)?;
-        let front = if a.get(&ff).is_none() {
-            fighting.min(if u.troop.is_cavalry() { 3 } else { 5 })
-        } else {
-            front
+        let front = match fronts[i] {
+            None => fighting.min(if u.troop.is_cavalry() { 3 } else { 5 }),
+            given => count(&ff, given, fighting)?,
         };
-        let rear = num(a, &rf, 0, fighting)?;
+        let rear = count(&rf, rears[i], fighting)?;
         if front == 0 && !u.troop.is_gun() {
             return Err(reject(
                 "no-bases",
@@ -2842,14 +2819,14 @@ fn counts(
                 ),
             ));
         }
-        let shot = num(a, &sf, 0, u.shot)?;
+        let shot = count(&sf, shots[i], u.shot)?;
         c.front[i] = front;
         c.rear[i] = rear;
         c.shot[i] = shot.min(front);
-        c.emerge[i] = flag(a, &format!("{who}_emerge")) && u.special.is_some();
+        c.emerge[i] = emerge[i] && u.special.is_some();
     }
-    if let Some(sid) = s_field(a, "support") {
-        let s = unit_field(st, a, "support")?;
+    if let Some(sid) = support.as_deref() {
+        let s = unit_at(st, "support", sid)?;
         if !support_allowed {
             return Err(refuse(
                 "support-when",
@@ -2867,19 +2844,25 @@ fn counts(
         {
             return Err(refuse("bad-support", "support", "callan.reject.support", s));
         }
-        let n = num(a, "support_front", 0, s.bases)?;
+        let n = count("support_front", *support_front, s.bases)?;
         let n = if n == 0 { s.bases.min(3) } else { n };
         c.support = Some((sid.to_string(), n));
     }
     Ok(c)
 }
 
-fn attack(st: &State, a: &Value) -> Result<P, Rejection> {
+fn attack(st: &State, a: &Action) -> Result<P, Rejection> {
+    let Action::Attack {
+        attacker, charge, ..
+    } = a
+    else {
+        return Err(wrong());
+    };
     // With the orders rule, a unit that has not moved this turn rolls its orders die before it
     // moves into contact (D57), unless it is exempt.
-    let at = unit_field(st, a, "attacker")?;
+    let at = unit_at(st, "attacker", attacker.id())?;
     let swiss_pike = at.troop == Troop::Picchieri && at.nationality.as_deref() == Some("svizzeri");
-    let charging = (flag(a, "charge") && at.troop == Troop::Gendarmi) || swiss_pike;
+    let charging = (*charge && at.troop == Troop::Gendarmi) || swiss_pike;
     let exempt = at.open_order || st.commander_of(&at.id).is_some() || charging;
     if st.cfg.orders && !exempt && !at.moved && st.question.is_none() {
         let mut obeyed = st.clone();
@@ -2933,9 +2916,20 @@ fn attack(st: &State, a: &Value) -> Result<P, Rejection> {
     attack_unordered(st, a)
 }
 
-fn attack_unordered(st: &State, a: &Value) -> Result<P, Rejection> {
-    let at = unit_field(st, a, "attacker")?;
-    let de = unit_field(st, a, "defender")?;
+fn attack_unordered(st: &State, a: &Action) -> Result<P, Rejection> {
+    let Action::Attack {
+        attacker,
+        defender,
+        charge,
+        flank,
+        evade,
+        ..
+    } = a
+    else {
+        return Err(wrong());
+    };
+    let at = unit_at(st, "attacker", attacker.id())?;
+    let de = unit_at(st, "defender", defender.id())?;
     if at.side == de.side {
         return Err(refuse(
             "same-side",
@@ -2961,7 +2955,8 @@ fn attack_unordered(st: &State, a: &Value) -> Result<P, Rejection> {
                     ("now", phase_name(st)),
                 ],
             ),
-        ));
+        )
+        .not_now());
     }
     if at.status != Status::Ok {
         return Err(refuse(
@@ -2996,15 +2991,10 @@ fn attack_unordered(st: &State, a: &Value) -> Result<P, Rejection> {
         ));
     }
     if at.activated && !at.moved {
-        return Err(refuse(
-            "activated",
-            "attacker",
-            "callan.reject.activated",
-            at,
-        ));
+        return Err(refuse("activated", "attacker", "callan.reject.activated", at).not_now());
     }
     if at.fought_with.contains(&de.id) {
-        return Err(refuse("fought", "defender", "callan.reject.fought", de));
+        return Err(refuse("fought", "defender", "callan.reject.fought", de).not_now());
     }
     if at.orders_failed {
         return Err(refuse(
@@ -3012,7 +3002,8 @@ fn attack_unordered(st: &State, a: &Value) -> Result<P, Rejection> {
             "attacker",
             "callan.reject.orders-failed",
             at,
-        ));
+        )
+        .not_now());
     }
     if in_combat(st, &at.id) {
         return Err(refuse("in-melee", "attacker", "callan.reject.in-melee", at));
@@ -3035,12 +3026,7 @@ fn attack_unordered(st: &State, a: &Value) -> Result<P, Rejection> {
         ));
     }
     if at.troop == Troop::CavalleriaLeggera && at.fired {
-        return Err(refuse(
-            "fired",
-            "attacker",
-            "callan.reject.fired-no-attack",
-            at,
-        ));
+        return Err(refuse("fired", "attacker", "callan.reject.fired-no-attack", at).not_now());
     }
     if de.status == Status::Fleeing {
         // A fleeing unit contacted is destroyed (D44).
@@ -3067,15 +3053,14 @@ fn attack_unordered(st: &State, a: &Value) -> Result<P, Rejection> {
         return Ok(Plan::Done(r));
     }
     let c = counts(st, a, [at, de], false)?;
-    let charge = flag(a, "charge") && at.troop.is_cavalry();
-    let flank = flag(a, "flank") && !de.riccio;
-    let evade = flag(a, "evade");
+    let charge = *charge && at.troop.is_cavalry();
+    let flank = *flank && !de.riccio;
     let can =
         (de.open_order && de.troop.is_foot() || de.troop == Troop::CavalleriaLeggera) && !de.moved;
-    if can && a.get("evade").is_none() {
+    if can && evade.is_none() {
         // The defender's side chooses: the attack waits for its answer (§5, Evasione).
         let mut r = Res::new(st);
-        r.st.question = Some(a.clone());
+        r.st.question = Some(serde_json::to_value(a).unwrap_or(Value::Null));
         let msg = m(
             "callan.question.evade",
             &[("unit", de.name.clone()), ("by", at.name.clone())],
@@ -3084,7 +3069,7 @@ fn attack_unordered(st: &State, a: &Value) -> Result<P, Rejection> {
         r.say(msg);
         return Ok(Plan::Done(r));
     }
-    if evade {
+    if *evade == Some(true) {
         if !can {
             return Err(refuse("cannot-evade", "evade", "callan.reject.evade", de));
         }
@@ -3261,15 +3246,16 @@ fn mark_fought(r: &mut Res, a: &str, b: &str) {
 }
 
 /// The attacked unit's answer: evade, or stand and fight (§5, Evasione).
-fn answer(st: &State, a: &Value) -> Result<P, Rejection> {
-    let Some(q) = st.question.clone() else {
+fn answer(st: &State, choice: Option<&str>) -> Result<P, Rejection> {
+    let Some(q) = &st.question else {
         return Err(reject(
             "no-question",
             Some("action"),
             k("callan.reject.no-question"),
-        ));
+        )
+        .not_now());
     };
-    let choice = match s_field(a, "choice") {
+    let choice = match choice {
         Some("evade") => true,
         Some("stand") => false,
         _ => {
@@ -3286,23 +3272,29 @@ fn answer(st: &State, a: &Value) -> Result<P, Rejection> {
             ))
         }
     };
+    let mut q: Action = read_action(q)?;
+    if let Action::Attack { evade, .. } = &mut q {
+        *evade = Some(choice);
+    }
     let mut cleared = st.clone();
     cleared.question = None;
-    let mut q = q;
-    q["evade"] = Value::Bool(choice);
     attack(&cleared, &q)
 }
 
 /// The side that answers the pending question: the attacked unit's.
 pub fn question_side(st: &State) -> Option<usize> {
-    let q = st.question.as_ref()?;
-    s_field(q, "defender")
-        .and_then(|d| st.unit(d))
-        .map(|u| u.side)
+    match read_action(st.question.as_ref()?) {
+        Ok(Action::Attack { defender, .. }) => {
+            defender.id().and_then(|d| st.unit(d)).map(|u| u.side)
+        }
+        _ => None,
+    }
 }
 
-fn resolve_combat(st: &State, a: &Value) -> Result<P, Rejection> {
-    let id = need(a, "combat")?;
+fn resolve_combat(st: &State, a: &Action) -> Result<P, Rejection> {
+    let Action::ResolveCombat { combat: id, .. } = a else {
+        return Err(wrong());
+    };
     let c = combat_by(st, id).ok_or_else(|| {
         reject(
             "unknown-combat",
@@ -3328,7 +3320,8 @@ fn resolve_combat(st: &State, a: &Value) -> Result<P, Rejection> {
             "not-due",
             Some("combat"),
             m("callan.reject.not-due", &[("id", format!("c{}", c.id))]),
-        ));
+        )
+        .not_now());
     }
     let (Some(x), Some(y)) = (st.unit(&c.units[0]), st.unit(&c.units[1])) else {
         return Err(reject(
@@ -3861,9 +3854,9 @@ fn pursuit_settles(mut r: Res, uid: &str, u: &UnitState, f: u8, then: K) -> P {
 // ------------------------------------------------------------------------------------------------
 // The players' reports.
 
-fn panic_action(st: &State, a: &Value) -> Result<P, Rejection> {
-    let u = unit_field(st, a, "unit")?;
-    let reason = s_field(a, "reason").unwrap_or("friends_fleeing");
+fn panic_action(st: &State, unit: &str, reason: Option<&str>) -> Result<P, Rejection> {
+    let u = unit_at(st, "unit", unit)?;
+    let reason = reason.unwrap_or("friends_fleeing");
     let trigger = match reason {
         "friends_fleeing" => Trigger::FriendsFleeing,
         "rout_seen" => Trigger::RoutSeen,
@@ -3905,8 +3898,8 @@ fn panic_action(st: &State, a: &Value) -> Result<P, Rejection> {
     ))
 }
 
-fn pursuit(st: &State, a: &Value) -> Result<P, Rejection> {
-    let u = unit_field(st, a, "unit")?;
+fn pursuit(st: &State, unit: &str, edge: bool) -> Result<P, Rejection> {
+    let u = unit_at(st, "unit", unit)?;
     if u.status != Status::Pursuing {
         return Err(refuse(
             "not-pursuing",
@@ -3917,7 +3910,6 @@ fn pursuit(st: &State, a: &Value) -> Result<P, Rejection> {
     }
     let mut r = Res::new(st);
     let id = u.id.clone();
-    let edge = flag(a, "reached_edge");
     let french = u.troop == Troop::Gendarmi && u.nationality.as_deref() == Some("francesi");
     let msg;
     if let Some(me) = r.st.unit_mut(&id) {
@@ -3971,10 +3963,9 @@ fn pursuit(st: &State, a: &Value) -> Result<P, Rejection> {
     Ok(Plan::Done(r))
 }
 
-fn rally(st: &State, a: &Value) -> Result<P, Rejection> {
-    let cid = need(a, "commander")?;
-    let from = unit_field(st, a, "from")?;
-    let to = unit_field(st, a, "to")?;
+fn rally(st: &State, cid: &str, from: &str, to: &str) -> Result<P, Rejection> {
+    let from = unit_at(st, "from", from)?;
+    let to = unit_at(st, "to", to)?;
     let led = st.commander_of(&from.id).is_some_and(|c| c.id == cid);
     if !led {
         return Err(refuse(
@@ -4032,8 +4023,8 @@ fn rally(st: &State, a: &Value) -> Result<P, Rejection> {
     Ok(Plan::Done(r))
 }
 
-fn off_table(st: &State, a: &Value) -> Result<P, Rejection> {
-    let u = unit_field(st, a, "unit")?;
+fn off_table(st: &State, unit: &str) -> Result<P, Rejection> {
+    let u = unit_at(st, "unit", unit)?;
     if !u.on_table() {
         return Err(refuse(
             "not-on-table",
@@ -4058,10 +4049,9 @@ fn off_table(st: &State, a: &Value) -> Result<P, Rejection> {
     Ok(Plan::Done(r))
 }
 
-fn obstacle(st: &State, a: &Value) -> Result<P, Rejection> {
-    let id = need(a, "id")?.trim().to_lowercase();
+fn obstacle(st: &State, id: &str, d: Option<&str>) -> Result<P, Rejection> {
+    let id = id.trim().to_lowercase();
     let id = id.as_str();
-    let d = s_field(a, "difficulty");
     if let Some(d) = d {
         if !matches!(d, "facile" | "difficile" | "molto-difficile") {
             return Err(reject(
@@ -4105,13 +4095,22 @@ fn obstacle(st: &State, a: &Value) -> Result<P, Rejection> {
     Ok(Plan::Done(r))
 }
 
-fn set_state(st: &State, a: &Value) -> Result<P, Rejection> {
-    let u = unit_field(st, a, "unit")?;
+fn set_state(st: &State, a: &Action) -> Result<P, Rejection> {
+    let Action::SetState {
+        unit,
+        disordered: dis,
+        open_order: open,
+        riccio,
+        loses_first,
+        ..
+    } = a
+    else {
+        return Err(wrong());
+    };
+    let (dis, open, riccio) = (*dis, *open, *riccio);
+    let u = unit_at(st, "unit", unit.as_str())?;
     let mut r = Res::new(st);
     let id = u.id.clone();
-    let dis = a.get("disordered").map(|_| flag(a, "disordered"));
-    let open = a.get("open_order").map(|_| flag(a, "open_order"));
-    let riccio = a.get("riccio").map(|_| flag(a, "riccio"));
     if riccio == Some(true) && u.troop != Troop::Picchieri {
         return Err(refuse("not-pike", "riccio", "callan.reject.formation", u));
     }
@@ -4124,7 +4123,7 @@ fn set_state(st: &State, a: &Value) -> Result<P, Rejection> {
             u,
         ));
     }
-    let lose_first = match s_field(a, "loses_first") {
+    let lose_first = match loses_first.as_deref() {
         None => None,
         Some("pike") => Some(None),
         Some(kind) => {

@@ -12,6 +12,7 @@
 //! arguments, rendered in Italian or English by `tercio-i18n` where it is shown, so the event log
 //! reads in each viewer's language.
 
+pub mod action;
 pub mod engine;
 pub mod game;
 pub mod resolve;
