@@ -1,5 +1,7 @@
-//! The `RuleSet` and `Engine` binding: scenario checks, views (the deck's order is secret),
-//! the board, the forms and the reference tables (design §14).
+//! The binding (design §14): here the `RuleSet` and the scenario checks; `rules` the typed
+//! `Rules` (views: the deck's order is secret), which the shell holds as `Typed<CallanEngine>`;
+//! `standalone` one volley or one first round between inline units; `board`, `forms` and
+//! `reference` what the shell draws.
 
 use serde_json::{json, Value};
 use tercio_core::{Plan, Resolution};

@@ -1,5 +1,11 @@
 //! The battle as a fold (design §14): every action resolves into the next state, and the event's
 //! effects are the difference (absolute values at JSON pointers), so replay needs no dice.
+//!
+//! A module a section: `config` (house rules), `state`, `army` (the scenario's units), `plan`
+//! (each action's fields and its plan), `turn` (start, cards, end of turn), `losses`,
+//! `discipline` (panic tests, wound checks), `fire`, `movement`, `combat` (contact), `round` (the
+//! duel, the dice and what follows), `reports` (the players' reports, what the game waits for).
+//! Here: the result of a resolution and the memo of equal futures, shared by all.
 
 use std::collections::BTreeMap;
 use std::rc::Rc;
