@@ -438,7 +438,7 @@ fn offered_combats(g: &G) -> Vec<String> {
     g.engine
         .forms(&g.state, None)
         .iter()
-        .filter(|f| f.action == "resolve_combat")
+        .filter(|f| f.action == "resolve-combat")
         .flat_map(|f| match &f.fields[0].kind {
             tercio_rules::FieldKind::Choice { options, .. } => {
                 options.iter().map(|o| o.value.clone()).collect::<Vec<_>>()
@@ -2849,4 +2849,224 @@ fn d57_with_orders_an_attack_rolls_the_orders_die_first() {
     );
     assert_eq!(facet(&o, &key("callan.facet.obeys")), None);
     assert!(facet(&o, &key("callan.facet.winner")).is_some());
+}
+
+// ------------------------------------------------------------------------------------------------
+// The typed actions: canonical names, the spellings recorded before, one reading of the fields.
+
+const ACTION_NAMES: [&str; 17] = [
+    "start",
+    "draw",
+    "end-turn",
+    "fire",
+    "hold-fire",
+    "volley",
+    "move",
+    "commander",
+    "attack",
+    "answer",
+    "resolve-combat",
+    "panic-test",
+    "pursuit",
+    "rally",
+    "off-table",
+    "obstacle",
+    "state",
+];
+
+const OLD_SPELLINGS: [(&str, &str); 5] = [
+    ("end_turn", "end-turn"),
+    ("hold_fire", "hold-fire"),
+    ("resolve_combat", "resolve-combat"),
+    ("panic_test", "panic-test"),
+    ("off_table", "off-table"),
+];
+
+fn refusal(e: &dyn Engine, state: Option<&Value>, a: &Value) -> tercio_rules::Rejection {
+    match e.plan(state, a) {
+        Err(r) => r,
+        Ok(_) => panic!("{a} was accepted"),
+    }
+}
+
+fn kind(r: &tercio_rules::Rejection) -> Value {
+    serde_json::to_value(r.kind).expect("kind")
+}
+
+#[test]
+fn every_action_refuses_an_unknown_field_by_name() {
+    let g = G::new(SCENARIO);
+    let lone = lookup("callan")
+        .expect("listed")
+        .engine(None)
+        .expect("engine");
+    let names = ACTION_NAMES
+        .iter()
+        .copied()
+        .chain(OLD_SPELLINGS.iter().map(|(old, _)| *old));
+    for name in names {
+        let a = json!({"action": name, "bogus": 1});
+        for (e, st) in [(&g.engine, Some(&g.state)), (&lone, None)] {
+            let r = refusal(e.as_ref(), st, &a);
+            assert_eq!(
+                (r.code.as_str(), r.field.as_deref()),
+                ("unknown-field", Some("bogus")),
+                "{name}"
+            );
+            assert!(localize(Lang::En, &r.message).contains("bogus"), "{name}");
+        }
+    }
+    // Every action may name its side (§14.2); the engine does not read it.
+    let mut g = g;
+    g.act(json!({"action": "draw", "side": "francesi"}));
+    let r = refusal(g.engine.as_ref(), Some(&g.state), &json!({"action": "fly"}));
+    assert_eq!(
+        (r.code.as_str(), r.field.as_deref()),
+        ("unknown-action", Some("action"))
+    );
+    assert!(localize(Lang::En, &r.message).contains("end-turn"));
+}
+
+#[test]
+fn the_spellings_recorded_before_still_parse_and_resolve_the_same() {
+    let mut g = G::new(SCENARIO);
+    g.deck(&[1, 2, 3, 4, 5, 6]);
+    g.draw();
+    // Each old spelling is its action: refused for the same reason as the canonical name.
+    for (old, new) in OLD_SPELLINGS {
+        for a in [
+            json!({"action": old, "unit": "arch", "combat": "c9"}),
+            json!({"action": old}),
+        ] {
+            let mut b = a.clone();
+            b["action"] = json!(new);
+            assert_eq!(g.refused(a), g.refused(b), "{old}");
+        }
+    }
+    assert_eq!(
+        g.refused(json!({"action": "end_turn"})),
+        "cards-left|action"
+    );
+    for _ in 0..5 {
+        g.draw();
+    }
+    let before = g.state.clone();
+    let old = g.with(json!({"action": "end_turn"}), &[]);
+    let after = g.state.clone();
+    g.state = before;
+    let new = g.with(json!({"action": "end-turn"}), &[]);
+    assert_eq!(g.state, after);
+    assert_eq!(old.effects, new.effects);
+    assert_eq!(old.resolution.render(), new.resolution.render());
+    // The title's key is the one events recorded before were written with.
+    assert!(new.resolution.action.contains("@callan.action.end_turn"));
+    assert_eq!(localize(Lang::En, &new.resolution.action), "End the turn");
+    // The forms give the canonical names.
+    let forms = g.engine.forms(&g.state, None);
+    assert!(forms.iter().any(|f| f.action == "panic-test"));
+    assert!(forms.iter().any(|f| f.action == "off-table"));
+    assert!(forms.iter().all(|f| !f.action.contains('_')));
+}
+
+#[test]
+fn form_text_and_typed_values_resolve_the_same() {
+    let mut g = G::new(SCENARIO);
+    g.deck(&[1, 2, 3, 4, 5, 6]);
+    g.draw();
+    let typed = json!({"action": "fire", "unit": "arch", "target": "iarch",
+        "short_bases": 2, "long_bases": 1, "downhill": true, "over_friends": false,
+        "cover": "wall"});
+    let text = json!({"action": "fire", "unit": " arch", "target": "iarch ",
+        "short_bases": "2", "long_bases": " 1 ", "downhill": "on", "over_friends": "off",
+        "dense": "", "cover": "wall"});
+    let before = g.state.clone();
+    g.stream = DiceStream::from_seed(5);
+    let a = g.act(typed);
+    let after = g.state.clone();
+    g.state = before;
+    g.stream = DiceStream::from_seed(5);
+    let b = g.act(text);
+    assert_eq!(g.state, after);
+    assert_eq!(a.effects, b.effects);
+    assert_eq!(a.resolution.render(), b.resolution.render());
+    // Stand-alone too, the inline units' numbers and flags included.
+    let mut as_text = worked_example(true);
+    as_text["attacker"]["bases"] = json!("3");
+    as_text["defender"]["flags"] = json!("veterani");
+    as_text["attacker_front"] = json!(" 3");
+    let roll = |a: Value| {
+        standalone(a)
+            .roll(&mut DiceStream::from_seed(8))
+            .0
+            .resolution
+            .render()
+    };
+    assert_eq!(roll(worked_example(true)), roll(as_text));
+}
+
+#[test]
+fn a_flag_or_number_that_cannot_be_read_is_refused_at_its_field() {
+    let mut g = G::new(SCENARIO);
+    g.deck(&[1, 2, 3, 4, 5, 6]);
+    g.draw();
+    let fire = |extra: (&str, Value)| {
+        let mut a = json!({"action": "fire", "unit": "arch", "target": "iarch", "short_bases": 1});
+        a[extra.0] = extra.1;
+        a
+    };
+    // An unrecognised flag text used to be false: now it is refused.
+    assert_eq!(
+        g.refused(fire(("downhill", json!("maybe")))),
+        "bad-field|downhill"
+    );
+    assert_eq!(
+        g.refused(fire(("long_bases", json!("two")))),
+        "bad-field|long_bases"
+    );
+    assert_eq!(
+        g.refused(fire(("long_bases", json!(-1)))),
+        "bad-field|long_bases"
+    );
+    assert_eq!(
+        g.refused(fire(("long_bases", json!(9)))),
+        "bad-number|long_bases"
+    );
+    assert_eq!(
+        g.refused(json!({"action": "fire", "target": "iarch"})),
+        "missing-field|unit"
+    );
+}
+
+#[test]
+fn refusals_about_the_turn_are_not_now() {
+    let mut g = G::new(SCENARIO);
+    g.deck(&[1, 2, 3, 4, 5, 6]);
+    g.draw();
+    let e = g.engine.as_ref();
+    // Cards left to draw; the other side's unit at this card; a move at a fire card.
+    for a in [
+        json!({"action": "end-turn"}),
+        json!({"action": "fire", "unit": "iarch", "target": "arch", "short_bases": 1}),
+        json!({"action": "move", "unit": "arch"}),
+    ] {
+        let r = refusal(e, Some(&g.state), &a);
+        assert_eq!(kind(&r), json!("not-now"), "{a}: {}", r.code);
+    }
+    // The action itself is wrong: no turn lifts it.
+    for a in [
+        json!({"action": "fire", "unit": "arch", "target": "gend", "short_bases": 1}),
+        json!({"action": "fire", "unit": "arch", "target": "iarch", "short_bases": 9}),
+        json!({"action": "start"}),
+    ] {
+        let r = refusal(e, Some(&g.state), &a);
+        assert_eq!(kind(&r), json!("invalid"), "{a}: {}", r.code);
+    }
+    // A unit that has fired, at the same card.
+    g.act(json!({"action": "fire", "unit": "arch", "target": "iarch", "short_bases": 1}));
+    let r = refusal(
+        g.engine.as_ref(),
+        Some(&g.state),
+        &json!({"action": "fire", "unit": "arch", "target": "iarch", "short_bases": 1}),
+    );
+    assert_eq!((r.code.as_str(), kind(&r)), ("fired", json!("not-now")));
 }

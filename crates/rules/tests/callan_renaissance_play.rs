@@ -194,9 +194,9 @@ fn play(name: &str, seed: u64, choices: &[usize], turns: u64) {
                 };
                 // The table's reports are rarer than the units' actions.
                 let weight = match f.action.as_str() {
-                    "off_table" => 1,
+                    "off-table" => 1,
                     "obstacle" | "state" => 2,
-                    "panic_test" | "commander" | "rally" => 3,
+                    "panic-test" | "commander" | "rally" => 3,
                     "move" => 6,
                     _ => 12,
                 };

@@ -4,14 +4,17 @@
 //!
 //! `tables` holds every number of the troop, fire, combat, discipline and points tables with its
 //! citation; `resolve` the dice pools (6, 5–6, "5 e mezzo", the charge re-rolls, the commander's
-//! re-roll) as declared plans, so odds and rolls come from one code path; `game` the battle as a
-//! fold of absolute effects (the turn deck, fire, combat, discipline, victory); `engine` the
-//! `RuleSet` and `Engine` binding.
+//! re-roll) as declared plans, so odds and rolls come from one code path; `action` the typed
+//! actions, read with the one reading of form fields; `game` the battle as a fold of absolute
+//! effects (the turn deck, fire, combat, discipline, victory), a module a section; `engine` the
+//! `RuleSet` and the typed `Rules` (the shell's `Engine` through `Typed`), the board, the forms
+//! and the reference tables.
 //!
 //! Every text a person reads is a language-neutral message ([`m`]): a catalogue key with its
 //! arguments, rendered in Italian or English by `tercio-i18n` where it is shown, so the event log
 //! reads in each viewer's language.
 
+pub mod action;
 pub mod engine;
 pub mod game;
 pub mod resolve;

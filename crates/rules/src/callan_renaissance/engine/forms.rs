@@ -1,0 +1,461 @@
+//! Forms.
+
+use super::*;
+
+pub(super) fn unit_choices(
+    st: &State,
+    side: Option<usize>,
+    p: impl Fn(&UnitState) -> bool,
+) -> Vec<Choice> {
+    st.units
+        .iter()
+        .filter(|u| side.is_none_or(|s| u.side == s) && p(u))
+        .map(|u| {
+            Choice::new(
+                u.id.clone(),
+                format!("{} ({}/{})", u.name, u.bases, u.bases_start),
+            )
+        })
+        .collect()
+}
+
+pub(super) fn choices(list: &[(&str, &str)]) -> Vec<Choice> {
+    list.iter().map(|(v, l)| Choice::new(*v, k(l))).collect()
+}
+
+/// A form for the action of canonical name `action`, titled from its catalogue key.
+pub(super) fn form(action: &str, fields: Vec<FormField>, odds: bool) -> ActionForm {
+    let key = action_key(action);
+    ActionForm::new(
+        action,
+        &k(&format!("callan.action.{key}")),
+        &k(&format!("callan.hint.{key}")),
+        fields,
+        odds,
+    )
+}
+
+pub(super) fn f_choice(name: &str, options: Vec<Choice>, optional: bool) -> FormField {
+    FormField::choice(name, &k(&format!("callan.field.{name}")), options, optional)
+}
+
+pub(super) fn f_flag(name: &str) -> FormField {
+    FormField::flag(name, &k(&format!("callan.field.{name}")))
+}
+
+pub(super) fn f_num(name: &str, max: i64, value: i64) -> FormField {
+    FormField::number(name, &k(&format!("callan.field.{name}")), 0, max, value)
+}
+
+pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
+    let mine = side.and_then(|s| st.sides.iter().position(|x| x.id == s));
+    if side.is_some() && mine.is_none() {
+        return Vec::new();
+    }
+    let gm = side.is_none();
+    let mut out = Vec::new();
+    match st.phase {
+        Phase::Over => return out,
+        Phase::Setup => {
+            if gm {
+                out.push(form("start", Vec::new(), false).primary());
+                out.push(obstacle_form());
+            }
+            return out;
+        }
+        Phase::Cards => {}
+    }
+    if let Some(qs) = game::question_side(st) {
+        if gm || mine == Some(qs) {
+            out.push(
+                form(
+                    "answer",
+                    vec![f_choice(
+                        "choice",
+                        choices(&[
+                            ("stand", "callan.choice.stand"),
+                            ("evade", "callan.choice.evade"),
+                        ]),
+                        false,
+                    )],
+                    false,
+                )
+                .primary(),
+            );
+        }
+        return out;
+    }
+    let due: Vec<&game::Combat> = st.combats.iter().filter(|c| c.due).collect();
+    if gm && due.is_empty() {
+        if st.cards_left().is_empty() {
+            out.push(form("end-turn", Vec::new(), false).primary());
+        } else {
+            out.push(form("draw", Vec::new(), false).primary());
+        }
+    }
+    for c in &due {
+        let side_of = st.unit(&c.units[0]).map(|u| u.side);
+        if !gm && side_of != mine && st.unit(&c.units[1]).map(|u| u.side) != mine {
+            continue;
+        }
+        let (Some(a), Some(b)) = (st.unit(&c.units[0]), st.unit(&c.units[1])) else {
+            continue;
+        };
+        let mut fields = vec![
+            f_choice(
+                "combat",
+                vec![Choice::new(
+                    format!("c{}", c.id),
+                    format!("c{}: {} – {}", c.id, a.name, b.name),
+                )],
+                false,
+            ),
+            f_num(
+                "attacker_front",
+                i64::from(a.fighting_bases()),
+                i64::from(a.fighting_bases().min(3)),
+            ),
+            f_num("attacker_rear", i64::from(a.fighting_bases()), 0),
+            f_num(
+                "defender_front",
+                i64::from(b.fighting_bases()),
+                i64::from(b.fighting_bases().min(3)),
+            ),
+            f_num("defender_rear", i64::from(b.fighting_bases()), 0),
+            f_flag("attacker_emerge"),
+            f_flag("defender_emerge"),
+        ];
+        // A squadron of either side may come up in support of a cavalry melee (D36).
+        if c.cavalry {
+            let helpers = unit_choices(st, None, |u| {
+                u.troop.is_cavalry()
+                    && u.status == Status::Ok
+                    && !c.units.contains(&u.id)
+                    && !st.combats.iter().any(|z| z.units.contains(&u.id))
+                    && (u.side == a.side || u.side == b.side)
+            });
+            if !helpers.is_empty() {
+                fields.push(f_choice("support", helpers, true));
+                fields.push(f_num("support_front", 6, 0));
+            }
+        }
+        let mut f = form("resolve-combat", fields, true);
+        f.primary = true;
+        out.push(f);
+    }
+    if !due.is_empty() {
+        out.push(panic_form(st, mine));
+        return out;
+    }
+    let open = st.open.clone();
+    let on = |u: &UnitState| u.on_table();
+    if let Some(o) = &open {
+        let side_now = o.side;
+        let acts = gm || (side_now.is_some() && side_now == mine);
+        let phase = if o.phase == CardPhase::Joker {
+            o.repeat
+        } else {
+            Some(o.phase)
+        };
+        if acts {
+            if let Some(s) = side_now {
+                let enemies = unit_choices(st, Some(1 - s.min(1)), on);
+                match phase {
+                    Some(CardPhase::Fire) => {
+                        let firers = unit_choices(st, Some(s), |u| {
+                            u.on_table()
+                                && u.firing_bases() > 0
+                                && !u.exploded
+                                && (!u.fired || o.phase == CardPhase::Joker)
+                        });
+                        if !firers.is_empty() {
+                            out.push(fire_form(firers, enemies.clone(), false));
+                        }
+                        let vets = unit_choices(st, Some(s), |u| {
+                            u.quality == Quality::Veterani
+                                && u.troop == Troop::Archibugieri
+                                && !u.fired
+                                && u.on_table()
+                        });
+                        if !vets.is_empty() {
+                            out.push(form(
+                                "hold-fire",
+                                vec![f_choice("unit", vets, false)],
+                                false,
+                            ));
+                        }
+                    }
+                    Some(p @ (CardPhase::Infantry | CardPhase::Cavalry)) => {
+                        let cav = p == CardPhase::Cavalry;
+                        // Only the units that may still act at this card are offered (the
+                        // engine refuses the others with the reason).
+                        let movers = unit_choices(st, Some(s), |u| {
+                            u.on_table()
+                                && u.troop.is_cavalry() == cav
+                                && u.troop != Troop::ArtiglieriaPesante
+                                && (!u.activated || o.phase == CardPhase::Joker)
+                        });
+                        let attackers = unit_choices(st, Some(s), |u| {
+                            u.status == Status::Ok
+                                && u.troop.is_cavalry() == cav
+                                && !u.troop.is_gun()
+                                && !u.riccio
+                                && !u.half()
+                                && (!u.activated || u.moved)
+                        });
+                        if !movers.is_empty() {
+                            out.push(move_form(movers));
+                        }
+                        if !attackers.is_empty() && o.phase != CardPhase::Joker {
+                            out.push(attack_form(attackers, enemies.clone(), cav));
+                        }
+                        let skirmishers = unit_choices(st, Some(s), |u| {
+                            u.on_table()
+                                && !u.fired
+                                && ((cav
+                                    && u.troop == Troop::CavalleriaLeggera
+                                    && u.weapon.is_some())
+                                    || (!cav && u.troop.is_shot()))
+                        });
+                        if !skirmishers.is_empty() {
+                            out.push(fire_form(skirmishers, enemies.clone(), true));
+                        }
+                        if p == CardPhase::Infantry && o.phase != CardPhase::Joker {
+                            let cmds: Vec<Choice> = st
+                                .commanders
+                                .iter()
+                                .filter(|c| {
+                                    c.side == s && c.status == game::CommanderStatus::Active
+                                })
+                                .map(|c| Choice::new(c.id.clone(), c.name.clone()))
+                                .collect();
+                            if !cmds.is_empty() {
+                                out.push(form(
+                                    "commander",
+                                    vec![
+                                        f_choice("commander", cmds, false),
+                                        f_choice("join", unit_choices(st, Some(s), on), true),
+                                    ],
+                                    false,
+                                ));
+                            }
+                        }
+                        let pursuers = unit_choices(st, Some(s), |u| u.status == Status::Pursuing);
+                        if !pursuers.is_empty() && cav {
+                            out.push(form(
+                                "pursuit",
+                                vec![f_choice("unit", pursuers, false), f_flag("reached_edge")],
+                                false,
+                            ));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        // The veteran volley answers the enemy's move (D24).
+        if let Some(s) =
+            side_now.filter(|_| matches!(phase, Some(CardPhase::Infantry | CardPhase::Cavalry)))
+        {
+            let other = 1 - s.min(1);
+            if gm || mine == Some(other) {
+                let held = unit_choices(st, Some(other), |u| u.held_fire);
+                if !held.is_empty() {
+                    out.push(form(
+                        "volley",
+                        vec![
+                            f_choice("unit", held, false),
+                            f_choice("target", unit_choices(st, Some(s), on), false),
+                            f_num("short_bases", 16, 1),
+                        ],
+                        true,
+                    ));
+                }
+            }
+        }
+    }
+    out.push(panic_form(st, mine));
+    if gm {
+        let cmds: Vec<Choice> = st
+            .commanders
+            .iter()
+            .filter(|c| c.status == game::CommanderStatus::Active && c.unit.is_some())
+            .map(|c| Choice::new(c.id.clone(), c.name.clone()))
+            .collect();
+        if !cmds.is_empty() {
+            let cav = unit_choices(st, None, |u| u.troop.is_cavalry() && u.status == Status::Ok);
+            out.push(form(
+                "rally",
+                vec![
+                    f_choice("commander", cmds, false),
+                    f_choice("from", cav.clone(), false),
+                    f_choice("to", cav, false),
+                ],
+                false,
+            ));
+        }
+        out.push(form(
+            "off-table",
+            vec![f_choice("unit", unit_choices(st, None, on), false)],
+            false,
+        ));
+        out.push(obstacle_form());
+        out.push(form(
+            "state",
+            vec![
+                f_choice("unit", unit_choices(st, None, on), false),
+                f_flag("disordered"),
+                f_flag("open_order"),
+                f_flag("riccio"),
+                f_choice(
+                    "loses_first",
+                    choices(&[
+                        ("pike", "callan.lose.pike"),
+                        ("screen", "callan.lose.screen"),
+                        ("special", "callan.lose.special"),
+                        ("halberd", "callan.lose.halberd"),
+                        ("shot", "callan.lose.shot"),
+                    ]),
+                    true,
+                ),
+            ],
+            false,
+        ));
+    }
+    out
+}
+
+pub(super) fn panic_form(st: &State, side: Option<usize>) -> ActionForm {
+    form(
+        "panic-test",
+        vec![
+            f_choice(
+                "unit",
+                unit_choices(st, side, |u| {
+                    matches!(u.status, Status::Ok | Status::Retiring)
+                }),
+                false,
+            ),
+            f_choice(
+                "reason",
+                choices(&[
+                    ("friends_fleeing", "callan.trigger.friends-fleeing"),
+                    ("rout_seen", "callan.trigger.rout-seen"),
+                ]),
+                false,
+            ),
+        ],
+        true,
+    )
+}
+
+pub(super) fn obstacle_form() -> ActionForm {
+    form(
+        "obstacle",
+        vec![
+            FormField::text("id", &k("callan.field.id"), "fosso"),
+            f_choice(
+                "difficulty",
+                choices(&[
+                    ("facile", "callan.obstacle.facile"),
+                    ("difficile", "callan.obstacle.difficile"),
+                    ("molto-difficile", "callan.obstacle.molto-difficile"),
+                ]),
+                false,
+            ),
+        ],
+        false,
+    )
+}
+
+pub(super) fn fire_form(firers: Vec<Choice>, targets: Vec<Choice>, moved: bool) -> ActionForm {
+    let mut fields = vec![
+        f_choice("unit", firers, false),
+        f_choice("target", targets, false),
+        f_num("short_bases", 16, 0),
+        f_num("long_bases", 16, 1),
+        f_choice(
+            "cover",
+            choices(&[
+                ("none", "callan.cover.none"),
+                ("wall", "callan.cover.wall"),
+                ("fortification", "callan.cover.fortification"),
+                ("wood_edge", "callan.cover.wood-edge"),
+            ]),
+            false,
+        ),
+        f_flag("dense"),
+        f_flag("downhill"),
+        f_flag("nearest"),
+        f_flag("over_friends"),
+    ];
+    if moved {
+        fields.push(f_flag("moved"));
+    }
+    let mut f = form("fire", fields, true);
+    if moved {
+        f.label = k("callan.action.move-fire");
+        f.hint = k("callan.hint.move-fire");
+    }
+    f
+}
+
+pub(super) fn move_form(units: Vec<Choice>) -> ActionForm {
+    form(
+        "move",
+        vec![
+            f_choice("unit", units, false),
+            f_choice(
+                "kind",
+                choices(&[
+                    ("move", "callan.move.move"),
+                    ("charge", "callan.move.charge"),
+                    ("reform", "callan.move.reform"),
+                    ("formation", "callan.move.formation"),
+                    ("retire", "callan.move.retire"),
+                    ("flee", "callan.move.flee"),
+                ]),
+                false,
+            ),
+            f_choice(
+                "formation",
+                choices(&[
+                    ("line", "callan.formation.line"),
+                    ("riccio", "callan.formation.riccio"),
+                    ("open", "callan.formation.open"),
+                    ("close", "callan.formation.close"),
+                ]),
+                true,
+            ),
+            f_flag("steep_hill"),
+            f_flag("difficult_terrain"),
+            FormField::text("obstacle", &k("callan.field.obstacle"), ""),
+        ],
+        false,
+    )
+}
+
+pub(super) fn attack_form(units: Vec<Choice>, enemies: Vec<Choice>, cav: bool) -> ActionForm {
+    let mut fields = vec![
+        f_choice("attacker", units, false),
+        f_choice("defender", enemies, false),
+        f_num("attacker_front", 16, 3),
+        f_num("attacker_rear", 16, 0),
+        f_num("defender_front", 16, 3),
+        f_num("defender_rear", 16, 0),
+        f_num("defender_shot", 16, 0),
+    ];
+    if cav {
+        fields.push(f_flag("charge"));
+    }
+    fields.push(f_flag("flank"));
+    fields.push(f_choice(
+        "evade",
+        choices(&[
+            ("false", "callan.choice.stand"),
+            ("true", "callan.choice.evade"),
+        ]),
+        true,
+    ));
+    form("attack", fields, true)
+}

@@ -1,0 +1,445 @@
+//! Movement (§5).
+
+use super::*;
+
+pub(super) fn move_unit(st: &State, a: &Action) -> Result<P, Rejection> {
+    let Action::Move {
+        unit,
+        kind,
+        formation,
+        steep_hill,
+        difficult_terrain,
+        obstacle,
+        pass_through,
+        ..
+    } = a
+    else {
+        return Err(wrong());
+    };
+    let u = unit_at(st, "unit", unit.as_str())?;
+    let kind = kind.as_deref().unwrap_or("move");
+    if !matches!(
+        kind,
+        "move" | "charge" | "reform" | "formation" | "retire" | "flee"
+    ) {
+        return Err(reject(
+            "bad-choice",
+            Some("kind"),
+            m(
+                "callan.reject.choice",
+                &[
+                    ("field", "kind".into()),
+                    (
+                        "allowed",
+                        "move, charge, reform, formation, retire, flee".into(),
+                    ),
+                ],
+            ),
+        ));
+    }
+    let phase = if u.troop.is_cavalry() {
+        CardPhase::Cavalry
+    } else {
+        CardPhase::Infantry
+    };
+    if !card_is(st, u.side, phase) {
+        return Err(reject(
+            "out-of-phase",
+            Some("action"),
+            m(
+                "callan.reject.move-when",
+                &[
+                    ("unit", u.name.clone()),
+                    ("phase", format!("@callan.phase.{}", phase.id())),
+                    ("now", phase_name(st)),
+                ],
+            ),
+        )
+        .not_now());
+    }
+    let joker = joker_open(st);
+    if joker {
+        if st.open.as_ref().is_some_and(|o| o.joker_used) {
+            return Err(refuse("joker-used", "unit", "callan.reject.joker-used", u).not_now());
+        }
+        if !u.moved || !u.fought_with.is_empty() {
+            return Err(refuse("joker-unit", "unit", "callan.reject.joker-unit", u).not_now());
+        }
+    } else if u.activated {
+        return Err(refuse("activated", "unit", "callan.reject.activated", u).not_now());
+    }
+    if u.orders_failed {
+        return Err(refuse("orders-failed", "unit", "callan.reject.orders-failed", u).not_now());
+    }
+    match u.status {
+        Status::Ok => {}
+        Status::Retiring if kind == "retire" => {}
+        Status::Fleeing if kind == "flee" => {}
+        Status::Retiring => {
+            return Err(refuse(
+                "must-retire",
+                "kind",
+                "callan.reject.must-retire",
+                u,
+            ))
+        }
+        Status::Fleeing => return Err(refuse("must-flee", "kind", "callan.reject.must-flee", u)),
+        _ => {
+            return Err(refuse(
+                "not-on-table",
+                "unit",
+                "callan.reject.not-on-table",
+                u,
+            ))
+        }
+    }
+    if in_combat(st, &u.id) {
+        return Err(refuse("in-melee", "unit", "callan.reject.in-melee", u));
+    }
+    if u.troop == Troop::ArtiglieriaPesante {
+        return Err(refuse(
+            "immobile",
+            "unit",
+            "callan.reject.heavy-gun-moves",
+            u,
+        ));
+    }
+    if u.riccio && kind == "move" {
+        return Err(refuse("riccio", "unit", "callan.reject.riccio-moves", u));
+    }
+    if fixated_now(st, u) && kind == "retire" {
+        return Err(refuse("fixated", "unit", "callan.reject.fixated", u));
+    }
+    let formation = formation.as_deref();
+    if kind == "formation" {
+        match formation {
+            Some("riccio") if u.troop == Troop::Picchieri => {}
+            Some("line") => {}
+            Some("open") if u.troop.is_shot() => {}
+            Some("close") => {}
+            _ => {
+                return Err(reject(
+                    "bad-choice",
+                    Some("formation"),
+                    m("callan.reject.formation", &[("unit", u.name.clone())]),
+                ))
+            }
+        }
+    }
+    if kind == "charge" && !u.troop.is_cavalry() && u.troop.is_shot() {
+        return Err(refuse(
+            "shot-charge",
+            "kind",
+            "callan.reject.shot-charge",
+            u,
+        ));
+    }
+    if kind == "charge" && u.half() {
+        return Err(refuse("half-lost", "kind", "callan.reject.half-lost", u));
+    }
+    if *difficult_terrain && u.troop.is_cavalry() {
+        return Err(refuse(
+            "no-cavalry",
+            "difficult_terrain",
+            "callan.reject.cavalry-terrain",
+            u,
+        ));
+    }
+    // The allowance, in BW and cm (§3.1).
+    let (mv, ch) = u.troop.move_bw();
+    let swiss_charge = kind == "charge"
+        && u.troop == Troop::Picchieri
+        && u.nationality.as_deref() == Some("svizzeri");
+    let mut bw = match kind {
+        "charge" if swiss_charge => 6,
+        "charge" => ch,
+        "retire" | "flee" => st.cfg.retire_bw,
+        "reform" | "formation" => mv.div_ceil(2),
+        _ => mv,
+    };
+    if u.fired && u.troop.is_shot() && kind == "move" {
+        bw = 4;
+    }
+    if *difficult_terrain && kind == "move" {
+        bw = if u.open_order { 4 } else { 2 };
+    }
+    let uid = u.id.clone();
+    let name = u.name.clone();
+    let mut r = Res::new(st);
+    if let Some(o) = r.st.open.as_mut() {
+        if joker {
+            o.joker_used = true;
+        } else {
+            o.troops_moved = true;
+        }
+    }
+    {
+        let me = r.st.unit_mut(&uid).expect("unit");
+        me.moved = true;
+        me.activated = true;
+        match (kind, formation) {
+            ("formation", Some("riccio")) => me.riccio = true,
+            ("formation", Some("line")) => me.riccio = false,
+            ("formation", Some("open")) => me.open_order = true,
+            ("formation", Some("close")) => me.open_order = false,
+            ("reform", _) => me.disordered = false,
+            _ => {}
+        }
+        if *difficult_terrain && !me.open_order && me.troop.is_foot() {
+            me.disordered = true;
+        }
+        if kind == "flee" || kind == "retire" {
+            me.riccio = false;
+        }
+    }
+    if let Some(p) = pass_through.as_deref() {
+        if let Some(f) = r.st.unit_mut(p) {
+            if f.side == st.unit(&uid).map_or(usize::MAX, |x| x.side) {
+                f.disordered = true;
+            }
+        }
+    }
+    let allowance = m(
+        "callan.move.allowance",
+        &[
+            ("unit", name.clone()),
+            ("kind", format!("@callan.move.{kind}")),
+            ("bw", bw.to_string()),
+            ("cm", st.cm(bw).to_string()),
+        ],
+    );
+    r.step(k("callan.step.move"), allowance.clone());
+    r.say(allowance);
+    // Dice that may stop or disorder the move: orders (D57), the steep hill, the obstacle (D58).
+    let exempt_orders = u.open_order
+        || st.commander_of(&uid).is_some()
+        || (kind == "charge"
+            && (u.troop == Troop::Gendarmi
+                || (u.troop == Troop::Picchieri && u.nationality.as_deref() == Some("svizzeri"))))
+        || matches!(kind, "retire" | "flee");
+    let orders = st.cfg.orders && !exempt_orders;
+    let hill = *steep_hill && !u.open_order;
+    // Obstacles are named by the players: one name, whatever the case or spaces (D58).
+    let obstacle = obstacle.as_deref().map(|o| o.trim().to_lowercase());
+    let known = obstacle.as_ref().and_then(|o| st.obstacles.get(o).cloned());
+    if let (Some(_), Some(d)) = (&obstacle, &known) {
+        if d == "molto-difficile" && u.troop.is_cavalry() {
+            return Err(refuse(
+                "impassable",
+                "obstacle",
+                "callan.reject.impassable",
+                u,
+            ));
+        }
+    }
+    let cavalry = u.troop.is_cavalry();
+    let open = u.open_order;
+    if let (Some(o), Some(d)) = (&obstacle, &known) {
+        apply_obstacle(&mut r, &uid, o, d, cavalry);
+    }
+    let roll_obstacle = obstacle.is_some() && known.is_none() && !open;
+    if !orders && !hill && !roll_obstacle {
+        if let (Some(o), None, true) = (&obstacle, &known, open) {
+            r.step(
+                k("callan.step.obstacle"),
+                m("callan.obstacle.open-order", &[("id", o.clone())]),
+            );
+        }
+        return Ok(Plan::Done(r));
+    }
+    let uid2 = uid.clone();
+    let name2 = name.clone();
+    // Orders refused: nothing happens to the unit (D57).
+    let before = u.clone();
+    let after_orders: K = Rc::new(move |r: Res| {
+        let Some(o) = obstacle.clone().filter(|_| roll_obstacle) else {
+            return Plan::Done(r);
+        };
+        let uid = uid2.clone();
+        Plan::die(
+            Die::d6(m("callan.die.obstacle", &[("id", o.clone())])),
+            move |f| {
+                let mut r = r.clone();
+                let d = match f {
+                    4..=6 => "facile",
+                    2 | 3 => "difficile",
+                    _ => "molto-difficile",
+                };
+                r.st.obstacles.insert(o.clone(), d.to_string());
+                r.facet(
+                    k("callan.facet.obstacle"),
+                    k(&format!("callan.obstacle.{d}")),
+                );
+                r.step(
+                    k("callan.step.obstacle"),
+                    m(
+                        "callan.obstacle.rolled",
+                        &[
+                            ("id", o.clone()),
+                            ("face", f.to_string()),
+                            ("difficulty", format!("@callan.obstacle.{d}")),
+                        ],
+                    ),
+                );
+                apply_obstacle(&mut r, &uid, &o, d, cavalry);
+                Plan::Done(r)
+            },
+        )
+    });
+    if !orders && !hill {
+        return Ok(after_orders(r));
+    }
+    Ok(Plan::die(
+        Die::d6(m("callan.die.orders", &[("unit", name2.clone())])),
+        move |f| {
+            let mut r = r.clone();
+            if orders && f == 1 {
+                // The unit does not move: it is not activated, and it may not try again this
+                // turn (D57).
+                if let Some(me) = r.st.unit_mut(&uid) {
+                    *me = before.clone();
+                    me.orders_failed = true;
+                }
+                r.summary.clear();
+                r.facet(k("callan.facet.obeys"), yes_no(false));
+                let msg = m("callan.orders.refused", &[("unit", name.clone())]);
+                r.step(k("callan.step.orders"), msg.clone());
+                r.say(msg);
+                return Plan::Done(r);
+            }
+            if orders {
+                r.facet(k("callan.facet.obeys"), yes_no(true));
+            }
+            if hill && f == 2 {
+                if let Some(me) = r.st.unit_mut(&uid) {
+                    me.disordered = true;
+                }
+                r.facet(k("callan.facet.disordered"), yes_no(true));
+                r.step(
+                    k(if orders {
+                        "callan.step.orders"
+                    } else {
+                        "callan.step.hill"
+                    }),
+                    m("callan.orders.hill-disorder", &[("unit", name.clone())]),
+                );
+            } else {
+                if hill {
+                    r.facet(k("callan.facet.disordered"), yes_no(false));
+                }
+                r.step(
+                    k(if orders {
+                        "callan.step.orders"
+                    } else {
+                        "callan.step.hill"
+                    }),
+                    m(
+                        if orders {
+                            "callan.orders.obeys"
+                        } else {
+                            "callan.orders.hill-safe"
+                        },
+                        &[("unit", name.clone()), ("face", f.to_string())],
+                    ),
+                );
+            }
+            after_orders(r)
+        },
+    ))
+}
+
+pub(super) fn apply_obstacle(r: &mut Res, uid: &str, id: &str, d: &str, cavalry: bool) {
+    let name = r.st.unit(uid).map(|u| u.name.clone()).unwrap_or_default();
+    let key = match d {
+        "difficile" => {
+            if let Some(u) = r.st.unit_mut(uid) {
+                u.disordered = true;
+            }
+            "callan.obstacle.cross-difficult"
+        }
+        "molto-difficile" if cavalry => "callan.obstacle.cavalry-never",
+        "molto-difficile" => "callan.obstacle.cross-very",
+        _ => "callan.obstacle.cross-easy",
+    };
+    r.step(
+        k("callan.step.obstacle"),
+        m(key, &[("unit", name), ("id", id.to_string())]),
+    );
+}
+
+pub(super) fn commander(st: &State, cid: &str, join: Option<&str>) -> Result<P, Rejection> {
+    let c = st.commanders.iter().find(|c| c.id == cid).ok_or_else(|| {
+        reject(
+            "unknown-commander",
+            Some("commander"),
+            m(
+                "callan.reject.unknown-commander",
+                &[("id", cid.to_string())],
+            ),
+        )
+    })?;
+    if c.status != CommanderStatus::Active {
+        return Err(reject(
+            "commander-lost",
+            Some("commander"),
+            m("callan.reject.commander-lost", &[("name", c.name.clone())]),
+        ));
+    }
+    if !card_is(st, c.side, CardPhase::Infantry) || joker_open(st) {
+        return Err(reject(
+            "out-of-phase",
+            Some("action"),
+            m("callan.reject.commander-when", &[("now", phase_name(st))]),
+        )
+        .not_now());
+    }
+    // "Muovi sempre il Comandante prima di muovere qualsiasi tua truppa" (003, Comandanti; D13).
+    if st.open.as_ref().is_some_and(|o| o.troops_moved) {
+        return Err(reject(
+            "troops-moved",
+            Some("commander"),
+            m("callan.reject.commander-first", &[("name", c.name.clone())]),
+        )
+        .not_now());
+    }
+    let join = join.map(str::to_string);
+    if let Some(j) = &join {
+        let u = unit_at(st, "join", j.as_str())?;
+        if u.side != c.side || !u.on_table() {
+            return Err(reject(
+                "bad-unit",
+                Some("join"),
+                m("callan.reject.join", &[("unit", u.name.clone())]),
+            ));
+        }
+    }
+    let mut r = Res::new(st);
+    let name = c.name.clone();
+    if let Some(me) = r.st.commanders.iter_mut().find(|x| x.id == cid) {
+        me.unit = join.clone();
+        me.moved = true;
+    }
+    let msg = match &join {
+        Some(j) => m(
+            "callan.commander.joins",
+            &[
+                ("name", name),
+                (
+                    "unit",
+                    st.unit(j).map(|u| u.name.clone()).unwrap_or_default(),
+                ),
+            ],
+        ),
+        None => m(
+            "callan.commander.alone",
+            &[
+                ("name", name),
+                ("bw", "8".into()),
+                ("cm", st.cm(8).to_string()),
+            ],
+        ),
+    };
+    r.step(k("callan.step.commander"), msg.clone());
+    r.say(msg);
+    Ok(Plan::Done(r))
+}
