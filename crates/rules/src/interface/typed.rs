@@ -52,15 +52,22 @@ pub trait Rules: Send + Sync + 'static {
         -> Result<Plan<Outcome<Self::Effect>>, Rejection>;
     /// Fold one outcome's effects into the state.
     fn apply(&self, state: &mut Self::State, effects: &Self::Effect) -> Result<(), String>;
-    /// Fold recorded effects into a recorded state. The default reads both into their types and
-    /// writes the state back; a rule set whose effects are patches of the recorded JSON
-    /// ([`crate::effects`]) applies them there, with no round trip.
-    fn apply_recorded(&self, state: &Value, effects: &Value) -> Result<Value, String> {
+    /// The recorded state with recorded effects folded in, `state` left as it was. The default
+    /// reads both into their types and writes the state back; a rule set whose effects are
+    /// patches of the recorded JSON ([`crate::effects`]) overrides both this and
+    /// [`Rules::apply_recorded`] to patch the JSON, with no round trip.
+    fn folded_recorded(&self, state: &Value, effects: &Value) -> Result<Value, String> {
         let mut st: Self::State = read_state(state).map_err(|r| r.message)?;
         let eff: Self::Effect =
             serde::Deserialize::deserialize(effects).map_err(|e| e.to_string())?;
         self.apply(&mut st, &eff)?;
         serde_json::to_value(st).map_err(|e| e.to_string())
+    }
+    /// Fold recorded effects into a recorded state in place (replays, undo's fold from a
+    /// checkpoint). The default replaces it with [`Rules::folded_recorded`].
+    fn apply_recorded(&self, state: &mut Value, effects: &Value) -> Result<(), String> {
+        *state = self.folded_recorded(state, effects)?;
+        Ok(())
     }
     /// Whether the battle is over (then the seed is revealed).
     fn is_over(&self, state: &Self::State) -> bool;
@@ -199,11 +206,10 @@ impl<R: Rules> Engine for Typed<R> {
         self.planned(state, action, true)
     }
     fn apply(&self, state: &mut Value, effects: &Value) -> Result<(), String> {
-        *state = self.0.apply_recorded(state, effects)?;
-        Ok(())
+        self.0.apply_recorded(state, effects)
     }
     fn folded(&self, state: &Value, effects: &Value) -> Result<Value, String> {
-        self.0.apply_recorded(state, effects)
+        self.0.folded_recorded(state, effects)
     }
     fn render_state(&self, state: &Value) -> String {
         match read_state(state) {

@@ -41,33 +41,25 @@ impl Rules for CallanEngine {
     /// The changes to the recorded state, as [`crate::effects::diff`] writes them: folded into
     /// the JSON as recorded, with no typed round trip ([`Rules::apply_recorded`]).
     type Effect = Value;
+    /// Stand-alone, a `fire` or an `attack` names its units inline ([`super::standalone`]).
+    type Request = Action;
 
     fn initial_state(&self) -> Result<State, String> {
         let sc = self.scenario.as_ref().ok_or("no scenario")?;
         game::initial(sc)
     }
 
-    fn plan(
-        &self,
-        state: Option<&State>,
-        action: &Action,
-    ) -> Result<Plan<Outcome<Value>>, Rejection> {
-        let Some(st) = state else {
-            return standalone(action);
-        };
+    fn plan(&self, st: &State, action: &Action) -> Result<Plan<Outcome<Value>>, Rejection> {
         let before = serde_json::to_value(st).ok();
         let name = action.name();
         Ok(game::plan(st, action)?.map(move |r| outcome(name, before.as_ref(), r)))
     }
 
-    fn preview(
-        &self,
-        state: Option<&State>,
-        action: &Action,
-    ) -> Result<Plan<Outcome<Value>>, Rejection> {
-        let Some(st) = state else {
-            return standalone(action);
-        };
+    fn standalone(&self, action: &Action) -> Result<Plan<Outcome<Value>>, Rejection> {
+        standalone(action)
+    }
+
+    fn preview(&self, st: &State, action: &Action) -> Result<Plan<Outcome<Value>>, Rejection> {
         let name = action.name();
         match action {
             // An attack the defender may still evade: its odds are the fight's, if it stands.
@@ -97,10 +89,15 @@ impl Rules for CallanEngine {
     }
 
     /// The effects are patches of the recorded JSON: applied there, as before the typed trait.
-    fn apply_recorded(&self, state: &Value, effects: &Value) -> Result<Value, String> {
+    fn folded_recorded(&self, state: &Value, effects: &Value) -> Result<Value, String> {
         let mut s = state.clone();
         crate::effects::apply(&mut s, effects)?;
         Ok(s)
+    }
+
+    /// In place: a replay patches one state, copying nothing.
+    fn apply_recorded(&self, state: &mut Value, effects: &Value) -> Result<(), String> {
+        crate::effects::apply(state, effects)
     }
 
     fn is_over(&self, state: &State) -> bool {
