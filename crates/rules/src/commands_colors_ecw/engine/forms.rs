@@ -110,7 +110,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
         .collect();
     match st.phase {
         Phase::Chaunce => out.push(primary(ActionForm::new(
-            "draw_chaunce",
+            "draw-chaunce",
             "Take the Chaunce card",
             "The top card of the Chaunce pack, presented by the opponent.",
             vec![],
@@ -144,7 +144,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                 ));
             }
             out.push(primary(ActionForm::new(
-                "resolve_chaunce",
+                "resolve-chaunce",
                 &format!("Resolve {}", card.map_or("the Chaunce card", |c| c.name)),
                 card.map_or("", |c| c.text),
                 fields,
@@ -209,18 +209,19 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
             if open && c.is_some_and(|c| c.rally.is_none() || c.pool.is_some()) {
                 // Only what the card can order now (in a section it names, of a type it takes).
                 let may = |id: &str| {
-                    let probe = |extra: Value| {
-                        let mut a = json!({"action": "order", "unit": id});
-                        if let (Some(o), Some(x)) = (a.as_object_mut(), extra.as_object()) {
-                            o.extend(x.clone());
-                        }
+                    let probe = |section: Option<&str>, adjacent_enemy: bool| {
+                        let a = Action::Order {
+                            unit: id.to_string(),
+                            section: section.map(str::to_string),
+                            adjacent_enemy,
+                        };
                         game::plan(st, &a).is_ok()
                     };
-                    probe(json!({}))
-                        || probe(json!({"adjacent_enemy": true}))
+                    probe(None, false)
+                        || probe(None, true)
                         || ["left", "centre", "right"]
                             .iter()
-                            .any(|s| probe(json!({"section": s})))
+                            .any(|s| probe(Some(s), false))
                 };
                 let mut choices: Vec<Choice> = own_units
                     .iter()
@@ -414,7 +415,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
             }
             if !st.chase.as_ref().is_some_and(|c| c.compelled) {
                 out.push(ActionForm::new(
-                    "end_turn",
+                    "end-turn",
                     "End the turn",
                     "The draw phase, then the other side plays.",
                     vec![],
@@ -483,7 +484,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                 .hidden
                 .unwrap_or(st.sides[st.active].hand.len() as u32);
             out.push(primary(ActionForm::new(
-                "dizzy_pick",
+                "dizzy-pick",
                 "Pick one of the opponent's cards, unseen",
                 "It goes face up to the discards; they hold one card less from now on.",
                 vec![FormField::number(

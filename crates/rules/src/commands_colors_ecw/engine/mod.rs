@@ -1,16 +1,16 @@
 //! Commands & Colors: Napoleonics, English Civil War variant, bound to the [`RuleSet`] and
-//! [`Engine`] traits: scenarios, the game's actions, each seat's view of the hands, and the board
+//! [`Rules`] traits: scenarios, the game's actions, each seat's view of the hands, and the board
 //! and forms the app draws.
 
 use serde_json::{json, Value};
 use tercio_core::{Plan, Resolution};
 
-use super::game::{self, Phase, Res, State, UnitState, HOUSE_RULES};
-use super::resolve::{self, BattleRequest, MeleeRequest};
+use super::game::{self, Action, Phase, Res, Sent, State, UnitState, HOUSE_RULES};
+use super::resolve::{self, MeleeRequest};
 use super::tables::{self, command_kind, Class, Training, CHAUNCE_CARDS, COMMAND_CARDS};
 use crate::interface::{
-    ActionForm, Board, BoardTable, Choice, Engine, FormField, Outcome, Rejection, RuleSet,
-    SideScore, Viewer,
+    ActionForm, Board, BoardTable, Choice, Engine, FormField, Outcome, Rejection, RuleSet, Rules,
+    SideScore, Typed, Viewer,
 };
 use crate::scenario::Scenario;
 
@@ -99,9 +99,9 @@ impl RuleSet for CommandsColorsEcw {
         reference_tables()
     }
     fn engine(&self, scenario: Option<&Scenario>) -> Result<Box<dyn Engine>, String> {
-        Ok(Box::new(EcwEngine {
+        Ok(Box::new(Typed(EcwEngine {
             scenario: scenario.cloned(),
-        }))
+        })))
     }
 }
 

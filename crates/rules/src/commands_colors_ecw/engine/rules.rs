@@ -7,27 +7,12 @@ pub struct EcwEngine {
     pub(super) scenario: Option<Scenario>,
 }
 
-pub(super) fn state_of(v: &Value) -> Result<State, Rejection> {
-    serde::Deserialize::deserialize(v).map_err(|e| {
-        Rejection::new(
-            "bad-state",
-            None,
-            format!("the game state cannot be read: {e}"),
-        )
-    })
-}
-
-pub(super) fn action_name(a: &Value) -> String {
-    a.get("action")
-        .and_then(Value::as_str)
-        .unwrap_or("action")
-        .to_string()
-}
-
-pub(super) fn outcome(name: String, before: Option<Value>, r: Res) -> Outcome {
+/// The outcome of a resolution: its effects are the difference between the state before (when
+/// the plan is to be applied) and the state after, as JSON-pointer patches ([`game::diff`]).
+pub(super) fn outcome(name: String, before: Option<&Value>, r: Res) -> Outcome {
     let effects = match before {
         Some(b) => {
-            let mut d = game::diff(&b, &serde_json::to_value(&r.st).unwrap_or(Value::Null));
+            let mut d = game::diff(b, &serde_json::to_value(&r.st).unwrap_or(Value::Null));
             // Each change to a side's own values names the side, for the per-seat views.
             if let Some(ops) = d.as_array_mut() {
                 for op in ops {
@@ -62,43 +47,46 @@ pub(super) fn outcome(name: String, before: Option<Value>, r: Res) -> Outcome {
     }
 }
 
-impl Engine for EcwEngine {
-    fn initial_state(&self) -> Result<Value, String> {
+impl Rules for EcwEngine {
+    type State = State;
+    type Action = Sent;
+    /// The recorded form: `[{"p": pointer, "v": value, "side"?: id}]` ([`game::diff`]).
+    type Effect = Value;
+
+    fn initial_state(&self) -> Result<State, String> {
         let sc = self.scenario.as_ref().ok_or("no scenario")?;
-        serde_json::to_value(game::initial(sc)?).map_err(|e| e.to_string())
+        game::initial(sc)
     }
 
-    fn plan(&self, state: Option<&Value>, action: &Value) -> Result<Plan<Outcome>, Rejection> {
-        let Some(v) = state else {
-            return standalone(action);
+    fn plan(&self, state: Option<&State>, a: &Sent) -> Result<Plan<Outcome>, Rejection> {
+        let Some(st) = state else {
+            return standalone(&a.action);
         };
-        let st = state_of(v)?;
-        let before = serde_json::to_value(&st).ok();
-        let name = action_name(action);
-        Ok(game::plan(&st, action)?.map(move |r| outcome(name.clone(), before.clone(), r)))
+        let before = serde_json::to_value(st).ok();
+        let name = a.name.clone();
+        Ok(game::plan(st, &a.action)?.map(move |r| outcome(name.clone(), before.as_ref(), r)))
     }
 
-    fn preview(&self, state: Option<&Value>, action: &Value) -> Result<Plan<Outcome>, Rejection> {
-        let Some(v) = state else {
-            return standalone(action);
+    fn preview(&self, state: Option<&State>, a: &Sent) -> Result<Plan<Outcome>, Rejection> {
+        let Some(st) = state else {
+            return standalone(&a.action);
         };
-        let st = state_of(v)?;
-        let name = action_name(action);
-        match name.as_str() {
-            "deal" => {
+        let name = a.name.clone();
+        match a.action {
+            Action::Deal { .. } => {
                 return Err(Rejection::new("no-odds", Some("action"), "the deal shuffles the decks: it has no odds to show"))
             }
-            "draw_chaunce" => {
+            Action::DrawChaunce {} => {
                 return Err(Rejection::new("no-odds", Some("action"), "the Chaunce pack is face down: its odds are the cards not yet drawn (see the board)"))
             }
             _ => {}
         }
-        let plan = game::plan(&st, action)?;
+        let plan = game::plan(st, &a.action)?;
         // A melee announced: show the melee itself, with no answer from the defender.
-        if name == "melee" {
+        if let Action::Melee { .. } = a.action {
             if let Plan::Done(r) = &plan {
                 if r.st.phase == Phase::Window {
-                    let p = game::plan(&r.st, &json!({"action": "respond", "response": "none"}))?;
+                    let p = game::plan(&r.st, &Action::Respond { response: None })?;
                     return Ok(p.map(move |r| outcome(name.clone(), None, r)));
                 }
             }
@@ -106,37 +94,30 @@ impl Engine for EcwEngine {
         Ok(plan.map(move |r| outcome(name.clone(), None, r)))
     }
 
-    fn apply(&self, state: &mut Value, effects: &Value) -> Result<(), String> {
-        game::apply(state, effects)
+    fn apply(&self, state: &mut State, effects: &Value) -> Result<(), String> {
+        // Not the path the shell takes (see `apply_recorded`): patch the state's JSON.
+        let mut v = serde_json::to_value(&*state).map_err(|e| e.to_string())?;
+        game::apply(&mut v, effects)?;
+        *state = serde::Deserialize::deserialize(&v).map_err(|e| e.to_string())?;
+        Ok(())
     }
 
-    fn render_state(&self, state: &Value) -> String {
-        match state_of(state) {
-            Ok(st) => {
-                let b = board(&st);
-                let mut s = format!("{}\n", b.headline);
-                for n in &b.notes {
-                    s.push_str(&format!("  {n}\n"));
-                }
-                for t in &b.tables {
-                    s.push('\n');
-                    s.push_str(&t.render());
-                }
-                s
-            }
-            Err(e) => format!("unreadable state: {}", e.message),
-        }
+    fn apply_recorded(&self, state: &Value, effects: &Value) -> Result<Value, String> {
+        // The effects are patches of the recorded JSON: set in place, no typed round trip.
+        let mut s = state.clone();
+        game::apply(&mut s, effects)?;
+        Ok(s)
     }
 
-    fn acting_side(&self, state: &Value, action: &Value) -> Option<String> {
-        let st = state_of(state).ok()?;
-        game::acting_side(&st, action).map(|i| st.sides[i].id.clone())
+    fn is_over(&self, st: &State) -> bool {
+        st.phase == Phase::Over
     }
 
-    fn scores(&self, state: &Value) -> Vec<SideScore> {
-        let Ok(st) = state_of(state) else {
-            return Vec::new();
-        };
+    fn acting_side(&self, st: &State, a: &Sent) -> Option<String> {
+        game::acting_side(st, &a.action).map(|i| st.sides[i].id.clone())
+    }
+
+    fn scores(&self, st: &State) -> Vec<SideScore> {
         (0..st.sides.len().min(2))
             .map(|i| SideScore {
                 side: st.sides[i].id.clone(),
@@ -150,11 +131,8 @@ impl Engine for EcwEngine {
         true
     }
 
-    fn view_state(&self, state: &Value, viewer: &Viewer) -> Value {
-        let Ok(st) = state_of(state) else {
-            return Value::Null;
-        };
-        serde_json::to_value(view(&st, viewer)).unwrap_or(Value::Null)
+    fn view_state(&self, st: &State, viewer: &Viewer) -> State {
+        view(st, viewer)
     }
 
     fn view_event(&self, event: &Value, viewer: &Viewer) -> Option<Value> {
@@ -163,7 +141,8 @@ impl Engine for EcwEngine {
             Viewer::Side(s) => Some(s.clone()),
             _ => None,
         };
-        let action = e["action"]["action"].as_str().unwrap_or("").to_string();
+        // Recorded actions keep the spelling they were sent with (`end_turn` or `end-turn`).
+        let action = game::canonical(e["action"]["action"].as_str().unwrap_or("")).to_string();
         if action == "deal" {
             // The shuffle key's dice would give away every card.
             e["draws"] = json!([]);
@@ -197,46 +176,36 @@ impl Engine for EcwEngine {
         Some(e)
     }
 
-    fn board(&self, state: &Value) -> Option<Board> {
-        state_of(state).ok().map(|st| board(&st))
+    fn board(&self, st: &State) -> Option<Board> {
+        Some(board(st))
     }
 
-    fn forms(&self, state: &Value, side: Option<&str>) -> Vec<ActionForm> {
-        state_of(state)
-            .map(|st| forms(&st, side))
-            .unwrap_or_default()
+    fn forms(&self, st: &State, side: Option<&str>) -> Vec<ActionForm> {
+        forms(st, side)
     }
 
-    fn seeded_only(&self, _state: &Value, action: &Value) -> bool {
+    fn seeded_only(&self, a: &Sent) -> bool {
         // Shuffles, Chaunce draws and random picks, and the Stand of Pikes card (design 13.1).
-        match action["action"].as_str().unwrap_or("") {
-            "deal" | "draw_chaunce" | "resolve_chaunce" => true,
-            "respond" => action["response"] == "stand-of-pikes",
+        match &a.action {
+            Action::Deal { .. } | Action::DrawChaunce {} | Action::ResolveChaunce { .. } => true,
+            Action::Respond { response } => response.as_deref() == Some("stand-of-pikes"),
             _ => false,
         }
     }
 
-    fn verdict(&self, state: &Value) -> Option<String> {
-        let st = state_of(state).ok()?;
-        st.winner.map(|_| game::verdict(&st))
+    fn verdict(&self, st: &State) -> Option<String> {
+        st.winner.map(|_| game::verdict(st))
     }
 
-    fn game_master_may(&self, state: &Value, action: &Value) -> Result<(), Rejection> {
-        let Ok(st) = state_of(state) else {
-            return Ok(());
-        };
+    fn game_master_may(&self, st: &State, a: &Sent) -> Result<(), Rejection> {
         if st.settings.single_device || st.settings.referee_sees_hands {
             return Ok(());
         }
-        let name = action_name(action);
-        let hand = match name.as_str() {
-            "play" | "keep" => true,
+        let hand = match &a.action {
+            Action::Play { .. } | Action::Keep { .. } => true,
             // Keeping the hand after a replaced turn reveals nothing.
-            "swap" => action.get("card").is_some_and(|c| !c.is_null() && c != ""),
-            "respond" => action
-                .get("response")
-                .and_then(Value::as_str)
-                .is_some_and(|r| r != "none"),
+            Action::Swap { card } => card.is_some(),
+            Action::Respond { response } => response.as_deref().is_some_and(|r| r != "none"),
             _ => false,
         };
         if hand {
@@ -279,16 +248,50 @@ pub fn view(st: &State, viewer: &Viewer) -> State {
 }
 
 /// The stand-alone actions: one battle roll, or one melee with its battle back (design 9).
-pub(super) fn standalone(action: &Value) -> Result<Plan<Outcome>, Rejection> {
-    let name = action_name(action);
-    let mut a = action.clone();
-    if let Some(o) = a.as_object_mut() {
-        o.remove("action");
-    }
-    let bad = |e: serde_json::Error| Rejection::new("bad-action", None, e.to_string());
-    match name.as_str() {
-        "battle" => resolve::plan(&serde_json::from_value::<BattleRequest>(a).map_err(bad)?),
-        "melee" => resolve::melee(&serde_json::from_value::<MeleeRequest>(a).map_err(bad)?),
+pub(super) fn standalone(a: &Action) -> Result<Plan<Outcome>, Rejection> {
+    match a {
+        Action::Battle(req) => resolve::plan(req),
+        Action::Melee {
+            unit,
+            target,
+            terrain,
+            battle_back_terrain,
+            target_room,
+            attacker_room,
+            target_ignores,
+            attacker,
+            defender,
+            stand_of_pikes,
+        } => {
+            // A game's fields are not the stand-alone melee's.
+            let game_field = [
+                ("unit", unit.is_some()),
+                ("target", target.is_some()),
+                ("target_room", target_room.is_some()),
+                ("attacker_room", attacker_room.is_some()),
+                ("target_ignores", target_ignores.is_some()),
+            ]
+            .into_iter()
+            .find_map(|(k, given)| given.then_some(k));
+            if let Some(k) = game_field {
+                return Err(Rejection::new(
+                    "unknown-field",
+                    Some(k),
+                    format!("{k}: not a field of a stand-alone melee; allowed: attacker, defender, stand_of_pikes, terrain, battle_back_terrain"),
+                ));
+            }
+            let reduction = |field: &str, v: Option<i64>| -> Result<u8, Rejection> {
+                let n = game::ranged(field, v, 0, i64::from(u8::MAX))?.unwrap_or(0);
+                Ok(u8::try_from(n).unwrap_or(u8::MAX))
+            };
+            resolve::melee(&MeleeRequest {
+                attacker: game::required("attacker", attacker.clone())?,
+                defender: game::required("defender", defender.clone())?,
+                stand_of_pikes: *stand_of_pikes,
+                terrain: reduction("terrain", *terrain)?,
+                battle_back_terrain: reduction("battle_back_terrain", *battle_back_terrain)?,
+            })
+        }
         _ => Err(Rejection::new(
             "needs-a-game",
             Some("action"),

@@ -242,10 +242,9 @@ pub(super) fn leader_check(
 
 pub(super) fn combat_common<'a>(
     st: &'a State,
-    a: &Value,
+    id: &str,
     fire: bool,
 ) -> Result<&'a UnitState, Rejection> {
-    let id = need(a, "unit")?;
     let u = st
         .unit(id)
         .filter(|u| u.side == st.active && u.gone.is_none() && !u.spare)
@@ -299,8 +298,7 @@ pub(super) fn combat_common<'a>(
     Ok(u)
 }
 
-pub(super) fn enemy<'a>(st: &'a State, a: &Value, side: usize) -> Result<&'a UnitState, Rejection> {
-    let tid = need(a, "target")?;
+pub(super) fn enemy<'a>(st: &'a State, tid: &str, side: usize) -> Result<&'a UnitState, Rejection> {
     st.unit(tid)
         .filter(|t| t.side != side && t.gone.is_none() && !t.spare)
         .ok_or_else(|| {

@@ -2,27 +2,38 @@
 
 use super::*;
 
-pub(super) fn fire(st: &State, a: &Value) -> Result<P, Rejection> {
-    let u = combat_common(st, a, true)?;
+/// Ranged combat's fields.
+pub(super) struct Shot<'a> {
+    pub(super) unit: &'a str,
+    pub(super) target: &'a str,
+    pub(super) range: Option<i64>,
+    pub(super) terrain: Option<i64>,
+    pub(super) target_room: Option<i64>,
+    pub(super) target_ignores: Option<i64>,
+    pub(super) adjacent_enemy: bool,
+}
+
+pub(super) fn fire(st: &State, a: &Shot) -> Result<P, Rejection> {
+    let u = combat_common(st, a.unit, true)?;
     let eff = st.card.as_ref().map_or("", |c| c.effective.as_str());
-    if st.leader(s_field(a, "target").unwrap_or("")).is_some() {
+    if st.leader(a.target).is_some() {
         return Err(reject(
             "lone-leader",
             Some("target"),
             "target: a lone leader may not be targeted in ranged combat (CCN-rem)",
         ));
     }
-    let t = enemy(st, a, u.side)?;
-    let range = num(a, "range", 1, 5)?.ok_or_else(|| {
+    let t = enemy(st, a.target, u.side)?;
+    let range = ranged("range", a.range, 1, 5)?.ok_or_else(|| {
         reject(
             "missing-field",
             Some("range"),
             "range: hexes to the target, 1 to 5",
         )
     })? as u32;
-    let terrain = num(a, "terrain", 0, 3)?.unwrap_or(0) as u8;
-    let room = num(a, "target_room", 0, 12)?.map(|x| x as u32);
-    let ignores = num(a, "target_ignores", 0, 2)?.unwrap_or(0) as u32;
+    let terrain = ranged("terrain", a.terrain, 0, 3)?.unwrap_or(0) as u8;
+    let room = ranged("target_room", a.target_room, 0, 12)?.map(|x| x as u32);
+    let ignores = ranged("target_ignores", a.target_ignores, 0, 2)?.unwrap_or(0) as u32;
     if st.rain > 0 {
         return Err(reject(
             "rain",
@@ -87,7 +98,7 @@ pub(super) fn fire(st: &State, a: &Value) -> Result<P, Rejection> {
             ),
         ));
     }
-    if flag(a, "adjacent_enemy") && range > 1 {
+    if a.adjacent_enemy && range > 1 {
         return Err(reject(
             "adjacent",
             Some("range"),

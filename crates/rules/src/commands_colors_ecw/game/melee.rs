@@ -2,8 +2,19 @@
 
 use super::*;
 
-pub(super) fn melee(st: &State, a: &Value) -> Result<P, Rejection> {
-    let u = combat_common(st, a, false)?;
+/// A melee's fields in a game.
+pub(super) struct Attack<'a> {
+    pub(super) unit: Option<&'a str>,
+    pub(super) target: Option<&'a str>,
+    pub(super) terrain: Option<i64>,
+    pub(super) battle_back_terrain: Option<i64>,
+    pub(super) target_room: Option<i64>,
+    pub(super) attacker_room: Option<i64>,
+    pub(super) target_ignores: Option<i64>,
+}
+
+pub(super) fn melee(st: &State, a: &Attack) -> Result<P, Rejection> {
+    let u = combat_common(st, required("unit", a.unit)?, false)?;
     let eff = st.card.as_ref().map_or("", |c| c.effective.as_str());
     let bonus = st.chase.as_ref().is_some_and(|c| c.unit == u.id);
     if eff == "fire-and-hold" {
@@ -47,12 +58,12 @@ pub(super) fn melee(st: &State, a: &Value) -> Result<P, Rejection> {
             "unit: dragoons may not fire and melee in the same move (004)",
         ));
     }
-    let terrain = num(a, "terrain", 0, 3)?.unwrap_or(0) as u8;
-    let bb_terrain = num(a, "battle_back_terrain", 0, 3)?.unwrap_or(0) as u8;
-    let target_room = num(a, "target_room", 0, 12)?.map(|x| x as u32);
-    let attacker_room = num(a, "attacker_room", 0, 12)?.map(|x| x as u32);
-    let ignores = num(a, "target_ignores", 0, 2)?.unwrap_or(0) as u32;
-    let tid = need(a, "target")?;
+    let terrain = ranged("terrain", a.terrain, 0, 3)?.unwrap_or(0) as u8;
+    let bb_terrain = ranged("battle_back_terrain", a.battle_back_terrain, 0, 3)?.unwrap_or(0) as u8;
+    let target_room = ranged("target_room", a.target_room, 0, 12)?.map(|x| x as u32);
+    let attacker_room = ranged("attacker_room", a.attacker_room, 0, 12)?.map(|x| x as u32);
+    let ignores = ranged("target_ignores", a.target_ignores, 0, 2)?.unwrap_or(0) as u32;
+    let tid = required("target", a.target)?;
     // A lone leader attacked: the attacker's dice, lost on any sabre (CCN-lone).
     if let Some(l) = st.leader(tid) {
         if l.side == u.side || l.gone.is_some() || l.unit.is_some() {
@@ -87,7 +98,7 @@ pub(super) fn melee(st: &State, a: &Value) -> Result<P, Rejection> {
             r
         }));
     }
-    let t = enemy(st, a, u.side)?;
+    let t = enemy(st, tid, u.side)?;
     // The defender's answer comes first (decision 43).
     let mut r = Res::new(st);
     r.st.window = Some(Window {
@@ -159,12 +170,12 @@ pub fn responses(st: &State) -> Vec<&'static str> {
     out
 }
 
-pub(super) fn respond(st: &State, a: &Value) -> Result<P, Rejection> {
+pub(super) fn respond(st: &State, response: Option<&str>) -> Result<P, Rejection> {
     let w = st
         .window
         .clone()
         .ok_or_else(|| reject("no-window", None, "no melee waits for an answer"))?;
-    let choice = s_field(a, "response").unwrap_or("none");
+    let choice = response.unwrap_or("none");
     let allowed = responses(st);
     if !allowed.contains(&choice) {
         return Err(reject(
@@ -363,8 +374,7 @@ pub(super) fn after_window(r: &mut Res, w: &Window) {
     }
 }
 
-pub(super) fn control(st: &State, a: &Value) -> Result<P, Rejection> {
-    let id = need(a, "unit")?;
+pub(super) fn control(st: &State, id: &str) -> Result<P, Rejection> {
     let ch = st.chase.clone().filter(|c| c.unit == id).ok_or_else(|| {
         reject(
             "no-breakthrough",
@@ -437,12 +447,12 @@ pub(super) fn control(st: &State, a: &Value) -> Result<P, Rejection> {
     )
 }
 
-pub(super) fn stop(st: &State, a: &Value) -> Result<P, Rejection> {
+pub(super) fn stop(st: &State, no_target: bool) -> Result<P, Rejection> {
     let ch = st
         .chase
         .clone()
         .ok_or_else(|| reject("no-breakthrough", None, "no breakthrough to stop"))?;
-    if ch.compelled && !flag(a, "no_target") {
+    if ch.compelled && !no_target {
         return Err(reject("rash-compelled", Some("no_target"), "no_target: the rash unit is out of control and must attack if it can (004, Horse); tick no_target if no enemy outside villages, woods and earthworks is in reach"));
     }
     let mut r = Res::new(st);

@@ -26,6 +26,7 @@ pub use crate::effects::{apply, diff};
 use crate::interface::Rejection;
 use crate::scenario::Scenario;
 
+mod action;
 mod chaunce;
 mod combat;
 mod config;
@@ -38,6 +39,7 @@ mod pack;
 mod state;
 mod turn;
 
+pub use action::*;
 use chaunce::*;
 use combat::*;
 pub use config::*;
@@ -81,74 +83,14 @@ pub(crate) fn symbol_dice(label: &str, faces: &[u8]) -> Vec<tercio_core::RolledD
 }
 
 // ------------------------------------------------------------------------------------------------
-// Reading an action.
-
-pub(super) fn s_field<'a>(a: &'a Value, k: &str) -> Option<&'a str> {
-    a.get(k)
-        .and_then(Value::as_str)
-        .filter(|s| !s.trim().is_empty())
-}
-
-pub(super) fn need<'a>(a: &'a Value, k: &str) -> Result<&'a str, Rejection> {
-    match a.get(k) {
-        None | Some(Value::Null) => Err(reject("missing-field", Some(k), format!("{k}: required"))),
-        Some(Value::String(s)) if s.trim().is_empty() => {
-            Err(reject("missing-field", Some(k), format!("{k}: required")))
-        }
-        Some(Value::String(s)) => Ok(s.as_str()),
-        Some(_) => Err(reject("bad-field", Some(k), format!("{k}: an id as text"))),
-    }
-}
-
-pub(super) fn flag(a: &Value, k: &str) -> bool {
-    a.get(k).and_then(Value::as_bool).unwrap_or(false)
-}
-
-pub(super) fn num(a: &Value, k: &str, lo: i64, hi: i64) -> Result<Option<i64>, Rejection> {
-    let bad = || {
-        reject(
-            "bad-number",
-            Some(k),
-            format!("{k}: a whole number from {lo} to {hi}"),
-        )
-    };
-    let n = match a.get(k) {
-        None | Some(Value::Null) => return Ok(None),
-        // A form's choice arrives as text.
-        Some(Value::String(s)) if s.trim().is_empty() => return Ok(None),
-        Some(Value::String(s)) => s.trim().parse::<i64>().map_err(|_| bad())?,
-        Some(v) => v.as_i64().ok_or_else(bad)?,
-    };
-    if (lo..=hi).contains(&n) {
-        Ok(Some(n))
-    } else {
-        Err(bad())
-    }
-}
-
-/// A list of ids: a JSON array of strings or one string separated by commas.
-pub(super) fn list(a: &Value, k: &str) -> Vec<String> {
-    match a.get(k) {
-        Some(Value::Array(v)) => v
-            .iter()
-            .filter_map(|x| x.as_str().map(|s| s.trim().to_string()))
-            .filter(|s| !s.is_empty())
-            .collect(),
-        Some(Value::String(s)) => s
-            .split(',')
-            .map(|x| x.trim().to_string())
-            .filter(|s| !s.is_empty())
-            .collect(),
-        _ => Vec::new(),
-    }
-}
+// Every action's plan.
 
 /// The side an action belongs to (design 13.3): the game master's own steps give `None`.
-pub fn acting_side(st: &State, a: &Value) -> Option<usize> {
-    match a.get("action").and_then(Value::as_str)? {
-        "deal" | "objective" => None,
-        "respond" => st.window.as_ref().and_then(|w| target_side(st, &w.target)),
-        "dizzy_pick" => Some(1 - st.active),
+pub fn acting_side(st: &State, a: &Action) -> Option<usize> {
+    match a {
+        Action::Deal { .. } | Action::Objective { .. } => None,
+        Action::Respond { .. } => st.window.as_ref().and_then(|w| target_side(st, &w.target)),
+        Action::DizzyPick { .. } => Some(1 - st.active),
         _ => Some(st.active),
     }
 }
@@ -160,78 +102,44 @@ pub(super) fn target_side(st: &State, id: &str) -> Option<usize> {
 }
 
 /// Every action's plan (design 13.3).
-/// The fields each action takes (design 13.3); any other field is refused, so that a misspelt
-/// answer is never taken as no answer.
-pub(super) fn fields_of(action: &str) -> Option<&'static [&'static str]> {
-    Some(match action {
-        "deal" => &["hands", "referee_sees_hands"],
-        "draw_chaunce" | "end_turn" => &[],
-        "resolve_chaunce" => &["candidates", "target", "room"],
-        "swap" | "keep" => &["card"],
-        "play" => &["card", "mode"],
-        "order" => &["unit", "section", "adjacent_enemy"],
-        "rally" | "control" => &["unit"],
-        "move" => &["unit", "hexes", "mount", "dismount", "leave_stand", "join"],
-        "fire" => &[
-            "unit",
-            "target",
-            "range",
-            "terrain",
-            "target_room",
-            "target_ignores",
-            "adjacent_enemy",
-        ],
-        "melee" => &[
-            "unit",
-            "target",
-            "terrain",
-            "battle_back_terrain",
-            "target_room",
-            "attacker_room",
-            "target_ignores",
-        ],
-        "respond" => &["response"],
-        "stop" => &["no_target"],
-        "dizzy_pick" => &["position"],
-        "objective" => &["side", "banners", "hex"],
-        _ => return None,
-    })
-}
-
-pub fn plan(st: &State, a: &Value) -> Result<P, Rejection> {
-    let action = need(a, "action")?;
-    if let (Some(allowed), Some(obj)) = (fields_of(action), a.as_object()) {
-        if let Some(k) = obj
-            .keys()
-            .find(|k| *k != "action" && !allowed.contains(&k.as_str()))
-        {
+pub fn plan(st: &State, a: &Action) -> Result<P, Rejection> {
+    if let Action::Melee {
+        attacker,
+        defender,
+        stand_of_pikes,
+        ..
+    } = a
+    {
+        // The stand-alone melee's fields are not a game's.
+        let k = [
+            ("attacker", attacker.is_some()),
+            ("defender", defender.is_some()),
+            ("stand_of_pikes", *stand_of_pikes),
+        ]
+        .into_iter()
+        .find_map(|(k, given)| given.then_some(k));
+        if let Some(k) = k {
             return Err(reject(
                 "unknown-field",
                 Some(k),
-                format!(
-                    "{k}: not a field of {action}; allowed: {}",
-                    if allowed.is_empty() {
-                        "none".to_string()
-                    } else {
-                        allowed.join(", ")
-                    }
-                ),
+                format!("{k}: not a field of melee in a game; allowed: unit, target, terrain, battle_back_terrain, target_room, attacker_room, target_ignores"),
             ));
         }
     }
-    if st.phase == Phase::Over && action != "objective" {
+    if st.phase == Phase::Over && !matches!(a, Action::Objective { .. }) {
         return Err(reject(
             "game-over",
             Some("action"),
             format!("the battle is over: {}", verdict(st)),
         ));
     }
-    if st.phase == Phase::Deal && action != "deal" {
+    if st.phase == Phase::Deal && !matches!(a, Action::Deal { .. }) {
         return Err(reject(
             "not-dealt",
             Some("action"),
             "the cards are not dealt yet: the game master's first action is `deal`",
-        ));
+        )
+        .not_now());
     }
     let phase_is = |ps: &[Phase], what: &str| -> Result<(), Rejection> {
         if ps.contains(&st.phase) {
@@ -241,81 +149,147 @@ pub fn plan(st: &State, a: &Value) -> Result<P, Rejection> {
                 "out-of-phase",
                 Some("action"),
                 format!("{what} is not possible now: {}", waiting_for(st)),
-            ))
+            )
+            .not_now())
         }
     };
-    match action {
-        "deal" => {
+    match a {
+        Action::Deal {
+            hands,
+            referee_sees_hands,
+        } => {
             phase_is(&[Phase::Deal], "dealing")?;
-            deal(st, a)
+            deal(st, hands.as_deref(), *referee_sees_hands)
         }
-        "draw_chaunce" => {
+        Action::DrawChaunce {} => {
             phase_is(&[Phase::Chaunce], "drawing a Chaunce card")?;
             draw_chaunce(st)
         }
-        "resolve_chaunce" => {
+        Action::ResolveChaunce {
+            candidates,
+            target,
+            room,
+        } => {
             phase_is(&[Phase::ChaunceResolve], "resolving a Chaunce card")?;
-            resolve_chaunce(st, a)
+            resolve_chaunce(st, candidates, target, *room)
         }
-        "swap" => {
+        Action::Swap { card } => {
             phase_is(&[Phase::Swap], "the swap of one command card")?;
-            swap(st, a)
+            swap(st, card.as_deref())
         }
-        "play" => {
+        Action::Play { card, mode } => {
             phase_is(&[Phase::Command], "playing a command card")?;
-            play(st, a)
+            play(st, card, mode.as_deref())
         }
-        "order" => {
+        Action::Order {
+            unit,
+            section,
+            adjacent_enemy,
+        } => {
             phase_is(&[Phase::Orders], "ordering")?;
-            order(st, a)
+            order(st, unit, section.as_deref(), *adjacent_enemy)
         }
-        "rally" => {
+        Action::Rally { unit } => {
             phase_is(&[Phase::Orders], "rallying")?;
-            rally(st, a)
+            rally(st, unit)
         }
-        "move" => {
+        Action::Move {
+            unit,
+            hexes,
+            mount,
+            dismount,
+            leave_stand,
+            join,
+        } => {
             phase_is(&[Phase::Orders], "moving")?;
-            move_unit(st, a)
+            move_unit(
+                st,
+                unit,
+                &Movement {
+                    hexes: *hexes,
+                    mount: *mount,
+                    dismount: *dismount,
+                    leave_stand: *leave_stand,
+                    join: join.as_deref(),
+                },
+            )
         }
-        "fire" => {
+        Action::Fire {
+            unit,
+            target,
+            range,
+            terrain,
+            target_room,
+            target_ignores,
+            adjacent_enemy,
+        } => {
             phase_is(&[Phase::Orders], "ranged combat")?;
-            fire(st, a)
+            fire(
+                st,
+                &Shot {
+                    unit,
+                    target,
+                    range: *range,
+                    terrain: *terrain,
+                    target_room: *target_room,
+                    target_ignores: *target_ignores,
+                    adjacent_enemy: *adjacent_enemy,
+                },
+            )
         }
-        "melee" => {
+        Action::Melee {
+            unit,
+            target,
+            terrain,
+            battle_back_terrain,
+            target_room,
+            attacker_room,
+            target_ignores,
+            ..
+        } => {
             phase_is(&[Phase::Orders], "a melee")?;
-            melee(st, a)
+            melee(
+                st,
+                &Attack {
+                    unit: unit.as_deref(),
+                    target: target.as_deref(),
+                    terrain: *terrain,
+                    battle_back_terrain: *battle_back_terrain,
+                    target_room: *target_room,
+                    attacker_room: *attacker_room,
+                    target_ignores: *target_ignores,
+                },
+            )
         }
-        "respond" => {
+        Action::Respond { response } => {
             phase_is(&[Phase::Window], "a response")?;
-            respond(st, a)
+            respond(st, response.as_deref())
         }
-        "control" => {
+        Action::Control { unit } => {
             phase_is(&[Phase::Orders], "a control roll")?;
-            control(st, a)
+            control(st, unit)
         }
-        "stop" => {
+        Action::Stop { no_target } => {
             phase_is(&[Phase::Orders], "stopping a breakthrough")?;
-            stop(st, a)
+            stop(st, *no_target)
         }
-        "end_turn" => {
+        Action::EndTurn {} => {
             phase_is(&[Phase::Orders, Phase::Command], "ending the turn")?;
             end_turn_action(st)
         }
-        "keep" => {
+        Action::Keep { card } => {
             phase_is(&[Phase::Scout], "keeping a scouted card")?;
-            keep(st, a)
+            keep(st, card)
         }
-        "dizzy_pick" => {
+        Action::DizzyPick { position } => {
             phase_is(&[Phase::Dizziness], "picking a card")?;
-            dizzy_pick(st, a)
+            dizzy_pick(st, *position)
         }
-        "objective" => objective(st, a),
-        other => Err(reject(
+        Action::Objective { side, banners, hex } => objective(st, side, *banners, hex.as_deref()),
+        Action::Battle(_) => Err(reject(
             "unknown-action",
             Some("action"),
-            format!(
-                "unknown action \"{other}\"; allowed: deal, draw_chaunce, resolve_chaunce, swap, play, order, rally, move, fire, melee, respond, control, stop, end_turn, keep, dizzy_pick, objective"
-            ),
+            "battle is a stand-alone roll, resolved without a game; in a game: fire or melee",
         )),
     }
 }
@@ -326,10 +300,10 @@ pub fn waiting_for(st: &State) -> String {
     match st.phase {
         Phase::Deal => "the game master deals the cards (`deal`)".into(),
         Phase::Chaunce => {
-            format!("{a} must take the Chaunce card presented to them (`draw_chaunce`)")
+            format!("{a} must take the Chaunce card presented to them (`draw-chaunce`)")
         }
         Phase::ChaunceResolve => format!(
-            "{a} resolve the Chaunce card {} (`resolve_chaunce`)",
+            "{a} resolve the Chaunce card {} (`resolve-chaunce`)",
             st.chaunce.map_or("", |c| chaunce_of(c).name)
         ),
         Phase::Swap => format!("{a} may discard one command card and draw another (`swap`)"),
@@ -341,7 +315,7 @@ pub fn waiting_for(st: &State) -> String {
                     st.unit(&c.unit).map_or("", |u| u.name.as_str())
                 )
             } else {
-                format!("{a} order, move and battle with the card in play, then end the turn (`end_turn`)")
+                format!("{a} order, move and battle with the card in play, then end the turn (`end-turn`)")
             }
         }
         Phase::Window => {
@@ -354,7 +328,7 @@ pub fn waiting_for(st: &State) -> String {
         }
         Phase::Scout => format!("{a} keep one of the two scouted cards (`keep`)"),
         Phase::Dizziness => format!(
-            "{} pick one of {a}'s cards, unseen (`dizzy_pick`)",
+            "{} pick one of {a}'s cards, unseen (`dizzy-pick`)",
             st.side_name(1 - st.active)
         ),
         Phase::Over => verdict(st),

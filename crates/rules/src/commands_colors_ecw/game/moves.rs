@@ -50,8 +50,16 @@ pub(super) fn allowance(st: &State, u: &UnitState, mount: bool, dismount: bool) 
     }
 }
 
-pub(super) fn move_unit(st: &State, a: &Value) -> Result<P, Rejection> {
-    let id = need(a, "unit")?;
+/// A move's fields besides the unit.
+pub(super) struct Movement<'a> {
+    pub(super) hexes: Option<i64>,
+    pub(super) mount: bool,
+    pub(super) dismount: bool,
+    pub(super) leave_stand: bool,
+    pub(super) join: Option<&'a str>,
+}
+
+pub(super) fn move_unit(st: &State, id: &str, a: &Movement) -> Result<P, Rejection> {
     let c = st
         .card
         .as_ref()
@@ -81,16 +89,14 @@ pub(super) fn move_unit(st: &State, a: &Value) -> Result<P, Rejection> {
             format!("unit: {} is not ordered this turn", u.name),
         ));
     }
-    let hexes = num(a, "hexes", 0, 6)?.ok_or_else(|| {
+    let hexes = ranged("hexes", a.hexes, 0, 6)?.ok_or_else(|| {
         reject(
             "missing-field",
             Some("hexes"),
             "hexes: how many hexes it moved (0 to stay)",
         )
     })? as u32;
-    let mount = flag(a, "mount");
-    let dismount = flag(a, "dismount");
-    let leave = flag(a, "leave_stand");
+    let (mount, dismount, leave) = (a.mount, a.dismount, a.leave_stand);
     // Bold Dragooneers: a further complete move after firing (004).
     // Bold Dragooneers: one further complete move after firing (004), whatever came before.
     let second =
@@ -228,7 +234,7 @@ pub(super) fn move_unit(st: &State, a: &Value) -> Result<P, Rejection> {
     Ok(done(r))
 }
 
-pub(super) fn move_leader(st: &State, l: &LeaderState, a: &Value) -> Result<P, Rejection> {
+pub(super) fn move_leader(st: &State, l: &LeaderState, a: &Movement) -> Result<P, Rejection> {
     if l.side != st.active || l.gone.is_some() {
         return Err(reject(
             "not-yours",
@@ -250,7 +256,7 @@ pub(super) fn move_leader(st: &State, l: &LeaderState, a: &Value) -> Result<P, R
             "unit: every move comes before the first battle (CCN sequence of play)",
         ));
     }
-    let join = s_field(a, "join");
+    let join = a.join;
     if let Some(from) = &l.unit {
         if st.unit(from).is_some_and(|u| u.stand) {
             return Err(reject(

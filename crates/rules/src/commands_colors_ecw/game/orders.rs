@@ -79,8 +79,7 @@ pub(super) fn effective(
     Ok((k.id.into(), None, false, false))
 }
 
-pub(super) fn play(st: &State, a: &Value) -> Result<P, Rejection> {
-    let id = need(a, "card")?;
+pub(super) fn play(st: &State, id: &str, mode: Option<&str>) -> Result<P, Rejection> {
     let side = st.active;
     let Some(kind) = command_card(id) else {
         return Err(reject(
@@ -107,7 +106,7 @@ pub(super) fn play(st: &State, a: &Value) -> Result<P, Rejection> {
             "card: Evade is played by the defender after a melee is announced against it (004, Tactic Cards)",
         ));
     }
-    let mode = s_field(a, "mode").unwrap_or(if id == "hazzard-a-chaunce" {
+    let mode = mode.unwrap_or(if id == "hazzard-a-chaunce" {
         ""
     } else {
         "order"
@@ -360,8 +359,12 @@ pub(super) fn type_of(u: &UnitState) -> usize {
     }
 }
 
-pub(super) fn order(st: &State, a: &Value) -> Result<P, Rejection> {
-    let id = need(a, "unit")?;
+pub(super) fn order(
+    st: &State,
+    id: &str,
+    section: Option<&str>,
+    adjacent_enemy: bool,
+) -> Result<P, Rejection> {
     let side = st.active;
     let c = st
         .card
@@ -374,7 +377,7 @@ pub(super) fn order(st: &State, a: &Value) -> Result<P, Rejection> {
             "unit: orders are given before any move or battle (CCN sequence of play: order, move, combat)",
         ));
     }
-    let section = match s_field(a, "section") {
+    let section = match section {
         Some(x) => Some(Section::parse(x).ok_or_else(|| {
             reject(
                 "bad-choice",
@@ -519,7 +522,7 @@ pub(super) fn order(st: &State, a: &Value) -> Result<P, Rejection> {
                     &|u| matches!(u.class, Class::Foot | Class::Artillery),
                     "foot or artillery",
                 )?;
-                if flag(a, "adjacent_enemy") {
+                if adjacent_enemy {
                     return Err(reject("adjacent", Some("adjacent_enemy"), "adjacent_enemy: Fire and Hold orders units not adjacent to enemy troops (004)"));
                 }
             }
@@ -553,7 +556,7 @@ pub(super) fn order(st: &State, a: &Value) -> Result<P, Rejection> {
             }
             "push" => {
                 is_unit(&|_| true, "units")?;
-                if !flag(a, "adjacent_enemy") {
+                if !adjacent_enemy {
                     return Err(reject("not-adjacent", Some("adjacent_enemy"), "adjacent_enemy: Push! orders units adjacent to the enemy; tick it if this unit is"));
                 }
                 push = true;
@@ -627,8 +630,7 @@ pub(super) fn unreachable_side() -> (usize, bool, bool) {
     (usize::MAX, true, true)
 }
 
-pub(super) fn rally(st: &State, a: &Value) -> Result<P, Rejection> {
-    let id = need(a, "unit")?;
+pub(super) fn rally(st: &State, id: &str) -> Result<P, Rejection> {
     let c = st
         .card
         .as_ref()

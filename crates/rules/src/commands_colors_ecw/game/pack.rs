@@ -176,17 +176,22 @@ pub(super) fn chaunce_turn_over(r: &mut Res, swap: bool) {
     }
 }
 
-pub(super) fn resolve_chaunce(st: &State, a: &Value) -> Result<P, Rejection> {
+pub(super) fn resolve_chaunce(
+    st: &State,
+    candidates: &[String],
+    target: &[String],
+    room: Option<i64>,
+) -> Result<P, Rejection> {
     let c = st
         .chaunce
         .ok_or_else(|| reject("no-chaunce", None, "no Chaunce card waits"))?;
     let card = chaunce_of(c);
-    let mut cands = list(a, "candidates");
-    if let Some(n) = num(a, "room", 0, 12)? {
+    let mut cands = candidates.to_vec();
+    if let Some(n) = ranged("room", room, 0, 12)? {
         // Fumblethumbs: the hexes the foot can retreat.
         cands = vec![n.to_string()];
     }
-    let second = list(a, "target");
+    let second = target.to_vec();
     let r = Res::new(st);
     let side = st.active;
     // Check the candidates are what the card asks for.
@@ -279,11 +284,11 @@ pub(super) fn symbol_hits(u: &UnitState, f: u8) -> bool {
     tables::symbol(f) == u.class.hit_by()
 }
 
-pub(super) fn swap(st: &State, a: &Value) -> Result<P, Rejection> {
+pub(super) fn swap(st: &State, card: Option<&str>) -> Result<P, Rejection> {
     let mut r = Res::new(st);
     let side = st.active;
     let mut notes = Vec::new();
-    if let Some(id) = s_field(a, "card") {
+    if let Some(id) = card {
         let Some(p) = st.sides[side]
             .hand
             .iter()
@@ -316,10 +321,10 @@ pub(super) fn swap(st: &State, a: &Value) -> Result<P, Rejection> {
     Ok(done(r))
 }
 
-pub(super) fn dizzy_pick(st: &State, a: &Value) -> Result<P, Rejection> {
+pub(super) fn dizzy_pick(st: &State, position: Option<i64>) -> Result<P, Rejection> {
     let side = st.active;
     let n = st.sides[side].hand.len() as i64;
-    let p = num(a, "position", 1, n.max(1))?.ok_or_else(|| {
+    let p = ranged("position", position, 1, n.max(1))?.ok_or_else(|| {
         reject(
             "missing-field",
             Some("position"),

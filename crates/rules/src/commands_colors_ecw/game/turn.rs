@@ -5,8 +5,8 @@ use super::*;
 // ------------------------------------------------------------------------------------------------
 // The deal, the turn and the draw.
 
-pub(super) fn deal(st: &State, a: &Value) -> Result<P, Rejection> {
-    let mode = s_field(a, "hands").unwrap_or("per-seat");
+pub(super) fn deal(st: &State, hands: Option<&str>, referee: bool) -> Result<P, Rejection> {
+    let mode = hands.unwrap_or("per-seat");
     let single = match mode {
         "per-seat" => false,
         "single-device" => true,
@@ -18,7 +18,6 @@ pub(super) fn deal(st: &State, a: &Value) -> Result<P, Rejection> {
             ))
         }
     };
-    let referee = flag(a, "referee_sees_hands");
     let st = st.clone();
     // The shuffle key: eight dice of 255 faces from the seeded stream.
     Ok(
@@ -227,8 +226,7 @@ pub(super) fn hand_over(r: &mut Res, mut notes: Vec<String>) {
     r.say(notes.join("; "));
 }
 
-pub(super) fn keep(st: &State, a: &Value) -> Result<P, Rejection> {
-    let id = need(a, "card")?;
+pub(super) fn keep(st: &State, id: &str) -> Result<P, Rejection> {
     let side = &st.sides[st.active];
     let Some(pos) = side.scout.iter().position(|&c| command_kind(c).id == id) else {
         return Err(reject(
@@ -264,8 +262,12 @@ pub(super) fn keep(st: &State, a: &Value) -> Result<P, Rejection> {
     Ok(done(r))
 }
 
-pub(super) fn objective(st: &State, a: &Value) -> Result<P, Rejection> {
-    let side = need(a, "side")?;
+pub(super) fn objective(
+    st: &State,
+    side: &str,
+    banners: Option<i64>,
+    hex: Option<&str>,
+) -> Result<P, Rejection> {
     let Some(i) = st.sides.iter().position(|s| s.id == side) else {
         return Err(reject(
             "no-such-side",
@@ -280,7 +282,7 @@ pub(super) fn objective(st: &State, a: &Value) -> Result<P, Rejection> {
             ),
         ));
     };
-    let change = num(a, "banners", -3, 3)?.unwrap_or(1);
+    let change = ranged("banners", banners, -3, 3)?.unwrap_or(1);
     if change == 0 {
         return Err(reject(
             "bad-number",
@@ -288,7 +290,7 @@ pub(super) fn objective(st: &State, a: &Value) -> Result<P, Rejection> {
             "banners: +1 gained or -1 lost (not 0)",
         ));
     }
-    let hex = s_field(a, "hex").unwrap_or("an objective");
+    let hex = hex.unwrap_or("an objective");
     let mut r = Res::new(st);
     let b = &mut r.st.sides[i].banners;
     *b = u32::try_from(i64::from(*b) + change).unwrap_or(0);
