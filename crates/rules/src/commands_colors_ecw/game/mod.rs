@@ -18,8 +18,8 @@ use tercio_core::{Depends, Die, FaceClasses, Modifier, Plan, Step};
 
 use super::resolve::{self, Roller, Target};
 use super::tables::{
-    self, chaunce_card, command_card, command_kind, ChaunceCard, Class, CommandCard, Count, Kind,
-    Section, Symbol, Training, Turn, CHAUNCE_CARDS,
+    self, chaunce_card, command_card, command_kind, Chaunce, ChaunceCard, Class, CommandCard,
+    Count, Kind, Section, Symbol, Training, Turn, CHAUNCE_CARDS,
 };
 use crate::effects::shuffled;
 pub use crate::effects::{apply, diff};
