@@ -260,14 +260,15 @@ pub(super) fn combat_common<'a>(
     let c = match st.card.as_ref() {
         Some(c) => c,
         None if bonus => return Ok(u),
-        None => return Err(reject("no-card", None, "no card in play")),
+        None => return Err(reject("no-card", None, "no card in play").not_now()),
     };
     if !u.ordered && !bonus {
         return Err(reject(
             "not-ordered",
             Some("unit"),
             format!("unit: {} is not ordered this turn", u.name),
-        ));
+        )
+        .not_now());
     }
     if c.effective == "march-to-victorye" {
         return Err(reject(
@@ -278,7 +279,7 @@ pub(super) fn combat_common<'a>(
     }
     if let Some(ch) = &st.chase {
         if ch.compelled && ch.unit != id {
-            return Err(reject("rash-compelled", Some("unit"), "unit: the rash unit out of control acts first: its bonus melee, a control roll, or stop with no_target"));
+            return Err(reject("rash-compelled", Some("unit"), "unit: the rash unit out of control acts first: its bonus melee, a control roll, or stop with no_target").not_now());
         }
     }
     if !bonus && (u.fired || u.meleed > 0) {
@@ -286,7 +287,8 @@ pub(super) fn combat_common<'a>(
             "already-battled",
             Some("unit"),
             format!("unit: {} has already battled this turn", u.name),
-        ));
+        )
+        .not_now());
     }
     if u.bombard.as_deref() == Some("move") {
         return Err(reject(

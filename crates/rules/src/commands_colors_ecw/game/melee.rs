@@ -174,7 +174,7 @@ pub(super) fn respond(st: &State, response: Option<&str>) -> Result<P, Rejection
     let w = st
         .window
         .clone()
-        .ok_or_else(|| reject("no-window", None, "no melee waits for an answer"))?;
+        .ok_or_else(|| reject("no-window", None, "no melee waits for an answer").not_now())?;
     let choice = response.unwrap_or("none");
     let allowed = responses(st);
     if !allowed.contains(&choice) {
@@ -451,9 +451,9 @@ pub(super) fn stop(st: &State, no_target: bool) -> Result<P, Rejection> {
     let ch = st
         .chase
         .clone()
-        .ok_or_else(|| reject("no-breakthrough", None, "no breakthrough to stop"))?;
+        .ok_or_else(|| reject("no-breakthrough", None, "no breakthrough to stop").not_now())?;
     if ch.compelled && !no_target {
-        return Err(reject("rash-compelled", Some("no_target"), "no_target: the rash unit is out of control and must attack if it can (004, Horse); tick no_target if no enemy outside villages, woods and earthworks is in reach"));
+        return Err(reject("rash-compelled", Some("no_target"), "no_target: the rash unit is out of control and must attack if it can (004, Horse); tick no_target if no enemy outside villages, woods and earthworks is in reach").question());
     }
     let mut r = Res::new(st);
     let name = st.unit(&ch.unit).map_or(String::new(), |u| u.name.clone());

@@ -63,7 +63,7 @@ pub(super) fn move_unit(st: &State, id: &str, a: &Movement) -> Result<P, Rejecti
     let c = st
         .card
         .as_ref()
-        .ok_or_else(|| reject("no-card", None, "no card in play"))?;
+        .ok_or_else(|| reject("no-card", None, "no card in play").not_now())?;
     let eff = c.effective.as_str();
     if let Some(l) = st.leader(id) {
         return move_leader(st, l, a);
@@ -87,7 +87,8 @@ pub(super) fn move_unit(st: &State, id: &str, a: &Movement) -> Result<P, Rejecti
             "not-ordered",
             Some("unit"),
             format!("unit: {} is not ordered this turn", u.name),
-        ));
+        )
+        .not_now());
     }
     let hexes = ranged("hexes", a.hexes, 0, 6)?.ok_or_else(|| {
         reject(
@@ -106,14 +107,16 @@ pub(super) fn move_unit(st: &State, id: &str, a: &Movement) -> Result<P, Rejecti
             "moves-closed",
             Some("unit"),
             "unit: every move comes before the first battle (CCN sequence of play)",
-        ));
+        )
+        .not_now());
     }
     if u.moves > 0 && !second {
         return Err(reject(
             "already-moved",
             Some("unit"),
             format!("unit: {} has moved this turn", u.name),
-        ));
+        )
+        .not_now());
     }
     if (mount || dismount) && u.class != Class::Dragoons {
         return Err(reject(
@@ -247,14 +250,16 @@ pub(super) fn move_leader(st: &State, l: &LeaderState, a: &Movement) -> Result<P
             "not-ordered",
             Some("unit"),
             format!("unit: {} is not ordered this turn", l.name),
-        ));
+        )
+        .not_now());
     }
     if st.card.as_ref().is_some_and(|c| c.combat) {
         return Err(reject(
             "moves-closed",
             Some("unit"),
             "unit: every move comes before the first battle (CCN sequence of play)",
-        ));
+        )
+        .not_now());
     }
     let join = a.join;
     if let Some(from) = &l.unit {

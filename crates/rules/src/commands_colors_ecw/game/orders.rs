@@ -124,7 +124,7 @@ pub(super) fn play(st: &State, id: &str, mode: Option<&str>) -> Result<P, Reject
             "bad-choice",
             Some("mode"),
             "mode: present (the opponent takes a Chaunce card; your turn ends) or order (1 unit or leader)",
-        ));
+        ).question());
     }
     if present && !st.cfg.chaunce {
         return Err(reject(
@@ -369,13 +369,13 @@ pub(super) fn order(
     let c = st
         .card
         .as_ref()
-        .ok_or_else(|| reject("no-card", None, "no card in play"))?;
+        .ok_or_else(|| reject("no-card", None, "no card in play").not_now())?;
     if c.moving || c.combat {
         return Err(reject(
             "orders-closed",
             Some("unit"),
             "unit: orders are given before any move or battle (CCN sequence of play: order, move, combat)",
-        ));
+        ).not_now());
     }
     let section = match section {
         Some(x) => Some(Section::parse(x).ok_or_else(|| {
@@ -468,7 +468,8 @@ pub(super) fn order(
                 "section-needed",
                 Some("section"),
                 "section: a lone leader's section (left, centre or right)",
-            ));
+            )
+            .question());
         };
         let n = l[s as usize].ok_or_else(|| {
             reject(
@@ -538,7 +539,8 @@ pub(super) fn order(
                         "section-needed",
                         Some("section"),
                         "section: the section marching",
-                    ));
+                    )
+                    .question());
                 };
                 if let Some(m) = march {
                     if m != s {
@@ -634,7 +636,7 @@ pub(super) fn rally(st: &State, id: &str) -> Result<P, Rejection> {
     let c = st
         .card
         .as_ref()
-        .ok_or_else(|| reject("no-card", None, "no card in play"))?;
+        .ok_or_else(|| reject("no-card", None, "no card in play").not_now())?;
     let Some(pool) = c.rally else {
         return Err(reject(
             "not-rallye",

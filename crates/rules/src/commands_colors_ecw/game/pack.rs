@@ -184,7 +184,7 @@ pub(super) fn resolve_chaunce(
 ) -> Result<P, Rejection> {
     let c = st
         .chaunce
-        .ok_or_else(|| reject("no-chaunce", None, "no Chaunce card waits"))?;
+        .ok_or_else(|| reject("no-chaunce", None, "no Chaunce card waits").not_now())?;
     let card = chaunce_of(c);
     let mut cands = candidates.to_vec();
     if let Some(n) = ranged("room", room, 0, 12)? {

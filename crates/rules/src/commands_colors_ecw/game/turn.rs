@@ -130,14 +130,15 @@ pub(super) fn end_turn_action(st: &State) -> Result<P, Rejection> {
                 "the rash {} is out of control: it must break through and make its bonus melee if it can (004, Horse); `stop` with no_target if no enemy is in reach, or roll for control",
                 st.unit(&c.unit).map_or("unit", |u| u.name.as_str())
             ),
-        ));
+        ).not_now());
     }
     if st.phase == Phase::Command && !st.sides[st.active].hand.is_empty() {
         return Err(reject(
             "play-a-card",
             Some("action"),
             "a turn begins by playing a command card (or presenting Hazzard a Chaunce)",
-        ));
+        )
+        .not_now());
     }
     let mut r = Res::new(st);
     if st.chase.as_ref().is_some_and(|c| c.chaunce) {
