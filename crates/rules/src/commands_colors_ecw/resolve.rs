@@ -43,7 +43,7 @@ pub struct Target {
     pub per_flag: u32,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BattleRequest {
     pub kind: Kind,
@@ -264,7 +264,7 @@ pub fn plan(req: &BattleRequest) -> Result<Plan<Outcome>, Rejection> {
 }
 
 /// A unit in a battle: what it rolls with and what it is hit as.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Fighter {
     pub class: Class,
@@ -331,7 +331,7 @@ impl Fighter {
 /// `stand_of_pikes` the defender is foot with pikes in formation against horse: each side rolls
 /// at most one die, and each flag the defender does not ignore costs it blocks instead of hexes
 /// (design 7; CCN squares).
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MeleeRequest {
     pub attacker: Fighter,

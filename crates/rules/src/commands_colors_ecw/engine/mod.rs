@@ -1,0 +1,214 @@
+//! Commands & Colors: Napoleonics, English Civil War variant, bound to the [`RuleSet`] and
+//! [`Rules`] traits: scenarios, the game's actions, each seat's view of the hands, and the board
+//! and forms the app draws.
+
+use serde_json::{json, Value};
+use tercio_core::{Plan, Resolution};
+
+use super::game::{self, Action, Phase, Res, Sent, State, UnitState, HOUSE_RULES};
+use super::resolve::{self, MeleeRequest};
+use super::tables::{self, command_kind, Class, Training, CHAUNCE_CARDS, COMMAND_CARDS};
+use crate::interface::{
+    ActionForm, Board, BoardTable, Choice, Engine, FormField, Outcome, Rejection, RuleSet, Rules,
+    SideScore, Typed, Viewer,
+};
+use crate::scenario::Scenario;
+
+mod board;
+mod forms;
+mod reference;
+mod rules;
+
+pub use board::*;
+pub use forms::*;
+use reference::*;
+pub use rules::*;
+
+pub struct CommandsColorsEcw;
+
+pub static RULESET: CommandsColorsEcw = CommandsColorsEcw;
+
+pub(super) const TYPES: [&str; 7] = [
+    "foot",
+    "clubmen",
+    "cuirassiers",
+    "trotters",
+    "gallopers",
+    "dragoons",
+    "artillery",
+];
+
+impl RuleSet for CommandsColorsEcw {
+    fn id(&self) -> &'static str {
+        super::RULESET_ID
+    }
+    fn alias(&self) -> &'static str {
+        "ecw"
+    }
+    fn name(&self) -> &'static str {
+        "Commands & Colors: Napoleonics, English Civil War variant"
+    }
+    fn seed(&self) -> &'static str {
+        "004_87c88ceb03e2b5f8.txt"
+    }
+    fn available(&self) -> bool {
+        true
+    }
+    fn troop_types(&self) -> Vec<&'static str> {
+        TYPES.to_vec()
+    }
+    fn allowed_flags(&self, troop: &str) -> Vec<&'static str> {
+        let mut f = vec!["left", "centre", "right", "attached", "spare"];
+        match troop {
+            "foot" => f.extend(["veteran", "raw", "militia", "no-pikes", "no-fire"]),
+            "clubmen" => f.push("militia"),
+            "gallopers" => f.extend(["veteran", "raw", "militia", "rash"]),
+            "cuirassiers" | "trotters" => f.extend(["veteran", "raw", "militia"]),
+            "dragoons" => f.extend(["veteran", "raw", "militia", "dismounted"]),
+            _ => {}
+        }
+        f
+    }
+    fn unit_size(&self) -> (&'static str, i64, i64) {
+        // Blocks: foot and clubmen 2-5, horse and dragoons 2-4, artillery 1-2 (decision 42);
+        // the exact range per type is checked by `check_units`.
+        ("blocks", 1, 5)
+    }
+    fn sides_act_by_default(&self) -> bool {
+        // Only a side may play its hand.
+        true
+    }
+    fn house_rule_keys(&self) -> Vec<String> {
+        HOUSE_RULES.iter().map(|(k, _)| k.to_string()).collect()
+    }
+    fn check_units(&self, sc: &Scenario) -> Vec<(usize, String, String)> {
+        check_units(sc)
+    }
+    fn reference(&self) -> Value {
+        json!({
+            "ruleset": self.id(),
+            "seed": self.seed(),
+            "design": "docs/rules/commands-colors-ecw.md",
+            "command_cards": COMMAND_CARDS.iter().map(|c| json!({"id": c.id, "name": c.name, "count": c.count, "text": c.text})).collect::<Vec<_>>(),
+            "chaunce_cards": CHAUNCE_CARDS.iter().map(|c| json!({"id": c.id, "name": c.name, "count": c.count, "turn": format!("{:?}", c.turn), "text": c.text})).collect::<Vec<_>>(),
+            "battle_die": ["infantry", "infantry", "cavalry", "artillery", "sabre", "flag"],
+            "house_rules": HOUSE_RULES.iter().map(|(k, v)| json!({"key": k, "default": v})).collect::<Vec<_>>(),
+        })
+    }
+    fn reference_tables(&self) -> Vec<BoardTable> {
+        reference_tables()
+    }
+    fn engine(&self, scenario: Option<&Scenario>) -> Result<Box<dyn Engine>, String> {
+        Ok(Box::new(Typed(EcwEngine {
+            scenario: scenario.cloned(),
+        })))
+    }
+}
+
+/// The scenario limits of decision 42, each reported against its unit.
+pub fn check_units(sc: &Scenario) -> Vec<(usize, String, String)> {
+    let mut out = Vec::new();
+    let range = |t: &str| match t {
+        "foot" | "clubmen" => (2, 5),
+        "cuirassiers" | "trotters" | "gallopers" | "dragoons" => (2, 4),
+        _ => (1, 2),
+    };
+    for (i, u) in sc.units.iter().enumerate() {
+        let (lo, hi) = range(&u.troop);
+        if !(lo..=hi).contains(&u.bases) {
+            out.push((
+                i,
+                "blocks".into(),
+                format!(
+                    "{} has {lo} to {hi} blocks (decision 42); found {}",
+                    u.troop, u.bases
+                ),
+            ));
+        }
+        let sections = u
+            .flags
+            .iter()
+            .filter(|f| matches!(f.as_str(), "left" | "centre" | "right"))
+            .count();
+        if sections != 1 {
+            out.push((
+                i,
+                "flags".into(),
+                format!(
+                    "exactly one section flag is needed: left, centre or right; found {sections}"
+                ),
+            ));
+        }
+        let trainings = u
+            .flags
+            .iter()
+            .filter(|f| matches!(f.as_str(), "veteran" | "raw" | "militia"))
+            .count();
+        if trainings > 1 {
+            out.push((
+                i,
+                "flags".into(),
+                "at most one training flag: veteran, raw or militia (none: trained)".into(),
+            ));
+        }
+        if u.troop == "clubmen" && !u.flags.iter().any(|f| f == "militia") {
+            out.push((
+                i,
+                "flags".into(),
+                "clubmen are always militia: add \"militia\" (004, Foot)".into(),
+            ));
+        }
+    }
+    let pct = |k: &str| game::house(sc, k).max(0) as usize;
+    for (si, s) in sc.sides.iter().enumerate() {
+        let on: Vec<(usize, &crate::scenario::Unit)> = sc
+            .units
+            .iter()
+            .enumerate()
+            .filter(|(_, u)| u.side == s.id && !u.flags.iter().any(|f| f == "spare"))
+            .collect();
+        let foot = on.iter().filter(|(_, u)| u.troop == "foot").count();
+        let vets: Vec<usize> = on
+            .iter()
+            .filter(|(_, u)| u.troop == "foot" && u.flags.iter().any(|f| f == "veteran"))
+            .map(|(i, _)| *i)
+            .collect();
+        let cap = foot * pct("ecw.veteran_cap_pct") / 100;
+        if vets.len() > cap {
+            out.push((vets[cap], "flags".into(), format!("side \"{}\" fields {} veteran foot units of {foot}: at most {cap} ({}% of its foot, 004, Foot; decision 42)", s.id, vets.len(), pct("ecw.veteran_cap_pct"))));
+        }
+        let horse = on
+            .iter()
+            .filter(|(_, u)| matches!(u.troop.as_str(), "cuirassiers" | "trotters" | "gallopers"))
+            .count();
+        let rash: Vec<usize> = on
+            .iter()
+            .filter(|(_, u)| u.flags.iter().any(|f| f == "rash"))
+            .map(|(i, _)| *i)
+            .collect();
+        let rcap = horse * pct("ecw.rash_cap_pct") / 100;
+        if rash.len() > rcap {
+            out.push((rash[rcap], "flags".into(), format!("side \"{}\" fields {} rash units of {horse} horse: at most {rcap} ({}%, 004, Sub-classifications; decision 42)", s.id, rash.len(), pct("ecw.rash_cap_pct"))));
+        }
+        if si > 1 {
+            break;
+        }
+    }
+    for l in &sc.leaders {
+        let n = sc
+            .units
+            .iter()
+            .filter(|u| u.leader == l.id && u.flags.iter().any(|f| f == "attached"))
+            .count();
+        if n > 1 {
+            if let Some(i) = sc
+                .units
+                .iter()
+                .rposition(|u| u.leader == l.id && u.flags.iter().any(|f| f == "attached"))
+            {
+                out.push((i, "flags".into(), format!("leader \"{}\" is attached to {n} units; a leader is attached to one at most", l.id)));
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,301 @@
+//! The engine of a game or of a stand-alone action: plans, the fold of effects, and each seat's
+//! view of the hands and of the log.
+
+use super::*;
+
+pub struct EcwEngine {
+    pub(super) scenario: Option<Scenario>,
+}
+
+/// The outcome of a resolution: its effects are the difference between the state before (when
+/// the plan is to be applied) and the state after, as JSON-pointer patches ([`game::diff`]).
+pub(super) fn outcome(name: String, before: Option<&Value>, r: Res) -> Outcome {
+    let effects = match before {
+        Some(b) => {
+            let mut d = game::diff(b, &serde_json::to_value(&r.st).unwrap_or(Value::Null));
+            // Each change to a side's own values names the side, for the per-seat views.
+            if let Some(ops) = d.as_array_mut() {
+                for op in ops {
+                    let side = op["p"]
+                        .as_str()
+                        .and_then(|p| p.strip_prefix("/sides/"))
+                        .and_then(|p| p.split('/').next())
+                        .and_then(|i| i.parse::<usize>().ok())
+                        .and_then(|i| r.st.sides.get(i));
+                    if let Some(s) = side {
+                        op["side"] = json!(s.id);
+                    }
+                }
+            }
+            d
+        }
+        None => Value::Null,
+    };
+    Outcome {
+        resolution: Resolution {
+            action: name,
+            summary: r
+                .summary
+                .iter()
+                .map(|s| s.trim_end_matches('.'))
+                .collect::<Vec<_>>()
+                .join("; "),
+            steps: r.steps,
+        },
+        effects,
+        facets: r.facets,
+    }
+}
+
+impl Rules for EcwEngine {
+    type State = State;
+    type Action = Sent;
+    /// The recorded form: `[{"p": pointer, "v": value, "side"?: id}]` ([`game::diff`]).
+    type Effect = Value;
+
+    fn initial_state(&self) -> Result<State, String> {
+        let sc = self.scenario.as_ref().ok_or("no scenario")?;
+        game::initial(sc)
+    }
+
+    fn plan(&self, state: Option<&State>, a: &Sent) -> Result<Plan<Outcome>, Rejection> {
+        let Some(st) = state else {
+            return standalone(&a.action);
+        };
+        let before = serde_json::to_value(st).ok();
+        let name = a.name.clone();
+        Ok(game::plan(st, &a.action)?.map(move |r| outcome(name.clone(), before.as_ref(), r)))
+    }
+
+    fn preview(&self, state: Option<&State>, a: &Sent) -> Result<Plan<Outcome>, Rejection> {
+        let Some(st) = state else {
+            return standalone(&a.action);
+        };
+        let name = a.name.clone();
+        match a.action {
+            Action::Deal { .. } => {
+                return Err(Rejection::new("no-odds", Some("action"), "the deal shuffles the decks: it has no odds to show"))
+            }
+            Action::DrawChaunce {} => {
+                return Err(Rejection::new("no-odds", Some("action"), "the Chaunce pack is face down: its odds are the cards not yet drawn (see the board)"))
+            }
+            _ => {}
+        }
+        let plan = game::plan(st, &a.action)?;
+        // A melee announced: show the melee itself, with no answer from the defender.
+        if let Action::Melee { .. } = a.action {
+            if let Plan::Done(r) = &plan {
+                if r.st.phase == Phase::Window {
+                    let p = game::plan(&r.st, &Action::Respond { response: None })?;
+                    return Ok(p.map(move |r| outcome(name.clone(), None, r)));
+                }
+            }
+        }
+        Ok(plan.map(move |r| outcome(name.clone(), None, r)))
+    }
+
+    fn apply(&self, state: &mut State, effects: &Value) -> Result<(), String> {
+        // Not the path the shell takes (see `apply_recorded`): patch the state's JSON.
+        let mut v = serde_json::to_value(&*state).map_err(|e| e.to_string())?;
+        game::apply(&mut v, effects)?;
+        *state = serde::Deserialize::deserialize(&v).map_err(|e| e.to_string())?;
+        Ok(())
+    }
+
+    fn apply_recorded(&self, state: &Value, effects: &Value) -> Result<Value, String> {
+        // The effects are patches of the recorded JSON: set in place, no typed round trip.
+        let mut s = state.clone();
+        game::apply(&mut s, effects)?;
+        Ok(s)
+    }
+
+    fn is_over(&self, st: &State) -> bool {
+        st.phase == Phase::Over
+    }
+
+    fn acting_side(&self, st: &State, a: &Sent) -> Option<String> {
+        game::acting_side(st, &a.action).map(|i| st.sides[i].id.clone())
+    }
+
+    fn scores(&self, st: &State) -> Vec<SideScore> {
+        (0..st.sides.len().min(2))
+            .map(|i| SideScore {
+                side: st.sides[i].id.clone(),
+                lost: st.sides[1 - i].banners,
+                threshold: st.sides[1 - i].banners_to_win,
+            })
+            .collect()
+    }
+
+    fn views_differ(&self) -> bool {
+        true
+    }
+
+    fn view_state(&self, st: &State, viewer: &Viewer) -> State {
+        view(st, viewer)
+    }
+
+    fn view_event(&self, event: &Value, viewer: &Viewer) -> Option<Value> {
+        let mut e = event.clone();
+        let own = match viewer {
+            Viewer::Side(s) => Some(s.clone()),
+            _ => None,
+        };
+        // Recorded actions keep the spelling they were sent with (`end_turn` or `end-turn`).
+        let action = game::canonical(e["action"]["action"].as_str().unwrap_or("")).to_string();
+        if action == "deal" {
+            // The shuffle key's dice would give away every card.
+            e["draws"] = json!([]);
+        }
+        let mine = |op: &Value| own.is_some() && op["side"].as_str() == own.as_deref();
+        let keeper = e["effects"].as_array().is_some_and(|ops| {
+            ops.iter()
+                .any(|op| mine(op) && game::secret_path(op["p"].as_str().unwrap_or("")).is_some())
+        });
+        if let Some(ops) = e["effects"].as_array_mut() {
+            // Secret values: the hands, tracks and scouted pairs to their side only (each
+            // effect names the side it belongs to); the decks' order and the key to nobody.
+            ops.retain(
+                |op| match game::secret_path(op["p"].as_str().unwrap_or("")) {
+                    None => true,
+                    Some(None) => false,
+                    Some(Some(_)) => mine(op),
+                },
+            );
+        }
+        // The scouted card kept is secret; the one discarded shows in the discards.
+        if action == "keep" && !keeper {
+            e["action"]["card"] = json!("(hidden)");
+        }
+        // Which of the hand's cards went onto the Stand of Pikes track is the defender's.
+        if !keeper {
+            if let Some(d) = e["draws"].as_array_mut() {
+                d.retain(|x| x["label"] != "Stand of Pikes card");
+            }
+        }
+        Some(e)
+    }
+
+    fn board(&self, st: &State) -> Option<Board> {
+        Some(board(st))
+    }
+
+    fn forms(&self, st: &State, side: Option<&str>) -> Vec<ActionForm> {
+        forms(st, side)
+    }
+
+    fn seeded_only(&self, a: &Sent) -> bool {
+        // Shuffles, Chaunce draws and random picks, and the Stand of Pikes card (design 13.1).
+        match &a.action {
+            Action::Deal { .. } | Action::DrawChaunce {} | Action::ResolveChaunce { .. } => true,
+            Action::Respond { response } => response.as_deref() == Some("stand-of-pikes"),
+            _ => false,
+        }
+    }
+
+    fn verdict(&self, st: &State) -> Option<String> {
+        st.winner.map(|_| game::verdict(st))
+    }
+
+    fn game_master_may(&self, st: &State, a: &Sent) -> Result<(), Rejection> {
+        if st.settings.single_device || st.settings.referee_sees_hands {
+            return Ok(());
+        }
+        let hand = match &a.action {
+            Action::Play { .. } | Action::Keep { .. } => true,
+            // Keeping the hand after a replaced turn reveals nothing.
+            Action::Swap { card } => card.is_some(),
+            Action::Respond { response } => response.as_deref().is_some_and(|r| r != "none"),
+            _ => false,
+        };
+        if hand {
+            return Err(Rejection::new(
+                "hand-is-secret",
+                Some("action"),
+                "the game master does not see the hands (decision 44): each side plays its own cards on its own link; deal with hands = single-device, or referee_sees_hands, to play them from this link",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// What a viewer may see of the state (design 10).
+pub fn view(st: &State, viewer: &Viewer) -> State {
+    // Even a decided battle keeps its secrets until the game master ends the game (an undo can
+    // take the last banner back); the shell then shows everything with the seed.
+    let mut v = st.clone();
+    v.deck = Vec::new();
+    v.pack = Vec::new();
+    v.salt = 0;
+    for (i, s) in v.sides.iter_mut().enumerate() {
+        let sees = match viewer {
+            Viewer::GameMaster => st.settings.single_device || st.settings.referee_sees_hands,
+            Viewer::Side(x) => *x == st.sides[i].id,
+            Viewer::Spectator => false,
+        };
+        if !sees {
+            s.hidden = Some(s.hand.len() as u32);
+            s.hand = Vec::new();
+            for t in &mut s.track {
+                t.0 = u8::MAX;
+            }
+            if !s.scout.is_empty() {
+                s.scout = vec![u8::MAX; s.scout.len()];
+            }
+        }
+    }
+    v
+}
+
+/// The stand-alone actions: one battle roll, or one melee with its battle back (design 9).
+pub(super) fn standalone(a: &Action) -> Result<Plan<Outcome>, Rejection> {
+    match a {
+        Action::Battle(req) => resolve::plan(req),
+        Action::Melee {
+            unit,
+            target,
+            terrain,
+            battle_back_terrain,
+            target_room,
+            attacker_room,
+            target_ignores,
+            attacker,
+            defender,
+            stand_of_pikes,
+        } => {
+            // A game's fields are not the stand-alone melee's.
+            let game_field = [
+                ("unit", unit.is_some()),
+                ("target", target.is_some()),
+                ("target_room", target_room.is_some()),
+                ("attacker_room", attacker_room.is_some()),
+                ("target_ignores", target_ignores.is_some()),
+            ]
+            .into_iter()
+            .find_map(|(k, given)| given.then_some(k));
+            if let Some(k) = game_field {
+                return Err(Rejection::new(
+                    "unknown-field",
+                    Some(k),
+                    format!("{k}: not a field of a stand-alone melee; allowed: attacker, defender, stand_of_pikes, terrain, battle_back_terrain"),
+                ));
+            }
+            let reduction = |field: &str, v: Option<i64>| -> Result<u8, Rejection> {
+                let n = game::ranged(field, v, 0, i64::from(u8::MAX))?.unwrap_or(0);
+                Ok(u8::try_from(n).unwrap_or(u8::MAX))
+            };
+            resolve::melee(&MeleeRequest {
+                attacker: game::required("attacker", attacker.clone())?,
+                defender: game::required("defender", defender.clone())?,
+                stand_of_pikes: *stand_of_pikes,
+                terrain: reduction("terrain", *terrain)?,
+                battle_back_terrain: reduction("battle_back_terrain", *battle_back_terrain)?,
+            })
+        }
+        _ => Err(Rejection::new(
+            "needs-a-game",
+            Some("action"),
+            "without a game only `battle` and `melee` can be resolved; the rest needs a game",
+        )),
+    }
+}

@@ -1,0 +1,353 @@
+//! The Chaunce pack (design 5): drawing and resolving a card, and the steps that follow one
+//! (the swap, The Dizziness).
+
+use super::*;
+
+// ------------------------------------------------------------------------------------------------
+// The Chaunce pack (design 5).
+
+/// Cards whose resolution needs the table's answer (which units are within 4 hexes, which river
+/// sections...): the side lists the candidates and Tercio draws among them (decision 5).
+pub fn needs_candidates(id: &str) -> Option<&'static str> {
+    Some(match id {
+        "damned-turncotes" => "your units within 4 hexes of the enemy",
+        "exceeding-nervose" => "your most advanced unit(s)",
+        "friendly-fire" => {
+            "the nearest friendly unit within 5 hexes of the gun drawn (empty: none)"
+        }
+        "fumblethumbs" => "hexes the foot can retreat (a number; empty: room enough)",
+        "going-for-it" => "your horse within 4 hexes of the enemy",
+        "lay-down-your-armes" => "your units adjacent to an enemy",
+        "old-davey" => "the unfordable river sections",
+        "two-inches-depe" => "the fordable river sections",
+        "weak-bridge" => "the bridges",
+        "what-was-in-that-barn" => "the occupied built-up hexes (or, if none, the unoccupied ones)",
+        "who-drew-this-mappe" => "your units in open terrain",
+        _ => return None,
+    })
+}
+
+/// A card with a second question once the first draw is made.
+pub fn second_question(id: &str) -> Option<&'static str> {
+    Some(match id {
+        "going-for-it" => "the nearest enemy unit it charges",
+        "lay-down-your-armes" => "the adjacent enemy units it may surrender to",
+        "weak-bridge" => "the units on that bridge (empty: none)",
+        "devils-match" => {
+            "the units adjacent to the exploding gun, not in a town, wood or earthworks"
+        }
+        _ => return None,
+    })
+}
+
+pub(super) fn draw_chaunce(st: &State) -> Result<P, Rejection> {
+    let mut r = Res::new(st);
+    let side = st.active;
+    let mut notes = Vec::new();
+    let Some(c) = r.st.draw_chaunce_card(&mut notes) else {
+        return Err(reject("empty-pack", None, "the Chaunce pack is empty"));
+    };
+    r.st.sides[side].chaunce_due = r.st.sides[side].chaunce_due.saturating_sub(1);
+    r.st.pack_discard.push(c);
+    r.st.chaunce = Some(c);
+    let card = chaunce_of(c);
+    notes.push(format!(
+        "{} draw {}: {}",
+        st.side_name(side),
+        card.name,
+        card.text
+    ));
+    r.step(
+        format!("Hazzard a Chaunce: {} [004, CHAUNCE CARDS]", card.name),
+        notes.join("; "),
+    );
+    r.say(notes.join("; "));
+    if needs_candidates(card.id).is_some() {
+        // A card with nothing on the table to act on is ignored at once (decision 3).
+        let applies = match card.id {
+            "fumblethumbs" => st
+                .last_foot_fired
+                .as_ref()
+                .is_some_and(|u| st.unit(u).is_some_and(|x| x.gone.is_none())),
+            "going-for-it" => !own(st, side, is_horse).is_empty(),
+            "damned-turncotes"
+            | "exceeding-nervose"
+            | "lay-down-your-armes"
+            | "who-drew-this-mappe" => !own(st, side, |_| true).is_empty(),
+            _ => true,
+        };
+        if !applies {
+            return Ok(done(card_ignored(r, card, "it finds no target")));
+        }
+        r.st.phase = Phase::ChaunceResolve;
+        // Friendly Fire draws its gun first; the table then names the nearest friendly unit.
+        if card.id == "friendly-fire" {
+            let guns: Vec<String> = st
+                .live_units(side)
+                .filter(|u| u.class == Class::Artillery)
+                .map(|u| u.id.clone())
+                .collect();
+            if guns.is_empty() {
+                return Ok(done(card_ignored(r, card, "you have no artillery")));
+            }
+            return Ok(pick_one(r, guns, "Friendly Fire: gun", |mut r, gun| {
+                let name = r.st.unit(&gun).map_or(String::new(), |u| u.name.clone());
+                r.say(format!(
+                    "the gun drawn: {name}; name the nearest friendly unit within 5 hexes"
+                ));
+                r.st.pending = Some(gun.clone());
+                done(r)
+            }));
+        }
+        return Ok(done(r));
+    }
+    Ok(chaunce_effect(r, card, Vec::new(), Vec::new()))
+}
+
+pub(super) fn card_ignored(mut r: Res, card: &ChaunceCard, why: &str) -> Res {
+    r.say(format!(
+        "{}: no effect ({why}); the turn goes on (decision 3)",
+        card.name
+    ));
+    r.st.chaunce = None;
+    next_after_chaunce(&mut r);
+    r
+}
+
+/// A uniform draw among candidates (decision 5).
+pub(super) fn pick_one(
+    r: Res,
+    mut from: Vec<String>,
+    label: &str,
+    then: impl Fn(Res, String) -> P + 'static,
+) -> P {
+    from.sort();
+    from.dedup();
+    if from.len() == 1 {
+        let only = from[0].clone();
+        return then(r, only);
+    }
+    let n = from.len().min(255) as u8;
+    let label = label.to_string();
+    Plan::die(Die::new(n, label.clone()), move |f| {
+        let mut r = r.clone();
+        let chosen = from[usize::from(f - 1)].clone();
+        r.steps.push(Step {
+            title: format!("{label}: drawn at random among {n} [decision 5]"),
+            dice: vec![tercio_core::RolledDie {
+                label: label.clone(),
+                sides: n,
+                face: f,
+            }],
+            modifiers: Vec::new(),
+            totals: Vec::new(),
+            result: r
+                .st
+                .unit(&chosen)
+                .map(|u| u.name.clone())
+                .or_else(|| r.st.leader(&chosen).map(|l| l.name.clone()))
+                .unwrap_or_else(|| chosen.clone()),
+        });
+        then(r, chosen)
+    })
+}
+
+/// The turn goes on after a Chaunce card, or another presented card comes first.
+pub(super) fn next_after_chaunce(r: &mut Res) {
+    r.st.chaunce = None;
+    r.st.phase = if r.st.sides[r.st.active].chaunce_due > 0 {
+        Phase::Chaunce
+    } else {
+        Phase::Command
+    };
+}
+
+/// A card that replaced the turn: the optional swap (not after The Fogge of War), then the other
+/// side's turn.
+pub(super) fn chaunce_turn_over(r: &mut Res, swap: bool) {
+    r.st.chaunce = None;
+    r.st.replaced = true;
+    r.st.sides[r.st.active].last_card = None;
+    if swap && !r.st.sides[r.st.active].hand.is_empty() {
+        r.st.phase = Phase::Swap;
+        r.say("this card replaces the turn; you may discard one command card and draw another (`swap`)");
+    } else {
+        hand_over(r, vec!["this card replaces the turn".into()]);
+    }
+}
+
+pub(super) fn resolve_chaunce(
+    st: &State,
+    candidates: &[String],
+    target: &[String],
+    room: Option<i64>,
+) -> Result<P, Rejection> {
+    let c = st
+        .chaunce
+        .ok_or_else(|| reject("no-chaunce", None, "no Chaunce card waits").not_now())?;
+    let card = chaunce_of(c);
+    let mut cands = candidates.to_vec();
+    if let Some(n) = ranged("room", room, 0, 12)? {
+        // Fumblethumbs: the hexes the foot can retreat.
+        cands = vec![n.to_string()];
+    }
+    let second = target.to_vec();
+    let r = Res::new(st);
+    let side = st.active;
+    // Check the candidates are what the card asks for.
+    let own_units = |p: &dyn Fn(&UnitState) -> bool| -> Result<(), Rejection> {
+        for x in &cands {
+            match st.unit(x) {
+                Some(u) if u.side == side && u.gone.is_none() && !u.spare && p(u) => {}
+                _ => {
+                    return Err(reject(
+                        "bad-candidate",
+                        Some("candidates"),
+                        format!(
+                            "candidates: \"{x}\" is not one of {}",
+                            needs_candidates(card.id).unwrap_or("the units asked for")
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    };
+    match card.id {
+        "damned-turncotes"
+        | "exceeding-nervose"
+        | "lay-down-your-armes"
+        | "who-drew-this-mappe" => own_units(&|_| true)?,
+        "going-for-it" => own_units(&is_horse)?,
+        "friendly-fire" => {
+            for x in &cands {
+                if !st.unit(x).is_some_and(|u| {
+                    u.side == side && u.gone.is_none() && !u.spare && u.class != Class::Artillery
+                        || u.side == side && u.gone.is_none()
+                }) {
+                    return Err(reject(
+                        "bad-candidate",
+                        Some("candidates"),
+                        format!("candidates: \"{x}\" is not one of your units on the table"),
+                    ));
+                }
+            }
+            if cands.len() > 1 {
+                return Err(reject(
+                    "one-target",
+                    Some("candidates"),
+                    "candidates: the one nearest friendly unit",
+                ));
+            }
+        }
+        "fumblethumbs" => {
+            if let Some(x) = cands.first() {
+                if x.parse::<u32>().is_err() {
+                    return Err(reject(
+                        "bad-number",
+                        Some("candidates"),
+                        "candidates: a number of hexes, or empty",
+                    ));
+                }
+            }
+        }
+        _ => {}
+    }
+    Ok(chaunce_effect(r, card, cands, second))
+}
+
+/// A Chaunce card's effect for the rest of the day: kept in the chronicle the board shows, and
+/// said in the result.
+pub(super) fn lasting(r: &mut Res, note: String, said: &str) {
+    r.st.chronicle.push(note);
+    r.say(said);
+}
+
+/// The leaders of `side` still on the field, or (`lost`) those lost.
+pub(super) fn leaders_of(st: &State, side: usize, lost: bool) -> Vec<String> {
+    st.leaders
+        .iter()
+        .filter(|l| l.side == side && l.gone.is_some() == lost)
+        .map(|l| l.id.clone())
+        .collect()
+}
+
+/// Units of `side` on the table matching `p`.
+pub(super) fn own(st: &State, side: usize, p: impl Fn(&UnitState) -> bool) -> Vec<String> {
+    st.live_units(side)
+        .filter(|u| p(u))
+        .map(|u| u.id.clone())
+        .collect()
+}
+
+pub(super) fn symbol_hits(u: &UnitState, f: u8) -> bool {
+    tables::symbol(f) == u.class.hit_by()
+}
+
+pub(super) fn swap(st: &State, card: Option<&str>) -> Result<P, Rejection> {
+    let mut r = Res::new(st);
+    let side = st.active;
+    let mut notes = Vec::new();
+    if let Some(id) = card {
+        let Some(p) = st.sides[side]
+            .hand
+            .iter()
+            .position(|&c| command_kind(c).id == id)
+        else {
+            return Err(reject(
+                "not-in-hand",
+                Some("card"),
+                format!("card: \"{id}\" is not in your hand"),
+            ));
+        };
+        let c = r.st.sides[side].hand.remove(p);
+        r.st.discard.push(c);
+        if let Some(n) = r.st.draw_command(&mut notes) {
+            r.st.sides[side].hand.push(n);
+        }
+        notes.insert(
+            0,
+            format!(
+                "{} discard {} and draw a card",
+                st.side_name(side),
+                command_kind(c).name
+            ),
+        );
+    } else {
+        notes.push(format!("{} keep their hand", st.side_name(side)));
+    }
+    r.st.sync_counts();
+    hand_over(&mut r, notes);
+    Ok(done(r))
+}
+
+pub(super) fn dizzy_pick(st: &State, position: Option<i64>) -> Result<P, Rejection> {
+    let side = st.active;
+    let n = st.sides[side].hand.len() as i64;
+    let p = ranged("position", position, 1, n.max(1))?.ok_or_else(|| {
+        reject(
+            "missing-field",
+            Some("position"),
+            format!("position: 1 to {n}"),
+        )
+    })?;
+    let mut r = Res::new(st);
+    // The backs are laid out in a fresh order of their own (decision 29).
+    let order = shuffled(st.salt, 1000 + st.turn, (0..n as u8).collect());
+    let i = usize::from(order[(p - 1) as usize]);
+    let c = r.st.sides[side].hand.remove(i);
+    r.st.discard.push(c);
+    let lim = &mut r.st.sides[side].hand_limit;
+    *lim = (*lim).saturating_sub(1).max(1);
+    let msg = format!(
+        "{} pick card {p}: {} goes to the discards; {} hold {} cards from now on (decision 29)",
+        st.side_name(1 - side),
+        command_kind(c).name,
+        st.side_name(side),
+        r.st.sides[side].hand_limit
+    );
+    r.step("The Dizziness [004, CHAUNCE CARDS]", msg.clone());
+    r.say(msg);
+    next_after_chaunce(&mut r);
+    Ok(done(r))
+}
