@@ -123,7 +123,7 @@ fn play(name: &str, seed: u64, choices: &[usize], steps_max: usize) {
             forms
                 .iter()
                 .find(|f| f.primary)
-                .or_else(|| forms.iter().find(|f| f.action == "end_turn"))
+                .or_else(|| forms.iter().find(|f| f.action == "end-turn"))
                 .unwrap_or(&forms[0])
         } else {
             others[pick(others.len())]
@@ -141,7 +141,7 @@ fn play(name: &str, seed: u64, choices: &[usize], steps_max: usize) {
                 let p = forms
                     .iter()
                     .find(|f| f.primary)
-                    .or_else(|| forms.iter().find(|f| f.action == "end_turn"))
+                    .or_else(|| forms.iter().find(|f| f.action == "end-turn"))
                     // A rash unit out of control: its breakthrough ends first.
                     .or_else(|| forms.iter().find(|f| f.action == "stop"))
                     .expect("a way on");
@@ -149,10 +149,10 @@ fn play(name: &str, seed: u64, choices: &[usize], steps_max: usize) {
                 let a2 = fill(p, &g.state, &mut q);
                 if g.act(a2.clone()).is_err() {
                     let stopped = g.act(json!({"action": "stop", "no_target": true})).is_ok();
-                    let ended = g.act(json!({"action": "end_turn"})).is_ok();
+                    let ended = g.act(json!({"action": "end-turn"})).is_ok();
                     assert!(
                         stopped || ended,
-                        "stuck in phase {}: {a2}, stop and end_turn all refused",
+                        "stuck in phase {}: {a2}, stop and end-turn all refused",
                         g.state["phase"]
                     );
                 }

@@ -52,25 +52,25 @@ impl Rules for EcwEngine {
     type Action = Sent;
     /// The recorded form: `[{"p": pointer, "v": value, "side"?: id}]` ([`game::diff`]).
     type Effect = Value;
+    /// Stand-alone, `melee` and `battle` name their units inline ([`super::standalone`]).
+    type Request = Sent;
 
     fn initial_state(&self) -> Result<State, String> {
         let sc = self.scenario.as_ref().ok_or("no scenario")?;
         game::initial(sc)
     }
 
-    fn plan(&self, state: Option<&State>, a: &Sent) -> Result<Plan<Outcome>, Rejection> {
-        let Some(st) = state else {
-            return standalone(&a.action);
-        };
+    fn plan(&self, st: &State, a: &Sent) -> Result<Plan<Outcome>, Rejection> {
         let before = serde_json::to_value(st).ok();
         let name = a.name.clone();
         Ok(game::plan(st, &a.action)?.map(move |r| outcome(name.clone(), before.as_ref(), r)))
     }
 
-    fn preview(&self, state: Option<&State>, a: &Sent) -> Result<Plan<Outcome>, Rejection> {
-        let Some(st) = state else {
-            return standalone(&a.action);
-        };
+    fn standalone(&self, a: &Sent) -> Result<Plan<Outcome>, Rejection> {
+        standalone(&a.action)
+    }
+
+    fn preview(&self, st: &State, a: &Sent) -> Result<Plan<Outcome>, Rejection> {
         let name = a.name.clone();
         match a.action {
             Action::Deal { .. } => {
@@ -102,11 +102,15 @@ impl Rules for EcwEngine {
         Ok(())
     }
 
-    fn apply_recorded(&self, state: &Value, effects: &Value) -> Result<Value, String> {
-        // The effects are patches of the recorded JSON: set in place, no typed round trip.
+    fn folded_recorded(&self, state: &Value, effects: &Value) -> Result<Value, String> {
+        // The effects are patches of the recorded JSON: set there, no typed round trip.
         let mut s = state.clone();
         game::apply(&mut s, effects)?;
         Ok(s)
+    }
+
+    fn apply_recorded(&self, state: &mut Value, effects: &Value) -> Result<(), String> {
+        game::apply(state, effects)
     }
 
     fn is_over(&self, st: &State) -> bool {

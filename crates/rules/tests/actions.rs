@@ -1,0 +1,88 @@
+//! Every rule set's actions through the one typed interface (issue "One typed rules interface"):
+//! an unknown action is refused at `action` with the list of actions, and every action, in a
+//! game and stand-alone, refuses a field it does not know by its name (field-less actions
+//! included, which serde's `deny_unknown_fields` alone lets through on unit variants).
+
+mod common;
+use common::root;
+use serde_json::{json, Value};
+use tercio_i18n::{localize, Lang};
+use tercio_rules::{registry, scenario, Engine};
+
+/// The actions an engine lists when refusing one it does not know.
+fn actions(engine: &dyn Engine, state: Option<&Value>) -> Vec<String> {
+    let r = engine
+        .plan(state, &json!({"action": "no-such-action"}))
+        .err()
+        .expect("an unknown action is refused");
+    assert_eq!(
+        (r.code.as_str(), r.field.as_deref()),
+        ("unknown-action", Some("action")),
+        "{r}"
+    );
+    let text = localize(Lang::En, &r.message);
+    let list = text
+        .split_once("allowed: ")
+        .unwrap_or_else(|| panic!("no list of actions in {text:?}"))
+        .1;
+    list.split(',')
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+fn first_scenario(id: &str) -> scenario::Scenario {
+    let dir = root().join("scenarios").join(id);
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("scenarios")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    files.sort();
+    let p = &files[0];
+    let text = std::fs::read_to_string(p).expect("read");
+    scenario::parse(&p.display().to_string(), &text).expect("a shipped scenario is valid")
+}
+
+fn refuses_unknown_fields(id: &str, engine: &dyn Engine, state: Option<&Value>, what: &str) {
+    let names = actions(engine, state);
+    assert!(names.len() >= 2, "{id} {what}: too few actions: {names:?}");
+    for name in names {
+        let r = engine
+            .plan(state, &json!({"action": name, "zzz_not_a_field": 1}))
+            .err()
+            .unwrap_or_else(|| panic!("{id} {what} {name}: an unknown field went through"));
+        assert_eq!(
+            (r.code.as_str(), r.field.as_deref()),
+            ("unknown-field", Some("zzz_not_a_field")),
+            "{id} {what} {name}: {r}"
+        );
+    }
+}
+
+#[test]
+fn every_action_of_every_rule_set_refuses_an_unknown_field_by_name() {
+    for rules in registry::all() {
+        let id = rules.id();
+        let sc = first_scenario(id);
+        let engine = rules.engine(Some(&sc)).expect("engine");
+        let state = engine.initial_state().expect("state");
+        refuses_unknown_fields(id, engine.as_ref(), Some(&state), "in a game");
+        let alone = rules.engine(None).expect("engine");
+        refuses_unknown_fields(id, alone.as_ref(), None, "stand-alone");
+    }
+}
+
+#[test]
+fn an_action_that_is_not_an_object_with_a_name_is_refused_for_every_rule_set() {
+    for rules in registry::all() {
+        let engine = rules.engine(None).expect("engine");
+        for bad in [json!("fire"), json!({"unit": "a"}), json!({"action": 3})] {
+            let r = engine
+                .plan(None, &bad)
+                .err()
+                .unwrap_or_else(|| panic!("{}: {bad} went through", rules.id()));
+            assert_eq!(r.field.as_deref(), Some("action"), "{}: {r}", rules.id());
+        }
+    }
+}
