@@ -11,7 +11,7 @@ use crate::registry::{
     ActionForm, Board, BoardTable, Choice, Engine, FormField, Outcome, Rejection, RuleSet,
     SideScore, Viewer,
 };
-use crate::scenario::{Leader, Rank, Role, Scenario, Side, Unit};
+use crate::scenario::{Leader, Rank, Role, Scenario, ScenarioFile, Side, Unit};
 
 pub struct CallanRenaissance;
 
@@ -482,7 +482,7 @@ fn standalone(action: &Value) -> Result<Plan<Outcome>, Rejection> {
         bonus: 0,
         rank: Rank::Army,
     };
-    let sc = Scenario {
+    let sc = Scenario::built(ScenarioFile {
         ruleset: super::RULESET_ID.into(),
         title: String::new(),
         date: None,
@@ -493,7 +493,7 @@ fn standalone(action: &Value) -> Result<Plan<Outcome>, Rejection> {
         leaders: vec![leader("a"), leader("b")],
         units: vec![ua, ub],
         house_rules: Default::default(),
-    };
+    });
     let mut st = game::initial(&sc).map_err(|e| Rejection::new("bad-unit", None, e))?;
     st.phase = Phase::Cards;
     st.turn = 1;
