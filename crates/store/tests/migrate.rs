@@ -57,6 +57,8 @@ fn a_release_01_database_migrates_and_keeps_every_game() {
         assert_eq!(g.seed, want["seed"].as_u64().expect("seed"), "{label}");
         assert_eq!(g.nonce, want["nonce"], "{label}");
         assert_eq!(g.commitment(), want["commitment"], "{label}");
+        // Its scenario goes through today's checks, and passes them.
+        assert_eq!(g.scenario.warnings(), &[], "{label}");
         assert_eq!(
             g.log.entries().len() as u64,
             want["log_entries"].as_u64().expect("n")
