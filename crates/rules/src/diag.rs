@@ -8,7 +8,7 @@ pub struct Diagnostic {
     pub file: String,
     pub line: usize,
     pub column: usize,
-    /// The field, as a path: `units[3].type`.
+    /// The field, as a path: `units[3].type`; empty for a problem of the file as a whole.
     pub field: String,
     /// The offending value as written, if any.
     pub value: Option<String>,
@@ -17,15 +17,16 @@ pub struct Diagnostic {
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}:{}:{}: {}",
-            self.file, self.line, self.column, self.field
-        )?;
-        if let Some(v) = &self.value {
-            write!(f, " = {v}")?;
+        write!(f, "{}:{}:{}: ", self.file, self.line, self.column)?;
+        // A problem of the file as a whole (malformed JSON) names no field.
+        if !self.field.is_empty() {
+            f.write_str(&self.field)?;
+            if let Some(v) = &self.value {
+                write!(f, " = {v}")?;
+            }
+            f.write_str(": ")?;
         }
-        write!(f, ": {}", self.message)
+        f.write_str(&self.message)
     }
 }
 

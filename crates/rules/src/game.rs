@@ -102,7 +102,7 @@ impl Game {
             } else if let Some(rest) = msg.strip_prefix("missing field `") {
                 rest.split('`').next().unwrap_or_default().to_string()
             } else {
-                "json".to_string()
+                String::new()
             };
             Diagnostic {
                 file: file.to_string(),
