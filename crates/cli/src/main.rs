@@ -566,8 +566,30 @@ fn print_odds(name: &str, plan: &tercio_core::Plan<tercio_rules::Outcome>, json:
     }
 }
 
+/// A game file, its scenario checked: a check the recorded scenario fails is printed as a
+/// warning, and the game still loads (it was played with that scenario; replay and verify must
+/// still work).
 fn load_game(path: &Path) -> Result<Game, Failure> {
-    json_at(path, "not a Tercio game file")
+    let name = path.display().to_string();
+    let g = Game::from_json(&name, &read(path)?).map_err(|d| fail(d.to_string()))?;
+    warn_scenario(&name, &g.scenario);
+    Ok(g)
+}
+
+/// Print the checks a recorded scenario fails, each at its file:line:col.
+fn warn_scenario(name: &str, sc: &scenario::Scenario) {
+    let w = sc.warnings();
+    if w.is_empty() {
+        return;
+    }
+    for d in w {
+        eprintln!("warning: {}", loc(&d.to_string()));
+    }
+    eprintln!(
+        "warning: {name}: the recorded scenario fails {} check{}; the game is read as it was recorded",
+        w.len(),
+        if w.len() == 1 { "" } else { "s" }
+    );
 }
 
 /// Write atomically: a crash mid-write never loses what was already recorded.
@@ -651,12 +673,12 @@ fn game_show(path: &Path, json: bool, log: bool) -> Res {
         "{} ({}) — {} events in the log",
         g.scenario.title,
         g.ruleset,
-        g.log.entries.len()
+        g.log.entries().len()
     );
     say_inline!("{}", show_state(engine.as_ref(), &g.state));
     if log {
         say!("\nLog:");
-        for e in &g.log.entries {
+        for e in g.log.entries() {
             match e {
                 tercio_core::LogEntry::Event { seq, event } => {
                     let struck = if g.log.is_voided(*seq) {
@@ -743,7 +765,10 @@ fn serve(addr: &str, db: Option<PathBuf>, public_url: Option<String>, live_games
 /// A game from a game file, or from an app export; `need_seed`: the export's seed must have been
 /// revealed (for `verify`; a report does without it).
 fn game_for_verify(path: &Path, need_seed: bool) -> Result<(Game, Option<String>), Failure> {
-    let v: Value = json_at(path, "not JSON")?;
+    let text = read(path)?;
+    let name = path.display().to_string();
+    let v: Value = serde_json::from_str(&text)
+        .map_err(|e| fail(format!("{name}:{}:{}: not JSON: {e}", e.line(), e.column())))?;
     if v["format"] != "tercio-export/1" {
         return Ok((load_game(path)?, None));
     }
@@ -777,6 +802,17 @@ fn game_for_verify(path: &Path, need_seed: bool) -> Result<(Game, Option<String>
                 .map_err(|x| at(&format!("log[{i}]"), &x.to_string()))?,
         );
     }
+    let raw: scenario::ScenarioFile = serde_json::from_value(v["scenario"].clone())
+        .map_err(|x| at("scenario", &x.to_string()))?;
+    let sc = scenario::Scenario::recorded(
+        raw,
+        &scenario::Source {
+            file: &name,
+            text: &text,
+            path: "scenario",
+        },
+    );
+    warn_scenario(&name, &sc);
     let g = Game {
         format: tercio_rules::game::FORMAT.to_string(),
         ruleset: v["rule_set"]
@@ -785,9 +821,8 @@ fn game_for_verify(path: &Path, need_seed: bool) -> Result<(Game, Option<String>
             .to_string(),
         seed,
         nonce,
-        scenario: serde_json::from_value(v["scenario"].clone())
-            .map_err(|x| at("scenario", &x.to_string()))?,
-        log: tercio_core::EventLog { entries },
+        scenario: sc,
+        log: tercio_core::EventLog::from_entries(entries).map_err(|e| at("log", &e))?,
         state: v["state"].clone(),
     };
     Ok((g, Some(commitment)))
@@ -845,7 +880,7 @@ fn verify(path: &Path) -> Res {
     );
     say!(
         "log fingerprint after {} entries: {} (every page showed it: the same fingerprint means this is the whole game)",
-        g.log.entries.len(),
+        g.log.entries().len(),
         g.log_digest()
     );
     Ok(())

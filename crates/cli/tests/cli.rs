@@ -685,3 +685,73 @@ fn the_callan_example_turns_play_through_in_italian() {
         "{odds}"
     );
 }
+
+/// A game recorded before a check was added, whose scenario fails it (a blank title, a colour
+/// with a space): it still replays, verifies, shows and reports, and every command that reads it
+/// warns, naming field, file, line and column.
+#[test]
+fn a_recorded_game_whose_scenario_fails_a_check_still_replays_and_verifies() {
+    let f = "crates/cli/tests/fixtures/agincourt-fails-checks.game.json";
+    let title = format!(
+        "warning: {f}:8:14: scenario.title = \"\": must not be empty: the battle's name, shown on every page"
+    );
+    let colour = format!("warning: {f}:29:19: scenario.sides[1].colour = \"royal blue\": allowed:");
+    for args in [
+        vec!["replay", f],
+        vec!["verify", f],
+        vec!["game", "show", f],
+        vec!["report", f],
+    ] {
+        let o = tercio(&args);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{args:?}: {stderr}");
+        assert!(stderr.contains(&title), "{args:?}: {stderr}");
+        assert!(stderr.contains(&colour), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("the recorded scenario fails 2 checks"),
+            "{args:?}: {stderr}"
+        );
+    }
+    assert!(ok(&["replay", f]).contains("replay ok — 7 events"));
+    assert!(ok(&["verify", f]).contains("verified — 7 events"));
+    // A game whose scenario passes every check reads without a word of warning.
+    let dir = tempfile::tempdir().expect("tmp");
+    let game = dir.path().join("fine.game.json");
+    let g = game.to_str().unwrap_or_default();
+    ok(&[
+        "game",
+        "new",
+        "scenarios/bloody-dismal-fight/agincourt-1415.toml",
+        "--seed",
+        "1",
+        "--out",
+        g,
+    ]);
+    let o = tercio(&["replay", g]);
+    assert!(o.status.success());
+    assert!(
+        o.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+#[test]
+fn a_broken_game_file_is_refused_at_its_field_line_and_column() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let text = std::fs::read_to_string(
+        root().join("crates/cli/tests/fixtures/agincourt-fails-checks.game.json"),
+    )
+    .expect("fixture");
+    let bad = dir.path().join("bad.game.json");
+    std::fs::write(&bad, text.replacen("\"seq\": 3", "\"seq\": 4", 1)).expect("write");
+    let b = bad.to_str().unwrap_or_default();
+    for args in [vec!["replay", b], vec!["verify", b]] {
+        let e = err(&args);
+        assert!(
+            e.contains(&format!("{b}:"))
+                && e.contains(": log.entries[2].seq: not a Tercio game file: entries[2].seq: 4 where 3 was expected"),
+            "{e}"
+        );
+    }
+}

@@ -15,5 +15,5 @@ pub mod stats;
 
 pub use dice::{DiceStream, Die, Draw};
 pub use explain::{Modifier, Resolution, RolledDie, Step};
-pub use log::{EventLog, LogEntry};
+pub use log::{EventLog, LogEntry, Signed};
 pub use plan::{Depends, Distribution, FaceClasses, Plan};

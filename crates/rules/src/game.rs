@@ -4,11 +4,12 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use tercio_core::{DiceStream, Die, Draw, EventLog, LogEntry, Resolution};
+use tercio_core::{DiceStream, Die, Draw, EventLog, LogEntry, Resolution, Signed};
 
+use crate::diag::{line_col, Diagnostic};
 use crate::interface::{Engine, Rejection, RuleSet};
 use crate::registry;
-use crate::scenario::Scenario;
+use crate::scenario::{Scenario, ScenarioFile, Source};
 
 pub const FORMAT: &str = "tercio-game/1";
 
@@ -31,7 +32,15 @@ pub struct GameEvent {
     pub by: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+impl Signed for GameEvent {
+    fn sign(&mut self, by: &str) {
+        self.by = Some(by.to_string());
+    }
+}
+
+/// A game: serialised as a game file (`*.game.json`), read back with [`Game::from_json`], which
+/// checks its scenario; not `Deserialize` itself, so no game is read without that.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Game {
     pub format: String,
     pub ruleset: String,
@@ -62,7 +71,76 @@ impl std::fmt::Display for GameError {
     }
 }
 
+/// A game file as written, its scenario not yet checked.
+#[derive(Deserialize)]
+struct GameFile {
+    format: String,
+    ruleset: String,
+    seed: u64,
+    #[serde(default)]
+    nonce: String,
+    scenario: ScenarioFile,
+    log: EventLog<GameEvent>,
+    state: Value,
+}
+
 impl Game {
+    /// Read a game file's JSON text (`file` names it in errors). The game was recorded with its
+    /// scenario, so the scenario is accepted as recorded ([`Scenario::recorded`]): a check it
+    /// fails (one added since, say) is in `game.scenario.warnings()` for the caller to show, and
+    /// the game still loads, replays and verifies. Malformed JSON or a log out of order is an
+    /// error at its line and column.
+    pub fn from_json(file: &str, text: &str) -> Result<Game, Diagnostic> {
+        let g: GameFile = serde_json::from_str(text).map_err(|e| {
+            let msg = e.to_string();
+            // serde_json appends " at line L column C"; the diagnostic says it first.
+            let msg = msg
+                .rfind(" at line ")
+                .map_or(msg.as_str(), |i| &msg[..i])
+                .to_string();
+            let field = if msg.starts_with("entries[") {
+                format!("log.{}", msg.split(':').next().unwrap_or_default())
+            } else if let Some(rest) = msg.strip_prefix("missing field `") {
+                rest.split('`').next().unwrap_or_default().to_string()
+            } else {
+                String::new()
+            };
+            Diagnostic {
+                file: file.to_string(),
+                line: e.line(),
+                column: e.column(),
+                field,
+                value: None,
+                message: format!("not a Tercio game file: {msg}"),
+            }
+        })?;
+        let at = Source {
+            file,
+            text,
+            path: "scenario",
+        };
+        if g.format != FORMAT {
+            let (line, column) = line_col(text, crate::diag::json_offset(text, "format"));
+            return Err(Diagnostic {
+                file: file.to_string(),
+                line,
+                column,
+                field: "format".into(),
+                value: Some(format!("\"{}\"", g.format)),
+                message: format!("allowed: \"{FORMAT}\""),
+            });
+        }
+        Ok(Game {
+            format: g.format,
+            ruleset: g.ruleset,
+            seed: g.seed,
+            nonce: g.nonce,
+            scenario: Scenario::recorded(g.scenario, &at),
+            log: g.log,
+            state: g.state,
+        })
+    }
+
     pub fn new(scenario: Scenario, seed: u64) -> Result<Game, GameError> {
         let rules = rules_of(&scenario.ruleset)?;
         let engine = rules.engine(Some(&scenario)).map_err(GameError::Rules)?;
@@ -87,7 +165,6 @@ impl Game {
     /// Where the dice stream stands: after the last event ever rolled, voided or not.
     pub fn stream_pos(&self) -> u64 {
         self.log
-            .entries
             .iter()
             .rev()
             .find_map(|e| match e {
@@ -100,16 +177,23 @@ impl Game {
     /// Resolve an action against the current state, record it and fold it in. A rejected action
     /// changes nothing.
     pub fn act(&mut self, action: Value) -> Result<&GameEvent, GameError> {
-        self.act_with(action, None)
+        self.act_signed(action, None, None)
     }
 
     /// Resolve an action with faces thrown on real dice, checked against the dice the resolution
     /// declares. The seed's stream does not move. A rejected action or bad faces change nothing.
     pub fn act_entered(&mut self, action: Value, faces: &[u8]) -> Result<&GameEvent, GameError> {
-        self.act_with(action, Some(faces))
+        self.act_signed(action, Some(faces), None)
     }
 
-    fn act_with(&mut self, action: Value, faces: Option<&[u8]>) -> Result<&GameEvent, GameError> {
+    /// [`Game::act`] or, with `faces`, [`Game::act_entered`], the event signed by the seat that
+    /// recorded it (`game-master`, `side:ID`) as it is appended.
+    pub fn act_signed(
+        &mut self,
+        action: Value,
+        faces: Option<&[u8]>,
+        by: Option<&str>,
+    ) -> Result<&GameEvent, GameError> {
         let engine = self.engine()?;
         let event = resolve(
             engine.as_ref(),
@@ -119,7 +203,7 @@ impl Game {
             action,
             faces,
         )?;
-        self.record(engine.as_ref(), event)
+        self.record(engine.as_ref(), event, by)
     }
 
     /// The dice still to throw for `action` after `faces` (physical dice): `None` when complete.
@@ -127,14 +211,19 @@ impl Game {
         needed(self.engine()?.as_ref(), &self.state, action, faces)
     }
 
-    fn record(&mut self, engine: &dyn Engine, event: GameEvent) -> Result<&GameEvent, GameError> {
+    fn record(
+        &mut self,
+        engine: &dyn Engine,
+        event: GameEvent,
+        by: Option<&str>,
+    ) -> Result<&GameEvent, GameError> {
         let mut state = self.state.clone();
         engine
             .apply(&mut state, &event.effects)
             .map_err(GameError::Corrupt)?;
         self.state = state;
-        self.log.append(event);
-        match self.log.entries.last() {
+        self.log.append(event, by);
+        match self.log.last() {
             Some(LogEntry::Event { event, .. }) => Ok(event),
             _ => Err(GameError::Corrupt("event not recorded".into())),
         }
@@ -145,20 +234,12 @@ impl Game {
         commitment(self.seed, &self.nonce)
     }
 
-    /// Note which seat recorded the last event.
-    pub fn sign_last(&mut self, by: &str) {
-        if let Some(LogEntry::Event { event, .. }) = self.log.entries.last_mut() {
-            event.by = Some(by.to_string());
-        }
-    }
-
     /// A fingerprint of the whole log, shown on every page: the head of the log's hash chain
     /// ([`chain_next`] over every entry in order). A player who notes it at the end can tell that
     /// an export is the whole game, unaltered; the server keeps the head with the game, so no
     /// page rehashes the log.
     pub fn log_digest(&self) -> String {
         self.log
-            .entries
             .iter()
             .fold(chain_start(), |h, e| chain_next(&h, &entry_text(e)))
     }
@@ -252,7 +333,7 @@ impl Game {
         let mut applied: Vec<(u64, Value)> = Vec::new();
         let mut voided = std::collections::BTreeSet::new();
         let mut state = initial.clone();
-        for entry in &self.log.entries {
+        for entry in &self.log {
             match entry {
                 LogEntry::Event { seq, event } => {
                     let plan = engine
@@ -462,7 +543,7 @@ impl Head {
             nonce: game.nonce.clone(),
             scenario: game.scenario.clone(),
             state: game.state.clone(),
-            seq: game.log.entries.len() as u64,
+            seq: game.log.len() as u64,
             stream_pos: game.stream_pos(),
             chain: game.log_digest(),
             live: game.log.live().map(|(s, _)| s).collect(),
@@ -602,7 +683,7 @@ impl Game {
         let mut voided = std::collections::BTreeSet::new();
         let mut out: Vec<(u64, Value)> = Vec::new();
         let mut last = 0;
-        for entry in &self.log.entries {
+        for entry in &self.log {
             match entry {
                 LogEntry::Event { seq, event } => {
                     engine

@@ -314,7 +314,7 @@ pub fn battle_report(
         md.push('\n');
     }
     md.push_str(&format!("\n## {}\n\n", tr(keys::REPORT_LOG, &[])));
-    for e in &game.log.entries {
+    for e in &game.log {
         match e {
             LogEntry::Event { seq, event } => {
                 let Some(v) = serde_json::to_value(event)

@@ -1,6 +1,12 @@
 //! Scenarios: the TOML format, parsed by hand from toml's spanned tree so that *every* problem is
 //! reported at once, each at its file:line:col with the offending value and what is allowed.
-//! A [`Scenario`] exists only once it has passed [`parse`].
+//!
+//! Two types: [`ScenarioFile`], a scenario as written and not checked (what a game file, an
+//! export or the database holds), and [`Scenario`], a checked one, which exists only after
+//! [`parse`] (TOML), [`Scenario::check`] (a scenario read as data) or [`Scenario::recorded`] (a
+//! scenario a game was already played with: read even when it fails a check, with warnings).
+//! There is one set of checks, the TOML reader's: a scenario read as data is written out as TOML
+//! and read back, and each problem is then placed at its field in the file it came from.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -8,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use toml::de::{DeTable, DeValue};
 use toml::Spanned;
 
-use crate::diag::{Diagnostic, Diagnostics};
+use crate::diag::{self, Diagnostic, Diagnostics};
 use crate::interface::RuleSet;
 use crate::registry;
 
@@ -61,9 +67,10 @@ pub struct Unit {
     pub nationality: Option<String>,
 }
 
-/// A validated scenario.
+/// A scenario as written (in a game file, an export, the database), not checked: anything of
+/// the right shape. [`Scenario::check`] or [`Scenario::recorded`] turn it into a [`Scenario`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Scenario {
+pub struct ScenarioFile {
     pub ruleset: String,
     pub title: String,
     #[serde(default)]
@@ -82,10 +89,155 @@ pub struct Scenario {
     pub house_rules: BTreeMap<String, i64>,
 }
 
-impl Scenario {
+impl ScenarioFile {
     pub fn side(&self, id: &str) -> Option<&Side> {
         self.sides.iter().find(|s| s.id == id)
     }
+}
+
+/// A checked scenario: read-only (its fields through `Deref` to [`ScenarioFile`]), made only by
+/// [`parse`], [`Scenario::check`] and [`Scenario::recorded`]. Serialised exactly as its
+/// [`ScenarioFile`]; deliberately not `Deserialize`, so nothing reads one without the checks.
+#[derive(Debug, Clone, Serialize)]
+#[serde(transparent)]
+pub struct Scenario {
+    file: ScenarioFile,
+    /// The checks it failed when it was accepted as recorded ([`Scenario::recorded`]).
+    #[serde(skip)]
+    warnings: Vec<Diagnostic>,
+}
+
+impl PartialEq for Scenario {
+    fn eq(&self, other: &Self) -> bool {
+        self.file == other.file
+    }
+}
+
+impl Eq for Scenario {}
+
+impl std::ops::Deref for Scenario {
+    type Target = ScenarioFile;
+    fn deref(&self) -> &ScenarioFile {
+        &self.file
+    }
+}
+
+/// Where a scenario read as data comes from, so that its problems are reported at their line
+/// and column: the file's name, its JSON text, and the scenario's path in it (`scenario` in a game
+/// file or an export, empty when the text is the scenario itself).
+#[derive(Debug, Clone, Copy)]
+pub struct Source<'a> {
+    pub file: &'a str,
+    pub text: &'a str,
+    pub path: &'a str,
+}
+
+impl Scenario {
+    /// Check a scenario read as data: the same checks as [`parse`], each problem named by the
+    /// field's path in `at` (`scenario.units[2].leader`) at its line and column there.
+    pub fn check(file: ScenarioFile, at: &Source<'_>) -> Result<Scenario, Vec<Diagnostic>> {
+        let problems = problems(&file, at);
+        if problems.is_empty() {
+            Ok(Scenario {
+                file,
+                warnings: Vec::new(),
+            })
+        } else {
+            Err(problems)
+        }
+    }
+
+    /// A scenario a game was already played with (a game file, the database, an export): checked
+    /// like any other, but accepted even when it fails a check, since the game must still load,
+    /// replay and verify; what it fails is in [`Scenario::warnings`], for the caller to show.
+    pub fn recorded(file: ScenarioFile, at: &Source<'_>) -> Scenario {
+        let warnings = problems(&file, at);
+        Scenario { file, warnings }
+    }
+
+    /// A scenario a rule set builds for itself (a stand-alone action's two units), not read from
+    /// anywhere a person wrote.
+    pub(crate) fn built(file: ScenarioFile) -> Scenario {
+        Scenario {
+            file,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// The checks a recorded scenario fails (empty for one that passed them all).
+    pub fn warnings(&self) -> &[Diagnostic] {
+        &self.warnings
+    }
+
+    /// The scenario as written.
+    pub fn file(&self) -> &ScenarioFile {
+        &self.file
+    }
+
+    pub fn into_file(self) -> ScenarioFile {
+        self.file
+    }
+}
+
+/// Every problem of a scenario read as data, placed in its source: the scenario is written as
+/// TOML (a unit's size under the rule set's own key, `figures`, `blocks`…) and read back by
+/// [`read`], and each problem's field is then found in the JSON text it came from.
+fn problems(file: &ScenarioFile, at: &Source<'_>) -> Vec<Diagnostic> {
+    let size_key = registry::lookup(&file.ruleset)
+        .ok()
+        .map_or("bases", |r| r.unit_size().0);
+    let text = toml::Table::try_from(file).and_then(|mut t| {
+        if let Some(toml::Value::Array(units)) = t.get_mut("units") {
+            for u in units.iter_mut() {
+                if let Some(u) = u.as_table_mut() {
+                    if let Some(b) = u.remove("bases") {
+                        u.insert(size_key.to_string(), b);
+                    }
+                }
+            }
+        }
+        toml::to_string(&t)
+    });
+    let found = match text {
+        Ok(text) => match read("", &text) {
+            Ok(_) => return Vec::new(),
+            Err(found) => found,
+        },
+        Err(e) => vec![Diagnostic {
+            file: String::new(),
+            line: 1,
+            column: 1,
+            field: String::new(),
+            value: None,
+            message: format!("cannot be checked: {e}"),
+        }],
+    };
+    let mut out: Vec<Diagnostic> = found
+        .into_iter()
+        .map(|d| {
+            // As the data names it: a unit's size is `bases` whatever the rule set calls it.
+            let field = match d.field.strip_suffix(&format!(".{size_key}")) {
+                Some(unit) if unit.starts_with("units[") => format!("{unit}.bases"),
+                _ => d.field,
+            };
+            let field = match (at.path.is_empty(), field.is_empty()) {
+                (true, _) => field,
+                (false, true) => at.path.to_string(),
+                (false, false) => format!("{}.{field}", at.path),
+            };
+            let (line, column) = diag::line_col(at.text, diag::json_offset(at.text, &field));
+            Diagnostic {
+                file: at.file.to_string(),
+                line,
+                column,
+                field,
+                value: d.value,
+                message: d.message,
+            }
+        })
+        .collect();
+    out.sort_by_key(|x| (x.line, x.column));
+    out
 }
 
 type Tbl<'i> = DeTable<'i>;
@@ -353,8 +505,16 @@ const TOP: &[&str] = &[
     "house_rules",
 ];
 
-/// Parse and validate a scenario. On failure, every problem found, in file order.
+/// Parse and validate a scenario written in TOML. On failure, every problem found, in file order.
 pub fn parse(file: &str, src: &str) -> Result<Scenario, Vec<Diagnostic>> {
+    read(file, src).map(|file| Scenario {
+        file,
+        warnings: Vec::new(),
+    })
+}
+
+/// The TOML reader, where every check lives.
+fn read(file: &str, src: &str) -> Result<ScenarioFile, Vec<Diagnostic>> {
     let mut d = Diagnostics::new(file, src);
     let (root, errors) = DeTable::parse_recoverable(src);
     for e in &errors {
@@ -403,7 +563,17 @@ pub fn parse(file: &str, src: &str) -> Result<Scenario, Vec<Diagnostic>> {
         },
         None => None,
     };
-    let title = top.string("title", true, &mut d).map(|x| x.0);
+    let title = top.string("title", true, &mut d).map(|(t, at)| {
+        if t.trim().is_empty() {
+            d.at(
+                at,
+                "title",
+                Some(format!("\"{t}\"")),
+                "must not be empty: the battle's name, shown on every page",
+            );
+        }
+        t
+    });
     let date = top.string("date", false, &mut d).map(|x| x.0);
     let place = top.string("place", false, &mut d).map(|x| x.0);
     let notes = top.string("notes", false, &mut d).map(|x| x.0);
@@ -725,7 +895,7 @@ pub fn parse(file: &str, src: &str) -> Result<Scenario, Vec<Diagnostic>> {
         }
     }
 
-    let scenario = Scenario {
+    let scenario = Scenario::built(ScenarioFile {
         ruleset: rules.map(|r| r.id().to_string()).unwrap_or_default(),
         title: title.unwrap_or_default(),
         date,
@@ -736,7 +906,7 @@ pub fn parse(file: &str, src: &str) -> Result<Scenario, Vec<Diagnostic>> {
         leaders,
         units,
         house_rules,
-    };
+    });
     if d.is_empty() {
         if let Some(r) = rules {
             for (i, field, msg) in r.check_units(&scenario) {
@@ -755,7 +925,7 @@ pub fn parse(file: &str, src: &str) -> Result<Scenario, Vec<Diagnostic>> {
         }
     }
     if d.is_empty() {
-        Ok(scenario)
+        Ok(scenario.into_file())
     } else {
         d.list.sort_by_key(|x| (x.line, x.column));
         Err(d.list)

@@ -162,7 +162,7 @@ fn dealt_with(seed: u64, card: &str) -> Game {
 
 fn events(g: &Game) -> Vec<GameEvent> {
     g.log
-        .entries
+        .entries()
         .iter()
         .filter_map(|e| match e {
             LogEntry::Event { event, .. } => Some(event.clone()),

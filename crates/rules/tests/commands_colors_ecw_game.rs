@@ -113,20 +113,20 @@ fn act_entered(g: &mut Game, a: Value, faces: &[u8]) {
 
 /// The code and field of a refusal; panics if the action went through.
 fn refused(g: &mut Game, a: Value) -> (String, Option<String>) {
-    let before = g.log.entries.len();
+    let before = g.log.entries().len();
     let state = g.state.clone();
     let out = match g.act(a.clone()) {
         Err(GameError::Rejected(r)) => (r.code, r.field),
         Err(e) => panic!("{a}: not a rejection: {e}"),
         Ok(_) => panic!("{a}: accepted, a refusal was expected"),
     };
-    assert_eq!(g.log.entries.len(), before, "a refusal records nothing");
+    assert_eq!(g.log.entries().len(), before, "a refusal records nothing");
     assert_eq!(g.state, state, "a refusal changes nothing");
     out
 }
 
 fn last_event(g: &Game) -> GameEvent {
-    match g.log.entries.last() {
+    match g.log.entries().last() {
         Some(LogEntry::Event { event, .. }) => event.clone(),
         other => panic!("no event last: {other:?}"),
     }
@@ -1201,7 +1201,7 @@ fn a_refused_action_records_nothing_and_names_its_field() {
     let mut g = new_game("", 17);
     let (c, f) = refused(&mut g, json!({"action": "deal", "hands": "telepathy"}));
     assert_eq!((c.as_str(), f.as_deref()), ("bad-choice", Some("hands")));
-    assert!(g.log.entries.is_empty());
+    assert!(g.log.entries().is_empty());
 }
 
 /// The number of battle dice the next throw of `a` needs.

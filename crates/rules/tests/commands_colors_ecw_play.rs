@@ -129,12 +129,12 @@ fn play(name: &str, seed: u64, choices: &[usize], steps_max: usize) {
             others[pick(others.len())]
         };
         let a = fill(f, &g.state, &mut pick);
-        let before = g.log.entries.len();
+        let before = g.log.entries().len();
         match g.act(a.clone()) {
             Ok(_) => {}
             Err(e) => {
                 assert!(!e.to_string().is_empty(), "{a}");
-                assert_eq!(before, g.log.entries.len(), "a refusal records nothing");
+                assert_eq!(before, g.log.entries().len(), "a refusal records nothing");
                 // The game must never be stuck: the primary form with defaults goes through, or
                 // the turn ends.
                 // (In the orders phase the turn's way on is ending it.)
@@ -160,13 +160,13 @@ fn play(name: &str, seed: u64, choices: &[usize], steps_max: usize) {
         }
         // Every step records something: an action, or the way on when it was refused.
         assert!(
-            g.log.entries.len() > before,
+            g.log.entries().len() > before,
             "step {steps} recorded nothing in phase {}",
             g.state["phase"]
         );
         cards_accounted(&g.state);
         // No event shows a side another side's hand.
-        if let Some(tercio_core::LogEntry::Event { event, .. }) = g.log.entries.last() {
+        if let Some(tercio_core::LogEntry::Event { event, .. }) = g.log.entries().last() {
             let ev = serde_json::to_value(event).expect("event");
             for (i, s) in g.state["sides"]
                 .as_array()
@@ -197,7 +197,7 @@ fn play(name: &str, seed: u64, choices: &[usize], steps_max: usize) {
         }
     }
     let mut kinds = std::collections::BTreeMap::new();
-    for e in &g.log.entries {
+    for e in g.log.entries() {
         if let tercio_core::LogEntry::Event { event, .. } = e {
             *kinds.entry(event.resolution.action.clone()).or_insert(0) += 1;
         }
@@ -223,7 +223,7 @@ fn play(name: &str, seed: u64, choices: &[usize], steps_max: usize) {
     assert_eq!(
         g.replay().expect("the log replays"),
         g.log
-            .entries
+            .entries()
             .iter()
             .filter(|e| matches!(e, tercio_core::LogEntry::Event { .. }))
             .count()

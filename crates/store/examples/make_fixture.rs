@@ -85,10 +85,9 @@ fn script(rules: &str) -> Vec<(String, Value)> {
 /// One action as the server records it: act, sign, save.
 fn act(store: &SqliteStore, id: &str, g: &mut Game, name: &str, action: Value, by: &str) {
     let rules = g.ruleset.clone();
-    if let Err(e) = g.act(action) {
+    if let Err(e) = g.act_signed(action, None, Some(by)) {
         panic!("{rules} {name}: {e}");
     }
-    g.sign_last(by);
     store.save(id, g).expect("save");
 }
 
@@ -113,8 +112,8 @@ fn act_entered(store: &SqliteStore, id: &str, g: &mut Game, action: Value, by: &
             }
         }
     }
-    g.act_entered(action, &faces).expect("entered");
-    g.sign_last(by);
+    g.act_signed(action, Some(&faces), Some(by))
+        .expect("entered");
     store.save(id, g).expect("save");
 }
 
@@ -159,7 +158,7 @@ fn main() {
         for (name, a) in &steps[3..] {
             act(&store, &id, &mut g, name, a.clone(), "game-master");
         }
-        assert!(g.log.entries.len() >= 40);
+        assert!(g.log.entries().len() >= 40);
         made.push(("egc-cerignola-undos", sid, id, g));
     }
 
@@ -303,7 +302,7 @@ fn main() {
                 "seed": g.seed,
                 "nonce": g.nonce,
                 "commitment": g.commitment(),
-                "log_entries": g.log.entries.len(),
+                "log_entries": g.log.entries().len(),
                 "log_digest": g.log_digest(),
                 "replay": replayed,
                 "state": serde_json::to_string(&g.state).expect("state"),

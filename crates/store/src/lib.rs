@@ -15,7 +15,7 @@ use tercio_core::{EventLog, LogEntry};
 use tercio_rules::game::{
     chain_next, chain_start, entry_text, Appended, Game, GameEvent, Head, FORMAT,
 };
-use tercio_rules::scenario::Scenario;
+use tercio_rules::scenario::{Scenario, ScenarioFile, Source};
 
 #[derive(Debug)]
 pub enum StoreError {
@@ -305,7 +305,7 @@ fn fixup(tx: &rusqlite::Transaction, version: usize) -> Result<(), StoreError> {
             continue;
         };
         let mut h = chain_start();
-        for e in &game.log.entries {
+        for e in game.log.entries() {
             let text = entry_text(e);
             h = chain_next(&h, &text);
             tx.execute(
@@ -317,7 +317,7 @@ fn fixup(tx: &rusqlite::Transaction, version: usize) -> Result<(), StoreError> {
             "UPDATE heads SET seq = ?2, stream_pos = ?3, chain = ?4 WHERE game_id = ?1",
             params![
                 id,
-                game.log.entries.len() as i64,
+                game.log.entries().len() as i64,
                 game.stream_pos() as i64,
                 h
             ],
@@ -669,8 +669,7 @@ fn load_game(conn: &Connection, id: &str) -> Result<Option<Game>, StoreError> {
     let Some((rule_set, scenario, seed, nonce)) = row else {
         return Ok(None);
     };
-    let scenario: Scenario =
-        serde_json::from_str(&scenario).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let scenario = stored_scenario(id, &scenario)?;
     let entries = query_entries(conn, id, 0, u64::MAX)?;
     let mut game = Game {
         format: FORMAT.to_string(),
@@ -678,13 +677,31 @@ fn load_game(conn: &Connection, id: &str) -> Result<Option<Game>, StoreError> {
         seed: seed as u64,
         nonce,
         scenario,
-        log: EventLog { entries },
+        log: EventLog::from_entries(entries)
+            .map_err(|e| StoreError::Corrupt(format!("game {id}: log.{e}")))?,
         state: Value::Null,
     };
     game.state = game
         .refold()
         .map_err(|e| StoreError::Corrupt(e.to_string()))?;
     Ok(Some(game))
+}
+
+/// A stored game's scenario (its JSON column), accepted as recorded: the game was played with it,
+/// so a check it fails (one added since it was stored) does not stop the game loading; it is in
+/// [`Scenario::warnings`], named as `game ID: scenario` with the line and column in that JSON.
+fn stored_scenario(id: &str, json: &str) -> Result<Scenario, StoreError> {
+    let file = format!("game {id}: scenario");
+    let raw: ScenarioFile = serde_json::from_str(json)
+        .map_err(|e| StoreError::Corrupt(format!("{file}:{}:{}: {e}", e.line(), e.column())))?;
+    Ok(Scenario::recorded(
+        raw,
+        &Source {
+            file: &file,
+            text: json,
+            path: "",
+        },
+    ))
 }
 
 /// The nearest checkpoint before `target` and the effects of the live events between it and
@@ -821,7 +838,7 @@ fn write_game(tx: &Connection, id: &str, game: &Game, from_seq: u64) -> Result<(
     let mut stmt = tx.prepare_cached(
         "INSERT INTO log_entries (game_id, seq, entry, voids, hash) VALUES (?1, ?2, ?3, ?4, ?5)",
     )?;
-    for e in &game.log.entries {
+    for e in game.log.entries() {
         let text = entry_text(e);
         h = chain_next(&h, &text);
         if e.seq() <= from_seq {
@@ -845,7 +862,7 @@ fn write_game(tx: &Connection, id: &str, game: &Game, from_seq: u64) -> Result<(
         params![
             id,
             turn_of(&game.state) as i64,
-            game.log.entries.len() as i64,
+            game.log.entries().len() as i64,
             game.stream_pos() as i64,
             h,
             now(),
@@ -954,8 +971,7 @@ impl Store for SqliteStore {
                 ruleset,
                 seed: seed as u64,
                 nonce,
-                scenario: serde_json::from_str(&scenario)
-                    .map_err(|e| StoreError::Corrupt(e.to_string()))?,
+                scenario: stored_scenario(id, &scenario)?,
                 state: Value::Null,
                 seq: seq as u64,
                 stream_pos: pos as u64,
@@ -1274,7 +1290,7 @@ mod tests {
         for i in 0..40 {
             let a = act(&store, &id, &mut head, charge.clone());
             g.act(charge.clone()).expect("act");
-            assert_eq!(Some(&a.entry), g.log.entries.last(), "charge {i}");
+            assert_eq!(Some(&a.entry), g.log.entries().last(), "charge {i}");
             let (_, base) = undo(&store, &id, &mut head);
             g.undo().expect("undo");
             if let Some((cp, _)) = base.checkpoint {
@@ -1389,7 +1405,7 @@ mod tests {
         for (id, t) in ids.iter().zip(threads) {
             let head = t.join().expect("thread");
             let g = store.load(id).expect("load").expect("game");
-            assert_eq!(g.log.entries.len(), 21);
+            assert_eq!(g.log.entries().len(), 21);
             assert_eq!(Head::of(&g), head);
             assert_eq!(g.replay(), Ok(11));
         }
@@ -1531,5 +1547,49 @@ mod tests {
         assert!(seats.iter().all(|s| s.token.len() == 32));
         let nonce = store.load("old").expect("load").expect("game").nonce;
         assert_eq!(nonce.len(), 32, "an old game gets a nonce: {nonce:?}");
+    }
+
+    /// A game stored with a scenario that fails a check added since (a blank title) still loads
+    /// whole and live, replays, and says what it fails, where.
+    #[test]
+    fn a_stored_scenario_that_fails_a_check_loads_with_warnings() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let path = dir.path().join("t.db");
+        let store = SqliteStore::open(&path).expect("open");
+        let mut g = game();
+        let id = store.create(&g, None).expect("create");
+        g.act_signed(json!({"action": "initiative"}), None, Some("game-master"))
+            .expect("initiative");
+        store.save(&id, &g).expect("save");
+        let fine = store.live(&id).expect("live").expect("game");
+        assert!(fine.head.scenario.warnings().is_empty());
+        let mut v = serde_json::to_value(&g.scenario).expect("json");
+        v["title"] = json!("");
+        let text = serde_json::to_string(&v).expect("json");
+        Connection::open(&path)
+            .expect("open")
+            .execute(
+                "UPDATE games SET scenario = ?1 WHERE id = ?2",
+                params![text, id],
+            )
+            .expect("update");
+        let want = {
+            let col = text.find("\"title\":\"\"").expect("title") + "\"title\":".len() + 1;
+            format!("game {id}: scenario:1:{col}: title = \"\": must not be empty")
+        };
+        let live = store.live(&id).expect("live").expect("still loads");
+        let w: Vec<String> = live
+            .head
+            .scenario
+            .warnings()
+            .iter()
+            .map(|d| d.to_string())
+            .collect();
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].starts_with(&want), "{w:?} / {want}");
+        let back = store.load(&id).expect("load").expect("still loads");
+        assert_eq!(back.scenario.warnings().len(), 1);
+        assert_eq!(back.log, g.log);
+        assert_eq!(back.replay(), Ok(1));
     }
 }

@@ -68,11 +68,16 @@ impl std::ops::Deref for LiveGame {
 }
 
 impl LiveGame {
-    /// Load a game from the store, without reading its log.
+    /// Load a game from the store, without reading its log. A check its stored scenario fails
+    /// (one added since the game was created) does not stop it: the game was played with that
+    /// scenario. The server's log says which, each at its field, line and column.
     pub fn load(store: &dyn Store, id: &str) -> Result<Option<LiveGame>, api::ApiError> {
         let Some(l) = store.live(id)? else {
             return Ok(None);
         };
+        for d in l.head.scenario.warnings() {
+            eprintln!("warning: {d} (the game is read as it was recorded)");
+        }
         let engine = l.head.engine()?;
         Ok(Some(LiveGame {
             head: l.head,

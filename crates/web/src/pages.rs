@@ -1653,7 +1653,7 @@ async fn seat_log_page(
         ),
         esc(&ctx.seat.token),
         ui.h(keys::WEB_NAV_BACK_TO_GAME, &[]),
-        log_html(&ctx, &ui, &game.log.entries)
+        log_html(&ctx, &ui, game.log.entries())
     );
     page(&ui, &ctx.game.scenario.title, &body).into_response()
 }

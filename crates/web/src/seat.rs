@@ -412,7 +412,7 @@ impl SeatCtx {
     /// The game's log and final state, as this seat may see them: what `tercio verify` reads.
     pub fn export(&self) -> Result<Value, ApiError> {
         let game = self.full_game()?;
-        let entries: Vec<Value> = game.log.entries.iter().map(|e| self.entry(e)).collect();
+        let entries: Vec<Value> = game.log.entries().iter().map(|e| self.entry(e)).collect();
         let mut v = json!({
             "format": EXPORT_FORMAT,
             "exported_for": role_name(&self.seat.role),

@@ -371,7 +371,7 @@ fn check_secrets(
             assert_eq!(status, 200, "{stage}: {role} {path}");
             assert_eq!(
                 events.iter().filter(|e| e.event == "entry").count(),
-                g.log.entries.len(),
+                g.log.entries().len(),
                 "{stage}: {role}: every entry is streamed"
             );
             for e in events.iter().filter(|e| e.event == "entry") {

@@ -357,7 +357,7 @@ fn check_no_leak(s: &Server, l: &Links, stage: &str, live: bool) -> usize {
         }
     }
     // A card played face up and taken back by an undo went back to the hand in full view.
-    for e in &g.log.entries {
+    for e in g.log.entries() {
         if let tercio_core::LogEntry::Event { event, .. } = e {
             if event.action["action"] == "play" {
                 if let Some(k) = event.action["card"].as_str().and_then(command_card) {
@@ -407,7 +407,7 @@ fn check_no_leak(s: &Server, l: &Links, stage: &str, live: bool) -> usize {
             assert_eq!(status, 200, "{stage}: {role} {path}");
             assert_eq!(
                 events.iter().filter(|e| e.event == "entry").count(),
-                g.log.entries.len(),
+                g.log.entries().len(),
                 "{stage}: {role}: every entry is streamed"
             );
             sent.push((path, raw));
@@ -541,10 +541,10 @@ fn a_card_games_side_links_act_from_the_start() {
         // The side to play has the play form on its page and plays through its own link.
         let page = s.get(&format!("/s/{}", l.sides[0].1)).body;
         assert!(page.contains("data-action=\"play\""), "{scenario}: {page}");
-        let before = s.raw(&l).log.entries.len();
+        let before = s.raw(&l).log.entries().len();
         let unit = play_and_order(&s, &l, 0);
         let g = s.raw(&l);
-        assert!(g.log.entries.len() >= before + 2);
+        assert!(g.log.entries().len() >= before + 2);
         assert_eq!(g.state["phase"], "orders");
         assert!(g.state["card"]["orders"]
             .as_array()
@@ -553,7 +553,7 @@ fn a_card_games_side_links_act_from_the_start() {
             .any(|o| o[0] == unit.as_str()));
         let by: Vec<Option<String>> = g
             .log
-            .entries
+            .entries()
             .iter()
             .filter_map(|e| match e {
                 tercio_core::LogEntry::Event { event, .. } => Some(event.by.clone()),
@@ -624,10 +624,10 @@ fn the_game_master_plays_no_card_and_may_only_close_a_window_with_none() {
     s.deal(&l);
     let g = s.raw(&l);
     let card = command_kind(nums(&g.state["sides"][0]["hand"])[0]).id;
-    let n = g.log.entries.len();
+    let n = g.log.entries().len();
     let r = s.act(&l.gm, &json!({"action": "play", "card": card}));
     assert_eq!(refusal(&r), (403, json!("hand-is-secret")), "{}", r.body);
-    assert_eq!(s.raw(&l).log.entries.len(), n, "nothing recorded");
+    assert_eq!(s.raw(&l).log.entries().len(), n, "nothing recorded");
     // Nor does its page offer a play form.
     let page = s.get(&format!("/s/{}", l.gm)).body;
     assert!(!page.contains("data-action=\"play\""), "{page}");
@@ -639,7 +639,7 @@ fn the_game_master_plays_no_card_and_may_only_close_a_window_with_none() {
         &json!({"action": "melee", "unit": unit, "target": enemies[0]}),
     );
     assert_eq!(s.raw(&l).state["phase"], "window");
-    let n = s.raw(&l).log.entries.len();
+    let n = s.raw(&l).log.entries().len();
     for response in ["evade", "stand-of-pikes", "retire"] {
         let r = s.act(&l.gm, &json!({"action": "respond", "response": response}));
         assert_eq!(
@@ -649,7 +649,7 @@ fn the_game_master_plays_no_card_and_may_only_close_a_window_with_none() {
             r.body
         );
     }
-    assert_eq!(s.raw(&l).log.entries.len(), n, "nothing recorded");
+    assert_eq!(s.raw(&l).log.entries().len(), n, "nothing recorded");
     // Its page offers only "none" for the window.
     let page = s.get(&format!("/s/{}", l.gm)).body;
     let i = page
@@ -667,8 +667,8 @@ fn the_game_master_plays_no_card_and_may_only_close_a_window_with_none() {
     );
     assert_eq!(s.view(&l.gm)["state"]["phase"], "orders");
     let g = s.raw(&l);
-    assert_eq!(g.log.entries.len(), n + 1);
-    match g.log.entries.last() {
+    assert_eq!(g.log.entries().len(), n + 1);
+    match g.log.entries().last() {
         Some(tercio_core::LogEntry::Event { event, .. }) => {
             assert_eq!(event.action["response"], "none");
             assert_eq!(event.by.as_deref(), Some("game-master"));
@@ -694,7 +694,7 @@ fn the_odds_show_a_melee_and_never_the_face_down_pack() {
     let unit = play_and_order(&s, &l, 0);
     let (_, enemies) = melee_units(&s.raw(&l).state, 0);
     let melee = json!({"action": "melee", "unit": unit, "target": enemies[0]});
-    let n = s.raw(&l).log.entries.len();
+    let n = s.raw(&l).log.entries().len();
     let r = s.post(&format!("/api/s/{royal}/odds"), &melee);
     assert_eq!(r.status, 200, "{}", r.body);
     let v = r.json();
@@ -716,7 +716,7 @@ fn the_odds_show_a_melee_and_never_the_face_down_pack() {
         facets.iter().any(|f| f["facet"] == "melee: blocks lost"),
         "{v}"
     );
-    assert_eq!(s.raw(&l).log.entries.len(), n, "odds record nothing");
+    assert_eq!(s.raw(&l).log.entries().len(), n, "odds record nothing");
     // The other side may not ask for the Royalists' melee.
     let r = s.post(&format!("/api/s/{}/odds", l.sides[1].1), &melee);
     assert_eq!(refusal(&r), (403, json!("seat-may-not")), "{}", r.body);
@@ -778,7 +778,10 @@ fn no_seat_is_sent_another_sides_cards_or_the_shuffle_key() {
         checked > 100,
         "the other side's cards were checked for: {checked}"
     );
-    assert!(s.raw(&l).log.entries.len() >= 9, "the sequence was played");
+    assert!(
+        s.raw(&l).log.entries().len() >= 9,
+        "the sequence was played"
+    );
 }
 
 #[test]
@@ -915,7 +918,7 @@ fn dice_thrown_at_the_table_never_deal_the_cards() {
     );
     assert_eq!(refusal(&r), (422, json!("seeded-only")), "{}", r.body);
     assert_eq!(r.json()["error"]["field"], "faces");
-    assert!(s.raw(&l).log.entries.is_empty(), "nothing recorded");
+    assert!(s.raw(&l).log.entries().is_empty(), "nothing recorded");
     assert_eq!(s.raw(&l).state["phase"], "deal");
     let r = s.post(
         &format!("/api/s/{}/actions/entered", l.gm),
@@ -929,8 +932,8 @@ fn dice_thrown_at_the_table_never_deal_the_cards() {
     );
     assert_eq!(r.json()["draws"], json!([]), "and are not shown");
     let g = s.raw(&l);
-    assert_eq!(g.log.entries.len(), 1);
-    match &g.log.entries[0] {
+    assert_eq!(g.log.entries().len(), 1);
+    match &g.log.entries()[0] {
         tercio_core::LogEntry::Event { event, .. } => {
             assert!(!event.entered);
             assert_eq!(event.draws.len(), 8, "the shuffle key's eight dice");
@@ -1016,13 +1019,21 @@ fn once_ended_every_hand_and_the_deal_dice_are_shown_and_the_export_verifies() {
             ruleset: export["rule_set"].as_str().expect("rule set").to_string(),
             seed,
             nonce,
-            scenario: serde_json::from_value(export["scenario"].clone()).expect("scenario"),
-            log: tercio_core::EventLog { entries },
+            scenario: tercio_rules::scenario::Scenario::check(
+                serde_json::from_value(export["scenario"].clone()).expect("scenario"),
+                &tercio_rules::scenario::Source {
+                    file: "export",
+                    text: "",
+                    path: "scenario",
+                },
+            )
+            .expect("the exported scenario passes its checks"),
+            log: tercio_core::EventLog::from_entries(entries).expect("numbered"),
             state: export["state"].clone(),
         };
         assert_eq!(
             rebuilt.verify().map(|v| v.len()),
-            Ok(g.log.entries.len()),
+            Ok(g.log.entries().len()),
             "{role}: the export verifies"
         );
     }

@@ -153,7 +153,7 @@ fn a_change_made_by_another_process_is_seen() {
     assert_eq!(r.status, 200, "{}", r.body);
     assert_eq!(r.json()["voided"], 4);
     let g = other.load(&game_id).expect("load").expect("game");
-    assert_eq!(g.log.entries.len(), 5);
+    assert_eq!(g.log.entries().len(), 5);
     assert_eq!(g.replay(), Ok(4));
 }
 

@@ -101,7 +101,7 @@ fn every_seat_reads_the_scenario_notes_and_sources_in_a_closed_section_in_both_l
     }
     // The notes' list lines stay lines: Pavia's obstacles are a "- " list under their heading.
     let sc = shipped(PAVIA);
-    let notes = sc.notes.expect("notes");
+    let notes = sc.notes.clone().expect("notes");
     let vernavola = notes
         .lines()
         .find(|l| l.starts_with("- La Vernavola"))

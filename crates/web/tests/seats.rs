@@ -278,7 +278,7 @@ fn the_live_stream_sends_each_entry_once_and_resumes_after_the_last_seen() {
         .expect("load")
         .expect("game")
         .log
-        .entries
+        .entries()
         .len();
     assert!(n > 4);
     let seqs = |events: &[tercio_web::client::SseEvent]| -> Vec<u64> {
@@ -429,8 +429,8 @@ fn seats_acting_at_once_are_serialised_and_the_stale_are_told() {
     assert!(replies.iter().all(|r| r.status < 500));
     let accepted = replies.iter().filter(|r| r.status == 200).count();
     let g = s.store.load(&l.id).expect("load").expect("game");
-    assert_eq!(g.log.entries.len(), 2 + accepted);
-    for (i, e) in g.log.entries.iter().enumerate() {
+    assert_eq!(g.log.entries().len(), 2 + accepted);
+    for (i, e) in g.log.entries().iter().enumerate() {
         assert_eq!(e.seq(), i as u64 + 1, "sequence without gaps or repeats");
     }
     let mut seqs: Vec<u64> = replies
@@ -444,7 +444,7 @@ fn seats_acting_at_once_are_serialised_and_the_stale_are_told() {
         (3..=2 + accepted as u64).collect::<Vec<_>>(),
         "each acknowledged once, in order"
     );
-    assert_eq!(g.verify().map(|v| v.len()), Ok(g.log.entries.len()));
+    assert_eq!(g.verify().map(|v| v.len()), Ok(g.log.entries().len()));
 }
 
 #[test]
@@ -553,7 +553,7 @@ fn the_export_reveals_the_seed_only_after_the_end_and_matches_the_commitment() {
     );
     assert_eq!(
         after["log"].as_array().map(Vec::len),
-        Some(g.log.entries.len())
+        Some(g.log.entries().len())
     );
     // The dice report: a chart and a table per die, every face thrown counted.
     let page = s.get(&format!("/s/{}/dice", l.spectator)).body;
@@ -567,7 +567,7 @@ fn the_export_reveals_the_seed_only_after_the_end_and_matches_the_commitment() {
         .sum();
     let drawn: usize = g
         .log
-        .entries
+        .entries()
         .iter()
         .map(|e| match e {
             tercio_core::LogEntry::Event { event, .. } => event.draws.len(),

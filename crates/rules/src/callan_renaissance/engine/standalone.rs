@@ -100,7 +100,7 @@ pub(super) fn standalone(action: &Action) -> Result<Plan<Outcome<Value>>, Reject
         bonus: 0,
         rank: Rank::Army,
     };
-    let sc = Scenario {
+    let sc = Scenario::built(crate::scenario::ScenarioFile {
         ruleset: super::RULESET_ID.into(),
         title: String::new(),
         date: None,
@@ -111,7 +111,7 @@ pub(super) fn standalone(action: &Action) -> Result<Plan<Outcome<Value>>, Reject
         leaders: vec![leader("a"), leader("b")],
         units: vec![ua, ub],
         house_rules: Default::default(),
-    };
+    });
     let mut st = game::initial(&sc).map_err(|e| Rejection::new("bad-unit", None, e))?;
     st.phase = Phase::Cards;
     st.turn = 1;
