@@ -39,10 +39,20 @@ fn opt_choice<'de, D: Deserializer<'de>, T: DeserializeOwned>(d: D) -> Result<Op
         Value::String(s) if s.trim().is_empty() => Ok(None),
         Value::String(s) => T::deserialize(Value::String(s.trim().to_string()))
             .map(Some)
-            .map_err(|_| D::Error::custom(msg("app_driven.input.bad-choice", &[("value", s)]))),
+            .map_err(|e| {
+                // serde lists the names it takes after "expected one of".
+                let e = e.to_string();
+                let allowed = e
+                    .split_once("expected one of ")
+                    .map_or(String::new(), |(_, l)| l.replace('`', ""));
+                D::Error::custom(msg(
+                    "app_driven.input.bad-choice",
+                    &[("value", s), ("allowed", &allowed)],
+                ))
+            }),
         other => Err(D::Error::custom(msg(
             "app_driven.input.bad-choice",
-            &[("value", &other.to_string())],
+            &[("value", &other.to_string()), ("allowed", "")],
         ))),
     }
 }

@@ -416,12 +416,12 @@ pub fn forms(e: &AppEngine, st: &GameState, side: Option<&str>) -> Vec<ActionFor
             .leaders
             .values()
             .filter(|l| l.fate.is_none() && mine(&l.side))
-            .map(|l| Choice::new(l.id.clone(), leader_label(st, gm, &l.name, &l.side)))
+            .map(|l| Choice::new(l.id.clone(), l.name.clone()))
             .collect();
         if !alive.is_empty() {
             let units: Vec<Choice> = units
                 .iter()
-                .map(|u| Choice::new(u.id.clone(), unit_label(st, gm, u)))
+                .map(|u| Choice::new(u.id.clone(), u.name.clone()))
                 .collect();
             out.push(form(
                 "attach",
@@ -442,7 +442,7 @@ pub fn forms(e: &AppEngine, st: &GameState, side: Option<&str>) -> Vec<ActionFor
             .values()
             .filter(|l| l.fate.is_some() && mine(&l.side))
             .filter(|l| !st.leaders.values().any(|o| o.inherited.contains(&l.id)))
-            .map(|l| Choice::new(l.id.clone(), leader_label(st, gm, &l.name, &l.side)))
+            .map(|l| Choice::new(l.id.clone(), l.name.clone()))
             .collect();
         if !fallen.is_empty() && !alive.is_empty() {
             out.push(form(
@@ -458,58 +458,25 @@ pub fn forms(e: &AppEngine, st: &GameState, side: Option<&str>) -> Vec<ActionFor
     out
 }
 
-/// A leader as a choice: the game master chooses among both sides', so the side is named.
-fn leader_label(st: &GameState, gm: bool, name: &str, side: &str) -> String {
-    if gm {
-        msg(
-            keys::APP_DRIVEN_CHOICE_UNIT,
-            &[("unit", name), ("side", &side_name(st, side))],
-        )
-    } else {
-        name.to_string()
-    }
-}
-
-fn unit_label(st: &GameState, gm: bool, u: &UnitState) -> String {
-    leader_label(st, gm, &u.name, &u.side)
-}
-
 /// The app's fields an action of `kind` uses, for this seat (a side's seat does not set the
 /// fields reserved to the game master).
 fn unit_fields(e: &AppEngine, st: &GameState, side: Option<&str>, kind: &str) -> Vec<FormField> {
     let gm = side.is_none();
     let mine = |s: &str| side.is_none_or(|x| x == s);
     let uses = |kinds: &str| kinds.split(' ').any(|k| k == kind);
-    // The units the current leader may activate first.
-    let now: Vec<String> = activatable(st).iter().map(|u| u.id.clone()).collect();
-    let leader = st
-        .current
-        .as_ref()
-        .and_then(|c| st.leaders.get(&c.leader))
-        .map_or("", |l| l.name.as_str());
+    // Plain names in a fixed order (side by side, as the board lists them): an action changes
+    // no form, so a live page is sent only what changed on the board. Who may be activated now
+    // is the board's note.
     let mut actors: Vec<&UnitState> = st
         .units
         .values()
         .filter(|u| !u.destroyed && mine(&u.side))
         .filter(|u| kind != "charge" || st.phase != Phase::EndOfTurn || u.troop == "swiss-pike")
         .collect();
-    actors.sort_by_key(|u| (!now.contains(&u.id), u.side.clone()));
+    actors.sort_by_key(|u| st.sides.iter().position(|s| s.id == u.side));
     let actor_choices = actors
         .iter()
-        .map(|u| {
-            let base = unit_label(st, gm, u);
-            let label = if now.contains(&u.id) {
-                msg(
-                    keys::APP_DRIVEN_CHOICE_COMMANDED,
-                    &[("unit", &base), ("leader", leader)],
-                )
-            } else if u.acted {
-                msg(keys::APP_DRIVEN_CHOICE_ACTED, &[("unit", &base)])
-            } else {
-                base
-            };
-            Choice::new(u.id.clone(), label)
-        })
+        .map(|u| Choice::new(u.id.clone(), u.name.clone()))
         .collect();
     let mut f = vec![FormField::choice(
         "actor",
@@ -522,13 +489,13 @@ fn unit_fields(e: &AppEngine, st: &GameState, side: Option<&str>, kind: &str) ->
             .units
             .values()
             .filter(|u| !u.destroyed && (gm || !mine(&u.side)))
-            .map(|u| Choice::new(u.id.clone(), unit_label(st, gm, u)))
+            .map(|u| Choice::new(u.id.clone(), u.name.clone()))
             .collect();
         f.push(FormField::choice(
             "target",
             &m(keys::APP_DRIVEN_FIELD_TARGET),
             targets,
-            kind != "charge" && kind != "fire",
+            true,
         ));
         f.push(FormField::choice(
             "ground",
@@ -582,7 +549,7 @@ fn unit_fields(e: &AppEngine, st: &GameState, side: Option<&str>, kind: &str) ->
             .leaders
             .values()
             .filter(|l| l.fate.is_none() && mine(&l.side))
-            .map(|l| Choice::new(l.id.clone(), leader_label(st, gm, &l.name, &l.side)))
+            .map(|l| Choice::new(l.id.clone(), l.name.clone()))
             .collect();
         f.push(FormField::choice(
             "leader_with_actor",
