@@ -56,7 +56,7 @@ fn status_key(s: Status) -> &'static str {
 }
 
 /// The units the current leader may still activate.
-fn activatable<'a>(st: &'a GameState) -> Vec<&'a UnitState> {
+fn activatable(st: &GameState) -> Vec<&UnitState> {
     let Some(l) = st.current.as_ref().and_then(|c| st.leaders.get(&c.leader)) else {
         return Vec::new();
     };

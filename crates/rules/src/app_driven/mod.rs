@@ -174,13 +174,13 @@ impl RuleSet for AppDriven {
         })
     }
     fn reference_tables(&self) -> Vec<BoardTable> {
-        reference::tables(&self.charts)
+        reference::tables(self.charts)
     }
     fn engine(&self, scenario: Option<&Scenario>) -> Result<Box<dyn Engine>, String> {
         // House rules give the game its own charts, owned by its engine and dropped with it.
         let charts = match scenario {
             Some(sc) if !sc.house_rules.is_empty() => {
-                Arc::new(apply_house_rules(&self.charts, &sc.house_rules))
+                Arc::new(apply_house_rules(self.charts, &sc.house_rules))
             }
             _ => self
                 .shared
