@@ -1,5 +1,4 @@
-// Tercio seat page: builds the action from the app's fields (or from the forms a rule set
-// describes), shows the exact odds as fields change, asks the rule texts' questions (OK = yes,
+// Tercio seat page: builds each action from the forms the rule set describes, shows the exact odds as fields change, asks the rule texts' questions (OK = yes,
 // Cancel = no), shows each result, and keeps the page live: every change to the game, by any
 // seat, reaches the page within a second as a patch of the elements that changed. Its words come
 // from the page (`#tercio-i18n`: the catalogue's `web.js.*` texts in the page's language), never
@@ -74,29 +73,6 @@
     afterOwnChange();
   }
 
-  function action() {
-    const kind = $("f-action").value;
-    const a = { action: kind, actor: $("f-actor").value };
-    const uses = (f) => { const el = $(f); const label = el && el.closest("[data-for]"); return el && (!label || label.dataset.for.split(" ").includes(kind)); };
-    if (uses("f-target") && $("f-target").value) a.target = $("f-target").value;
-    if (uses("f-ground") && (kind !== "regroup" || a.target)) a.ground = $("f-ground").value;
-    if (uses("f-force") && $("f-force").value) a.force = $("f-force").value;
-    if (uses("f-astatus") && $("f-astatus").value) a.actor_status = $("f-astatus").value;
-    if (uses("f-tstatus") && $("f-tstatus").value && a.target) a.target_status = $("f-tstatus").value;
-    if (uses("f-leader") && $("f-leader").value) a.leader_with_actor = $("f-leader").value;
-    const n = (id) => parseInt($(id).value || "0", 10) || 0;
-    if (uses("f-sup-a") && n("f-sup-a") > 0) a.supporting_actor_bases = n("f-sup-a");
-    if (uses("f-sup-t") && n("f-sup-t") > 0) a.supporting_target_bases = n("f-sup-t");
-    if (uses("f-charging") && $("f-charging").checked) a.actor_charging = true;
-    if (uses("f-aflank") && $("f-aflank").checked) a.actor_in_flank = true;
-    if (uses("f-tflank") && $("f-tflank").checked) a.target_in_flank = true;
-    if (uses("f-flankcharge") && $("f-flankcharge").checked) a.frontal = false;
-    if (uses("f-ferocious") && $("f-ferocious").checked) a.ferocious = true;
-    if (uses("f-stakes") && $("f-stakes").checked) a.plant_stakes = true;
-    if (kind === "regroup" && !a.target) { delete a.ground; }
-    return Object.assign(a, answers);
-  }
-
   // A described form's action: `{"action": …, field: value…}`. A choice gives its option's value
   // (an empty one leaves the field out), a tick box `true` when ticked (left out otherwise), a
   // number an integer (left out when empty, so the answer names the missing field), a text its
@@ -117,69 +93,6 @@
     return a;
   }
 
-  // A unit's row in the armies' tables: its status as shown, and its bases left.
-  const unitRow = (id) => (id ? document.querySelector(`#state tr[data-unit="${CSS.escape(id)}"]`) : null);
-  const statusOf = (id) => { const r = unitRow(id); return r ? r.dataset.status : "?"; };
-  const basesOf = (id) => { const r = unitRow(id); return r ? parseInt(r.dataset.bases, 10) || 0 : 0; };
-
-  // Why a unit may not take each action now (`{action: reason}`), asked of the server once per
-  // unit and view: the form does not carry every unit's long reasons, which a live patch would
-  // otherwise send again whenever the unit changed. Until the answer comes, nothing is greyed.
-  let reasons = {};
-  let reasonsView = null;
-  function unavailableFor(unit) {
-    if (reasonsView !== etag) { reasons = {}; reasonsView = etag; }
-    if (!unit) return {};
-    if (!(unit in reasons)) {
-      reasons[unit] = null;
-      const view = etag;
-      fetch(`/s/${T}/unavailable?actor=${encodeURIComponent(unit)}&lang=${encodeURIComponent(I18N.lang)}`, { cache: "no-store" })
-        .then((r) => (r.ok ? r.json() : {}))
-        .then((v) => {
-          if (view !== etag) return;
-          reasons[unit] = v;
-          if (!$("f-actor") || $("f-actor").value !== unit) return;
-          const before = $("f-action").value;
-          showFields();
-          if ($("f-action").value !== before) refreshOdds(action(), $("odds"));
-        })
-        .catch(() => { if (view === etag) delete reasons[unit]; });
-    }
-    return reasons[unit] || {};
-  }
-
-  function showFields() {
-    const opt = $("f-actor").selectedOptions[0];
-    const unavailable = unavailableFor(opt ? opt.value : "");
-    const lines = [];
-    for (const o of $("f-action").options) {
-      o.disabled = Boolean(unavailable[o.value]);
-      if (o.disabled) lines.push(`${o.textContent}: ${unavailable[o.value]}`);
-    }
-    if ($("f-action").selectedOptions[0].disabled) {
-      const first = [...$("f-action").options].find((o) => !o.disabled);
-      if (first) $("f-action").value = first.value;
-    }
-    $("unavailable").textContent = lines.length ? tr("unavailable", { reasons: lines.join(" · ") }) : "";
-    $("f-astatus").options[0].textContent = tr("as_tracked_status", { status: opt ? statusOf(opt.value) : "?" });
-    const tgt = $("f-target").selectedOptions[0];
-    $("f-tstatus").options[0].textContent = tgt && tgt.value ? tr("as_tracked_status", { status: statusOf(tgt.value) }) : tr("as_tracked");
-    const mine = (opt ? basesOf(opt.value) : 0) + (parseInt($("f-sup-a").value, 10) || 0);
-    const theirs = (tgt && tgt.value ? basesOf(tgt.value) : 0) + (parseInt($("f-sup-t").value, 10) || 0);
-    let ratio = "";
-    if (theirs > 0) {
-      ratio = tr(mine === theirs ? "force_even" : mine > theirs ? (mine >= 2 * theirs ? "force_badly_outnumbers" : "force_outnumbers") : (theirs >= 2 * mine ? "force_badly_outnumbered" : "force_outnumbered"));
-    }
-    $("f-force").options[0].textContent = ratio ? tr("force_from_bases", { ratio, mine, theirs }) : tr("force_auto");
-    const kind = $("f-action").value;
-    document.querySelectorAll("[data-for]").forEach((el) => { el.hidden = !el.dataset.for.split(" ").includes(kind); });
-    const side = $("f-actor").selectedOptions[0] && $("f-actor").selectedOptions[0].dataset.side;
-    for (const o of $("f-target").options) if (o.value) o.hidden = o.dataset.side === side;
-    for (const o of $("f-leader").options) if (o.value) o.hidden = o.dataset.side !== side;
-    const t = $("f-target").selectedOptions[0];
-    if (t && t.value && t.hidden) $("f-target").value = "";
-  }
-
   // Show the exact odds of the action `body` in `box`, shortly after the last change (each box
   // keeps its own timer; an answer that arrives after a newer request started is dropped).
   function refreshOdds(body, box) {
@@ -191,7 +104,7 @@
       // Questions not yet answered are assumed answered OK (yes) for the odds, and said so.
       const assumed = [];
       let res = await call("POST", "/odds", body);
-      for (let i = 0; i < 3 && res.status === 409 && res.data.error && res.data.error.code === "question"; i++) {
+      for (let i = 0; i < 3 && res.status === 409 && res.data.error && res.data.error.kind === "question"; i++) {
         assumed.push(res.data.error.message.replace(/ Answer with .*$/, ""));
         body = Object.assign({}, body, { [res.data.error.field]: true });
         res = await call("POST", "/odds", body);
@@ -272,7 +185,7 @@
   function outcome(status, data, body) {
     if (status === 200) { showResult(render(data.resolution)); return null; }
     const e = data.error || {};
-    if (status === 409 && e.code === "question" && e.field) {
+    if (status === 409 && e.kind === "question" && e.field) {
       answers[e.field] = window.confirm(e.message.replace(/ Answer with .*$/, ""));
       return Object.assign({}, body, { [e.field]: answers[e.field] });
     }
@@ -349,15 +262,11 @@
     if (u.focused && document.activeElement !== $(u.focused) && $(u.focused) && $("main").contains($(u.focused))) $(u.focused).focus({ preventScroll: true });
   }
 
-  // After #main changed: what the page draws itself (the fields shown for the action, the odds
-  // of each form as the game now stands). A secret on a shared device is drawn closed again.
+  // After #main changed: what the page draws itself (the odds of each form as the game now
+  // stands). A secret on a shared device is drawn closed again.
   function drawn() {
     answers = {};
     document.querySelectorAll("#main details.reveal").forEach((d) => { d.open = false; });
-    if ($("app")) {
-      showFields();
-      refreshOdds(action(), $("odds"));
-    }
     document.querySelectorAll("#main form.action-form").forEach((form) => {
       if (form.dataset.odds === "1") refreshOdds(formAction(form), form.querySelector(".odds"));
     });
@@ -534,7 +443,6 @@
   // Listened to on the document (capturing, so a `change` that does not bubble is seen too):
   // a patch may replace any element, and a new one works without being bound again.
 
-  const APP_FIELDS = new Set(["f-actor", "f-action", "f-target", "f-ground", "f-force", "f-astatus", "f-tstatus", "f-leader", "f-sup-a", "f-sup-t", "f-charging", "f-aflank", "f-tflank", "f-flankcharge", "f-ferocious", "f-stakes"]);
   const inMain = (el) => el instanceof Element && $("main") && $("main").contains(el);
 
   const setting = async (body) => {
@@ -546,22 +454,6 @@
   document.addEventListener("change", (e) => {
     const el = e.target;
     if (!inMain(el)) return;
-    if (APP_FIELDS.has(el.id) && el.closest("#app")) {
-      answers = {};
-      showFields();
-      refreshOdds(action(), $("odds"));
-      return;
-    }
-    if (el.matches("select.attach")) {
-      const body = { action: "attach", leader: el.dataset.leader };
-      if (el.value) body.unit = el.value;
-      send(body);
-      return;
-    }
-    if (el.matches("select.assign")) {
-      if (el.value) send({ action: "assign-command", leader: el.dataset.leader, to: el.value });
-      return;
-    }
     if (el.id === "side-rights") { setting({ side_rights: el.value }); return; }
     if (el.id === "physical-dice") { setting({ physical_dice: el.checked }); return; }
     const form = el.closest("form.action-form");
@@ -588,27 +480,6 @@
   document.addEventListener("click", async (e) => {
     if (!inMain(e.target)) return;
     const on = (sel) => e.target.closest(sel);
-    if (on("#result")) { send(action()); return; }
-    const turn = on("[data-turn]");
-    if (turn) { send(JSON.parse(turn.dataset.turn)); return; }
-    if (on("#command")) { send({ action: "command", leader: $("command-leader").value }); return; }
-    if (on("#end-fire")) {
-      const fires = [];
-      document.querySelectorAll(".fire-row").forEach((row) => {
-        const target = row.querySelector(".fire-target").value;
-        if (target) fires.push({ action: "fire", actor: row.dataset.actor, target, ground: row.querySelector(".fire-ground").value });
-      });
-      const body = { action: "end-fire", fires };
-      const none = [...document.querySelectorAll(".no-target:checked")].map((c) => c.value);
-      if (none.length) body.swiss_without_targets = none;
-      send(body);
-      return;
-    }
-    if (on("#end-turn")) {
-      const camps_sacked = [...document.querySelectorAll(".camp:checked")].map((c) => ({ side: c.value, by: [...document.querySelector(`.looters[data-side="${c.value}"]`).selectedOptions].map((o) => o.value) }));
-      send({ action: "end-turn", camps_sacked });
-      return;
-    }
     if (on("#undo")) {
       if (!window.confirm(tr("undo_confirm"))) return;
       const { status, data } = await call("POST", "/undo");

@@ -1,5 +1,6 @@
-//! The JSON API. Every error is a 4xx with `{"error": {"code", "field", "message"}}`; nothing a
-//! client sends makes the server answer 500 or panic (a storage failure is a 503).
+//! The JSON API. Every error is a 4xx with `{"error": {"code", "field", "message"}}` (a rule
+//! set's refusal adds its `kind`: `invalid`, `not-now`, or `question`, answered with a 409);
+//! nothing a client sends makes the server answer 500 or panic (a storage failure is a 503).
 //!
 //! `/api/games…` is the host's (the host key, by cookie or `Authorization: Bearer`);
 //! `/api/s/{token}…` is a seat's, and answers only with what that seat may see.
@@ -19,6 +20,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use tercio_i18n::{keys, msg};
 use tercio_rules::game::{Appended, Game, GameError};
+use tercio_rules::interface::RejectKind;
 use tercio_rules::{odds, registry, report, scenario};
 use tercio_store::{Role, Settings, SideRights};
 
@@ -30,6 +32,8 @@ pub struct ApiError {
     code: String,
     field: Option<String>,
     message: String,
+    /// What kind of refusal a rule set's is (`None`: the shell's own errors).
+    kind: Option<RejectKind>,
 }
 
 impl ApiError {
@@ -44,6 +48,7 @@ impl ApiError {
             code: code.into(),
             field: field.map(str::to_string),
             message: message.into(),
+            kind: None,
         }
     }
     /// No such game.
@@ -65,8 +70,11 @@ impl ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let body =
+        let mut body =
             json!({"error": {"code": self.code, "field": self.field, "message": self.message}});
+        if let Some(kind) = self.kind {
+            body["error"]["kind"] = json!(kind);
+        }
         (self.status, Json(body)).into_response()
     }
 }
@@ -86,7 +94,7 @@ impl From<GameError> for ApiError {
     fn from(e: GameError) -> Self {
         match e {
             GameError::Rejected(r) => {
-                let status = if r.code == "question" {
+                let status = if r.kind == RejectKind::Question {
                     StatusCode::CONFLICT
                 } else {
                     StatusCode::UNPROCESSABLE_ENTITY
@@ -96,6 +104,7 @@ impl From<GameError> for ApiError {
                     code: r.code,
                     field: r.field,
                     message: r.message,
+                    kind: Some(r.kind),
                 }
             }
             GameError::Rules(m) => {
@@ -165,6 +174,7 @@ pub async fn json_errors(req: axum::extract::Request, next: axum::middleware::Ne
         code,
         field: None,
         message,
+        kind: None,
     }
     .into_response()
 }
@@ -834,18 +844,9 @@ pub async fn dice_needed(
     .await
 }
 
-/// Rejections about whose turn it is, not about the action itself.
-const TURN_CODES: &[&str] = &[
-    "no-activation",
-    "not-under-command",
-    "no-activations-left",
-    "already-acted",
-    "wrong-phase",
-];
-
-/// Exact odds of simultaneous fire grow elevenfold with each fire; beyond this many the page asks
-/// for each fire's odds on its own.
-const MAX_FIRES_FOR_ODDS: usize = 3;
+/// The most outcomes whose exact odds are computed for a page: enumerating more (simultaneous
+/// fires multiply theirs) would keep a request busy for long; such an action's odds are refused.
+const ODDS_BUDGET: usize = 5_000;
 
 pub async fn odds_for(
     State(st): State<Arc<AppState>>,
@@ -853,20 +854,6 @@ pub async fn odds_for(
     body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
     let action = parse_body(&body)?;
-    if action["fires"]
-        .as_array()
-        .is_some_and(|f| f.len() > MAX_FIRES_FOR_ODDS)
-    {
-        return Err(ApiError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "too-many-fires-for-odds",
-            Some("fires"),
-            msg(
-                keys::WEB_ERR_TOO_MANY_FIRES,
-                &[("max", &MAX_FIRES_FOR_ODDS.to_string())],
-            ),
-        ));
-    }
     let ctx = open_seat(&st, token).await?;
     blocking(move || -> Result<Json<Value>, ApiError> {
         ctx.may(&action)?;
@@ -877,12 +864,23 @@ pub async fn odds_for(
         // melee waiting for the defender's answer) previews the whole exchange.
         let note = match engine.plan(Some(&g.state), &action) {
             Ok(_) => None,
-            Err(r) if TURN_CODES.contains(&r.code.as_str()) => Some(r.message),
+            Err(r) if r.kind == RejectKind::NotNow => Some(r.message),
             Err(r) => return Err(GameError::Rejected(r).into()),
         };
         let plan = engine
             .preview(Some(&g.state), &action)
             .map_err(|r| ApiError::from(GameError::Rejected(r)))?;
+        if !plan.within(ODDS_BUDGET) {
+            return Err(ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "too-many-outcomes-for-odds",
+                None,
+                msg(
+                    keys::WEB_ERR_TOO_MANY_OUTCOMES,
+                    &[("max", &ODDS_BUDGET.to_string())],
+                ),
+            ));
+        }
         let mut v = serde_json::to_value(odds::odds(&plan)).unwrap_or(Value::Null);
         v["note"] = note.map_or(Value::Null, Value::String);
         Ok(Json(v))

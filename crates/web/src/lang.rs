@@ -260,8 +260,8 @@ mod tests {
     fn the_switch_keeps_the_path_and_the_rest_of_the_query() {
         let ui = Ui::new(Lang::En, "/s/abc?x=1&lang=en&y=2");
         assert_eq!(ui.link_to(Lang::It), "/s/abc?x=1&y=2&lang=it");
-        let ui = Ui::new(Lang::It, "/rules/egc?lang=it");
-        assert_eq!(ui.link_to(Lang::En), "/rules/egc?lang=en");
+        let ui = Ui::new(Lang::It, "/rules/some-rules?lang=it");
+        assert_eq!(ui.link_to(Lang::En), "/rules/some-rules?lang=en");
         let ui = Ui::new(Lang::It, "/");
         assert_eq!(ui.link_to(Lang::En), "/?lang=en");
         let s = Ui::new(Lang::It, "/a?b=\"<x>\"").switch();
@@ -293,8 +293,8 @@ mod tests {
             "you are: <strong>&lt;b&gt;</strong>"
         );
         assert_eq!(
-            ui.h(keys::WEB_APP_WITH, &[("name", "<b>")]),
-            "with &lt;b&gt;"
+            ui.h(keys::WEB_SEATS_LINK_FOR, &[("name", "<b>")]),
+            "Link for &lt;b&gt;"
         );
     }
 }

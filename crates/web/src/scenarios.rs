@@ -1,7 +1,8 @@
-//! The shipped scenarios, embedded in the binary.
+//! The shipped scenarios, embedded in the binary (the build script lists them from the
+//! repository's `scenarios` folder).
 
 pub struct Shipped {
-    /// `<ruleset>/<file stem>`, e.g. `el-gran-capitan/cerignola-1503`.
+    /// `<ruleset>/<file stem>`, the file's path under `scenarios`.
     pub id: &'static str,
     pub toml: &'static str,
 }
@@ -9,25 +10,13 @@ pub struct Shipped {
 macro_rules! shipped {
     ($($id:literal),* $(,)?) => {
         pub static SHIPPED: &[Shipped] = &[
-            $(Shipped { id: $id, toml: include_str!(concat!("../../../scenarios/", $id, ".toml")) }),*
+            $(Shipped { id: $id, toml: include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/", $id, ".toml")) }),*
         ];
     };
 }
 
-shipped!(
-    "bloody-dismal-fight/agincourt-1415",
-    "bloody-dismal-fight/brustem-1467",
-    "callan-renaissance/fornovo-1495",
-    "callan-renaissance/marignano-1515",
-    "callan-renaissance/pavia-1525",
-    "commands-colors-ecw/edgehill-1642",
-    "commands-colors-ecw/tibbermore-1644",
-    "el-gran-capitan/cerignola-1503",
-    "el-gran-capitan/pavia-1525",
-    "el-gran-capitan/ravenna-1512",
-    "sword-and-flame-renaissance/bicocca-1522",
-    "sword-and-flame-renaissance/ravenna-1512",
-);
+// The list, made by the build script from the scenarios folder.
+include!(concat!(env!("OUT_DIR"), "/shipped.rs"));
 
 pub fn find(id: &str) -> Option<&'static Shipped> {
     SHIPPED.iter().find(|s| s.id == id)

@@ -393,16 +393,81 @@ fn every_api_error_has_the_json_shape_and_names_the_field() {
 #[test]
 fn odds_of_many_simultaneous_fires_are_refused_not_hung() {
     let s = server();
-    let id = s.new_game("el-gran-capitan/cerignola-1503", 1);
-    let fire = json!({"action": "fire", "actor": "spanish-guns", "target": "swiss-first-block"});
+    let id = s.new_game("bloody-dismal-fight/agincourt-1415", 1);
+    let r = s.post(
+        &format!("/api/s/{id}/actions"),
+        &json!({"action": "end-initiatives"}),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let fire = |actor: &str| json!({"action": "fire", "actor": actor, "target": "french-vanguard-constable"});
+    let archers = [
+        "english-archers-right-outer",
+        "english-archers-right-inner",
+        "english-archers-right-third",
+        "english-archers-centre",
+    ];
+    // Three fires: their odds are shown.
+    let three: Vec<Value> = archers[..3].iter().map(|a| fire(a)).collect();
     let r = s.post(
         &format!("/api/s/{id}/odds"),
-        &json!({"action": "end-fire", "fires": [fire, fire, fire, fire]}),
+        &json!({"action": "end-fire", "fires": three}),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    // Four: too many outcomes to enumerate for a page.
+    let four: Vec<Value> = archers.iter().map(|a| fire(a)).collect();
+    let r = s.post(
+        &format!("/api/s/{id}/odds"),
+        &json!({"action": "end-fire", "fires": four}),
     );
     assert_eq!(
         (r.status, r.json()["error"]["code"].clone()),
-        (422, json!("too-many-fires-for-odds")),
+        (422, json!("too-many-outcomes-for-odds")),
         "{}",
         r.body
     );
+}
+
+/// A rule set's refusal says what kind it is: a question to answer (409), an action the turn does
+/// not allow yet (its odds still shown, with the reason), or an invalid one.
+#[test]
+fn refusals_carry_their_kind() {
+    let s = server();
+    let id = s.new_game("el-gran-capitan/cerignola-1503", 5);
+    // Nobody holds an initiative: the charge is not allowed now, its odds are shown with why.
+    let charge = json!({"action": "charge", "actor": "colonna-men-at-arms", "target": "gascon-crossbowmen", "ground": "open"});
+    let r = s.post(&format!("/api/s/{id}/actions"), &charge);
+    assert_eq!(r.status, 422, "{}", r.body);
+    assert_eq!(r.json()["error"]["kind"], json!("not-now"), "{}", r.body);
+    // Odds: the charge across the crossbowmen's arc of fire is a question first.
+    let r = s.post(&format!("/api/s/{id}/odds"), &charge);
+    assert_eq!(r.status, 409, "{}", r.body);
+    assert_eq!(
+        (
+            r.json()["error"]["kind"].clone(),
+            r.json()["error"]["field"].clone()
+        ),
+        (json!("question"), json!("crosses_arc_of_fire")),
+        "{}",
+        r.body
+    );
+    let mut answered = charge.clone();
+    answered["crosses_arc_of_fire"] = json!(false);
+    let r = s.post(&format!("/api/s/{id}/odds"), &answered);
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(
+        r.json()["note"].is_string(),
+        "the reason it must wait: {}",
+        r.body
+    );
+    // An action that breaks the rules is invalid.
+    let r = s.post(
+        &format!("/api/s/{id}/odds"),
+        &json!({"action": "charge", "actor": "spanish-guns", "target": "swiss-first-block"}),
+    );
+    assert_eq!(r.status, 422, "{}", r.body);
+    assert_eq!(r.json()["error"]["kind"], json!("invalid"), "{}", r.body);
+    // The shell's own errors have no kind.
+    let r = s.post(&format!("/api/s/{id}/undo"), &json!(null));
+    assert_eq!(r.status, 409);
+    assert!(r.json()["error"].get("kind").is_none(), "{}", r.body);
 }

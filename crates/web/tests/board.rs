@@ -178,8 +178,6 @@ fn the_game_masters_page_draws_the_board_and_the_forms() {
             p.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; co"),
             "{p}"
         );
-        // Not the app-driven rule sets' app.
-        assert!(!p.contains("id=\"app\""), "{p}");
         // The forms, the turn's next step first and highlighted.
         let all = forms(&p);
         assert!(!all.is_empty(), "no forms: {p}");
@@ -193,17 +191,26 @@ fn the_game_masters_page_draws_the_board_and_the_forms() {
             firsts.windows(2).all(|w| w[0] >= w[1]),
             "primary forms first: {firsts:?}"
         );
-        // Shared with the app-driven page: seats, undo, dice.
+        // Around the board: seats, undo, dice.
         assert!(
             p.contains("id=\"seats\"") && p.contains("id=\"undo\""),
             "{p}"
         );
         assert!(p.contains("id=\"commitment\""), "{p}");
     }
-    // The app-driven rule sets keep their own page, without described forms.
+    // The app-driven rule sets are drawn the same way: the initiative first, then the app's
+    // fields as a form per unit action.
     let egc = s.links("el-gran-capitan/cerignola-1503");
     let p = page(&s, &egc[0]);
-    assert!(p.contains("id=\"app\"") && forms(&p).is_empty(), "{p}");
+    let all = forms(&p);
+    assert_eq!(
+        all.first().map(|f| f.action.as_str()),
+        Some("initiative"),
+        "{p}"
+    );
+    assert!(all[0].primary);
+    assert!(all.iter().any(|f| f.action == "charge"), "{p}");
+    assert!(headline(&p).contains("Turn 1"), "{p}");
 }
 
 #[test]

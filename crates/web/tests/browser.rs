@@ -242,6 +242,17 @@ fn decode_base64(s: &str) -> Vec<u8> {
         .collect()
 }
 
+/// Set a field of one of the page's forms (its id: `f-<action>-<field>`), as a user would.
+const SET: &str = "const set = (id, v) => { const e = document.getElementById(id); if (e.type === 'checkbox') e.checked = v; else e.value = v; e.dispatchEvent(new Event('change', { bubbles: true })); };";
+
+/// A unit's row in the board's tables, by the unit's name (its first cell).
+const ROW: &str = "const row = name => [...document.querySelectorAll('#board tr')].find(r => r.cells[0] && r.cells[0].textContent === name);";
+
+/// The submit button of the form of `action`.
+fn submit(action: &str) -> String {
+    format!("#form-f-{action} button[type=submit]")
+}
+
 #[test]
 fn charge_questions_result_status_and_undo_in_chromium() {
     if !browser_available() {
@@ -258,33 +269,39 @@ fn charge_questions_result_status_and_undo_in_chromium() {
     );
     b.js("document.querySelector('select[name=scenario]').value = 'el-gran-capitan/cerignola-1503'; document.querySelector('form[action=\"/games\"]').submit();");
     b.wait(
-        "return location.pathname.startsWith('/s/') && document.getElementById('app')",
+        "return location.pathname.startsWith('/s/') && document.getElementById('form-f-initiative')",
         "the game page",
     );
     // Initiative, then the army commander of the side that has it takes the command.
-    b.click("[data-turn*=initiative]");
+    b.click(&submit("initiative"));
     let text = b.dismiss_result();
     assert!(text.contains("has the initiative"), "{text}");
     let side_is_french = text.contains("Outcome: French");
     let commander = if side_is_french { "nemours" } else { "gonzalo" };
-    b.js(&format!(
-        "document.getElementById('command-leader').value = '{commander}';"
-    ));
-    b.click("#command");
+    b.js(&format!("{SET} set('f-command-leader', '{commander}');"));
+    b.click(&submit("command"));
     let text = b.dismiss_result();
     assert!(text.contains("activation"), "{text}");
     // Gendarmes charge missile troops: the rules ask whether the charge crosses their arc of fire.
-    let (actor, target) = if side_is_french {
-        ("nemours-company", "spanish-arquebusiers-centre")
+    let ((actor, actor_name), (target, target_name)) = if side_is_french {
+        (
+            ("nemours-company", "Nemours's own company of gendarmes"),
+            (
+                "spanish-arquebusiers-centre",
+                "Arquebusiers lining the works before the Germans",
+            ),
+        )
     } else {
-        ("colonna-men-at-arms", "gascon-crossbowmen")
+        (
+            ("colonna-men-at-arms", "Italian men-at-arms of the Colonna"),
+            ("gascon-crossbowmen", "Gascon crossbowmen"),
+        )
     };
     b.js(&format!(
-        "const set = (id, v) => {{ const e = document.getElementById(id); e.value = v; e.dispatchEvent(new Event('change')); }};
-         set('f-actor', '{actor}'); set('f-action', 'charge'); set('f-target', '{target}'); set('f-ground', 'open');"
+        "{SET} set('f-charge-actor', '{actor}'); set('f-charge-target', '{target}'); set('f-charge-ground', 'open');"
     ));
-    b.wait("const o = document.getElementById('odds').textContent; return o.includes('Assuming OK to') && o.includes('Exact odds') && o;", "the question announced beside Result");
-    b.click("#result");
+    b.wait("const o = document.querySelector('#form-f-charge .odds').textContent; return o.includes('Assuming OK to') && o.includes('Exact odds') && o;", "the question announced beside the charge");
+    b.click(&submit("charge"));
     let question = b.wait_alert("the question");
     assert!(question.contains("arc of fire"), "{question}");
     b.cmd("POST", "/alert/accept", json!({}));
@@ -292,7 +309,7 @@ fn charge_questions_result_status_and_undo_in_chromium() {
     assert!(text.contains("Defensive fire"), "{text}");
     // The state panel shows the change: the charger has acted, and someone is no longer OK.
     let rows = b.js(&format!(
-        "const r = id => document.querySelector(`tr[data-unit=\"${{id}}\"]`); return [r('{actor}').textContent, r('{actor}').querySelector('.status').textContent, r('{target}').querySelector('.status').textContent];"
+        "{ROW} return [row(\"{actor_name}\").textContent, row(\"{actor_name}\").cells[2].textContent, row(\"{target_name}\").cells[2].textContent];"
     ));
     assert!(
         rows[0]
@@ -301,7 +318,7 @@ fn charge_questions_result_status_and_undo_in_chromium() {
         "{rows}"
     );
     assert!(
-        rows[1] != "ok" || rows[2] != "ok",
+        rows[1] != "OK" || rows[2] != "OK",
         "no status changed: {rows}"
     );
     b.screenshot(
@@ -323,7 +340,7 @@ fn charge_questions_result_status_and_undo_in_chromium() {
         "a voided log entry",
     );
     let acted = b.js(&format!(
-        "return document.querySelector('tr[data-unit=\"{actor}\"]').textContent.includes('acted');"
+        "{ROW} return row(\"{actor_name}\").textContent.includes('acted');"
     ));
     assert_eq!(acted, false);
     assert!(b.alert_text().is_none());
@@ -350,12 +367,13 @@ fn phone_width_and_inert_names_in_chromium() {
     let b = Browser::start(360);
     b.go(&format!("http://{}/s/{}", s.addr, links[0]));
     b.wait(
-        "return document.readyState === 'complete' && document.getElementById('state')",
+        "return document.readyState === 'complete' && document.getElementById('board')",
         "the game page",
     );
     assert!(b.alert_text().is_none(), "a name ran as script");
-    let shown = b
-        .js("return document.querySelector('tr[data-unit=\"swiss-first-block\"] td').textContent;");
+    let shown = b.js(&format!(
+        "return [...document.querySelectorAll('#board tr')].find(r => r.cells[0] && r.cells[0].textContent.includes({evil:?})).cells[0].textContent;"
+    ));
     assert!(shown.as_str().is_some_and(|t| t.contains(evil)), "{shown}");
     let width = b.js("return [document.documentElement.scrollWidth, window.innerWidth, Math.max(...[...document.querySelectorAll('main *')].map(e => e.getBoundingClientRect().right))];");
     assert_eq!(width[1], 360, "the viewport is a phone's: {width}");
@@ -367,10 +385,13 @@ fn phone_width_and_inert_names_in_chromium() {
         width[2].as_f64().is_some_and(|r| r <= 360.5),
         "something sticks out past 360 px: {width}"
     );
-    let button = b.js("const r = document.getElementById('result').getBoundingClientRect(); return [r.width, r.height];");
+    let button = b.js(&format!(
+        "const r = document.querySelector('{}').getBoundingClientRect(); return [r.width, r.height];",
+        submit("charge")
+    ));
     assert!(
         button[0].as_f64().unwrap_or(0.0) >= 280.0 && button[1].as_f64().unwrap_or(0.0) >= 44.0,
-        "Result button too small: {button}"
+        "the charge's button too small: {button}"
     );
 }
 
@@ -459,7 +480,7 @@ fn live_updates_reach_another_seat_and_catch_up_after_a_cut_in_chromium() {
         );
     }
     // The side's page has no controls: it watches.
-    assert_eq!(side.js("return !document.getElementById('app') && !document.getElementById('undo') && !document.getElementById('seats');"), true);
+    assert_eq!(side.js("return !document.querySelector('form.action-form') && !document.getElementById('undo') && !document.getElementById('seats');"), true);
     // The game master's page shows the players' links with their QR codes; not a code for the
     // game master's own link, which a player could scan off the screen.
     assert_eq!(
@@ -473,7 +494,7 @@ fn live_updates_reach_another_seat_and_catch_up_after_a_cut_in_chromium() {
     // An action by the game master appears on the side's page without reloading.
     side.js("window.__same_page = true;");
     let t = Instant::now();
-    gm.click("[data-turn*=initiative]");
+    gm.click(&submit("initiative"));
     side.wait(
         "return document.querySelector('#log li[data-seq=\"1\"]');",
         "the initiative on the side's page",
@@ -501,10 +522,8 @@ fn live_updates_reach_another_seat_and_catch_up_after_a_cut_in_chromium() {
     } else {
         "gonzalo"
     };
-    gm.js(&format!(
-        "document.getElementById('command-leader').value = '{commander}';"
-    ));
-    gm.click("#command");
+    gm.js(&format!("{SET} set('f-command-leader', '{commander}');"));
+    gm.click(&submit("command"));
     gm.dismiss_result();
     gm.click("#undo");
     gm.wait_alert("undo's confirmation");
@@ -544,7 +563,7 @@ fn live_updates_reach_another_seat_and_catch_up_after_a_cut_in_chromium() {
 
 /// The status of a unit in the armies' tables, the log entries, and how the page has been kept
 /// live (patches carried out, fetches of the whole main part).
-const SEEN: &str = "const st = document.querySelector('#u-spanish-pike-left .status'); return [st && st.textContent, [...document.querySelectorAll('#log li[data-seq]')].map(li => Number(li.dataset.seq)), window.TERCIO_LIVE.refreshes];";
+const SEEN: &str = "const r = [...document.querySelectorAll('#board tr')].find(r => r.cells[0] && r.cells[0].textContent === 'Spanish pikes of the left wing'); return [r && r.cells[2].textContent, [...document.querySelectorAll('#log li[data-seq]')].map(li => Number(li.dataset.seq)), window.TERCIO_LIVE.refreshes];";
 
 #[test]
 fn an_action_is_patched_into_another_seats_open_page_in_chromium() {
@@ -589,14 +608,13 @@ fn an_action_is_patched_into_another_seats_open_page_in_chromium() {
     }
     assert_eq!(side.js(SEEN), json!(["OK", [3, 2, 1], 0]));
     // The game master charges the Spanish pikes with the Swiss, through the page's form.
-    gm.js(
-        "const set = (id, v) => { const e = document.getElementById(id); e.value = v; e.dispatchEvent(new Event('change')); };
-         set('f-actor', 'swiss-first-block'); set('f-action', 'charge'); set('f-target', 'spanish-pike-left'); set('f-ground', 'obstacle');",
-    );
-    gm.click("#result");
+    gm.js(&format!(
+        "{SET} set('f-charge-actor', 'swiss-first-block'); set('f-charge-target', 'spanish-pike-left'); set('f-charge-ground', 'obstacle');"
+    ));
+    gm.click(&submit("charge"));
     // The side's page shows it: the new log entry, the pikes disordered; nothing fetched whole.
     side.wait(
-        "const st = document.querySelector('#u-spanish-pike-left .status'); const li = document.querySelector('#log li[data-seq=\"4\"]'); return li && st.textContent === 'Disordered' && li.checkVisibility() && st.checkVisibility();",
+        &format!("{ROW} const st = row('Spanish pikes of the left wing').cells[2]; const li = document.querySelector('#log li[data-seq=\"4\"]'); return li && st.textContent === 'Disordered' && li.checkVisibility() && st.checkVisibility();"),
         "the charge on the side's page",
     );
     let text = gm.dismiss_result();
@@ -616,7 +634,7 @@ fn an_action_is_patched_into_another_seats_open_page_in_chromium() {
         gm.js("const l = window.TERCIO_LIVE; return [l.mismatches, l.error, l.patches, l.state];")
     );
     // The phone's page still fits its width, the new entry and the row inside it.
-    let fit = side.js("const r = e => e.getBoundingClientRect().right; return [document.documentElement.scrollWidth, r(document.querySelector('#log li[data-seq=\"4\"]')), r(document.getElementById('u-spanish-pike-left'))];");
+    let fit = side.js(&format!("{ROW} const r = e => e.getBoundingClientRect().right; return [document.documentElement.scrollWidth, r(document.querySelector('#log li[data-seq=\"4\"]')), r(row('Spanish pikes of the left wing'))];"));
     assert!(
         fit.as_array()
             .is_some_and(|a| a.iter().all(|x| x.as_f64().is_some_and(|x| x <= 360.5))),
@@ -625,15 +643,16 @@ fn an_action_is_patched_into_another_seats_open_page_in_chromium() {
     // The charger's status and the turn's banner on the game master's page, patched too; its
     // action form keeps working: the odds of the next action show.
     assert_eq!(
-        gm.js("return document.querySelector('#u-swiss-first-block .status').textContent;"),
+        gm.js(&format!(
+            "{ROW} return row('Swiss pikes (first block)').cells[2].textContent;"
+        )),
         "Disordered"
     );
-    gm.js(
-        "document.getElementById('odds').textContent = ''; const set = (id, v) => { const e = document.getElementById(id); e.value = v; e.dispatchEvent(new Event('change')); };
-         set('f-actor', 'swiss-second-block'); set('f-action', 'advance');",
-    );
+    gm.js(&format!(
+        "document.querySelector('#form-f-advance .odds').textContent = ''; {SET} set('f-advance-actor', 'swiss-second-block');"
+    ));
     gm.wait(
-        "return document.getElementById('odds').textContent.includes('Exact odds');",
+        "return document.querySelector('#form-f-advance .odds').textContent.includes('Exact odds');",
         "the odds of the next action",
     );
     // The undo, the same way.
@@ -641,7 +660,7 @@ fn an_action_is_patched_into_another_seats_open_page_in_chromium() {
     gm.wait_alert("undo's confirmation");
     gm.cmd("POST", "/alert/accept", json!({}));
     side.wait(
-        "const li = document.querySelector('#log li[data-seq=\"5\"]'); return li && document.querySelector('#log li.voided[data-seq=\"4\"]') && document.querySelector('#u-spanish-pike-left .status').textContent === 'OK';",
+        &format!("{ROW} const li = document.querySelector('#log li[data-seq=\"5\"]'); return li && document.querySelector('#log li.voided[data-seq=\"4\"]') && row('Spanish pikes of the left wing').cells[2].textContent === 'OK';"),
         "the undo on the side's page",
     );
     gm.caught_up();
@@ -671,7 +690,7 @@ fn a_side_resolves_its_own_units_and_table_dice_are_typed_in_chromium() {
         );
     }
     assert_eq!(
-        side.js("return document.getElementById('app') === null;"),
+        side.js("return document.querySelector('form.action-form') === null;"),
         true,
         "watch only at first"
     );
@@ -679,10 +698,11 @@ fn a_side_resolves_its_own_units_and_table_dice_are_typed_in_chromium() {
     // form, live, listing only its own units.
     gm.js("const e = document.getElementById('side-rights'); e.value = 'own-units'; e.dispatchEvent(new Event('change'));");
     side.wait(
-        "return document.getElementById('f-actor');",
+        "return document.getElementById('f-charge-actor');",
         "the action form on the side's page",
     );
-    let sides = side.js("return [...document.querySelectorAll('#f-actor option')].map(o => o.dataset.side || o.value);");
+    let sides = side
+        .js("return [...document.querySelectorAll('#f-charge-actor option')].map(o => o.value);");
     let spanish_units: Vec<String> = sides
         .as_array()
         .expect("options")
@@ -690,7 +710,7 @@ fn a_side_resolves_its_own_units_and_table_dice_are_typed_in_chromium() {
         .filter_map(|v| v.as_str().map(str::to_string))
         .collect();
     assert!(!spanish_units.is_empty());
-    let unit_sides = side.js("return [...new Set([...document.querySelectorAll('#f-actor option')].map(o => document.querySelector(`tr[data-unit=\"${o.value}\"]`).closest('table').previousElementSibling.textContent))];");
+    let unit_sides = side.js(&format!("{ROW} return [...new Set([...document.querySelectorAll('#f-charge-actor option')].map(o => row(o.textContent).closest('.scroll').previousElementSibling.textContent))];"));
     assert_eq!(unit_sides.as_array().map(Vec::len), Some(1), "{unit_sides}");
     assert!(
         unit_sides[0]
@@ -705,7 +725,7 @@ fn a_side_resolves_its_own_units_and_table_dice_are_typed_in_chromium() {
         "return document.getElementById('physical');",
         "the table-dice mode",
     );
-    gm.click("[data-turn*=initiative]");
+    gm.click(&submit("initiative"));
     gm.wait("const d = document.getElementById('dice-box'); return d.open && document.querySelectorAll('#dice-inputs input').length === 2;", "the dice to type in");
     gm.js("const i = document.querySelectorAll('#dice-inputs input'); i[0].value = '2'; i[1].value = '6'; document.getElementById('dice-ok').click();");
     let text = gm.dismiss_result();
@@ -718,8 +738,8 @@ fn a_side_resolves_its_own_units_and_table_dice_are_typed_in_chromium() {
     // The game master starts the command and is asked for its die; meanwhile the side acts. The
     // game master's page redraws, but the command was decided on the old view: it is refused as
     // stale, nothing is recorded, and the page says so.
-    gm.js("document.getElementById('command-leader').value = 'gonzalo';");
-    gm.click("#command");
+    gm.js(&format!("{SET} set('f-command-leader', 'gonzalo');"));
+    gm.click(&submit("command"));
     gm.wait("const d = document.getElementById('dice-box'); return d.open && document.querySelectorAll('#dice-inputs input').length === 1;", "the command die to type in");
     let r = request(
         &s.addr,
@@ -913,7 +933,7 @@ fn the_language_follows_the_browser_and_the_switch_is_remembered_in_chromium() {
         "● in diretta"
     );
     let odds = b.wait(
-        "return document.getElementById('odds').textContent;",
+        "return document.querySelector('#form-f-charge .odds').textContent;",
         "the odds box",
     );
     assert!(
@@ -958,18 +978,18 @@ fn the_language_follows_the_browser_and_the_switch_is_remembered_in_chromium() {
         "the live patch",
     );
     assert_eq!(
-        b.js("return document.querySelector('#state h2').textContent;"),
-        "Armies"
+        b.js("return document.querySelector('#board th').textContent;"),
+        "Unit"
     );
     // And back to Italian with the switch.
     b.click("a.lang-switch[data-lang='it']");
     b.wait(
-        "return document.documentElement.lang === 'it' && document.querySelector('#state h2');",
+        "return document.documentElement.lang === 'it' && document.querySelector('#board th');",
         "the Italian page",
     );
     assert_eq!(
-        b.js("return document.querySelector('#state h2').textContent;"),
-        "Eserciti"
+        b.js("return document.querySelector('#board th').textContent;"),
+        "Unità"
     );
 }
 

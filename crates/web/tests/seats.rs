@@ -71,7 +71,6 @@ fn everything_for(s: &Server, t: &str) -> Vec<(String, String)> {
         format!("/s/{t}/log"),
         format!("/s/{t}/dice"),
         format!("/s/{t}/report.md"),
-        format!("/s/{t}/unavailable?actor=swiss-first-block"),
         format!("/api/s/{t}"),
         format!("/api/s/{t}/log"),
         format!("/api/s/{t}/dice"),
@@ -718,7 +717,7 @@ fn a_page_behind_gets_its_main_once_and_changes_without_entries_come_patched() {
     let (patched, _) = patched(&data, &before);
     let now = main_of(&s, t);
     assert_eq!(patched, now);
-    assert!(patched.contains("id=\"app\""), "the action form");
+    assert!(patched.contains("class=\"action-form"), "the action forms");
     assert!(
         !data["patch"]["ops"]
             .as_array()

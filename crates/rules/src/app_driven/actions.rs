@@ -2,6 +2,7 @@
 //! questions, and the chaining of fire, evasion, melee and leader risk.
 
 use std::rc::Rc;
+use std::sync::Arc;
 
 use tercio_core::{Plan, Step};
 
@@ -16,7 +17,7 @@ fn rej(code: &str, field: Option<&str>, msg: impl Into<String>) -> Rejection {
 
 /// The rule set's context for one action.
 pub struct Ctx<'a> {
-    pub ch: &'static Charts,
+    pub ch: &'a Arc<Charts>,
     /// EGC special rules (Bad War, Ferocious Swiss Charges).
     pub egc: bool,
     pub state: Option<&'a GameState>,
@@ -255,6 +256,8 @@ pub fn check_fields(req: &ActionRequest) -> Result<(), Rejection> {
     Ok(())
 }
 
+/// The answer the action gives to a question of the rules, or the question (a rejection of kind
+/// [`crate::interface::RejectKind::Question`]: the table answers it and sends the action again).
 fn need<T: Clone>(v: &Option<T>, field: &str, question: &str) -> Result<T, Rejection> {
     v.clone().ok_or_else(|| {
         rej(
@@ -262,6 +265,7 @@ fn need<T: Clone>(v: &Option<T>, field: &str, question: &str) -> Result<T, Rejec
             Some(field),
             format!("{question} Answer with \"{field}\": true (OK) or false (Cancel)."),
         )
+        .question()
     })
 }
 
@@ -392,7 +396,7 @@ fn charge_target_allowed(req: &ActionRequest, a: &UnitSnap, t: &UnitSnap) -> Res
 /// Build the plan of one unit action or command action.
 pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
     check_fields(req)?;
-    let ch = ctx.ch;
+    let ch = ctx.ch.clone();
     let acc = Acc::default();
     match req.action {
         ActionKind::Rest | ActionKind::Regroup => {
@@ -460,16 +464,16 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
             };
             let req2 = req.clone();
             let egc = ctx.egc;
-            let state_free_ctx = (ch, egc);
+            let state_free_ctx = (ch.clone(), egc);
             let u2 = u.clone();
             Ok(
-                resolve::regroup(ch, acc, u).and_then(move |(acc, after)| match &melee_next {
+                resolve::regroup(&ch, acc, u).and_then(move |(acc, after)| match &melee_next {
                     None => Plan::Done(acc),
                     Some(t) => {
                         let mut a = u2.clone();
                         a.cond.status = after;
                         let c = Ctx {
-                            ch: state_free_ctx.0,
+                            ch: &state_free_ctx.0,
                             egc: state_free_ctx.1,
                             state: None,
                         };
@@ -477,7 +481,7 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
                         let mut acc = acc;
                         acc.summary
                             .push("Regroup in an ongoing combat: the Melee follows at once".into());
-                        resolve::melee(ch, acc, s)
+                        resolve::melee(&ch, acc, s)
                     }
                 }),
             )
@@ -574,7 +578,7 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
                 ));
             }
             let t = combat_target(ctx, req, &u)?;
-            let c = (ch, ctx.egc);
+            let c = (ch.clone(), ctx.egc);
             let req2 = req.clone();
             let u2 = u.clone();
             let partners: Vec<String> = ctx
@@ -582,7 +586,7 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
                 .and_then(|s| s.units.get(&u.id))
                 .map(|x| x.in_combat_with.iter().cloned().collect())
                 .unwrap_or_else(|| vec![t.id.clone()]);
-            Ok(resolve::retire(ch, acc, u).and_then(move |(mut acc, ok)| {
+            Ok(resolve::retire(&ch, acc, u).and_then(move |(mut acc, ok)| {
                 if ok {
                     for p in &partners {
                         acc.effects.push(Effect::CombatLeft {
@@ -603,12 +607,12 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
                     Plan::Done(acc)
                 } else {
                     let cx = Ctx {
-                        ch: c.0,
+                        ch: &c.0,
                         egc: c.1,
                         state: None,
                     };
                     let s = melee_setup(&cx, &req2, u2.clone(), t.clone(), false);
-                    resolve::melee(ch, acc, s)
+                    resolve::melee(&ch, acc, s)
                 }
             }))
         }
@@ -647,7 +651,7 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
                 force,
                 defensive: false,
             };
-            Ok(resolve::fire(ch, acc, s).map(|(acc, _)| acc))
+            Ok(resolve::fire(&ch, acc, s).map(|(acc, _)| acc))
         }
         ActionKind::Melee => {
             let mut a = ctx.snap(req.actor.as_ref(), "actor", req.leader_with_actor.as_ref())?;
@@ -666,7 +670,7 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
                 // The only enemy in contact is the target (the page need not ask).
                 let t = combat_target(ctx, req, &a)?;
                 let s = melee_setup(ctx, req, a, t, req.actor_charging.unwrap_or(false));
-                return Ok(resolve::melee(ch, acc, s));
+                return Ok(resolve::melee(&ch, acc, s));
             }
             let mut t = ctx.snap(
                 req.target.as_ref(),
@@ -692,7 +696,7 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
                 }
             }
             let s = melee_setup(ctx, req, a, t, req.actor_charging.unwrap_or(false));
-            Ok(resolve::melee(ch, acc, s))
+            Ok(resolve::melee(&ch, acc, s))
         }
         ActionKind::Charge => charge(ctx, req, acc),
         _ => Err(rej(
@@ -750,7 +754,7 @@ fn combat_target(ctx: &Ctx, req: &ActionRequest, u: &UnitSnap) -> Result<UnitSna
 }
 
 fn charge(ctx: &Ctx, req: &ActionRequest, acc: Acc) -> Result<Plan<Acc>, Rejection> {
-    let ch = ctx.ch;
+    let ch = ctx.ch.clone();
     let mut a = ctx.snap(req.actor.as_ref(), "actor", req.leader_with_actor.as_ref())?;
     actor_status(ctx, req, &mut a)?;
     charger_allowed(&a)?;
@@ -878,15 +882,15 @@ fn charge(ctx: &Ctx, req: &ActionRequest, acc: Acc) -> Result<Plan<Acc>, Rejecti
         && t.can_fire()
         && t.troop.fire.is_some_and(|f| f.defensive)
         && req.target_evades != Some(true);
-    let setup_ctx = (ch, ctx.egc);
+    let setup_ctx = (ch.clone(), ctx.egc);
     let go_melee = Rc::new(move |acc: Acc, a: UnitSnap, t: UnitSnap| {
         let cx = Ctx {
-            ch: setup_ctx.0,
+            ch: &setup_ctx.0,
             egc: setup_ctx.1,
             state: None,
         };
         let s = melee_setup(&cx, &melee_req, a, t, true);
-        resolve::melee(ch, acc, s)
+        resolve::melee(&setup_ctx.0, acc, s)
     });
     if defensive {
         let crosses = need(
@@ -915,7 +919,7 @@ fn charge(ctx: &Ctx, req: &ActionRequest, acc: Acc) -> Result<Plan<Acc>, Rejecti
             };
             let a2 = a.clone();
             let t2 = t.clone();
-            return Ok(resolve::fire(ch, acc, fs).and_then(move |(mut acc, levels)| {
+            return Ok(resolve::fire(&ch, acc, fs).and_then(move |(mut acc, levels)| {
                 // The fire's result is the charger's new condition.
                 let mut a3 = a2.clone();
                 if let Some(Effect::Unit { status, lost, destroyed, .. }) = acc.effects.iter().rev().find(|e| matches!(e, Effect::Unit { unit, .. } if *unit == a2.id)) {

@@ -1,21 +1,29 @@
 //! The app-driven system of A Bloody Dismal Fight (seed 002) and El Gran Capitán (seed 000): one
 //! engine, two sets of charts. Each rule set's folder holds its charts and binds them here.
 
+pub mod action;
 pub mod actions;
 pub mod autoplay;
+pub mod board;
+mod end_of_turn;
+mod fold;
 pub mod game;
 pub mod model;
+pub mod reference;
 pub mod resolve;
 pub mod tables;
 
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock, OnceLock};
 
 use serde_json::{json, Value};
 use tercio_core::{Plan, Resolution};
 
-use crate::interface::{Engine, Outcome, Rejection, RuleSet, SideScore};
+use crate::interface::{
+    ActionForm, Board, BoardTable, Engine, Outcome, Rejection, RuleSet, Rules, SideScore, Typed,
+};
 use crate::scenario::Scenario;
-use model::{ActionRequest, GameState};
+use action::Action;
+use model::{ActionKind, Effect, GameState, Phase};
 use resolve::Acc;
 use tables::Charts;
 
@@ -29,6 +37,8 @@ pub struct AppDriven {
     /// El Gran Capitán's special rules (Bad War, Ferocious Swiss Charges).
     pub egc: bool,
     pub nationalities: &'static [(&'static str, &'static [&'static str])],
+    /// The default charts as the engines share them, made on first use.
+    pub shared: OnceLock<Arc<Charts>>,
 }
 
 /// The integer chart entries a house rule may override.
@@ -114,22 +124,6 @@ fn apply_house_rules(base: &Charts, rules: &std::collections::BTreeMap<String, i
     ch
 }
 
-type HouseRules = std::collections::BTreeMap<String, i64>;
-
-/// Charts with house rules applied, made once per distinct set of house rules and kept for the
-/// life of the process (engines hand `&'static Charts` to their dice plans).
-fn interned(id: &'static str, base: &Charts, rules: &HouseRules) -> &'static Charts {
-    static CACHE: std::sync::Mutex<Vec<(&'static str, HouseRules, &'static Charts)>> =
-        std::sync::Mutex::new(Vec::new());
-    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, _, c)) = cache.iter().find(|(i, r, _)| *i == id && r == rules) {
-        return c;
-    }
-    let c: &'static Charts = Box::leak(Box::new(apply_house_rules(base, rules)));
-    cache.push((id, rules.clone(), c));
-    c
-}
-
 impl RuleSet for AppDriven {
     fn id(&self) -> &'static str {
         self.id
@@ -179,162 +173,143 @@ impl RuleSet for AppDriven {
             "melee_chart": "each side D6 + modifiers; difference 0: both lose 1 level; 1: loser 1; 2-3: loser 2; 4+: loser 3",
         })
     }
+    fn reference_tables(&self) -> Vec<BoardTable> {
+        reference::tables(self.charts)
+    }
     fn engine(&self, scenario: Option<&Scenario>) -> Result<Box<dyn Engine>, String> {
-        let charts: &'static Charts = match scenario {
+        // House rules give the game its own charts, owned by its engine and dropped with it.
+        let charts = match scenario {
             Some(sc) if !sc.house_rules.is_empty() => {
-                interned(self.id, self.charts, &sc.house_rules)
+                Arc::new(apply_house_rules(self.charts, &sc.house_rules))
             }
-            _ => self.charts,
+            _ => self
+                .shared
+                .get_or_init(|| Arc::new((*self.charts).clone()))
+                .clone(),
         };
-        Ok(Box::new(AppEngine {
+        Ok(Box::new(Typed(AppEngine {
             charts,
             egc: self.egc,
             scenario: scenario.cloned(),
-        }))
+        })))
     }
 }
 
+/// The engine of one game (or of stand-alone actions): its charts and special rules.
 pub struct AppEngine {
-    pub charts: &'static Charts,
+    pub charts: Arc<Charts>,
     pub egc: bool,
     pub scenario: Option<Scenario>,
 }
 
-fn finish(action: &str, acc: Acc) -> Outcome {
+fn finish(action: ActionKind, acc: Acc) -> Outcome<Vec<Effect>> {
     let summary = if acc.summary.is_empty() {
         "Done".to_string()
     } else {
         acc.summary.join(". ")
     };
+    let title = serde_json::to_value(action)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
     Outcome {
         resolution: Resolution {
-            action: action.to_string(),
+            action: title,
             summary,
             steps: acc.steps,
         },
-        effects: serde_json::to_value(&acc.effects).unwrap_or(Value::Null),
+        effects: acc.effects,
         facets: acc.facets,
     }
 }
 
-/// Read an action, naming the field at fault ("ground", "fires[0].actor", an unknown key...).
-fn parse_request(v: &Value) -> Result<ActionRequest, Rejection> {
-    serde_path_to_error::deserialize(v).map_err(|e| {
-        let path = e.path().to_string();
-        let inner = e.inner().to_string();
-        let named = |prefix: &str| {
-            inner
-                .split(prefix)
-                .nth(1)
-                .and_then(|r| r.split('`').next())
-                .map(str::to_string)
-        };
-        let field = if let Some(f) = named("missing field `") {
-            Some(if path == "." {
-                f
-            } else {
-                format!("{path}.{f}")
-            })
-        } else if let (Some(f), ".") = (named("unknown field `"), path.as_str()) {
-            Some(f)
-        } else if path == "." {
-            None
-        } else {
-            Some(path)
-        };
-        let mut r = Rejection::new("bad-action", None, inner);
-        r.field = field;
-        r
-    })
-}
+impl Rules for AppEngine {
+    type State = GameState;
+    type Action = Action;
+    type Effect = Vec<Effect>;
+    /// Stand-alone, the same fields describe both units (the app's single resolutions).
+    type Request = Action;
 
-fn action_title(req: &ActionRequest) -> String {
-    let kind = serde_json::to_value(req.action)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default();
-    kind
-}
-
-impl Engine for AppEngine {
-    fn initial_state(&self) -> Result<Value, String> {
+    fn initial_state(&self) -> Result<GameState, String> {
         let sc = self.scenario.as_ref().ok_or("no scenario")?;
-        serde_json::to_value(game::initial_state(sc)).map_err(|e| e.to_string())
+        Ok(game::initial_state(sc))
     }
 
-    fn plan(&self, state: Option<&Value>, action: &Value) -> Result<Plan<Outcome>, Rejection> {
-        let req = parse_request(action)?;
-        let title = action_title(&req);
-        let plan = match state {
-            Some(v) => {
-                let st: GameState = serde::Deserialize::deserialize(v)
-                    .map_err(|e| Rejection::new("bad-state", None, e.to_string()))?;
-                game::plan(self.charts, self.egc, &st, &req)?
-            }
-            None => {
-                let ctx = actions::Ctx {
-                    ch: self.charts,
-                    egc: self.egc,
-                    state: None,
-                };
-                actions::plan(&ctx, &req)?
-            }
-        };
-        Ok(plan.map(move |acc| finish(&title, acc)))
+    fn plan(
+        &self,
+        st: &GameState,
+        action: &Action,
+    ) -> Result<Plan<Outcome<Vec<Effect>>>, Rejection> {
+        let req = action.request();
+        let kind = req.action;
+        let plan = game::plan(&self.charts, self.egc, st, &req)?;
+        Ok(plan.map(move |acc| finish(kind, acc)))
     }
 
-    fn preview(&self, state: Option<&Value>, action: &Value) -> Result<Plan<Outcome>, Rejection> {
-        let req = parse_request(action)?;
-        let Some(v) = state else {
-            return self.plan(None, action);
-        };
-        if !req.action.uses_unit() {
-            return self.plan(state, action);
-        }
-        let st: GameState = serde::Deserialize::deserialize(v)
-            .map_err(|e| Rejection::new("bad-state", None, e.to_string()))?;
-        let title = action_title(&req);
+    fn standalone(&self, action: &Action) -> Result<Plan<Outcome<Vec<Effect>>>, Rejection> {
+        let req = action.request();
+        let kind = req.action;
         let ctx = actions::Ctx {
-            ch: self.charts,
+            ch: &self.charts,
             egc: self.egc,
-            state: Some(&st),
+            state: None,
         };
-        Ok(actions::plan(&ctx, &req)?.map(move |acc| finish(&title, acc)))
+        Ok(actions::plan(&ctx, &req)?.map(move |acc| finish(kind, acc)))
     }
 
-    fn apply(&self, state: &mut Value, effects: &Value) -> Result<(), String> {
-        *state = self.folded(state, effects)?;
+    fn preview(
+        &self,
+        st: &GameState,
+        action: &Action,
+    ) -> Result<Plan<Outcome<Vec<Effect>>>, Rejection> {
+        let req = action.request();
+        let kind = req.action;
+        if !kind.uses_unit() {
+            return self.plan(st, action);
+        }
+        // Only the action's own rules: not whose activation it is.
+        let ctx = actions::Ctx {
+            ch: &self.charts,
+            egc: self.egc,
+            state: Some(st),
+        };
+        Ok(actions::plan(&ctx, &req)?.map(move |acc| finish(kind, acc)))
+    }
+
+    fn apply(&self, state: &mut GameState, effects: &Vec<Effect>) -> Result<(), String> {
+        for e in effects {
+            game::apply_effect(state, e);
+        }
         Ok(())
     }
 
-    fn folded(&self, state: &Value, effects: &Value) -> Result<Value, String> {
-        let mut st: GameState =
-            serde::Deserialize::deserialize(state).map_err(|e| e.to_string())?;
-        let effects: Vec<model::Effect> =
-            serde::Deserialize::deserialize(effects).map_err(|e| e.to_string())?;
-        for e in &effects {
-            game::apply_effect(&mut st, e);
-        }
-        serde_json::to_value(st).map_err(|e| e.to_string())
+    fn is_over(&self, state: &GameState) -> bool {
+        state.phase == Phase::Over
     }
 
-    fn render_state(&self, state: &Value) -> String {
-        match serde_json::from_value::<GameState>(state.clone()) {
-            Ok(st) => game::render(self.charts, &st),
-            Err(e) => format!("unreadable state: {e}"),
-        }
+    fn board(&self, state: &GameState) -> Option<Board> {
+        Some(board::board(self, state))
     }
 
-    fn acting_side(&self, state: &Value, action: &Value) -> Option<String> {
-        let side_of = |kind: &str, key: &str| -> Option<String> {
-            let id = action.get(key)?.as_str()?;
-            state[kind][id]["side"].as_str().map(str::to_string)
-        };
-        match action["action"].as_str()? {
+    fn forms(&self, state: &GameState, side: Option<&str>) -> Vec<ActionForm> {
+        board::forms(self, state, side)
+    }
+
+    fn render_state(&self, state: &GameState) -> String {
+        game::render(&self.charts, state)
+    }
+
+    fn acting_side(&self, state: &GameState, action: &Action) -> Option<String> {
+        match action.kind() {
             // Turn steps belong to the game master.
-            "initiative" | "end-initiatives" | "end-fire" | "end-turn" => None,
-            "command" | "attach" | "assign-command" => side_of("leaders", "leader"),
-            _ => side_of("units", "actor"),
+            ActionKind::Initiative
+            | ActionKind::EndInitiatives
+            | ActionKind::EndFire
+            | ActionKind::EndTurn => None,
+            ActionKind::Command | ActionKind::Attach | ActionKind::AssignCommand => {
+                state.leaders.get(action.leader()?).map(|l| l.side.clone())
+            }
+            _ => state.units.get(action.actor()?).map(|u| u.side.clone()),
         }
     }
 
@@ -353,14 +328,11 @@ impl Engine for AppEngine {
         ]
     }
 
-    fn scores(&self, state: &Value) -> Vec<SideScore> {
-        let Ok(st) = serde_json::from_value::<GameState>(state.clone()) else {
-            return Vec::new();
-        };
+    fn scores(&self, st: &GameState) -> Vec<SideScore> {
         st.sides
             .iter()
             .map(|s| {
-                let (lost, threshold) = game::break_points(self.charts, &st, &s.id);
+                let (lost, threshold) = game::break_points(&self.charts, st, &s.id);
                 SideScore {
                     side: s.id.clone(),
                     lost,
@@ -368,5 +340,9 @@ impl Engine for AppEngine {
                 }
             })
             .collect()
+    }
+
+    fn verdict(&self, state: &GameState) -> Option<String> {
+        board::verdict(state)
     }
 }

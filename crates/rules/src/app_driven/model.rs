@@ -372,6 +372,43 @@ pub struct ActionRequest {
     pub camps_sacked: Option<Vec<CampSack>>,
 }
 
+impl ActionRequest {
+    /// An action of `kind` with none of its fields given.
+    pub fn blank(kind: ActionKind) -> Self {
+        ActionRequest {
+            action: kind,
+            actor: None,
+            target: None,
+            ground: None,
+            leader_with_actor: None,
+            leader_with_target: None,
+            actor_status: None,
+            target_status: None,
+            actor_charging: None,
+            actor_in_flank: None,
+            target_in_flank: None,
+            force: None,
+            firing_bases: None,
+            supporting_actor_bases: None,
+            supporting_target_bases: None,
+            frontal: None,
+            crosses_arc_of_fire: None,
+            target_evades: None,
+            contact_after_evade: None,
+            defensive_firing_bases: None,
+            contacted_on_several_faces: None,
+            swiss_without_targets: None,
+            ferocious: None,
+            plant_stakes: None,
+            leader: None,
+            unit: None,
+            to: None,
+            fires: None,
+            camps_sacked: None,
+        }
+    }
+}
+
 /// A resolved unit, as a resolution needs it.
 #[derive(Debug, Clone)]
 pub struct UnitSnap {

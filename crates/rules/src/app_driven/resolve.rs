@@ -2,6 +2,7 @@
 //! modifiers; the same plan is rolled in play and enumerated for the odds.
 
 use std::rc::Rc;
+use std::sync::Arc;
 
 use tercio_core::plan::{dice, throw};
 use tercio_core::Depends;
@@ -305,8 +306,9 @@ fn unit_effect(u: &UnitSnap, c: Condition, uncounted: bool) -> Effect {
 }
 
 /// A melee: each side rolls a D6 and adds its modifiers.
-pub fn melee(ch: &'static Charts, acc: Acc, s: MeleeSetup) -> Plan<Acc> {
-    let mods = melee_modifiers(ch, &s);
+pub fn melee(ch: &Arc<Charts>, acc: Acc, s: MeleeSetup) -> Plan<Acc> {
+    let ch = ch.clone();
+    let mods = melee_modifiers(&ch, &s);
     let a_mod = sum(&mods, "Actor");
     let t_mod = sum(&mods, "Target");
     let s = Rc::new(s);
@@ -438,7 +440,7 @@ pub fn melee(ch: &'static Charts, acc: Acc, s: MeleeSetup) -> Plan<Acc> {
             _ => None,
         };
         match risk {
-            Some((l, destroyed)) => leader_risk(ch, acc, l, destroyed),
+            Some((l, destroyed)) => leader_risk(&ch, acc, l, destroyed),
             None => {
                 // A leader whose unit is destroyed without losing (a tie) simply moves away.
                 for (u, c) in [(&s.actor, ac_final), (&s.target, tc_final)] {
@@ -523,7 +525,8 @@ pub fn fire_modifiers(s: &FireSetup) -> Vec<Modifier> {
 }
 
 /// Fire: 2D6 plus modifiers against the fire chart.
-pub fn fire(ch: &'static Charts, acc: Acc, s: FireSetup) -> Plan<(Acc, u8)> {
+pub fn fire(ch: &Arc<Charts>, acc: Acc, s: FireSetup) -> Plan<(Acc, u8)> {
+    let ch = ch.clone();
     let mods = Rc::new(fire_modifiers(&s));
     let total_mod: i32 = mods.iter().map(|x| x.value).sum();
     let s = Rc::new(s);
@@ -598,7 +601,8 @@ pub fn fire(ch: &'static Charts, acc: Acc, s: FireSetup) -> Plan<(Acc, u8)> {
 }
 
 /// Regroup: D6 + modifiers; regains 0, 1 or 2 levels.
-pub fn regroup(ch: &'static Charts, acc: Acc, u: UnitSnap) -> Plan<(Acc, Status)> {
+pub fn regroup(ch: &Arc<Charts>, acc: Acc, u: UnitSnap) -> Plan<(Acc, Status)> {
+    let ch = ch.clone();
     let mut mods = Vec::new();
     if u.leader.is_some() {
         mods.push(m(
@@ -680,7 +684,8 @@ pub fn regroup(ch: &'static Charts, acc: Acc, u: UnitSnap) -> Plan<(Acc, Status)
 }
 
 /// Retire from an ongoing combat: D6 + modifiers, success at `retire_success`.
-pub fn retire(ch: &'static Charts, acc: Acc, u: UnitSnap) -> Plan<(Acc, bool)> {
+pub fn retire(ch: &Arc<Charts>, acc: Acc, u: UnitSnap) -> Plan<(Acc, bool)> {
+    let ch = ch.clone();
     let mut mods = vec![m(
         "Actor",
         format!("{} breaking off", u.troop.name),
@@ -776,7 +781,8 @@ pub fn initiative(
 }
 
 /// Command: a D6 on the activation chart, plus the leader's bonus.
-pub fn command(ch: &'static Charts, acc: Acc, leader: LeaderSnap, bonus: u8) -> Plan<Acc> {
+pub fn command(ch: &Arc<Charts>, acc: Acc, leader: LeaderSnap, bonus: u8) -> Plan<Acc> {
+    let ch = ch.clone();
     let leader = Rc::new(leader);
     dice(1, 6, "Command die").map(move |f| {
         let mut acc = acc.clone();

@@ -18,4 +18,5 @@ pub static RULESET: LazyLock<AppDriven> = LazyLock::new(|| AppDriven {
     charts: &CHARTS,
     egc: false,
     nationalities: &[],
+    shared: std::sync::OnceLock::new(),
 });

@@ -19,4 +19,5 @@ pub static RULESET: LazyLock<AppDriven> = LazyLock::new(|| AppDriven {
     egc: true,
     // Bad War needs to know Landsknechts from Spaniards (000 'Bad War').
     nationalities: &[("spanish-landsknecht-pike", &["spanish", "landsknecht"])],
+    shared: std::sync::OnceLock::new(),
 });

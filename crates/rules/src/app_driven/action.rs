@@ -1,0 +1,681 @@
+//! The actions of the app-driven system, typed: one variant per action with the fields it uses
+//! (any other field is refused by name), read with [`input`]'s one reading of form text, so the
+//! API's `true` and a form's `"on"` mean the same. [`Action::request`] gives the app's fields
+//! ([`ActionRequest`]) the planner works on.
+//!
+//! The end of the turn takes its fires and its sacked camps either as lists (`fires`,
+//! `camps_sacked`, as the API and recorded games write them) or as one field per unit or camp,
+//! as the page's form sends them: `fire.<unit>` (the target), `ground.<unit>`,
+//! `no-target.<unit>` (a Swiss block with no enemy in reach) and `sack.<side>.<n>` (a looter).
+
+use std::collections::BTreeMap;
+
+use serde::de::{DeserializeOwned, Deserializer, Error as _};
+use serde::Deserialize;
+use serde_json::Value;
+use tercio_i18n::msg;
+
+use super::model::{
+    ActionKind, ActionRequest, CampSack, Force, Ground, InlineUnit, LeaderField, Status, UnitRef,
+};
+use crate::interface::input;
+
+/// A yes/no answer that may be absent (a question not answered yet, a default not overridden):
+/// the flags of [`input::flag`], with `null` and `""` absent.
+fn opt_flag<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
+    let v = Value::deserialize(d)?;
+    match &v {
+        Value::Null => Ok(None),
+        Value::String(s) if s.trim().is_empty() => Ok(None),
+        _ => input::flag(v).map(Some).map_err(D::Error::custom),
+    }
+}
+
+/// One of a list of names (a status, a ground, a force ratio); `null` and `""` absent.
+fn opt_choice<'de, D: Deserializer<'de>, T: DeserializeOwned>(d: D) -> Result<Option<T>, D::Error> {
+    let v = Value::deserialize(d)?;
+    match &v {
+        Value::Null => Ok(None),
+        Value::String(s) if s.trim().is_empty() => Ok(None),
+        Value::String(s) => T::deserialize(Value::String(s.trim().to_string()))
+            .map(Some)
+            .map_err(|e| {
+                // serde lists the names it takes after "expected one of".
+                let e = e.to_string();
+                let allowed = e
+                    .split_once("expected one of ")
+                    .map_or(String::new(), |(_, l)| l.replace('`', ""));
+                D::Error::custom(msg(
+                    "app_driven.input.bad-choice",
+                    &[("value", s), ("allowed", &allowed)],
+                ))
+            }),
+        other => Err(D::Error::custom(msg(
+            "app_driven.input.bad-choice",
+            &[("value", &other.to_string()), ("allowed", "")],
+        ))),
+    }
+}
+
+/// A unit: its id in a game (a text), or described inline (stand-alone); `null` and `""` absent.
+fn opt_unit<'de, D: Deserializer<'de>>(d: D) -> Result<Option<UnitRef>, D::Error> {
+    let v = Value::deserialize(d)?;
+    match v {
+        Value::Object(_) => InlineUnit::deserialize(v)
+            .map(|u| Some(UnitRef::Inline(u)))
+            .map_err(D::Error::custom),
+        other => Ok(input::opt_text(other)
+            .map_err(D::Error::custom)?
+            .map(UnitRef::Id)),
+    }
+}
+
+/// The 'Leader with' box: `true`/`false` stand-alone, a leader's id in a game.
+fn opt_leader<'de, D: Deserializer<'de>>(d: D) -> Result<Option<LeaderField>, D::Error> {
+    let v = Value::deserialize(d)?;
+    match v {
+        Value::Bool(b) => Ok(Some(LeaderField::Flag(b))),
+        other => Ok(input::opt_text(other)
+            .map_err(D::Error::custom)?
+            .map(LeaderField::Id)),
+    }
+}
+
+/// A number of bases; absent when empty.
+fn opt_bases<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u8>, D::Error> {
+    input::opt_number(d)
+}
+
+/// One action of A Bloody Dismal Fight or El Gran Capitán.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "action", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Action {
+    /// The initiative roll.
+    Initiative {},
+    /// The leader given the initiative rolls for his activations.
+    Command {
+        #[serde(default, deserialize_with = "input::opt_text")]
+        leader: Option<String>,
+    },
+    /// The game master ends the initiatives: the end of the turn follows.
+    #[serde(alias = "end_initiatives")]
+    EndInitiatives {},
+    Rest(Regroup),
+    Regroup(Regroup),
+    Advance(Move),
+    March(Move),
+    Retire(Retire),
+    Charge(Charge),
+    Fire(Fire),
+    Melee(Melee),
+    /// A leader joins a unit (`unit` absent: he stands alone).
+    Attach {
+        #[serde(default, deserialize_with = "input::opt_text")]
+        leader: Option<String>,
+        #[serde(default, deserialize_with = "input::opt_text")]
+        unit: Option<String>,
+    },
+    /// A fallen leader's command passes to a surviving one.
+    #[serde(alias = "assign_command")]
+    AssignCommand {
+        #[serde(default, deserialize_with = "input::opt_text")]
+        leader: Option<String>,
+        #[serde(default, deserialize_with = "input::opt_text")]
+        to: Option<String>,
+    },
+    #[serde(alias = "end_fire")]
+    EndFire(EndFire),
+    #[serde(alias = "end_turn")]
+    EndTurn(EndTurn),
+}
+
+/// Rest or Regroup: a unit recovers (in an ongoing combat, the Melee follows).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Regroup {
+    #[serde(default, deserialize_with = "opt_unit")]
+    pub actor: Option<UnitRef>,
+    #[serde(default, deserialize_with = "opt_leader")]
+    pub leader_with_actor: Option<LeaderField>,
+    #[serde(default, deserialize_with = "opt_flag")]
+    pub plant_stakes: Option<bool>,
+    #[serde(default, deserialize_with = "opt_unit")]
+    pub target: Option<UnitRef>,
+    #[serde(default, deserialize_with = "opt_choice")]
+    pub target_status: Option<Status>,
+    #[serde(default, deserialize_with = "opt_choice")]
+    pub ground: Option<Ground>,
+    #[serde(default, deserialize_with = "opt_leader")]
+    pub leader_with_target: Option<LeaderField>,
+    #[serde(default, deserialize_with = "opt_flag")]
+    pub actor_in_flank: Option<bool>,
+    #[serde(default, deserialize_with = "opt_flag")]
+    pub target_in_flank: Option<bool>,
+    #[serde(default, deserialize_with = "opt_choice")]
+    pub force: Option<Force>,
+    #[serde(default, deserialize_with = "opt_bases")]
+    pub supporting_actor_bases: Option<u8>,
+    #[serde(default, deserialize_with = "opt_bases")]
+    pub supporting_target_bases: Option<u8>,
+    #[serde(default, deserialize_with = "opt_choice")]
+    pub actor_status: Option<Status>,
+}
+
+/// Advance or March.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Move {
+    #[serde(default, deserialize_with = "opt_unit")]
+    pub actor: Option<UnitRef>,
+    #[serde(default, deserialize_with = "opt_leader")]
+    pub leader_with_actor: Option<LeaderField>,
+}
+
+/// Retire from an ongoing combat.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Retire {
+    #[serde(default, deserialize_with = "opt_unit")]
+    pub actor: Option<UnitRef>,
+    #[serde(default, deserialize_with = "opt_leader")]
+    pub leader_with_actor: Option<LeaderField>,
+    #[serde(default, deserialize_with = "opt_unit")]
+    pub target: Option<UnitRef>,
+    #[serde(default, deserialize_with = "opt_choice")]
+    pub target_status: Option<Status>,
+    #[serde(default, deserialize_with = "opt_choice")]
+    pub ground: Option<Ground>,
+    #[serde(default, deserialize_with = "opt_leader")]
+    pub leader_with_target: Option<LeaderField>,
+    #[serde(default, deserialize_with = "opt_flag")]
+    pub actor_in_flank: Option<bool>,
+    #[serde(default, deserialize_with = "opt_flag")]
+    pub target_in_flank: Option<bool>,
+    #[serde(default, deserialize_with = "opt_choice")]
+    pub force: Option<Force>,
+    #[serde(default, deserialize_with = "opt_bases")]
+    pub supporting_actor_bases: Option<u8>,
+    #[serde(default, deserialize_with = "opt_bases")]
+    pub supporting_target_bases: Option<u8>,
+    #[serde(default, deserialize_with = "opt_choice")]
+    pub actor_status: Option<Status>,
+    #[serde(default, deserialize_with = "opt_flag")]
+    pub contacted_on_several_faces: Option<bool>,
+}
+
+/// A charge, with its questions (the arc of fire, the evasion) and the Melee it leads to.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Charge {
+    #[serde(default, deserialize_with = "opt_bases")]
+    pub defensive_firing_bases: Option<u8>,
+    #[serde(default, deserialize_with = "opt_unit")]
+    pub actor: Option<UnitRef>,
+    #[serde(default, deserialize_with = "opt_unit")]
+    pub target: Option<UnitRef>,
+    #[serde(default, deserialize_with = "opt_choice")]
+    pub target_status: Option<Status>,
+    #[serde(default, deserialize_with = "opt_choice")]
+    pub ground: Option<Ground>,
+    #[serde(default, deserialize_with = "opt_leader")]
+    pub leader_with_actor: Option<LeaderField>,
+    #[serde(default, deserialize_with = "opt_leader")]
+    pub leader_with_target: Option<LeaderField>,
+    #[serde(default, deserialize_with = "opt_choice")]
+    pub actor_status: Option<Status>,
+    #[serde(default, deserialize_with = "opt_flag")]
+    pub frontal: Option<bool>,
+    #[serde(default, deserialize_with = "opt_flag")]
+    pub crosses_arc_of_fire: Option<bool>,
+    #[serde(default, deserialize_with = "opt_flag")]
+    pub target_evades: Option<bool>,
+    #[serde(default, deserialize_with = "opt_flag")]
+    pub contact_after_evade: Option<bool>,
+    #[serde(default, deserialize_with = "opt_flag")]
+    pub ferocious: Option<bool>,
+    #[serde(default, deserialize_with = "opt_choice")]
+    pub force: Option<Force>,
+    #[serde(default, deserialize_with = "opt_bases")]
+    pub supporting_actor_bases: Option<u8>,
+    #[serde(default, deserialize_with = "opt_bases")]
+    pub supporting_target_bases: Option<u8>,
+    #[serde(default, deserialize_with = "opt_flag")]
+    pub actor_in_flank: Option<bool>,
+}
+
+/// Fire at a target.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Fire {
+    #[serde(default, deserialize_with = "opt_unit")]
+    pub actor: Option<UnitRef>,
+    #[serde(default, deserialize_with = "opt_unit")]
+    pub target: Option<UnitRef>,
+    #[serde(default, deserialize_with = "opt_choice")]
+    pub target_status: Option<Status>,
+    #[serde(default, deserialize_with = "opt_choice")]
+    pub ground: Option<Ground>,
+    #[serde(default, deserialize_with = "opt_choice")]
+    pub actor_status: Option<Status>,
+    #[serde(default, deserialize_with = "opt_choice")]
+    pub force: Option<Force>,
+    #[serde(default, deserialize_with = "opt_bases")]
+    pub firing_bases: Option<u8>,
+}
+
+/// A Melee (an ongoing combat, or one the page resolves by itself).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Melee {
+    #[serde(default, deserialize_with = "opt_unit")]
+    pub actor: Option<UnitRef>,
+    #[serde(default, deserialize_with = "opt_unit")]
+    pub target: Option<UnitRef>,
+    #[serde(default, deserialize_with = "opt_choice")]
+    pub target_status: Option<Status>,
+    #[serde(default, deserialize_with = "opt_choice")]
+    pub ground: Option<Ground>,
+    #[serde(default, deserialize_with = "opt_leader")]
+    pub leader_with_actor: Option<LeaderField>,
+    #[serde(default, deserialize_with = "opt_leader")]
+    pub leader_with_target: Option<LeaderField>,
+    #[serde(default, deserialize_with = "opt_choice")]
+    pub actor_status: Option<Status>,
+    #[serde(default, deserialize_with = "opt_flag")]
+    pub actor_charging: Option<bool>,
+    #[serde(default, deserialize_with = "opt_flag")]
+    pub actor_in_flank: Option<bool>,
+    #[serde(default, deserialize_with = "opt_flag")]
+    pub target_in_flank: Option<bool>,
+    #[serde(default, deserialize_with = "opt_choice")]
+    pub force: Option<Force>,
+    #[serde(default, deserialize_with = "opt_bases")]
+    pub supporting_actor_bases: Option<u8>,
+    #[serde(default, deserialize_with = "opt_bases")]
+    pub supporting_target_bases: Option<u8>,
+}
+
+/// The simultaneous fire at the end of the turn.
+#[derive(Debug, Clone, Default)]
+pub struct EndFire {
+    /// Each fire, as a `fire` action.
+    pub fires: Vec<Action>,
+    /// Swiss Pikemen with no eligible enemy within 9" (El Gran Capitán).
+    pub swiss_without_targets: Option<Vec<String>>,
+}
+
+/// Camps sacked, and the break check.
+#[derive(Debug, Clone, Default)]
+pub struct EndTurn {
+    pub camps_sacked: Vec<CampSack>,
+}
+
+/// A refusal of a field, worded as serde words it (`read_action` names the field from it).
+fn unknown<E: serde::de::Error>(key: &str, allowed: &str) -> E {
+    E::custom(format!("unknown field `{key}`, expected one of {allowed}"))
+}
+
+/// A field's value read by `reader`; its problem as text (`read_action` finds the field).
+fn field<T>(
+    v: Value,
+    reader: impl FnOnce(Value) -> Result<T, serde_json::Error>,
+) -> Result<T, String> {
+    reader(v).map_err(|e| e.to_string())
+}
+
+impl<'de> Deserialize<'de> for EndFire {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        const ALLOWED: &str =
+            "`fires`, `swiss_without_targets`, `fire.<unit>`, `ground.<unit>`, `no-target.<unit>`";
+        let map = BTreeMap::<String, Value>::deserialize(d)?;
+        let mut out = EndFire::default();
+        // Per unit: the target and the ground, in the order of the units' ids.
+        let mut targets: BTreeMap<String, (Option<String>, Option<Ground>)> = BTreeMap::new();
+        let mut swiss: Vec<String> = Vec::new();
+        for (k, v) in map {
+            let r = if k == "fires" {
+                field(v, |v| {
+                    Option::<Vec<Action>>::deserialize(v).map(|f| out.fires = f.unwrap_or_default())
+                })
+            } else if k == "swiss_without_targets" {
+                field(v, |v| input::ids(v).map(|ids| swiss.extend(ids)))
+            } else if let Some(unit) = k.strip_prefix("fire.") {
+                field(v, |v| {
+                    input::opt_text(v).map(|t| targets.entry(unit.to_string()).or_default().0 = t)
+                })
+            } else if let Some(unit) = k.strip_prefix("ground.") {
+                field(v, |v| {
+                    let g: Option<Ground> = opt_choice(v)?;
+                    targets.entry(unit.to_string()).or_default().1 = g;
+                    Ok(())
+                })
+            } else if let Some(unit) = k.strip_prefix("no-target.") {
+                field(v, |v| {
+                    if input::flag(v)? {
+                        swiss.push(unit.to_string());
+                    }
+                    Ok(())
+                })
+            } else {
+                return Err(unknown(&k, ALLOWED));
+            };
+            r.map_err(D::Error::custom)?;
+        }
+        for (unit, (target, ground)) in targets {
+            if let Some(target) = target {
+                out.fires.push(Action::Fire(Fire {
+                    actor: Some(UnitRef::Id(unit)),
+                    target: Some(UnitRef::Id(target)),
+                    ground: Some(ground.unwrap_or_default()),
+                    ..Fire::default()
+                }));
+            }
+        }
+        out.swiss_without_targets = (!swiss.is_empty()).then_some(swiss);
+        Ok(out)
+    }
+}
+
+impl<'de> Deserialize<'de> for EndTurn {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        const ALLOWED: &str = "`camps_sacked`, `sack.<side>.<n>`";
+        let map = BTreeMap::<String, Value>::deserialize(d)?;
+        let mut out = EndTurn::default();
+        let mut looters: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for (k, v) in map {
+            let r = if k == "camps_sacked" {
+                field(v, |v| {
+                    Option::<Vec<CampSack>>::deserialize(v)
+                        .map(|c| out.camps_sacked = c.unwrap_or_default())
+                })
+            } else if let Some((side, _)) = k.strip_prefix("sack.").and_then(|r| r.rsplit_once('.'))
+            {
+                field(v, |v| {
+                    input::opt_text(v).map(|u| {
+                        let by = looters.entry(side.to_string()).or_default();
+                        by.extend(u.filter(|u| !by.contains(u)));
+                    })
+                })
+            } else {
+                return Err(unknown(&k, ALLOWED));
+            };
+            r.map_err(D::Error::custom)?;
+        }
+        for (side, by) in looters {
+            if !by.is_empty() {
+                out.camps_sacked.push(CampSack { side, by });
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl Action {
+    /// The action's kind.
+    pub fn kind(&self) -> ActionKind {
+        match self {
+            Action::Initiative {} => ActionKind::Initiative,
+            Action::Command { .. } => ActionKind::Command,
+            Action::EndInitiatives {} => ActionKind::EndInitiatives,
+            Action::Rest(_) => ActionKind::Rest,
+            Action::Regroup(_) => ActionKind::Regroup,
+            Action::Advance(_) => ActionKind::Advance,
+            Action::March(_) => ActionKind::March,
+            Action::Retire(_) => ActionKind::Retire,
+            Action::Charge(_) => ActionKind::Charge,
+            Action::Fire(_) => ActionKind::Fire,
+            Action::Melee(_) => ActionKind::Melee,
+            Action::Attach { .. } => ActionKind::Attach,
+            Action::AssignCommand { .. } => ActionKind::AssignCommand,
+            Action::EndFire(_) => ActionKind::EndFire,
+            Action::EndTurn(_) => ActionKind::EndTurn,
+        }
+    }
+
+    /// The acting unit's id, for the actions of a unit in a game.
+    pub fn actor(&self) -> Option<&str> {
+        let r = match self {
+            Action::Rest(a) | Action::Regroup(a) => a.actor.as_ref(),
+            Action::Advance(a) | Action::March(a) => a.actor.as_ref(),
+            Action::Retire(a) => a.actor.as_ref(),
+            Action::Charge(a) => a.actor.as_ref(),
+            Action::Fire(a) => a.actor.as_ref(),
+            Action::Melee(a) => a.actor.as_ref(),
+            _ => None,
+        };
+        match r {
+            Some(UnitRef::Id(id)) => Some(id),
+            _ => None,
+        }
+    }
+
+    /// The leader a command action moves.
+    pub fn leader(&self) -> Option<&str> {
+        match self {
+            Action::Command { leader }
+            | Action::Attach { leader, .. }
+            | Action::AssignCommand { leader, .. } => leader.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// The app's fields, as the planner reads them.
+    pub fn request(&self) -> ActionRequest {
+        let mut r = ActionRequest::blank(self.kind());
+        match self.clone() {
+            Action::Initiative {} | Action::EndInitiatives {} => {}
+            Action::Command { leader } => r.leader = leader,
+            Action::Rest(a) | Action::Regroup(a) => {
+                r.actor = a.actor;
+                r.leader_with_actor = a.leader_with_actor;
+                r.plant_stakes = a.plant_stakes;
+                r.target = a.target;
+                r.target_status = a.target_status;
+                r.ground = a.ground;
+                r.leader_with_target = a.leader_with_target;
+                r.actor_in_flank = a.actor_in_flank;
+                r.target_in_flank = a.target_in_flank;
+                r.force = a.force;
+                r.supporting_actor_bases = a.supporting_actor_bases;
+                r.supporting_target_bases = a.supporting_target_bases;
+                r.actor_status = a.actor_status;
+            }
+            Action::Advance(a) | Action::March(a) => {
+                r.actor = a.actor;
+                r.leader_with_actor = a.leader_with_actor;
+            }
+            Action::Retire(a) => {
+                r.actor = a.actor;
+                r.leader_with_actor = a.leader_with_actor;
+                r.target = a.target;
+                r.target_status = a.target_status;
+                r.ground = a.ground;
+                r.leader_with_target = a.leader_with_target;
+                r.actor_in_flank = a.actor_in_flank;
+                r.target_in_flank = a.target_in_flank;
+                r.force = a.force;
+                r.supporting_actor_bases = a.supporting_actor_bases;
+                r.supporting_target_bases = a.supporting_target_bases;
+                r.actor_status = a.actor_status;
+                r.contacted_on_several_faces = a.contacted_on_several_faces;
+            }
+            Action::Charge(a) => {
+                r.defensive_firing_bases = a.defensive_firing_bases;
+                r.actor = a.actor;
+                r.target = a.target;
+                r.target_status = a.target_status;
+                r.ground = a.ground;
+                r.leader_with_actor = a.leader_with_actor;
+                r.leader_with_target = a.leader_with_target;
+                r.actor_status = a.actor_status;
+                r.frontal = a.frontal;
+                r.crosses_arc_of_fire = a.crosses_arc_of_fire;
+                r.target_evades = a.target_evades;
+                r.contact_after_evade = a.contact_after_evade;
+                r.ferocious = a.ferocious;
+                r.force = a.force;
+                r.supporting_actor_bases = a.supporting_actor_bases;
+                r.supporting_target_bases = a.supporting_target_bases;
+                r.actor_in_flank = a.actor_in_flank;
+            }
+            Action::Fire(a) => {
+                r.actor = a.actor;
+                r.target = a.target;
+                r.target_status = a.target_status;
+                r.ground = a.ground;
+                r.actor_status = a.actor_status;
+                r.force = a.force;
+                r.firing_bases = a.firing_bases;
+            }
+            Action::Melee(a) => {
+                r.actor = a.actor;
+                r.target = a.target;
+                r.target_status = a.target_status;
+                r.ground = a.ground;
+                r.leader_with_actor = a.leader_with_actor;
+                r.leader_with_target = a.leader_with_target;
+                r.actor_status = a.actor_status;
+                r.actor_charging = a.actor_charging;
+                r.actor_in_flank = a.actor_in_flank;
+                r.target_in_flank = a.target_in_flank;
+                r.force = a.force;
+                r.supporting_actor_bases = a.supporting_actor_bases;
+                r.supporting_target_bases = a.supporting_target_bases;
+            }
+            Action::Attach { leader, unit } => {
+                r.leader = leader;
+                r.unit = unit;
+            }
+            Action::AssignCommand { leader, to } => {
+                r.leader = leader;
+                r.to = to;
+            }
+            Action::EndFire(e) => {
+                r.fires = Some(e.fires.iter().map(Action::request).collect());
+                r.swiss_without_targets = e.swiss_without_targets;
+            }
+            Action::EndTurn(e) => r.camps_sacked = Some(e.camps_sacked),
+        }
+        r
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::interface::input::read_action;
+    use serde_json::json;
+
+    fn read(v: Value) -> Result<Action, crate::interface::Rejection> {
+        read_action(&v)
+    }
+
+    #[test]
+    fn form_text_and_api_values_read_the_same() {
+        let api = read(
+            json!({"action": "charge", "actor": "a", "target": "b", "ground": "obstacle",
+            "frontal": false, "supporting_actor_bases": 2, "force": "even"}),
+        )
+        .unwrap()
+        .request();
+        let form = read(
+            json!({"action": "charge", "actor": " a", "target": "b ", "ground": "obstacle",
+            "frontal": "off", "supporting_actor_bases": "2", "force": "even", "target_status": ""}),
+        )
+        .unwrap()
+        .request();
+        assert_eq!(api, form);
+        assert_eq!(api.frontal, Some(false));
+        assert_eq!(api.target_status, None);
+        assert_eq!(api.supporting_actor_bases, Some(2));
+    }
+
+    #[test]
+    fn every_action_refuses_a_field_it_does_not_use() {
+        for name in [
+            "initiative",
+            "command",
+            "end-initiatives",
+            "rest",
+            "regroup",
+            "advance",
+            "march",
+            "retire",
+            "charge",
+            "fire",
+            "melee",
+            "attach",
+            "assign-command",
+            "end-fire",
+            "end-turn",
+        ] {
+            let r = read(json!({"action": name, "bogus": 1})).unwrap_err();
+            assert_eq!(
+                (r.code.as_str(), r.field.as_deref()),
+                ("unknown-field", Some("bogus")),
+                "{name}: {r:?}"
+            );
+        }
+        let r = read(json!({"action": "advance", "actor": "a", "target": "b"})).unwrap_err();
+        assert_eq!(r.field.as_deref(), Some("target"), "{r:?}");
+        let r = read(json!({"action": "fire", "actor": "a", "ground": "swamp"})).unwrap_err();
+        assert_eq!(
+            (r.code.as_str(), r.field.as_deref()),
+            ("bad-field", Some("ground")),
+            "{r:?}"
+        );
+    }
+
+    #[test]
+    fn old_spellings_still_read() {
+        for (old, kind) in [
+            ("end_initiatives", ActionKind::EndInitiatives),
+            ("assign_command", ActionKind::AssignCommand),
+            ("end_fire", ActionKind::EndFire),
+            ("end_turn", ActionKind::EndTurn),
+        ] {
+            assert_eq!(read(json!({"action": old})).unwrap().kind(), kind, "{old}");
+        }
+    }
+
+    #[test]
+    fn the_end_of_turn_reads_its_lists_or_one_field_per_unit() {
+        let listed = read(json!({"action": "end-fire", "fires": [
+            {"action": "fire", "actor": "a", "target": "x", "ground": "open"},
+            {"action": "fire", "actor": "b", "target": "y", "ground": "rough"}],
+            "swiss_without_targets": ["s"]}))
+        .unwrap()
+        .request();
+        let form = read(json!({"action": "end-fire", "fire.b": "y", "ground.b": "rough",
+            "fire.a": "x", "fire.c": "", "ground.c": "open", "no-target.s": "on", "no-target.t": ""}))
+        .unwrap()
+        .request();
+        assert_eq!(listed, form);
+        let r = read(json!({"action": "end-fire", "fire.a": "x", "aim.a": "y"})).unwrap_err();
+        assert_eq!(
+            (r.code.as_str(), r.field.as_deref()),
+            ("unknown-field", Some("aim.a"))
+        );
+        let r = read(json!({"action": "end-fire", "ground.a": "swamp"})).unwrap_err();
+        assert_eq!(r.field.as_deref(), Some("ground.a"), "{r:?}");
+
+        let listed =
+            read(json!({"action": "end-turn", "camps_sacked": [{"side": "f", "by": ["a", "b"]}]}))
+                .unwrap()
+                .request();
+        let form = read(
+            json!({"action": "end-turn", "sack.f.1": "a", "sack.f.2": "b", "sack.f.3": "",
+            "sack.g.1": ""}),
+        )
+        .unwrap()
+        .request();
+        assert_eq!(listed, form);
+        assert_eq!(
+            read(json!({"action": "end-turn"}))
+                .unwrap()
+                .request()
+                .camps_sacked,
+            Some(vec![])
+        );
+    }
+}

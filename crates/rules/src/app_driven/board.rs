@@ -1,0 +1,825 @@
+//! The game page of the app-driven rule sets, as data the shell draws: the board (the turn and
+//! whose initiative it is, each army's units and break points, the leaders), the forms of the
+//! actions that can be taken now (the turn's steps, the app's fields for each unit action, the
+//! end of the turn with a field per firing unit and per camp), and the verdict.
+//!
+//! Every word is a catalogue message (`app_driven.*`); names are the scenario's.
+
+use tercio_i18n::{keys, msg};
+
+use super::game::{break_points, commands, eligible_leaders, swiss_to_charge};
+use super::model::{Fate, GameState, Ground, Phase, Status, UnitState};
+use super::AppEngine;
+use crate::interface::{ActionForm, Board, BoardTable, Choice, FormField};
+
+fn m(key: &str) -> String {
+    msg(key, &[])
+}
+
+fn side_name(st: &GameState, id: &str) -> String {
+    st.sides
+        .iter()
+        .find(|s| s.id == id)
+        .map_or(id.to_string(), |s| s.name.clone())
+}
+
+/// The result once the battle is over: who won, or a draw.
+pub fn verdict(st: &GameState) -> Option<String> {
+    if st.phase != Phase::Over {
+        return None;
+    }
+    if st.broken.len() > 1 {
+        return Some(m(keys::APP_DRIVEN_VERDICT_DRAW));
+    }
+    let winner: Vec<&str> = st
+        .sides
+        .iter()
+        .filter(|s| !st.broken.contains(&s.id))
+        .map(|s| s.name.as_str())
+        .collect();
+    let broken: Vec<String> = st.broken.iter().map(|b| side_name(st, b)).collect();
+    Some(msg(
+        keys::APP_DRIVEN_VERDICT_WINS,
+        &[
+            ("winner", &winner.join(", ")),
+            ("broken", &broken.join(", ")),
+        ],
+    ))
+}
+
+fn status_key(s: Status) -> &'static str {
+    match s {
+        Status::Ok => keys::APP_DRIVEN_STATUS_OK,
+        Status::Disordered => keys::APP_DRIVEN_STATUS_DISORDERED,
+        Status::Demoralized => keys::APP_DRIVEN_STATUS_DEMORALIZED,
+    }
+}
+
+/// The units the current leader may still activate.
+fn activatable(st: &GameState) -> Vec<&UnitState> {
+    let Some(l) = st.current.as_ref().and_then(|c| st.leaders.get(&c.leader)) else {
+        return Vec::new();
+    };
+    st.units
+        .values()
+        .filter(|u| !u.destroyed && !u.acted && commands(st, l, u))
+        .collect()
+}
+
+/// The turn, each army's units, the leaders.
+pub fn board(e: &AppEngine, st: &GameState) -> Board {
+    let turn = st.turn.to_string();
+    let headline = match st.phase {
+        Phase::Over => verdict(st).unwrap_or_default(),
+        Phase::EndOfTurn => msg(keys::APP_DRIVEN_HEADLINE_END, &[("turn", &turn)]),
+        Phase::Command => match (&st.initiative_side, &st.current) {
+            (Some(side), Some(cur)) => msg(
+                keys::APP_DRIVEN_HEADLINE_ACTIVATIONS,
+                &[
+                    ("turn", &turn),
+                    ("side", &side_name(st, side)),
+                    (
+                        "leader",
+                        st.leaders.get(&cur.leader).map_or("", |l| l.name.as_str()),
+                    ),
+                    ("count", &cur.activations_left.to_string()),
+                ],
+            ),
+            (Some(side), None) => msg(
+                keys::APP_DRIVEN_HEADLINE_INITIATIVE,
+                &[("turn", &turn), ("side", &side_name(st, side))],
+            ),
+            _ => msg(keys::APP_DRIVEN_HEADLINE_COMMAND, &[("turn", &turn)]),
+        },
+    };
+    let mut notes = Vec::new();
+    match st.phase {
+        Phase::Command => match (&st.initiative_side, &st.current) {
+            (Some(side), None) => notes.push(msg(
+                keys::APP_DRIVEN_NOTE_COMMAND,
+                &[("side", &side_name(st, side))],
+            )),
+            (Some(_), Some(cur)) if cur.activations_left > 0 => {
+                let units: Vec<&str> = activatable(st).iter().map(|u| u.name.as_str()).collect();
+                if !units.is_empty() {
+                    let leader = st.leaders.get(&cur.leader).map_or("", |l| l.name.as_str());
+                    notes.push(msg(
+                        keys::APP_DRIVEN_NOTE_ACTIVATE,
+                        &[("leader", leader), ("units", &units.join(", "))],
+                    ));
+                }
+            }
+            _ => notes.push(m(keys::APP_DRIVEN_NOTE_INITIATIVE)),
+        },
+        Phase::EndOfTurn if st.end_fire_done => notes.push(m(keys::APP_DRIVEN_NOTE_BREAK_CHECK)),
+        Phase::EndOfTurn => {
+            let swiss: Vec<&str> = swiss_to_charge(st)
+                .iter()
+                .map(|u| u.name.as_str())
+                .collect();
+            if e.egc && !swiss.is_empty() {
+                notes.push(msg(
+                    keys::APP_DRIVEN_NOTE_SWISS,
+                    &[("units", &swiss.join(", "))],
+                ));
+            }
+            notes.push(m(keys::APP_DRIVEN_NOTE_END_FIRE));
+            if shooters(e, st).is_empty() {
+                notes.push(m(keys::APP_DRIVEN_NOTE_NO_FIRE));
+            }
+        }
+        Phase::Over => {}
+    }
+    let mut tables = Vec::new();
+    for side in &st.sides {
+        let (lost, bp) = break_points(&e.charts, st, &side.id);
+        let role = if side.attacker {
+            keys::APP_DRIVEN_BOARD_ATTACKER
+        } else {
+            keys::APP_DRIVEN_BOARD_DEFENDER
+        };
+        let rows = st
+            .units
+            .values()
+            .filter(|u| u.side == side.id)
+            .map(|u| unit_row(e, st, u))
+            .collect();
+        tables.push(BoardTable::new(
+            &msg(
+                keys::APP_DRIVEN_BOARD_SIDE,
+                &[
+                    ("side", &side.name),
+                    ("role", &format!("@{role}")),
+                    ("lost", &lost.to_string()),
+                    ("bp", &bp.to_string()),
+                ],
+            ),
+            &[
+                &m(keys::APP_DRIVEN_BOARD_UNIT),
+                &m(keys::APP_DRIVEN_BOARD_TYPE),
+                &m(keys::APP_DRIVEN_BOARD_STATUS),
+                &m(keys::APP_DRIVEN_BOARD_BASES),
+                &m(keys::APP_DRIVEN_BOARD_NOTES),
+            ],
+            rows,
+        ));
+    }
+    let leaders = st
+        .leaders
+        .values()
+        .map(|l| {
+            let mut notes = Vec::new();
+            if l.army {
+                notes.push(m(keys::APP_DRIVEN_BOARD_ARMY_COMMANDER));
+            }
+            match l.fate {
+                Some(Fate::Killed) => notes.push(m(keys::APP_DRIVEN_BOARD_KILLED)),
+                Some(Fate::Captured) => notes.push(m(keys::APP_DRIVEN_BOARD_CAPTURED)),
+                None => {}
+            }
+            if let Some(to) = st.leaders.values().find(|o| o.inherited.contains(&l.id)) {
+                notes.push(msg(
+                    keys::APP_DRIVEN_BOARD_COMMAND_TO,
+                    &[("name", &to.name)],
+                ));
+            }
+            if l.had_initiative {
+                notes.push(m(keys::APP_DRIVEN_BOARD_HAD_INITIATIVE));
+            }
+            if l.caught_up {
+                notes.push(m(keys::APP_DRIVEN_BOARD_CAUGHT_UP));
+            }
+            let with = match l.attached_to.as_ref().and_then(|u| st.units.get(u)) {
+                Some(u) if l.fate.is_none() => {
+                    msg(keys::APP_DRIVEN_BOARD_WITH, &[("name", &u.name)])
+                }
+                _ if l.fate.is_none() => m(keys::APP_DRIVEN_BOARD_STANDS_ALONE),
+                _ => String::new(),
+            };
+            if !with.is_empty() {
+                notes.push(with);
+            }
+            vec![l.name.clone(), side_name(st, &l.side), notes.join("; ")]
+        })
+        .collect();
+    tables.push(BoardTable::new(
+        &m(keys::APP_DRIVEN_BOARD_LEADERS),
+        &[
+            &m(keys::APP_DRIVEN_BOARD_LEADER),
+            &m(keys::APP_DRIVEN_BOARD_ARMY),
+            &m(keys::APP_DRIVEN_BOARD_NOTES),
+        ],
+        leaders,
+    ));
+    Board {
+        headline,
+        notes,
+        tables,
+    }
+}
+
+fn unit_row(e: &AppEngine, st: &GameState, u: &UnitState) -> Vec<String> {
+    let troop = e
+        .charts
+        .troop(&u.troop)
+        .map_or(u.troop.clone(), |t| t.name.to_string());
+    let status = if u.destroyed {
+        m(keys::APP_DRIVEN_STATUS_DESTROYED)
+    } else {
+        m(status_key(u.status))
+    };
+    let mut notes = Vec::new();
+    if u.acted && !u.destroyed {
+        notes.push(m(keys::APP_DRIVEN_BOARD_ACTED));
+    }
+    if u.march {
+        notes.push(m(keys::APP_DRIVEN_BOARD_MARCH));
+    }
+    if u.stakes_planted {
+        notes.push(m(keys::APP_DRIVEN_BOARD_STAKES));
+    }
+    if let Some(l) = st
+        .leaders
+        .values()
+        .find(|l| l.fate.is_none() && l.attached_to.as_deref() == Some(u.id.as_str()))
+    {
+        notes.push(msg(keys::APP_DRIVEN_BOARD_WITH, &[("name", &l.name)]));
+    }
+    if !u.in_combat_with.is_empty() {
+        let names: Vec<&str> = u
+            .in_combat_with
+            .iter()
+            .filter_map(|x| st.units.get(x).map(|o| o.name.as_str()))
+            .collect();
+        notes.push(msg(
+            keys::APP_DRIVEN_BOARD_FIGHTING,
+            &[("names", &names.join(", "))],
+        ));
+    }
+    vec![
+        u.name.clone(),
+        troop,
+        status,
+        format!("{}/{}", u.bases - u.lost.min(u.bases), u.bases),
+        notes.join("; "),
+    ]
+}
+
+/// Units that may take part in the simultaneous fire: not destroyed, not acted, not in a
+/// combat, with a missile weapon they may use.
+fn shooters<'a>(e: &AppEngine, st: &'a GameState) -> Vec<&'a UnitState> {
+    st.units
+        .values()
+        .filter(|u| !u.destroyed && !u.acted && u.in_combat_with.is_empty())
+        .filter(|u| {
+            e.charts.troop(&u.troop).is_some_and(|t| {
+                t.fire
+                    .is_some_and(|f| f.needs_flag.is_none_or(|n| u.flags.iter().any(|x| x == n)))
+            })
+        })
+        .collect()
+}
+
+fn ground_choices() -> Vec<Choice> {
+    [
+        (Ground::Open, keys::APP_DRIVEN_GROUND_OPEN),
+        (Ground::Rough, keys::APP_DRIVEN_GROUND_ROUGH),
+        (Ground::VeryRough, keys::APP_DRIVEN_GROUND_VERY_ROUGH),
+        (Ground::RoughCover, keys::APP_DRIVEN_GROUND_ROUGH_COVER),
+        (
+            Ground::VeryRoughCover,
+            keys::APP_DRIVEN_GROUND_VERY_ROUGH_COVER,
+        ),
+        (Ground::Obstacle, keys::APP_DRIVEN_GROUND_OBSTACLE),
+        (Ground::Fortified, keys::APP_DRIVEN_GROUND_FORTIFIED),
+        (Ground::ActorUphill, keys::APP_DRIVEN_GROUND_ACTOR_UPHILL),
+        (Ground::TargetUphill, keys::APP_DRIVEN_GROUND_TARGET_UPHILL),
+    ]
+    .iter()
+    .map(|(g, k)| Choice::new(serde_value(g), m(k)))
+    .collect()
+}
+
+fn serde_value<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_value(v)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+fn status_choices() -> Vec<Choice> {
+    [Status::Ok, Status::Disordered, Status::Demoralized]
+        .iter()
+        .map(|s| Choice::new(serde_value(s), m(status_key(*s))))
+        .collect()
+}
+
+fn force_choices() -> Vec<Choice> {
+    [
+        (
+            "badly-outnumbered",
+            keys::APP_DRIVEN_FORCE_BADLY_OUTNUMBERED,
+        ),
+        ("outnumbered", keys::APP_DRIVEN_FORCE_OUTNUMBERED),
+        ("even", keys::APP_DRIVEN_FORCE_EVEN),
+        ("outnumbers", keys::APP_DRIVEN_FORCE_OUTNUMBERS),
+        ("badly-outnumbers", keys::APP_DRIVEN_FORCE_BADLY_OUTNUMBERS),
+    ]
+    .iter()
+    .map(|(v, k)| Choice::new(*v, m(k)))
+    .collect()
+}
+
+/// The forms of the actions `side` may take now (`None`: the game master, every action).
+pub fn forms(e: &AppEngine, st: &GameState, side: Option<&str>) -> Vec<ActionForm> {
+    let gm = side.is_none();
+    let mine = |s: &str| side.is_none_or(|x| x == s);
+    let mut out = Vec::new();
+    if st.phase == Phase::Over {
+        return out;
+    }
+    let form = |action: &str, fields: Vec<FormField>, odds: bool| {
+        ActionForm::new(
+            action,
+            &m(&format!("app_driven.action.{action}")),
+            &m(&format!("app_driven.hint.{action}")),
+            fields,
+            odds,
+        )
+    };
+    // The turn's steps.
+    match st.phase {
+        Phase::Command => {
+            let spent = st.current.as_ref().is_some_and(|c| c.activations_left == 0)
+                || (st.current.is_some() && activatable(st).is_empty());
+            if gm {
+                let f = form("initiative", vec![], false);
+                let next = st.initiative_side.is_none() || spent;
+                out.push(if next { f.primary() } else { f });
+            }
+            if let (Some(s), None) = (&st.initiative_side, &st.current) {
+                if mine(s) {
+                    let leaders = eligible_leaders(st, s)
+                        .iter()
+                        .map(|l| Choice::new(l.id.clone(), l.name.clone()))
+                        .collect();
+                    out.push(
+                        form(
+                            "command",
+                            vec![FormField::choice(
+                                "leader",
+                                &m(keys::APP_DRIVEN_FIELD_LEADER),
+                                leaders,
+                                false,
+                            )],
+                            false,
+                        )
+                        .primary(),
+                    );
+                }
+            }
+            if gm {
+                out.push(form("end-initiatives", vec![], false));
+            }
+        }
+        Phase::EndOfTurn if gm => {
+            if !st.end_fire_done {
+                out.push(form("end-fire", end_fire_fields(e, st), false).primary());
+            }
+            let f = form("end-turn", end_turn_fields(st), false);
+            out.push(if st.end_fire_done { f.primary() } else { f });
+        }
+        _ => {}
+    }
+    // The app's fields, one form per unit action.
+    let units: Vec<&UnitState> = st
+        .units
+        .values()
+        .filter(|u| !u.destroyed && mine(&u.side))
+        .collect();
+    let ferocious_only = st.phase == Phase::EndOfTurn;
+    if !units.is_empty() && !(ferocious_only && (st.end_fire_done || !e.egc)) {
+        let kinds: &[&str] = if ferocious_only {
+            &["charge"]
+        } else {
+            &[
+                "charge", "fire", "melee", "advance", "march", "retire", "regroup",
+            ]
+        };
+        for kind in kinds {
+            out.push(form(kind, unit_fields(e, st, side, kind), true));
+        }
+    }
+    // The leaders.
+    if st.phase != Phase::Over {
+        let alive: Vec<Choice> = st
+            .leaders
+            .values()
+            .filter(|l| l.fate.is_none() && mine(&l.side))
+            .map(|l| Choice::new(l.id.clone(), l.name.clone()))
+            .collect();
+        if !alive.is_empty() {
+            let units: Vec<Choice> = units
+                .iter()
+                .map(|u| Choice::new(u.id.clone(), u.name.clone()))
+                .collect();
+            out.push(form(
+                "attach",
+                vec![
+                    FormField::choice(
+                        "leader",
+                        &m(keys::APP_DRIVEN_FIELD_LEADER),
+                        alive.clone(),
+                        false,
+                    ),
+                    FormField::choice("unit", &m(keys::APP_DRIVEN_FIELD_UNIT), units, true),
+                ],
+                false,
+            ));
+        }
+        let fallen: Vec<Choice> = st
+            .leaders
+            .values()
+            .filter(|l| l.fate.is_some() && mine(&l.side))
+            .filter(|l| !st.leaders.values().any(|o| o.inherited.contains(&l.id)))
+            .map(|l| Choice::new(l.id.clone(), l.name.clone()))
+            .collect();
+        if !fallen.is_empty() && !alive.is_empty() {
+            out.push(form(
+                "assign-command",
+                vec![
+                    FormField::choice("leader", &m(keys::APP_DRIVEN_FIELD_FALLEN), fallen, false),
+                    FormField::choice("to", &m(keys::APP_DRIVEN_FIELD_TO), alive, false),
+                ],
+                false,
+            ));
+        }
+    }
+    out
+}
+
+/// The app's fields an action of `kind` uses, for this seat (a side's seat does not set the
+/// fields reserved to the game master).
+fn unit_fields(e: &AppEngine, st: &GameState, side: Option<&str>, kind: &str) -> Vec<FormField> {
+    let gm = side.is_none();
+    let mine = |s: &str| side.is_none_or(|x| x == s);
+    let uses = |kinds: &str| kinds.split(' ').any(|k| k == kind);
+    // Plain names in a fixed order (side by side, as the board lists them): an action changes
+    // no form, so a live page is sent only what changed on the board. Who may be activated now
+    // is the board's note.
+    let mut actors: Vec<&UnitState> = st
+        .units
+        .values()
+        .filter(|u| !u.destroyed && mine(&u.side))
+        .filter(|u| kind != "charge" || st.phase != Phase::EndOfTurn || u.troop == "swiss-pike")
+        .collect();
+    actors.sort_by_key(|u| st.sides.iter().position(|s| s.id == u.side));
+    let actor_choices = actors
+        .iter()
+        .map(|u| Choice::new(u.id.clone(), u.name.clone()))
+        .collect();
+    let mut f = vec![FormField::choice(
+        "actor",
+        &m(keys::APP_DRIVEN_FIELD_ACTOR),
+        actor_choices,
+        false,
+    )];
+    if uses("charge fire melee retire regroup") {
+        let targets = st
+            .units
+            .values()
+            .filter(|u| !u.destroyed && (gm || !mine(&u.side)))
+            .map(|u| Choice::new(u.id.clone(), u.name.clone()))
+            .collect();
+        f.push(FormField::choice(
+            "target",
+            &m(keys::APP_DRIVEN_FIELD_TARGET),
+            targets,
+            true,
+        ));
+        f.push(FormField::choice(
+            "ground",
+            &m(keys::APP_DRIVEN_FIELD_GROUND),
+            ground_choices(),
+            kind == "regroup",
+        ));
+    }
+    if gm && uses("charge fire melee retire regroup") {
+        f.push(FormField::choice(
+            "actor_status",
+            &m(keys::APP_DRIVEN_FIELD_ACTOR_STATUS),
+            status_choices(),
+            true,
+        ));
+        f.push(FormField::choice(
+            "target_status",
+            &m(keys::APP_DRIVEN_FIELD_TARGET_STATUS),
+            status_choices(),
+            true,
+        ));
+    }
+    if gm && uses("charge fire melee retire") {
+        f.push(FormField::choice(
+            "force",
+            &m(keys::APP_DRIVEN_FIELD_FORCE),
+            force_choices(),
+            true,
+        ));
+    }
+    if uses("charge melee retire regroup") {
+        f.push(FormField::number(
+            "supporting_actor_bases",
+            &m(keys::APP_DRIVEN_FIELD_SUPPORTING_ACTOR),
+            0,
+            30,
+            0,
+        ));
+        if gm {
+            f.push(FormField::number(
+                "supporting_target_bases",
+                &m(keys::APP_DRIVEN_FIELD_SUPPORTING_TARGET),
+                0,
+                30,
+                0,
+            ));
+        }
+    }
+    if uses("charge melee retire regroup advance march") {
+        let leaders = st
+            .leaders
+            .values()
+            .filter(|l| l.fate.is_none() && mine(&l.side))
+            .map(|l| Choice::new(l.id.clone(), l.name.clone()))
+            .collect();
+        f.push(FormField::choice(
+            "leader_with_actor",
+            &m(keys::APP_DRIVEN_FIELD_LEADER_WITH_ACTOR),
+            leaders,
+            true,
+        ));
+    }
+    if kind == "melee" {
+        f.push(FormField::flag(
+            "actor_charging",
+            &m(keys::APP_DRIVEN_FIELD_CHARGING),
+        ));
+    }
+    if uses("melee retire regroup") {
+        f.push(FormField::flag(
+            "actor_in_flank",
+            &m(keys::APP_DRIVEN_FIELD_ACTOR_FLANK),
+        ));
+        if gm {
+            f.push(FormField::flag(
+                "target_in_flank",
+                &m(keys::APP_DRIVEN_FIELD_TARGET_FLANK),
+            ));
+        }
+    }
+    if kind == "charge" {
+        f.push(FormField::choice(
+            "frontal",
+            &m(keys::APP_DRIVEN_FIELD_FRONTAL),
+            vec![
+                Choice::new("true", m(keys::APP_DRIVEN_FIELD_FRONT)),
+                Choice::new("false", m(keys::APP_DRIVEN_FIELD_FLANK)),
+            ],
+            false,
+        ));
+        if e.egc {
+            f.push(FormField::flag(
+                "ferocious",
+                &m(keys::APP_DRIVEN_FIELD_FEROCIOUS),
+            ));
+        }
+    }
+    if kind == "regroup" && !e.egc {
+        f.push(FormField::flag(
+            "plant_stakes",
+            &m(keys::APP_DRIVEN_FIELD_STAKES),
+        ));
+    }
+    f
+}
+
+/// The simultaneous fire: the Swiss with no enemy in reach (El Gran Capitán), then each unit
+/// that may fire, its target and the target's cover.
+fn end_fire_fields(e: &AppEngine, st: &GameState) -> Vec<FormField> {
+    let mut f = Vec::new();
+    if e.egc {
+        for u in swiss_to_charge(st) {
+            f.push(FormField::flag(
+                &format!("no-target.{}", u.id),
+                &msg(keys::APP_DRIVEN_FIELD_NO_TARGET, &[("unit", &u.name)]),
+            ));
+        }
+    }
+    for u in shooters(e, st) {
+        let targets = st
+            .units
+            .values()
+            .filter(|t| t.side != u.side && !t.destroyed)
+            .map(|t| Choice::new(t.id.clone(), t.name.clone()))
+            .collect();
+        f.push(FormField::choice(
+            &format!("fire.{}", u.id),
+            &msg(keys::APP_DRIVEN_FIELD_FIRES, &[("unit", &u.name)]),
+            targets,
+            true,
+        ));
+        f.push(FormField::choice(
+            &format!("ground.{}", u.id),
+            &msg(keys::APP_DRIVEN_FIELD_FIRE_GROUND, &[("unit", &u.name)]),
+            ground_choices(),
+            false,
+        ));
+    }
+    f
+}
+
+/// How many looters the page's form offers per camp (the API takes any number).
+const LOOTERS_ON_FORM: usize = 3;
+
+/// Each camp not yet sacked, and the enemy units that may sack it.
+fn end_turn_fields(st: &GameState) -> Vec<FormField> {
+    let mut f = Vec::new();
+    for side in st.sides.iter().filter(|s| s.camp && !s.camp_sacked) {
+        let looters: Vec<Choice> = st
+            .units
+            .values()
+            .filter(|u| u.side != side.id && !u.destroyed && u.in_combat_with.is_empty())
+            .map(|u| Choice::new(u.id.clone(), u.name.clone()))
+            .collect();
+        for n in 1..=LOOTERS_ON_FORM {
+            let key = if n == 1 {
+                keys::APP_DRIVEN_FIELD_SACKED_BY
+            } else {
+                keys::APP_DRIVEN_FIELD_SACKED_ALSO
+            };
+            f.push(FormField::choice(
+                &format!("sack.{}.{n}", side.id),
+                &msg(key, &[("side", &side.name)]),
+                looters.clone(),
+                true,
+            ));
+        }
+    }
+    f
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::interface::{input::read_action, FieldKind, Rules};
+    use serde_json::{json, Value};
+    use tercio_i18n::{localize, Lang};
+
+    fn engine(rules: &str, scenario: &str) -> (AppEngine, GameState) {
+        let text = std::fs::read_to_string(format!(
+            "{}/../../scenarios/{rules}/{scenario}.toml",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .expect("scenario");
+        let sc = crate::scenario::parse(scenario, &text).expect("parse");
+        let e = AppEngine {
+            charts: std::sync::Arc::new(if rules == "el-gran-capitan" {
+                crate::el_gran_capitan::CHARTS.clone()
+            } else {
+                crate::bloody_dismal_fight::CHARTS.clone()
+            }),
+            egc: rules == "el-gran-capitan",
+            scenario: Some(sc),
+        };
+        let st = e.initial_state().expect("state");
+        (e, st)
+    }
+
+    fn act(e: &AppEngine, st: &mut GameState, a: Value) {
+        let a = read_action(&a).expect("read");
+        let plan = e.plan(st, &a).expect("plan");
+        let (o, _) = plan.roll(&mut tercio_core::DiceStream::from_seed(5));
+        e.apply(st, &o.effects).expect("apply");
+    }
+
+    fn actions(fs: &[ActionForm]) -> Vec<&str> {
+        fs.iter().map(|f| f.action.as_str()).collect()
+    }
+
+    #[test]
+    fn the_board_tells_the_turn_and_each_armys_units() {
+        let (e, mut st) = engine("el-gran-capitan", "cerignola-1503");
+        let b = board(&e, &st);
+        assert_eq!(
+            localize(Lang::En, &b.headline),
+            "Turn 1: initiatives and activations"
+        );
+        assert_eq!(b.tables.len(), st.sides.len() + 1);
+        let units: usize = b.tables[..st.sides.len()]
+            .iter()
+            .map(|t| t.rows.len())
+            .sum();
+        assert_eq!(units, st.units.len());
+        let title = localize(Lang::It, &b.tables[0].title);
+        assert!(title.contains("perse 0 su"), "{title}");
+        assert_eq!(localize(Lang::En, &b.tables[0].rows[0][2]), "OK");
+        act(&e, &mut st, json!({"action": "initiative"}));
+        let side = st.initiative_side.clone().expect("side");
+        let b = board(&e, &st);
+        assert!(
+            localize(Lang::En, &b.headline).contains("initiative:"),
+            "{}",
+            b.headline
+        );
+        assert!(localize(Lang::En, &b.notes[0]).contains("(Command)"));
+        // The side holding the initiative has the command form, first; the other side none.
+        let fs = forms(&e, &st, Some(&side));
+        assert_eq!(fs[0].action, "command");
+        assert!(fs[0].primary);
+        let other = st
+            .sides
+            .iter()
+            .find(|s| s.id != side)
+            .expect("other")
+            .id
+            .clone();
+        assert!(!actions(&forms(&e, &st, Some(&other))).contains(&"command"));
+        assert_eq!(verdict(&st), None);
+    }
+
+    #[test]
+    fn a_side_gets_its_own_units_and_none_of_the_game_masters_fields() {
+        let (e, st) = engine("el-gran-capitan", "cerignola-1503");
+        let side = st.sides[0].id.clone();
+        let fs = forms(&e, &st, Some(&side));
+        assert!(!actions(&fs).contains(&"initiative"), "{:?}", actions(&fs));
+        let charge = fs.iter().find(|f| f.action == "charge").expect("charge");
+        let names: Vec<&str> = charge.fields.iter().map(|f| f.name.as_str()).collect();
+        for reserved in e.reserved_to_game_master() {
+            assert!(!names.contains(reserved), "{reserved} in {names:?}");
+        }
+        let FieldKind::Choice { options, .. } = &charge.fields[0].kind else {
+            panic!("actor is a choice");
+        };
+        assert!(options.iter().all(|o| st.units[&o.value].side == side));
+        let gm = forms(&e, &st, None);
+        assert_eq!(gm[0].action, "initiative");
+        assert!(gm[0].primary);
+        let charge = gm.iter().find(|f| f.action == "charge").expect("charge");
+        assert!(charge.fields.iter().any(|f| f.name == "target_status"));
+        assert!(charge.fields.iter().any(|f| f.name == "ferocious"));
+    }
+
+    #[test]
+    fn the_end_of_the_turn_has_a_field_per_shooter_and_per_camp_and_its_answer_reads() {
+        let (e, mut st) = engine("bloody-dismal-fight", "agincourt-1415");
+        act(&e, &mut st, json!({"action": "end-initiatives"}));
+        let fs = forms(&e, &st, None);
+        assert_eq!(fs[0].action, "end-fire");
+        let fire = fs[0]
+            .fields
+            .iter()
+            .find(|f| f.name.starts_with("fire."))
+            .expect("a shooter");
+        let unit = fire.name.trim_start_matches("fire.").to_string();
+        let FieldKind::Choice { options, optional } = &fire.kind else {
+            panic!("a choice");
+        };
+        assert!(*optional, "a unit may hold its fire");
+        assert!(options
+            .iter()
+            .all(|o| st.units[&o.value].side != st.units[&unit].side));
+        let a = read_action::<super::super::action::Action>(&json!({"action": "end-fire",
+            fire.name.clone(): options[0].value, format!("ground.{unit}"): "open"}))
+        .expect("read");
+        assert!(e.plan(&st, &a).is_ok());
+        let turn = fs
+            .iter()
+            .find(|f| f.action == "end-turn")
+            .expect("end-turn");
+        assert!(
+            turn.fields.iter().any(|f| f.name.starts_with("sack.")),
+            "agincourt has camps"
+        );
+        // Only the game master resolves the end of the turn.
+        assert!(forms(&e, &st, Some(&st.sides[0].id))
+            .iter()
+            .all(|f| f.action != "end-fire" && f.action != "end-turn"));
+    }
+
+    #[test]
+    fn a_broken_army_gives_the_verdict_and_no_forms() {
+        let (e, mut st) = engine("el-gran-capitan", "cerignola-1503");
+        st.phase = Phase::Over;
+        st.broken = vec![st.sides[1].id.clone()];
+        let v = verdict(&st).expect("verdict");
+        let text = localize(Lang::En, &v);
+        assert!(
+            text.contains(&format!("{} wins", st.sides[0].name)),
+            "{text}"
+        );
+        assert_eq!(board(&e, &st).headline, v);
+        assert!(forms(&e, &st, None).is_empty());
+        st.broken.push(st.sides[0].id.clone());
+        assert!(localize(Lang::En, &verdict(&st).expect("draw")).contains("draw"));
+    }
+}

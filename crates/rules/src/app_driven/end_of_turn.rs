@@ -1,0 +1,377 @@
+//! The end of the turn: the simultaneous fire of the units that have not acted (with the Swiss
+//! Pikemen's Ferocious Charges before it, El Gran Capitán), camps sacked, and the army break check.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use tercio_core::{Plan, Step};
+
+use super::actions::{self, Ctx};
+use super::fold::apply_effect;
+use super::game::{break_points, not_now, rej, swiss_to_charge};
+use super::model::*;
+use super::resolve::Acc;
+use super::tables::Charts;
+use crate::interface::Rejection;
+
+pub(super) fn end_fire(
+    ch: &Arc<Charts>,
+    egc: bool,
+    st: &GameState,
+    req: &ActionRequest,
+) -> Result<Plan<Acc>, Rejection> {
+    if st.phase != Phase::EndOfTurn {
+        return Err(not_now(
+            "wrong-phase",
+            Some("action"),
+            "end-of-turn fire comes after the initiatives (\"end-initiatives\")",
+        ));
+    }
+    if st.end_fire_done {
+        return Err(rej(
+            "end-fire-done",
+            Some("action"),
+            "the end-of-turn fire has been made: sack camps and check the armies (\"end-turn\")",
+        ));
+    }
+    if !egc && req.swiss_without_targets.is_some() {
+        return Err(rej(
+            "field-not-used",
+            Some("swiss_without_targets"),
+            "only El Gran Capitán has Ferocious Swiss Charges",
+        ));
+    }
+    if egc {
+        let confirmed = req.swiss_without_targets.clone().unwrap_or_default();
+        for (i, id) in confirmed.iter().enumerate() {
+            if st.units.get(id).is_none_or(|u| u.troop != "swiss-pike") {
+                return Err(rej(
+                    "not-swiss",
+                    Some(&format!("swiss_without_targets[{i}]")),
+                    format!("\"{id}\" is not a Swiss Pikemen unit"),
+                ));
+            }
+        }
+        let pending: Vec<&str> = swiss_to_charge(st)
+            .into_iter()
+            .filter(|u| !confirmed.contains(&u.id))
+            .map(|u| u.id.as_str())
+            .collect();
+        if !pending.is_empty() {
+            return Err(rej(
+                "ferocious-charges-pending",
+                Some("swiss_without_targets"),
+                format!(
+                    "Ferocious Swiss Charges come first: {} must charge an eligible enemy within 9\" (\"charge\" with \"ferocious\": true), or list them in \"swiss_without_targets\" if none is in reach",
+                    pending.join(", ")
+                ),
+            ));
+        }
+    }
+    let fires = req.fires.clone().unwrap_or_default();
+    let ctx = Ctx {
+        ch,
+        egc,
+        state: Some(st),
+    };
+    let mut plans = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    let mut bases_used: BTreeMap<String, u32> = BTreeMap::new();
+    for (i, f) in fires.iter().enumerate() {
+        if f.action != ActionKind::Fire {
+            return Err(rej(
+                "not-fire",
+                Some(&format!("fires[{i}].action")),
+                "only Fire actions belong in end-of-turn fire",
+            ));
+        }
+        let Some(UnitRef::Id(id)) = &f.actor else {
+            return Err(rej(
+                "missing-field",
+                Some(&format!("fires[{i}].actor")),
+                "name the firing unit by id",
+            ));
+        };
+        let u = st.units.get(id).ok_or_else(|| {
+            rej(
+                "unknown-unit",
+                Some(&format!("fires[{i}].actor")),
+                format!("no unit \"{id}\""),
+            )
+        })?;
+        if u.acted {
+            return Err(not_now(
+                "already-acted",
+                Some(&format!("fires[{i}].actor")),
+                format!("{} has already acted this turn", u.name),
+            ));
+        }
+        // A unit may split its fire between targets, base by base, but no base fires twice.
+        let used = bases_used.entry(id.clone()).or_default();
+        *used += u32::from(f.firing_bases.unwrap_or(u.bases - u.lost));
+        if *used > u32::from(u.bases - u.lost) {
+            return Err(rej(
+                "bad-firing-bases",
+                Some(&format!("fires[{i}].firing_bases")),
+                format!("{} has {} bases: its fires may use each base once (give firing_bases to split its fire)", u.name, u.bases - u.lost),
+            ));
+        }
+        if !seen.insert((id.clone(), format!("{:?}", f.target))) {
+            return Err(rej(
+                "duplicate-fire",
+                Some(&format!("fires[{i}]")),
+                "all fire on one target in one action is one calculation",
+            ));
+        }
+        let p = actions::plan(&ctx, f).map_err(|mut r| {
+            r.field = Some(format!("fires[{i}].{}", r.field.unwrap_or_default()));
+            r
+        })?;
+        plans.push(p);
+    }
+    // Simultaneous: every fire is rolled against the units as they were; the levels each unit
+    // loses are added up and applied once, afterwards (`combine_simultaneous`).
+    let mut plan: Plan<Vec<Acc>> = Plan::Done(Vec::new());
+    for p in plans {
+        plan = plan.and_then(move |v| {
+            p.clone().map(move |a| {
+                let mut v = v.clone();
+                v.push(a);
+                v
+            })
+        });
+    }
+    let st = st.clone();
+    Ok(plan.map(move |parts| combine_simultaneous(&st, parts)))
+}
+
+/// The rung of a unit on the status ladder: OK 0, Disordered 1, Demoralized 2, then one per base.
+fn rung(status: Status, lost: u8) -> u8 {
+    let s = match status {
+        Status::Ok => 0,
+        Status::Disordered => 1,
+        Status::Demoralized => 2,
+    };
+    s + lost
+}
+
+/// Combine simultaneous fire: every fire was rolled against the units as they stood; the levels
+/// that several fires take from one unit add up, and are applied to it once, at the end.
+fn combine_simultaneous(st: &GameState, parts: Vec<Acc>) -> Acc {
+    let mut acc = Acc::default();
+    let mut levels: BTreeMap<String, u8> = BTreeMap::new();
+    for p in parts {
+        acc.steps.extend(p.steps);
+        acc.summary.extend(p.summary);
+        let _ = p.facets;
+        for e in p.effects {
+            match &e {
+                Effect::Unit {
+                    unit, status, lost, ..
+                } => {
+                    if let Some(u) = st.units.get(unit) {
+                        let lost_now = rung(*status, *lost).saturating_sub(rung(u.status, u.lost));
+                        *levels.entry(unit.clone()).or_default() += lost_now;
+                    }
+                }
+                _ => acc.effects.push(e),
+            }
+        }
+    }
+    if acc.steps.is_empty() {
+        acc.steps.push(Step {
+            title: "End-of-turn fire".into(),
+            dice: vec![],
+            modifiers: vec![],
+            totals: vec![],
+            result: "No unit fires".into(),
+        });
+        acc.summary.push("No end-of-turn fire".into());
+    }
+    let mut lines = Vec::new();
+    for (unit, l) in levels {
+        let Some(u) = st.units.get(&unit) else {
+            continue;
+        };
+        let c = lose_levels(u.cond(), u.bases, l, false);
+        // The odds of simultaneous fire are per target, on the combined result.
+        acc.facets
+            .push((format!("{}: levels lost", u.name), l.to_string()));
+        acc.facets.push((
+            format!("{}: destroyed", u.name),
+            crate::app_driven::resolve::yes(c.destroyed).to_string(),
+        ));
+        if l > 0 {
+            lines.push(format!(
+                "{} loses {l} level{} in all: {}",
+                u.name,
+                if l == 1 { "" } else { "s" },
+                c.describe(u.bases)
+            ));
+        }
+        acc.effects.push(Effect::Unit {
+            unit,
+            status: c.status,
+            lost: c.lost,
+            destroyed: c.destroyed,
+            uncounted: false,
+        });
+    }
+    if !lines.is_empty() {
+        let text = lines.join("; ");
+        acc.steps.push(Step {
+            title: "Fire results applied together (simultaneous)".into(),
+            dice: vec![],
+            modifiers: vec![],
+            totals: vec![],
+            result: text.clone(),
+        });
+        acc.summary = vec![text];
+    }
+    acc.effects.push(Effect::EndFireDone);
+    acc
+}
+
+pub(super) fn end_turn(
+    ch: &Arc<Charts>,
+    st: &GameState,
+    req: &ActionRequest,
+) -> Result<Plan<Acc>, Rejection> {
+    if st.phase != Phase::EndOfTurn {
+        return Err(not_now(
+            "wrong-phase",
+            Some("action"),
+            "end the initiatives first (\"end-initiatives\")",
+        ));
+    }
+    if !st.end_fire_done {
+        return Err(rej("end-fire-first", Some("action"), "the end-of-turn fire comes before the break check: make it first (\"end-fire\", even with no unit firing)"));
+    }
+    let mut acc = Acc::default();
+    let mut after = st.clone();
+    let sacked = req.camps_sacked.clone().unwrap_or_default();
+    for (i, c) in sacked.iter().enumerate() {
+        if sacked[..i].iter().any(|o| o.side == c.side) {
+            return Err(rej(
+                "duplicate-camp",
+                Some(&format!("camps_sacked[{i}].side")),
+                "each camp is sacked once",
+            ));
+        }
+    }
+    for (i, c) in req
+        .camps_sacked
+        .clone()
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+    {
+        let f = format!("camps_sacked[{i}]");
+        let side = st.sides.iter().find(|s| s.id == c.side).ok_or_else(|| {
+            rej(
+                "unknown-side",
+                Some(&format!("{f}.side")),
+                format!("no side \"{}\"", c.side),
+            )
+        })?;
+        if !side.camp || side.camp_sacked {
+            return Err(rej(
+                "no-camp",
+                Some(&format!("{f}.side")),
+                format!("{} has no camp left to sack", side.name),
+            ));
+        }
+        if c.by.is_empty() {
+            return Err(rej(
+                "missing-field",
+                Some(&format!("{f}.by")),
+                "name the units sacking the camp",
+            ));
+        }
+        let mut looters = Vec::new();
+        for (j, uid) in c.by.iter().enumerate() {
+            let u = st.units.get(uid).ok_or_else(|| {
+                rej(
+                    "unknown-unit",
+                    Some(&format!("{f}.by[{j}]")),
+                    format!("no unit \"{uid}\""),
+                )
+            })?;
+            if u.side == c.side || u.destroyed {
+                return Err(rej(
+                    "bad-looter",
+                    Some(&format!("{f}.by[{j}]")),
+                    format!("{} cannot sack that camp", u.name),
+                ));
+            }
+            if !u.in_combat_with.is_empty() {
+                return Err(rej(
+                    "looter-in-combat",
+                    Some(&format!("{f}.by[{j}]")),
+                    format!(
+                        "{} is itself in contact with an enemy and cannot sack the camp",
+                        u.name
+                    ),
+                ));
+            }
+            let s = sack_loot(u.status);
+            acc.effects.push(Effect::Unit {
+                unit: uid.clone(),
+                status: s,
+                lost: u.lost,
+                destroyed: false,
+                uncounted: false,
+            });
+            looters.push(format!("{} ({})", u.name, s.label()));
+        }
+        acc.effects.push(Effect::CampSacked {
+            side: c.side.clone(),
+        });
+        let text = format!(
+            "The camp of {} is sacked; the looters break ranks: {}",
+            side.name,
+            looters.join(", ")
+        );
+        acc.steps.push(Step {
+            title: "Camp sacked".into(),
+            dice: vec![],
+            modifiers: vec![],
+            totals: vec![],
+            result: text.clone(),
+        });
+        acc.summary.push(text);
+    }
+    for e in &acc.effects {
+        apply_effect(&mut after, e);
+    }
+    let mut broken = Vec::new();
+    let mut lines = Vec::new();
+    for s in &st.sides {
+        let (lost, bp) = break_points(ch, &after, &s.id);
+        lines.push(format!("{}: {lost} of {bp}", s.name));
+        if lost >= bp {
+            broken.push(s.id.clone());
+        }
+    }
+    let verdict = match broken.len() {
+        0 => format!("No army breaks. Turn {} begins.", st.turn + 1),
+        1 => format!(
+            "{} is broken and has lost the battle.",
+            st.sides
+                .iter()
+                .find(|s| s.id == broken[0])
+                .map_or("?", |s| s.name.as_str())
+        ),
+        _ => "Both armies break in the same turn: a draw.".to_string(),
+    };
+    acc.steps.push(Step {
+        title: format!("Army break check, end of turn {}", st.turn),
+        dice: vec![],
+        modifiers: vec![],
+        totals: vec![],
+        result: format!("{}. {verdict}", lines.join("; ")),
+    });
+    acc.summary.push(verdict);
+    acc.effects.push(Effect::TurnEnded { broken });
+    Ok(Plan::Done(acc))
+}

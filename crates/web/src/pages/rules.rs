@@ -1,0 +1,42 @@
+//! A rule set's reference page: the charts its engine uses, as the tables it describes.
+
+use axum::extract::Path;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use tercio_i18n::keys;
+use tercio_rules::registry;
+
+use super::{esc, not_found_page, page};
+use crate::lang::Ui;
+
+pub(super) async fn rules_page(ui: Ui, Path(id): Path<String>) -> Response {
+    let Ok(r) = registry::lookup(&id) else {
+        return not_found_page(&ui);
+    };
+    let name = ui.loc(r.name());
+    if !r.available() {
+        return (
+            StatusCode::NOT_FOUND,
+            page(
+                &ui,
+                &name,
+                &format!(
+                    "<h1>{}</h1><p>{}</p>",
+                    esc(&name),
+                    ui.e(&registry::not_available(r))
+                ),
+            ),
+        )
+            .into_response();
+    }
+    let title = ui.t(keys::WEB_RULES_TITLE, &[("name", &name)]);
+    let intro = ui.h(
+        keys::WEB_RULES_INTRO,
+        &[("seed", &ui.loc(r.seed())), ("id", r.id())],
+    );
+    let mut b = format!("<h1>{}</h1><p class=\"muted\">{intro}</p>", esc(&title));
+    for (i, t) in r.reference_tables().iter().enumerate() {
+        b.push_str(&crate::board::table_html(&ui, t, &format!("ref-t{i}")));
+    }
+    page(&ui, &title, &b).into_response()
+}

@@ -1,0 +1,514 @@
+//! A seat's game page: the heading (and the game master's panel), the scenario's notes, the board
+//! and forms its engine describes, the dice and the log; the log's own page.
+
+use std::sync::Arc;
+
+use axum::extract::{Path, Query, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{Html, IntoResponse, Response};
+use serde::Deserialize;
+use tercio_core::{LogEntry, Resolution};
+use tercio_i18n::keys;
+use tercio_rules::game::GameEvent;
+use tercio_rules::{registry, report};
+use tercio_store::{Role, SideRights};
+
+use super::{dom_id, esc, page, page_live};
+use crate::api::{self, ApiError};
+use crate::lang::Ui;
+use crate::seat::{self, SeatCtx};
+use crate::{assets, AppState};
+
+/// A seat's `#main`, the element live updates patch: [`game_main`] in a `<div id="main">` that
+/// says which view it is (`data-seq`, the log entries it was drawn from; `data-etag`, the view's
+/// version, [`SeatCtx::etag`]).
+pub fn seat_main(ctx: &SeatCtx, ui: &Ui, base: &str) -> String {
+    format!(
+        "<div id=\"main\" data-seq=\"{}\" data-etag=\"{}\">{}</div>",
+        ctx.seq(),
+        esc(&ctx.etag(ui.lang)),
+        game_main(ctx, ui, base)
+    )
+}
+
+/// The inner HTML of a seat's game page: everything live updates redraw. Every rule set
+/// describes its board and actions as data, drawn by [`crate::board`]; around them, the heading,
+/// the scenario's notes, the dice and the log.
+pub fn game_main(ctx: &SeatCtx, ui: &Ui, base: &str) -> String {
+    let state = ctx.state();
+    let mut b = heading(ctx, ui, base);
+    b.push_str(&scenario_notes(ctx, ui));
+    if let Some(board) = ctx.game.engine.board(&state) {
+        b.push_str(&crate::board::board_main(ctx, ui, &state, &board));
+    }
+    b.push_str(&dice_and_log(ctx, ui));
+    b
+}
+
+/// The top of every seat's page: the title line (rule set, its reference, who you are) and, for
+/// the game master, the players' links and the settings.
+fn heading(ctx: &SeatCtx, ui: &Ui, base: &str) -> String {
+    let g = &ctx.game;
+    let rules = registry::lookup(&g.ruleset).ok();
+    let mut b = format!(
+        "<h1 id=\"title\">{}</h1><p class=\"muted\" id=\"subtitle\">{} · <a href=\"/rules/{}\">{}</a> · <span class=\"seat\">{}</span></p>",
+        esc(&g.scenario.title),
+        ui.e(rules.map_or(g.ruleset.as_str(), |r| r.name())),
+        esc(&g.ruleset),
+        ui.h(keys::WEB_GAME_RULES_LINK, &[]),
+        ui.html(
+            keys::WEB_GAME_YOU_ARE_HTML,
+            &[("seat", &ui.loc(&ctx.seat_label()))]
+        )
+    );
+    if ctx.is_gm() {
+        b.push_str(&seats_panel(ctx, ui, base));
+    }
+    b
+}
+
+/// The scenario's notes (deployment, terrain, obstacles, special rules) and its sources, for
+/// every seat, closed until opened (the page's script keeps it open across live redraws). The
+/// notes are the scenario's own text, escaped: a paragraph per blank-line-separated block, its
+/// lines (a "- " list) kept as written.
+fn scenario_notes(ctx: &SeatCtx, ui: &Ui) -> String {
+    let sc = &ctx.game.scenario;
+    let mut paragraphs: Vec<Vec<&str>> = vec![Vec::new()];
+    for line in sc.notes.as_deref().unwrap_or("").lines() {
+        if line.trim().is_empty() {
+            paragraphs.push(Vec::new());
+        } else if let Some(p) = paragraphs.last_mut() {
+            p.push(line.trim_end());
+        }
+    }
+    paragraphs.retain(|p| !p.is_empty());
+    let sources: Vec<&String> = sc.sources.iter().filter(|s| !s.trim().is_empty()).collect();
+    if paragraphs.is_empty() && sources.is_empty() {
+        return String::new();
+    }
+    let mut b = format!(
+        "<section class=\"scenario-notes\" id=\"scenario-notes\"><details><summary><h2>{}</h2></summary>",
+        ui.h(keys::WEB_GAME_NOTES, &[])
+    );
+    for p in &paragraphs {
+        b.push_str(&format!("<p>{}</p>", esc(&p.join("\n"))));
+    }
+    if !sources.is_empty() {
+        b.push_str(&format!(
+            "<h3>{}</h3><ul class=\"sources\">",
+            ui.h(keys::WEB_GAME_SOURCES, &[])
+        ));
+        for s in sources {
+            b.push_str(&format!("<li>{}</li>", esc(s)));
+        }
+        b.push_str("</ul>");
+    }
+    b.push_str("</details></section>");
+    b
+}
+
+/// The verdict of a decided battle ("Game over. …", in the page's language) and, until the game
+/// master has ended the game, what happens next: the game master is asked to end it (or undo a
+/// mistaken last action), the others are told it is coming.
+pub(crate) fn game_over(ctx: &SeatCtx, ui: &Ui, verdict: &str) -> String {
+    let mut b = format!("<span class=\"verdict\">{}</span>", esc(verdict));
+    if !ctx.ended() {
+        if ctx.is_gm() {
+            b.push_str(&format!(
+                "<p id=\"decided\" class=\"notice\">{}</p>",
+                ui.html(keys::WEB_GAME_DECIDED_GM_HTML, &[])
+            ));
+        } else {
+            b.push_str(&format!(
+                "<p id=\"decided\" class=\"muted\">{}</p>",
+                ui.h(keys::WEB_GAME_DECIDED_OTHER, &[])
+            ));
+        }
+    }
+    b
+}
+
+/// The bottom of every seat's page: the dice (commitment, the seed once revealed, the reports)
+/// and the log with the game master's undo.
+fn dice_and_log(ctx: &SeatCtx, ui: &Ui) -> String {
+    let g = &ctx.game;
+    let gm = ctx.is_gm();
+    let mut b = String::new();
+    // Dice: the commitment, the seed once the game has ended, the reports.
+    let dice = ctx.dice_json();
+    b.push_str(&format!(
+        "<section class=\"dice\" id=\"dice\"><h2>{}</h2><p>{}</p>",
+        ui.h(keys::WEB_DICE_HEADING, &[]),
+        ui.html(
+            keys::WEB_DICE_COMMITMENT_HTML,
+            &[("commitment", dice["commitment"].as_str().unwrap_or(""))]
+        )
+    ));
+    match ctx.revealed_seed() {
+        Some((seed, nonce)) => b.push_str(&format!(
+            "<p id=\"revealed\">{}</p>",
+            ui.html(
+                keys::WEB_DICE_REVEALED_HTML,
+                &[("seed", &seed.to_string()), ("nonce", nonce)]
+            )
+        )),
+        None => b.push_str(&format!(
+            "<p class=\"muted\">{}</p>",
+            ui.h(keys::WEB_DICE_HIDDEN, &[])
+        )),
+    }
+    b.push_str(&format!(
+        "<p class=\"muted\" id=\"fingerprint\">{}</p>",
+        ui.html(
+            keys::WEB_DICE_FINGERPRINT_HTML,
+            &[("count", &ctx.seq().to_string()), ("digest", &g.chain)]
+        )
+    ));
+    if ctx.game.meta.settings.physical_dice {
+        b.push_str(&format!(
+            "<p class=\"muted\"><span id=\"physical\" hidden></span>{}</p>",
+            ui.h(keys::WEB_DICE_PHYSICAL, &[])
+        ));
+    }
+    b.push_str(&format!(
+        "<p><a href=\"/s/{t}/dice\">{}</a> · <a href=\"/s/{t}/report.md\">{}</a> · <a href=\"/api/s/{t}/export\" download>{}</a></p></section>",
+        ui.h(keys::WEB_DICE_REPORT, &[]),
+        ui.h(keys::WEB_DICE_BATTLE_REPORT, &[]),
+        ui.h(keys::WEB_DICE_EXPORT, &[]),
+        t = esc(&ctx.seat.token)
+    ));
+
+    // Log.
+    b.push_str(&format!(
+        "<section class=\"log\" id=\"log\"><h2>{}{}</h2>{}</section>",
+        ui.h(keys::WEB_LOG_HEADING, &[]),
+        if gm && !ctx.ended() {
+            format!(
+                " <button id=\"undo\" class=\"small\">{}</button>",
+                ui.h(keys::WEB_LOG_UNDO, &[])
+            )
+        } else {
+            String::new()
+        },
+        log_html(ctx, ui, &ctx.last_entries(LOG_ON_PAGE).unwrap_or_default())
+    ));
+    if g.seq > LOG_ON_PAGE {
+        b.push_str(&format!(
+            "<p id=\"log-whole\"><a href=\"/s/{}/log\">{}</a></p>",
+            esc(&ctx.seat.token),
+            ui.h(keys::WEB_LOG_WHOLE, &[("count", &g.seq.to_string())])
+        ));
+    }
+    b
+}
+
+/// The game master's panel: each seat's link with its QR code, new links, the settings, ending
+/// the game.
+fn seats_panel(ctx: &SeatCtx, ui: &Ui, base: &str) -> String {
+    let links = ctx.seats().iter().map(|seat| {
+        let (role, side, name) = match &seat.role {
+            Role::GameMaster => (
+                "game-master",
+                "",
+                ui.t(keys::WEB_SEATS_GAME_MASTER_YOU, &[]),
+            ),
+            Role::Side(id) => (
+                "side",
+                id.as_str(),
+                ctx.game
+                    .scenario
+                    .side(id)
+                    .map_or(id.clone(), |x| x.name.clone()),
+            ),
+            Role::Spectator => ("spectator", "", ui.t(keys::WEB_SEATS_SPECTATORS, &[])),
+        };
+        (role, side, name, format!("{base}/s/{}", seat.token))
+    });
+    let open = if ctx.game.seq == 0 || ctx.decided() {
+        " open"
+    } else {
+        ""
+    };
+    let mut b = format!(
+        "<section class=\"seats\" id=\"seats\"><details id=\"seats-details\"{open}><summary><h2>{}</h2></summary><p class=\"muted\">{}</p><div class=\"links\">",
+        ui.h(keys::WEB_SEATS_HEADING, &[]),
+        ui.html(keys::WEB_SEATS_INTRO_HTML, &[])
+    );
+    let mut own = String::new();
+    for (role, side, name, url) in links {
+        let field = format!(
+            "<input class=\"url\" readonly value=\"{}\" aria-label=\"{}\" onclick=\"this.select()\"><button class=\"small reissue\" data-role=\"{role}\" data-side=\"{}\">{}</button>",
+            esc(&url),
+            ui.h(keys::WEB_SEATS_LINK_FOR, &[("name", &name)]),
+            esc(side),
+            ui.h(keys::WEB_SEATS_NEW_LINK, &[])
+        );
+        if role == "game-master" {
+            // No code for the game master's own link: a player scanning the screen would get
+            // the game master's controls.
+            own = format!(
+                "<details class=\"own\"><summary>{}</summary><div class=\"link\" id=\"link-game-master\" data-role=\"game-master\">{field}</div></details>",
+                ui.h(keys::WEB_SEATS_OWN_LINK, &[])
+            );
+            continue;
+        }
+        let qr = qrcode::QrCode::new(url.as_bytes())
+            .map(|c| {
+                c.render::<qrcode::render::svg::Color>()
+                    .min_dimensions(148, 148)
+                    .quiet_zone(true)
+                    .build()
+            })
+            .unwrap_or_default();
+        b.push_str(&format!(
+            "<div class=\"link\" id=\"{}\" data-role=\"{role}\" data-side=\"{}\"><h3>{}</h3><div class=\"qr\">{qr}</div>{field}</div>",
+            esc(&if side.is_empty() {
+                format!("link-{role}")
+            } else {
+                dom_id("link-side", side)
+            }),
+            esc(side),
+            esc(&name)
+        ));
+    }
+    b.push_str("</div>");
+    b.push_str(&own);
+    let st = &ctx.game.meta.settings;
+    let sel = |on: bool| if on { " selected" } else { "" };
+    b.push_str(&format!(
+        "<h3>{}</h3><div class=\"fields\"><label>{} <select id=\"side-rights\" data-server><option value=\"watch\"{}>{}</option><option value=\"own-units\"{}>{}</option></select></label><label class=\"check\"><input type=\"checkbox\" id=\"physical-dice\" data-server{}> {}</label></div>",
+        ui.h(keys::WEB_SEATS_SETTINGS, &[]),
+        ui.h(keys::WEB_SEATS_RIGHTS, &[]),
+        sel(st.side_rights == SideRights::Watch),
+        ui.h(keys::WEB_SEATS_WATCH, &[]),
+        sel(st.side_rights == SideRights::OwnUnits),
+        ui.h(keys::WEB_SEATS_OWN_UNITS, &[]),
+        if st.physical_dice { " checked" } else { "" },
+        ui.h(keys::WEB_SEATS_PHYSICAL, &[])
+    ));
+    if !ctx.ended() {
+        b.push_str(&format!(
+            "<p><button class=\"danger\" id=\"conclude\">{}</button> <span class=\"muted\">{}</span></p>",
+            ui.h(keys::WEB_SEATS_CONCLUDE, &[]),
+            ui.h(keys::WEB_SEATS_CONCLUDE_NOTE, &[])
+        ));
+    }
+    b.push_str("</details></section>");
+    b
+}
+
+/// How many log entries the game page shows (newest first); the rest are on the log page, so the
+/// game page stays small however long the battle.
+const LOG_ON_PAGE: u64 = 25;
+
+/// A resolution as the log shows it, in the page's language: the action, each step with its
+/// dice, modifiers (with their sources), totals and result, then the outcome. The words are the
+/// catalogue's; everything the engine wrote goes through [`Ui::loc`].
+fn render_resolution(ui: &Ui, r: &Resolution) -> String {
+    let mut s = format!("{}\n", ui.loc(&r.action));
+    for step in &r.steps {
+        s.push_str(&format!("\n  {}\n", ui.loc(&step.title)));
+        if !step.dice.is_empty() {
+            let dice: Vec<String> = step
+                .dice
+                .iter()
+                .map(|d| format!("{} d{} = {}", ui.loc(&d.label), d.sides, d.face))
+                .collect();
+            s.push_str(&format!(
+                "    {:<10} {}\n",
+                ui.t(keys::WEB_LOG_DICE, &[]),
+                dice.join(", ")
+            ));
+        }
+        for m in &step.modifiers {
+            s.push_str(&format!(
+                "    {:<9} {:+} {}  [{}]\n",
+                format!("{}:", ui.loc(&m.side)),
+                m.value,
+                ui.loc(&m.name),
+                ui.loc(&m.source)
+            ));
+        }
+        if !step.totals.is_empty() {
+            let t: Vec<String> = step
+                .totals
+                .iter()
+                .map(|(n, v)| format!("{} {v}", ui.loc(n)))
+                .collect();
+            s.push_str(&format!(
+                "    {:<10} {}\n",
+                ui.t(keys::WEB_LOG_TOTALS, &[]),
+                t.join(", ")
+            ));
+        }
+        s.push_str(&format!(
+            "    {:<10} {}\n",
+            ui.t(keys::WEB_LOG_RESULT, &[]),
+            ui.loc(&step.result)
+        ));
+    }
+    s.push_str(&format!(
+        "\n{}\n",
+        ui.t(keys::WEB_LOG_OUTCOME, &[("summary", &ui.loc(&r.summary))])
+    ));
+    s
+}
+
+/// The log entries `entries` (oldest first), newest first, as the seat may see them.
+fn log_html(ctx: &SeatCtx, ui: &Ui, entries: &[LogEntry<GameEvent>]) -> String {
+    let mut b = String::from("<ul id=\"log-list\">");
+    for e in entries.iter().rev() {
+        let v = ctx.entry(e);
+        let seq = e.seq();
+        match v["entry"].as_str() {
+            Some("event") => {
+                let voided = v["voided"] == true;
+                let res: Option<Resolution> =
+                    serde_json::from_value(v["event"]["resolution"].clone()).ok();
+                let mut entered = if v["event"]["entered"] == true {
+                    format!(
+                        " <span class=\"muted\">{}</span>",
+                        ui.h(keys::WEB_LOG_AT_TABLE, &[])
+                    )
+                } else {
+                    String::new()
+                };
+                if let Some(by) = v["event"]["by"].as_str().filter(|b| *b != "game-master") {
+                    entered.push_str(&format!(
+                        " <span class=\"muted\">{}</span>",
+                        ui.h(
+                            keys::WEB_LOG_BY,
+                            &[(
+                                "seat",
+                                &ui.loc(&report::seat_name(&ctx.game.scenario, by))
+                            )]
+                        )
+                    ));
+                }
+                b.push_str(&format!(
+                    "<li class=\"{}\" id=\"e-{seq}\" data-seq=\"{seq}\"><details><summary id=\"e-{seq}-s\"><span class=\"seq\">#{seq}</span> {}: {}{}{entered}</summary><pre>{}</pre></details></li>",
+                    if voided { "voided" } else { "" },
+                    ui.e(res.as_ref().map_or("", |r| r.action.as_str())),
+                    ui.e(res.as_ref().map_or("", |r| r.summary.as_str())),
+                    if voided {
+                        ui.h(keys::WEB_LOG_VOIDED, &[])
+                    } else {
+                        String::new()
+                    },
+                    esc(&res.map(|r| render_resolution(ui, &r)).unwrap_or_default())
+                ));
+            }
+            Some("void") => b.push_str(&format!(
+                "<li class=\"void muted\" id=\"e-{seq}\" data-seq=\"{seq}\"><span class=\"seq\">#{seq}</span> {}</li>",
+                ui.h(keys::WEB_LOG_VOID, &[("seq", &v["voids"].to_string())])
+            )),
+            _ => b.push_str(&format!(
+                "<li class=\"muted\" id=\"e-{seq}\" data-seq=\"{seq}\"><span class=\"seq\">#{seq}</span> {}</li>",
+                ui.h(keys::WEB_LOG_HIDDEN, &[])
+            )),
+        }
+    }
+    b.push_str("</ul>");
+    b
+}
+
+/// A seat's page, or (`?part=main`) just the part live updates redraw.
+pub(super) async fn seat_page(
+    State(st): State<Arc<AppState>>,
+    ui: Ui,
+    Path(token): Path<String>,
+    Query(q): Query<PartQuery>,
+    headers: HeaderMap,
+) -> Response {
+    let base = api::base_url(&st, &headers);
+    let ctx = match seat::open(&st, &token).await {
+        Ok(c) => c,
+        Err(e) => return link_problem(&ui, &e),
+    };
+    let ui2 = ui.clone();
+    let (ctx, main) = match api::blocking(move || {
+        let main = seat_main(&ctx, &ui2, &base);
+        Ok((ctx, main))
+    })
+    .await
+    {
+        Ok(x) => x,
+        Err(e) => return link_problem(&ui, &e),
+    };
+    if q.part.as_deref() == Some("main") {
+        return ([(header::CACHE_CONTROL, "no-store")], Html(main)).into_response();
+    }
+    let body = format!(
+        "<p id=\"notice\" class=\"notice\" role=\"status\" hidden></p>{main}<dialog id=\"result-box\"><pre id=\"result-text\"></pre><form method=\"dialog\"><button class=\"primary\">{ok}</button></form></dialog><dialog id=\"dice-box\"><form id=\"dice-form\"><h3>{throw}</h3><p class=\"muted\" id=\"dice-so-far\"></p><div id=\"dice-inputs\"></div><p class=\"error\" id=\"dice-error\"></p><button class=\"primary\" id=\"dice-ok\">{next}</button> <button type=\"button\" id=\"dice-cancel\">{cancel}</button></form></dialog><script type=\"application/json\" id=\"tercio-i18n\">{strings}</script><script>window.TERCIO_SEAT = \"{tok}\"; window.TERCIO_PHYSICAL = {phys};</script><script src=\"{js}\"></script>",
+        ok = ui.h(keys::WEB_DIALOG_OK, &[]),
+        throw = ui.h(keys::WEB_DIALOG_THROW, &[]),
+        next = ui.h(keys::WEB_DIALOG_NEXT, &[]),
+        cancel = ui.h(keys::WEB_DIALOG_CANCEL, &[]),
+        strings = ui.script_strings(),
+        tok = esc(&ctx.seat.token),
+        phys = ctx.game.meta.settings.physical_dice,
+        js = assets::js()
+    );
+    (
+        [(header::CACHE_CONTROL, "no-store")],
+        page_live(&ui, &ctx.game.scenario.title, &body),
+    )
+        .into_response()
+}
+
+#[derive(Deserialize)]
+pub(super) struct PartQuery {
+    part: Option<String>,
+}
+
+pub(super) fn link_problem(ui: &Ui, e: &ApiError) -> Response {
+    let status = if e.code() == "no-such-link" {
+        StatusCode::NOT_FOUND
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
+    (
+        status,
+        page(
+            ui,
+            &ui.t(keys::WEB_SEAT_LINK_TITLE, &[]),
+            &format!(
+                "<h1>{}</h1><p>{}</p>",
+                ui.h(keys::WEB_SEAT_NO_GAME, &[]),
+                ui.e(e.message())
+            ),
+        ),
+    )
+        .into_response()
+}
+
+pub(super) async fn seat_log_page(
+    State(st): State<Arc<AppState>>,
+    ui: Ui,
+    Path(token): Path<String>,
+) -> Response {
+    let ctx = match seat::open(&st, &token).await {
+        Ok(c) => c,
+        Err(e) => return link_problem(&ui, &e),
+    };
+    let (ctx, game) = match api::blocking(move || {
+        let g = ctx.full_game()?;
+        Ok((ctx, g))
+    })
+    .await
+    {
+        Ok(x) => x,
+        Err(e) => return link_problem(&ui, &e),
+    };
+    let body = format!(
+        "<h1>{}</h1><p><a href=\"/s/{}\">{}</a></p><section class=\"log\">{}</section>",
+        ui.h(
+            keys::WEB_LOG_PAGE_TITLE,
+            &[("title", &ctx.game.scenario.title)]
+        ),
+        esc(&ctx.seat.token),
+        ui.h(keys::WEB_NAV_BACK_TO_GAME, &[]),
+        log_html(&ctx, &ui, game.log.entries())
+    );
+    page(&ui, &ctx.game.scenario.title, &body).into_response()
+}
