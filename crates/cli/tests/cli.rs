@@ -224,7 +224,10 @@ fn a_game_from_the_command_line() {
         "--out",
         g,
     ]);
-    assert!(out.contains("break points 0 of 12"), "{out}");
+    assert!(
+        out.contains("English army of Henry V (defender): lost 0 of 12"),
+        "{out}"
+    );
     let e = err(&[
         "game",
         "new",
@@ -291,7 +294,7 @@ fn the_egc_example_turn() {
     assert!(ok(&["game", "show", g]).contains("Turn 2"));
     assert!(ok(&["replay", g]).contains("replay ok — 9 events"));
     let reference = ok(&["reference", "--rules", "egc"]);
-    assert!(reference.contains("heavy-cannon") && reference.contains("Very Rough Terrain"));
+    assert!(reference.contains("Heavy Cannon") && reference.contains("Very Rough Terrain"));
 }
 
 /// A new game of TSATF's Bicocca in a temporary directory.

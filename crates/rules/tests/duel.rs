@@ -6,7 +6,7 @@
 //! (docs/adding-a-rule-set.md walks through the same steps).
 
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::json;
 use tercio_core::{Die, Plan, Resolution, Step};
 use tercio_rules::interface::input;
 use tercio_rules::{
@@ -230,9 +230,9 @@ fn the_odds_come_from_the_same_plan_that_rolls() {
     let r = odds::odds(&plan);
     assert!((r.total - 1.0).abs() < 1e-12);
     assert!((r.p("hit", "yes") - 0.5).abs() < 1e-12);
-    // A stand-alone flip changes no game.
+    // A stand-alone flip changes no game; its effects say what the call would score.
     let (o, draws) = plan.roll_with(&[1]).expect("faces");
-    assert_eq!(o.effects, Value::Null);
+    assert_eq!(o.effects["points"], json!([1, 0]));
     assert_eq!(draws.len(), 1);
     assert_eq!(o.resolution.summary, "called right");
 }

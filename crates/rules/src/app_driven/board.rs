@@ -144,9 +144,15 @@ pub fn board(e: &AppEngine, st: &GameState) -> Board {
             .filter(|u| u.side == side.id)
             .map(|u| unit_row(e, st, u))
             .collect();
+        // The camp, where the side has one: standing, or sacked (a break point more).
+        let title = match (side.camp, side.camp_sacked) {
+            (true, true) => keys::APP_DRIVEN_BOARD_SIDE_CAMP_SACKED,
+            (true, false) => keys::APP_DRIVEN_BOARD_SIDE_CAMP,
+            _ => keys::APP_DRIVEN_BOARD_SIDE,
+        };
         tables.push(BoardTable::new(
             &msg(
-                keys::APP_DRIVEN_BOARD_SIDE,
+                title,
                 &[
                     ("side", &side.name),
                     ("role", &format!("@{role}")),

@@ -46,8 +46,8 @@ pub trait Rules: Send + Sync + 'static {
     ) -> Result<Plan<Outcome<Self::Effect>>, Rejection> {
         self.plan(state, action)
     }
-    /// Declare the dice plan of a stand-alone action. Its outcomes change no state: their
-    /// effects are the empty ones.
+    /// Declare the dice plan of a stand-alone action. Its outcomes change no game; their effects,
+    /// if any, describe what befalls the units the request gives.
     fn standalone(&self, request: &Self::Request)
         -> Result<Plan<Outcome<Self::Effect>>, Rejection>;
     /// Fold one outcome's effects into the state.
@@ -173,14 +173,8 @@ impl<R: Rules> Typed<R> {
         preview: bool,
     ) -> Result<Plan<Outcome>, Rejection> {
         let plan = match state {
-            // A stand-alone resolution changes no game: its effects are recorded as none.
-            None => {
-                return Ok(self.0.standalone(&read_action(action)?)?.map(|o| Outcome {
-                    resolution: o.resolution,
-                    effects: Value::Null,
-                    facets: o.facets,
-                }))
-            }
+            // A stand-alone resolution changes no game: its effects describe the units given.
+            None => self.0.standalone(&read_action(action)?)?,
             Some(state) => {
                 let action: R::Action = read_action(action)?;
                 let st: R::State = read_state(state)?;
