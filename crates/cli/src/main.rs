@@ -308,73 +308,16 @@ fn rules(id: &str) -> Result<&'static dyn tercio_rules::RuleSet, Failure> {
 
 fn reference(id: &str, json: bool) -> Res {
     let r = rules(id)?;
-    let v = r.reference();
     if json {
-        print_json(&v);
+        print_json(&r.reference());
         return Ok(());
     }
     say!("{} — charts (seed {})\n", r.name(), r.seed());
-    let tables = r.reference_tables();
-    if !tables.is_empty() {
-        for t in &tables {
-            say!("{}", localized_table(t).render());
-        }
-        return Ok(());
+    // Every rule set describes its charts as tables; the house rules follow them.
+    let house = tercio_rules::interface::house::table(&r.house_rules());
+    for t in r.reference_tables().iter().chain([&house]) {
+        say!("{}", localized_table(t).render());
     }
-    say!(
-        "{:<26} {:<14} {:>5} {:>5} {:>4} {:>4} {:>4} {:>4} {:>4} {:>3}  fire",
-        "troop type",
-        "class",
-        "foot",
-        "mtd",
-        "imp",
-        "adv",
-        "mar",
-        "chg",
-        "ret",
-        "BP"
-    );
-    for t in v["charts"]["troops"].as_array().into_iter().flatten() {
-        let n = |k: &str| t[k].as_i64().map_or("-".to_string(), |x| x.to_string());
-        let fire = if t["fire"].is_null() {
-            "-".to_string()
-        } else {
-            format!(
-                "{}\" {:+}",
-                t["fire"]["range"],
-                t["fire"]["factor"].as_i64().unwrap_or(0)
-            )
-        };
-        say!(
-            "{:<26} {:<14} {:>5} {:>5} {:>4} {:>4} {:>4} {:>4} {:>4} {:>3}  {}",
-            t["id"].as_str().unwrap_or(""),
-            t["class"].as_str().unwrap_or(""),
-            n("melee_vs_foot"),
-            n("melee_vs_mounted"),
-            n("impact"),
-            n("advance"),
-            n("march"),
-            n("charge_move"),
-            n("retire_move"),
-            n("break_points"),
-            fire
-        );
-    }
-    say!("\nMovement factors:");
-    for row in v["charts"]["terrain"].as_array().into_iter().flatten() {
-        say!(
-            "  {:<20} {:<34} {}",
-            row["factor"].as_str().unwrap_or(""),
-            row["cost"].as_str().unwrap_or(""),
-            row["notes"].as_str().unwrap_or("")
-        );
-    }
-    say!(
-        "\nLeaders move {}\"; command radius {}\".",
-        v["charts"]["leader_move"],
-        v["charts"]["command_radius"]
-    );
-    say!("Melee: {}", v["melee_chart"].as_str().unwrap_or(""));
     Ok(())
 }
 

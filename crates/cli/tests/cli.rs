@@ -295,6 +295,7 @@ fn the_egc_example_turn() {
     assert!(ok(&["replay", g]).contains("replay ok — 9 events"));
     let reference = ok(&["reference", "--rules", "egc"]);
     assert!(reference.contains("Heavy Cannon") && reference.contains("Very Rough Terrain"));
+    assert!(reference.contains("troops.<type>.impact") && reference.contains("bp_camp"));
 }
 
 /// A new game of TSATF's Bicocca in a temporary directory.

@@ -15,7 +15,7 @@ use toml::de::{DeTable, DeValue};
 use toml::Spanned;
 
 use crate::diag::{self, Diagnostic, Diagnostics};
-use crate::interface::RuleSet;
+use crate::interface::{HouseRule, RuleSet};
 use crate::registry;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -884,7 +884,8 @@ fn read(file: &str, src: &str) -> Result<ScenarioFile, Vec<Diagnostic>> {
     if let (Some(v), Some(rules)) = (top.get("house_rules"), rules) {
         match v.get_ref() {
             DeValue::Table(t) => {
-                flatten_house_rules(t, "house_rules", "", rules, &mut house_rules, &mut d)
+                let table = rules.house_rules();
+                flatten_house_rules(t, "house_rules", "", &table, &mut house_rules, &mut d)
             }
             other => d.at(
                 v.span().start,
@@ -936,7 +937,7 @@ fn flatten_house_rules(
     t: &Tbl<'_>,
     path: &str,
     prefix: &str,
-    rules: &dyn RuleSet,
+    table: &[HouseRule],
     out: &mut BTreeMap<String, i64>,
     d: &mut Diagnostics,
 ) {
@@ -948,34 +949,49 @@ fn flatten_house_rules(
         };
         let field = format!("{path}.{}", k.get_ref());
         match v.get_ref() {
-            DeValue::Table(inner) => flatten_house_rules(inner, &field, &key, rules, out, d),
+            DeValue::Table(inner) => flatten_house_rules(inner, &field, &key, table, out, d),
             val => {
-                let allowed = rules.house_rule_keys();
-                if !allowed.iter().any(|a| a == &key) {
-                    let mut shown: Vec<String> = allowed
+                let Some(rule) = table.iter().find(|r| r.key == key) else {
+                    let mut shown: Vec<&str> = table
                         .iter()
-                        .filter(|a| !a.starts_with("troops."))
-                        .cloned()
+                        .map(|r| r.key.as_ref())
+                        .filter(|k| !k.starts_with("troops."))
                         .collect();
-                    shown.push("troops.<type>.<entry>".to_string());
+                    if table.iter().any(|r| r.key.starts_with("troops.")) {
+                        shown.push("troops.<type>.<entry>");
+                    }
+                    let allowed = if shown.is_empty() {
+                        "this rule set has no house rules".to_string()
+                    } else {
+                        format!("allowed: {}", shown.join(", "))
+                    };
                     d.at(
                         k.span().start,
                         &field,
                         None,
-                        format!("no such chart entry; allowed: {}", shown.join(", ")),
+                        format!("no such house rule; {allowed}"),
                     );
                     continue;
-                }
-                let (lo, hi) = rules.house_rule_range(&key);
+                };
                 match int_of(val) {
-                    Some(i) if (lo..=hi).contains(&i) => {
+                    Some(i) if rule.allows(i) => {
                         out.insert(key, i);
                     }
                     _ => d.at(
                         v.span().start,
                         &field,
                         Some(show(val)),
-                        format!("allowed: an integer from {lo} to {hi}"),
+                        if rule.flag {
+                            format!(
+                                "allowed: 0 (off) or 1 (on); default {} ({})",
+                                rule.default, rule.source
+                            )
+                        } else {
+                            format!(
+                                "allowed: an integer from {} to {}; default {} ({})",
+                                rule.min, rule.max, rule.default, rule.source
+                            )
+                        },
                     ),
                 }
             }

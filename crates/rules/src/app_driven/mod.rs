@@ -19,7 +19,8 @@ use serde_json::{json, Value};
 use tercio_core::{Plan, Resolution};
 
 use crate::interface::{
-    ActionForm, Board, BoardTable, Engine, Outcome, Rejection, RuleSet, Rules, SideScore, Typed,
+    ActionForm, Board, BoardTable, Engine, HouseRule, Outcome, Rejection, RuleSet, Rules,
+    SideScore, Typed,
 };
 use crate::scenario::Scenario;
 use action::Action;
@@ -41,87 +42,193 @@ pub struct AppDriven {
     pub shared: OnceLock<Arc<Charts>>,
 }
 
-/// The integer chart entries a house rule may override.
-const CHART_KEYS: &[&str] = &[
-    "fire_one",
-    "fire_two",
-    "regroup_one",
-    "regroup_two",
-    "retire_success",
-    "leader_risk",
-    "leader_risk_destroyed",
-    "bp_army_commander",
-    "bp_battle_commander",
-    "bp_camp",
-    "bp_demoralized",
+/// The chart entries a house rule may override, each with its range: the modifiers and roll
+/// thresholds from -20 to 30, the counts and distances (break points, inches) from 0 to 30
+/// (project design: the ranges release 0.1's scenario check accepted, so every recorded game
+/// replays as it was played; the engine never honoured a negative count).
+const CHART_KEYS: &[(&str, i64)] = &[
+    ("fire_one", -20),
+    ("fire_two", -20),
+    ("regroup_one", -20),
+    ("regroup_two", -20),
+    ("retire_success", -20),
+    ("leader_risk", -20),
+    ("leader_risk_destroyed", -20),
+    ("bp_army_commander", 0),
+    ("bp_battle_commander", 0),
+    ("bp_camp", 0),
+    ("bp_demoralized", 0),
 ];
-const TROOP_KEYS: &[&str] = &[
-    "melee_vs_foot",
-    "melee_vs_mounted",
-    "impact",
-    "vs_fixed_positions",
-    "fire_target",
-    "retire",
-    "break_points",
-    "advance",
-    "march",
-    "charge_move",
-    "retire_move",
-    "fire_factor",
-    "fire_range",
+const TROOP_KEYS: &[(&str, i64)] = &[
+    ("melee_vs_foot", -20),
+    ("melee_vs_mounted", -20),
+    ("impact", -20),
+    ("vs_fixed_positions", -20),
+    ("fire_target", -20),
+    ("retire", -20),
+    ("break_points", 0),
+    ("advance", 0),
+    ("march", 0),
+    ("charge_move", 0),
+    ("retire_move", 0),
+    ("fire_factor", -20),
+    ("fire_range", 0),
 ];
+const MOST: i64 = 30;
 
-fn apply_house_rules(base: &Charts, rules: &std::collections::BTreeMap<String, i64>) -> Charts {
-    let mut ch = base.clone();
-    let u8of = |v: i64| u8::try_from(v.max(0)).unwrap_or(u8::MAX);
-    for (k, &v) in rules {
-        let v32 = i32::try_from(v).unwrap_or(0);
-        match k.as_str() {
-            "fire_one" => ch.fire_one = v32,
-            "fire_two" => ch.fire_two = v32,
-            "regroup_one" => ch.regroup_one = v32,
-            "regroup_two" => ch.regroup_two = v32,
-            "retire_success" => ch.retire_success = v32,
-            "leader_risk" => ch.leader_risk = v32,
-            "leader_risk_destroyed" => ch.leader_risk_destroyed = v32,
-            "bp_army_commander" => ch.bp_army_commander = u8of(v),
-            "bp_battle_commander" => ch.bp_battle_commander = u8of(v),
-            "bp_camp" => ch.bp_camp = u8of(v),
-            "bp_demoralized" => ch.bp_demoralized = u8of(v),
-            _ => {
-                let parts: Vec<&str> = k.split('.').collect();
-                if let ["troops", troop, entry] = parts[..] {
-                    if let Some(t) = ch.troops.iter_mut().find(|t| t.id == troop) {
-                        match entry {
-                            "melee_vs_foot" => t.melee_vs_foot = v32,
-                            "melee_vs_mounted" => t.melee_vs_mounted = v32,
-                            "impact" => t.impact = v32,
-                            "vs_fixed_positions" => t.vs_fixed_positions = v32,
-                            "fire_target" => t.fire_target = v32,
-                            "retire" => t.retire = v32,
-                            "break_points" => t.break_points = u8of(v),
-                            "advance" => t.advance = Some(u8of(v)),
-                            "march" => t.march = Some(u8of(v)),
-                            "charge_move" => t.charge_move = Some(u8of(v)),
-                            "retire_move" => t.retire_move = Some(u8of(v)),
-                            "fire_factor" => {
-                                if let Some(f) = t.fire.as_mut() {
-                                    f.factor = v32;
-                                }
-                            }
-                            "fire_range" => {
-                                if let Some(f) = t.fire.as_mut() {
-                                    f.range = u8of(v);
-                                }
-                            }
-                            _ => {}
-                        }
+/// A chart entry's value by its house-rule key (`fire_one`, `troops.pike.impact`); a move the
+/// troop cannot make, or fire it does not have, reads 0.
+fn entry(ch: &Charts, key: &str) -> Option<i64> {
+    let v = match key {
+        "fire_one" => ch.fire_one,
+        "fire_two" => ch.fire_two,
+        "regroup_one" => ch.regroup_one,
+        "regroup_two" => ch.regroup_two,
+        "retire_success" => ch.retire_success,
+        "leader_risk" => ch.leader_risk,
+        "leader_risk_destroyed" => ch.leader_risk_destroyed,
+        "bp_army_commander" => ch.bp_army_commander.into(),
+        "bp_battle_commander" => ch.bp_battle_commander.into(),
+        "bp_camp" => ch.bp_camp.into(),
+        "bp_demoralized" => ch.bp_demoralized.into(),
+        _ => {
+            let (troop, entry) = key.strip_prefix("troops.")?.split_once('.')?;
+            let t = ch.troops.iter().find(|t| t.id == troop)?;
+            let moved = |m: Option<u8>| i32::from(m.unwrap_or(0));
+            match entry {
+                "melee_vs_foot" => t.melee_vs_foot,
+                "melee_vs_mounted" => t.melee_vs_mounted,
+                "impact" => t.impact,
+                "vs_fixed_positions" => t.vs_fixed_positions,
+                "fire_target" => t.fire_target,
+                "retire" => t.retire,
+                "break_points" => t.break_points.into(),
+                "advance" => moved(t.advance),
+                "march" => moved(t.march),
+                "charge_move" => moved(t.charge_move),
+                "retire_move" => moved(t.retire_move),
+                "fire_factor" => t.fire.map_or(0, |f| f.factor),
+                "fire_range" => t.fire.map_or(0, |f| f.range.into()),
+                _ => return None,
+            }
+        }
+    };
+    Some(v.into())
+}
+
+/// Set a chart entry by its house-rule key; `v` is within the entry's range ([`house_rules`]),
+/// so the conversions never fall back.
+fn set_entry(ch: &mut Charts, key: &str, v: i64) {
+    let v32 = i32::try_from(v).unwrap_or_default();
+    let u8v = u8::try_from(v).unwrap_or_default();
+    match key {
+        "fire_one" => ch.fire_one = v32,
+        "fire_two" => ch.fire_two = v32,
+        "regroup_one" => ch.regroup_one = v32,
+        "regroup_two" => ch.regroup_two = v32,
+        "retire_success" => ch.retire_success = v32,
+        "leader_risk" => ch.leader_risk = v32,
+        "leader_risk_destroyed" => ch.leader_risk_destroyed = v32,
+        "bp_army_commander" => ch.bp_army_commander = u8v,
+        "bp_battle_commander" => ch.bp_battle_commander = u8v,
+        "bp_camp" => ch.bp_camp = u8v,
+        "bp_demoralized" => ch.bp_demoralized = u8v,
+        _ => {
+            let Some((troop, entry)) = key.strip_prefix("troops.").and_then(|k| k.split_once('.'))
+            else {
+                return;
+            };
+            let Some(t) = ch.troops.iter_mut().find(|t| t.id == troop) else {
+                return;
+            };
+            match entry {
+                "melee_vs_foot" => t.melee_vs_foot = v32,
+                "melee_vs_mounted" => t.melee_vs_mounted = v32,
+                "impact" => t.impact = v32,
+                "vs_fixed_positions" => t.vs_fixed_positions = v32,
+                "fire_target" => t.fire_target = v32,
+                "retire" => t.retire = v32,
+                "break_points" => t.break_points = u8v,
+                "advance" => t.advance = Some(u8v),
+                "march" => t.march = Some(u8v),
+                "charge_move" => t.charge_move = Some(u8v),
+                "retire_move" => t.retire_move = Some(u8v),
+                "fire_factor" => {
+                    if let Some(f) = t.fire.as_mut() {
+                        f.factor = v32;
                     }
                 }
+                "fire_range" => {
+                    if let Some(f) = t.fire.as_mut() {
+                        f.range = u8v;
+                    }
+                }
+                _ => {}
             }
         }
     }
+}
+
+/// The house rules of a set of charts: every entry of [`CHART_KEYS`] and, per troop type, of
+/// [`TROOP_KEYS`], its default the designed chart's value, its source the section of the design
+/// document (`camps` the section on camps and break points: 4.13, or 4.14 in El Gran Capitán).
+fn house_rules(ch: &Charts, camps: &'static str) -> Vec<HouseRule> {
+    let row = |key: String, min: i64| {
+        let source = match key.as_str() {
+            k if k.starts_with("troops.") => "§2.2, §3",
+            "fire_one" | "fire_two" => "§4.6",
+            "regroup_one" | "regroup_two" => "§4.9",
+            "retire_success" => "§4.10",
+            "leader_risk" | "leader_risk_destroyed" => "§4.11",
+            _ => camps,
+        };
+        HouseRule {
+            default: entry(ch, &key).unwrap_or_default(),
+            key: key.into(),
+            min,
+            max: MOST,
+            flag: false,
+            source: source.into(),
+        }
+    };
+    let mut rows: Vec<HouseRule> = CHART_KEYS
+        .iter()
+        .map(|&(k, min)| row(k.to_string(), min))
+        .collect();
+    for t in &ch.troops {
+        for &(k, min) in TROOP_KEYS {
+            rows.push(row(format!("troops.{}.{k}", t.id), min));
+        }
+    }
+    rows
+}
+
+/// The charts with a scenario's house rules applied, each value read by its row (a recorded
+/// scenario's key that is no longer a house rule changes nothing, as before).
+fn apply_house_rules(
+    base: &Charts,
+    camps: &'static str,
+    set: &std::collections::BTreeMap<String, i64>,
+) -> Charts {
+    let rows = house_rules(base, camps);
+    let mut ch = base.clone();
+    for (k, &v) in set {
+        if let Some(row) = rows.iter().find(|r| r.key == k.as_str()) {
+            set_entry(&mut ch, k, row.read(v));
+        }
+    }
     ch
+}
+
+impl AppDriven {
+    /// The design document's section on camps and break points.
+    fn camps_section(&self) -> &'static str {
+        if self.egc {
+            "§4.14"
+        } else {
+            "§4.13"
+        }
+    }
 }
 
 impl RuleSet for AppDriven {
@@ -155,14 +262,8 @@ impl RuleSet for AppDriven {
             .find(|(t, _)| *t == troop)
             .map(|(_, n)| *n)
     }
-    fn house_rule_keys(&self) -> Vec<String> {
-        let mut keys: Vec<String> = CHART_KEYS.iter().map(|s| s.to_string()).collect();
-        for t in &self.charts.troops {
-            for k in TROOP_KEYS {
-                keys.push(format!("troops.{}.{k}", t.id));
-            }
-        }
-        keys
+    fn house_rules(&self) -> Vec<HouseRule> {
+        house_rules(self.charts, self.camps_section())
     }
     fn reference(&self) -> Value {
         json!({
@@ -171,6 +272,7 @@ impl RuleSet for AppDriven {
             "charts": &**self.charts,
             "ground": model::Ground::ALL,
             "melee_chart": "each side D6 + modifiers; difference 0: both lose 1 level; 1: loser 1; 2-3: loser 2; 4+: loser 3",
+            "house_rules": house_rules(self.charts, self.camps_section()),
         })
     }
     fn reference_tables(&self) -> Vec<BoardTable> {
@@ -179,9 +281,11 @@ impl RuleSet for AppDriven {
     fn engine(&self, scenario: Option<&Scenario>) -> Result<Box<dyn Engine>, String> {
         // House rules give the game its own charts, owned by its engine and dropped with it.
         let charts = match scenario {
-            Some(sc) if !sc.house_rules.is_empty() => {
-                Arc::new(apply_house_rules(self.charts, &sc.house_rules))
-            }
+            Some(sc) if !sc.house_rules.is_empty() => Arc::new(apply_house_rules(
+                self.charts,
+                self.camps_section(),
+                &sc.house_rules,
+            )),
             _ => self
                 .shared
                 .get_or_init(|| Arc::new((*self.charts).clone()))

@@ -1,6 +1,7 @@
 //! Every number of the rule set, with its citation (seed 003 headings; design sections §n and
 //! decisions Dn of `docs/rules/callan-renaissance.md`).
 
+use crate::interface::HouseRule;
 use serde::{Deserialize, Serialize};
 
 /// The troop types of `003, Le unità › Tipi di truppe` (design §3.1).
@@ -276,42 +277,29 @@ pub const COMMANDER_BW: u32 = 8;
 /// A charge needs its target at least this far at the start (003, Movimento).
 pub const CHARGE_MIN_BW: u32 = 5;
 
-/// The house-rule keys and their defaults (§14.4).
-pub const HOUSE_RULES: &[(&str, i64)] = &[
-    ("callan.cm_per_bw", 4),
-    ("callan.fog", 0),
-    ("callan.orders", 0),
-    ("callan.niente_soldi", 1),
-    ("callan.mala_guerra", 1),
-    ("callan.camp_first", 5),
-    ("callan.camp_second", 5),
-    ("callan.victory", 0),
-    ("callan.victory_total", 1),
-    ("callan.threshold_pct", 50),
-    ("callan.turns", 0),
-    ("callan.half_hits_panic", 1),
-    ("callan.light_cavalry_charge_bonus", 1),
-    ("callan.javelin_hit", 6),
-    ("callan.retire_bw", 8),
-    ("callan.flight_counts_at_once", 1),
-    ("callan.points_veteran_cavalry", 5),
-    ("callan.free_sizes", 0),
+/// The house rules (§14.4: keys and defaults; ranges as the section "Decisions" lists them,
+/// project design where the seed sets no bound).
+#[rustfmt::skip]
+pub const HOUSE_RULES: &[HouseRule] = &[
+    HouseRule::number("callan.cm_per_bw", 4, 3, 4, "§14.4"),
+    HouseRule::number("callan.fog", 0, -1, 1, "§14.4, D12"),
+    HouseRule::flag("callan.orders", false, "§14.4, §9.1"),
+    HouseRule::flag("callan.niente_soldi", true, "§14.4, §9.3"),
+    HouseRule::flag("callan.mala_guerra", true, "§14.4, §9.4"),
+    HouseRule::number("callan.camp_first", 5, 0, 10, "§14.4"),
+    HouseRule::number("callan.camp_second", 5, 0, 10, "§14.4"),
+    HouseRule::flag("callan.victory", false, "§14.4, §10.1, D62"),
+    HouseRule::flag("callan.victory_total", true, "§14.4, D61"),
+    HouseRule::number("callan.threshold_pct", 50, 1, 100, "§14.4"),
+    HouseRule::number("callan.turns", 0, 0, 99, "§14.4"),
+    HouseRule::flag("callan.half_hits_panic", true, "§14.4, D39"),
+    HouseRule::flag("callan.light_cavalry_charge_bonus", true, "§14.4, D28"),
+    HouseRule::number("callan.javelin_hit", 6, 5, 6, "§14.4, D16"),
+    HouseRule::number("callan.retire_bw", 8, 1, 30, "§14.4, D43"),
+    HouseRule::flag("callan.flight_counts_at_once", true, "§14.4, D44"),
+    HouseRule::number("callan.points_veteran_cavalry", 5, 1, 10, "§14.4, D62"),
+    HouseRule::flag("callan.free_sizes", false, "§14.4, D2"),
 ];
-
-/// The values each house-rule key may take (§14.4).
-pub fn house_rule_range(key: &str) -> (i64, i64) {
-    match key {
-        "callan.cm_per_bw" => (3, 4),
-        "callan.fog" => (-1, 1),
-        "callan.camp_first" | "callan.camp_second" => (0, 10),
-        "callan.threshold_pct" => (1, 100),
-        "callan.turns" => (0, 99),
-        "callan.javelin_hit" => (5, 6),
-        "callan.retire_bw" => (1, 30),
-        "callan.points_veteran_cavalry" => (1, 10),
-        _ => (0, 1),
-    }
-}
 
 /// The turn deck: cards 1–3 red (J, Q, K), 4–6 black, 7 the Joker (003, La nebbia di guerra).
 pub const JOKER: u8 = 7;

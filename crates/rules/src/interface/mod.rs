@@ -6,12 +6,14 @@
 //!   adapter, [`Typed`], gives it for every [`Rules`].
 //! - [`RuleSet`]: a rule set's name, scenario checks, house rules and charts, and the factory of
 //!   its engine.
+//! - [`house`]: the house rules as data, one table per rule set.
 //! - [`forms`]: the board and action forms the shell draws; [`input`]: the one reading of
 //!   form text ("3", "on") into typed fields.
 //!
 //! Nothing here names a rule set: the list of them is [`crate::registry`].
 
 pub mod forms;
+pub mod house;
 pub mod input;
 pub mod typed;
 
@@ -22,6 +24,7 @@ use tercio_core::{Plan, Resolution};
 use crate::scenario::Scenario;
 
 pub use forms::{ActionForm, Board, BoardTable, Choice, FieldKind, FormField};
+pub use house::HouseRule;
 pub use typed::{Rules, Typed};
 
 /// An action Tercio will not resolve, with the reason, naming the field at fault where there is one.
@@ -230,13 +233,10 @@ pub trait RuleSet: Sync {
     fn sides_act_by_default(&self) -> bool {
         false
     }
-    /// Chart entries a scenario's `[house_rules]` may override.
-    fn house_rule_keys(&self) -> Vec<String> {
+    /// The numbers a scenario's `[house_rules]` may change, with their defaults, ranges and
+    /// sources ([`house`]).
+    fn house_rules(&self) -> Vec<HouseRule> {
         Vec::new()
-    }
-    /// The values a house-rule key may take (both ends included).
-    fn house_rule_range(&self, _key: &str) -> (i64, i64) {
-        (-20, 30)
     }
     /// The charts as data, for `tercio reference`.
     fn reference(&self) -> Value {

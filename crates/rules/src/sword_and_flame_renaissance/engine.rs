@@ -8,8 +8,8 @@ use super::game::{self, Action, Phase, State, Status, UnitState};
 use super::resolve::{self, Thresholds};
 use super::tables::{self, Kind, Order, Test};
 use crate::interface::{
-    ActionForm, Board, BoardTable, Choice, Engine, FormField, Outcome, Rejection, RuleSet, Rules,
-    SideScore, Typed,
+    ActionForm, Board, BoardTable, Choice, Engine, FormField, HouseRule, Outcome, Rejection,
+    RuleSet, Rules, SideScore, Typed,
 };
 use crate::scenario::Scenario;
 
@@ -17,30 +17,19 @@ pub struct SwordAndFlame;
 
 pub static RULESET: SwordAndFlame = SwordAndFlame;
 
-/// The `[house_rules]` keys a scenario may set (design section 11).
-const HOUSE_RULES: &[&str] = &[
-    "morale.to_close",
-    "morale.to_stand",
-    "morale.stand_and_fight",
-    "options.company_close_combat",
-    "options.quicker_movement",
-    "options.brigade_movement",
-    "options.dismounting",
-    "options.wounded",
-    "weather.light_rain",
-];
+/// A house rule's value for this scenario (its own or the default of section 11).
+pub fn house(sc: &Scenario, key: &str) -> i64 {
+    crate::interface::house::value(tables::HOUSE_RULES, &sc.house_rules, key)
+}
 
 fn thresholds(sc: Option<&Scenario>) -> Thresholds {
     let mut th = Thresholds::default();
     if let Some(sc) = sc {
-        let get = |t: Test, d: i32| {
-            sc.house_rules
-                .get(t.house_rule_key())
-                .map_or(d, |&v| v.clamp(2, 13) as i32)
-        };
-        th.to_close = get(Test::ToClose, th.to_close);
-        th.to_stand = get(Test::ToStand, th.to_stand);
-        th.stand_and_fight = get(Test::StandAndFight, th.stand_and_fight);
+        // Within 2..=13 (`house`), so the conversion never falls back.
+        let get = |t: Test| i32::try_from(house(sc, t.house_rule_key())).unwrap_or_default();
+        th.to_close = get(Test::ToClose);
+        th.to_stand = get(Test::ToStand);
+        th.stand_and_fight = get(Test::StandAndFight);
     }
     th
 }
@@ -95,8 +84,8 @@ impl RuleSet for SwordAndFlame {
         // up to 40 for a pike formation with its sub-units (five each are added by the flags).
         ("figures", 1, 40)
     }
-    fn house_rule_keys(&self) -> Vec<String> {
-        HOUSE_RULES.iter().map(|s| s.to_string()).collect()
+    fn house_rules(&self) -> Vec<HouseRule> {
+        tables::HOUSE_RULES.to_vec()
     }
     fn reference(&self) -> Value {
         let th = Thresholds::default();
@@ -128,6 +117,7 @@ impl RuleSet for SwordAndFlame {
                 },
                 "spirit": "D10 at or under ceil(5 x (2 x fresh + worn) / units and guns at the start), at most 10",
             },
+            "house_rules": tables::HOUSE_RULES,
         })
     }
     fn reference_tables(&self) -> Vec<BoardTable> {

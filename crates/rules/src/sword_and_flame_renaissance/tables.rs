@@ -2,6 +2,7 @@
 //! Seed `001_165c2c49ebcfd77c.txt`; every entry is explained in
 //! `docs/rules/sword-and-flame-renaissance.md` (section numbers below refer to it).
 
+use crate::interface::HouseRule;
 use serde::{Deserialize, Serialize};
 
 pub const SEED: &str = "001";
@@ -370,13 +371,13 @@ impl Test {
             Test::StandAndFight => "Stand and Fight",
         }
     }
-    /// Default thresholds (project design, section 5.2; `[house_rules]` `morale.*` override).
+    /// Default thresholds (project design, section 5.2; `[house_rules]` `morale.*` override):
+    /// the defaults of [`HOUSE_RULES`].
     pub fn threshold(self) -> i32 {
-        match self {
-            Test::ToClose => 6,
-            Test::ToStand => 5,
-            Test::StandAndFight => 7,
-        }
+        HOUSE_RULES
+            .iter()
+            .find(|r| r.key == self.house_rule_key())
+            .map_or(0, |r| r.default as i32)
     }
     pub fn house_rule_key(self) -> &'static str {
         match self {
@@ -386,6 +387,22 @@ impl Test {
         }
     }
 }
+
+/// The house rules (design section 11: keys and defaults; the morale thresholds of 5.2). Ranges
+/// are project design: a 2D6 total reaches 2 to 12, so 2 to 13 takes a test from "always passes"
+/// to "never passes"; the options are switches, and `options.wounded` has three settings.
+#[rustfmt::skip]
+pub const HOUSE_RULES: &[HouseRule] = &[
+    HouseRule::number("morale.to_close", 6, 2, 13, "§11, §5.2"),
+    HouseRule::number("morale.to_stand", 5, 2, 13, "§11, §5.2"),
+    HouseRule::number("morale.stand_and_fight", 7, 2, 13, "§11, §5.2"),
+    HouseRule::flag("options.company_close_combat", false, "§11"),
+    HouseRule::flag("options.quicker_movement", false, "§11"),
+    HouseRule::flag("options.brigade_movement", false, "§11"),
+    HouseRule::flag("options.dismounting", false, "§11"),
+    HouseRule::number("options.wounded", 0, 0, 2, "§11"),
+    HouseRule::flag("weather.light_rain", false, "§11"),
+];
 
 pub const MORALE_SOURCE: &str = "project design: 2D6 + modifiers, at or above the threshold (docs/rules/sword-and-flame-renaissance.md 5.2)";
 

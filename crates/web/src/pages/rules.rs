@@ -38,5 +38,7 @@ pub(super) async fn rules_page(ui: Ui, Path(id): Path<String>) -> Response {
     for (i, t) in r.reference_tables().iter().enumerate() {
         b.push_str(&crate::board::table_html(&ui, t, &format!("ref-t{i}")));
     }
+    let house = tercio_rules::interface::house::table(&r.house_rules());
+    b.push_str(&crate::board::table_html(&ui, &house, "ref-house"));
     page(&ui, &title, &b).into_response()
 }

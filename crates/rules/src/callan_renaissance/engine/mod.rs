@@ -14,8 +14,8 @@ use super::{k, m, term};
 use super::{resolve, RULESET_ID};
 use crate::interface::input::in_range;
 use crate::interface::{
-    ActionForm, Board, BoardTable, Choice, Engine, FormField, Outcome, Rejection, RuleSet, Rules,
-    SideScore, Typed, Viewer,
+    ActionForm, Board, BoardTable, Choice, Engine, FormField, HouseRule, Outcome, Rejection,
+    RuleSet, Rules, SideScore, Typed, Viewer,
 };
 use crate::scenario::{Leader, Rank, Role, Scenario, Side, Unit};
 
@@ -65,17 +65,11 @@ impl RuleSet for CallanRenaissance {
     fn sides_act_by_default(&self) -> bool {
         false
     }
-    fn house_rule_keys(&self) -> Vec<String> {
-        tables::HOUSE_RULES
-            .iter()
-            .map(|(k, _)| k.to_string())
-            .collect()
+    fn house_rules(&self) -> Vec<HouseRule> {
+        tables::HOUSE_RULES.to_vec()
     }
     fn check_units(&self, sc: &Scenario) -> Vec<(usize, String, String)> {
         check_units(sc)
-    }
-    fn house_rule_range(&self, key: &str) -> (i64, i64) {
-        tables::house_rule_range(key)
     }
     fn reference(&self) -> Value {
         json!({
@@ -88,7 +82,7 @@ impl RuleSet for CallanRenaissance {
                 "charge_bw": t.move_bw().1,
                 "sizes": t.sizes(false),
             })).collect::<Vec<_>>(),
-            "house_rules": tables::HOUSE_RULES.iter().map(|(k, v)| json!({"key": k, "default": v})).collect::<Vec<_>>(),
+            "house_rules": tables::HOUSE_RULES,
         })
     }
     fn reference_tables(&self) -> Vec<BoardTable> {

@@ -176,7 +176,7 @@ pub fn initial(s: &Scenario) -> Result<State, String> {
         } else {
             "callan.camp_second"
         };
-        u32::try_from(house(s, key).clamp(0, 10)).unwrap_or(5)
+        u32::try_from(house(s, key)).unwrap_or_default()
     };
     let sides = s
         .sides

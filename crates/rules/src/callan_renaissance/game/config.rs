@@ -21,37 +21,30 @@ pub struct Cfg {
     pub points_veteran_cavalry: u32,
 }
 
+/// A house rule's value for this scenario (its own or the default of §14.4).
 pub fn house(s: &Scenario, key: &str) -> i64 {
-    s.house_rules.get(key).copied().unwrap_or_else(|| {
-        tables::HOUSE_RULES
-            .iter()
-            .find(|(k, _)| *k == key)
-            .map_or(0, |(_, v)| *v)
-    })
+    crate::interface::house::value(tables::HOUSE_RULES, &s.house_rules, key)
 }
 
 pub(super) fn cfg_of(s: &Scenario) -> Cfg {
-    let u = |k: &str| u32::try_from(house(s, k).max(0)).unwrap_or(0);
+    // The values are within their ranges (`house`), so the conversions below never fall back.
+    let u = |k: &str| u32::try_from(house(s, k)).unwrap_or_default();
     let b = |k: &str| house(s, k) != 0;
     Cfg {
-        cm_per_bw: if u("callan.cm_per_bw") == 3 { 3 } else { 4 },
-        fog: house(s, "callan.fog").clamp(-1, 1),
+        cm_per_bw: u("callan.cm_per_bw"),
+        fog: house(s, "callan.fog"),
         orders: b("callan.orders"),
         niente_soldi: b("callan.niente_soldi"),
         mala_guerra: b("callan.mala_guerra"),
         victory_points: b("callan.victory"),
         victory_weighted: b("callan.victory_total"),
-        threshold_pct: u("callan.threshold_pct").clamp(1, 100),
+        threshold_pct: u("callan.threshold_pct"),
         turns: u("callan.turns"),
         half_hits_panic: b("callan.half_hits_panic"),
         light_cavalry_charge_bonus: b("callan.light_cavalry_charge_bonus"),
-        javelin_hit: if house(s, "callan.javelin_hit") == 5 {
-            5
-        } else {
-            6
-        },
-        retire_bw: u("callan.retire_bw").max(1),
+        javelin_hit: u8::try_from(house(s, "callan.javelin_hit")).unwrap_or_default(),
+        retire_bw: u("callan.retire_bw"),
         flight_counts_at_once: b("callan.flight_counts_at_once"),
-        points_veteran_cavalry: u("callan.points_veteran_cavalry").max(1),
+        points_veteran_cavalry: u("callan.points_veteran_cavalry"),
     }
 }

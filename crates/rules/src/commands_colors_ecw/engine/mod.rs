@@ -9,8 +9,8 @@ use super::game::{self, Action, Phase, Res, Sent, State, UnitState, HOUSE_RULES}
 use super::resolve::{self, MeleeRequest};
 use super::tables::{self, command_kind, Class, Training, CHAUNCE_CARDS, COMMAND_CARDS};
 use crate::interface::{
-    ActionForm, Board, BoardTable, Choice, Engine, FormField, Outcome, Rejection, RuleSet, Rules,
-    SideScore, Typed, Viewer,
+    ActionForm, Board, BoardTable, Choice, Engine, FormField, HouseRule, Outcome, Rejection,
+    RuleSet, Rules, SideScore, Typed, Viewer,
 };
 use crate::scenario::Scenario;
 
@@ -78,8 +78,8 @@ impl RuleSet for CommandsColorsEcw {
         // Only a side may play its hand.
         true
     }
-    fn house_rule_keys(&self) -> Vec<String> {
-        HOUSE_RULES.iter().map(|(k, _)| k.to_string()).collect()
+    fn house_rules(&self) -> Vec<HouseRule> {
+        HOUSE_RULES.to_vec()
     }
     fn check_units(&self, sc: &Scenario) -> Vec<(usize, String, String)> {
         check_units(sc)
@@ -92,7 +92,7 @@ impl RuleSet for CommandsColorsEcw {
             "command_cards": COMMAND_CARDS.iter().map(|c| json!({"id": c.id, "name": c.name, "count": c.count, "text": c.text})).collect::<Vec<_>>(),
             "chaunce_cards": CHAUNCE_CARDS.iter().map(|c| json!({"id": c.id, "name": c.name, "count": c.count, "turn": format!("{:?}", c.turn), "text": c.text})).collect::<Vec<_>>(),
             "battle_die": ["infantry", "infantry", "cavalry", "artillery", "sabre", "flag"],
-            "house_rules": HOUSE_RULES.iter().map(|(k, v)| json!({"key": k, "default": v})).collect::<Vec<_>>(),
+            "house_rules": HOUSE_RULES,
         })
     }
     fn reference_tables(&self) -> Vec<BoardTable> {
@@ -159,7 +159,7 @@ pub fn check_units(sc: &Scenario) -> Vec<(usize, String, String)> {
             ));
         }
     }
-    let pct = |k: &str| game::house(sc, k).max(0) as usize;
+    let pct = |k: &str| usize::try_from(game::house(sc, k)).unwrap_or_default();
     for (si, s) in sc.sides.iter().enumerate() {
         let on: Vec<(usize, &crate::scenario::Unit)> = sc
             .units

@@ -1,28 +1,32 @@
 //! Configuration: the house rules of design 13.4 and the scenario's hands and banners.
 
 use super::*;
+use crate::interface::HouseRule;
 
 // ------------------------------------------------------------------------------------------------
 // Configuration: the house rules of design 13.4 and the scenario's hands and banners.
 
-/// The house-rule keys (design 13.4), with their defaults.
-pub const HOUSE_RULES: [(&str, i64); 15] = [
-    ("ecw.veteran_cap_pct", 25),
-    ("ecw.rash_cap_pct", 25),
-    ("ecw.breakthrough_limit", 0),
-    ("ecw.square_slots", 4),
-    ("ecw.raw_hexes_per_flag", 2),
-    ("ecw.militia_hexes_per_flag", 3),
-    ("ecw.control_leader_sabre", 1),
-    ("ecw.mounted_min_move", 1),
-    ("ecw.chaunce", 1),
-    ("ecw.false_alarums", 11),
-    ("ecw.counter_attack_fallback", 1),
+/// The house rules (design 13.4: keys and defaults). Ranges are project design: a number's
+/// range is never narrower than the values the engine honoured before ranges existed, so a game
+/// recorded with one replays as it was played.
+#[rustfmt::skip]
+pub const HOUSE_RULES: &[HouseRule] = &[
+    HouseRule::number("ecw.veteran_cap_pct", 25, 0, 100, "§13.4, decision 42"),
+    HouseRule::number("ecw.rash_cap_pct", 25, 0, 100, "§13.4, decision 42"),
+    HouseRule::number("ecw.breakthrough_limit", 0, 0, 30, "§13.4"),
+    HouseRule::number("ecw.square_slots", 4, 0, 30, "§13.4"),
+    HouseRule::number("ecw.raw_hexes_per_flag", 2, 1, 30, "§13.4"),
+    HouseRule::number("ecw.militia_hexes_per_flag", 3, 1, 30, "§13.4"),
+    HouseRule::flag("ecw.control_leader_sabre", true, "§13.4"),
+    HouseRule::number("ecw.mounted_min_move", 1, 0, 30, "§13.4"),
+    HouseRule::flag("ecw.chaunce", true, "§13.4"),
+    HouseRule::number("ecw.false_alarums", 11, 0, 30, "§13.4"),
+    HouseRule::flag("ecw.counter_attack_fallback", true, "§13.4"),
     // Per scenario (design 13.4, "Per-scenario fields"): the first side listed plays first.
-    ("ecw.hand_first", 5),
-    ("ecw.hand_second", 5),
-    ("ecw.banners_first", 6),
-    ("ecw.banners_second", 6),
+    HouseRule::number("ecw.hand_first", 5, 1, 12, "§13.4"),
+    HouseRule::number("ecw.hand_second", 5, 1, 12, "§13.4"),
+    HouseRule::number("ecw.banners_first", 6, 1, 30, "§13.4"),
+    HouseRule::number("ecw.banners_second", 6, 1, 30, "§13.4"),
 ];
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -38,26 +42,23 @@ pub struct Cfg {
     pub counter_attack_fallback: bool,
 }
 
+/// A house rule's value for this scenario (its own or the default of 13.4).
 pub fn house(s: &Scenario, key: &str) -> i64 {
-    s.house_rules.get(key).copied().unwrap_or_else(|| {
-        HOUSE_RULES
-            .iter()
-            .find(|(k, _)| *k == key)
-            .map_or(0, |(_, v)| *v)
-    })
+    crate::interface::house::value(HOUSE_RULES, &s.house_rules, key)
 }
 
 pub(super) fn cfg_of(s: &Scenario) -> Cfg {
-    let u = |k: &str| u32::try_from(house(s, k).max(0)).unwrap_or(0);
+    // The values are within their ranges (`house`), so the conversions below never fall back.
+    let u = |k: &str| u32::try_from(house(s, k)).unwrap_or_default();
     Cfg {
         breakthrough_limit: u("ecw.breakthrough_limit"),
         square_slots: u("ecw.square_slots") as usize,
-        raw_per_flag: u("ecw.raw_hexes_per_flag").max(1),
-        militia_per_flag: u("ecw.militia_hexes_per_flag").max(1),
+        raw_per_flag: u("ecw.raw_hexes_per_flag"),
+        militia_per_flag: u("ecw.militia_hexes_per_flag"),
         control_leader_sabre: house(s, "ecw.control_leader_sabre") != 0,
         mounted_min_move: u("ecw.mounted_min_move"),
         chaunce: house(s, "ecw.chaunce") != 0,
-        false_alarums: u8::try_from(u("ecw.false_alarums").min(30)).unwrap_or(11),
+        false_alarums: u8::try_from(house(s, "ecw.false_alarums")).unwrap_or_default(),
         counter_attack_fallback: house(s, "ecw.counter_attack_fallback") != 0,
     }
 }

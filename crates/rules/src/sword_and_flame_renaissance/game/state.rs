@@ -329,15 +329,14 @@ pub const SUB_UNIT_FLAGS: &[(&str, &str)] = &[
 
 /// The scenario's optional rules and weather, from its `[house_rules]` (design section 11).
 pub fn options_of(sc: &Scenario) -> (Options, bool, bool) {
-    let on = |k: &str| sc.house_rules.get(k).is_some_and(|&v| v != 0);
+    use crate::sword_and_flame_renaissance::engine::house;
+    let on = |k: &str| house(sc, k) != 0;
     let options = Options {
         quicker_movement: on("options.quicker_movement"),
         brigade_movement: on("options.brigade_movement"),
         dismounting: on("options.dismounting"),
-        wounded: sc
-            .house_rules
-            .get("options.wounded")
-            .map_or(0, |&v| v.clamp(0, 2) as u8),
+        // Within 0..=2 (`house`), so the conversion never falls back.
+        wounded: u8::try_from(house(sc, "options.wounded")).unwrap_or_default(),
     };
     (
         options,
