@@ -666,6 +666,10 @@ fn default_db() -> PathBuf {
     )
 }
 
+/// The game `tercio serve` opens on an empty database: a short, well-known battle of the app's
+/// own charts (El Gran Capitán's Cerignola), so a first look needs no set-up.
+const DEMO_SCENARIO: &str = "el-gran-capitan/cerignola-1503";
+
 fn serve(addr: &str, db: Option<PathBuf>, public_url: Option<String>, live_games: usize) -> Res {
     let db = db.unwrap_or_else(default_db);
     let store = tercio_store::SqliteStore::open(&db)
@@ -681,7 +685,7 @@ fn serve(addr: &str, db: Option<PathBuf>, public_url: Option<String>, live_games
         .map_err(|e| fail(format!("--db {}: {e}", db.display())))?;
     let state =
         tercio_web::AppState::with_cache(std::sync::Arc::new(store), public_url, live_games);
-    let demo = tercio_web::ensure_demo_game(&state).map_err(fail)?;
+    let demo = tercio_web::ensure_demo_game(&state, DEMO_SCENARIO).map_err(fail)?;
     let rt = tokio::runtime::Runtime::new().map_err(|e| fail(e.to_string()))?;
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::bind(addr)

@@ -27,6 +27,7 @@
 //! ```
 
 pub mod app_driven;
+pub mod autoplay;
 pub mod bloody_dismal_fight;
 pub mod callan_renaissance;
 pub mod commands_colors_ecw;

@@ -1,7 +1,7 @@
 //! The list of rule sets, by id and alias. The trait they implement is [`crate::interface`].
 
+use crate::interface::scenario::Scenario;
 use crate::interface::{Engine, RuleSet};
-use crate::scenario::Scenario;
 
 /// A rule set Tercio lists but does not implement yet.
 pub struct Pending {

@@ -94,7 +94,7 @@ fn rejected_actions_change_nothing() {
 
 fn play(rules: &str, file: &str, seed: u64, choices: &[u8]) -> Game {
     let mut g = Game::new(scenario(rules, file), seed).expect("game");
-    tercio_rules::app_driven::autoplay::play(&mut g, choices, 40).expect("play");
+    tercio_rules::autoplay::play(&mut g, choices, 40).expect("play");
     g
 }
 

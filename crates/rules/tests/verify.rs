@@ -20,7 +20,7 @@ fn game(seed: u64) -> Game {
 
 fn played(seed: u64) -> Game {
     let mut g = game(seed);
-    tercio_rules::app_driven::autoplay::play(&mut g, &[3, 1, 4, 1, 5, 9, 2, 6], 30).expect("play");
+    tercio_rules::autoplay::play(&mut g, &[3, 1, 4, 1, 5, 9, 2, 6], 30).expect("play");
     g
 }
 

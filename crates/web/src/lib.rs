@@ -229,15 +229,15 @@ pub fn spawn(state: Arc<AppState>) -> std::io::Result<Running> {
     Ok(Running { addr, _rt: rt })
 }
 
-/// Make sure there is a game to open: a demo El Gran Capitán game on an empty database. Returns
-/// its game master's token when one was made.
-pub fn ensure_demo_game(state: &AppState) -> Result<Option<String>, String> {
+/// Make sure there is a game to open: on an empty database, a demo game of `scenario` (a shipped
+/// scenario's name, `rule-set/battle`; the caller chooses, since the shell names no rule set).
+/// Returns its game master's token when one was made.
+pub fn ensure_demo_game(state: &AppState, scenario: &str) -> Result<Option<String>, String> {
     let games = state.store.list(false).map_err(|e| e.to_string())?;
     if !games.is_empty() {
         return Ok(None);
     }
-    let id = api::new_game(state, "el-gran-capitan/cerignola-1503", None)
-        .map_err(|e| e.message().to_string())?;
+    let id = api::new_game(state, scenario, None).map_err(|e| e.message().to_string())?;
     let seats = state.store.seats(&id).map_err(|e| e.to_string())?;
     Ok(seats.into_iter().next().map(|s| s.token))
 }

@@ -122,7 +122,7 @@ fn everything_for(s: &Server, t: &str) -> Vec<(String, String)> {
 /// master would through the game master's link.
 fn play_on_server(s: &Server, l: &Links, choices: &[u8], steps: usize) {
     let mut g = s.store.load(&l.id).expect("load").expect("game");
-    tercio_rules::app_driven::autoplay::play(&mut g, choices, steps).expect("play");
+    tercio_rules::autoplay::play(&mut g, choices, steps).expect("play");
     s.store.save(&l.id, &g).expect("save");
 }
 

@@ -20,8 +20,8 @@ pub use super::fold::{apply_effect, render};
 use super::model::*;
 use super::resolve::{self, Acc};
 use super::tables::Charts;
+use crate::interface::scenario::{Rank, Role, Scenario};
 use crate::interface::Rejection;
-use crate::scenario::{Rank, Role, Scenario};
 
 pub(super) fn rej(code: &str, field: Option<&str>, msg: impl Into<String>) -> Rejection {
     Rejection::new(code, field, msg)

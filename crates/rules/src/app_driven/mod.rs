@@ -3,7 +3,6 @@
 
 pub mod action;
 pub mod actions;
-pub mod autoplay;
 pub mod board;
 mod end_of_turn;
 mod fold;
@@ -18,11 +17,11 @@ use std::sync::{Arc, LazyLock, OnceLock};
 use serde_json::{json, Value};
 use tercio_core::{Plan, Resolution};
 
+use crate::interface::scenario::Scenario;
 use crate::interface::{
     ActionForm, Board, BoardTable, Engine, HouseRule, Outcome, Rejection, RuleSet, Rules,
     SideScore, Typed,
 };
-use crate::scenario::Scenario;
 use action::Action;
 use model::{ActionKind, Effect, GameState, Phase};
 use resolve::Acc;

@@ -1,7 +1,7 @@
 //! House rules as data: each rule set's table of the numbers a scenario's `[house_rules]` may
 //! change, each with its default, the values it may take and where they come from.
 //!
-//! The scenario check ([`crate::scenario`]) refuses a key that is not in the table and a value
+//! The scenario check ([`crate::interface::scenario`]) refuses a key that is not in the table and a value
 //! outside its range, at its line and column. Engines read a value with [`value`], never with a
 //! clamp of their own. A scenario recorded before a range existed (a game file, the database, an
 //! export) still loads, with the check's warning, and [`HouseRule::read`] reads its value the way

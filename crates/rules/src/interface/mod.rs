@@ -15,13 +15,14 @@
 pub mod forms;
 pub mod house;
 pub mod input;
+pub mod scenario;
 pub mod typed;
 
 use serde::Serialize;
 use serde_json::Value;
 use tercio_core::{Plan, Resolution};
 
-use crate::scenario::Scenario;
+use scenario::Scenario;
 
 pub use forms::{ActionForm, Board, BoardTable, Choice, FieldKind, FormField};
 pub use house::HouseRule;

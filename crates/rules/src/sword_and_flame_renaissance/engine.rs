@@ -7,11 +7,11 @@ use tercio_core::Plan;
 use super::game::{self, Action, Phase, State, Status, UnitState};
 use super::resolve::{self, Thresholds};
 use super::tables::{self, Kind, Order, Test};
+use crate::interface::scenario::Scenario;
 use crate::interface::{
     ActionForm, Board, BoardTable, Choice, Engine, FormField, HouseRule, Outcome, Rejection,
     RuleSet, Rules, SideScore, Typed,
 };
-use crate::scenario::Scenario;
 
 pub struct SwordAndFlame;
 

@@ -13,11 +13,11 @@ use super::tables::{self, card_colour, Quality, Troop, TROOPS};
 use super::{k, m, term};
 use super::{resolve, RULESET_ID};
 use crate::interface::input::in_range;
+use crate::interface::scenario::{Leader, Rank, Role, Scenario, Side, Unit};
 use crate::interface::{
     ActionForm, Board, BoardTable, Choice, Engine, FormField, HouseRule, Outcome, Rejection,
     RuleSet, Rules, SideScore, Typed, Viewer,
 };
-use crate::scenario::{Leader, Rank, Role, Scenario, Side, Unit};
 
 mod board;
 mod forms;

@@ -100,7 +100,7 @@ pub(super) fn standalone(action: &Action) -> Result<Plan<Outcome<Value>>, Reject
         bonus: 0,
         rank: Rank::Army,
     };
-    let sc = Scenario::built(crate::scenario::ScenarioFile {
+    let sc = Scenario::built(crate::interface::scenario::ScenarioFile {
         ruleset: super::RULESET_ID.into(),
         title: String::new(),
         date: None,

@@ -26,8 +26,8 @@ use super::tables::{
 use super::{k, m, term};
 use crate::effects::shuffled;
 use crate::interface::input::{in_range, read_action};
+use crate::interface::scenario::{Rank, Scenario};
 use crate::interface::Rejection;
-use crate::scenario::{Rank, Scenario};
 
 mod army;
 mod combat;

@@ -8,11 +8,11 @@ use tercio_core::{Plan, Resolution};
 use super::game::{self, Action, Phase, Res, Sent, State, UnitState, HOUSE_RULES};
 use super::resolve::{self, MeleeRequest};
 use super::tables::{self, command_kind, Class, Training, CHAUNCE_CARDS, COMMAND_CARDS};
+use crate::interface::scenario::Scenario;
 use crate::interface::{
     ActionForm, Board, BoardTable, Choice, Engine, FormField, HouseRule, Outcome, Rejection,
     RuleSet, Rules, SideScore, Typed, Viewer,
 };
-use crate::scenario::Scenario;
 
 mod board;
 mod forms;
@@ -161,7 +161,7 @@ pub fn check_units(sc: &Scenario) -> Vec<(usize, String, String)> {
     }
     let pct = |k: &str| usize::try_from(game::house(sc, k)).unwrap_or_default();
     for (si, s) in sc.sides.iter().enumerate() {
-        let on: Vec<(usize, &crate::scenario::Unit)> = sc
+        let on: Vec<(usize, &crate::interface::scenario::Unit)> = sc
             .units
             .iter()
             .enumerate()

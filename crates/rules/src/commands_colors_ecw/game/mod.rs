@@ -23,8 +23,8 @@ use super::tables::{
 };
 use crate::effects::shuffled;
 pub use crate::effects::{apply, diff};
+use crate::interface::scenario::Scenario;
 use crate::interface::Rejection;
-use crate::scenario::Scenario;
 
 mod action;
 mod chaunce;

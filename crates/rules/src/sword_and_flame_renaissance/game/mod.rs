@@ -11,8 +11,8 @@ use tercio_core::{Plan, Step};
 
 use super::resolve::{self, MoraleRequest, MoveRequest, Thresholds};
 use super::tables::{self, Order, Test};
+use crate::interface::scenario::Scenario;
 use crate::interface::{input, Outcome, Rejection};
-use crate::scenario::Scenario;
 
 mod charge;
 mod fire;

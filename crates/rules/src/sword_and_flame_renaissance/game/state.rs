@@ -355,7 +355,7 @@ pub fn initial(sc: &Scenario) -> Result<State, String> {
     let colonels: BTreeSet<&str> = sc
         .leaders
         .iter()
-        .filter(|l| l.rank == crate::scenario::Rank::Battle)
+        .filter(|l| l.rank == crate::interface::scenario::Rank::Battle)
         .map(|l| l.id.as_str())
         .collect();
     for u in &sc.units {
@@ -407,7 +407,7 @@ pub fn initial(sc: &Scenario) -> Result<State, String> {
                     id: l.id.clone(),
                     name: l.name.clone(),
                     side: l.side.clone(),
-                    rank: if l.rank == crate::scenario::Rank::Army {
+                    rank: if l.rank == crate::interface::scenario::Rank::Army {
                         Rank::General
                     } else {
                         Rank::Colonel

@@ -1,518 +1,7 @@
-//! The JSON API. Every error is a 4xx with `{"error": {"code", "field", "message"}}` (a rule
-//! set's refusal adds its `kind`: `invalid`, `not-now`, or `question`, answered with a 409);
-//! nothing a client sends makes the server answer 500 or panic (a storage failure is a 503).
-//!
-//! `/api/games…` is the host's (the host key, by cookie or `Authorization: Bearer`);
-//! `/api/s/{token}…` is a seat's, and answers only with what that seat may see.
-//!
-//! Messages are built as language-neutral markers ([`tercio_i18n::msg`]); [`localize_json`]
-//! renders every string of a JSON answer in the request's language (`?lang=`, the cookie,
-//! `Accept-Language`, English). The export is the game's record and is sent as recorded.
+//! What a seat's link can do (`/api/s/{token}…`): read the game as that seat may see it, act, undo,
+//! ask the odds and the dice, export, and (the game master) manage seats, settings and the end.
 
-use std::sync::Arc;
-
-use axum::body::Bytes;
-use axum::extract::{Path, Query, State};
-use axum::http::{header, HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
-use axum::Json;
-use serde::Deserialize;
-use serde_json::{json, Value};
-use tercio_i18n::{keys, msg};
-use tercio_rules::game::{Appended, Game, GameError};
-use tercio_rules::interface::RejectKind;
-use tercio_rules::{odds, registry, report, scenario};
-use tercio_store::{Role, Settings, SideRights};
-
-use crate::seat::{self, SeatCtx};
-use crate::{scenarios, AppState, LiveGame};
-
-pub struct ApiError {
-    status: StatusCode,
-    code: String,
-    field: Option<String>,
-    message: String,
-    /// What kind of refusal a rule set's is (`None`: the shell's own errors).
-    kind: Option<RejectKind>,
-}
-
-impl ApiError {
-    pub fn new(
-        status: StatusCode,
-        code: &str,
-        field: Option<&str>,
-        message: impl Into<String>,
-    ) -> Self {
-        ApiError {
-            status,
-            code: code.into(),
-            field: field.map(str::to_string),
-            message: message.into(),
-            kind: None,
-        }
-    }
-    /// No such game.
-    pub fn no_game() -> Self {
-        ApiError::new(
-            StatusCode::NOT_FOUND,
-            "not-found",
-            None,
-            msg(keys::WEB_ERR_NO_SUCH_GAME, &[]),
-        )
-    }
-    pub fn message(&self) -> &str {
-        &self.message
-    }
-    pub fn code(&self) -> &str {
-        &self.code
-    }
-}
-
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        let mut body =
-            json!({"error": {"code": self.code, "field": self.field, "message": self.message}});
-        if let Some(kind) = self.kind {
-            body["error"]["kind"] = json!(kind);
-        }
-        (self.status, Json(body)).into_response()
-    }
-}
-
-impl From<tercio_store::StoreError> for ApiError {
-    fn from(e: tercio_store::StoreError) -> Self {
-        ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "storage",
-            None,
-            e.to_string(),
-        )
-    }
-}
-
-impl From<GameError> for ApiError {
-    fn from(e: GameError) -> Self {
-        match e {
-            GameError::Rejected(r) => {
-                let status = if r.kind == RejectKind::Question {
-                    StatusCode::CONFLICT
-                } else {
-                    StatusCode::UNPROCESSABLE_ENTITY
-                };
-                ApiError {
-                    status,
-                    code: r.code,
-                    field: r.field,
-                    message: r.message,
-                    kind: Some(r.kind),
-                }
-            }
-            GameError::Rules(m) => {
-                ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "rules", None, m)
-            }
-            GameError::Corrupt(m) => {
-                ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "corrupt", None, m)
-            }
-        }
-    }
-}
-
-/// Parse a JSON body, naming line and column on error.
-pub fn parse_body(body: &[u8]) -> Result<Value, ApiError> {
-    serde_json::from_slice(body).map_err(|e| {
-        ApiError::new(
-            StatusCode::BAD_REQUEST,
-            "malformed-json",
-            Some("body"),
-            msg(
-                keys::WEB_ERR_MALFORMED_JSON,
-                &[
-                    ("line", &e.line().to_string()),
-                    ("column", &e.column().to_string()),
-                    ("error", &e.to_string()),
-                ],
-            ),
-        )
-    })
-}
-
-/// Under `/api`, every error has the one JSON shape, including those axum answers by itself
-/// (a body too large, a method not allowed, a malformed path, an unknown route).
-pub async fn json_errors(req: axum::extract::Request, next: axum::middleware::Next) -> Response {
-    let api = req.uri().path().starts_with("/api/");
-    let res = next.run(req).await;
-    let status = res.status();
-    if !api || !(status.is_client_error() || status.is_server_error()) {
-        return res;
-    }
-    let is_json = res
-        .headers()
-        .get(axum::http::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("application/json"));
-    if is_json {
-        return res;
-    }
-    let bytes = axum::body::to_bytes(res.into_body(), 64 * 1024)
-        .await
-        .unwrap_or_default();
-    let text = String::from_utf8_lossy(&bytes);
-    let (code, key) = match status.as_u16() {
-        404 => ("not-found".to_string(), keys::WEB_ERR_NOT_FOUND),
-        405 => ("method-not-allowed".to_string(), keys::WEB_ERR_METHOD),
-        413 => ("body-too-large".to_string(), keys::WEB_ERR_TOO_LARGE),
-        n => (format!("http-{n}"), keys::WEB_ERR_HTTP),
-    };
-    // axum's own words (a malformed path, say) are kept; otherwise the status, in words.
-    let message = if text.trim().is_empty() || text.contains("<html") {
-        msg(key, &[("status", &status.as_u16().to_string())])
-    } else {
-        text.trim().to_string()
-    };
-    ApiError {
-        status,
-        code,
-        field: None,
-        message,
-        kind: None,
-    }
-    .into_response()
-}
-
-/// Every JSON answer under `/api`, errors included, in the request's language: each string's
-/// language-neutral messages rendered ([`tercio_i18n::localize_json`]). An answer sent as a file
-/// (the export) is the game's record and goes out as recorded, markers and all.
-pub async fn localize_json(req: axum::extract::Request, next: axum::middleware::Next) -> Response {
-    if !req.uri().path().starts_with("/api/") {
-        return next.run(req).await;
-    }
-    let lang = crate::lang::of_request(req.uri().query(), req.headers());
-    let res = next.run(req).await;
-    let headers = res.headers();
-    let json = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("application/json"));
-    let attachment = headers
-        .get(header::CONTENT_DISPOSITION)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("attachment"));
-    if !json || attachment {
-        return res;
-    }
-    let (mut parts, body) = res.into_parts();
-    let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
-        return ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "busy",
-            None,
-            tercio_i18n::t(lang, keys::WEB_ERR_BUSY, &[("error", "body")]),
-        )
-        .into_response();
-    };
-    let open = tercio_i18n::OPEN.to_string();
-    let has_marker = bytes.windows(open.len()).any(|w| w == open.as_bytes());
-    let localized = has_marker
-        .then(|| serde_json::from_slice::<Value>(&bytes).ok())
-        .flatten()
-        .map(|mut v| {
-            tercio_i18n::localize_json(lang, &mut v);
-            v.to_string()
-        });
-    let out = match localized {
-        Some(text) => {
-            parts.headers.remove(header::CONTENT_LENGTH);
-            axum::body::Body::from(text)
-        }
-        None => axum::body::Body::from(bytes),
-    };
-    Response::from_parts(parts, out)
-}
-
-pub async fn healthz() -> Json<Value> {
-    Json(json!({"ok": true}))
-}
-
-pub async fn rulesets() -> Json<Value> {
-    Json(Value::Array(
-        registry::all()
-            .iter()
-            .map(|r| json!({"id": r.id(), "alias": r.alias(), "name": r.name(), "available": r.available()}))
-            .collect(),
-    ))
-}
-
-pub async fn scenarios_list() -> Json<Value> {
-    Json(Value::Array(
-        scenarios::SHIPPED
-            .iter()
-            .filter_map(|s| scenario::parse(s.id, s.toml).ok().map(|sc| (s, sc)))
-            .map(|(s, sc)| json!({"id": s.id, "rule_set": sc.ruleset, "title": sc.title, "date": sc.date, "place": sc.place}))
-            .collect(),
-    ))
-}
-
-/// Make a game from a shipped scenario id or a scenario's TOML text, with its seats. The seed and
-/// the commitment's nonce come from the system's randomness unless a seed is given.
-pub fn new_game(
-    st: &AppState,
-    scenario_field: &str,
-    seed: Option<u64>,
-) -> Result<String, ApiError> {
-    let (shipped_id, name, text) = match scenarios::find(scenario_field) {
-        Some(s) => (Some(s.id), s.id.to_string(), s.toml.to_string()),
-        None if scenario_field.contains('=') || scenario_field.contains('\n') => {
-            (None, "scenario".to_string(), scenario_field.to_string())
-        }
-        None => {
-            let ids: Vec<&str> = scenarios::SHIPPED.iter().map(|s| s.id).collect();
-            return Err(ApiError::new(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "unknown-scenario",
-                Some("scenario"),
-                msg(
-                    keys::WEB_ERR_UNKNOWN_SCENARIO,
-                    &[("scenario", scenario_field), ("shipped", &ids.join(", "))],
-                ),
-            ));
-        }
-    };
-    let sc = scenario::parse(&name, &text).map_err(|d| {
-        let list: Vec<String> = d.iter().map(|x| x.to_string()).collect();
-        ApiError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "invalid-scenario",
-            Some("scenario"),
-            list.join("\n"),
-        )
-    })?;
-    let seed = match seed {
-        Some(s) => s,
-        None => getrandom::u64().map_err(no_randomness)?,
-    };
-    let mut game = Game::new(sc, seed)?;
-    let mut nonce = [0u8; 16];
-    getrandom::fill(&mut nonce).map_err(no_randomness)?;
-    game.nonce = nonce.iter().map(|b| format!("{b:02x}")).collect();
-    let id = st.store.create(&game, shipped_id)?;
-    // In a card game only a side may play its hand: its link acts from the start.
-    if tercio_rules::lookup(&game.ruleset).is_ok_and(|r| r.sides_act_by_default()) {
-        let mut s = st.store.meta(&id)?.map(|m| m.settings).unwrap_or_default();
-        s.side_rights = tercio_store::SideRights::OwnUnits;
-        st.store.set_settings(&id, &s)?;
-    }
-    Ok(id)
-}
-
-fn no_randomness(e: getrandom::Error) -> ApiError {
-    // Without the system's randomness neither the seed nor the links can be unpredictable.
-    ApiError::new(
-        StatusCode::SERVICE_UNAVAILABLE,
-        "no-randomness",
-        None,
-        msg(keys::WEB_ERR_NO_RANDOMNESS, &[("error", &e.to_string())]),
-    )
-}
-
-/// Run blocking work (SQLite, exact odds) off the async threads.
-pub async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
-) -> Result<T, ApiError> {
-    tokio::task::spawn_blocking(f).await.map_err(|e| {
-        ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "busy",
-            None,
-            msg(keys::WEB_ERR_BUSY, &[("error", &e.to_string())]),
-        )
-    })?
-}
-
-// ---- The host ----
-
-pub const HOST_COOKIE: &str = "tercio_host";
-
-/// Does the request carry the host key (cookie or bearer)? Compared in constant time.
-pub fn is_host(st: &AppState, headers: &HeaderMap) -> bool {
-    let Ok(key) = st.store.host_key() else {
-        return false;
-    };
-    let bearer = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "));
-    let from_cookie = cookie(headers, HOST_COOKIE);
-    let matches = |given: &str| same(given.trim().as_bytes(), key.as_bytes());
-    bearer.is_some_and(matches) || from_cookie.as_deref().is_some_and(matches)
-}
-
-pub fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|kv| kv.trim().split_once('='))
-        .find(|(k, _)| *k == name)
-        .map(|(_, v)| v.to_string())
-}
-
-fn same(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
-fn require_host(st: &AppState, headers: &HeaderMap) -> Result<(), ApiError> {
-    if is_host(st, headers) {
-        return Ok(());
-    }
-    Err(ApiError::new(
-        StatusCode::UNAUTHORIZED,
-        "host-key-required",
-        Some("authorization"),
-        msg(keys::WEB_ERR_HOST_KEY, &[]),
-    ))
-}
-
-/// The address links are made with: `--public-url`, else the one this request came to.
-pub fn base_url(st: &AppState, headers: &HeaderMap) -> String {
-    if let Some(u) = &st.public_url {
-        return u.clone();
-    }
-    let host = headers
-        .get(header::HOST)
-        .and_then(|v| v.to_str().ok())
-        .filter(|h| {
-            h.bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b".-:[]".contains(&b))
-        })
-        .unwrap_or("127.0.0.1:8080");
-    format!("http://{host}")
-}
-
-/// Each seat's link, for the game master and the host.
-pub fn links(
-    base: &str,
-    scenario: &scenario::Scenario,
-    seats: &[tercio_store::Seat],
-) -> Vec<Value> {
-    seats
-        .iter()
-        .map(|s| {
-            let (role, side, name) = match &s.role {
-                Role::GameMaster => ("game-master", None, msg(keys::WEB_SEATS_GAME_MASTER, &[])),
-                Role::Side(id) => (
-                    "side",
-                    Some(id.clone()),
-                    scenario.side(id).map_or(id.clone(), |x| x.name.clone()),
-                ),
-                Role::Spectator => ("spectator", None, msg(keys::WEB_SEATS_SPECTATORS, &[])),
-            };
-            json!({"role": role, "side": side, "name": name, "url": format!("{base}/s/{}", s.token)})
-        })
-        .collect()
-}
-
-pub async fn create_game(
-    State(st): State<Arc<AppState>>,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Result<Response, ApiError> {
-    let st2 = st.clone();
-    let h2 = headers.clone();
-    blocking(move || require_host(&st2, &h2)).await?;
-    let v = parse_body(&body)?;
-    let Some(scen) = v.get("scenario").and_then(Value::as_str) else {
-        return Err(ApiError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "missing-field",
-            Some("scenario"),
-            msg(keys::WEB_ERR_SCENARIO_REQUIRED, &[]),
-        ));
-    };
-    let seed = match v.get("seed") {
-        None | Some(Value::Null) => None,
-        Some(s) => Some(s.as_u64().ok_or_else(|| {
-            ApiError::new(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "bad-seed",
-                Some("seed"),
-                msg(keys::WEB_ERR_BAD_SEED, &[]),
-            )
-        })?),
-    };
-    if let Some(k) = v
-        .as_object()
-        .and_then(|o| o.keys().find(|k| *k != "scenario" && *k != "seed"))
-    {
-        return Err(ApiError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "unknown-field",
-            Some(k),
-            msg(
-                keys::WEB_ERR_ALLOWED_FIELDS,
-                &[("fields", "scenario, seed")],
-            ),
-        ));
-    }
-    let scen = scen.to_string();
-    let base = base_url(&st, &headers);
-    let st2 = st.clone();
-    let out = blocking(move || {
-        let id = new_game(&st2, &scen, seed)?;
-        host_game_json(&st2, &base, &id)
-    })
-    .await?;
-    Ok((StatusCode::CREATED, Json(out)).into_response())
-}
-
-/// A game as the host sees it: its links, never its seed. Read without its log.
-fn host_game_json(st: &AppState, base: &str, id: &str) -> Result<Value, ApiError> {
-    let g = st.store.live(id)?.ok_or_else(ApiError::no_game)?;
-    Ok(json!({
-        "id": id,
-        "rule_set": g.head.ruleset,
-        "title": g.head.scenario.title,
-        "events": g.head.seq,
-        "settings": g.meta.settings,
-        "dice": {"commitment": g.head.commitment()},
-        "links": links(base, &g.head.scenario, &g.seats),
-    }))
-}
-
-pub async fn list_games(
-    State(st): State<Arc<AppState>>,
-    headers: HeaderMap,
-) -> Result<Json<Value>, ApiError> {
-    let base = base_url(&st, &headers);
-    blocking(move || {
-        require_host(&st, &headers)?;
-        let mut out = Vec::new();
-        for g in st.store.list(false)? {
-            let mut v = serde_json::to_value(&g).unwrap_or(Value::Null);
-            if let Some(gm) = st.store.seats(&g.id)?.into_iter().next() {
-                v["game_master"] = json!(format!("{base}/s/{}", gm.token));
-            }
-            out.push(v);
-        }
-        Ok(Json(Value::Array(out)))
-    })
-    .await
-}
-
-pub async fn get_game(
-    State(st): State<Arc<AppState>>,
-    headers: HeaderMap,
-    Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
-    let base = base_url(&st, &headers);
-    blocking(move || {
-        require_host(&st, &headers)?;
-        host_game_json(&st, &base, &id).map(Json)
-    })
-    .await
-}
-
-// ---- A seat ----
+use super::*;
 
 /// Open a seat, its game shared with other readers.
 async fn open_seat(st: &Arc<AppState>, token: String) -> Result<SeatCtx, ApiError> {
@@ -550,7 +39,7 @@ async fn locked<T: Send + 'static>(
 
 /// Make an appended entry durable and the live game's revision the store's. Anything but
 /// success leaves the live game to be read again from the store.
-fn commit(st: &AppState, ctx: &mut SeatCtx, a: &Appended) -> Result<(), ApiError> {
+pub(super) fn commit(st: &AppState, ctx: &mut SeatCtx, a: &Appended) -> Result<(), ApiError> {
     let id = ctx.seat.game_id.clone();
     let g = ctx.game_mut()?;
     let out = tercio_store::Row::of(a, &g.head).and_then(|row| st.store.append(&id, row));
@@ -643,7 +132,7 @@ pub async fn seat_log(
 
 /// `If-Match: "N"`: the number of log entries the client's view was drawn from. When the game
 /// has moved on, nothing is recorded and the client is told its view was stale.
-fn expected_seq(headers: &HeaderMap) -> Result<Option<u64>, ApiError> {
+pub(super) fn expected_seq(headers: &HeaderMap) -> Result<Option<u64>, ApiError> {
     let Some(v) = headers.get(header::IF_MATCH) else {
         return Ok(None);
     };
@@ -665,7 +154,7 @@ fn expected_seq(headers: &HeaderMap) -> Result<Option<u64>, ApiError> {
         })
 }
 
-fn check_fresh(ctx: &SeatCtx, expect: Option<u64>) -> Result<(), ApiError> {
+pub(super) fn check_fresh(ctx: &SeatCtx, expect: Option<u64>) -> Result<(), ApiError> {
     match expect {
         Some(n) if n != ctx.seq() => Err(ApiError::new(
             StatusCode::PRECONDITION_FAILED,
@@ -682,7 +171,7 @@ fn check_fresh(ctx: &SeatCtx, expect: Option<u64>) -> Result<(), ApiError> {
 
 /// The parts of the seat's view an entry changed: from its view before (`view_before`), or,
 /// when the seat sees the whole state, from the state before the entry (`before`).
-fn changed(ctx: &SeatCtx, view_before: Option<Value>, before: Option<&Value>) -> Value {
+pub(super) fn changed(ctx: &SeatCtx, view_before: Option<Value>, before: Option<&Value>) -> Value {
     match (view_before.as_ref().or(before), ctx.sees_whole_state()) {
         (Some(b), true) => tercio_rules::effects::diff(b, &ctx.game.state),
         (Some(b), false) => tercio_rules::effects::diff(b, &ctx.state()),
@@ -693,7 +182,7 @@ fn changed(ctx: &SeatCtx, view_before: Option<Value>, before: Option<&Value>) ->
 /// Resolve and record an action (`faces`: thrown at the table), signed by the seat, durably
 /// stored before the answer. The answer carries the new entry as the seat sees it (with its
 /// dice) and the parts of the seat's view of the state that changed, never the whole state.
-fn record(
+pub(super) fn record(
     st: &AppState,
     mut ctx: SeatCtx,
     action: Value,
@@ -752,7 +241,7 @@ pub async fn act(
 }
 
 /// `{"action": {...}, "faces": [..]}` for faces thrown at the table.
-fn action_and_faces(v: &Value) -> Result<(Value, Vec<u8>), ApiError> {
+pub(super) fn action_and_faces(v: &Value) -> Result<(Value, Vec<u8>), ApiError> {
     let bad = |field: &str, m: String| {
         ApiError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
@@ -791,7 +280,7 @@ fn action_and_faces(v: &Value) -> Result<(Value, Vec<u8>), ApiError> {
     Ok((action, faces))
 }
 
-fn require_physical(ctx: &SeatCtx) -> Result<(), ApiError> {
+pub(super) fn require_physical(ctx: &SeatCtx) -> Result<(), ApiError> {
     if ctx.game.meta.settings.physical_dice {
         return Ok(());
     }
@@ -846,7 +335,7 @@ pub async fn dice_needed(
 
 /// The most outcomes whose exact odds are computed for a page: enumerating more (simultaneous
 /// fires multiply theirs) would keep a request busy for long; such an action's odds are refused.
-const ODDS_BUDGET: usize = 5_000;
+pub(super) const ODDS_BUDGET: usize = 5_000;
 
 pub async fn odds_for(
     State(st): State<Arc<AppState>>,
@@ -888,7 +377,7 @@ pub async fn odds_for(
     .await
 }
 
-fn require_gm(ctx: &SeatCtx) -> Result<(), ApiError> {
+pub(super) fn require_gm(ctx: &SeatCtx) -> Result<(), ApiError> {
     if ctx.is_gm() {
         return Ok(());
     }

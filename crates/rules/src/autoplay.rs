@@ -1,10 +1,13 @@
+//! The automatic player of the app-driven rule sets (A Bloody Dismal Fight, El Gran Capitán).
+//! It plays through [`Game`], so it sits above the game layer, not inside a rule set.
+//!
 //! Plays a game by itself, choosing among legal actions with a stream of choices: for tests
 //! (random games must always replay exactly; no seat may see what it must not) and for rules
 //! designers who want to watch their tables play out.
 
 use serde_json::{json, Value};
 
-use super::model::{GameState, Phase};
+use crate::app_driven::model::{GameState, Phase};
 use crate::game::{Game, GameError};
 
 fn state(g: &Game) -> Result<GameState, GameError> {
@@ -46,7 +49,7 @@ pub fn play(g: &mut Game, choices: &[u8], steps: usize) -> Result<(), GameError>
             Phase::EndOfTurn => {
                 // Ferocious Swiss Charges first; a Swiss unit whose charge is refused has no target.
                 let mut no_target: Vec<String> = Vec::new();
-                let swiss: Vec<String> = super::game::swiss_to_charge(&st)
+                let swiss: Vec<String> = crate::app_driven::game::swiss_to_charge(&st)
                     .iter()
                     .map(|u| u.id.clone())
                     .collect();
@@ -99,7 +102,9 @@ pub fn play(g: &mut Game, choices: &[u8], steps: usize) -> Result<(), GameError>
                     let mine: Vec<_> = st
                         .units
                         .values()
-                        .filter(|u| !u.destroyed && !u.acted && super::game::commands(&st, l, u))
+                        .filter(|u| {
+                            !u.destroyed && !u.acted && crate::app_driven::game::commands(&st, l, u)
+                        })
                         .collect();
                     if mine.is_empty() {
                         break;

@@ -1,0 +1,898 @@
+//! The embedded SQLite store: group commits on one writer, reads on their own WAL connections.
+
+use super::*;
+
+/// The embedded SQLite store. Writes go through one connection in **group commits**: a caller
+/// queues its write and either becomes the leader, which commits every queued write in one
+/// transaction (each in its own savepoint, so one refused write spoils no other), or finds its
+/// write committed by the leader before it. Each caller returns only after its own commit, with
+/// `synchronous = FULL`. Reads use their own WAL connections and never wait for a commit.
+pub struct SqliteStore {
+    writer: Mutex<Connection>,
+    queue: Mutex<Vec<Job>>,
+    /// Read connections (a file database); `None` in memory, where reads share the writer's.
+    readers: Option<Readers>,
+}
+
+pub(super) type Done = Box<dyn Any + Send>;
+pub(super) type JobFn = Box<dyn FnOnce(&Connection) -> Result<Done, StoreError> + Send>;
+
+pub(super) struct Job {
+    run: JobFn,
+    done: mpsc::Sender<Result<Done, StoreError>>,
+}
+
+pub(super) struct Readers {
+    path: PathBuf,
+    /// Idle connections, and how many are open in all.
+    pool: Mutex<(Vec<Connection>, usize)>,
+    freed: Condvar,
+}
+
+/// How many read connections are open at most. Every one is kept and reused (opening one costs
+/// a parse of the schema and of every statement); a reader beyond them waits for one, which on
+/// a machine of a few cores costs less than more connections would.
+pub(super) const READERS: usize = 16;
+
+/// How many prepared statements each connection keeps: more than the store has.
+pub(super) const STATEMENTS_KEPT: usize = 64;
+
+impl Readers {
+    fn new(path: &Path) -> Readers {
+        Readers {
+            path: path.to_path_buf(),
+            pool: Mutex::new((Vec::new(), 0)),
+            freed: Condvar::new(),
+        }
+    }
+
+    fn take(&self) -> Result<Connection, StoreError> {
+        let mut pool = lock(&self.pool);
+        loop {
+            if let Some(c) = pool.0.pop() {
+                return Ok(c);
+            }
+            if pool.1 < READERS {
+                pool.1 += 1;
+                break;
+            }
+            pool = self.freed.wait(pool).unwrap_or_else(|e| e.into_inner());
+        }
+        drop(pool);
+        let opened = Self::open(&self.path);
+        if opened.is_err() {
+            lock(&self.pool).1 -= 1;
+            self.freed.notify_one();
+        }
+        opened
+    }
+
+    fn open(path: &Path) -> Result<Connection, StoreError> {
+        let c = Connection::open(path)?;
+        c.busy_timeout(std::time::Duration::from_secs(5))?;
+        c.pragma_update(None, "query_only", "ON")?;
+        // A small page cache each: the hot pages are shared through the OS's cache.
+        c.pragma_update(None, "cache_size", -1024)?;
+        c.set_prepared_statement_cache_capacity(STATEMENTS_KEPT);
+        Ok(c)
+    }
+
+    fn give(&self, c: Connection) {
+        lock(&self.pool).0.push(c);
+        self.freed.notify_one();
+    }
+}
+
+/// A read connection lent out, given back however the reader ends.
+pub(super) struct Lent<'a> {
+    readers: &'a Readers,
+    conn: Option<Connection>,
+}
+
+impl Drop for Lent<'_> {
+    fn drop(&mut self) {
+        if let Some(c) = self.conn.take() {
+            self.readers.give(c);
+        }
+    }
+}
+
+pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+pub(super) fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+pub(super) fn new_id() -> String {
+    let n = getrandom::u64().unwrap_or_else(|_| now() as u64 ^ 0x9e37_79b9_7f4a_7c15);
+    format!("{n:016x}")
+}
+
+/// 128 random bits, hex: a seat's token or the host key. Without the system's entropy there is
+/// no unguessable token, so this fails rather than fall back on anything predictable.
+pub(super) fn new_token() -> Result<String, StoreError> {
+    let mut b = [0u8; 16];
+    getrandom::fill(&mut b).map_err(|e| StoreError::Db(format!("no system randomness: {e}")))?;
+    Ok(b.iter().map(|x| format!("{x:02x}")).collect())
+}
+
+/// The turn a state is in, for the games list (0 when it has none).
+pub(super) fn turn_of(state: &Value) -> u64 {
+    state["turn"].as_u64().unwrap_or(0)
+}
+
+/// Whether the rules say the battle is over, for the games list.
+pub(super) fn over_of(state: &Value) -> bool {
+    state["phase"] == "over"
+}
+
+pub(super) fn json_text<T: Serialize>(v: &T) -> Result<String, StoreError> {
+    serde_json::to_string(v).map_err(|x| StoreError::Corrupt(x.to_string()))
+}
+
+pub(super) fn role_text(r: &Role) -> String {
+    match r {
+        Role::GameMaster => "game-master".into(),
+        Role::Side(s) => format!("side:{s}"),
+        Role::Spectator => "spectator".into(),
+    }
+}
+
+pub(super) fn role_of(t: &str) -> Role {
+    match t.strip_prefix("side:") {
+        Some(s) => Role::Side(s.to_string()),
+        None if t == "game-master" => Role::GameMaster,
+        None => Role::Spectator,
+    }
+}
+
+pub(super) fn insert_seat(
+    tx: &Connection,
+    game_id: &str,
+    role: &Role,
+    ord: i64,
+) -> Result<Seat, StoreError> {
+    let token = new_token()?;
+    tx.execute(
+        "INSERT INTO seats (token, game_id, role, ord, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![token, game_id, role_text(role), ord, now()],
+    )?;
+    Ok(Seat {
+        token,
+        game_id: game_id.to_string(),
+        role: role.clone(),
+    })
+}
+
+/// A write to a game besides its log: its revision moves on (so cached copies are read again)
+/// and, when `touched`, its time in the games list.
+pub(super) fn bump(tx: &Connection, game_id: &str, touched: bool) -> Result<(), StoreError> {
+    if touched {
+        tx.prepare_cached("UPDATE heads SET rev = rev + 1, updated_at = ?2 WHERE game_id = ?1")?
+            .execute(params![game_id, now()])?;
+    } else {
+        tx.prepare_cached("UPDATE heads SET rev = rev + 1 WHERE game_id = ?1")?
+            .execute(params![game_id])?;
+    }
+    Ok(())
+}
+
+pub(super) fn is_conflict(e: &rusqlite::Error) -> bool {
+    matches!(
+        e,
+        rusqlite::Error::SqliteFailure(f, _)
+            if f.code == rusqlite::ErrorCode::ConstraintViolation
+    )
+}
+
+impl SqliteStore {
+    pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| StoreError::Db(format!("{}: {e}", dir.display())))?;
+        }
+        let mut store = Self::init(Connection::open(path)?)?;
+        store.readers = Some(Readers::new(path));
+        Ok(store)
+    }
+
+    pub fn in_memory() -> Result<SqliteStore, StoreError> {
+        Self::init(Connection::open_in_memory()?)
+    }
+
+    fn init(conn: Connection) -> Result<SqliteStore, StoreError> {
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "FULL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        conn.set_prepared_statement_cache_capacity(STATEMENTS_KEPT);
+        let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+        let mut conn = conn;
+        for (i, m) in MIGRATIONS
+            .iter()
+            .enumerate()
+            .skip(usize::try_from(version).unwrap_or(0))
+        {
+            let tx = conn.transaction()?;
+            tx.execute_batch(m)?;
+            fixup(&tx, i + 1)?;
+            tx.pragma_update(None, "user_version", i as i64 + 1)?;
+            tx.commit()?;
+        }
+        Ok(SqliteStore {
+            writer: Mutex::new(conn),
+            queue: Mutex::new(Vec::new()),
+            readers: None,
+        })
+    }
+
+    /// Run `f` on a read connection.
+    fn read<T>(
+        &self,
+        f: impl FnOnce(&Connection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        match &self.readers {
+            None => f(&lock(&self.writer)),
+            Some(r) => {
+                let lent = Lent {
+                    readers: r,
+                    conn: Some(r.take()?),
+                };
+                match &lent.conn {
+                    Some(c) => f(c),
+                    None => Err(StoreError::Db("no read connection".into())),
+                }
+            }
+        }
+    }
+
+    /// Run `f` in the next group commit; returns once that commit is durable.
+    fn write<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        let (tx, rx) = mpsc::channel();
+        lock(&self.queue).push(Job {
+            run: Box::new(move |t| f(t).map(|v| Box::new(v) as Done)),
+            done: tx,
+        });
+        let done = loop {
+            if let Ok(r) = rx.try_recv() {
+                break r;
+            }
+            let mut conn = lock(&self.writer);
+            // A leader that held the connection before us may have committed our write.
+            if let Ok(r) = rx.try_recv() {
+                break r;
+            }
+            let jobs = std::mem::take(&mut *lock(&self.queue));
+            commit_group(&mut conn, jobs);
+        };
+        done.and_then(|b| {
+            b.downcast::<T>()
+                .map(|b| *b)
+                .map_err(|_| StoreError::Db("write answered with the wrong type".into()))
+        })
+    }
+}
+
+/// Commit `jobs` in one transaction, each in a savepoint, and answer each: its own error, the
+/// commit's, or its value once committed.
+pub(super) fn commit_group(conn: &mut Connection, jobs: Vec<Job>) {
+    if jobs.is_empty() {
+        return;
+    }
+    // The transaction's statements are prepared once and kept, like every other.
+    let sql = |q: &str| {
+        conn.prepare_cached(q)
+            .and_then(|mut s| s.execute([]))
+            .map(|_| ())
+    };
+    if let Err(e) = sql("BEGIN IMMEDIATE") {
+        for j in jobs {
+            let _ = j.done.send(Err(StoreError::Db(e.to_string())));
+        }
+        return;
+    }
+    let mut answers = Vec::with_capacity(jobs.len());
+    for j in jobs {
+        let out = sql("SAVEPOINT job")
+            .map_err(StoreError::from)
+            .and_then(|()| (j.run)(conn));
+        let closed = match &out {
+            Ok(_) => sql("RELEASE job"),
+            Err(_) => sql("ROLLBACK TO job").and_then(|()| sql("RELEASE job")),
+        };
+        let out = match closed {
+            Ok(()) => out,
+            Err(e) => Err(e.into()),
+        };
+        answers.push((j.done, out));
+    }
+    match sql("COMMIT") {
+        Ok(()) => {
+            for (done, out) in answers {
+                let _ = done.send(out);
+            }
+        }
+        Err(e) => {
+            // Nothing of the group is kept.
+            let _ = conn.execute_batch("ROLLBACK");
+            for (done, out) in answers {
+                let _ = done.send(out.and(Err(StoreError::Db(e.to_string()))));
+            }
+        }
+    }
+}
+
+pub(super) fn load_game(conn: &Connection, id: &str) -> Result<Option<Game>, StoreError> {
+    let row: Option<(String, String, i64, String)> = conn
+        .query_row(
+            "SELECT rule_set, scenario, seed, nonce FROM games WHERE id = ?1",
+            params![id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .optional()?;
+    let Some((rule_set, scenario, seed, nonce)) = row else {
+        return Ok(None);
+    };
+    let scenario = stored_scenario(id, &scenario)?;
+    let entries = query_entries(conn, id, 0, u64::MAX)?;
+    let mut game = Game {
+        format: FORMAT.to_string(),
+        ruleset: rule_set,
+        seed: seed as u64,
+        nonce,
+        scenario,
+        log: EventLog::from_entries(entries)
+            .map_err(|e| StoreError::Corrupt(format!("game {id}: log.{e}")))?,
+        state: Value::Null,
+    };
+    game.state = game
+        .refold()
+        .map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    Ok(Some(game))
+}
+
+/// A stored game's scenario (its JSON column), accepted as recorded: the game was played with it,
+/// so a check it fails (one added since it was stored) does not stop the game loading; it is in
+/// [`Scenario::warnings`], named as `game ID: scenario` with the line and column in that JSON.
+pub(super) fn stored_scenario(id: &str, json: &str) -> Result<Scenario, StoreError> {
+    let file = format!("game {id}: scenario");
+    let raw: ScenarioFile = serde_json::from_str(json)
+        .map_err(|e| StoreError::Corrupt(format!("{file}:{}:{}: {e}", e.line(), e.column())))?;
+    Ok(Scenario::recorded(
+        raw,
+        &Source {
+            file: &file,
+            text: json,
+            path: "",
+        },
+    ))
+}
+
+/// The nearest checkpoint before `target` and the effects of the live events between it and
+/// `target`.
+pub(super) fn fold_base_of(
+    c: &Connection,
+    id: &str,
+    target: u64,
+    latest: u64,
+) -> Result<FoldBase, StoreError> {
+    // The latest checkpoint is the one, unless the voided event is folded into it; then the
+    // one before (read by listing them: rare, an undo reaching back past a checkpoint).
+    let at = if latest < target {
+        latest
+    } else {
+        let mut stmt =
+            c.prepare_cached("SELECT seq FROM checkpoints WHERE game_id = ?1 AND seq < ?2")?;
+        let rows = stmt.query_map(params![id, as_sql(target)], |r| r.get::<_, i64>(0))?;
+        rows.collect::<Result<Vec<_>, _>>()?
+            .into_iter()
+            .max()
+            .map_or(0, |s| s as u64)
+    };
+    let cp: Option<String> = if at == 0 {
+        None
+    } else {
+        c.prepare_cached("SELECT state FROM checkpoints WHERE game_id = ?1 AND seq = ?2")?
+            .query_row(params![id, as_sql(at)], |r| r.get(0))
+            .optional()?
+    };
+    let from = if cp.is_some() { at } else { 0 };
+    let mut stmt = c.prepare_cached(
+        "SELECT seq, json_extract(entry, '$.event.effects') FROM log_entries
+         WHERE game_id = ?1 AND seq > ?2 AND seq < ?3 AND voids IS NULL
+         AND seq NOT IN (SELECT voids FROM log_entries WHERE game_id = ?1 AND voids > ?2)",
+    )?;
+    let rows = stmt.query_map(params![id, as_sql(from), as_sql(target)], |r| {
+        Ok((r.get::<_, i64>(0)?, r.get::<_, Option<String>>(1)?))
+    })?;
+    let mut rows = rows.collect::<Result<Vec<_>, _>>()?;
+    rows.sort_unstable_by_key(|(s, _)| *s);
+    let effects = rows
+        .into_iter()
+        .map(|(_, t)| {
+            let t = t.unwrap_or_else(|| "null".into());
+            serde_json::from_str::<Value>(&t).map_err(|e| StoreError::Corrupt(e.to_string()))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let checkpoint = match cp {
+        Some(text) => Some((
+            from,
+            serde_json::from_str(&text).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+        )),
+        None => None,
+    };
+    Ok(FoldBase {
+        checkpoint,
+        effects,
+    })
+}
+
+/// The state at the end of a game's log: its latest checkpoint with the live events after it
+/// folded in (fewer than [`tercio_rules::game::CHECKPOINT_EVERY`]), or the scenario's initial
+/// state with all of them when it has no checkpoint yet.
+pub(super) fn fold_state(conn: &Connection, id: &str, head: &Head) -> Result<Value, StoreError> {
+    let engine = head
+        .engine()
+        .map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let base = fold_base_of(conn, id, head.seq + 1, head.checkpoint)?;
+    let mut state = match base.checkpoint {
+        Some((_, s)) => s,
+        None => engine.initial_state().map_err(StoreError::Corrupt)?,
+    };
+    for e in &base.effects {
+        engine.apply(&mut state, e).map_err(StoreError::Corrupt)?;
+    }
+    Ok(state)
+}
+
+/// The entries of game `id` with `after < seq <= upto`, in order. (No `ORDER BY` in the
+/// statement: with one, SQLite re-prepares it at every run; the rows are sorted here.)
+pub(super) fn query_entries(
+    conn: &Connection,
+    id: &str,
+    after: u64,
+    upto: u64,
+) -> Result<Vec<LogEntry<GameEvent>>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT seq, entry FROM log_entries WHERE game_id = ?1 AND seq > ?2 AND seq <= ?3",
+    )?;
+    let rows = stmt.query_map(params![id, as_sql(after), as_sql(upto)], |r| {
+        Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
+    })?;
+    let mut rows = rows.collect::<Result<Vec<_>, _>>()?;
+    rows.sort_unstable_by_key(|(s, _)| *s);
+    rows.into_iter()
+        .map(|(_, t)| {
+            serde_json::from_str::<LogEntry<GameEvent>>(&t)
+                .map_err(|e| StoreError::Corrupt(e.to_string()))
+        })
+        .collect()
+}
+
+/// A sequence number as SQLite's integer.
+pub(super) fn as_sql(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+pub(super) fn seats_of(conn: &Connection, game_id: &str) -> Result<Vec<Seat>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT token, role FROM seats WHERE game_id = ?1 AND revoked_at IS NULL ORDER BY ord",
+    )?;
+    let rows = stmt.query_map(params![game_id], |r| {
+        Ok(Seat {
+            token: r.get(0)?,
+            game_id: game_id.to_string(),
+            role: role_of(&r.get::<_, String>(1)?),
+        })
+    })?;
+    Ok(rows.collect::<Result<Vec<_>, _>>()?)
+}
+
+pub(super) fn meta_of(settings: &str, concluded: Option<i64>) -> Result<Meta, StoreError> {
+    Ok(Meta {
+        settings: serde_json::from_str(settings)
+            .map_err(|e| StoreError::Corrupt(format!("settings: {e}")))?,
+        concluded: concluded.is_some(),
+    })
+}
+
+/// Write the entries of `game` after `from_seq`, with their chain hashes, and its head.
+pub(super) fn write_game(
+    tx: &Connection,
+    id: &str,
+    game: &Game,
+    from_seq: u64,
+) -> Result<(), StoreError> {
+    let mut h = chain_start();
+    let mut stmt = tx.prepare_cached(
+        "INSERT INTO log_entries (game_id, seq, entry, voids, hash) VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?;
+    for e in game.log.entries() {
+        let text = entry_text(e);
+        h = chain_next(&h, &text);
+        if e.seq() <= from_seq {
+            continue;
+        }
+        let voids = match e {
+            LogEntry::Void { voids, .. } => Some(*voids as i64),
+            LogEntry::Event { .. } => None,
+        };
+        stmt.execute(params![id, e.seq() as i64, text, voids, h])
+            .map_err(|x| {
+                if is_conflict(&x) {
+                    StoreError::Conflict(format!("entry {} of game {id} exists", e.seq()))
+                } else {
+                    x.into()
+                }
+            })?;
+    }
+    let n = tx.execute(
+        "UPDATE heads SET turn = ?2, over = ?7, seq = ?3, stream_pos = ?4, chain = ?5, rev = rev + 1, updated_at = ?6 WHERE game_id = ?1",
+        params![
+            id,
+            turn_of(&game.state) as i64,
+            game.log.entries().len() as i64,
+            game.stream_pos() as i64,
+            h,
+            now(),
+            over_of(&game.state)
+        ],
+    )?;
+    if n != 1 {
+        return Err(StoreError::Db(format!("no game {id}")));
+    }
+    tx.execute("DELETE FROM checkpoints WHERE game_id = ?1", params![id])?;
+    for (seq, state) in game
+        .checkpoints()
+        .map_err(|e| StoreError::Corrupt(e.to_string()))?
+    {
+        tx.execute(
+            "INSERT INTO checkpoints (game_id, seq, state) VALUES (?1, ?2, ?3)",
+            params![id, seq as i64, json_text(&state)?],
+        )?;
+    }
+    Ok(())
+}
+
+impl Store for SqliteStore {
+    fn create(&self, game: &Game, scenario_id: Option<&str>) -> Result<String, StoreError> {
+        let game = game.clone();
+        let scenario_id = scenario_id.map(str::to_string);
+        self.write(move |tx| {
+            let id = new_id();
+            let t = now();
+            tx.execute(
+                "INSERT INTO games (id, title, rule_set, scenario_id, scenario, seed, nonce, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                params![id, game.scenario.title, game.ruleset, scenario_id, json_text(&game.scenario)?, game.seed as i64, game.nonce, t],
+            )?;
+            tx.execute(
+                "INSERT INTO heads (game_id, updated_at) VALUES (?1, ?2)",
+                params![id, t],
+            )?;
+            write_game(tx, &id, &game, 0)?;
+            let mut roles = vec![Role::GameMaster];
+            roles.extend(game.scenario.sides.iter().map(|s| Role::Side(s.id.clone())));
+            roles.push(Role::Spectator);
+            for (i, r) in roles.iter().enumerate() {
+                insert_seat(tx, &id, r, i as i64)?;
+            }
+            Ok(id)
+        })
+    }
+
+    fn load(&self, id: &str) -> Result<Option<Game>, StoreError> {
+        self.read(|c| load_game(c, id))
+    }
+
+    fn save(&self, id: &str, game: &Game) -> Result<(), StoreError> {
+        let (id, game) = (id.to_string(), game.clone());
+        self.write(move |tx| {
+            let stored: i64 = tx.query_row(
+                "SELECT COALESCE(MAX(seq), 0) FROM log_entries WHERE game_id = ?1",
+                params![id],
+                |r| r.get(0),
+            )?;
+            write_game(tx, &id, &game, stored as u64)
+        })
+    }
+
+    fn live(&self, id: &str) -> Result<Option<Live>, StoreError> {
+        self.read(|c| {
+            type GameRow = (String, String, i64, String, i64, i64, String, i64, String, Option<i64>);
+            let row: Option<GameRow> = c
+                .prepare_cached(
+                    "SELECT g.rule_set, g.scenario, g.seed, g.nonce, h.seq, h.stream_pos, h.chain, h.rev, g.settings, g.concluded_at
+                     FROM games g JOIN heads h ON h.game_id = g.id WHERE g.id = ?1",
+                )?
+                .query_row(params![id], |r| {
+                    Ok((
+                        r.get(0)?,
+                        r.get(1)?,
+                        r.get(2)?,
+                        r.get(3)?,
+                        r.get(4)?,
+                        r.get(5)?,
+                        r.get(6)?,
+                        r.get(7)?,
+                        r.get(8)?,
+                        r.get(9)?,
+                    ))
+                })
+                .optional()?;
+            let Some((ruleset, scenario, seed, nonce, seq, pos, chain, rev, settings, concluded)) =
+                row
+            else {
+                return Ok(None);
+            };
+            let live: Vec<u64> = {
+                let mut stmt = c.prepare_cached(
+                    "SELECT seq FROM log_entries WHERE game_id = ?1 AND voids IS NULL
+                     AND seq NOT IN (SELECT voids FROM log_entries WHERE game_id = ?1 AND voids IS NOT NULL)",
+                )?;
+                let rows = stmt.query_map(params![id], |r| r.get::<_, i64>(0))?;
+                let mut live = rows
+                    .map(|s| s.map(|s| s as u64))
+                    .collect::<Result<Vec<_>, _>>()?;
+                live.sort_unstable();
+                live
+            };
+            let mut head = Head {
+                ruleset,
+                seed: seed as u64,
+                nonce,
+                scenario: stored_scenario(id, &scenario)?,
+                state: Value::Null,
+                seq: seq as u64,
+                stream_pos: pos as u64,
+                chain,
+                live,
+                checkpoint: c
+                    .prepare_cached("SELECT COALESCE(MAX(seq), 0) FROM checkpoints WHERE game_id = ?1")?
+                    .query_row(params![id], |r| r.get::<_, i64>(0))? as u64,
+            };
+            head.state = fold_state(c, id, &head)?;
+            Ok(Some(Live {
+                head,
+                meta: meta_of(&settings, concluded)?,
+                seats: seats_of(c, id)?,
+                rev: rev as u64,
+            }))
+        })
+    }
+
+    fn append(&self, id: &str, row: Row) -> Result<u64, StoreError> {
+        let id = id.to_string();
+        self.write(move |tx| {
+            let conflict = || {
+                StoreError::Conflict(format!(
+                    "game {id} has moved on: entry {} is taken",
+                    row.seq
+                ))
+            };
+            tx.prepare_cached(
+                "INSERT INTO log_entries (game_id, seq, entry, voids, hash) VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?
+            .execute(params![id, row.seq as i64, row.entry, row.voids.map(|v| v as i64), row.chain])
+            .map_err(|e| if is_conflict(&e) { conflict() } else { e.into() })?;
+            let n = tx
+                .prepare_cached(
+                    "UPDATE heads SET turn = ?3, over = ?7, seq = ?2, stream_pos = ?4, chain = ?5, rev = rev + 1, updated_at = ?6
+                     WHERE game_id = ?1 AND seq = ?2 - 1",
+                )?
+                .execute(params![id, row.seq as i64, row.turn as i64, row.stream_pos as i64, row.chain, now(), row.over])?;
+            if n != 1 {
+                return Err(conflict());
+            }
+            if let Some(v) = row.voids {
+                tx.prepare_cached("DELETE FROM checkpoints WHERE game_id = ?1 AND seq >= ?2")?
+                    .execute(params![id, v as i64])?;
+            }
+            if let Some(state) = &row.state {
+                tx.prepare_cached(
+                    "INSERT OR REPLACE INTO checkpoints (game_id, seq, state) VALUES (?1, ?2, ?3)",
+                )?
+                .execute(params![id, row.seq as i64, state])?;
+            }
+            let rev: i64 = tx
+                .prepare_cached("SELECT rev FROM heads WHERE game_id = ?1")?
+                .query_row(params![id], |r| r.get(0))?;
+            Ok(rev as u64)
+        })
+    }
+
+    fn entries(
+        &self,
+        id: &str,
+        after: u64,
+        limit: u64,
+    ) -> Result<Vec<LogEntry<GameEvent>>, StoreError> {
+        self.read(|c| query_entries(c, id, after, after.saturating_add(limit)))
+    }
+
+    fn last_entries(&self, id: &str, n: u64) -> Result<Vec<LogEntry<GameEvent>>, StoreError> {
+        self.read(|c| {
+            let seq: Option<i64> = c
+                .prepare_cached("SELECT seq FROM heads WHERE game_id = ?1")?
+                .query_row(params![id], |r| r.get(0))
+                .optional()?;
+            let seq = seq.map_or(0, |s| s.max(0) as u64);
+            query_entries(c, id, seq.saturating_sub(n), seq)
+        })
+    }
+
+    fn fold_base(&self, id: &str, target: u64, latest: u64) -> Result<FoldBase, StoreError> {
+        self.read(|c| fold_base_of(c, id, target, latest))
+    }
+
+    fn list(&self, archived: bool) -> Result<Vec<GameSummary>, StoreError> {
+        self.read(|conn| {
+            let mut stmt = conn.prepare(
+                "SELECT g.id, g.title, g.rule_set, g.scenario_id, h.turn, h.over,
+                        g.created_at, h.updated_at, g.archived, h.seq, g.concluded_at IS NOT NULL
+                 FROM games g JOIN heads h ON h.game_id = g.id WHERE g.archived = ?1 ORDER BY h.updated_at DESC, g.id",
+            )?;
+            let rows = stmt.query_map(params![archived as i64], |r| {
+                let turn: i64 = r.get(4)?;
+                let over: bool = r.get(5)?;
+                Ok(GameSummary {
+                    id: r.get(0)?,
+                    title: r.get(1)?,
+                    rule_set: r.get(2)?,
+                    scenario: r.get(3)?,
+                    turn: turn.max(0) as u64,
+                    over: over || r.get::<_, bool>(10)?,
+                    created_at: r.get(6)?,
+                    updated_at: r.get(7)?,
+                    archived: r.get::<_, i64>(8)? != 0,
+                    events: r.get::<_, i64>(9)? as u64,
+                })
+            })?;
+            Ok(rows.collect::<Result<Vec<_>, _>>()?)
+        })
+    }
+
+    fn set_archived(&self, id: &str, archived: bool) -> Result<bool, StoreError> {
+        let id = id.to_string();
+        self.write(move |tx| {
+            let n = tx.execute(
+                "UPDATE games SET archived = ?2 WHERE id = ?1",
+                params![id, archived as i64],
+            )?;
+            bump(tx, &id, false)?;
+            Ok(n == 1)
+        })
+    }
+
+    fn delete(&self, id: &str) -> Result<bool, StoreError> {
+        let id = id.to_string();
+        self.write(move |tx| {
+            let n = tx.execute("DELETE FROM games WHERE id = ?1", params![id])?;
+            Ok(n == 1)
+        })
+    }
+
+    fn seat(&self, token: &str) -> Result<Option<Seat>, StoreError> {
+        Ok(self.seat_at(token)?.map(|(s, _)| s))
+    }
+
+    fn seat_at(&self, token: &str) -> Result<Option<(Seat, u64)>, StoreError> {
+        // Two lookups by key: as one join, SQLite re-prepares the statement at every run.
+        self.read(|c| {
+            let seat = c
+                .prepare_cached(
+                    "SELECT game_id, role FROM seats WHERE token = ?1 AND revoked_at IS NULL",
+                )?
+                .query_row(params![token], |r| {
+                    Ok(Seat {
+                        token: token.to_string(),
+                        game_id: r.get(0)?,
+                        role: role_of(&r.get::<_, String>(1)?),
+                    })
+                })
+                .optional()?;
+            let Some(seat) = seat else {
+                return Ok(None);
+            };
+            let rev: Option<i64> = c
+                .prepare_cached("SELECT rev FROM heads WHERE game_id = ?1")?
+                .query_row(params![seat.game_id], |r| r.get(0))
+                .optional()?;
+            Ok(rev.map(|rev| (seat, rev as u64)))
+        })
+    }
+
+    fn seats(&self, game_id: &str) -> Result<Vec<Seat>, StoreError> {
+        self.read(|c| seats_of(c, game_id))
+    }
+
+    fn reissue(&self, game_id: &str, role: &Role) -> Result<Option<Seat>, StoreError> {
+        let (game_id, role) = (game_id.to_string(), role.clone());
+        self.write(move |tx| {
+            let ord: Option<i64> = tx
+                .query_row(
+                    "SELECT ord FROM seats WHERE game_id = ?1 AND role = ?2 AND revoked_at IS NULL",
+                    params![game_id, role_text(&role)],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            let Some(ord) = ord else {
+                return Ok(None);
+            };
+            tx.execute(
+                "UPDATE seats SET revoked_at = ?3 WHERE game_id = ?1 AND role = ?2 AND revoked_at IS NULL",
+                params![game_id, role_text(&role), now()],
+            )?;
+            bump(tx, &game_id, false)?;
+            insert_seat(tx, &game_id, &role, ord).map(Some)
+        })
+    }
+
+    fn meta(&self, game_id: &str) -> Result<Option<Meta>, StoreError> {
+        self.read(|c| {
+            let row: Option<(String, Option<i64>)> = c
+                .query_row(
+                    "SELECT settings, concluded_at FROM games WHERE id = ?1",
+                    params![game_id],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .optional()?;
+            row.map(|(s, c)| meta_of(&s, c)).transpose()
+        })
+    }
+
+    fn set_settings(&self, game_id: &str, settings: &Settings) -> Result<bool, StoreError> {
+        let text = json_text(settings)?;
+        let game_id = game_id.to_string();
+        self.write(move |tx| {
+            let n = tx.execute(
+                "UPDATE games SET settings = ?2 WHERE id = ?1",
+                params![game_id, text],
+            )?;
+            bump(tx, &game_id, true)?;
+            Ok(n == 1)
+        })
+    }
+
+    fn conclude(&self, game_id: &str) -> Result<bool, StoreError> {
+        let game_id = game_id.to_string();
+        self.write(move |tx| {
+            let n = tx.execute(
+                "UPDATE games SET concluded_at = COALESCE(concluded_at, ?2) WHERE id = ?1",
+                params![game_id, now()],
+            )?;
+            bump(tx, &game_id, true)?;
+            Ok(n == 1)
+        })
+    }
+
+    fn host_key(&self) -> Result<String, StoreError> {
+        if let Some(k) = self.read(|c| {
+            Ok(
+                c.query_row("SELECT key FROM host LIMIT 1", [], |r| r.get(0))
+                    .optional()?,
+            )
+        })? {
+            return Ok(k);
+        }
+        self.write(|tx| {
+            let key: Option<String> = tx
+                .query_row("SELECT key FROM host LIMIT 1", [], |r| r.get(0))
+                .optional()?;
+            match key {
+                Some(k) => Ok(k),
+                None => {
+                    let k = new_token()?;
+                    tx.execute("INSERT INTO host (key) VALUES (?1)", params![k])?;
+                    Ok(k)
+                }
+            }
+        })
+    }
+}
