@@ -851,7 +851,7 @@ fn report_cmd(path: &Path) -> Res {
         &tercio_rules::report::Reveal {
             commitment: &commitment,
             seed: revealed.then_some((g.seed, g.nonce.as_str())),
-            concluded: export && v["dice"]["revealed"] == true && g.state["phase"] != "over",
+            concluded: export && v["dice"]["revealed"] == true && !g.is_over().unwrap_or(false),
         },
         LANG.get().copied().unwrap_or_default(),
     )

@@ -740,6 +740,52 @@ fn a_recorded_game_whose_scenario_fails_a_check_still_replays_and_verifies() {
     );
 }
 
+/// A game recorded when any house-rule value from -20 to 30 was accepted and the engine brought
+/// it into range itself: the King's army dealt `ecw.hand_first = 20` cards was dealt 12. It still
+/// replays and verifies, reading the value as 12, with a warning at its line and column.
+#[test]
+fn a_recorded_game_with_a_house_rule_out_of_range_replays_as_it_was_played() {
+    let f = "crates/cli/tests/fixtures/edgehill-hand-out-of-range.game.json";
+    let text = std::fs::read_to_string(root().join(f)).expect("fixture");
+    let g: serde_json::Value = serde_json::from_str(&text).expect("json");
+    assert_eq!(g["scenario"]["house_rules"]["ecw.hand_first"], 20);
+    assert_eq!(
+        g["state"]["sides"][0]["hand"].as_array().map(Vec::len),
+        Some(12)
+    );
+    for args in [vec!["replay", f], vec!["verify", f]] {
+        let o = tercio(&args);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "warning: {f}:537:25: scenario.house_rules.ecw.hand_first = 20: allowed: an integer from 1 to 12"
+            )),
+            "{args:?}: {stderr}"
+        );
+    }
+    assert!(ok(&["verify", f]).contains("verified — 1 events"));
+    // A new game with the same value is refused, at its line and column.
+    let dir = tempfile::tempdir().expect("tmp");
+    let sc = dir.path().join("edgehill.toml");
+    let src =
+        std::fs::read_to_string(root().join("scenarios/commands-colors-ecw/edgehill-1642.toml"))
+            .expect("scenario");
+    std::fs::write(
+        &sc,
+        src.replacen("ecw.hand_first = 5", "ecw.hand_first = 20", 1),
+    )
+    .expect("write");
+    let s = sc.to_str().unwrap_or_default();
+    let e = err(&["scenario", "check", s]);
+    assert!(
+        e.contains(&format!(
+            "{s}:47:18: house_rules.ecw.hand_first = 20: allowed: an integer from 1 to 12"
+        )),
+        "{e}"
+    );
+}
+
 #[test]
 fn a_broken_game_file_is_refused_at_its_field_line_and_column() {
     let dir = tempfile::tempdir().expect("tmp");

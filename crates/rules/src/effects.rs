@@ -1,6 +1,8 @@
 //! Effects as absolute values at JSON pointers, and seeded shuffles: shared by the rule sets
 //! whose game state is a fold of state differences (Commands & Colors ECW, Callan).
 
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 use serde_json::{json, Value};
 use tercio_core::{DiceStream, Step};
 
@@ -98,6 +100,27 @@ pub fn apply(state: &mut Value, effects: &Value) -> Result<(), String> {
             .ok_or_else(|| format!("effects: no value at {p}"))?;
         *slot = op["v"].clone();
     }
+    Ok(())
+}
+
+/// The effects of going from the recorded state `before` to `after` ([`diff`]); `Null` when
+/// there is no state before (a stand-alone action).
+pub fn since<S: Serialize>(before: Option<&Value>, after: &S) -> Value {
+    match before {
+        Some(b) => diff(b, &serde_json::to_value(after).unwrap_or(Value::Null)),
+        None => Value::Null,
+    }
+}
+
+/// Fold effects into a typed state: written out, patched, read back (the shell patches the
+/// recorded JSON instead, with [`apply`]).
+pub fn apply_typed<S: Serialize + DeserializeOwned>(
+    state: &mut S,
+    effects: &Value,
+) -> Result<(), String> {
+    let mut v = serde_json::to_value(&*state).map_err(|e| e.to_string())?;
+    apply(&mut v, effects)?;
+    *state = S::deserialize(&v).map_err(|e| e.to_string())?;
     Ok(())
 }
 

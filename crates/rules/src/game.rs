@@ -162,6 +162,11 @@ impl Game {
             .map_err(GameError::Rules)
     }
 
+    /// Whether the rules say the battle is over.
+    pub fn is_over(&self) -> Result<bool, GameError> {
+        Ok(self.engine()?.is_over(&self.state))
+    }
+
     /// Where the dice stream stands: after the last event ever rolled, voided or not.
     pub fn stream_pos(&self) -> u64 {
         self.log
@@ -532,6 +537,9 @@ pub struct Appended {
     pub before: Option<Value>,
     /// The state after it should be kept as a checkpoint.
     pub checkpoint: bool,
+    /// Whether the rules say the battle is over after it ([`Engine::is_over`]), for the games
+    /// list.
+    pub over: bool,
 }
 
 impl Head {
@@ -609,6 +617,7 @@ impl Head {
         self.live.push(seq);
         let mut a = self.push(LogEntry::Event { seq, event }, None);
         a.before = before;
+        a.over = engine.is_over(&self.state);
         Ok(a)
     }
 
@@ -649,6 +658,7 @@ impl Head {
             Some(target),
         );
         a.before = Some(before);
+        a.over = engine.is_over(&self.state);
         Ok(Some(a))
     }
 
@@ -667,6 +677,7 @@ impl Head {
             voids,
             checkpoint,
             before: None,
+            over: false,
         }
     }
 }

@@ -154,7 +154,7 @@ impl Row {
             },
             stream_pos: head.stream_pos,
             turn: turn_of(&head.state),
-            over: over_of(&head.state),
+            over: a.over,
         })
     }
 }

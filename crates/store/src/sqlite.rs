@@ -125,11 +125,6 @@ pub(super) fn turn_of(state: &Value) -> u64 {
     state["turn"].as_u64().unwrap_or(0)
 }
 
-/// Whether the rules say the battle is over, for the games list.
-pub(super) fn over_of(state: &Value) -> bool {
-    state["phase"] == "over"
-}
-
 pub(super) fn json_text<T: Serialize>(v: &T) -> Result<String, StoreError> {
     serde_json::to_string(v).map_err(|x| StoreError::Corrupt(x.to_string()))
 }
@@ -542,7 +537,7 @@ pub(super) fn write_game(
             game.stream_pos() as i64,
             h,
             now(),
-            over_of(&game.state)
+            game.is_over().map_err(|e| StoreError::Corrupt(e.to_string()))?
         ],
     )?;
     if n != 1 {

@@ -9,7 +9,7 @@ use axum::http::StatusCode;
 use serde_json::{json, Value};
 use tercio_core::LogEntry;
 use tercio_i18n::{keys, msg};
-use tercio_rules::game::{Game, GameError, GameEvent};
+use tercio_rules::game::{Game, GameEvent};
 use tercio_rules::Viewer;
 use tercio_store::{Role, Seat, SideRights, Store};
 use tokio::sync::{OwnedRwLockReadGuard, OwnedRwLockWriteGuard};
@@ -264,26 +264,19 @@ impl SeatCtx {
         match &self.seat.role {
             // Refused only what the rule set refuses it, e.g. a card from a hand hidden from it.
             Role::GameMaster => {
-                let engine = &self.game.engine;
-                match engine.game_master_may(&self.game.state, action) {
-                    Ok(()) => Ok(()),
-                    // The rules refuse the action itself the same way (it cannot be read, say):
-                    // the action's fault, answered as any refusal of the rules, not the seat's.
-                    Err(r)
-                        if engine
-                            .preview(Some(&self.game.state), action)
-                            .err()
-                            .is_some_and(|p| p.code == r.code && p.field == r.field) =>
-                    {
-                        Err(GameError::Rejected(r).into())
-                    }
-                    Err(r) => Err(ApiError::new(
-                        StatusCode::FORBIDDEN,
-                        &r.code,
-                        r.field.as_deref(),
-                        r.message,
-                    )),
-                }
+                // An action that cannot be read is not refused here: resolving it refuses it,
+                // naming the field, as for any seat.
+                self.game
+                    .engine
+                    .game_master_may(&self.game.state, action)
+                    .map_err(|r| {
+                        ApiError::new(
+                            StatusCode::FORBIDDEN,
+                            &r.code,
+                            r.field.as_deref(),
+                            r.message,
+                        )
+                    })
             }
             Role::Spectator => refuse(msg(keys::WEB_ERR_SPECTATOR, &[])),
             Role::Side(side) => {

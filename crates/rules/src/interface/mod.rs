@@ -140,9 +140,7 @@ pub trait Engine: Send + Sync {
         Vec::new()
     }
     /// Whether the battle is over (then the seed is revealed).
-    fn is_over(&self, state: &Value) -> bool {
-        state["phase"] == "over"
-    }
+    fn is_over(&self, state: &Value) -> bool;
     /// What `viewer` may see of the state. Rule sets with secret information (a hand of cards)
     /// hide it here; every page, API answer and live message is built from this view.
     fn view_state(&self, state: &Value, _viewer: &Viewer) -> Value {
@@ -170,6 +168,8 @@ pub trait Engine: Send + Sync {
     }
     /// Whether the game master's seat may take `action`: rule sets with secret hands refuse the
     /// game master a card from a hand it is not allowed to see.
+    /// An action that cannot be read is not refused here: resolving it refuses it, naming the
+    /// field.
     fn game_master_may(&self, _state: &Value, _action: &Value) -> Result<(), Rejection> {
         Ok(())
     }

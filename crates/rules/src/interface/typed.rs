@@ -52,22 +52,24 @@ pub trait Rules: Send + Sync + 'static {
         -> Result<Plan<Outcome<Self::Effect>>, Rejection>;
     /// Fold one outcome's effects into the state.
     fn apply(&self, state: &mut Self::State, effects: &Self::Effect) -> Result<(), String>;
-    /// The recorded state with recorded effects folded in, `state` left as it was. The default
-    /// reads both into their types and writes the state back; a rule set whose effects are
-    /// patches of the recorded JSON ([`crate::effects`]) overrides both this and
-    /// [`Rules::apply_recorded`] to patch the JSON, with no round trip.
-    fn folded_recorded(&self, state: &Value, effects: &Value) -> Result<Value, String> {
+    /// Fold recorded effects into a recorded state in place (replays, undo's fold from a
+    /// checkpoint). The default reads both into their types and writes the state back; a rule
+    /// set whose effects are patches of the recorded JSON ([`crate::effects`]) overrides it to
+    /// patch the JSON, with no round trip.
+    fn apply_recorded(&self, state: &mut Value, effects: &Value) -> Result<(), String> {
         let mut st: Self::State = read_state(state).map_err(|r| r.message)?;
         let eff: Self::Effect =
             serde::Deserialize::deserialize(effects).map_err(|e| e.to_string())?;
         self.apply(&mut st, &eff)?;
-        serde_json::to_value(st).map_err(|e| e.to_string())
-    }
-    /// Fold recorded effects into a recorded state in place (replays, undo's fold from a
-    /// checkpoint). The default replaces it with [`Rules::folded_recorded`].
-    fn apply_recorded(&self, state: &mut Value, effects: &Value) -> Result<(), String> {
-        *state = self.folded_recorded(state, effects)?;
+        *state = serde_json::to_value(st).map_err(|e| e.to_string())?;
         Ok(())
+    }
+    /// The recorded state with recorded effects folded in, `state` left as it was: a copy
+    /// folded by [`Rules::apply_recorded`].
+    fn folded_recorded(&self, state: &Value, effects: &Value) -> Result<Value, String> {
+        let mut s = state.clone();
+        self.apply_recorded(&mut s, effects)?;
+        Ok(s)
     }
     /// Whether the battle is over (then the seed is revealed).
     fn is_over(&self, state: &Self::State) -> bool;
@@ -250,8 +252,14 @@ impl<R: Rules> Engine for Typed<R> {
             .unwrap_or_default()
     }
     fn game_master_may(&self, state: &Value, action: &Value) -> Result<(), Rejection> {
-        let st: R::State = read_state(state)?;
-        let a: R::Action = read_action(action)?;
+        // An action (or state) that cannot be read is not the seat's fault: resolving it
+        // refuses it, naming the field.
+        let (Ok(st), Ok(a)) = (
+            read_state::<R::State>(state),
+            read_action::<R::Action>(action),
+        ) else {
+            return Ok(());
+        };
         self.0.game_master_may(&st, &a)
     }
     fn seeded_only(&self, _state: &Value, action: &Value) -> bool {

@@ -17,10 +17,7 @@ pub(super) fn action_key(name: &str) -> String {
 
 /// An outcome, titled from the action's name.
 pub(super) fn outcome(name: &str, before: Option<&Value>, r: game::Res) -> Outcome<Value> {
-    let effects = match before {
-        Some(b) => crate::effects::diff(b, &serde_json::to_value(&r.st).unwrap_or(Value::Null)),
-        None => Value::Null,
-    };
+    let effects = crate::effects::since(before, &r.st);
     Outcome {
         resolution: Resolution {
             action: m(
@@ -82,19 +79,10 @@ impl Rules for CallanEngine {
     /// Folds typed: the state written out, patched and read back (the shell folds the recorded
     /// JSON with [`Rules::apply_recorded`] instead).
     fn apply(&self, state: &mut State, effects: &Value) -> Result<(), String> {
-        let mut v = serde_json::to_value(&*state).map_err(|e| e.to_string())?;
-        crate::effects::apply(&mut v, effects)?;
-        *state = serde_json::from_value(v).map_err(|e| e.to_string())?;
-        Ok(())
+        crate::effects::apply_typed(state, effects)
     }
 
     /// The effects are patches of the recorded JSON: applied there, as before the typed trait.
-    fn folded_recorded(&self, state: &Value, effects: &Value) -> Result<Value, String> {
-        let mut s = state.clone();
-        crate::effects::apply(&mut s, effects)?;
-        Ok(s)
-    }
-
     /// In place: a replay patches one state, copying nothing.
     fn apply_recorded(&self, state: &mut Value, effects: &Value) -> Result<(), String> {
         crate::effects::apply(state, effects)

@@ -10,27 +10,19 @@ pub struct EcwEngine {
 /// The outcome of a resolution: its effects are the difference between the state before (when
 /// the plan is to be applied) and the state after, as JSON-pointer patches ([`game::diff`]).
 pub(super) fn outcome(name: String, before: Option<&Value>, r: Res) -> Outcome {
-    let effects = match before {
-        Some(b) => {
-            let mut d = game::diff(b, &serde_json::to_value(&r.st).unwrap_or(Value::Null));
-            // Each change to a side's own values names the side, for the per-seat views.
-            if let Some(ops) = d.as_array_mut() {
-                for op in ops {
-                    let side = op["p"]
-                        .as_str()
-                        .and_then(|p| p.strip_prefix("/sides/"))
-                        .and_then(|p| p.split('/').next())
-                        .and_then(|i| i.parse::<usize>().ok())
-                        .and_then(|i| r.st.sides.get(i));
-                    if let Some(s) = side {
-                        op["side"] = json!(s.id);
-                    }
-                }
-            }
-            d
+    let mut effects = crate::effects::since(before, &r.st);
+    // Each change to a side's own values names the side, for the per-seat views.
+    for op in effects.as_array_mut().into_iter().flatten() {
+        let side = op["p"]
+            .as_str()
+            .and_then(|p| p.strip_prefix("/sides/"))
+            .and_then(|p| p.split('/').next())
+            .and_then(|i| i.parse::<usize>().ok())
+            .and_then(|i| r.st.sides.get(i));
+        if let Some(s) = side {
+            op["side"] = json!(s.id);
         }
-        None => Value::Null,
-    };
+    }
     Outcome {
         resolution: Resolution {
             action: name,
@@ -96,17 +88,7 @@ impl Rules for EcwEngine {
 
     fn apply(&self, state: &mut State, effects: &Value) -> Result<(), String> {
         // Not the path the shell takes (see `apply_recorded`): patch the state's JSON.
-        let mut v = serde_json::to_value(&*state).map_err(|e| e.to_string())?;
-        game::apply(&mut v, effects)?;
-        *state = serde::Deserialize::deserialize(&v).map_err(|e| e.to_string())?;
-        Ok(())
-    }
-
-    fn folded_recorded(&self, state: &Value, effects: &Value) -> Result<Value, String> {
-        // The effects are patches of the recorded JSON: set there, no typed round trip.
-        let mut s = state.clone();
-        game::apply(&mut s, effects)?;
-        Ok(s)
+        crate::effects::apply_typed(state, effects)
     }
 
     fn apply_recorded(&self, state: &mut Value, effects: &Value) -> Result<(), String> {
