@@ -114,7 +114,7 @@ enum Cmd {
     /// or a game exported from the app, checks the seed against the published SHA-256
     /// commitment, and re-runs every roll.
     Verify {
-        /// A game file, or an export (`tercio-export/1`) downloaded from a game's page.
+        /// A game file, or an export (`tercio-export/2`, or `/1` from before the log's fingerprint was exported) downloaded from a game's page.
         file: PathBuf,
     },
     /// A readable battle report in Markdown: the result, the break points turn by turn, the log
@@ -646,11 +646,39 @@ fn game_show(path: &Path, json: bool, log: bool) -> Res {
 
 fn replay(path: &Path) -> Res {
     let g = load_game(path)?;
-    let n = g
-        .replay()
+    let checked = g
+        .verify()
         .map_err(|e| fail(format!("{}: replay FAILED: {e}", path.display())))?;
-    say!("{}: replay ok — {n} events re-rolled from seed {}, every face and outcome matches, and the state is the fold of the log", path.display(), g.seed);
+    let n = checked.len();
+    if rules_changed(&g, &checked) == 0 {
+        say!("{}: replay ok — {n} events re-rolled from seed {}, every face and outcome matches, and the state is the fold of the log", path.display(), g.seed);
+    } else {
+        say!("{}: replay ok — {n} events re-rolled from seed {}, every face matches the seed and the state is the fold of the log; the outcomes listed above are today's rules, changed since the game was played", path.display(), g.seed);
+    }
     Ok(())
+}
+
+/// Print the events today's rules resolve differently from the rules a game was played under
+/// ("rules changed since", not tampering); how many there are.
+fn rules_changed(g: &Game, checked: &[tercio_rules::game::Checked]) -> usize {
+    let changed: Vec<_> = checked.iter().filter(|c| c.changed.is_some()).collect();
+    if !changed.is_empty() {
+        let today = registry::lookup(&g.ruleset).map_or(g.rules_version, |r| r.rules_version());
+        say!(
+            "rules changed since: the game was played under version {} of its rules, today's is {today}; {} event(s) would come out differently today (the game stands as it was played):",
+            g.rules_version,
+            changed.len()
+        );
+        for c in &changed {
+            say!(
+                "  #{:<4} {:<16} {}",
+                c.seq,
+                c.action,
+                c.changed.as_deref().unwrap_or_default()
+            );
+        }
+    }
+    changed.len()
 }
 
 /// The platform's data directory for Tercio: `$XDG_DATA_HOME/tercio`, `~/.local/share/tercio`, or
@@ -709,16 +737,34 @@ fn serve(addr: &str, db: Option<PathBuf>, public_url: Option<String>, live_games
     })
 }
 
-/// A game from a game file, or from an app export; `need_seed`: the export's seed must have been
-/// revealed (for `verify`; a report does without it).
-fn game_for_verify(path: &Path, need_seed: bool) -> Result<(Game, Option<String>), Failure> {
+/// What an export recorded of its log: the head of the hash chain (`tercio-export/2`), or nothing
+/// (`/1`, made before the chain was exported); `None` for a game file.
+enum RecordedChain {
+    Head(String),
+    Before,
+}
+
+/// A game from a game file, or from an app export with its published commitment and its
+/// recorded chain; `need_seed`: the export's seed must have been revealed (for `verify`; a
+/// report does without it).
+fn game_for_verify(
+    path: &Path,
+    need_seed: bool,
+) -> Result<(Game, Option<String>, Option<RecordedChain>), Failure> {
     let text = read(path)?;
     let name = path.display().to_string();
     let v: Value = serde_json::from_str(&text)
         .map_err(|e| fail(format!("{name}:{}:{}: not JSON: {e}", e.line(), e.column())))?;
-    if v["format"] != "tercio-export/1" {
-        return Ok((load_game(path)?, None));
-    }
+    let chain = match v["format"].as_str() {
+        Some("tercio-export/1") => RecordedChain::Before,
+        Some("tercio-export/2") => RecordedChain::Head(
+            v["chain"]
+                .as_str()
+                .ok_or_else(|| fail(format!("{name}: chain: missing")))?
+                .to_string(),
+        ),
+        _ => return Ok((load_game(path)?, None, None)),
+    };
     let at = |field: &str, m: &str| fail(format!("{}: {field}: {m}", path.display()));
     let dice = &v["dice"];
     let commitment = dice["commitment"]
@@ -769,14 +815,19 @@ fn game_for_verify(path: &Path, need_seed: bool) -> Result<(Game, Option<String>
         seed,
         nonce,
         scenario: sc,
+        // An export made before games recorded their rules version was played under version 1.
+        rules_version: v["rules_version"]
+            .as_u64()
+            .map_or(Ok(1), u32::try_from)
+            .map_err(|_| at("rules_version", "a small whole number"))?,
         log: tercio_core::EventLog::from_entries(entries).map_err(|e| at("log", &e))?,
         state: v["state"].clone(),
     };
-    Ok((g, Some(commitment)))
+    Ok((g, Some(commitment), Some(chain)))
 }
 
 fn verify(path: &Path) -> Res {
-    let (g, published) = game_for_verify(path, true)?;
+    let (g, published, recorded) = game_for_verify(path, true)?;
     let commitment = g.commitment();
     match &published {
         Some(c) if *c != commitment => {
@@ -796,6 +847,22 @@ fn verify(path: &Path) -> Res {
     let checked = g
         .verify()
         .map_err(|e| fail(format!("{}: FAILED: {e}", path.display())))?;
+    // Then the log's hash chain (after the dice, whose failures say more): any entry changed (who acted, say), added or removed (an undo with
+    // the event it voided) gives another head.
+    let head = g.log_digest();
+    match &recorded {
+        Some(RecordedChain::Head(h)) if *h != head => {
+            return Err(fail(format!(
+                "{}: FAILED: the log's fingerprint is {head}, not the recorded {h}: an entry was changed, added or removed",
+                path.display()
+            )))
+        }
+        Some(RecordedChain::Before) => eprintln!(
+            "warning: {}: an export made before the log's fingerprint was exported (tercio-export/1): a change to who acted, or an undo removed with the event it voided, cannot be detected in it",
+            path.display()
+        ),
+        _ => {}
+    }
     let (mut seeded, mut entered) = (0usize, 0usize);
     for c in &checked {
         let faces: Vec<String> = c.faces.iter().map(u8::to_string).collect();
@@ -820,23 +887,30 @@ fn verify(path: &Path) -> Res {
             if c.voided { " [voided]" } else { "" }
         );
     }
+    rules_changed(&g, &checked);
     say!(
         "{}: verified — {} events, {seeded} faces from the seed, {entered} thrown at the table; the state is the fold of the log",
         path.display(),
         checked.len()
     );
     say!(
-        "log fingerprint after {} entries: {} (every page showed it: the same fingerprint means this is the whole game)",
+        "log fingerprint after {} entries: {head}{} (every page showed it: the same fingerprint means this is the whole game)",
         g.log.entries().len(),
-        g.log_digest()
+        if matches!(recorded, Some(RecordedChain::Head(_))) {
+            ", as recorded"
+        } else {
+            ""
+        }
     );
     Ok(())
 }
 
 fn report_cmd(path: &Path) -> Res {
     let v: Value = json_at(path, "not JSON")?;
-    let export = v["format"] == "tercio-export/1";
-    let (g, _) = game_for_verify(path, false)?;
+    let export = v["format"]
+        .as_str()
+        .is_some_and(|f| f.starts_with("tercio-export/"));
+    let (g, _, _) = game_for_verify(path, false)?;
     let c = g.commitment();
     // A game file holds its seed; an export shows it only once revealed.
     let revealed = !export || v["dice"]["seed"].is_u64();

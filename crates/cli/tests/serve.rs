@@ -262,6 +262,52 @@ fn an_exported_game_verifies_and_an_altered_roll_is_caught() {
     std::fs::write(&bad, v.to_string()).expect("write");
     let o = tercio(&["verify", bad.to_str().unwrap_or_default()]);
     assert!(String::from_utf8_lossy(&o.stderr).contains("not to the published commitment"));
+    // Who acted, changed: the dice still verify, the log's fingerprint does not.
+    let read = || -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(&done).expect("read")).expect("json")
+    };
+    let fails_the_chain = |v: &serde_json::Value| {
+        std::fs::write(&bad, v.to_string()).expect("write");
+        let o = tercio(&["verify", bad.to_str().unwrap_or_default()]);
+        let e = String::from_utf8_lossy(&o.stderr).to_string();
+        assert_eq!(o.status.code(), Some(1), "{e}");
+        assert!(e.contains("FAILED: the log's fingerprint is"), "{e}");
+    };
+    let mut v = read();
+    assert_eq!(v["format"], "tercio-export/2");
+    assert_eq!(
+        v["chain"], v["dice"]["chain"],
+        "the head is published with the seed"
+    );
+    v["log"][0]["event"]["by"] = json!("side:someone-else");
+    fails_the_chain(&v);
+    // An undo removed with the event it voided, the rest renumbered.
+    let mut v = read();
+    let log = v["log"].as_array().cloned().expect("log");
+    let void = log.iter().find(|e| e["entry"] == "void").expect("the undo");
+    let voided = void["voids"].clone();
+    let mut kept: Vec<serde_json::Value> = log
+        .iter()
+        .filter(|e| e["entry"] != "void" && e["seq"] != voided)
+        .cloned()
+        .collect();
+    for (i, e) in kept.iter_mut().enumerate() {
+        e["seq"] = json!(i + 1);
+    }
+    v["log"] = json!(kept);
+    fails_the_chain(&v);
+    // An export made before the chain was exported still verifies, with a warning.
+    let mut v = read();
+    v["format"] = json!("tercio-export/1");
+    v.as_object_mut().expect("object").remove("chain");
+    std::fs::write(&bad, v.to_string()).expect("write");
+    let o = tercio(&["verify", bad.to_str().unwrap_or_default()]);
+    let e = String::from_utf8_lossy(&o.stderr).to_string();
+    assert!(o.status.success(), "{e}");
+    assert!(
+        e.contains("tercio-export/1") && e.contains("cannot be detected"),
+        "{e}"
+    );
     // The battle report of the same export.
     let o = tercio(&["report", done.to_str().unwrap_or_default()]);
     assert!(String::from_utf8_lossy(&o.stdout).contains("## Break points, turn by turn"));

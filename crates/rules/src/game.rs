@@ -50,9 +50,18 @@ pub struct Game {
     #[serde(default)]
     pub nonce: String,
     pub scenario: Scenario,
+    /// The version of the rule set's outcomes the game was played under
+    /// ([`RuleSet::rules_version`]); 1 for a game recorded before versions were.
+    #[serde(default = "first_rules")]
+    pub rules_version: u32,
     pub log: EventLog<GameEvent>,
     /// The fold of the live events (kept for readers; `replay` checks it).
     pub state: Value,
+}
+
+/// The rules version of a game recorded before versions were.
+pub fn first_rules() -> u32 {
+    1
 }
 
 #[derive(Debug)]
@@ -80,6 +89,8 @@ struct GameFile {
     #[serde(default)]
     nonce: String,
     scenario: ScenarioFile,
+    #[serde(default = "first_rules")]
+    rules_version: u32,
     log: EventLog<GameEvent>,
     state: Value,
 }
@@ -136,6 +147,7 @@ impl Game {
             seed: g.seed,
             nonce: g.nonce,
             scenario: Scenario::recorded(g.scenario, &at),
+            rules_version: g.rules_version,
             log: g.log,
             state: g.state,
         })
@@ -151,6 +163,7 @@ impl Game {
             seed,
             nonce: String::new(),
             scenario,
+            rules_version: rules.rules_version(),
             log: EventLog::new(),
             state,
         })
@@ -278,57 +291,84 @@ impl Game {
     /// [`Game::replay`], event by event: what was checked for each. Faces from the seed must be
     /// the stream's next faces; faces entered at the table must fit the dice the resolution
     /// declares, and give the recorded outcome.
+    ///
+    /// A game played under an older version of its rules ([`Game::rules_version`]) is held to
+    /// the seed and the log, not to today's rules: its faces must still be the seed's next ones,
+    /// each die drawn as recorded, and its state the fold of its recorded effects; an event that
+    /// today's rules would refuse, roll differently or resolve differently is listed in its
+    /// [`Checked::changed`] ("rules changed since"), not failed. A card drawn in such an event
+    /// depends on the deck as the old rules kept it, so it is taken as recorded.
     pub fn verify(&self) -> Result<Vec<Checked>, String> {
+        let older = rules_of(&self.ruleset)
+            .map(|r| self.rules_version < r.rules_version())
+            .unwrap_or(false);
         let mut checked = Vec::new();
         self.walk(|seq, event, _state, plan, pos| {
-            let (outcome, draws, next) = if event.entered {
-                let faces = faces(&event.draws);
-                let (o, d) = plan
-                    .roll_with(&faces)
-                    .map_err(|e| format!("event {seq}: entered faces do not fit: {e}"))?;
-                (o, d, pos)
-            } else {
-                let mut stream = DiceStream::at(self.seed, u128::from(pos));
-                let (o, d) = plan.roll(&mut stream);
-                (o, d, u64::try_from(stream.word_pos()).unwrap_or(u64::MAX))
+            let today = plan.map_err(|r| format!("event {seq}: the action is now rejected: {r}"));
+            let replayed = today.and_then(|plan| {
+                if event.entered {
+                    let (o, d) = plan
+                        .roll_with(&faces(&event.draws))
+                        .map_err(|e| format!("event {seq}: entered faces do not fit: {e}"))?;
+                    Ok((o, d, pos))
+                } else {
+                    let mut stream = DiceStream::at(self.seed, u128::from(pos));
+                    let (o, d) = plan.roll(&mut stream);
+                    Ok((o, d, u64::try_from(stream.word_pos()).unwrap_or(u64::MAX)))
+                }
+            });
+            let same = |(outcome, draws, next): &(crate::interface::Outcome, Vec<Draw>, u64)| {
+                if *draws != event.draws {
+                    return Err(format!(
+                        "event {seq}: dice differ: recorded {:?}, replayed {:?}",
+                        faces(&event.draws),
+                        faces(draws)
+                    ));
+                }
+                if outcome.effects != event.effects || outcome.resolution != event.resolution {
+                    return Err(format!(
+                        "event {seq}: the same dice give a different outcome"
+                    ));
+                }
+                if *next != event.stream_pos {
+                    return Err(format!("event {seq}: stream position differs"));
+                }
+                Ok(())
             };
-            if draws != event.draws {
-                return Err(format!(
-                    "event {seq}: dice differ: recorded {:?}, replayed {:?}",
-                    faces(&event.draws),
-                    faces(&draws)
-                ));
-            }
-            if outcome.effects != event.effects || outcome.resolution != event.resolution {
-                return Err(format!(
-                    "event {seq}: the same dice give a different outcome"
-                ));
-            }
-            if next != event.stream_pos {
-                return Err(format!("event {seq}: stream position differs"));
-            }
+            let changed = match replayed.and_then(|r| same(&r).map(|()| r)) {
+                Ok(_) => None,
+                Err(e) if older => {
+                    if !event.entered {
+                        seeded_as_recorded(self.seed, pos, seq, event)?;
+                    }
+                    Some(e)
+                }
+                Err(e) => return Err(e),
+            };
             checked.push(Checked {
                 seq,
                 action: event.resolution.action.clone(),
-                faces: faces(&draws),
+                faces: faces(&event.draws),
                 entered: event.entered,
                 voided: self.log.is_voided(seq),
+                changed,
             });
-            Ok(next)
+            Ok(if event.entered { pos } else { event.stream_pos })
         })?;
         Ok(checked)
     }
 
     /// Walk the log in order, voided events included, giving each event with the state it was
-    /// resolved against, its plan, and the stream position before it; `visit` returns the
-    /// position after it. Ends by checking the stored state is the fold of the live events.
+    /// resolved against, its plan under today's rules (or why they refuse it), and the stream
+    /// position before it; `visit` returns the position after it. Ends by checking the stored
+    /// state is the fold of the live events' recorded effects.
     pub fn walk(
         &self,
         mut visit: impl FnMut(
             u64,
             &GameEvent,
             &Value,
-            tercio_core::Plan<crate::interface::Outcome>,
+            Result<tercio_core::Plan<crate::interface::Outcome>, Rejection>,
             u64,
         ) -> Result<u64, String>,
     ) -> Result<(), String> {
@@ -341,9 +381,7 @@ impl Game {
         for entry in &self.log {
             match entry {
                 LogEntry::Event { seq, event } => {
-                    let plan = engine
-                        .plan(Some(&state), &event.action)
-                        .map_err(|r| format!("event {seq}: the action is now rejected: {r}"))?;
+                    let plan = engine.plan(Some(&state), &event.action);
                     pos = visit(*seq, event, &state, plan, pos)?;
                     engine.apply(&mut state, &event.effects)?;
                     applied.push((*seq, event.effects.clone()));
@@ -366,6 +404,32 @@ impl Game {
     }
 }
 
+/// An event's recorded dice checked against the seed alone, die by die as recorded (for a game
+/// played under older rules, whose plan today's rules no longer give): each face the stream's
+/// next for a die of its sides, and the stream where the event says it ended. Cards depend on
+/// the deck as the old rules kept it: an event that drew one is taken at its recorded position.
+fn seeded_as_recorded(seed: u64, pos: u64, seq: u64, event: &GameEvent) -> Result<(), String> {
+    if event.draws.iter().any(|d| d.card) {
+        return Ok(());
+    }
+    let mut stream = DiceStream::at(seed, u128::from(pos));
+    for (i, d) in event.draws.iter().enumerate() {
+        let face = stream.face(d.sides);
+        if face != d.face {
+            return Err(format!(
+                "event {seq}: die {} ({}) is {}, not the seed's {face}",
+                i + 1,
+                d.label,
+                d.face
+            ));
+        }
+    }
+    if u64::try_from(stream.word_pos()).unwrap_or(u64::MAX) != event.stream_pos {
+        return Err(format!("event {seq}: stream position differs"));
+    }
+    Ok(())
+}
+
 /// One event as [`Game::verify`] checked it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Checked {
@@ -375,6 +439,9 @@ pub struct Checked {
     /// Thrown on real dice and typed in, not drawn from the seed.
     pub entered: bool,
     pub voided: bool,
+    /// For a game played under older rules: how today's rules differ on this event ("rules
+    /// changed since"); `None` when they agree.
+    pub changed: Option<String>,
 }
 
 /// SHA-256 over the seed and nonce, hex: what every seat sees at the start of a game.
@@ -510,6 +577,8 @@ pub struct Head {
     pub seed: u64,
     pub nonce: String,
     pub scenario: Scenario,
+    /// The rules version the game is played under ([`Game::rules_version`]).
+    pub rules_version: u32,
     pub state: Value,
     /// The number of log entries (the last entry's sequence number).
     pub seq: u64,
@@ -550,6 +619,7 @@ impl Head {
             seed: game.seed,
             nonce: game.nonce.clone(),
             scenario: game.scenario.clone(),
+            rules_version: game.rules_version,
             state: game.state.clone(),
             seq: game.log.len() as u64,
             stream_pos: game.stream_pos(),

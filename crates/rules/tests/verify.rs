@@ -276,3 +276,69 @@ fn the_log_fingerprint_changes_with_any_entry() {
     assert_ne!(signed.log_digest(), d, "who recorded it is part of the log");
     assert_eq!(g.clone().log_digest(), d);
 }
+
+/// A game played under older rules is held to the seed and its log, not to today's rules: an
+/// event today's rules resolve differently is listed as "rules changed since", while a die that is
+/// not the seed's still fails. A game of today's rules version fails on the same difference.
+#[test]
+fn a_game_of_older_rules_lists_what_changed_and_still_checks_every_die() {
+    let g = played(11);
+    assert!(g
+        .verify()
+        .expect("verifies")
+        .iter()
+        .all(|c| c.changed.is_none()));
+    assert_eq!(
+        g.rules_version,
+        tercio_rules::lookup("egc").expect("egc").rules_version()
+    );
+    // Today's rules resolving an event differently: its recorded explanation is not today's.
+    let (seq, index) = g
+        .log
+        .iter()
+        .enumerate()
+        .find_map(|(i, e)| match e {
+            tercio_core::LogEntry::Event { seq, event } if !event.draws.is_empty() => {
+                Some((*seq, i))
+            }
+            _ => None,
+        })
+        .expect("an event with dice");
+    let mut v = serde_json::to_value(&g).expect("json");
+    v["log"]["entries"][index]["event"]["resolution"]["summary"] = json!("as the old rules had it");
+    let current = Game::from_json("g.json", &v.to_string()).expect("game");
+    let e = current
+        .verify()
+        .expect_err("today's rules: a different outcome");
+    assert_eq!(
+        e,
+        format!("event {seq}: the same dice give a different outcome")
+    );
+    // The same game, recorded under an older version of the rules.
+    v["rules_version"] = json!(0);
+    let older = Game::from_json("g.json", &v.to_string()).expect("game");
+    let checked = older.verify().expect("verifies against the seed");
+    let changed: Vec<_> = checked
+        .iter()
+        .filter_map(|c| c.changed.as_ref().map(|e| (c.seq, e)))
+        .collect();
+    assert_eq!(changed.len(), 1, "{changed:?}");
+    assert_eq!(changed[0].0, seq);
+    // A die that is not the seed's fails, whatever the rules version.
+    let face = v["log"]["entries"][index]["event"]["draws"][0]["face"]
+        .as_u64()
+        .expect("face");
+    v["log"]["entries"][index]["event"]["draws"][0]["face"] = json!(face % 6 + 1);
+    let tampered = Game::from_json("g.json", &v.to_string()).expect("game");
+    let e = tampered.verify().expect_err("a die not the seed's");
+    assert!(e.starts_with(&format!("event {seq}: die 1 ")), "{e}");
+    assert!(e.contains("not the seed's"), "{e}");
+    // A game file written before games recorded their rules version reads as version 1.
+    v.as_object_mut().expect("object").remove("rules_version");
+    assert_eq!(
+        Game::from_json("g.json", &v.to_string())
+            .expect("game")
+            .rules_version,
+        1
+    );
+}

@@ -80,6 +80,9 @@ pub(super) const MIGRATIONS: &[&str] = &[
     UPDATE log_entries SET voids = json_extract(entry, '$.voids')
         WHERE json_extract(entry, '$.entry') = 'void';
     CREATE INDEX log_voids ON log_entries(game_id, voids);",
+    // Schema 4: the rules version each game was played under; every game stored
+    // before was played under version 1 of its rule set.
+    "ALTER TABLE games ADD COLUMN rules_version INTEGER NOT NULL DEFAULT 1;",
 ];
 
 /// The Rust side of migration `version` (1-based), in its transaction: for the event-shaped
@@ -94,7 +97,8 @@ pub(super) fn fixup(tx: &rusqlite::Transaction, version: usize) -> Result<(), St
         rows.collect::<Result<_, _>>()?
     };
     for id in ids {
-        let Some(game) = load_game(tx, &id)? else {
+        // At schema 3 the games table has no rules version yet.
+        let Some(game) = load_game_with(tx, &id, false)? else {
             continue;
         };
         let mut h = chain_start();

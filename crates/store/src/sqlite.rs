@@ -325,14 +325,27 @@ pub(super) fn commit_group(conn: &mut Connection, jobs: Vec<Job>) {
 }
 
 pub(super) fn load_game(conn: &Connection, id: &str) -> Result<Option<Game>, StoreError> {
-    let row: Option<(String, String, i64, String)> = conn
-        .query_row(
-            "SELECT rule_set, scenario, seed, nonce FROM games WHERE id = ?1",
-            params![id],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
-        )
+    load_game_with(conn, id, true)
+}
+
+/// A whole game; `versioned`: the games table has its `rules_version` column (a migration from
+/// before it reads version 1).
+pub(super) fn load_game_with(
+    conn: &Connection,
+    id: &str,
+    versioned: bool,
+) -> Result<Option<Game>, StoreError> {
+    let sql = if versioned {
+        "SELECT rule_set, scenario, seed, nonce, rules_version FROM games WHERE id = ?1"
+    } else {
+        "SELECT rule_set, scenario, seed, nonce, 1 FROM games WHERE id = ?1"
+    };
+    let row: Option<(String, String, i64, String, i64)> = conn
+        .query_row(sql, params![id], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+        })
         .optional()?;
-    let Some((rule_set, scenario, seed, nonce)) = row else {
+    let Some((rule_set, scenario, seed, nonce, rules_version)) = row else {
         return Ok(None);
     };
     let scenario = stored_scenario(id, &scenario)?;
@@ -343,6 +356,7 @@ pub(super) fn load_game(conn: &Connection, id: &str) -> Result<Option<Game>, Sto
         seed: seed as u64,
         nonce,
         scenario,
+        rules_version: u32::try_from(rules_version).unwrap_or(1),
         log: EventLog::from_entries(entries)
             .map_err(|e| StoreError::Corrupt(format!("game {id}: log.{e}")))?,
         state: Value::Null,
@@ -564,8 +578,8 @@ impl Store for SqliteStore {
             let id = new_id();
             let t = now();
             tx.execute(
-                "INSERT INTO games (id, title, rule_set, scenario_id, scenario, seed, nonce, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                params![id, game.scenario.title, game.ruleset, scenario_id, json_text(&game.scenario)?, game.seed as i64, game.nonce, t],
+                "INSERT INTO games (id, title, rule_set, scenario_id, scenario, seed, nonce, created_at, rules_version) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                params![id, game.scenario.title, game.ruleset, scenario_id, json_text(&game.scenario)?, game.seed as i64, game.nonce, t, i64::from(game.rules_version)],
             )?;
             tx.execute(
                 "INSERT INTO heads (game_id, updated_at) VALUES (?1, ?2)",
@@ -600,10 +614,10 @@ impl Store for SqliteStore {
 
     fn live(&self, id: &str) -> Result<Option<Live>, StoreError> {
         self.read(|c| {
-            type GameRow = (String, String, i64, String, i64, i64, String, i64, String, Option<i64>);
+            type GameRow = (String, String, i64, String, i64, i64, String, i64, String, Option<i64>, i64);
             let row: Option<GameRow> = c
                 .prepare_cached(
-                    "SELECT g.rule_set, g.scenario, g.seed, g.nonce, h.seq, h.stream_pos, h.chain, h.rev, g.settings, g.concluded_at
+                    "SELECT g.rule_set, g.scenario, g.seed, g.nonce, h.seq, h.stream_pos, h.chain, h.rev, g.settings, g.concluded_at, g.rules_version
                      FROM games g JOIN heads h ON h.game_id = g.id WHERE g.id = ?1",
                 )?
                 .query_row(params![id], |r| {
@@ -618,11 +632,23 @@ impl Store for SqliteStore {
                         r.get(7)?,
                         r.get(8)?,
                         r.get(9)?,
+                        r.get(10)?,
                     ))
                 })
                 .optional()?;
-            let Some((ruleset, scenario, seed, nonce, seq, pos, chain, rev, settings, concluded)) =
-                row
+            let Some((
+                ruleset,
+                scenario,
+                seed,
+                nonce,
+                seq,
+                pos,
+                chain,
+                rev,
+                settings,
+                concluded,
+                rules_version,
+            )) = row
             else {
                 return Ok(None);
             };
@@ -643,6 +669,7 @@ impl Store for SqliteStore {
                 seed: seed as u64,
                 nonce,
                 scenario: stored_scenario(id, &scenario)?,
+                rules_version: u32::try_from(rules_version).unwrap_or(1),
                 state: Value::Null,
                 seq: seq as u64,
                 stream_pos: pos as u64,

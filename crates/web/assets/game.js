@@ -17,7 +17,9 @@
     const m = e.message || tr("failed");
     return e.field && !m.startsWith(e.field + ":") ? `${e.field}: ${m}` : m;
   };
-  const T = window.TERCIO_SEAT;
+  // The seat's token, from the page's data (no inline script: the CSP forbids it).
+  const T = JSON.parse(document.getElementById("tercio-seat").textContent).seat;
+  window.TERCIO_SEAT = T;
   const $ = (id) => document.getElementById(id);
   let answers = {};
   // The number of log entries the view on screen was drawn from (sent as If-Match), and the last

@@ -1,4 +1,5 @@
-//! The static files — the stylesheet, the game page's script, the icon — embedded in the binary
+//! The static files — the stylesheet, the game page's script, every page's script, the icon —
+//! embedded in the binary
 //! and served under names that carry a hash of their content (`/static/app.<hash>.css`), with
 //! `Cache-Control: public, max-age=31536000, immutable`: a browser keeps them for a year without
 //! asking again, and a build that changes a file changes its name, so no page ever runs with a
@@ -84,7 +85,7 @@ impl Asset {
     }
 }
 
-static ASSETS: LazyLock<[Asset; 3]> = LazyLock::new(|| {
+static ASSETS: LazyLock<[Asset; 4]> = LazyLock::new(|| {
     [
         Asset::new(
             "app",
@@ -104,6 +105,12 @@ static ASSETS: LazyLock<[Asset; 3]> = LazyLock::new(|| {
             "image/svg+xml",
             include_str!("../assets/icon.svg"),
         ),
+        Asset::new(
+            "page",
+            "js",
+            "text/javascript; charset=utf-8",
+            include_str!("../assets/page.js"),
+        ),
     ]
 });
 
@@ -120,6 +127,11 @@ pub fn js() -> &'static str {
 /// The icon's hashed path, for `<link rel="icon">`.
 pub fn icon() -> &'static str {
     &ASSETS[2].path
+}
+
+/// The script every page loads (confirmations, link fields, the scenario file), hashed path.
+pub fn page_js() -> &'static str {
+    &ASSETS[3].path
 }
 
 /// Whether `If-None-Match` names this version (weak comparison, as RFC 9110 asks for it).

@@ -203,7 +203,11 @@ fn without_lang(here: &str) -> String {
 
 /// A page request with `?lang=it|en` answers with the cookie that remembers it (one year,
 /// `SameSite=Lax`, the whole site). The API and the static files set nothing.
-pub async fn remember(req: axum::extract::Request, next: axum::middleware::Next) -> Response {
+pub async fn remember(
+    axum::extract::State(st): axum::extract::State<std::sync::Arc<crate::AppState>>,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
     let path = req.uri().path();
     let chosen = if path.starts_with("/api/") || path.starts_with("/static/") {
         None
@@ -213,8 +217,9 @@ pub async fn remember(req: axum::extract::Request, next: axum::middleware::Next)
     let mut res = next.run(req).await;
     if let Some(l) = chosen {
         if let Ok(v) = HeaderValue::from_str(&format!(
-            "{COOKIE}={}; Path=/; Max-Age=31536000; SameSite=Lax",
-            l.code()
+            "{COOKIE}={}; Path=/; Max-Age=31536000; SameSite=Lax{}",
+            l.code(),
+            crate::guard::cookie_suffix(&st)
         )) {
             res.headers_mut().append(header::SET_COOKIE, v);
         }

@@ -16,6 +16,7 @@ pub mod assets;
 pub mod board;
 pub mod cache;
 pub mod client;
+pub mod guard;
 pub mod lang;
 pub mod live;
 pub mod pages;
@@ -190,9 +191,17 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/api/s/{token}/conclude", post(api::conclude))
         .merge(pages::routes(state.clone()))
         .fallback(pages::not_found)
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            guard::same_origin,
+        ))
         .layer(axum::middleware::from_fn(api::json_errors))
         .layer(axum::middleware::from_fn(api::localize_json))
-        .layer(axum::middleware::from_fn(lang::remember))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            lang::remember,
+        ))
+        .layer(axum::middleware::from_fn(guard::headers))
         // Added last, so outermost: the middlewares above see (and `localize_json` rewrites)
         // plain bodies, compressed only on the way out.
         // tower-http's default predicate leaves out `text/event-stream` (live updates go out as

@@ -20,7 +20,7 @@ use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use futures_util::stream::{self, Stream};
@@ -28,7 +28,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use tercio_i18n::Lang;
 
-use crate::api::{blocking, After, ApiError};
+use crate::api::{blocking, After, ApiError, Params};
 use crate::lang::Ui;
 use crate::patch::{self, Op};
 use crate::{pages, seat, AppState};
@@ -135,8 +135,8 @@ pub async fn events(
     Path(token): Path<String>,
     headers: HeaderMap,
     uri: axum::http::Uri,
-    Query(q): Query<After>,
-    Query(b): Query<Baseline>,
+    Params(q): Params<After>,
+    Params(b): Params<Baseline>,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
     let lang = crate::lang::of_request(uri.query(), &headers);
     let page = b.etag.map(|etag| Page {

@@ -405,8 +405,9 @@ impl SeatCtx {
 
     pub fn dice_json(&self) -> Value {
         match self.revealed_seed() {
+            // The log's fingerprint is published with the seed, to compare with an export's.
             Some((seed, nonce)) => {
-                json!({"commitment": self.game.commitment(), "revealed": true, "seed": seed, "nonce": nonce})
+                json!({"commitment": self.game.commitment(), "revealed": true, "seed": seed, "nonce": nonce, "chain": self.game.chain})
             }
             None => json!({"commitment": self.game.commitment(), "revealed": false}),
         }
@@ -420,9 +421,11 @@ impl SeatCtx {
             "format": EXPORT_FORMAT,
             "exported_for": role_name(&self.seat.role),
             "rule_set": self.game.ruleset,
+            "rules_version": self.game.rules_version,
             "scenario": self.game.scenario,
             "dice": self.dice_json(),
             "log": entries,
+            "chain": game.log_digest(),
             "state": self.state(),
         });
         if self.is_gm() {
@@ -432,4 +435,6 @@ impl SeatCtx {
     }
 }
 
-pub const EXPORT_FORMAT: &str = "tercio-export/1";
+/// The export's format: `/2` adds `chain`, the head of the log's hash chain, so `tercio verify`
+/// catches an entry changed, added or removed (`/1` exports still verify, with a warning).
+pub const EXPORT_FORMAT: &str = "tercio-export/2";

@@ -471,3 +471,56 @@ fn refusals_carry_their_kind() {
     assert_eq!(r.status, 409);
     assert!(r.json()["error"].get("kind").is_none(), "{}", r.body);
 }
+
+/// Every refusal has the documented shape `{code, field, message}`, with the field: a query
+/// parameter given twice or unreadable, and a body that is not an object, on every route that
+/// takes one.
+#[test]
+fn every_refusal_names_its_field_in_the_documented_shape() {
+    let s = server();
+    let gm = s.new_game("el-gran-capitan/cerignola-1503", 5);
+    let shape = |r: &Reply, field: &str| {
+        assert!((400..500).contains(&r.status), "{} {}", r.status, r.body);
+        let v = r.json();
+        let e = &v["error"];
+        assert!(e["code"].is_string() && e["message"].is_string(), "{v}");
+        assert_eq!(e["field"], field, "{v}");
+        assert!(!e["message"].as_str().unwrap_or("").contains("deserialize"), "{v}");
+        assert!(!r.body.contains("ActionRequest") && !r.body.contains("http-400"), "{v}");
+    };
+    // A page answers with a page, in words.
+    for path in [format!("/s/{gm}?part=main&part=main"), "/?key=a&key=b".to_string()] {
+        let r = s.get(&path);
+        assert_eq!(r.status, 400, "{path}: {}", r.body);
+        assert!(r.body.contains("given more than once"), "{path}: {}", r.body);
+    }
+    for (path, field) in [
+        (format!("/api/s/{gm}/log?after=1&after=2"), "after"),
+        (format!("/api/s/{gm}/events?after=1&after=2"), "after"),
+    ] {
+        let r = s.get(&path);
+        shape(&r, field);
+        assert_eq!(r.json()["error"]["code"], "bad-query", "{path}");
+        assert!(
+            r.json()["error"]["message"]
+                .as_str()
+                .unwrap_or("")
+                .contains("given more than once"),
+            "{path}: {}",
+            r.body
+        );
+    }
+    shape(&s.get(&format!("/api/s/{gm}/log?after=x")), "after");
+    for body in ["[1]", "\"x\"", "3", "null", "true"] {
+        for (route, field) in [
+            ("actions", "action"),
+            ("odds", "action"),
+            ("dice-needed", "action"),
+            ("actions/entered", "action"),
+            ("settings", "body"),
+        ] {
+            shape(&s.post_raw(&format!("/api/s/{gm}/{route}"), body), field);
+        }
+        shape(&s.post_raw("/api/games", body), "scenario");
+    }
+}

@@ -1028,6 +1028,10 @@ fn once_ended_every_hand_and_the_deal_dice_are_shown_and_the_export_verifies() {
                 },
             )
             .expect("the exported scenario passes its checks"),
+            rules_version: export["rules_version"]
+                .as_u64()
+                .and_then(|v| u32::try_from(v).ok())
+                .expect("the export's rules version"),
             log: tercio_core::EventLog::from_entries(entries).expect("numbered"),
             state: export["state"].clone(),
         };

@@ -530,7 +530,7 @@ fn the_export_reveals_the_seed_only_after_the_end_and_matches_the_commitment() {
     let l = s.new_game("bloody-dismal-fight/agincourt-1415", 21);
     play_on_server(&s, &l, &[5, 3, 1], 8);
     let before = s.get(&format!("/api/s/{}/export", l.sides[0].1)).json();
-    assert_eq!(before["format"], "tercio-export/1");
+    assert_eq!(before["format"], "tercio-export/2");
     assert_eq!(before["dice"]["revealed"], false);
     assert!(before["dice"].get("seed").is_none());
     assert!(

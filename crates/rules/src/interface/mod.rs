@@ -234,6 +234,13 @@ pub trait RuleSet: Sync {
     fn sides_act_by_default(&self) -> bool {
         false
     }
+    /// The version of the rule set's outcomes: raised whenever a change makes an action come out
+    /// differently with the same dice (or be refused), so that each game records the rules it was
+    /// played under and a replay of an older game tells "rules changed since" from tampering.
+    /// Each rule set's design document lists its versions.
+    fn rules_version(&self) -> u32 {
+        1
+    }
     /// The numbers a scenario's `[house_rules]` may change, with their defaults, ranges and
     /// sources ([`house`]).
     fn house_rules(&self) -> Vec<HouseRule> {

@@ -32,6 +32,78 @@ mod seat_link;
 pub use host::*;
 pub use seat_link::*;
 
+/// A request's query parameters read as `T` (in place of axum's `Query`): a parameter given
+/// twice, or one that cannot be read, is a 400 naming it (`bad-query`), never a bare serde
+/// message; as JSON from the API, as a page in the request's language elsewhere.
+pub struct Params<T>(pub T);
+
+/// Why [`Params`] refused a query, and whether to answer with a page (and in which language).
+pub struct BadQuery(ApiError, Option<crate::lang::Ui>);
+
+impl IntoResponse for BadQuery {
+    fn into_response(self) -> Response {
+        match self.1 {
+            Some(ui) => crate::pages::error_page(&ui, StatusCode::BAD_REQUEST, &self.0),
+            None => self.0.into_response(),
+        }
+    }
+}
+
+impl<T: serde::de::DeserializeOwned, S: Send + Sync> axum::extract::FromRequestParts<S>
+    for Params<T>
+{
+    type Rejection = BadQuery;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        _: &S,
+    ) -> Result<Self, BadQuery> {
+        let page = (!parts.uri.path().starts_with("/api/"))
+            .then(|| crate::lang::Ui::from_parts(&parts.uri, &parts.headers));
+        let bad = |field: &str, m: String| {
+            BadQuery(
+                ApiError::new(StatusCode::BAD_REQUEST, "bad-query", Some(field), m),
+                page.clone(),
+            )
+        };
+        let Query(pairs) =
+            Query::<Vec<(String, String)>>::try_from_uri(&parts.uri).map_err(|e| {
+                bad(
+                    "query",
+                    msg(
+                        keys::WEB_ERR_QUERY_BAD,
+                        &[("field", "query"), ("error", &e.body_text())],
+                    ),
+                )
+            })?;
+        let mut seen = std::collections::BTreeSet::new();
+        if let Some((k, _)) = pairs.iter().find(|(k, _)| !seen.insert(k.as_str())) {
+            return Err(bad(k, msg(keys::WEB_ERR_QUERY_TWICE, &[("field", k)])));
+        }
+        Query::<T>::try_from_uri(&parts.uri)
+            .map(|Query(t)| Params(t))
+            .map_err(|e| {
+                let text = e.body_text();
+                let detail = text
+                    .strip_prefix("Failed to deserialize query string: ")
+                    .unwrap_or(&text);
+                let field = detail
+                    .split('`')
+                    .nth(1)
+                    .filter(|f| !f.is_empty())
+                    .unwrap_or("query")
+                    .to_string();
+                bad(
+                    &field,
+                    msg(
+                        keys::WEB_ERR_QUERY_BAD,
+                        &[("field", &field), ("error", detail)],
+                    ),
+                )
+            })
+    }
+}
+
 pub struct ApiError {
     status: StatusCode,
     code: String,

@@ -119,7 +119,7 @@ pub const LOG_PAGE: u64 = 500;
 pub async fn seat_log(
     State(st): State<Arc<AppState>>,
     Path(token): Path<String>,
-    Query(q): Query<After>,
+    Params(q): Params<After>,
 ) -> Result<Json<Value>, ApiError> {
     let after = q.after()?.unwrap_or(0);
     let ctx = open_seat(&st, token).await?;

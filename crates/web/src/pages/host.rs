@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Form, Path, Query, State};
+use axum::extract::{Form, Path, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use serde::Deserialize;
@@ -27,7 +27,7 @@ pub(super) async fn home(
     State(st): State<Arc<AppState>>,
     ui: Ui,
     headers: HeaderMap,
-    Query(q): Query<KeyQuery>,
+    crate::api::Params(q): crate::api::Params<KeyQuery>,
 ) -> Response {
     if let Some(k) = q.key {
         let mut h = HeaderMap::new();
@@ -42,8 +42,9 @@ pub(super) async fn home(
                 [(
                     header::SET_COOKIE,
                     format!(
-                        "{}={k}; Path=/; HttpOnly; SameSite=Strict; Max-Age=31536000",
-                        api::HOST_COOKIE
+                        "{}={k}; Path=/; HttpOnly; SameSite=Strict; Max-Age=31536000{}",
+                        api::HOST_COOKIE,
+                        crate::guard::cookie_suffix(&st)
                     ),
                 )],
                 Redirect::to("/"),
@@ -159,7 +160,7 @@ async fn home_with(st: &AppState, ui: &Ui, error: Option<&str>, toml: &str) -> R
             b.push_str(&format!(
                 "<li><a href=\"/games/{id}\"><strong>{title}</strong></a> <span class=\"muted\">{meta}</span>
                  <form method=\"post\" action=\"/games/{id}/archive\" class=\"inline\"><button class=\"small\">{archive}</button></form>
-                 <form method=\"post\" action=\"/games/{id}/delete\" class=\"inline\" data-confirm=\"{confirm}\" onsubmit=\"return confirm(this.dataset.confirm)\"><button class=\"small danger\">{delete}</button></form></li>",
+                 <form method=\"post\" action=\"/games/{id}/delete\" class=\"inline\" data-confirm=\"{confirm}\"><button class=\"small danger\">{delete}</button></form></li>",
                 id = esc(&g.id),
                 title = esc(&g.title),
                 archive = ui.h(keys::WEB_GAMES_ARCHIVE, &[]),
@@ -207,7 +208,6 @@ async fn home_with(st: &AppState, ui: &Ui, error: Option<&str>, toml: &str) -> R
             ui.e(e)
         ));
     }
-    b.push_str("<script>document.getElementById('scenario-file').addEventListener('change', e => { const f = e.target.files[0]; if (f) f.text().then(t => { document.getElementById('scenario-text').value = t; }); });</script>");
     b.push_str(&format!(
         "<h2>{}</h2><ul>",
         ui.h(keys::WEB_GAMES_RULES, &[])

@@ -107,12 +107,13 @@ pub(super) fn page_live(ui: &Ui, title: &str, body: &str) -> Html<String> {
 
 fn shell(ui: &Ui, title: &str, brand: &str, extra: &str, body: &str) -> Html<String> {
     Html(format!(
-        "<!doctype html><html lang=\"{lang}\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{title}</title><link rel=\"stylesheet\" href=\"{css}\"><link rel=\"icon\" type=\"image/svg+xml\" href=\"{icon}\"></head><body><header class=\"top\">{brand}{switch}{extra}</header><main>{body}</main></body></html>",
+        "<!doctype html><html lang=\"{lang}\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{title}</title><link rel=\"stylesheet\" href=\"{css}\"><link rel=\"icon\" type=\"image/svg+xml\" href=\"{icon}\"><script src=\"{page_js}\" defer></script></head><body><header class=\"top\">{brand}{switch}{extra}</header><main>{body}</main></body></html>",
         lang = ui.lang.code(),
         title = ui.h(keys::WEB_PAGE_TITLE, &[("title", title)]),
         switch = ui.switch(),
         css = assets::css(),
-        icon = assets::icon()
+        icon = assets::icon(),
+        page_js = assets::page_js()
     ))
 }
 
@@ -136,7 +137,7 @@ pub(super) fn not_found_page(ui: &Ui) -> Response {
         .into_response()
 }
 
-pub(super) fn error_page(ui: &Ui, status: StatusCode, e: &ApiError) -> Response {
+pub(crate) fn error_page(ui: &Ui, status: StatusCode, e: &ApiError) -> Response {
     (
         status,
         page(

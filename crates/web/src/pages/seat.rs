@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use serde::Deserialize;
@@ -237,7 +237,7 @@ fn seats_panel(ctx: &SeatCtx, ui: &Ui, base: &str) -> String {
     let mut own = String::new();
     for (role, side, name, url) in links {
         let field = format!(
-            "<input class=\"url\" readonly value=\"{}\" aria-label=\"{}\" onclick=\"this.select()\"><button class=\"small reissue\" data-role=\"{role}\" data-side=\"{}\">{}</button>",
+            "<input class=\"url\" readonly value=\"{}\" aria-label=\"{}\"><button class=\"small reissue\" data-role=\"{role}\" data-side=\"{}\">{}</button>",
             esc(&url),
             ui.h(keys::WEB_SEATS_LINK_FOR, &[("name", &name)]),
             esc(side),
@@ -417,7 +417,7 @@ pub(super) async fn seat_page(
     State(st): State<Arc<AppState>>,
     ui: Ui,
     Path(token): Path<String>,
-    Query(q): Query<PartQuery>,
+    crate::api::Params(q): crate::api::Params<PartQuery>,
     headers: HeaderMap,
 ) -> Response {
     let base = api::base_url(&st, &headers);
@@ -439,14 +439,13 @@ pub(super) async fn seat_page(
         return ([(header::CACHE_CONTROL, "no-store")], Html(main)).into_response();
     }
     let body = format!(
-        "<p id=\"notice\" class=\"notice\" role=\"status\" hidden></p>{main}<dialog id=\"result-box\"><pre id=\"result-text\"></pre><form method=\"dialog\"><button class=\"primary\">{ok}</button></form></dialog><dialog id=\"dice-box\"><form id=\"dice-form\"><h3>{throw}</h3><p class=\"muted\" id=\"dice-so-far\"></p><div id=\"dice-inputs\"></div><p class=\"error\" id=\"dice-error\"></p><button class=\"primary\" id=\"dice-ok\">{next}</button> <button type=\"button\" id=\"dice-cancel\">{cancel}</button></form></dialog><script type=\"application/json\" id=\"tercio-i18n\">{strings}</script><script>window.TERCIO_SEAT = \"{tok}\"; window.TERCIO_PHYSICAL = {phys};</script><script src=\"{js}\"></script>",
+        "<p id=\"notice\" class=\"notice\" role=\"status\" hidden></p>{main}<dialog id=\"result-box\"><pre id=\"result-text\"></pre><form method=\"dialog\"><button class=\"primary\">{ok}</button></form></dialog><dialog id=\"dice-box\"><form id=\"dice-form\"><h3>{throw}</h3><p class=\"muted\" id=\"dice-so-far\"></p><div id=\"dice-inputs\"></div><p class=\"error\" id=\"dice-error\"></p><button class=\"primary\" id=\"dice-ok\">{next}</button> <button type=\"button\" id=\"dice-cancel\">{cancel}</button></form></dialog><script type=\"application/json\" id=\"tercio-i18n\">{strings}</script><script type=\"application/json\" id=\"tercio-seat\">{{\"seat\": \"{tok}\"}}</script><script src=\"{js}\"></script>",
         ok = ui.h(keys::WEB_DIALOG_OK, &[]),
         throw = ui.h(keys::WEB_DIALOG_THROW, &[]),
         next = ui.h(keys::WEB_DIALOG_NEXT, &[]),
         cancel = ui.h(keys::WEB_DIALOG_CANCEL, &[]),
         strings = ui.script_strings(),
         tok = esc(&ctx.seat.token),
-        phys = ctx.game.meta.settings.physical_dice,
         js = assets::js()
     );
     (

@@ -1,0 +1,23 @@
+// What every page does in the browser, kept out of the HTML so that the Content-Security-Policy
+// can forbid inline script: a form with `data-confirm` asks first; a link field selects itself
+// when tapped; a scenario file chosen on the new-game form fills its text box.
+"use strict";
+document.addEventListener("submit", (e) => {
+  const f = e.target;
+  if (f instanceof HTMLFormElement && f.dataset.confirm && !window.confirm(f.dataset.confirm)) {
+    e.preventDefault();
+  }
+});
+document.addEventListener("click", (e) => {
+  const t = e.target;
+  if (t instanceof HTMLInputElement && t.classList.contains("url")) t.select();
+});
+document.addEventListener("change", (e) => {
+  const t = e.target;
+  if (t instanceof HTMLInputElement && t.id === "scenario-file" && t.files && t.files[0]) {
+    t.files[0].text().then((text) => {
+      const box = document.getElementById("scenario-text");
+      if (box) box.value = text;
+    });
+  }
+});

@@ -1,0 +1,130 @@
+//! What every answer carries for the browser's protection, and the check that keeps other sites
+//! from acting with the host's cookie.
+//!
+//! - **Headers** on every answer: a Content-Security-Policy that allows the app's own scripts,
+//!   styles and connections only (no inline script: pages hand data to scripts as JSON), framed
+//!   by no one (`frame-ancestors 'none'`, `X-Frame-Options: DENY`), `X-Content-Type-Options:
+//!   nosniff`, and `Referrer-Policy: no-referrer`, since a seat's address is its key.
+//! - **Same origin** for a state-changing request that only the host's cookie authenticates (the
+//!   host's forms, `POST /api/games`): its `Origin` must be the server's own — the public URL
+//!   when `--public-url` is set, else the request's `Host` — since `SameSite` cookies still go
+//!   with requests from another port of the same host. A browser that sends no `Origin` but
+//!   `Sec-Fetch-Site` must say `same-origin`. Requests that carry a capability (a seat link's
+//!   token in the path, `Authorization: Bearer`) cannot be forged this way and are not checked.
+//! - Cookies are marked `Secure` when the public URL is `https` ([`cookie_suffix`]).
+
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use tercio_i18n::{keys, msg};
+
+use crate::api::{cookie, ApiError, HOST_COOKIE};
+use crate::lang::Ui;
+use crate::AppState;
+
+/// The Content-Security-Policy of every answer.
+pub const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+/// Middleware: the security headers on every answer.
+pub async fn headers(req: Request, next: Next) -> Response {
+    let mut res = next.run(req).await;
+    let h = res.headers_mut();
+    for (name, value) in [
+        (header::CONTENT_SECURITY_POLICY, CSP),
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        (header::REFERRER_POLICY, "no-referrer"),
+        (header::X_FRAME_OPTIONS, "DENY"),
+    ] {
+        h.insert(name, HeaderValue::from_static(value));
+    }
+    res
+}
+
+/// `; Secure` when the server is reached over https (its public URL says so), else nothing: the
+/// end of every `Set-Cookie`.
+pub fn cookie_suffix(st: &AppState) -> &'static str {
+    if st
+        .public_url
+        .as_deref()
+        .is_some_and(|u| u.starts_with("https://"))
+    {
+        "; Secure"
+    } else {
+        ""
+    }
+}
+
+/// The origin a request must come from: the public URL's scheme, host and port, or the scheme
+/// the request's `Origin` names with the request's own `Host`.
+fn expected(st: &AppState, headers: &HeaderMap) -> Option<String> {
+    if let Some(u) = st.public_url.as_deref() {
+        let (scheme, rest) = u.split_once("://")?;
+        let authority = rest.split('/').next().unwrap_or(rest);
+        return Some(format!("{scheme}://{authority}").to_ascii_lowercase());
+    }
+    headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .map(|h| h.to_ascii_lowercase())
+}
+
+/// Why a request may not act with the host's cookie, if it may not: (what it came from, what was
+/// expected).
+fn foreign(st: &AppState, headers: &HeaderMap) -> Option<(String, String)> {
+    let want = expected(st, headers).unwrap_or_default();
+    match headers.get(header::ORIGIN).and_then(|o| o.to_str().ok()) {
+        Some(origin) => {
+            let origin = origin.trim_end_matches('/').to_ascii_lowercase();
+            let ok = if st.public_url.is_some() {
+                origin == want
+            } else {
+                origin
+                    .split_once("://")
+                    .is_some_and(|(_, authority)| authority == want)
+            };
+            (!ok).then_some((origin, want))
+        }
+        None => {
+            let site = headers
+                .get("sec-fetch-site")
+                .and_then(|s| s.to_str().ok())
+                .unwrap_or("same-origin");
+            (!matches!(site, "same-origin" | "none"))
+                .then(|| (format!("Sec-Fetch-Site: {site}"), want))
+        }
+    }
+}
+
+/// Middleware: refuse a state-changing request that only the host's cookie authenticates when
+/// it comes from another origin (403, `cross-site-request`, field `Origin`).
+pub async fn same_origin(State(st): State<Arc<AppState>>, req: Request, next: Next) -> Response {
+    let path = req.uri().path();
+    let changes = !matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS);
+    let capability = path.starts_with("/api/s/")
+        || path.starts_with("/s/")
+        || req.headers().contains_key(header::AUTHORIZATION);
+    let by_cookie = cookie(req.headers(), HOST_COOKIE).is_some();
+    if changes && by_cookie && !capability {
+        if let Some((origin, expected)) = foreign(&st, req.headers()) {
+            let e = ApiError::new(
+                StatusCode::FORBIDDEN,
+                "cross-site-request",
+                Some("Origin"),
+                msg(
+                    keys::WEB_ERR_CROSS_SITE,
+                    &[("origin", &origin), ("expected", &expected)],
+                ),
+            );
+            // The API answers JSON; a form, a page in the request's language.
+            if path.starts_with("/api/") {
+                return e.into_response();
+            }
+            let ui = Ui::from_parts(req.uri(), req.headers());
+            return crate::pages::error_page(&ui, StatusCode::FORBIDDEN, &e);
+        }
+    }
+    next.run(req).await
+}
