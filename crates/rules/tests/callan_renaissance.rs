@@ -3070,3 +3070,397 @@ fn refusals_about_the_turn_are_not_now() {
     );
     assert_eq!((r.code.as_str(), kind(&r)), ("fired", json!("not-now")));
 }
+
+// ------------------------------------------------------------------------------------------------
+// Issue 16: stand-alone odds, the fixation, pike and fleeing friends, names, crossbows, the
+// loser's fate, and the seed's contradictions decided in D66–D70.
+
+/// Every facet's values add up to 1: no two facets of one outcome share a name.
+fn sums_to_one(o: &tercio_rules::odds::OddsReport) {
+    for f in &o.facets {
+        let total: f64 = f.values.iter().map(|(_, p)| p).sum();
+        assert!((total - 1.0).abs() < 1e-9, "{}: {total}", f.facet);
+    }
+}
+
+#[test]
+fn d70_stand_alone_odds_of_an_attack_that_may_be_evaded_assume_the_defender_stands() {
+    let attack = |evade: Option<bool>| {
+        let mut a = json!({
+            "action": "attack",
+            "attacker": {"type": "gendarmi", "bases": 3, "name": "g"},
+            "defender": {"type": "cavalleria-leggera", "bases": 3, "name": "l",
+                         "flags": ["giavellotti"]},
+            "attacker_front": 3, "defender_front": 3, "charge": true
+        });
+        if let Some(e) = evade {
+            a["evade"] = json!(e);
+        }
+        a
+    };
+    // The odds are the fight's, as if the light horse stood: the same as `evade: false`.
+    let plan = standalone(attack(None));
+    let o = odds(&plan);
+    let stands = odds(&standalone(attack(Some(false))));
+    let w = key("callan.facet.winner");
+    let draw = key("callan.round.draw-short");
+    let total = o.p(&w, "g") + o.p(&w, "l") + o.p(&w, &draw);
+    assert!((total - 1.0).abs() < 1e-9, "{total}");
+    for who in ["g", "l", draw.as_str()] {
+        assert!((o.p(&w, who) - stands.p(&w, who)).abs() < 1e-12, "{who}");
+    }
+    sums_to_one(&o);
+    // And they say so: in the resolution and among the facets.
+    let (out, _) = plan.roll(&mut DiceStream::from_seed(3));
+    assert!(
+        out.resolution
+            .steps
+            .iter()
+            .any(|s| s.result.contains("callan.combat.assumes-stands")),
+        "{:?}",
+        out.resolution.steps
+    );
+    assert!(
+        (o.p(
+            &keyed("callan.facet.evades", "l"),
+            &key("callan.evade.assumed-no")
+        ) - 1.0)
+            .abs()
+            < 1e-9
+    );
+    assert!(localize(Lang::En, &out.resolution.render()).contains("stands"));
+    // Given, the answer is followed and nothing is assumed.
+    let (out, _) = standalone(attack(Some(false))).roll(&mut DiceStream::from_seed(3));
+    assert!(!out
+        .resolution
+        .steps
+        .iter()
+        .any(|s| s.result.contains("callan.combat.assumes-stands")));
+    // A defender that may not evade: no assumption to state.
+    let (out, _) = standalone(worked_example(false)).roll(&mut DiceStream::from_seed(3));
+    assert!(!out
+        .resolution
+        .steps
+        .iter()
+        .any(|s| s.result.contains("callan.combat.assumes-stands")));
+    // The game's preview of an attack still waiting for the answer says the same.
+    let mut g = G::new(SCENARIO);
+    g.deck(&[1, 2, 3, 4, 5, 6]);
+    for _ in 0..3 {
+        g.draw();
+    }
+    let p = g
+        .engine
+        .preview(
+            Some(&g.state),
+            &json!({"action": "attack", "attacker": "gend", "defender": "leggeri"}),
+        )
+        .expect("preview");
+    let o = odds(&p);
+    assert!(
+        (o.p(
+            &keyed("callan.facet.evades", "Cavalli leggeri"),
+            &key("callan.evade.assumed-no")
+        ) - 1.0)
+            .abs()
+            < 1e-9
+    );
+    assert!(o.p(&key("callan.facet.winner"), "Gendarmi del re") > 0.5);
+}
+
+#[test]
+fn d59_a_fixed_swiss_unit_attacks_only_the_landsknechts() {
+    let on = SCENARIO.replace("\"callan.niente_soldi\" = 0", "\"callan.niente_soldi\" = 1");
+    let mut g = G::unstarted(&on);
+    // The shuffle key's 8 dice, then the Swiss die 5 (fixed), the Landsknechts' 6 (nothing).
+    g.with(json!({"action": "start"}), &[1, 2, 3, 4, 5, 6, 7, 8, 5, 6]);
+    assert_eq!(g.unit("svizzeri")["fixated"], true);
+    g.deck(&[1, 2, 4, 5, 3, 6]);
+    g.draw();
+    g.draw();
+    // "non obbediranno ad alcun ordine finché non li avranno distrutti": no attack on anyone
+    // else, and no riccio (it could not attack the Landsknechts from it).
+    for other in ["iarch", "igend"] {
+        let a = json!({"action": "attack", "attacker": "svizzeri", "defender": other,
+                       "attacker_front": 3, "attacker_rear": 3, "defender_front": 3});
+        let r = refusal(g.engine.as_ref(), Some(&g.state), &a);
+        assert_eq!(
+            (r.code.as_str(), r.field.as_deref()),
+            ("fixated", Some("defender")),
+            "{other}"
+        );
+        let en = localize(Lang::En, &r.message);
+        let it = localize(Lang::It, &r.message);
+        assert!(en.contains("Svizzeri") && !en.contains('⟦'), "{en}");
+        assert!(
+            it.contains("Svizzeri") && !it.contains('⟦') && it != en,
+            "{it}"
+        );
+    }
+    assert_eq!(
+        g.refused(
+            json!({"action": "move", "unit": "svizzeri", "kind": "formation", "formation": "riccio"})
+        ),
+        "fixated|formation"
+    );
+    // The Landsknechts themselves are attacked.
+    g.act(
+        json!({"action": "attack", "attacker": "svizzeri", "defender": "lanzi",
+                 "attacker_front": 3, "attacker_rear": 3,
+                 "defender_front": 3, "defender_rear": 3}),
+    );
+    assert_eq!(g.unit("svizzeri")["fought_with"], json!(["lanzi"]));
+    // Once no enemy Landsknecht unit is left, the Swiss obey again.
+    let mut g = G::unstarted(&on);
+    g.with(json!({"action": "start"}), &[1, 2, 3, 4, 5, 6, 7, 8, 5, 6]);
+    g.set("lanzi", "status", json!("lost"));
+    g.deck(&[1, 2, 4, 5, 3, 6]);
+    g.draw();
+    g.draw();
+    g.act(
+        json!({"action": "attack", "attacker": "svizzeri", "defender": "iarch",
+                 "attacker_front": 3, "attacker_rear": 3, "defender_front": 3}),
+    );
+}
+
+#[test]
+fn d69_pike_ignore_friends_fleeing_and_raw_pike_still_test_on_a_rout() {
+    let mut g = G::new(&big());
+    // Trained pike (the Landsknechts), veteran pike (the Swiss), a tercio: "i Picchieri
+    // ignorano tutti" — the report is refused at its reason.
+    for pike in ["lanzi", "svizzeri", "tercio", "picche"] {
+        let a = json!({"action": "panic_test", "unit": pike, "reason": "friends_fleeing"});
+        let r = refusal(g.engine.as_ref(), Some(&g.state), &a);
+        assert_eq!(
+            (r.code.as_str(), r.field.as_deref()),
+            ("pike-ignore", Some("reason")),
+            "{pike}"
+        );
+        assert!(!localize(Lang::En, &r.message).contains('⟦'));
+        assert!(!localize(Lang::It, &r.message).contains('⟦'));
+    }
+    // The reason left out is friends fleeing: refused the same.
+    assert_eq!(
+        g.refused(json!({"action": "panic_test", "unit": "lanzi"})),
+        "pike-ignore|reason"
+    );
+    // Other foot still test on friends fleeing.
+    let o = g.act(json!({"action": "panic_test", "unit": "iarch", "reason": "friends_fleeing"}));
+    assert!(facet(&o, &keyed("callan.facet.panic", "Archibugieri spagnoli")).is_some());
+    // Raw pike: the class's own trigger, "Oltre alle circostanze usuali … ogni volta che vedono
+    // truppe amiche in rotta", still applies (D69); friends fleeing nearby is still ignored.
+    g.set("picche9", "quality", json!("reclute"));
+    assert_eq!(
+        g.refused(json!({"action": "panic_test", "unit": "picche9", "reason": "friends_fleeing"})),
+        "pike-ignore|reason"
+    );
+    let o = g.act(json!({"action": "panic_test", "unit": "picche9", "reason": "rout_seen"}));
+    assert!(facet(&o, &keyed("callan.facet.panic", "Picche di Guascogna")).is_some());
+}
+
+#[test]
+fn two_inline_units_of_one_name_are_told_apart_in_the_odds() {
+    // Both default to their type's name: the facets name each by its role and never merge.
+    let o = odds(&standalone(json!({
+        "action": "attack",
+        "attacker": {"type": "gendarmi", "bases": 3},
+        "defender": {"type": "gendarmi", "bases": 3},
+        "attacker_front": 3, "defender_front": 3
+    })));
+    sums_to_one(&o);
+    let lost: Vec<String> = o
+        .facets
+        .iter()
+        .filter(|f| f.facet.contains("callan.facet.lost-of"))
+        .map(|f| localize(Lang::En, &f.facet))
+        .collect();
+    assert_eq!(lost.len(), 2, "{lost:?}");
+    assert!(
+        lost[0].contains("attacker") && lost[1].contains("defender"),
+        "{lost:?}"
+    );
+    let winner = o
+        .facets
+        .iter()
+        .find(|f| f.facet == key("callan.facet.winner"))
+        .expect("winner");
+    assert_eq!(winner.values.len(), 3, "{:?}", winner.values);
+    // Given the same name, the same.
+    let o = odds(&standalone(json!({
+        "action": "attack",
+        "attacker": {"type": "picchieri", "bases": 6, "name": "Picche"},
+        "defender": {"type": "picchieri", "bases": 6, "name": "Picche"},
+        "attacker_front": 3, "attacker_rear": 3, "defender_front": 3, "defender_rear": 3
+    })));
+    sums_to_one(&o);
+    // A volley between two units of one name reads "… (firer) fires at … (target)".
+    let (out, _) = standalone(json!({
+        "action": "fire",
+        "unit": {"type": "archibugieri", "bases": 5},
+        "target": {"type": "archibugieri", "bases": 5},
+        "short_bases": 5
+    }))
+    .roll(&mut DiceStream::from_seed(1));
+    let title = localize(Lang::En, &out.resolution.steps[0].title);
+    assert!(
+        title.contains("firer") && title.contains("target"),
+        "{title}"
+    );
+}
+
+#[test]
+fn d8_crossbows_given_short_bases_fire_and_are_reported_at_long_range() {
+    let fire = |short: u32, long: u32| {
+        standalone(json!({
+            "action": "fire",
+            "unit": {"type": "balestrieri", "bases": 5},
+            "target": {"type": "archibugieri", "bases": 5},
+            "short_bases": short, "long_bases": long
+        }))
+        .roll(&mut DiceStream::from_seed(1))
+        .0
+    };
+    for (short, long) in [(5, 0), (2, 3)] {
+        let o = fire(short, long);
+        let result = &o.resolution.steps[0].result;
+        assert!(!result.contains("callan.range.short"), "{result}");
+        assert!(result.contains("callan.range.long"), "{result}");
+        // One group of 5 dice, 1 a base.
+        assert!(result.contains("dice=5"), "{result}");
+    }
+    // Arquebusiers keep their short range.
+    let o = standalone(json!({
+        "action": "fire",
+        "unit": {"type": "archibugieri", "bases": 5},
+        "target": {"type": "archibugieri", "bases": 5},
+        "short_bases": 5
+    }))
+    .roll(&mut DiceStream::from_seed(1))
+    .0;
+    assert!(o.resolution.steps[0].result.contains("callan.range.short"));
+}
+
+#[test]
+fn the_losers_fate_tells_flight_destruction_and_removal_apart() {
+    // §11.3: the gendarmi flee or are destroyed 16.20% of the time (0.04% destroyed: 9 or more
+    // Landsknecht hits); the Landsknechts retire and are removed 6.78%.
+    let o = odds(&standalone(worked_example(false)));
+    sums_to_one(&o);
+    let f = key("callan.facet.loser");
+    let flees = o.p(&f, &key("callan.loser.flees"));
+    let destroyed = o.p(&f, &key("callan.loser.destroyed"));
+    let removed = o.p(&f, &key("callan.loser.removed"));
+    let stays = o.p(&f, &key("callan.loser.stays"));
+    let none = o.p(&f, &key("callan.loser.none"));
+    assert!(
+        (flees + destroyed - 0.1620).abs() < 5e-5,
+        "{flees} + {destroyed}"
+    );
+    assert!((destroyed - 0.0004).abs() < 5e-5, "{destroyed}");
+    assert!(destroyed > 0.0);
+    assert!((removed - 0.0678).abs() < 5e-5, "{removed}");
+    assert!((none - 1175472515.0 / 6115295232.0).abs() < 1e-12, "{none}");
+    assert!((flees + destroyed + removed + stays + none - 1.0).abs() < 1e-9);
+}
+
+#[test]
+fn d66_a_light_gun_moves_2_bw_limbering_included() {
+    let mut g = G::new(SCENARIO);
+    g.deck(&[1, 4, 2, 5, 3, 6]);
+    for _ in 0..3 {
+        g.draw();
+    }
+    // "Cannoni leggeri: possono essere spostati di 2 BW a turno"; QRS "Cannoni leggeri 8 cm".
+    let o = g.act(json!({"action": "move", "unit": "cannone"}));
+    let r = &step(&o, "callan.step.move").result;
+    assert!(r.contains("bw=2") && r.contains("cm=8"), "{r}");
+    // Limbering is part of that move, not a change of formation at half a move (D66).
+    let mut g = G::new(SCENARIO);
+    g.deck(&[1, 4, 2, 5, 3, 6]);
+    for _ in 0..3 {
+        g.draw();
+    }
+    for f in ["line", "close"] {
+        assert_eq!(
+            g.refused(
+                json!({"action": "move", "unit": "cannone", "kind": "formation", "formation": f})
+            ),
+            "gun-formation|kind"
+        );
+    }
+    // A heavy gun never moves.
+    assert_eq!(
+        g.refused(json!({"action": "move", "unit": "grosso"})),
+        "immobile|unit"
+    );
+}
+
+#[test]
+fn d67_a_flanked_veteran_pike_block_counts_one_base() {
+    // "i picchieri veterani contano sempre 2 ranghi" against "Un'unità attaccata sul fianco o
+    // sul retro conta solo una base": the flank wins; the veterans' 5–6 stays.
+    let attack = |flank: bool| {
+        json!({
+            "action": "attack",
+            "attacker": {"type": "gendarmi", "bases": 3, "name": "g"},
+            "defender": {"type": "picchieri", "bases": 9, "name": "s",
+                         "flags": ["veterani"], "nationality": "svizzeri"},
+            "attacker_front": 3, "defender_front": 3, "defender_rear": 3, "flank": flank
+        })
+    };
+    let (o, _) = standalone(attack(true)).roll(&mut DiceStream::from_seed(1));
+    assert_eq!(round_dice(&o, "s"), 2);
+    assert!(
+        round_result(&o).contains("hb=@callan.hit.five-six"),
+        "{}",
+        round_result(&o)
+    );
+    let (o, _) = standalone(attack(false)).roll(&mut DiceStream::from_seed(1));
+    assert_eq!(round_dice(&o, "s"), 12);
+}
+
+#[test]
+fn d68_a_pike_block_may_include_shot_one_doppelsoldner_or_rodeleros_and_halberdiers() {
+    let block = "bases = 6\nleader = \"re\"\nflags = [\"doppelsoldner\"]";
+    for (flags, ok) in [
+        ("[\"schermo-2\", \"doppelsoldner\"]", true),
+        ("[\"rodeleros\"]", true),
+        ("[\"alabardieri\"]", true),
+        ("[\"schermo-3\", \"rodeleros\", \"alabardieri\"]", true),
+        ("[\"doppelsoldner\", \"rodeleros\"]", false),
+    ] {
+        let toml = big().replace(
+            block,
+            &format!("bases = 6\nleader = \"re\"\nflags = {flags}"),
+        );
+        assert_ne!(toml, big());
+        match parse("x.toml", &toml) {
+            Ok(sc) => {
+                assert!(ok, "{flags} accepted");
+                let e = lookup("callan")
+                    .expect("listed")
+                    .engine(Some(&sc))
+                    .expect("engine");
+                let st = e.initial_state().expect("state");
+                let u = st["units"]
+                    .as_array()
+                    .expect("units")
+                    .iter()
+                    .find(|u| u["id"] == "picche")
+                    .cloned()
+                    .expect("unit");
+                let extra = u["bases"].as_u64().unwrap_or(0) - 6;
+                let want = flags.matches("schermo-2").count() * 2
+                    + flags.matches("schermo-3").count() * 3
+                    + flags.matches("doppelsoldner").count()
+                    + flags.matches("rodeleros").count()
+                    + flags.matches("alabardieri").count();
+                assert_eq!(extra as usize, want, "{flags}");
+            }
+            Err(d) => {
+                assert!(!ok, "{flags} refused: {d:?}");
+                assert!(d.iter().any(|x| x.field.ends_with(".flags")), "{d:?}");
+            }
+        }
+    }
+}

@@ -263,18 +263,20 @@ fn modifier(side: &str, key: &str, value: i32, source: &str) -> Modifier {
 pub fn volley_groups(v: &VolleyIn) -> Vec<Group> {
     let (ds, dl) = v.weapon.dice();
     let small_arms = !v.weapon.is_gun();
+    // Crossbows and bows "tirano sempre a lunga": bases the players measured under 4 BW fire
+    // at long range with the others, one group (D8).
+    let (short_bases, long_bases) = if v.weapon == Weapon::Balestra {
+        (0, v.short_bases + v.long_bases)
+    } else {
+        (v.short_bases, v.long_bases)
+    };
     let mut out = Vec::new();
     for short in [true, false] {
-        let bases = if short { v.short_bases } else { v.long_bases };
+        let bases = if short { short_bases } else { long_bases };
         if bases == 0 {
             continue;
         }
-        // Crossbows and bows always shoot at long range (D8).
-        let per = if short && v.weapon != Weapon::Balestra {
-            ds
-        } else {
-            dl
-        };
+        let per = if short { ds } else { dl };
         let base = bases * per;
         let mut mods = vec![Modifier {
             side: k("callan.side.firer"),
@@ -719,10 +721,14 @@ mod tests {
 
     #[test]
     fn d8_d15_d16_d21_ranges_and_cover() {
-        // 5 crossbowmen at 2 BW roll 5 dice (always long).
+        // 5 crossbowmen at 2 BW roll 5 dice, at long range (always long).
         assert_eq!(
             dice(&volley_groups(&volley(Weapon::Balestra, 5, 0))),
-            vec![(true, 5)]
+            vec![(false, 5)]
+        );
+        assert_eq!(
+            dice(&volley_groups(&volley(Weapon::Balestra, 2, 3))),
+            vec![(false, 5)]
         );
         // 5 arquebusiers at exactly 4 BW are at long range: 5 dice.
         assert_eq!(

@@ -59,14 +59,19 @@ impl Rules for CallanEngine {
     fn preview(&self, st: &State, action: &Action) -> Result<Plan<Outcome<Value>>, Rejection> {
         let name = action.name();
         match action {
-            // An attack the defender may still evade: its odds are the fight's, if it stands.
-            Action::Attack { evade: None, .. } => {
-                let mut a = action.clone();
-                if let Action::Attack { evade, .. } = &mut a {
-                    *evade = Some(false);
+            // An attack the defender may still evade: its odds are the fight's, if it stands,
+            // and they say so (D70).
+            Action::Attack { evade: None, .. } => match game::assuming_it_stands(st, action) {
+                Some((a, who)) => Ok(game::plan(st, &a)?
+                    .map(move |r| outcome(name, None, game::note_it_stands(r, &who)))),
+                None => {
+                    let mut a = action.clone();
+                    if let Action::Attack { evade, .. } = &mut a {
+                        *evade = Some(false);
+                    }
+                    Ok(game::plan(st, &a)?.map(move |r| outcome(name, None, r)))
                 }
-                Ok(game::plan(st, &a)?.map(move |r| outcome(name, None, r)))
-            }
+            },
             Action::Start { .. } | Action::Draw { .. } => Err(Rejection::new(
                 "no-odds",
                 Some("action"),

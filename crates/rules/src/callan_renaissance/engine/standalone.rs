@@ -77,8 +77,26 @@ pub(super) fn standalone(action: &Action) -> Result<Plan<Outcome<Value>>, Reject
             ))
         }
     };
-    let ua = inline_unit(ra, fa, "a")?;
-    let ub = inline_unit(rb, fb, "b")?;
+    let mut ua = inline_unit(ra, fa, "a")?;
+    let mut ub = inline_unit(rb, fb, "b")?;
+    // Two units of one name (both left to their type's name, say) are told apart by their
+    // role, so that no two facets of an outcome share a name (project design, §14.8).
+    if ua.name == ub.name {
+        let roles = if fa == "unit" {
+            ["firer", "target"]
+        } else {
+            ["attacker", "defender"]
+        };
+        for (u, role) in [(&mut ua, roles[0]), (&mut ub, roles[1])] {
+            u.name = m(
+                "callan.standalone.named",
+                &[
+                    ("unit", u.name.clone()),
+                    ("role", format!("@callan.role.{role}")),
+                ],
+            );
+        }
+    }
     // Commanders only where the request says so.
     let wants = |r: &UnitRef| matches!(r, UnitRef::Inline(u) if u.commander);
     let commanded = [wants(ra), wants(rb)];
@@ -170,5 +188,12 @@ pub(super) fn standalone(action: &Action) -> Result<Plan<Outcome<Value>>, Reject
         _ => {}
     }
     let name = action.name();
+    // No one is there to answer whether an attacked unit evades: the fight's odds, as in a game's
+    // preview, and the resolution says so (D70).
+    if let Some((a, who)) = game::assuming_it_stands(&st, &a) {
+        return Ok(
+            game::plan(&st, &a)?.map(move |r| outcome(name, None, game::note_it_stands(r, &who)))
+        );
+    }
     Ok(game::plan(&st, &a)?.map(move |r| outcome(name, None, r)))
 }

@@ -284,6 +284,16 @@ pub(super) fn attack_unordered(st: &State, a: &Action) -> Result<P, Rejection> {
     if at.troop.is_gun() {
         return Err(refuse("gun", "attacker", "callan.reject.gun-attacks", at));
     }
+    // Swiss fixed on the Landsknechts by "Niente soldi" attack no one else until none is left
+    // ("non obbediranno ad alcun ordine finché non li avranno distrutti"; D59).
+    if fixated_now(st, at) && !is_landsknecht(de) {
+        return Err(refuse(
+            "fixated",
+            "defender",
+            "callan.reject.fixated-attack",
+            at,
+        ));
+    }
     // Missile troops attack only missile troops (D41); light horse that fired may not attack (D17).
     let missile_only = |u: &UnitState| {
         u.troop.is_shot() || u.troop == Troop::CavalleriaLeggera || u.troop.is_gun()
@@ -328,8 +338,7 @@ pub(super) fn attack_unordered(st: &State, a: &Action) -> Result<P, Rejection> {
     let c = counts(st, a, [at, de], false)?;
     let charge = *charge && at.troop.is_cavalry();
     let flank = *flank && !de.riccio;
-    let can =
-        (de.open_order && de.troop.is_foot() || de.troop == Troop::CavalleriaLeggera) && !de.moved;
+    let can = may_evade(de);
     if can && evade.is_none() {
         // The defender's side chooses: the attack waits for its answer (§5, Evasione).
         let mut r = Res::new(st);
@@ -471,6 +480,69 @@ pub(super) fn attack_unordered(st: &State, a: &Action) -> Result<P, Rejection> {
     } else {
         Ok(go(r, false))
     }
+}
+
+/// Whether an attacked unit may choose to evade: open-order foot and light horse that have not
+/// moved this turn (003, Movimento › Evasione; §5).
+pub fn may_evade(u: &UnitState) -> bool {
+    (u.open_order && u.troop.is_foot() || u.troop == Troop::CavalleriaLeggera) && !u.moved
+}
+
+/// The defender of an attack whose answer is not given, when it may evade: the odds of such an
+/// attack are the fight's, as if it stood (D70).
+pub fn evasion_assumed<'a>(st: &'a State, a: &Action) -> Option<&'a UnitState> {
+    match a {
+        Action::Attack {
+            defender,
+            evade: None,
+            ..
+        } => defender
+            .id()
+            .and_then(|d| st.unit(d))
+            .filter(|d| may_evade(d)),
+        _ => None,
+    }
+}
+
+/// `a` with the defender standing, and each outcome saying that it was assumed (D70). `None`:
+/// nothing to assume (the answer is given, or the defender may not evade).
+pub fn assuming_it_stands(st: &State, a: &Action) -> Option<(Action, String)> {
+    let de = evasion_assumed(st, a)?;
+    let mut a = a.clone();
+    if let Action::Attack { evade, .. } = &mut a {
+        *evade = Some(false);
+    }
+    Some((a, de.name.clone()))
+}
+
+/// The note of [`assuming_it_stands`], first in the resolution and among the facets.
+pub fn note_it_stands(mut r: Res, name: &str) -> Res {
+    r.steps.insert(
+        0,
+        Step {
+            title: k("callan.step.combat"),
+            dice: Vec::new(),
+            modifiers: Vec::new(),
+            totals: Vec::new(),
+            result: m(
+                "callan.combat.assumes-stands",
+                &[("unit", name.to_string())],
+            ),
+        },
+    );
+    r.facets.insert(
+        0,
+        (
+            m("callan.facet.evades", &[("unit", name.to_string())]),
+            k("callan.evade.assumed-no"),
+        ),
+    );
+    r
+}
+
+/// A Landsknecht unit, the only target of Swiss fixed by "Niente soldi" (D59).
+pub(super) fn is_landsknecht(u: &UnitState) -> bool {
+    u.nationality.as_deref() == Some("lanzichenecchi")
 }
 
 #[derive(Clone, Debug)]

@@ -12,7 +12,7 @@ pub fn fixated_now(st: &State, u: &UnitState) -> bool {
     u.fixated
         && st.units.iter().any(|e| {
             e.side != u.side
-                && e.nationality.as_deref() == Some("lanzichenecchi")
+                && is_landsknecht(e)
                 && matches!(e.status, Status::Ok | Status::Retiring | Status::Waiting)
         })
 }

@@ -111,6 +111,24 @@ pub(super) fn move_unit(st: &State, a: &Action) -> Result<P, Rejection> {
         return Err(refuse("fixated", "unit", "callan.reject.fixated", u));
     }
     let formation = formation.as_deref();
+    // A riccio cannot move nor attack: not for Swiss bent on the Landsknechts (D59).
+    if fixated_now(st, u) && kind == "formation" && formation == Some("riccio") {
+        return Err(refuse(
+            "fixated",
+            "formation",
+            "callan.reject.fixated-riccio",
+            u,
+        ));
+    }
+    // A gun limbers and unlimbers within its 2 BW: it has no formation to change (D66).
+    if u.troop.is_gun() && kind == "formation" {
+        return Err(refuse(
+            "gun-formation",
+            "kind",
+            "callan.reject.gun-formation",
+            u,
+        ));
+    }
     if kind == "formation" {
         match formation {
             Some("riccio") if u.troop == Troop::Picchieri => {}

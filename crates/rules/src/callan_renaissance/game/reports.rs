@@ -25,6 +25,16 @@ pub(super) fn panic_action(st: &State, unit: &str, reason: Option<&str>) -> Resu
     if trigger == Trigger::RoutSeen && u.quality != Quality::Reclute {
         return Err(refuse("not-raw", "reason", "callan.reject.rout-seen", u));
     }
+    // "i Picchieri ignorano tutti" (003, Disciplina 2 b); raw pike still test on a rout, the
+    // trigger of their class (D69).
+    if trigger == Trigger::FriendsFleeing && u.troop == Troop::Picchieri {
+        return Err(refuse(
+            "pike-ignore",
+            "reason",
+            "callan.reject.pike-ignore",
+            u,
+        ));
+    }
     if !matches!(u.status, Status::Ok | Status::Retiring) {
         return Err(refuse(
             "not-on-table",

@@ -381,7 +381,7 @@ pub(super) fn after_round(mut r: Res, site: &str, ctx: &Ctx, pa: &Pool, pb: &Poo
     let ids2 = ids.clone();
     let losts2 = losts;
     let site3 = site.to_string();
-    let finish: Rc<dyn Fn(Res, bool) -> P> = Rc::new(move |mut r, _| {
+    let finish: Rc<dyn Fn(Res, bool) -> P> = Rc::new(move |r, _| {
         // Flight of the loser (by panic or exhaustion) lets cavalry pursue (D51).
         let fled = loser.is_some_and(|l| {
             r.st.unit(&ids2[l])
@@ -389,22 +389,37 @@ pub(super) fn after_round(mut r: Res, site: &str, ctx: &Ctx, pa: &Pool, pb: &Poo
         });
         let ids3 = ids2.clone();
         let site3 = site3.clone();
+        // The loser's fate, once everything the round led to is settled (§11.3).
+        let ids5 = ids2.clone();
+        let fate: K = Rc::new(move |mut r: Res| {
+            let value = match loser {
+                None => "none",
+                Some(l) => match r.st.unit(&ids5[l]) {
+                    Some(u) if u.status == Status::Fleeing => "flees",
+                    Some(u) if u.status == Status::Lost && u.bases == 0 => "destroyed",
+                    // Pike never flee: they retire and are removed (D45).
+                    Some(u) if u.status == Status::Lost => "removed",
+                    _ => "stays",
+                },
+            };
+            r.facet(k("callan.facet.loser"), k(&format!("callan.loser.{value}")));
+            Plan::Done(r)
+        });
         let wounds: K = Rc::new(move |r: Res| {
             let ids4 = ids3.clone();
             let site1 = format!("{site3}|w1");
+            let fate = fate.clone();
             wound_check(
                 r,
                 &format!("{site3}|w0"),
                 &ids3[0],
                 losts2[0],
-                Rc::new(move |r| wound_check(r, &site1, &ids4[1], losts2[1], Rc::new(Plan::Done))),
+                Rc::new(move |r| wound_check(r, &site1, &ids4[1], losts2[1], fate.clone())),
             )
         });
         if let (Some(l), true, true, true) = (loser, fled, winner_is_cav, loser_is_cav) {
-            r.facet(k("callan.facet.loser-flees"), yes_no(true));
             return pursue(r, &ids2[1 - l], wounds);
         }
-        r.facet(k("callan.facet.loser-flees"), yes_no(fled));
         wounds(r)
     });
     match must_test {
