@@ -210,6 +210,12 @@ pub fn battle_report(
     let rules = crate::registry::lookup(&game.ruleset)
         .map(|r| r.name())
         .unwrap_or(game.ruleset.as_str());
+    // An army's size in the rule set's own unit: the scenario key of a unit's size.
+    let size = match crate::registry::lookup(&game.ruleset).map(|r| r.unit_size().0) {
+        Ok("figures") => keys::REPORT_FIGURES,
+        Ok("blocks") => keys::REPORT_BLOCKS,
+        _ => keys::REPORT_BASES,
+    };
     let mut md = format!("# {}\n\n", sc.title);
     let mut facts = vec![tr(
         keys::REPORT_RULE_SET,
@@ -238,10 +244,7 @@ pub fn battle_report(
                     "units",
                     &tr(keys::REPORT_UNITS, &[("count", &units.to_string())]),
                 ),
-                (
-                    "bases",
-                    &tr(keys::REPORT_BASES, &[("count", &bases.to_string())]),
-                ),
+                ("bases", &tr(size, &[("count", &bases.to_string())])),
             ],
         );
         md.push_str(&format!("- **{}**: {forces}\n", s.name));

@@ -260,13 +260,13 @@ fn an_ace_takes_the_field_officer_named_in_the_cone_first() {
             .act(json!({"action": "fire", "unit": "arq", "target": "gd", "range": "short", "firers": 20, "officer": "gen-f"}))
             .expect("fire")
             .clone();
-        let aces: u8 = ev
+        // The aces among the casualty cards drawn (the cards are named, "A♠"...).
+        let aces = ev
             .resolution
             .steps
             .iter()
-            .flat_map(|s| s.totals.iter())
-            .find(|(k, _)| k == "officers")
-            .map_or(0, |(_, v)| *v as u8);
+            .find(|s| s.title.starts_with("Casualty cards"))
+            .map_or(0, |s| s.result.matches('A').count() as u8);
         if aces == 0 {
             continue;
         }
@@ -918,4 +918,417 @@ fn gendarmes_seldom_break_pike_from_the_front() {
         .expect("plan");
     let a = odds(&plan).p("winner", "A");
     assert!((a - 0.0177).abs() < 0.00005, "{a}");
+}
+
+// ---- Issue 16: fire morale, the texts of the log and the report, and the seed's contradictions ----
+
+/// The state in step 4 with the Pikes (`pk2`, 20 figures) at `figures`, having lost `this_turn`
+/// to fire this turn and `earlier` to fire in earlier turns.
+fn pikes_under_fire(g: &Game, figures: u64, this_turn: u64, earlier: u64) -> Value {
+    with(g, |s| {
+        s["phase"] = json!("melee");
+        s["units"]["pk2"]["figures"] = json!(figures);
+        s["units"]["pk2"]["fire_losses"] = json!(this_turn);
+        s["units"]["pk2"]["fire_losses_earlier"] = json!(earlier);
+    })
+}
+
+#[test]
+fn fire_morale_counts_only_losses_to_fire() {
+    // 001, MORALE: "when the unit has lost 25% of it's strength by any fire and every time it
+    // loses a figure by fire after that" (decision 8).
+    let g = game("");
+    let e = engine(&g);
+    let tests = |st: &Value| {
+        let o = odds(
+            &e.plan(Some(st), &json!({"action": "fire-morale"}))
+                .expect("plan"),
+        );
+        o.p("Pikes", "holds") + o.p("Pikes", "shaken")
+    };
+    // 10 of 20 lost, 9 of them in close combat: 1 to fire is not a quarter lost by fire.
+    assert_eq!(tests(&pikes_under_fire(&g, 10, 1, 0)), 0.0);
+    // 4 lost to fire in earlier turns and 1 now: a quarter by fire, so it tests.
+    assert!((tests(&pikes_under_fire(&g, 15, 1, 4)) - 1.0).abs() < 1e-12);
+    // Past the quarter, every further figure lost to fire brings a test...
+    assert!((tests(&pikes_under_fire(&g, 14, 1, 5)) - 1.0).abs() < 1e-12);
+    // ...but a turn without fire losses brings none.
+    assert_eq!(tests(&pikes_under_fire(&g, 14, 0, 6)), 0.0);
+    // The turn's fire losses join the earlier ones when the turn ends.
+    let mut h = g.clone();
+    h.state = pikes_under_fire(&g, 17, 3, 0);
+    h.act(json!({"action": "fire-morale"})).expect("step 4");
+    h.act(json!({"action": "end-turn"})).expect("end");
+    assert_eq!(h.state["units"]["pk2"]["fire_losses"], 0);
+    assert_eq!(h.state["units"]["pk2"]["fire_losses_earlier"], 3);
+    let mut st = h.state.clone();
+    st["phase"] = json!("melee");
+    st["fire_morale_done"] = json!(false);
+    st["units"]["pk2"]["figures"] = json!(15);
+    st["units"]["pk2"]["fire_losses"] = json!(2);
+    assert!(
+        (tests(&st) - 1.0).abs() < 1e-12,
+        "3 earlier + 2 now = 5 of 20"
+    );
+}
+
+#[test]
+fn one_fire_morale_test_a_turn_however_many_figures_fell() {
+    // Decision 63: MORALE's "every time it loses a figure by fire" is read with step 4's "Test
+    // morale for units which took fire casualties": one To Stand a unit a turn.
+    let g = game("");
+    let e = engine(&g);
+    // 5 lost to fire before, 3 more this turn: one test, shaken on a failed To Stand (6 in 36).
+    let st = pikes_under_fire(&g, 12, 3, 5);
+    let plan = e
+        .plan(Some(&st), &json!({"action": "fire-morale"}))
+        .expect("plan");
+    let tests = plan.exact(|o| {
+        o.resolution
+            .steps
+            .iter()
+            .filter(|s| s.title.starts_with("Pikes ("))
+            .count()
+    });
+    assert!((tests.p(|n| *n == 1) - 1.0).abs() < 1e-12);
+    assert!((odds(&plan).p("Pikes", "shaken") - 6.0 / 36.0).abs() < 1e-12);
+}
+
+#[test]
+fn a_rout_reports_only_the_figures_the_unit_had() {
+    // Shaken arquebusiers down to 2 figures, all lost to fire this turn, fail To Stand and rout:
+    // the rout's D4 can take only the 2 they have (decision 29).
+    let g = game("");
+    let e = engine(&g);
+    let st = with(&g, |s| {
+        s["phase"] = json!("melee");
+        s["units"]["arq"]["figures"] = json!(2);
+        s["units"]["arq"]["fire_losses"] = json!(18);
+        s["units"]["arq"]["status"] = json!("shaken");
+    });
+    let plan = e
+        .plan(Some(&st), &json!({"action": "fire-morale"}))
+        .expect("plan");
+    let rout = plan.exact(|o| {
+        o.resolution
+            .steps
+            .iter()
+            .find(|s| s.title.starts_with("Rout"))
+            .map(|s| (s.result.clone(), o.resolution.summary.clone()))
+    });
+    let routs = rout.p(|r| r.is_some());
+    assert!(routs > 0.0);
+    assert_eq!(
+        rout.p(|r| r.as_ref().is_some_and(|(step, summary)| {
+            step.starts_with("3 ")
+                || step.starts_with("4 ")
+                || summary.contains("losing 3")
+                || summary.contains("losing 4")
+        })),
+        0.0
+    );
+    // A D4 of 2, 3 or 4 takes both figures; a 1 takes one.
+    let both = rout.p(|r| {
+        r.as_ref()
+            .is_some_and(|(step, _)| step.starts_with("2 figure(s) lost"))
+    });
+    assert!((both - routs * 0.75).abs() < 1e-12, "{both} of {routs}");
+}
+
+#[test]
+fn a_heavy_gun_moves_only_with_the_game_masters_permission_and_keeps_its_name() {
+    // Decision 57: FIRE, "Heavy guns may not move during the game", against MOVEMENT, "Heavy guns
+    // do not move without special permission of game master".
+    let mut g = game("");
+    g.state["phase"] = json!("movement");
+    g.state["current"] = json!("imperial");
+    let r = rejected(
+        engine(&g).as_ref(),
+        &g.state,
+        json!({"action": "move", "unit": "hg"}),
+    );
+    assert_eq!(
+        (r.code.as_str(), r.field.as_deref()),
+        ("heavy-guns-do-not-move", Some("unit"))
+    );
+    g.state["units"]["hg"]["may_move"] = json!(true);
+    let ev = g
+        .act(json!({"action": "move", "unit": "hg"}))
+        .expect("permitted")
+        .clone();
+    assert_eq!(ev.draws.len(), 2, "2D6");
+    let title = &ev.resolution.steps[0].title;
+    assert!(
+        title.contains("Heavy Cannon") && !title.contains("Light Cannon"),
+        "{title}"
+    );
+}
+
+#[test]
+fn a_weapon_with_one_range_band_takes_no_range() {
+    // 001, FIRE, Weapon Ranges: "Crossbows 12" (No short range)", "Pistol 4" (No short range)".
+    let g = game("");
+    let e = engine(&g);
+    let french = with(&g, |s| {
+        s["phase"] = json!("fire");
+        s["current"] = json!("french");
+    });
+    for range in ["short", "long"] {
+        let r = rejected(
+            e.as_ref(),
+            &french,
+            json!({"action": "fire", "unit": "lh", "target": "arq", "range": range}),
+        );
+        assert_eq!(r.field.as_deref(), Some("range"), "{}", r.message);
+    }
+    e.plan(
+        Some(&french),
+        &json!({"action": "fire", "unit": "lh", "target": "arq"}),
+    )
+    .expect("the crossbow fires at its one band");
+    let imperial = with(&g, |s| {
+        s["phase"] = json!("fire");
+        s["current"] = json!("imperial");
+    });
+    let r = rejected(
+        e.as_ref(),
+        &imperial,
+        json!({"action": "fire", "unit": "rt", "target": "gd", "range": "short"}),
+    );
+    assert_eq!(r.field.as_deref(), Some("range"), "{}", r.message);
+    // Stand-alone, the same.
+    let r = tercio_rules::sword_and_flame_renaissance::plan(&json!({"action": "fire", "weapon": "crossbow", "range": "short", "target_class": 2, "firers": 5}))
+        .err()
+        .expect("refused");
+    assert_eq!(r.field.as_deref(), Some("range"), "{}", r.message);
+    // The fire form lets the range be left out.
+    let forms = e.forms(&french, Some("french"));
+    let fire = forms
+        .iter()
+        .find(|f| f.action == "fire")
+        .expect("fire form");
+    let range = fire
+        .fields
+        .iter()
+        .find(|f| f.name == "range")
+        .expect("range");
+    assert!(matches!(
+        range.kind,
+        tercio_rules::FieldKind::Choice { optional: true, .. }
+    ));
+}
+
+#[test]
+fn the_battle_report_counts_figures_and_their_losses() {
+    use tercio_i18n::Lang;
+    use tercio_rules::report::{battle_report, scores_by_turn, Reveal};
+    // A game played to the imperial arquebusiers' fire card, every other unit letting its chance
+    // pass; they fire at the gendarmes.
+    let played = |seed: u64| {
+        let mut h = game("");
+        h.seed = seed;
+        h.act(json!({"action": "start-turn"})).expect("start");
+        for _ in 0..100 {
+            if h.state["current"].is_null() {
+                h.act(json!({"action": "draw"})).expect("draw");
+                continue;
+            }
+            let forms = engine(&h).forms(&h.state, None);
+            let pass = forms.iter().find(|f| f.action == "pass").expect("pass");
+            let waiting = serde_json::to_value(&pass.fields[0]).expect("json")["options"]
+                .as_array()
+                .expect("options")
+                .iter()
+                .filter_map(|o| o["value"].as_str().map(String::from))
+                .collect::<Vec<_>>();
+            if h.state["phase"] == "fire" && waiting.iter().any(|u| u == "arq") {
+                h.act(json!({"action": "fire", "unit": "arq", "target": "gd", "range": "short", "firers": 20}))
+                    .expect("fire");
+                return h;
+            }
+            h.act(json!({"action": "pass", "unit": waiting[0]}))
+                .expect("pass");
+        }
+        panic!("no fire card for the arquebusiers");
+    };
+    let hit = (0..50u64)
+        .map(played)
+        .find(|h| h.state["units"]["gd"]["figures"].as_u64() < Some(12))
+        .expect("a fire that hits");
+    let lost = 12 - hit.state["units"]["gd"]["figures"].as_u64().expect("n") as u32;
+    // The chart counts figures lost against the army's figures: the French 12 + 12; the
+    // imperial 20 + 25 (pike with its sub-unit) + 20 + 12 + 4.
+    let rows = scores_by_turn(&hit).expect("rows");
+    let now = &rows.last().expect("a row").1;
+    let score = |side: &str| {
+        let s = now.iter().find(|s| s.side == side).expect("side");
+        (s.lost, s.threshold)
+    };
+    assert_eq!(score("french"), (lost, 24));
+    assert_eq!(score("imperial"), (0, 81));
+    let c = hit.commitment();
+    let reveal = Reveal {
+        commitment: &c,
+        seed: None,
+        concluded: false,
+    };
+    let md =
+        battle_report(&hit, &tercio_rules::Viewer::GameMaster, &reveal, Lang::En).expect("report");
+    assert!(md.contains("- **French**: 2 units, 24 figures"), "{md}");
+    assert!(!md.contains(" bases"), "{md}");
+    assert!(md.contains(&format!(" {lost}/24 |")), "{md}");
+    let it =
+        battle_report(&hit, &tercio_rules::Viewer::GameMaster, &reveal, Lang::It).expect("report");
+    assert!(it.contains("2 unità, 24 figure"), "{it}");
+}
+
+#[test]
+fn aces_on_leaders_are_counted_among_the_figures_removed() {
+    // Decision 49: unit leaders are figures of the unit (decision 31), so an ace that takes one
+    // removes a figure; the casualty step says what is removed.
+    let mut g = game("");
+    g.state["phase"] = json!("fire");
+    g.state["current"] = json!("imperial");
+    let mut seen = 0;
+    for seed in 0..400u64 {
+        let mut h = g.clone();
+        h.seed = seed;
+        // The Swiss have two leaders (decision 6) and 25 figures.
+        h.state["current"] = json!("french");
+        let ev = h
+            .act(json!({"action": "fire", "unit": "lh", "target": "pk", "firers": 12}))
+            .expect("fire")
+            .clone();
+        let Some(cards) = ev
+            .resolution
+            .steps
+            .iter()
+            .find(|s| s.title.starts_with("Casualty cards"))
+        else {
+            continue;
+        };
+        let total = |k: &str| {
+            cards
+                .totals
+                .iter()
+                .find(|(n, _)| n == k)
+                .map(|(_, v)| *v)
+                .unwrap_or_else(|| panic!("no total {k}: {:?}", cards.totals))
+        };
+        let aces = cards.result.matches('A').count() as i32;
+        if aces == 0 {
+            continue;
+        }
+        let figures = h.state["units"]["pk"]["figures"].as_i64().expect("n") as i32;
+        let leaders = h.state["units"]["pk"]["leaders"].as_i64().expect("n") as i32;
+        assert_eq!(total("figures removed"), 25 - figures, "{:?}", cards.totals);
+        assert_eq!(
+            total("leaders among them"),
+            2 - leaders,
+            "{:?}",
+            cards.totals
+        );
+        assert_eq!(total("leaders among them"), aces.min(2));
+        assert!(
+            ev.resolution
+                .summary
+                .contains(&format!("remove {} figure(s)", 25 - figures)),
+            "{}",
+            ev.resolution.summary
+        );
+        seen += 1;
+        if seen == 3 {
+            return;
+        }
+    }
+    panic!("too few fires with an ace");
+}
+
+#[test]
+fn reiters_shoot_four_ranks_deep() {
+    // Decision 64: ORDER's "only 2 ranks may shoot" in open order yields to REITERS, "may shoot
+    // 4 ranks deep" and "They may fire up to 4 ranks deep".
+    let g = game("options.company_close_combat = 1");
+    let e = engine(&g);
+    // All twelve fire, four ranks of three: pistols hit Class II on 1-5.
+    let st = with(&g, |s| {
+        s["phase"] = json!("fire");
+        s["current"] = json!("imperial");
+    });
+    let none = p(
+        e.as_ref(),
+        &st,
+        json!({"action": "fire", "unit": "rt", "target": "gd"}),
+        "hits",
+        "0",
+    );
+    assert!((none - 0.75f64.powi(12)).abs() < 1e-12, "{none}");
+    // Charged by cavalry, a D4 of 4 fires all four ranks: twelve pistols.
+    for seed in 0..400u64 {
+        let mut h = g.clone();
+        h.seed = seed;
+        h.state = melee(&g);
+        let ev = h
+            .act(json!({"action": "charge", "charger": "gd", "target": "rt"}))
+            .expect("charge")
+            .clone();
+        let steps = &ev.resolution.steps;
+        let Some(i) = steps
+            .iter()
+            .position(|s| s.title.starts_with("Reiters charged by cavalry"))
+        else {
+            continue;
+        };
+        if steps[i].dice[0].face != 4 {
+            continue;
+        }
+        assert_eq!(steps[i].totals[0].1, 12);
+        assert_eq!(steps[i + 1].dice.len(), 12, "{}", steps[i + 1].title);
+        return;
+    }
+    panic!("no D4 of 4 in 400 charges");
+}
+
+#[test]
+fn skirmishers_never_fight_they_evade_or_are_destroyed() {
+    // Decision 65: ORDER, "Skirmishers in close combat are destroyed.", with CLOSE COMBAT,
+    // "Skirmishing infantry does not fight in close combat, is destroyed if cannot evade."
+    let g = game("");
+    let e = engine(&g);
+    let st = with(&g, |s| {
+        s["phase"] = json!("melee");
+        s["fire_morale_done"] = json!(true);
+        s["units"]["arq"]["order"] = json!("skirmish");
+        s["units"]["lh"]["order"] = json!("skirmish");
+    });
+    let o = |a: Value| odds(&e.plan(Some(&st), &a).expect("plan"));
+    // Gendarmes charge skirmishing arquebusiers, who may not evade cavalry: destroyed as soon as
+    // the charge goes in, with no To Stand and no close combat.
+    let r = rejected(
+        e.as_ref(),
+        &st,
+        json!({"action": "charge", "charger": "gd", "target": "arq", "target_evades": true}),
+    );
+    assert_eq!(r.field.as_deref(), Some("target_evades"));
+    let c = o(json!({"action": "charge", "charger": "gd", "target": "arq"}));
+    let goes_in = c.p("charge goes in", "yes");
+    assert!(goes_in > 0.0);
+    assert!((c.p("target", "destroyed") - goes_in).abs() < 1e-12);
+    assert_eq!(c.p("winner", "charger") + c.p("winner", "target"), 0.0);
+    // Pikes charge skirmishing light horse: with room enough they evade, never fight...
+    let c = o(json!({"action": "charge", "charger": "pk2", "target": "lh", "target_evades": true}));
+    assert!((c.p("evasion", "evades") - c.p("charge goes in", "yes")).abs() < 1e-12);
+    // ...and if they stay, they are destroyed (ORDER names all skirmishers, horse too).
+    let c = o(json!({"action": "charge", "charger": "pk2", "target": "lh"}));
+    assert!((c.p("target", "destroyed") - c.p("charge goes in", "yes")).abs() < 1e-12);
+    // Gun crews never stand either: a charge that goes in takes the gun (decision 32).
+    let st = melee(&g);
+    let c = odds(
+        &e.plan(
+            Some(&st),
+            &json!({"action": "charge", "charger": "gd", "target": "hg"}),
+        )
+        .expect("plan"),
+    );
+    assert!((c.p("target", "destroyed") - c.p("charge goes in", "yes")).abs() < 1e-12);
 }

@@ -345,21 +345,29 @@ impl Rules for TsatfEngine {
         ]
     }
 
+    /// The battle report's chart in figures, the rule set's unit of size (decision 66): the
+    /// figures each army has lost (killed, wounded, and those of units that left the field)
+    /// against all it brought, which is the point at which it has nothing left on the table and
+    /// the battle ends. The text has no fixed break point; the spirit of the army decides by the
+    /// dice.
     fn scores(&self, st: &State) -> Vec<SideScore> {
         st.sides
             .iter()
             .map(|s| {
-                let gone = st
-                    .units
-                    .values()
-                    .filter(|u| {
-                        u.side == s.id && !u.on_table() && game::counts_for_spirit(&u.troop)
-                    })
-                    .count() as u32;
+                let (lost, start) = st.units.values().filter(|u| u.side == s.id).fold(
+                    (0u32, 0u32),
+                    |(lost, start), u| {
+                        let left = if u.on_table() { u.figures } else { 0 };
+                        (
+                            lost + u32::from(u.figures_start.saturating_sub(left)),
+                            start + u32::from(u.figures_start),
+                        )
+                    },
+                );
                 SideScore {
                     side: s.id.clone(),
-                    lost: gone,
-                    threshold: s.start,
+                    lost,
+                    threshold: start,
                 }
             })
             .collect()
@@ -674,9 +682,9 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                         FormField::choice("target", "Target", enemies, false),
                         FormField::choice(
                             "range",
-                            "Range",
+                            "Range (none for pistols and crossbows: one band)",
                             vec![Choice::new("short", "short"), Choice::new("long", "long")],
-                            false,
+                            true,
                         ),
                         FormField::number("firers", "Figures firing (0: all that carry the weapon)", 0, 40, 0),
                         FormField::flag("double", "reiters: both pistols"),
@@ -717,7 +725,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
         Phase::Melee if !st.fire_morale_done && gm => out.push(primary(ActionForm::new(
             "fire-morale",
             "Fire morale tests",
-            "Step 4: every unit that took fire casualties and has lost a quarter tests To Stand.",
+            "Step 4: every unit that took fire casualties and has lost a quarter of its figures to fire tests To Stand, once.",
             Vec::new(),
             true,
         ))),

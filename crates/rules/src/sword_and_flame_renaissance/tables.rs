@@ -262,6 +262,11 @@ pub fn movement_dice(t: &Troop, order: Order) -> u8 {
     }
 }
 
+/// A heavy gun the game master permits to move rolls 2D6, the light gun's rate (decision 57,
+/// project design: 001, MOVEMENT, gives heavy guns no rate, "Heavy guns do not move without
+/// special permission of game master").
+pub const HEAVY_GUN_PERMITTED_MOVE_DICE: u8 = 2;
+
 /// Field officers move 6D6 (decision 19, project design: they are mounted individual figures).
 pub const FIELD_OFFICER_MOVE_DICE: u8 = 6;
 

@@ -122,8 +122,17 @@ pub(super) fn charge(
             &th,
         )
     };
-    // Checked now, so a bad combat is refused before anything is rolled.
-    fight(&a, &b)?;
+    // Routed units, skirmishers and gun crews (and the train) never fight: once the charge goes
+    // in they are destroyed (001, ROUTED UNITS; ORDER, "Skirmishers in close combat are
+    // destroyed."; ADDITIONAL NOTES; decisions 32 and 65).
+    let instant = b.status == Status::Routed
+        || b.order == Order::Skirmish
+        || matches!(tb.kind, tables::Kind::Gun | tables::Kind::Train);
+    // Checked now, so a bad combat is refused before anything is rolled; there is none with a
+    // target that does not fight.
+    if !instant {
+        fight(&a, &b)?;
+    }
     // With the state the charge starts from, for the field officers a combat may take.
     let fight = std::rc::Rc::new((fight, st.clone()));
     let volleys = pistol_volleys(&a, &b, th)?;
@@ -132,9 +141,6 @@ pub(super) fn charge(
         None => None,
         Some((room, touched)) => Some(evasion(&a, &b, (room, touched), th, st.turn)?),
     };
-    let instant = b.status == Status::Routed
-        || b.order == Order::Skirmish
-        || matches!(tb.kind, tables::Kind::Gun | tables::Kind::Train);
     let (a2, b2) = (a.clone(), b.clone());
     let plan = to_close.and_then(move |o| {
         let pass = passed(&o);

@@ -172,6 +172,24 @@ pub(super) fn fire(st: &State, th: Thresholds, f: FireOrder<'_>) -> Result<Plan<
         }
         let leaders_hit = (aces - u8::from(officer_hit)).min(t.leaders);
         let figures = t.figures.saturating_sub(hits - u8::from(officer_hit));
+        // The casualty cards as they fell on this unit: the figures it loses, its leaders among
+        // them, and the field officer named in the cone, who is not one of its figures.
+        if let Some(step) = acc
+            .steps
+            .iter_mut()
+            .find(|s| s.title.starts_with("Casualty cards"))
+        {
+            let wounded_total = step.totals.iter().find(|(k, _)| k == "wounded").cloned();
+            step.totals = vec![
+                ("figures removed".into(), i32::from(t.figures - figures)),
+                ("leaders among them".into(), i32::from(leaders_hit)),
+            ];
+            if officer.is_some() {
+                step.totals
+                    .push(("field officer hit".into(), i32::from(officer_hit)));
+            }
+            step.totals.extend(wounded_total);
+        }
         let now = acc
             .effects
             .iter()
@@ -232,10 +250,12 @@ pub(super) fn count_of(facets: &[(String, String)], k: &str) -> u8 {
         .unwrap_or(0)
 }
 
-/// Step 4: units that took fire casualties test once they have lost a quarter of their start
-/// (To Stand; fail: shaken, or a rout if already shaken); routed units that took fire casualties
-/// test Stand and Fight or leave (001, MORALE; ROUTED UNITS; decision 8). Guns never test
-/// (decision 32).
+/// Step 4: units that took fire casualties test once they have lost a quarter of their start to
+/// fire, this turn and earlier ("when the unit has lost 25% of it's strength by any fire and
+/// every time it loses a figure by fire after that"), once a turn however many fell (To Stand;
+/// fail: shaken, or a rout if already shaken); routed units that took fire casualties test Stand
+/// and Fight or leave (001, MORALE; SEQUENCE OF ACTIONS, 4; ROUTED UNITS; decisions 8 and 63).
+/// Guns never test (decision 32).
 pub(super) fn fire_morale(st: &State, th: Thresholds) -> Result<Plan<Out>, Rejection> {
     need_phase(st, Phase::Melee, "fire-morale")?;
     if st.fire_morale_done {
@@ -257,7 +277,7 @@ pub(super) fn fire_morale(st: &State, th: Thresholds) -> Result<Plan<Out>, Rejec
                     Some(tables::Kind::Gun)
                 )
                 && (u.status == Status::Routed
-                    || u32::from(u.figures_start - u.figures) * 4 >= u32::from(u.figures_start))
+                    || u.lost_to_fire() * 4 >= u32::from(u.figures_start))
         })
         .cloned()
         .collect();
@@ -278,9 +298,9 @@ pub(super) fn fire_morale(st: &State, th: Thresholds) -> Result<Plan<Out>, Rejec
                 let pass = passed(&o);
                 let mut acc = acc.clone().named(
                     &format!(
-                        "{} ({} of {} lost, {} to fire this turn)",
+                        "{} ({} of {} lost to fire, {} this turn)",
                         u.name,
-                        u.figures_start - u.figures,
+                        u.lost_to_fire(),
                         u.figures_start,
                         u.fire_losses
                     ),

@@ -73,7 +73,7 @@ pub(super) fn move_unit(
     let t = tables::troop(&u.troop)
         .ok_or_else(|| reject("unknown-type", Some("unit"), "unit: unknown type"))?;
     if t.id == "heavy-gun" && !u.may_move {
-        return Err(reject("heavy-guns-do-not-move", Some("unit"), "unit: heavy guns do not move without the game master's permission (the scenario flag may-move), but may pivot in place (001, MOVEMENT); let its chance pass"));
+        return Err(reject("heavy-guns-do-not-move", Some("unit"), "unit: heavy guns do not move without the game master's permission (the scenario flag may-move), but may pivot in place (001, MOVEMENT; FIRE; decision 57); let its chance pass"));
     }
     if ground[3] && matches!(t.kind, tables::Kind::Gun | tables::Kind::Train) {
         return Err(reject(
@@ -131,6 +131,7 @@ pub(super) fn move_unit(
         woods: ground[3],
         loading,
         dismounting: dismount,
+        permitted: u.may_move,
     };
     let wounded = u.wounded;
     let mover = u.name.clone();
@@ -329,13 +330,13 @@ pub(super) fn attach(
 }
 
 /// How a unit moves: dismounted arquebusiers and crossbowmen as open-order foot of their weapon
-/// (decision 59), a permitted heavy gun at the light gun's rate (decision 57), others as they are.
+/// (decision 59), others as they are (a heavy gun as itself: its permission to move is the
+/// move's, decision 57).
 pub(super) fn moving_as(u: &UnitState) -> (&'static str, Order) {
     let id = tables::troop(&u.troop).map_or("arquebusiers", |t| t.id);
     match (u.dismounted, id) {
         (true, "light-horse-arquebus") => ("arquebusiers", Order::Open),
         (true, "light-horse-crossbow") => ("crossbowmen", Order::Open),
-        (_, "heavy-gun") => ("light-gun", u.order),
         _ => (id, u.order),
     }
 }
@@ -351,6 +352,7 @@ pub(super) fn open_move(troop: &str, order: Order) -> MoveRequest {
         woods: false,
         loading: false,
         dismounting: false,
+        permitted: false,
     }
 }
 

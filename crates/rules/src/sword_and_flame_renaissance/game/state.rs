@@ -46,6 +46,10 @@ pub struct UnitState {
     /// Figures lost to fire this turn (for the fire morale test of step 4).
     #[serde(default)]
     pub fire_losses: u8,
+    /// Figures lost to fire in earlier turns: with this turn's, the losses "by any fire" that
+    /// bring the fire morale test (001, MORALE; decision 8).
+    #[serde(default)]
+    pub fire_losses_earlier: u8,
     /// Swiss pike (+1 To Close against pikes; two leaders).
     #[serde(default)]
     pub swiss: bool,
@@ -97,6 +101,7 @@ impl UnitState {
             routed_turn: None,
             field_officer: false,
             fire_losses: 0,
+            fire_losses_earlier: 0,
             swiss: false,
             lance_used: false,
             sub_units: Vec::new(),
@@ -116,6 +121,10 @@ impl UnitState {
     }
     pub fn on_table(&self) -> bool {
         self.status != Status::Gone
+    }
+    /// Figures lost "by any fire" so far, this turn's included (001, MORALE).
+    pub fn lost_to_fire(&self) -> u32 {
+        u32::from(self.fire_losses_earlier) + u32::from(self.fire_losses)
     }
 }
 

@@ -338,6 +338,7 @@ pub(super) fn spirit_rolls(acc: Acc, now: State, th: Thresholds) -> Plan<Acc> {
                     pistols_empty: u.pistols_empty && u.moved,
                     moved: false,
                     fire_losses: 0,
+                    fire_losses_earlier: u.fire_losses_earlier.saturating_add(u.fire_losses),
                     charged: false,
                     ..u.clone()
                 }));
@@ -384,6 +385,15 @@ pub(super) fn rout_unit(acc: Acc, u: UnitState, turn: u32) -> Plan<Acc> {
                 let figures = u.figures.saturating_sub(lost);
                 let mut acc = acc.clone().with(o);
                 acc.summary.pop();
+                // The D4 takes no more than the unit has: the step says what it lost.
+                if figures == 0 && lost > u.figures {
+                    if let Some(step) = acc.steps.last_mut() {
+                        step.result = format!(
+                            "{} figure(s) lost, all it had (the D4 shows {lost})",
+                            u.figures
+                        );
+                    }
+                }
                 acc.summary
                     .push(format!("{} routs, losing {}", u.name, u.figures - figures));
                 let routed = UnitState {

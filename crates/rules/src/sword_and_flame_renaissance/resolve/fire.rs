@@ -28,11 +28,15 @@ pub(super) fn fire(f: &FireRequest) -> Result<Plan<Outcome>, Rejection> {
         ));
     }
     let one_range = matches!(f.weapon, Weapon::Pistol | Weapon::Crossbow);
-    if one_range && f.range == Some(Range::Long) {
+    if one_range && f.range.is_some() {
         return Err(reject(
             "one-range-only",
             "range",
-            "range: pistols (4\") and crossbows (12\") have one range only (001, FIRE, Weapon Ranges, 'No short range')",
+            format!(
+                "range: the {} has one range band, to {}\", so it takes no range (001, FIRE, Weapon Ranges, 'No short range')",
+                weapon_name(f.weapon),
+                tables::fire_line(f.weapon, Range::Short).inches
+            ),
         ));
     }
     if f.firers == 0 || f.firers > max_firers(f.weapon) {

@@ -252,6 +252,10 @@ pub struct MoveRequest {
     /// Mounting or dismounting this move: one die fewer (001, OPTIONAL RULES, DISMOUNTING).
     #[serde(default, deserialize_with = "input::flag")]
     pub dismounting: bool,
+    /// A heavy gun the game master permits to move (the game's scenario flag `may-move`,
+    /// decision 57); not a field of the stand-alone action, which keeps heavy guns still.
+    #[serde(skip)]
+    pub permitted: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -11,7 +11,10 @@ pub(super) fn movement(m: &MoveRequest) -> Result<Plan<Outcome>, Rejection> {
     } else {
         order_of(m.order, t, "order")?
     };
-    let base = tables::movement_dice(t, order);
+    let base = match tables::movement_dice(t, order) {
+        0 if m.permitted && t.id == "heavy-gun" => tables::HEAVY_GUN_PERMITTED_MOVE_DICE,
+        n => n,
+    };
     if base == 0 {
         return Err(reject("does-not-move", "type", "heavy guns do not move without the game master's permission, but may pivot in place (001, MOVEMENT)"));
     }
@@ -57,9 +60,14 @@ pub(super) fn movement(m: &MoveRequest) -> Result<Plan<Outcome>, Rejection> {
     let n = base.saturating_sub(lost).max(1);
     let half = m.loading && t.kind == Kind::Foot && t.weapon == Some(Weapon::Arquebus);
     let title = format!(
-        "Move: {} in {} order rolls {base}D6{}",
+        "Move: {} in {} order rolls {base}D6{}{}",
         t.name,
         order_name(order),
+        if t.id == "heavy-gun" {
+            " (the game master permits it, decision 57)"
+        } else {
+            ""
+        },
         if lost > 0 {
             format!(
                 ", {lost} lost{}: {n}D6",
