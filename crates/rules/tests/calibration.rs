@@ -128,3 +128,26 @@ fn the_seeds_worked_example_a_tie_disorders_both() {
         "the fight goes on"
     );
 }
+
+/// Stakes combine with the ground: mounted knights do no better against staked archers uphill,
+/// behind an obstacle or fortified than on the level (version 1 counted the stakes only on open
+/// ground: 41.67% uphill against 27.78% on the level).
+#[test]
+fn stakes_combine_with_the_ground() {
+    let ahead = |ground: &str, stakes: bool| {
+        let a = json!({"action":"charge","actor":{"type":"mounted-knights","bases":4},"target":{"type":"archers","bases":4,"acted":true,"stakes_planted":stakes},"ground":ground});
+        report("abdf", &a).p("melee", "actor ahead")
+    };
+    let level = ahead("open", true);
+    assert!((level - 0.2778).abs() < 1e-4, "{level}");
+    for ground in ["target-uphill", "obstacle", "fortified"] {
+        let p = ahead(ground, true);
+        assert!(p < level, "{ground}: {p} not below the level's {level}");
+        assert!(
+            p <= ahead(ground, false),
+            "{ground}: the stakes helped the knights"
+        );
+    }
+    // Charging downhill still helps the knights, stakes or not.
+    assert!(ahead("actor-uphill", true) > level);
+}

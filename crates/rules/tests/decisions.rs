@@ -12,7 +12,7 @@ fn code(rules: &str, a: serde_json::Value) -> String {
 }
 
 #[test]
-fn stakes_count_only_for_the_charge_on_open_ground() {
+fn stakes_count_for_the_charge_on_any_ground() {
     let melee = |stakes: bool, charging: bool, ground: &str| {
         let a = json!({"action":"melee","actor":{"type":"mounted-knights","bases":4,"in_combat":true},"target":{"type":"archers","bases":4,"in_combat":true,"stakes_planted":stakes,"flags":["stakes"]},"ground":ground,"actor_charging":charging});
         report("abdf", &a).p("melee", "actor ahead")
@@ -26,10 +26,18 @@ fn stakes_count_only_for_the_charge_on_open_ground() {
         melee(false, false, "open"),
         "an ongoing melee ignores stakes"
     );
+    // Version 2: the stakes combine with the ground (version 1 let it stand on any other ground).
+    for ground in ["actor-uphill", "target-uphill", "obstacle", "fortified"] {
+        assert!(
+            melee(true, true, ground) < melee(false, true, ground),
+            "stakes blunt the charge on {ground} too"
+        );
+    }
+    // Very rough going stays very rough: the stakes add nothing to it.
     assert_eq!(
-        melee(true, true, "actor-uphill"),
-        melee(false, true, "actor-uphill"),
-        "other ground settings stand"
+        melee(true, true, "very-rough"),
+        melee(false, true, "very-rough"),
+        "very rough ground is rougher than the stakes"
     );
     assert_eq!(
         code(

@@ -76,16 +76,24 @@ struct Melee {
     force: usize,
     charging: bool,
     lead_a: bool,
+    lead_t: bool,
     a_flank: bool,
     t_flank: bool,
+    /// Stakes planted in front of the target (archers only: the one type that carries them).
+    stakes: bool,
 }
 
 impl Melee {
     fn action(&self) -> Value {
+        let mut target = unit(self.t, self.tb, STATUS[self.t_status]);
+        if self.stakes && self.t == "archers" && self.rules == "abdf" {
+            target["stakes_planted"] = json!(true);
+        }
         json!({
-            "action": "melee", "actor": unit(self.a, self.ab, STATUS[self.a_status]), "target": unit(self.t, self.tb, STATUS[self.t_status]),
+            "action": "melee", "actor": unit(self.a, self.ab, STATUS[self.a_status]), "target": target,
             "ground": GROUND[self.ground], "force": FORCE[self.force], "actor_charging": self.charging,
-            "leader_with_actor": self.lead_a, "actor_in_flank": self.a_flank, "target_in_flank": self.t_flank,
+            "leader_with_actor": self.lead_a, "leader_with_target": self.lead_t,
+            "actor_in_flank": self.a_flank, "target_in_flank": self.t_flank,
         })
     }
     fn ahead(&self) -> (f64, f64) {
@@ -106,7 +114,7 @@ fn melee() -> impl Strategy<Value = Melee> {
         0usize..3,
         0usize..9,
         0usize..5,
-        any::<[bool; 4]>(),
+        any::<[bool; 6]>(),
     )
         .prop_map(|(egc, a, t, ab, tb, as_, ts, g, f, b)| {
             let (rules, list) = if egc {
@@ -126,8 +134,10 @@ fn melee() -> impl Strategy<Value = Melee> {
                 force: f,
                 charging: b[0],
                 lead_a: b[1],
+                lead_t: b[4],
                 a_flank: b[2],
                 t_flank: b[3],
+                stakes: b[5],
             }
         })
 }
@@ -154,8 +164,49 @@ proptest! {
         if m.a_flank { no_worse(&m, &Melee { a_flank: false, ..m.clone() }, "the actor not in flank"); }
         if m.t_status < 2 { no_worse(&m, &Melee { t_status: m.t_status + 1, ..m.clone() }, "the target disordered"); }
         if m.a_status > 0 { no_worse(&m, &Melee { a_status: m.a_status - 1, ..m.clone() }, "the actor in better order"); }
+        if m.lead_t { no_worse(&m, &Melee { lead_t: false, ..m.clone() }, "no leader with the target"); }
+        if m.stakes { no_worse(&m, &Melee { stakes: false, ..m.clone() }, "no stakes before the target"); }
+        // The ground from the charger's point of view (the design documents, section 4.5):
+        // actor-uphill >= open >= target-uphill, open >= obstacle >= fortified. The rough values
+        // are the same going for both sides and exempt.
         if m.ground == 0 { no_worse(&m, &Melee { ground: 7, ..m.clone() }, "the actor uphill"); }
         if m.ground == 8 { no_worse(&m, &Melee { ground: 0, ..m.clone() }, "level ground instead of the target uphill"); }
+        if m.ground == 5 { no_worse(&m, &Melee { ground: 0, ..m.clone() }, "open ground instead of an obstacle"); }
+        if m.ground == 6 { no_worse(&m, &Melee { ground: 5, ..m.clone() }, "an obstacle instead of a fortified position"); }
+    }
+
+    /// A charge on archers, with their defensive fire: a charge stopped by the fire counts as the
+    /// charger not coming out ahead. The ground and the stakes keep the same order.
+    #[test]
+    fn a_charge_through_fire_keeps_the_order_of_ground_and_stakes(
+        egc in any::<bool>(), a in 0usize..14, ab in 1u8..=6, tb in 1u8..=6, stakes in any::<bool>(), g in 0usize..4
+    ) {
+        let (rules, list) = if egc { ("egc", EGC_FIGHTERS) } else { ("abdf", ABDF_FIGHTERS) };
+        let actor = list[a % list.len()];
+        let ahead = |ground: &str, stakes: bool| {
+            let mut target = json!({"type": "archers", "bases": tb});
+            if stakes && rules == "abdf" {
+                target["stakes_planted"] = json!(true);
+            }
+            let action = json!({"action": "charge", "actor": {"type": actor, "bases": ab}, "target": target, "ground": ground});
+            match tercio_rules::lookup(rules).expect("rules").engine(None).expect("engine").plan(None, &action) {
+                Ok(p) => {
+                    let r = tercio_rules::odds::odds(&p);
+                    Some(r.p("melee", "actor ahead"))
+                }
+                // A type that cannot charge: nothing to compare.
+                Err(_) => None,
+            }
+        };
+        // Better for the charger, pair by pair (worse ground first).
+        let pairs = [("target-uphill", "open"), ("open", "actor-uphill"), ("fortified", "obstacle"), ("obstacle", "open")];
+        let (worse, better) = pairs[g];
+        if let (Some(w), Some(b)) = (ahead(worse, stakes), ahead(better, stakes)) {
+            prop_assert!(b >= w - 1e-12, "{rules} {actor}: {better} {b:.4} < {worse} {w:.4} (stakes {stakes})");
+        }
+        if let (Some(with), Some(without)) = (ahead(worse, true), ahead(worse, false)) {
+            prop_assert!(without >= with - 1e-12, "{rules} {actor} on {worse}: stakes helped the charger");
+        }
     }
 
     #[test]

@@ -485,14 +485,27 @@ fn every_refusal_names_its_field_in_the_documented_shape() {
         let e = &v["error"];
         assert!(e["code"].is_string() && e["message"].is_string(), "{v}");
         assert_eq!(e["field"], field, "{v}");
-        assert!(!e["message"].as_str().unwrap_or("").contains("deserialize"), "{v}");
-        assert!(!r.body.contains("ActionRequest") && !r.body.contains("http-400"), "{v}");
+        assert!(
+            !e["message"].as_str().unwrap_or("").contains("deserialize"),
+            "{v}"
+        );
+        assert!(
+            !r.body.contains("ActionRequest") && !r.body.contains("http-400"),
+            "{v}"
+        );
     };
     // A page answers with a page, in words.
-    for path in [format!("/s/{gm}?part=main&part=main"), "/?key=a&key=b".to_string()] {
+    for path in [
+        format!("/s/{gm}?part=main&part=main"),
+        "/?key=a&key=b".to_string(),
+    ] {
         let r = s.get(&path);
         assert_eq!(r.status, 400, "{path}: {}", r.body);
-        assert!(r.body.contains("given more than once"), "{path}: {}", r.body);
+        assert!(
+            r.body.contains("given more than once"),
+            "{path}: {}",
+            r.body
+        );
     }
     for (path, field) in [
         (format!("/api/s/{gm}/log?after=1&after=2"), "after"),

@@ -426,7 +426,7 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
                 }
                 in_combat_rule(&u, "plant stakes")?;
                 let mut acc = acc;
-                acc.steps.push(Step { title: format!("Rest: {} plants stakes", u.name), dice: vec![], modifiers: vec![], totals: vec![], result: "Stakes planted: a mounted unit charging them frontally on open ground fights as in rough ground".into() });
+                acc.steps.push(Step { title: format!("Rest: {} plants stakes", u.name), dice: vec![], modifiers: vec![], totals: vec![], result: "Stakes planted: a mounted unit charging them frontally fights as in rough ground at least, without impact".into() });
                 acc.summary.push(format!("{} plants stakes", u.name));
                 acc.effects
                     .push(Effect::StakesPlanted { unit: u.id.clone() });

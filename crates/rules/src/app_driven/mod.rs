@@ -234,6 +234,15 @@ impl RuleSet for AppDriven {
     fn id(&self) -> &'static str {
         self.id
     }
+    /// A Bloody Dismal Fight's version 2 combines planted stakes with the ground (its design
+    /// document, section 8); El Gran Capitán has no stakes, so its games come out as before.
+    fn rules_version(&self) -> u32 {
+        if self.egc {
+            1
+        } else {
+            2
+        }
+    }
     fn alias(&self) -> &'static str {
         self.alias
     }

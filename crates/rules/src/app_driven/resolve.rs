@@ -119,27 +119,43 @@ pub struct MeleeSetup {
     pub bad_war: bool,
 }
 
-/// The ground a melee is fought on: the Cover/Ground setting, except that a mounted unit charging
-/// planted stakes frontally on open ground fights as in rough ground (ABDF 'Archer's stakes ... a
-/// setting of rough ground', for the consequent Melee action; other settings already say more).
-pub fn effective_ground(s: &MeleeSetup) -> Ground {
-    if s.charging
-        && s.target.stakes_planted
-        && s.actor.troop.class.mounted()
-        && !s.target_in_flank
-        && s.ground == Ground::Open
-    {
-        Ground::Rough
+/// Whether planted stakes count in this melee: a mounted unit charging the staked archers
+/// frontally (ABDF 'Archer's stakes ... giving any mounted unit frontally charging their defenders
+/// a setting of rough ground', for the consequent Melee action), whatever the ground field says.
+pub fn stakes_count(s: &MeleeSetup) -> bool {
+    s.charging && s.target.stakes_planted && s.actor.troop.class.mounted() && !s.target_in_flank
+}
+
+/// How rough the going is for this melee: the ground field's, and at least rough when the stakes
+/// count. The stakes combine with the ground (decision "Stakes" of the design document): on a
+/// slope, behind an obstacle or in a fortified position the defender keeps that advantage and the
+/// stakes still break the charge, so better ground for the defender never helps the charger.
+pub fn roughness(s: &MeleeSetup) -> u8 {
+    if stakes_count(s) {
+        s.ground.roughness().max(1)
     } else {
-        s.ground
+        s.ground.roughness()
+    }
+}
+
+/// The going of this melee as the result line names it: the ground field's, or rough ground
+/// when the stakes make level going rough.
+pub fn ground_label(s: &MeleeSetup) -> &'static str {
+    if stakes_count(s) && s.ground.roughness() == 0 && s.ground != Ground::Open {
+        "rough ground (stakes)"
+    } else if stakes_count(s) && s.ground == Ground::Open {
+        Ground::Rough.label()
+    } else {
+        s.ground.label()
     }
 }
 
 /// The modifiers of a melee, each named, valued and sourced. Side "Actor" or "Target".
 pub fn melee_modifiers(ch: &Charts, s: &MeleeSetup) -> Vec<Modifier> {
     let mut out = Vec::new();
-    let ground = effective_ground(s);
-    if ground != s.ground {
+    let ground = s.ground;
+    let staked = stakes_count(s);
+    if staked {
         out.push(m(
             "Target",
             "Stakes: the mounted charge counts as rough ground",
@@ -167,9 +183,9 @@ pub fn melee_modifiers(ch: &Charts, s: &MeleeSetup) -> Vec<Modifier> {
             f,
             DESIGN,
         ));
-        let g = ground_effect(me.troop.class, ground.roughness());
+        let g = ground_effect(me.troop.class, roughness(s));
         if g != 0 {
-            out.push(m(side, ground.label(), g, DESIGN));
+            out.push(m(side, ground_label(s), g, DESIGN));
         }
         if me.leader.is_some() {
             out.push(m(
@@ -190,7 +206,7 @@ pub fn melee_modifiers(ch: &Charts, s: &MeleeSetup) -> Vec<Modifier> {
         }
     }
     if s.charging && s.actor.troop.impact != 0 {
-        if matches!(ground, Ground::Open | Ground::ActorUphill) {
+        if !staked && matches!(ground, Ground::Open | Ground::ActorUphill) {
             out.push(m(
                 "Actor",
                 "Charging (impact)",
@@ -200,7 +216,7 @@ pub fn melee_modifiers(ch: &Charts, s: &MeleeSetup) -> Vec<Modifier> {
         } else {
             out.push(m(
                 "Actor",
-                format!("Charging: no impact on {}", ground.label()),
+                format!("Charging: no impact on {}", ground_label(s)),
                 0,
                 DESIGN,
             ));
@@ -367,7 +383,7 @@ pub fn melee(ch: &Arc<Charts>, acc: Acc, s: MeleeSetup) -> Plan<Acc> {
                 } else {
                     "Target ahead"
                 },
-                effective_ground(&s).label(),
+                ground_label(&s),
                 lines.join("; ")
             ),
         };

@@ -47,6 +47,12 @@ impl RuleSet for SwordAndFlame {
     fn seed(&self) -> &'static str {
         "001_165c2c49ebcfd77c.txt"
     }
+    /// Section 12: version 2 counts only fire losses for fire morale, moves a permitted heavy
+    /// gun as itself, refuses a range for one-band weapons and lets skirmishers and guns be
+    /// charged.
+    fn rules_version(&self) -> u32 {
+        2
+    }
     fn available(&self) -> bool {
         true
     }

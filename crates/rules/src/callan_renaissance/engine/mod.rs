@@ -48,6 +48,11 @@ impl RuleSet for CallanRenaissance {
     fn seed(&self) -> &'static str {
         "003_f05e8e49e76e1302.txt"
     }
+    /// §14.9: version 2 fixes a fixed Swiss unit's targets, pike and fleeing friends, guns'
+    /// moves, crossbows' range groups and the loser's fate.
+    fn rules_version(&self) -> u32 {
+        2
+    }
     fn available(&self) -> bool {
         true
     }
