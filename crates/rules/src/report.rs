@@ -206,7 +206,8 @@ pub fn battle_report(
     let engine = game.engine().map_err(|e| e.to_string())?;
     let tr = |key: &str, args: &[(&str, &str)]| tercio_i18n::t(lang, key, args);
     let sc = &game.scenario;
-    let side_name = |id: &str| sc.side(id).map_or(id.to_string(), |s| s.name.clone());
+    // Every name is written as text, never as Markdown or HTML (`md_text`).
+    let side_name = |id: &str| md_text(&sc.side(id).map_or(id.to_string(), |s| s.name.clone()));
     let rules = crate::registry::lookup(&game.ruleset)
         .map(|r| r.name())
         .unwrap_or(game.ruleset.as_str());
@@ -216,16 +217,16 @@ pub fn battle_report(
         Ok("blocks") => keys::REPORT_BLOCKS,
         _ => keys::REPORT_BASES,
     };
-    let mut md = format!("# {}\n\n", sc.title);
+    let mut md = format!("# {}\n\n", md_text(&sc.title));
     let mut facts = vec![tr(
         keys::REPORT_RULE_SET,
         &[("name", &localize(lang, rules))],
     )];
     if let Some(d) = &sc.date {
-        facts.push(tr(keys::REPORT_DATE, &[("date", d)]));
+        facts.push(tr(keys::REPORT_DATE, &[("date", &md_text(d))]));
     }
     if let Some(p) = &sc.place {
-        facts.push(tr(keys::REPORT_PLACE, &[("place", p)]));
+        facts.push(tr(keys::REPORT_PLACE, &[("place", &md_text(p))]));
     }
     md.push_str(&facts.join(" · "));
     md.push_str("\n\n");
@@ -247,7 +248,7 @@ pub fn battle_report(
                 ("bases", &tr(size, &[("count", &bases.to_string())])),
             ],
         );
-        md.push_str(&format!("- **{}**: {forces}\n", s.name));
+        md.push_str(&format!("- **{}**: {forces}\n", md_text(&s.name)));
     }
     let state = engine.view_state(&game.state, viewer);
     let turn = state["turn"].as_u64().unwrap_or(0).to_string();
@@ -279,8 +280,8 @@ pub fn battle_report(
             let winners: Vec<String> = sc
                 .sides
                 .iter()
-                .filter(|s| !broken.contains(&s.name))
-                .map(|s| s.name.clone())
+                .map(|s| md_text(&s.name))
+                .filter(|name| !broken.contains(name))
                 .collect();
             tr(
                 keys::REPORT_WON,
@@ -305,7 +306,7 @@ pub fn battle_report(
         tr(keys::REPORT_TURN, &[])
     ));
     for s in &sc.sides {
-        md.push_str(&format!(" {} |", s.name));
+        md.push_str(&format!(" {} |", md_text(&s.name)));
     }
     md.push_str("\n|---:|");
     for _ in &sc.sides {

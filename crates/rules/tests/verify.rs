@@ -342,3 +342,41 @@ fn a_game_of_older_rules_lists_what_changed_and_still_checks_every_die() {
         1
     );
 }
+
+/// Names in the battle report are text: HTML and Markdown in a scenario's title or a side's name
+/// are written escaped, never as markup.
+#[test]
+fn the_battle_report_writes_names_as_text() {
+    let evil = "<script>alert(1)</script> **bold** [link](http://x) | cell";
+    let p = root().join("scenarios/el-gran-capitan/cerignola-1503.toml");
+    let src = std::fs::read_to_string(p)
+        .expect("read")
+        .replacen("title = \"Cerignola\"", &format!("title = \"{evil}\""), 1)
+        .replacen(
+            "name = \"Spanish army of Gonzalo Fernandez de Cordoba\"",
+            &format!("name = \"{evil}\""),
+            1,
+        );
+    let sc = parse("cerignola", &src).expect("valid");
+    let g = Game::new(sc, 3).expect("game");
+    let md = battle_report(
+        &g,
+        &Viewer::GameMaster,
+        &Reveal {
+            commitment: &g.commitment(),
+            seed: None,
+            concluded: false,
+        },
+        Lang::En,
+    )
+    .expect("report");
+    assert!(!md.contains("<script>"), "{md}");
+    assert!(
+        !md.contains("**bold**") && !md.contains("[link](http://x)"),
+        "{md}"
+    );
+    assert!(md.contains("\\<script\\>alert(1)\\</script\\>"), "{md}");
+    assert!(md.starts_with("# \\<script\\>"), "{md}");
+    // The break-point table keeps its columns: a | in a name does not open a new one.
+    assert!(md.contains("\\| cell |"), "{md}");
+}

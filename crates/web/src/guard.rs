@@ -4,7 +4,9 @@
 //! - **Headers** on every answer: a Content-Security-Policy that allows the app's own scripts,
 //!   styles and connections only (no inline script: pages hand data to scripts as JSON), framed
 //!   by no one (`frame-ancestors 'none'`, `X-Frame-Options: DENY`), `X-Content-Type-Options:
-//!   nosniff`, and `Referrer-Policy: no-referrer`, since a seat's address is its key.
+//!   nosniff`, and `Referrer-Policy: same-origin`: a seat's address is its key, so it never
+//!   goes to another site as a referrer (`no-referrer` would make browsers send `Origin: null`
+//!   with the app's own forms, which the same-origin check refuses).
 //! - **Same origin** for a state-changing request that only the host's cookie authenticates (the
 //!   host's forms, `POST /api/games`): its `Origin` must be the server's own — the public URL
 //!   when `--public-url` is set, else the request's `Host` — since `SameSite` cookies still go
@@ -35,7 +37,7 @@ pub async fn headers(req: Request, next: Next) -> Response {
     for (name, value) in [
         (header::CONTENT_SECURITY_POLICY, CSP),
         (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
-        (header::REFERRER_POLICY, "no-referrer"),
+        (header::REFERRER_POLICY, "same-origin"),
         (header::X_FRAME_OPTIONS, "DENY"),
     ] {
         h.insert(name, HeaderValue::from_static(value));

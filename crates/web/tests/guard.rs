@@ -29,7 +29,7 @@ fn every_answer_carries_the_security_headers() {
         assert!(csp[0].contains("script-src 'self'") && csp[0].contains("frame-ancestors 'none'"));
         assert!(!csp[0].contains("unsafe-inline"), "{path}");
         assert_eq!(r.headers("x-content-type-options"), ["nosniff"], "{path}");
-        assert_eq!(r.headers("referrer-policy"), ["no-referrer"], "{path}");
+        assert_eq!(r.headers("referrer-policy"), ["same-origin"], "{path}");
         assert_eq!(r.headers("x-frame-options"), ["DENY"], "{path}");
     }
 }

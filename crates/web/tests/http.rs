@@ -198,7 +198,10 @@ fn pages_link_the_hashed_assets_which_are_immutable() {
         assert!(!r.body.contains("/static/app.css"), "{p}");
     }
     let seat = s.get(&format!("/s/{gm}"), &[]);
-    assert_eq!(links(&seat.body, "script src", "src"), [assets::js()]);
+    assert_eq!(
+        links(&seat.body, "script src", "src"),
+        [assets::page_js(), assets::js()]
+    );
     assert!(!seat.body.contains("/static/game.js"));
 
     for (path, plain, kind) in [

@@ -47,8 +47,9 @@ pub struct UnitState {
     #[serde(default)]
     pub fire_losses: u8,
     /// Figures lost to fire in earlier turns: with this turn's, the losses "by any fire" that
-    /// bring the fire morale test (001, MORALE; decision 8).
-    #[serde(default)]
+    /// bring the fire morale test (001, MORALE; decision 8). Left out while 0, so a state
+    /// recorded before the field existed reads and writes back the same.
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub fire_losses_earlier: u8,
     /// Swiss pike (+1 To Close against pikes; two leaders).
     #[serde(default)]
@@ -468,4 +469,8 @@ pub fn initial(sc: &Scenario) -> Result<State, String> {
 /// figures) and wagons do not (decision 39).
 pub fn counts_for_spirit(troop: &str) -> bool {
     !matches!(troop, "riflemen" | "wagon")
+}
+
+fn is_zero(n: &u8) -> bool {
+    *n == 0
 }
