@@ -230,14 +230,21 @@ pub fn battle_report(
     }
     md.push_str(&facts.join(" · "));
     md.push_str("\n\n");
+    let state = engine.view_state(&game.state, viewer);
+    // The units that took the field, where the rules hold some in reserve; else the scenario's.
+    let fielded = engine.forces(&state);
     for s in &sc.sides {
-        let units = sc.units.iter().filter(|u| u.side == s.id).count();
-        let bases: u32 = sc
-            .units
-            .iter()
-            .filter(|u| u.side == s.id)
-            .map(|u| u32::from(u.bases))
-            .sum();
+        let (units, bases) = match fielded.iter().flatten().find(|f| f.0 == s.id) {
+            Some((_, units, bases)) => (*units as usize, *bases),
+            None => (
+                sc.units.iter().filter(|u| u.side == s.id).count(),
+                sc.units
+                    .iter()
+                    .filter(|u| u.side == s.id)
+                    .map(|u| u32::from(u.bases))
+                    .sum(),
+            ),
+        };
         let forces = tr(
             keys::REPORT_FORCES,
             &[
@@ -250,7 +257,6 @@ pub fn battle_report(
         );
         md.push_str(&format!("- **{}**: {forces}\n", md_text(&s.name)));
     }
-    let state = engine.view_state(&game.state, viewer);
     let turn = state["turn"].as_u64().unwrap_or(0).to_string();
     let turn = turn.as_str();
     md.push_str(&format!("\n## {}\n\n", tr(keys::REPORT_RESULT, &[])));

@@ -5,11 +5,14 @@
 
 use serde_json::{json, Value};
 use tercio_core::LogEntry;
+use tercio_i18n::Lang;
 use tercio_rules::commands_colors_ecw::game::{chaunce_of, Action, Sent, ACTION_NAMES};
 use tercio_rules::commands_colors_ecw::tables::{command_kind, Chaunce, CHAUNCE_CARDS};
 use tercio_rules::game::{Game, GameError, GameEvent};
 use tercio_rules::interface::input::read_action;
+use tercio_rules::report::{battle_report, Reveal};
 use tercio_rules::scenario::parse;
+use tercio_rules::Viewer;
 
 /// Royalists (first to play): foot, raw foot, gallopers, dragoons, a gun and a spare unit in
 /// reserve, two leaders; Parliament: foot and trotters.
@@ -449,4 +452,91 @@ fn every_chaunce_card_reaches_its_own_effect() {
         assert!(g.state["chaunce"].is_null(), "{}: still waiting", card.id);
     }
     assert_eq!(seen.len(), CHAUNCE_CARDS.len());
+}
+
+/// The battle report's line for each army, in English.
+fn forces_line(g: &Game, side: &str) -> String {
+    let c = g.commitment();
+    let md = battle_report(
+        g,
+        &Viewer::GameMaster,
+        &Reveal {
+            commitment: &c,
+            seed: None,
+            concluded: false,
+        },
+        Lang::En,
+    )
+    .expect("a report");
+    md.lines()
+        .find(|l| l.starts_with(&format!("- **{side}**")))
+        .unwrap_or_else(|| panic!("no line for {side} in\n{md}"))
+        .to_string()
+}
+
+/// Draw `card` from the top of the pack as the Royalists' Chaunce card.
+fn royalists_draw(g: &mut Game, card: &str) -> GameEvent {
+    let n = (0..=45u8)
+        .find(|&n| chaunce_of(n).id == card)
+        .expect("in the pack");
+    let mut pack: Vec<u64> = g.state["pack"]
+        .as_array()
+        .expect("pack")
+        .iter()
+        .filter_map(Value::as_u64)
+        .filter(|&c| c != u64::from(n))
+        .collect();
+    pack.push(u64::from(n));
+    g.state["pack"] = json!(pack);
+    g.state["phase"] = json!("chaunce");
+    act(g, json!({"action": "draw-chaunce"}))
+}
+
+/// Decision 60: a unit held in reserve for We're Back is counted in the battle report only once
+/// it has come onto the table, and is never a target while it waits.
+#[test]
+fn decision_60_the_battle_report_counts_only_the_units_that_took_the_field() {
+    let mut g = new_game(7);
+    act(&mut g, json!({"action": "deal"}));
+    // Foot c1 4, raw foot c2 3, gallopers 3, dragoons 3, gun 2; the spare foot (3) waits.
+    assert_eq!(
+        forces_line(&g, "Royalists"),
+        "- **Royalists**: 5 units, 15 bases"
+    );
+    assert_eq!(
+        forces_line(&g, "Parliament"),
+        "- **Parliament**: 3 units, 10 bases"
+    );
+    // Friendly Fire's gun cannot fire on a unit that is not on the table, nor on itself.
+    royalists_draw(&mut g, "friendly-fire");
+    assert_eq!(g.state["phase"], "chaunce-resolve");
+    for not_there in ["sp1", "ar1"] {
+        let (code, field) = refused(
+            &mut g,
+            json!({"action": "resolve-chaunce", "candidates": not_there}),
+        );
+        assert_eq!(
+            (code.as_str(), field.as_deref()),
+            ("bad-candidate", Some("candidates")),
+            "{not_there}"
+        );
+    }
+    // We're Back with an Infantry symbol: the spare foot comes on, and counts from then on.
+    let seed = (1..60u64)
+        .find(|&seed| {
+            let mut g = new_game(seed);
+            act(&mut g, json!({"action": "deal"}));
+            royalists_draw(&mut g, "were-back");
+            g.state["units"][5]["spare"] == false
+        })
+        .expect("a seed whose We're Back die shows Infantry");
+    let mut g = new_game(seed);
+    act(&mut g, json!({"action": "deal"}));
+    royalists_draw(&mut g, "were-back");
+    assert_eq!(g.state["units"][5]["id"], "sp1");
+    assert_eq!(g.state["units"][5]["spare"], false);
+    assert_eq!(
+        forces_line(&g, "Royalists"),
+        "- **Royalists**: 6 units, 18 bases"
+    );
 }

@@ -9,6 +9,7 @@ use tercio_core::{LogEntry, Step};
 use tercio_rules::commands_colors_ecw::game::chaunce_of;
 use tercio_rules::commands_colors_ecw::tables::{command_deck_size, command_kind, COMMAND_CARDS};
 use tercio_rules::game::{Game, GameError, GameEvent};
+use tercio_rules::interface::RejectKind;
 use tercio_rules::odds::odds;
 use tercio_rules::scenario::parse;
 use tercio_rules::Outcome;
@@ -2775,4 +2776,368 @@ fn decision_56_bold_dragooneers_gives_one_further_move_when_none_came_before_the
     // "a further complete move" is one move.
     let (code, field) = refused(&mut g, json!({"action": "move", "unit": "c1", "hexes": 1}));
     assert_eq!(field.as_deref(), Some("unit"), "{code}");
+}
+
+// ------------------------------------------------------------------------------------------------
+// Issue 16: the Chaunce pack's odds, the control roll that failed, and three contradictions of
+// the seed (decisions 58 to 63).
+
+/// Move the first `n` cards of kind `id` still in the pack onto the face-up Chaunce discards.
+fn pack_discard(st: &mut Value, id: &str, n: usize) {
+    let mut pack = nums(&st["pack"]);
+    let mut discard = nums(&st["pack_discard"]);
+    for _ in 0..n {
+        let p = pack
+            .iter()
+            .position(|&c| chaunce_of(c).id == id)
+            .unwrap_or_else(|| panic!("no {id} left in the pack"));
+        discard.push(pack.remove(p));
+    }
+    st["pack_count"] = json!(pack.len());
+    st["pack"] = json!(pack);
+    st["pack_discard"] = json!(discard);
+}
+
+#[test]
+fn decision_58_chaunce_odds_come_from_the_public_pack_never_its_hidden_order() {
+    let draw = json!({"action": "draw_chaunce"});
+    let chance =
+        |g: &Game, st: &Value, title: &str| preview_p(g, draw.clone(), st, "Chaunce card", title);
+    // A default game's first draw: 11 False Alarums among 45 cards, every other title 1 in 45.
+    let mut g = parliament_takes(61, "grimme-reaper");
+    let st = g.state.clone();
+    close(chance(&g, &st, "False Alarum"), 11.0 / 45.0);
+    close(chance(&g, &st, "Grimme Reaper"), 1.0 / 45.0);
+    close(chance(&g, &st, "We're Back"), 1.0 / 45.0);
+    // The hidden order gives nothing away: another card on top, the same odds.
+    let mut other = st.clone();
+    let mut pack = nums(&other["pack"]);
+    pack.reverse();
+    other["pack"] = json!(pack);
+    close(chance(&g, &other, "False Alarum"), 11.0 / 45.0);
+    close(chance(&g, &other, "Grimme Reaper"), 1.0 / 45.0);
+    // The face-up discards are public: 3 False Alarums and We're Back drawn, 8 in 41 left.
+    let mut drawn = st.clone();
+    pack_discard(&mut drawn, "false-alarum", 3);
+    pack_discard(&mut drawn, "were-back", 1);
+    close(chance(&g, &drawn, "False Alarum"), 8.0 / 41.0);
+    close(chance(&g, &drawn, "We're Back"), 0.0);
+    close(chance(&g, &drawn, "Grimme Reaper"), 1.0 / 41.0);
+    // An empty pack is reshuffled for the draw: the whole pack again (decision 7).
+    let mut empty = st.clone();
+    let all = nums(&empty["pack"]);
+    empty["pack"] = json!([]);
+    empty["pack_count"] = json!(0);
+    empty["pack_discard"] = json!(all);
+    close(chance(&g, &empty, "False Alarum"), 11.0 / 45.0);
+    // What follows the card is in the same plan: Grimme Reaper's deserters with it.
+    let plan = engine(&g)
+        .preview(Some(&st), &draw)
+        .unwrap_or_else(|r| panic!("{r}"));
+    let o = odds(&plan);
+    close(o.total, 1.0);
+    assert!(o.facets.iter().any(|f| f.facet == "blocks lost"), "{o:?}");
+    // The draw itself takes the top of the pack shuffled at the deal, as recorded games drew
+    // it: no card is drawn from the game's stream (only Grimme Reaper's own dice).
+    act(&mut g, json!({"action": "draw_chaunce"}));
+    let e = last_event(&g);
+    assert!(
+        e.resolution.summary.contains("Grimme Reaper"),
+        "{}",
+        e.resolution.summary
+    );
+    assert!(e.draws.iter().all(|d| !d.card), "{:?}", e.draws);
+    // A house rule's count: 5 False Alarums, a pack of 39.
+    let mut g = new_game("ecw.false_alarums = 5", 62);
+    act(&mut g, json!({"action": "deal"}));
+    deal_hand(&mut g, ROYAL, &["hazzard-a-chaunce"]);
+    act(
+        &mut g,
+        json!({"action": "play", "card": "hazzard-a-chaunce", "mode": "present"}),
+    );
+    let st = g.state.clone();
+    close(chance(&g, &st, "False Alarum"), 5.0 / 39.0);
+    close(chance(&g, &st, "The Biter Bit"), 1.0 / 39.0);
+    // The largest army shipped (Edgehill, 19 Royalist units): every card and what follows it
+    // stays within the 5,000 outcomes the app tabulates for a page.
+    let path = format!(
+        "{}/../../scenarios/commands-colors-ecw/edgehill-1642.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let sc = parse(
+        "edgehill",
+        &std::fs::read_to_string(path).expect("edgehill"),
+    )
+    .unwrap_or_else(|d| panic!("{d:?}"));
+    let mut e = Game::new(sc, 64).expect("game");
+    act(&mut e, json!({"action": "deal"}));
+    e.state["phase"] = json!("chaunce");
+    let plan = engine(&e)
+        .preview(Some(&e.state), &draw)
+        .unwrap_or_else(|r| panic!("{r}"));
+    assert!(plan.within(5_000));
+    close(odds(&plan).p("Chaunce card", "False Alarum"), 11.0 / 45.0);
+    // Out of its phase the draw has no odds: it is not the action of the moment.
+    let mut g = dealt(63);
+    let (code, _) = refused(&mut g, draw.clone());
+    assert_eq!(code, "out-of-phase");
+    assert!(engine(&g).preview(Some(&g.state), &draw).is_err());
+}
+
+#[test]
+fn decision_58_the_draw_of_a_game_recorded_before_it_is_unchanged() {
+    // Games played through their own actions alone, as recorded before decision 58: the same
+    // logs, to the last die, effect and stream position (the head of each log's hash chain).
+    let recorded: Vec<(u64, String)> = (1..400u64)
+        .map(dealt)
+        .filter(|g| kinds(&hand(g, ROYAL)).contains(&"hazzard-a-chaunce"))
+        .take(6)
+        .map(|mut g| {
+            act(
+                &mut g,
+                json!({"action": "play", "card": "hazzard-a-chaunce", "mode": "present"}),
+            );
+            act(&mut g, json!({"action": "draw_chaunce"}));
+            assert_eq!(g.replay(), Ok(g.log.entries().len()));
+            (g.seed, g.log_digest())
+        })
+        .collect();
+    // Fumblethumbs (ignored), False Alarum twice, The Inspired Worde (a random unit), Bad
+    // Powder (a random unit), Who Drew This Mappe? (waiting for the table).
+    let before: [(u64, &str); 6] = [
+        (
+            9,
+            "7afb2e4ce5ecea36e8100a73a17a443742429dcb7cfe1921a8ef9fe22f1d2e85",
+        ),
+        (
+            10,
+            "8822bfb4e715eb4c65321be896d1eb65f6ae3ecbe0103547d171aa763f3c6750",
+        ),
+        (
+            15,
+            "343462273939b54e57f1566cda5c03ff80fd62bbc03f99540bcbc136800e0b3a",
+        ),
+        (
+            22,
+            "40bfaa5964dc42d32e5b6b4f7f0eaa83ffeded1b1bc23eb16b433c82d1bdaf13",
+        ),
+        (
+            30,
+            "cca198382e0e8fab3c596952b97436a09e7571b39415954611fd81f98b91a256",
+        ),
+        (
+            40,
+            "8c05932376d2f30f0afdf5626a93eaa2c73c032e5b43e170e093b28076f8e3ee",
+        ),
+    ];
+    let before: Vec<(u64, String)> = before.iter().map(|(s, d)| (*s, d.to_string())).collect();
+    assert_eq!(recorded, before);
+}
+
+/// The refusal of `a`, whole; panics if the action went through.
+fn refusal(g: &mut Game, a: Value) -> tercio_rules::Rejection {
+    let before = g.log.entries().len();
+    let out = match g.act(a.clone()) {
+        Err(GameError::Rejected(r)) => r,
+        Err(e) => panic!("{a}: not a rejection: {e}"),
+        Ok(_) => panic!("{a}: accepted, a refusal was expected"),
+    };
+    assert_eq!(g.log.entries().len(), before, "a refusal records nothing");
+    out
+}
+
+fn offers(g: &Game, side: &str, action: &str) -> bool {
+    engine(g)
+        .forms(&g.state, Some(side))
+        .iter()
+        .any(|f| f.action == action)
+}
+
+#[test]
+fn decision_59_a_failed_control_roll_holds_for_the_rest_of_the_turn() {
+    let mut g = dealt(12);
+    deal_hand(&mut g, ROYAL, &["probe-right"]);
+    act(&mut g, json!({"action": "play", "card": "probe-right"}));
+    act(&mut g, json!({"action": "order", "unit": "ga1"}));
+    act(
+        &mut g,
+        json!({"action": "melee", "unit": "ga1", "target": "p1"}),
+    );
+    let n = dice_needed(&g, &none());
+    act_entered(&mut g, none(), &flag_then_misses(n, 3));
+    assert_eq!(g.state["chase"]["compelled"], true);
+    assert!(
+        offers(&g, "royal", "control"),
+        "the first victory: control may be rolled"
+    );
+    // The roll fails: an Infantry face.
+    let control = json!({"action": "control", "unit": "ga1"});
+    act_entered(&mut g, control.clone(), &[1]);
+    assert_eq!(g.state["chase"]["compelled"], true);
+    assert!(!offers(&g, "royal", "control"));
+    let board = engine(&g).board(&g.state).expect("a board");
+    assert!(
+        board.notes.iter().all(|n| !n.contains("`control`")),
+        "{:?}",
+        board.notes
+    );
+    let r = refusal(&mut g, control.clone());
+    assert_eq!(
+        (r.code.as_str(), r.field.as_deref(), r.kind),
+        ("control-failed", Some("unit"), RejectKind::NotNow),
+        "{r}"
+    );
+    // Its compulsory bonus melee is another victory: still out of control, no second roll.
+    act(
+        &mut g,
+        json!({"action": "melee", "unit": "ga1", "target": "p2"}),
+    );
+    let n = dice_needed(&g, &none());
+    act_entered(&mut g, none(), &flag_then_misses(n, 3));
+    assert_eq!(g.state["chase"]["unit"], "ga1");
+    assert_eq!(g.state["chase"]["compelled"], true);
+    assert!(!offers(&g, "royal", "control"));
+    let board = engine(&g).board(&g.state).expect("a board");
+    assert!(
+        board.notes.iter().all(|n| !n.contains("`control`")),
+        "{:?}",
+        board.notes
+    );
+    let r = refusal(&mut g, control);
+    assert_eq!(
+        (r.code.as_str(), r.field.as_deref(), r.kind),
+        ("control-failed", Some("unit"), RejectKind::NotNow),
+        "{r}"
+    );
+    // With no enemy in reach it stops, and the turn ends.
+    act(&mut g, json!({"action": "stop", "no_target": true}));
+    act(&mut g, json!({"action": "end_turn"}));
+}
+
+#[test]
+fn decision_59_a_roll_that_succeeds_leaves_the_next_victory_its_own_roll() {
+    let mut g = dealt(12);
+    deal_hand(&mut g, ROYAL, &["probe-right"]);
+    act(&mut g, json!({"action": "play", "card": "probe-right"}));
+    act(&mut g, json!({"action": "order", "unit": "ga1"}));
+    act(
+        &mut g,
+        json!({"action": "melee", "unit": "ga1", "target": "p1"}),
+    );
+    let n = dice_needed(&g, &none());
+    act_entered(&mut g, none(), &flag_then_misses(n, 3));
+    // Under control (a Flag), the player chooses to break through and wins again.
+    act_entered(&mut g, json!({"action": "control", "unit": "ga1"}), &[6]);
+    assert_eq!(g.state["chase"]["compelled"], false);
+    let r = refusal(&mut g, json!({"action": "control", "unit": "ga1"}));
+    assert_eq!(
+        (r.code.as_str(), r.kind),
+        ("rolled", RejectKind::NotNow),
+        "{r}"
+    );
+    act(
+        &mut g,
+        json!({"action": "melee", "unit": "ga1", "target": "p2"}),
+    );
+    let n = dice_needed(&g, &none());
+    act_entered(&mut g, none(), &flag_then_misses(n, 3));
+    assert_eq!(g.state["chase"]["compelled"], true);
+    assert!(offers(&g, "royal", "control"));
+}
+
+#[test]
+fn decision_61_chickweed_slows_dragoons_on_horse_and_not_on_foot() {
+    let mut g = parliament_takes(64, "chickweed");
+    act(&mut g, json!({"action": "draw_chaunce"}));
+    assert_eq!(g.state["sides"][PARL]["chickweed"], true);
+    set(&mut g, "p4", json!({"class": "dragoons", "mounted": true}));
+    set(
+        &mut g,
+        "p5",
+        json!({"class": "dragoons", "mounted": false, "pikes": false}),
+    );
+    set(
+        &mut g,
+        "p8",
+        json!({"class": "dragoons", "mounted": false, "pikes": false}),
+    );
+    deal_hand(&mut g, PARL, &["attack-right"]);
+    act(&mut g, json!({"action": "play", "card": "attack-right"}));
+    for u in ["p4", "p5", "p8"] {
+        act(&mut g, json!({"action": "order", "unit": u}));
+    }
+    // On horseback: 3 hexes less one.
+    let (code, field) = refused(&mut g, json!({"action": "move", "unit": "p4", "hexes": 3}));
+    assert_eq!(
+        (code.as_str(), field.as_deref()),
+        ("too-far", Some("hexes"))
+    );
+    act(&mut g, json!({"action": "move", "unit": "p4", "hexes": 2}));
+    // Mounting to ride: 2 hexes less one.
+    let (code, _) = refused(
+        &mut g,
+        json!({"action": "move", "unit": "p5", "hexes": 2, "mount": true}),
+    );
+    assert_eq!(code, "too-far");
+    act(
+        &mut g,
+        json!({"action": "move", "unit": "p5", "hexes": 1, "mount": true}),
+    );
+    // On foot the horses' colic does not matter: 1 hex.
+    act(&mut g, json!({"action": "move", "unit": "p8", "hexes": 1}));
+    assert_eq!(unit(&g, "p8")["moved"], 1);
+}
+
+#[test]
+fn decision_62_going_for_it_charges_from_four_hexes_whatever_the_move() {
+    let mut g = parliament_takes(65, "going-for-it");
+    // Cuirassiers (2 hexes) under Chickweed and Soft Going (1 hex) still charge.
+    set(&mut g, "p4", json!({"class": "cuirassiers"}));
+    g.state["sides"][PARL]["chickweed"] = json!(true);
+    g.state["soft_going"] = json!(true);
+    act(&mut g, json!({"action": "draw_chaunce"}));
+    act(
+        &mut g,
+        json!({"action": "resolve_chaunce", "candidates": "p4"}),
+    );
+    act(
+        &mut g,
+        json!({"action": "resolve_chaunce", "target": "ga2"}),
+    );
+    assert_eq!(g.state["phase"], "window");
+    assert_eq!(g.state["window"]["attacker"], "p4");
+    assert_eq!(g.state["window"]["target"], "ga2");
+    // Its normal melee dice: 3 blocks, nothing taken off for the distance.
+    assert_eq!(dice_needed(&g, &none()), 3);
+}
+
+#[test]
+fn decision_63_victorye_is_ours_makes_parliament_horse_rash_with_its_own_control_roll() {
+    let mut g = parliament_takes(66, "victorye-is-ours");
+    act(&mut g, json!({"action": "draw_chaunce"}));
+    assert_eq!(unit(&g, "p4")["rash"], true);
+    assert_eq!(unit(&g, "p4")["class"], "trotters", "its class stays");
+    deal_hand(&mut g, PARL, &["probe-right"]);
+    act(&mut g, json!({"action": "play", "card": "probe-right"}));
+    act(&mut g, json!({"action": "order", "unit": "p4"}));
+    act(
+        &mut g,
+        json!({"action": "melee", "unit": "p4", "target": "ga2"}),
+    );
+    assert_eq!(
+        dice_needed(&g, &none()),
+        4,
+        "3 blocks + 1 rash, no galloper's first-round die"
+    );
+    act_entered(&mut g, none(), &[6, 1, 1, 1]);
+    assert_eq!(g.state["chase"]["unit"], "p4");
+    assert_eq!(g.state["chase"]["compelled"], true);
+    assert!(offers(&g, "parl", "control"));
+    let control = json!({"action": "control", "unit": "p4"});
+    close(
+        preview_p(&g, control.clone(), &g.state, "control gained", "yes"),
+        1.0 / 3.0,
+    );
+    act_entered(&mut g, control, &[3]);
+    assert_eq!(g.state["chase"]["compelled"], false);
 }

@@ -139,6 +139,12 @@ pub trait Engine: Send + Sync {
     fn scores(&self, _state: &Value) -> Vec<SideScore> {
         Vec::new()
     }
+    /// Each side's forces for the battle report, as (side id, units, bases): the units that have
+    /// taken the field, for a rule set that holds some in reserve. `None`: every unit of the
+    /// scenario.
+    fn forces(&self, _state: &Value) -> Option<Vec<(String, u32, u32)>> {
+        None
+    }
     /// Whether the battle is over (then the seed is revealed).
     fn is_over(&self, state: &Value) -> bool;
     /// What `viewer` may see of the state. Rule sets with secret information (a hand of cards)

@@ -101,6 +101,10 @@ pub trait Rules: Send + Sync + 'static {
     fn scores(&self, _state: &Self::State) -> Vec<SideScore> {
         Vec::new()
     }
+    /// Each side's forces for the battle report, as (side id, units, bases) ([`Engine::forces`]).
+    fn forces(&self, _state: &Self::State) -> Option<Vec<(String, u32, u32)>> {
+        None
+    }
     /// Whether any viewer's [`Rules::view_state`] may differ from the state.
     fn views_differ(&self) -> bool {
         false
@@ -224,6 +228,9 @@ impl<R: Rules> Engine for Typed<R> {
         read_state(state)
             .map(|st| self.0.scores(&st))
             .unwrap_or_default()
+    }
+    fn forces(&self, state: &Value) -> Option<Vec<(String, u32, u32)>> {
+        read_state(state).ok().and_then(|st| self.0.forces(&st))
     }
     fn is_over(&self, state: &Value) -> bool {
         read_state(state).is_ok_and(|st| self.0.is_over(&st))

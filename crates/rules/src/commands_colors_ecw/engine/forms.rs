@@ -112,9 +112,9 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
         Phase::Chaunce => out.push(primary(ActionForm::new(
             "draw-chaunce",
             "Take the Chaunce card",
-            "The top card of the Chaunce pack, presented by the opponent.",
+            "The top card of the Chaunce pack, presented by the opponent. Its odds: the cards not yet seen (decision 58).",
             vec![],
-            false,
+            true,
         ))),
         Phase::ChaunceResolve => {
             let card = st.chaunce.map(game::chaunce_of);

@@ -66,10 +66,18 @@ impl Rules for EcwEngine {
         let name = a.name.clone();
         match a.action {
             Action::Deal { .. } => {
-                return Err(Rejection::new("no-odds", Some("action"), "the deal shuffles the decks: it has no odds to show"))
+                return Err(Rejection::new(
+                    "no-odds",
+                    Some("action"),
+                    "the deal shuffles the decks: it has no odds to show",
+                ))
             }
             Action::DrawChaunce {} => {
-                return Err(Rejection::new("no-odds", Some("action"), "the Chaunce pack is face down: its odds are the cards not yet drawn (see the board)"))
+                // The turn's own refusals first (out of phase, not dealt, over); then the odds
+                // from the public pack, never its hidden order (decision 58).
+                game::plan(st, &a.action)?;
+                let plan = game::chaunce_odds(st)?;
+                return Ok(plan.map(move |r| outcome(name.clone(), None, r)));
             }
             _ => {}
         }
@@ -111,6 +119,33 @@ impl Rules for EcwEngine {
                 threshold: st.sides[1 - i].banners_to_win,
             })
             .collect()
+    }
+
+    fn forces(&self, st: &State) -> Option<Vec<(String, u32, u32)>> {
+        // Each army as it took the field (decision 60): a unit held in reserve for We're Back
+        // counts once it has come on, under the side that brought it (a turncoat included).
+        let sc = self.scenario.as_ref()?;
+        let fielded = |u: &&crate::interface::scenario::Unit| {
+            st.units
+                .iter()
+                .find(|x| x.id == u.id)
+                .is_some_and(|x| !x.spare)
+        };
+        Some(
+            sc.sides
+                .iter()
+                .map(|s| {
+                    let on: Vec<_> = sc
+                        .units
+                        .iter()
+                        .filter(|u| u.side == s.id)
+                        .filter(fielded)
+                        .collect();
+                    let bases = on.iter().map(|u| u32::from(u.bases)).sum();
+                    (s.id.clone(), on.len() as u32, bases)
+                })
+                .collect(),
+        )
     }
 
     fn views_differ(&self) -> bool {

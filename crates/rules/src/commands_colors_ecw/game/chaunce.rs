@@ -659,7 +659,7 @@ fn lay_down_your_armes(mut r: Res, d: Drawn) -> P {
             .iter()
             .filter(|t| {
                 st.unit(t)
-                    .is_some_and(|x| x.side == opp && x.gone.is_none())
+                    .is_some_and(|x| x.side == opp && x.gone.is_none() && !x.spare)
             })
             .cloned()
             .collect();

@@ -279,7 +279,12 @@ pub(super) fn combat_common<'a>(
     }
     if let Some(ch) = &st.chase {
         if ch.compelled && ch.unit != id {
-            return Err(reject("rash-compelled", Some("unit"), "unit: the rash unit out of control acts first: its bonus melee, a control roll, or stop with no_target").not_now());
+            let roll = if ch.control_rolled {
+                ""
+            } else {
+                " a control roll,"
+            };
+            return Err(reject("rash-compelled", Some("unit"), format!("unit: the rash unit out of control acts first: its bonus melee,{roll} or stop with no_target")).not_now());
         }
     }
     if !bonus && (u.fired || u.meleed > 0) {

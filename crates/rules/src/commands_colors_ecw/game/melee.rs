@@ -333,11 +333,10 @@ pub(super) fn melee_roll(r: Res, w: Window, retiring: bool) -> P {
 /// a Chaunce charge ends the turn.
 pub(super) fn finish_melee(r: &mut Res, w: &Window, won: bool, horse: bool) {
     let alive = r.st.unit(&w.attacker).is_some_and(|u| u.gone.is_none());
-    let prev =
-        r.st.chase
-            .as_ref()
-            .filter(|c| c.unit == w.attacker)
-            .map_or(0, |c| c.bonus_melees);
+    let prev = r.st.chase.as_ref().filter(|c| c.unit == w.attacker);
+    // A control roll that failed holds for the rest of the turn (decision 59).
+    let failed = prev.is_some_and(|c| c.control_rolled && c.compelled);
+    let prev = prev.map_or(0, |c| c.bonus_melees);
     r.st.chase = None;
     if won && alive && horse {
         let count = prev + u32::from(w.bonus);
@@ -351,10 +350,12 @@ pub(super) fn finish_melee(r: &mut Res, w: &Window, won: bool, horse: bool) {
                 unit: w.attacker.clone(),
                 bonus_melees: count,
                 compelled: rash,
-                control_rolled: false,
+                control_rolled: rash && failed,
                 chaunce: w.chaunce,
             });
-            r.say(if rash {
+            r.say(if rash && failed {
+                format!("{name} is rash and still out of control: it must break through and make a bonus melee if it can (004, Horse; decision 59)")
+            } else if rash {
                 format!("{name} is rash: it must break through and make a bonus melee if it can, unless brought under control (004, Horse)")
             } else {
                 format!("{name} may break through (the vacated hex and one more) and make a bonus melee (004, Horse)")
@@ -395,12 +396,24 @@ pub(super) fn control(st: &State, id: &str) -> Result<P, Rejection> {
             ),
         ));
     }
+    if ch.control_rolled && ch.compelled {
+        return Err(reject(
+            "control-failed",
+            Some("unit"),
+            format!("unit: {}'s control roll failed this turn: it stays out of control and must break through and make its bonus melee if it can, or stop with no_target (004, Horse; decision 59)", u.name),
+        )
+        .not_now());
+    }
     if ch.control_rolled {
         return Err(reject(
             "rolled",
             Some("unit"),
-            "unit: control has been rolled for after this melee",
-        ));
+            format!(
+                "unit: {} is under control after this melee: break through or stop",
+                u.name
+            ),
+        )
+        .not_now());
     }
     let led = st.leader_of(id).is_some() && st.cfg.control_leader_sabre;
     // Cavalry or flag; with a leader, sabres too (004, Horse).

@@ -309,7 +309,16 @@ pub fn waiting_for(st: &State) -> String {
         Phase::Swap => format!("{a} may discard one command card and draw another (`swap`)"),
         Phase::Command => format!("{a} play a command card (`play`)"),
         Phase::Orders => {
-            if let Some(c) = st.chase.as_ref().filter(|c| c.compelled) {
+            if let Some(c) = st
+                .chase
+                .as_ref()
+                .filter(|c| c.compelled && c.control_rolled)
+            {
+                format!(
+                    "{a}: the rash {} failed its control roll: it must break through and make a bonus melee if it can (`melee`) or, with no enemy in reach, stop (`stop`)",
+                    st.unit(&c.unit).map_or("", |u| u.name.as_str())
+                )
+            } else if let Some(c) = st.chase.as_ref().filter(|c| c.compelled) {
                 format!(
                     "{a}: the rash {} must break through and make a bonus melee if it can (`melee`), roll for control (`control`) or, with no enemy in reach, stop (`stop`)",
                     st.unit(&c.unit).map_or("", |u| u.name.as_str())

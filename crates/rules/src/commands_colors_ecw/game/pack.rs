@@ -40,17 +40,57 @@ pub fn second_question(id: &str) -> Option<&'static str> {
     })
 }
 
+/// The Chaunce draw of the game: the top card of the pack shuffled at the deal (decision 58).
 pub(super) fn draw_chaunce(st: &State) -> Result<P, Rejection> {
     let mut r = Res::new(st);
-    let side = st.active;
     let mut notes = Vec::new();
     let Some(c) = r.st.draw_chaunce_card(&mut notes) else {
         return Err(reject("empty-pack", None, "the Chaunce pack is empty"));
     };
+    Ok(chaunce_drawn(st, r, c, notes))
+}
+
+/// The odds of the Chaunce draw, from what is public (decision 58): a card dealt from the cards
+/// not yet seen, each title its own class, and then the same resolution as the draw's.
+pub fn chaunce_odds(st: &State) -> Result<P, Rejection> {
+    let left: Vec<u8> = unseen_chaunce(st).iter().map(|&c| c + 1).collect();
+    if !st.cfg.chaunce || left.is_empty() {
+        return Err(reject(
+            "empty-pack",
+            None,
+            "this game has no Chaunce pack (house rule ecw.chaunce)",
+        ));
+    }
+    let title = |n: u8| {
+        let id = chaunce_of(n - 1).id;
+        CHAUNCE_CARDS.iter().position(|c| c.id == id).unwrap_or(0) as u8
+    };
+    let st = st.clone();
+    Ok(Plan::card(
+        "Chaunce card",
+        pack_size(&st.cfg),
+        left,
+        title,
+        move |n| {
+            let mut r = Res::new(&st);
+            let mut notes = Vec::new();
+            match r.st.take_chaunce_card(n - 1, &mut notes) {
+                Some(c) => chaunce_drawn(&st, r, c, notes),
+                None => done(r),
+            }
+        },
+    ))
+}
+
+/// A Chaunce card drawn (`c`, already off the pack): face up, and resolved at once when it needs
+/// no answer from the table.
+fn chaunce_drawn(st: &State, mut r: Res, c: u8, mut notes: Vec<String>) -> P {
+    let side = st.active;
     r.st.sides[side].chaunce_due = r.st.sides[side].chaunce_due.saturating_sub(1);
     r.st.pack_discard.push(c);
     r.st.chaunce = Some(c);
     let card = chaunce_of(c);
+    r.facet("Chaunce card", card.name);
     notes.push(format!(
         "{} draw {}: {}",
         st.side_name(side),
@@ -77,7 +117,7 @@ pub(super) fn draw_chaunce(st: &State) -> Result<P, Rejection> {
             _ => true,
         };
         if !applies {
-            return Ok(done(card_ignored(r, card, "it finds no target")));
+            return done(card_ignored(r, card, "it finds no target"));
         }
         r.st.phase = Phase::ChaunceResolve;
         // Friendly Fire draws its gun first; the table then names the nearest friendly unit.
@@ -88,20 +128,20 @@ pub(super) fn draw_chaunce(st: &State) -> Result<P, Rejection> {
                 .map(|u| u.id.clone())
                 .collect();
             if guns.is_empty() {
-                return Ok(done(card_ignored(r, card, "you have no artillery")));
+                return done(card_ignored(r, card, "you have no artillery"));
             }
-            return Ok(pick_one(r, guns, "Friendly Fire: gun", |mut r, gun| {
+            return pick_one(r, guns, "Friendly Fire: gun", |mut r, gun| {
                 let name = r.st.unit(&gun).map_or(String::new(), |u| u.name.clone());
                 r.say(format!(
                     "the gun drawn: {name}; name the nearest friendly unit within 5 hexes"
                 ));
                 r.st.pending = Some(gun.clone());
                 done(r)
-            }));
+            });
         }
-        return Ok(done(r));
+        return done(r);
     }
-    Ok(chaunce_effect(r, card, Vec::new(), Vec::new()))
+    chaunce_effect(r, card, Vec::new(), Vec::new())
 }
 
 pub(super) fn card_ignored(mut r: Res, card: &ChaunceCard, why: &str) -> Res {
@@ -220,15 +260,17 @@ pub(super) fn resolve_chaunce(
         | "who-drew-this-mappe" => own_units(&|_| true)?,
         "going-for-it" => own_units(&is_horse)?,
         "friendly-fire" => {
+            // A friendly unit on the table other than the gun: never one held in reserve
+            // (decision 60).
+            let gun = st.pending.as_deref();
             for x in &cands {
                 if !st.unit(x).is_some_and(|u| {
-                    u.side == side && u.gone.is_none() && !u.spare && u.class != Class::Artillery
-                        || u.side == side && u.gone.is_none()
+                    u.side == side && u.gone.is_none() && !u.spare && Some(x.as_str()) != gun
                 }) {
                     return Err(reject(
                         "bad-candidate",
                         Some("candidates"),
-                        format!("candidates: \"{x}\" is not one of your units on the table"),
+                        format!("candidates: \"{x}\" is not one of your units on the table other than the gun"),
                     ));
                 }
             }

@@ -160,6 +160,8 @@ pub struct Chase {
     pub bonus_melees: u32,
     /// A rash unit not (yet) brought under control must make its bonus melee if it can.
     pub compelled: bool,
+    /// No control roll now: one was made after this melee, or one failed earlier this turn
+    /// (with `compelled`: the unit stays out of control for the turn, decision 59).
     pub control_rolled: bool,
     /// The chase of a Chaunce charge (Going For It Bald-Headed): the turn ends with it.
     pub chaunce: bool,

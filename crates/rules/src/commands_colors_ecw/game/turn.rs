@@ -127,8 +127,9 @@ pub(super) fn end_turn_action(st: &State) -> Result<P, Rejection> {
             "rash-compelled",
             None,
             format!(
-                "the rash {} is out of control: it must break through and make its bonus melee if it can (004, Horse); `stop` with no_target if no enemy is in reach, or roll for control",
-                st.unit(&c.unit).map_or("unit", |u| u.name.as_str())
+                "the rash {} is out of control: it must break through and make its bonus melee if it can (004, Horse); `stop` with no_target if no enemy is in reach{}",
+                st.unit(&c.unit).map_or("unit", |u| u.name.as_str()),
+                if c.control_rolled { "" } else { ", or roll for control" }
             ),
         ).not_now());
     }
