@@ -679,7 +679,7 @@ fn the_game_master_plays_no_card_and_may_only_close_a_window_with_none() {
 }
 
 #[test]
-fn the_odds_show_a_melee_and_never_the_face_down_pack() {
+fn the_odds_show_a_melee_and_the_public_pack_never_its_order() {
     let s = server();
     let l = s.new_game(EDGEHILL, 13);
     s.deal(&l);
@@ -721,7 +721,8 @@ fn the_odds_show_a_melee_and_never_the_face_down_pack() {
     let r = s.post(&format!("/api/s/{}/odds", l.sides[1].1), &melee);
     assert_eq!(refusal(&r), (403, json!("seat-may-not")), "{}", r.body);
 
-    // A Chaunce card presented: the pack's top card has no odds, for the taker or the game master.
+    // A Chaunce card presented: its odds come from the public pack (decision 58), never its hidden
+    // order: 11 False Alarums in 45 cards at the start, for the taker and the game master alike.
     let seed = seed_dealing(EDGEHILL, 0, &["hazzard-a-chaunce"]);
     let l = s.new_game(EDGEHILL, seed);
     s.deal(&l);
@@ -739,8 +740,24 @@ fn the_odds_show_a_melee_and_never_the_face_down_pack() {
             &format!("/api/s/{t}/odds"),
             &json!({"action": "draw_chaunce"}),
         );
-        assert_eq!(refusal(&r), (422, json!("no-odds")), "{}", r.body);
-        assert!(r.json().get("facets").is_none(), "{}", r.body);
+        assert_eq!(r.status, 200, "{}", r.body);
+        let v = r.json();
+        let card = v["facets"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|f| f["facet"] == "Chaunce card")
+            .unwrap_or_else(|| panic!("no Chaunce card facet: {v}"));
+        let alarum = card["values"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|x| x[0] == "False Alarum")
+            .and_then(|x| x[1].as_f64())
+            .unwrap_or_else(|| panic!("no False Alarum: {card}"));
+        assert!((alarum - 11.0 / 45.0).abs() < 1e-9, "{alarum}");
+        // The odds do not tell the top card: every title the pack holds has a chance.
+        assert!(card["values"].as_array().map_or(0, Vec::len) > 20, "{card}");
     }
     // And the draw itself goes through the taker's link.
     s.act_ok(&l.sides[1].1, &json!({"action": "draw_chaunce"}));

@@ -51,6 +51,11 @@ impl RuleSet for CommandsColorsEcw {
     fn seed(&self) -> &'static str {
         "004_87c88ceb03e2b5f8.txt"
     }
+    /// Section 13.5: version 2 holds a failed control roll for the rest of the turn and keeps
+    /// reserves out of Friendly Fire and Lay Down Your Armes.
+    fn rules_version(&self) -> u32 {
+        2
+    }
     fn available(&self) -> bool {
         true
     }
