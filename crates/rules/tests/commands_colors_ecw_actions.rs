@@ -501,11 +501,11 @@ fn decision_60_the_battle_report_counts_only_the_units_that_took_the_field() {
     // Foot c1 4, raw foot c2 3, gallopers 3, dragoons 3, gun 2; the spare foot (3) waits.
     assert_eq!(
         forces_line(&g, "Royalists"),
-        "- **Royalists**: 5 units, 15 bases"
+        "- **Royalists**: 5 units, 15 blocks"
     );
     assert_eq!(
         forces_line(&g, "Parliament"),
-        "- **Parliament**: 3 units, 10 bases"
+        "- **Parliament**: 3 units, 10 blocks"
     );
     // Friendly Fire's gun cannot fire on a unit that is not on the table, nor on itself.
     royalists_draw(&mut g, "friendly-fire");
@@ -537,6 +537,6 @@ fn decision_60_the_battle_report_counts_only_the_units_that_took_the_field() {
     assert_eq!(g.state["units"][5]["spare"], false);
     assert_eq!(
         forces_line(&g, "Royalists"),
-        "- **Royalists**: 6 units, 18 bases"
+        "- **Royalists**: 6 units, 18 blocks"
     );
 }
