@@ -86,3 +86,26 @@ fn an_action_that_is_not_an_object_with_a_name_is_refused_for_every_rule_set() {
         }
     }
 }
+
+/// The adapter answers "is the battle over?" from the recorded `phase` for the rule sets that
+/// declare it (it is asked after every action); it must agree with the rule set's own reading of
+/// its typed state, before and at the end.
+#[test]
+fn the_recorded_phase_says_over_exactly_when_the_rules_do() {
+    for r in registry::all() {
+        let sc = first_scenario(r.id());
+        let engine = r.engine(Some(&sc)).expect("engine");
+        let start = engine.initial_state().expect("initial state");
+        assert!(!engine.is_over(&start), "{}", r.id());
+        assert_eq!(engine.is_over_typed(&start), Some(false), "{}", r.id());
+        let mut end = start.clone();
+        end["phase"] = json!("over");
+        assert_eq!(
+            engine.is_over_typed(&end),
+            Some(engine.is_over(&end)),
+            "{}: the phase and the typed state disagree",
+            r.id()
+        );
+        assert!(engine.is_over(&end), "{}", r.id());
+    }
+}

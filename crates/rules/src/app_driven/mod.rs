@@ -336,6 +336,8 @@ fn finish(action: ActionKind, acc: Acc) -> Outcome<Vec<Effect>> {
 }
 
 impl Rules for AppEngine {
+    /// `phase` is `over` exactly when the battle is.
+    const OVER_AT_PHASE: bool = true;
     type State = GameState;
     type Action = Action;
     type Effect = Vec<Effect>;

@@ -147,6 +147,12 @@ pub trait Engine: Send + Sync {
     }
     /// Whether the battle is over (then the seed is revealed).
     fn is_over(&self, state: &Value) -> bool;
+    /// [`Engine::is_over`] from the state read into the rule set's own type, however the
+    /// adapter answers the other (for the test that holds the two together); `None` when the
+    /// state cannot be read.
+    fn is_over_typed(&self, state: &Value) -> Option<bool> {
+        Some(self.is_over(state))
+    }
     /// What `viewer` may see of the state. Rule sets with secret information (a hand of cards)
     /// hide it here; every page, API answer and live message is built from this view.
     fn view_state(&self, state: &Value, _viewer: &Viewer) -> Value {

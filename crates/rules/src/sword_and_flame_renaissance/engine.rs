@@ -269,6 +269,8 @@ pub struct TsatfEngine {
 }
 
 impl Rules for TsatfEngine {
+    /// `phase` is `over` exactly when the battle is.
+    const OVER_AT_PHASE: bool = true;
     type State = State;
     type Action = Action;
     type Effect = Vec<game::Effect>;

@@ -33,6 +33,8 @@ pub(super) fn outcome(name: &str, before: Option<&Value>, r: game::Res) -> Outco
 }
 
 impl Rules for CallanEngine {
+    /// `phase` is `over` exactly when the battle is.
+    const OVER_AT_PHASE: bool = true;
     type State = State;
     type Action = Action;
     /// The changes to the recorded state, as [`crate::effects::diff`] writes them: folded into

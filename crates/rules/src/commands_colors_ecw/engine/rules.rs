@@ -40,6 +40,8 @@ pub(super) fn outcome(name: String, before: Option<&Value>, r: Res) -> Outcome {
 }
 
 impl Rules for EcwEngine {
+    /// `phase` is `over` exactly when the battle is.
+    const OVER_AT_PHASE: bool = true;
     type State = State;
     type Action = Sent;
     /// The recorded form: `[{"p": pointer, "v": value, "side"?: id}]` ([`game::diff`]).
