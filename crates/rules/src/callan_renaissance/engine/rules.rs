@@ -95,6 +95,12 @@ impl Rules for CallanEngine {
         crate::effects::apply(state, effects)
     }
 
+    fn folded_recorded(&self, state: &Value, effects: &Value) -> Result<Value, String> {
+        let mut s = state.clone();
+        crate::effects::apply(&mut s, effects)?;
+        Ok(s)
+    }
+
     fn is_over(&self, state: &State) -> bool {
         state.phase == Phase::Over
     }

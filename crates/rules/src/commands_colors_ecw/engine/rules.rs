@@ -105,6 +105,12 @@ impl Rules for EcwEngine {
         game::apply(state, effects)
     }
 
+    fn folded_recorded(&self, state: &Value, effects: &Value) -> Result<Value, String> {
+        let mut s = state.clone();
+        game::apply(&mut s, effects)?;
+        Ok(s)
+    }
+
     fn is_over(&self, st: &State) -> bool {
         st.phase == Phase::Over
     }
@@ -220,6 +226,7 @@ impl Rules for EcwEngine {
         st.winner.map(|_| game::verdict(st))
     }
 
+    const GAME_MASTER_LIMITED: bool = true;
     fn game_master_may(&self, st: &State, a: &Sent) -> Result<(), Rejection> {
         if st.settings.single_device || st.settings.referee_sees_hands {
             return Ok(());
