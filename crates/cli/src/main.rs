@@ -346,7 +346,7 @@ fn scenario_check(files: &[PathBuf]) -> Res {
         match scenario::parse(&name, &src) {
             Ok(sc) => say!(
                 "{name}: ok — {} ({}), {} units, {} leaders",
-                sc.title,
+                tercio_i18n::plain(&sc.title),
                 sc.ruleset,
                 sc.units.len(),
                 sc.leaders.len()
@@ -566,7 +566,7 @@ fn game_new(scenario_path: &Path, seed: Option<u64>, out: &Path) -> Res {
     save_game(out, &g)?;
     say!(
         "New game: {} ({}) -> {}",
-        g.scenario.title,
+        tercio_i18n::plain(&g.scenario.title),
         g.ruleset,
         out.display()
     );
@@ -614,7 +614,7 @@ fn game_show(path: &Path, json: bool, log: bool) -> Res {
     let engine = g.engine().map_err(|e| fail(e.to_string()))?;
     say!(
         "{} ({}) — {} events in the log",
-        g.scenario.title,
+        tercio_i18n::plain(&g.scenario.title),
         g.ruleset,
         g.log.entries().len()
     );

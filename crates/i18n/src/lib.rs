@@ -23,6 +23,10 @@
 //!   A value that starts with `@` but names no catalogue key, or with `#` but is no number, is
 //!   shown as written. [`msg`] escapes the characters that would otherwise be read as syntax
 //!   (`\`, `|`, `=`, `⟦`, `⟧`) with a backslash, keeping whole nested markers as they are.
+//! - **Text a person wrote is never markup.** A unit's name, a battle's title: [`plain`] escapes
+//!   its `\`, `⟦` and `⟧` before it enters a message or a state, and [`localize`] shows it as
+//!   written, so a unit named `⟦web.page.connecting⟧` is called exactly that. The rules crate
+//!   gives its engines a scenario's texts this way; the shell does it for what it puts beside them.
 //! - **Numbers** per language: [`fmt_decimal`], [`fmt_pct`].
 //!
 //! Pure: the catalogues are compiled in; nothing is read at run time.
@@ -218,8 +222,10 @@ fn fill(text: &str, args: &[(&str, &str)]) -> String {
 }
 
 /// A language-neutral message: `⟦key|name=value|…⟧`, for [`localize`] to render in each
-/// viewer's language. Values are plain text, `@key`, `#number` or nested markers (see the crate
-/// documentation); the characters of the marker syntax in plain text are escaped.
+/// viewer's language. Values are message text: plain text, `@key`, `#number` or nested markers
+/// (see the crate documentation); the characters of the marker syntax in plain text are escaped,
+/// and a pair already escaped (by [`plain`], say) is kept as it is. Text a person wrote (a unit's
+/// name) goes in through [`plain`], so that it is never read as a marker.
 pub fn msg(key: &str, args: &[(&str, &str)]) -> String {
     let mut out = String::with_capacity(key.len() + 2 + args.len() * 12);
     out.push(OPEN);
@@ -234,6 +240,15 @@ pub fn msg(key: &str, args: &[(&str, &str)]) -> String {
                 if let Some((_, len)) = parse_marker(rest) {
                     out.push_str(&rest[..len]);
                     rest = &rest[len..];
+                    continue;
+                }
+            }
+            // Text already escaped ([`plain`]) stays escaped once.
+            if let Some(e) = rest.strip_prefix('\\').and_then(|r| r.chars().next()) {
+                if is_special(e) {
+                    out.push('\\');
+                    out.push(e);
+                    rest = &rest[1 + e.len_utf8()..];
                     continue;
                 }
             }
@@ -260,6 +275,28 @@ fn escape_into(out: &mut String, s: &str) {
         }
         out.push(c);
     }
+}
+
+/// Text a person wrote, as message text: its `\`, `⟦` and `⟧` escaped with a backslash, so
+/// that neither [`msg`] nor [`localize`] reads any of it as a marker, and [`localize`] shows it
+/// as written. Borrowed when there is nothing to escape (nearly always).
+pub fn plain(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains(['\\', OPEN, CLOSE]) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 4);
+    for c in text.chars() {
+        if matches!(c, '\\' | OPEN | CLOSE) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// Whether [`localize`] may change `text`: it holds a marker's opening or an escape.
+pub fn needs_localize(text: &str) -> bool {
+    text.contains([OPEN, '\\'])
 }
 
 /// A number argument for [`msg`]: `#` and the number with `places` decimals ('.' point).
@@ -456,17 +493,31 @@ fn number(lang: Lang, n: &str) -> Option<String> {
     Some(format!("{s}{pct}"))
 }
 
-/// Every language-neutral message in `text` rendered in `lang`; all other text unchanged (a
-/// malformed marker too).
+/// Every language-neutral message in `text` rendered in `lang`, and the text [`plain`] escaped
+/// shown as written (`\\`, `\⟦`, `\⟧` read as the character); all other text unchanged (a
+/// malformed marker, and a backslash before any other character, too).
 pub fn localize(lang: Lang, text: &str) -> String {
-    if !text.contains(OPEN) {
+    if !needs_localize(text) {
         return text.to_string();
     }
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
-    while let Some(i) = rest.find(OPEN) {
+    while let Some(i) = rest.find([OPEN, '\\']) {
         out.push_str(&rest[..i]);
         rest = &rest[i..];
+        if let Some(after) = rest.strip_prefix('\\') {
+            match after.chars().next() {
+                Some(e @ ('\\' | OPEN | CLOSE)) => {
+                    out.push(e);
+                    rest = &after[e.len_utf8()..];
+                }
+                _ => {
+                    out.push('\\');
+                    rest = after;
+                }
+            }
+            continue;
+        }
         match parse_marker(rest) {
             Some((m, len)) => {
                 out.push_str(&render_marker(lang, &m));
@@ -485,7 +536,7 @@ pub fn localize(lang: Lang, text: &str) -> String {
 /// [`localize`] every string in a JSON value, in place (object keys are left alone).
 pub fn localize_json(lang: Lang, v: &mut serde_json::Value) {
     match v {
-        serde_json::Value::String(s) if s.contains(OPEN) => *s = localize(lang, s),
+        serde_json::Value::String(s) if needs_localize(s) => *s = localize(lang, s),
         serde_json::Value::Array(a) => a.iter_mut().for_each(|x| localize_json(lang, x)),
         serde_json::Value::Object(o) => o.values_mut().for_each(|x| localize_json(lang, x)),
         _ => {}

@@ -414,3 +414,38 @@ mod build_checks {
         );
     }
 }
+
+#[test]
+fn text_a_person_wrote_is_never_read_as_a_marker() {
+    // A unit named like a message, a backslash, a lone bracket: shown as written, alone, as an
+    // argument, nested two deep, and inside JSON.
+    for written in [
+        "⟦web.page.connecting⟧",
+        "⟦web.games.turn|turn=4⟧ Landsknechts",
+        "C:\\tercio\\⟦x⟧ \\⟦",
+        "ends in a backslash \\",
+        "lone ⟧ and ⟦",
+    ] {
+        let text = plain(written);
+        assert_eq!(localize(Lang::En, &text), written, "{written}");
+        assert_eq!(localize(Lang::It, &text), written, "{written}");
+        let m = msg(keys::WEB_GAMES_TURN, &[("turn", &text)]);
+        assert_eq!(localize(Lang::En, &m), format!("turn {written}"));
+        let outer = msg(keys::WEB_GAMES_TURN, &[("turn", &format!("[{m}] {text}"))]);
+        assert_eq!(
+            localize(Lang::It, &outer),
+            format!("turno [turno {written}] {written}")
+        );
+        let mut v = serde_json::json!({"name": text, "list": [m]});
+        localize_json(Lang::En, &mut v);
+        assert_eq!(v["name"], written);
+        assert_eq!(v["list"][0], format!("turn {written}"));
+    }
+    // Nothing to escape: the text itself, not a copy.
+    assert!(matches!(
+        plain("Swiss pike"),
+        std::borrow::Cow::Borrowed("Swiss pike")
+    ));
+    // Unescaped, the same text is a marker: what plain() is for.
+    assert_eq!(localize(Lang::En, "⟦web.games.turn|turn=4⟧"), "turn 4");
+}

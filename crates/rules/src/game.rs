@@ -155,7 +155,7 @@ impl Game {
 
     pub fn new(scenario: Scenario, seed: u64) -> Result<Game, GameError> {
         let rules = rules_of(&scenario.ruleset)?;
-        let engine = rules.engine(Some(&scenario)).map_err(GameError::Rules)?;
+        let engine = engine_of(rules, &scenario)?;
         let state = engine.initial_state().map_err(GameError::Rules)?;
         Ok(Game {
             format: FORMAT.to_string(),
@@ -170,9 +170,7 @@ impl Game {
     }
 
     pub fn engine(&self) -> Result<Box<dyn Engine>, GameError> {
-        rules_of(&self.ruleset)?
-            .engine(Some(&self.scenario))
-            .map_err(GameError::Rules)
+        engine_of(rules_of(&self.ruleset)?, &self.scenario)
     }
 
     /// Whether the rules say the battle is over.
@@ -466,6 +464,14 @@ fn rules_of(id: &str) -> Result<&'static dyn RuleSet, GameError> {
     Ok(r)
 }
 
+/// A game's engine: bound to its scenario with every text a person wrote as message text
+/// ([`Scenario::as_message_text`]), so that no name is ever read as a marker.
+fn engine_of(rules: &dyn RuleSet, scenario: &Scenario) -> Result<Box<dyn Engine>, GameError> {
+    rules
+        .engine(Some(&scenario.as_message_text()))
+        .map_err(GameError::Rules)
+}
+
 /// Resolve `action` against `state`: its plan rolled from the seed's stream at `stream_pos`, or
 /// (`faces`) with faces thrown on real dice, checked against the dice the plan declares. Nothing
 /// is recorded; a rejected action or bad faces change nothing. The one path by which a full
@@ -634,9 +640,7 @@ impl Head {
     }
 
     pub fn engine(&self) -> Result<Box<dyn Engine>, GameError> {
-        rules_of(&self.ruleset)?
-            .engine(Some(&self.scenario))
-            .map_err(GameError::Rules)
+        engine_of(rules_of(&self.ruleset)?, &self.scenario)
     }
 
     pub fn commitment(&self) -> String {

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use axum::http::StatusCode;
 use serde_json::{json, Value};
 use tercio_core::LogEntry;
-use tercio_i18n::{keys, msg};
+use tercio_i18n::{keys, msg, plain};
 use tercio_rules::game::{Game, GameEvent};
 use tercio_rules::Viewer;
 use tercio_store::{Role, Seat, SideRights, Store};
@@ -244,7 +244,7 @@ impl SeatCtx {
                 .game
                 .scenario
                 .side(s)
-                .map_or(s.clone(), |x| x.name.clone()),
+                .map_or(s.clone(), |x| plain(&x.name).into_owned()),
             Role::Spectator => msg(keys::WEB_SEAT_SPECTATOR, &[]),
         }
     }
@@ -384,7 +384,8 @@ impl SeatCtx {
 
     /// The game as this seat sees it.
     pub fn view(&self) -> Value {
-        let sc = &self.game.scenario;
+        // What a person wrote, as message text: the answer's messages are rendered, never it.
+        let sc = self.game.scenario.as_message_text();
         let mut v = json!({
             "seat": {"role": role_name(&self.seat.role), "side": self.side(), "name": self.seat_label()},
             "rule_set": self.game.ruleset,

@@ -533,35 +533,58 @@ fn the_live_stream_speaks_the_language_of_the_page_that_opened_it() {
     }
 }
 
-/// The rule sets shipped so far write plain English; a message marker in engine text (here in
-/// a unit's name, which the engine puts in its board, forms and state) renders in each reader's
-/// language on the page and in the JSON, as the new rule set's messages will.
+/// Text a person wrote is never read as a message (issue 16, item 14): a battle and a unit named
+/// like a message marker are called exactly that on the page, in the JSON and in the export, in
+/// both languages, while the engine's own messages around them render.
 #[test]
-fn engine_text_is_rendered_where_it_is_shown() {
+fn a_name_written_like_a_message_is_shown_as_written() {
     let s = server();
-    let marker = tercio_i18n::msg(tercio_i18n::keys::WEB_GAMES_TURN, &[("turn", "3")]);
-    let t = s.links(&common::tsatf_skirmish(&marker));
-    for (header, want, not) in [
-        (ITALIAN, "turno 3", "turn 3"),
-        (("Accept-Language", "en"), "turn 3", "turno 3"),
+    // Renders as "turno 77,5" / "turn 77.5" if it is ever read as a marker.
+    let name = tercio_i18n::msg(tercio_i18n::keys::WEB_GAMES_TURN, &[("turn", "#77.5")]);
+    let toml = common::tsatf_skirmish(&name).replacen(
+        "title = \"Skirmish\"",
+        &format!("title = \"{name}\""),
+        1,
+    );
+    let t = s.links(&toml);
+    let json_name = serde_json::to_string(&name).expect("json");
+    for (header, rendered, lang) in [
+        (ITALIAN, "turno 77,5", tercio_i18n::Lang::It),
+        (
+            ("Accept-Language", "en"),
+            "turn 77.5",
+            tercio_i18n::Lang::En,
+        ),
     ] {
         let p = s.get_with(&format!("/s/{}", t[0]), &[header]).body;
-        assert_clean(&p, want);
+        assert!(!p.contains(rendered), "{rendered}: {}", short(&p));
+        // In the page's title and heading, and in the board's unit table.
         assert!(
-            p.contains(want) && !p.contains(not),
-            "{want}: {}",
+            p.matches(name.as_str()).count() >= 3,
+            "{name}: {}",
             short(&p)
         );
+        // The page's own messages still render.
+        let switch = tercio_i18n::t(lang, tercio_i18n::keys::WEB_LANG_SWITCH, &[]);
+        assert!(p.contains(&switch), "{switch}: {}", short(&p));
         let v = s.get_with(&format!("/api/s/{}", t[0]), &[header]);
-        assert!(!v.body.contains('⟦'), "{}", v.body);
+        assert!(!v.body.contains(rendered), "{}", v.body);
         assert!(
-            v.body.contains(&format!("\"{want}\"")),
-            "{want}: {}",
+            v.body.contains(&format!("\"title\":{json_name}")),
+            "{}",
             v.body
         );
+        let view: Value = v.json();
+        let units = view["state"].to_string();
+        assert!(units.contains(&json_name), "{units}");
+        // The host's answers too.
+        let auth = format!("Bearer {}", s.key);
+        let list = s.get_with("/api/games", &[header, ("Authorization", &auth)]);
+        assert!(list.body.contains(&json_name), "{}", list.body);
     }
-    // The export is the record: the message as the engine wrote it.
+    // The export is the record: the scenario as written.
     let e = s.get_with(&format!("/api/s/{}/export", t[0]), &[ITALIAN]);
     assert_eq!(e.status, 200);
-    assert!(e.body.contains(&marker), "{}", e.body);
+    let export: Value = e.json();
+    assert_eq!(export["scenario"]["title"], json!(name), "{}", e.body);
 }

@@ -121,7 +121,8 @@ impl Ctx<'_> {
                 };
                 Ok(UnitSnap {
                     id: field.to_string(),
-                    name: u.name.clone().unwrap_or_else(|| format!("{} ({field})", troop.name)),
+                    // Text the sender wrote: never read as a marker.
+                    name: u.name.as_deref().map_or_else(|| format!("{} ({field})", troop.name), |n| tercio_i18n::plain(n).into_owned()),
                     side: if field == "actor" { "actor's side".into() } else { "target's side".into() },
                     troop,
                     bases: u.bases,

@@ -3,6 +3,7 @@
 //! ([`crate::scenario`], which finds each scenario's rule set in the registry and so sits above
 //! the rule sets).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -146,5 +147,49 @@ impl Scenario {
 
     pub fn into_file(self) -> ScenarioFile {
         self.file
+    }
+
+    /// The scenario as its engine is given it: every text a person wrote (title, date, place,
+    /// notes, sources, the names of sides, leaders and units, nationalities) as message text
+    /// ([`tercio_i18n::plain`]), so that the engine's states and messages never read a name as
+    /// a marker; the scenario itself when there is nothing to escape (nearly always). Ids and
+    /// troop types are not text (the check allows only key characters in them).
+    pub fn as_message_text(&self) -> Cow<'_, Scenario> {
+        let f = &self.file;
+        let needs = |t: &str| matches!(tercio_i18n::plain(t), Cow::Owned(_));
+        let any = needs(&f.title)
+            || [&f.date, &f.place, &f.notes]
+                .into_iter()
+                .flatten()
+                .any(|t| needs(t))
+            || f.sources.iter().any(|t| needs(t))
+            || f.sides.iter().any(|s| needs(&s.name))
+            || f.leaders.iter().any(|l| needs(&l.name))
+            || f.units
+                .iter()
+                .any(|u| needs(&u.name) || u.nationality.as_deref().is_some_and(needs));
+        if !any {
+            return Cow::Borrowed(self);
+        }
+        let text = |t: &mut String| *t = tercio_i18n::plain(t).into_owned();
+        let mut sc = self.clone();
+        let f = &mut sc.file;
+        text(&mut f.title);
+        for t in [&mut f.date, &mut f.place, &mut f.notes]
+            .into_iter()
+            .flatten()
+        {
+            text(t);
+        }
+        f.sources.iter_mut().for_each(text);
+        f.sides.iter_mut().for_each(|s| text(&mut s.name));
+        f.leaders.iter_mut().for_each(|l| text(&mut l.name));
+        for u in &mut f.units {
+            text(&mut u.name);
+            if let Some(n) = &mut u.nationality {
+                text(n);
+            }
+        }
+        Cow::Owned(sc)
     }
 }

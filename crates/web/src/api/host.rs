@@ -75,7 +75,7 @@ pub fn links(
                 Role::Side(id) => (
                     "side",
                     Some(id.clone()),
-                    scenario.side(id).map_or(id.clone(), |x| x.name.clone()),
+                    scenario.side(id).map_or(id.clone(), |x| plain(&x.name).into_owned()),
                 ),
                 Role::Spectator => ("spectator", None, msg(keys::WEB_SEATS_SPECTATORS, &[])),
             };
@@ -143,7 +143,7 @@ pub(super) fn host_game_json(st: &AppState, base: &str, id: &str) -> Result<Valu
     Ok(json!({
         "id": id,
         "rule_set": g.head.ruleset,
-        "title": g.head.scenario.title,
+        "title": plain(&g.head.scenario.title),
         "events": g.head.seq,
         "settings": g.meta.settings,
         "dice": {"commitment": g.head.commitment()},
@@ -161,6 +161,7 @@ pub async fn list_games(
         let mut out = Vec::new();
         for g in st.store.list(false)? {
             let mut v = serde_json::to_value(&g).unwrap_or(Value::Null);
+            v["title"] = json!(plain(&g.title));
             if let Some(gm) = st.store.seats(&g.id)?.into_iter().next() {
                 v["game_master"] = json!(format!("{base}/s/{}", gm.token));
             }

@@ -18,7 +18,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Deserialize;
 use serde_json::{json, Value};
-use tercio_i18n::{keys, msg};
+use tercio_i18n::{keys, msg, plain};
 use tercio_rules::game::{Appended, Game, GameError};
 use tercio_rules::interface::RejectKind;
 use tercio_rules::{odds, registry, report, scenario};
@@ -287,8 +287,11 @@ pub async fn localize_json(req: axum::extract::Request, next: axum::middleware::
         )
         .into_response();
     };
+    // A marker's opening, or a backslash (written `\\` in JSON) that may be an escape of text
+    // a person wrote ([`tercio_i18n::plain`]).
     let open = tercio_i18n::OPEN.to_string();
-    let has_marker = bytes.windows(open.len()).any(|w| w == open.as_bytes());
+    let has_marker = bytes.windows(open.len()).any(|w| w == open.as_bytes())
+        || bytes.windows(2).any(|w| w == b"\\\\");
     let localized = has_marker
         .then(|| serde_json::from_slice::<Value>(&bytes).ok())
         .flatten()

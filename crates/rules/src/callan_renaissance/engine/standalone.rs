@@ -51,7 +51,11 @@ pub(super) fn inline_unit(r: &UnitRef, field: &str, side: &str) -> Result<Unit, 
     }
     Ok(Unit {
         id: field.to_string(),
-        name: v.name.clone().unwrap_or_else(|| t.to_string()),
+        // Text the sender wrote: never read as a marker.
+        name: v
+            .name
+            .as_deref()
+            .map_or_else(|| t.to_string(), |n| tercio_i18n::plain(n).into_owned()),
         side: side.to_string(),
         troop: t.to_string(),
         bases: u8::try_from(bases).unwrap_or(1),
