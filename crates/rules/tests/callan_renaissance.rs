@@ -3464,3 +3464,42 @@ fn d68_a_pike_block_may_include_shot_one_doppelsoldner_or_rodeleros_and_halberdi
         }
     }
 }
+
+/// Issue 17, item 2: Move and fire says itself that the unit moved: its form sends `moved` as a
+/// fixed field and asks nothing about it, and the action the page builds from the form as drawn
+/// is accepted.
+#[test]
+fn move_and_fire_says_itself_that_the_unit_moved() {
+    let mut g = G::new(SCENARIO);
+    g.deck(&[4, 1, 5, 2, 6, 3]);
+    for _ in 0..6 {
+        g.draw();
+        let forms = g.engine.forms(&g.state, None);
+        let Some(f) = forms
+            .iter()
+            .find(|f| f.action == "fire" && !f.fixed.is_empty())
+        else {
+            continue;
+        };
+        assert_eq!(f.fixed.get("moved"), Some(&json!(true)), "{f:?}");
+        assert!(f.fields.iter().all(|x| x.name != "moved"), "{f:?}");
+        // What the page sends: the fixed fields, each choice's first option, each number's value.
+        let mut a = json!({"action": f.action});
+        for (k, v) in &f.fixed {
+            a[k] = v.clone();
+        }
+        for x in &f.fields {
+            match &x.kind {
+                tercio_rules::FieldKind::Choice { options, .. } => {
+                    a[&x.name] = json!(options[0].value);
+                }
+                tercio_rules::FieldKind::Number { value, .. } => a[&x.name] = json!(value),
+                _ => {}
+            }
+        }
+        let out = g.act(a);
+        assert!(!out.resolution.steps.is_empty());
+        return;
+    }
+    panic!("no Move and fire offered in six cards");
+}

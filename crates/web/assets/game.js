@@ -44,10 +44,49 @@
     return { status: r.status, data };
   }
 
+  // A notice (the view was out of date) stays on screen wherever the user is, until the next
+  // action or a tap on it.
   function notice(text) {
     const n = $("notice");
     n.textContent = text || "";
     n.hidden = !text;
+  }
+  $("notice").addEventListener("click", () => notice(""));
+
+  // A field's label as the page shows it (its own text, without the control's).
+  const labelOf = (el) => {
+    const l = el && el.closest("label");
+    if (!l) return "";
+    return [...l.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent).join(" ").trim();
+  };
+
+  // A refusal beside what it is about: the field it names, under its label; else under the form's
+  // button. Cleared by the form's next change or submission.
+  function clearErrors(form) {
+    if (form) form.querySelectorAll(".field-error").forEach((x) => x.remove());
+  }
+  const fieldOf = (form, e) => (form && e.field ? form.querySelector(`[name="${CSS.escape(e.field)}"]`) : null);
+  // An error's text naming its field by the label the form shows, never by its id (a message
+  // that starts with the id has it replaced); the id only when the form has no such field.
+  function errorText(form, e) {
+    const m = e.message || tr("failed");
+    if (!e.field) return m;
+    const label = labelOf(fieldOf(form, e));
+    if (!label) return fieldMessage(e);
+    const text = m.startsWith(e.field + ":") ? m.slice(e.field.length + 1).trim() : m;
+    return `${label}: ${text}`;
+  }
+  function refuse(form, e) {
+    if (!form) { notice(errorText(null, e)); return; }
+    clearErrors(form);
+    const p = document.createElement("p");
+    p.className = "error field-error";
+    p.setAttribute("role", "alert");
+    p.textContent = errorText(form, e);
+    const el = fieldOf(form, e);
+    const at = el && el.closest("label") ? el.closest("label") : form.querySelector("button[type=submit]");
+    at.insertAdjacentElement("afterend", p);
+    p.scrollIntoView({ block: "nearest" });
   }
 
   function setLive(state) {
@@ -80,7 +119,9 @@
   // number an integer (left out when empty, so the answer names the missing field), a text its
   // trimmed value (left out when empty).
   function formAction(form) {
-    const a = { action: form.dataset.action };
+    let fixed = {};
+    try { fixed = JSON.parse(form.dataset.fixed || "{}"); } catch (e) { fixed = {}; }
+    const a = Object.assign({ action: form.dataset.action }, fixed);
     form.querySelectorAll("select[name], input[name]").forEach((el) => {
       if (el.type === "checkbox") { if (el.checked) a[el.name] = true; return; }
       if (el.type === "text") { const v = el.value.trim(); if (v) a[el.name] = v; return; }
@@ -118,7 +159,8 @@
         const e = data.error || {};
         const p = document.createElement("p");
         p.className = e.code === "missing-field" ? "hint" : "error";
-        p.textContent = e.code === "missing-field" ? tr("choose_field", { field: e.field }) : fieldMessage(e);
+        const form = box.closest("form");
+        p.textContent = e.code === "missing-field" ? tr("choose_field", { field: labelOf(fieldOf(form, e)) || e.field }) : errorText(form, e);
         box.appendChild(p);
         return;
       }
@@ -183,8 +225,9 @@
     });
   }
 
-  // Handle an answer to an action; true when the caller should retry with `body` changed.
-  function outcome(status, data, body) {
+  // Handle an answer to an action of `form` (none for the page's own buttons); the body to send
+  // again when a question was answered, else null.
+  function outcome(status, data, body, form) {
     if (status === 200) { showResult(render(data.resolution)); return null; }
     const e = data.error || {};
     if (status === 409 && e.kind === "question" && e.field) {
@@ -192,13 +235,14 @@
       return Object.assign({}, body, { [e.field]: answers[e.field] });
     }
     if (status === 412) { notice(e.message); afterOwnChange(); return null; }
-    alert(fieldMessage(e));
+    refuse(form, e);
     return null;
   }
 
   // Resolve and record an action, through its questions and table dice; true once recorded.
-  async function send(body) {
+  async function send(body, form) {
     notice("");
+    clearErrors(form);
     const base = seq;
     for (;;) {
       let res;
@@ -217,7 +261,7 @@
       } else {
         res = await call("POST", "/actions", body, base);
       }
-      const next = outcome(res.status, res.data, body);
+      const next = outcome(res.status, res.data, body, form);
       if (!next) return res.status === 200;
       body = next;
     }
@@ -240,13 +284,37 @@
   // of the panels the user opens and closes; the focused element.
   function userState() {
     const inputs = {};
+    // Only what the user changed: a field left as the page drew it takes the new page's value,
+    // which may differ (the next unit's, the state's).
     document.querySelectorAll("#main input[id], #main select[id], #main textarea[id]").forEach((el) => {
-      if (el.dataset.server !== undefined) return;
+      if (el.dataset.server !== undefined || !changed(el)) return;
       inputs[el.id] = el.type === "checkbox" ? el.checked : el.multiple ? [...el.selectedOptions].map((o) => o.value) : el.value;
     });
     const open = (sel) => { const d = document.querySelector(sel); return d ? d.open : null; };
     const focused = document.activeElement && document.activeElement.id;
     return { inputs, seats: open("#seats details"), notes: open("#scenario-notes details"), focused };
+  }
+
+  // Whether a field differs from where the page drew it.
+  function changed(el) {
+    if (el.type === "checkbox" || el.type === "radio") return el.checked !== el.defaultChecked;
+    if (el.tagName === "SELECT") {
+      const drawn = [...el.options].some((o) => o.defaultSelected) ? [...el.options].map((o) => o.defaultSelected) : [...el.options].map((o, i) => i === 0);
+      return [...el.options].some((o, i) => o.selected !== drawn[i]);
+    }
+    return el.value !== el.defaultValue;
+  }
+
+  // Put a form's fields back where the page drew them, all but `keep`.
+  function resetFields(form, keep) {
+    form.querySelectorAll("input[name], select[name]").forEach((el) => {
+      if (el === keep) return;
+      if (el.type === "checkbox") el.checked = el.defaultChecked;
+      else if (el.tagName === "SELECT") {
+        const any = [...el.options].some((o) => o.defaultSelected);
+        [...el.options].forEach((o, i) => { o.selected = any ? o.defaultSelected : i === 0; });
+      } else el.value = el.defaultValue;
+    });
   }
 
   function restoreUserState(u) {
@@ -449,7 +517,7 @@
 
   const setting = async (body) => {
     const { status, data } = await call("POST", "/settings", body);
-    if (status !== 200) { alert(data.error ? data.error.message : tr("failed")); refresh(); return; }
+    if (status !== 200) { notice(data.error ? data.error.message : tr("failed")); refresh(); return; }
     afterOwnChange();
   };
 
@@ -459,7 +527,11 @@
     if (el.id === "side-rights") { setting({ side_rights: el.value }); return; }
     if (el.id === "physical-dice") { setting({ physical_dice: el.checked }); return; }
     const form = el.closest("form.action-form");
-    if (form && form.dataset.odds === "1") refreshOdds(formAction(form), form.querySelector(".odds"));
+    if (!form) return;
+    clearErrors(form);
+    // Another unit: nothing set for the last one carries over.
+    if (el.matches("select[data-resets]")) resetFields(form, el);
+    if (form.dataset.odds === "1") refreshOdds(formAction(form), form.querySelector(".odds"));
   }, true);
 
   document.addEventListener("input", (e) => {
@@ -474,7 +546,7 @@
     const form = inMain(e.target) && e.target.closest("form.action-form");
     if (!form) return;
     e.preventDefault();
-    if (!(await send(formAction(form)))) return;
+    if (!(await send(formAction(form), form))) return;
     const now = $(form.id);
     if (now) { now.reset(); now.dispatchEvent(new Event("change")); }
   }, true);
@@ -484,9 +556,10 @@
     const on = (sel) => e.target.closest(sel);
     if (on("#undo")) {
       if (!window.confirm(tr("undo_confirm"))) return;
+      notice("");
       const { status, data } = await call("POST", "/undo");
       if (status === 200) afterOwnChange();
-      else if (status === 412) { notice(data.error.message); afterOwnChange(); } else alert(data.error ? data.error.message : tr("failed"));
+      else if (status === 412) { notice(data.error.message); afterOwnChange(); } else notice(data.error ? data.error.message : tr("failed"));
       return;
     }
     // The game master's panel.
@@ -496,7 +569,7 @@
       const body = { role: reissue.dataset.role };
       if (reissue.dataset.side) body.side = reissue.dataset.side;
       const { status, data } = await call("POST", "/seats/reissue", body);
-      if (status !== 200) { alert(data.error ? data.error.message : tr("failed")); return; }
+      if (status !== 200) { notice(data.error ? data.error.message : tr("failed")); return; }
       if (reissue.dataset.role === "game-master") { location.href = data.url; return; }
       afterOwnChange();
       return;
@@ -504,7 +577,7 @@
     if (on("#conclude")) {
       if (!window.confirm(tr("conclude_confirm"))) return;
       const { status, data } = await call("POST", "/conclude");
-      if (status !== 200) { alert(data.error ? data.error.message : tr("failed")); refresh(); return; }
+      if (status !== 200) { notice(data.error ? data.error.message : tr("failed")); refresh(); return; }
       afterOwnChange();
     }
   }, true);

@@ -228,8 +228,17 @@ pub(crate) fn forms_html(ui: &Ui, forms: &[ActionForm], tables: &[BoardTable]) -
 }
 
 fn form_html(ui: &Ui, f: &ActionForm, prefix: &str) -> String {
+    // What the action itself says (`fixed`) goes out with the fields, as data.
+    let fixed = if f.fixed.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " data-fixed=\"{}\"",
+            esc(&serde_json::Value::Object(f.fixed.clone()).to_string())
+        )
+    };
     let mut b = format!(
-        "<form class=\"action-form{}{}\" id=\"form-{prefix}\" data-action=\"{}\" data-odds=\"{}\" novalidate>",
+        "<form class=\"action-form{}{}\" id=\"form-{prefix}\" data-action=\"{}\" data-odds=\"{}\"{fixed} novalidate>",
         if f.primary { " primary" } else { "" },
         if f.fields.is_empty() { " bare" } else { "" },
         esc(&f.action),
@@ -269,7 +278,10 @@ fn field_html(ui: &Ui, field: &FormField, id: &str) -> String {
     let label = ui.e(&field.label);
     match &field.kind {
         FieldKind::Choice { options, optional } => {
-            let mut b = format!("<label>{label} <select name=\"{name}\" id=\"{id}\">");
+            // What acts: choosing another puts the form's other fields back (game.js).
+            let resets = if field.resets { " data-resets" } else { "" };
+            let mut b =
+                format!("<label>{label} <select name=\"{name}\" id=\"{id}\"{resets}>");
             if *optional {
                 b.push_str("<option value=\"\">—</option>");
             }
@@ -315,7 +327,40 @@ mod tests {
             fields,
             primary,
             reveal: None,
+            fixed: Default::default(),
         }
+    }
+
+    #[test]
+    fn fixed_fields_and_what_acts_are_drawn_as_data_for_the_script() {
+        let f = form(
+            "fire",
+            false,
+            vec![
+                FormField::choice("unit", "Unit", vec![Choice::new("a", "A")], false).resets(),
+                FormField::flag("dense", "Dense"),
+            ],
+        )
+        .with_fixed("moved", serde_json::json!(true))
+        .with_fixed("why", serde_json::json!("<\"x\">"));
+        let h = forms_html(&en(), &[f], &[]);
+        assert!(
+            h.contains(
+                "data-fixed=\"{&quot;moved&quot;:true,&quot;why&quot;:&quot;&lt;\\&quot;x\\&quot;&gt;&quot;}\""
+            ),
+            "{h}"
+        );
+        assert!(
+            h.contains("<select name=\"unit\" id=\"f-fire-unit\" data-resets>"),
+            "{h}"
+        );
+        assert!(
+            !h.contains("name=\"dense\" id=\"f-fire-dense\" data-resets"),
+            "{h}"
+        );
+        // A form with nothing fixed says nothing of it.
+        let plain = forms_html(&en(), &[form("end", false, vec![])], &[]);
+        assert!(!plain.contains("data-fixed"), "{plain}");
     }
 
     #[test]

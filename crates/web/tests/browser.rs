@@ -1059,6 +1059,49 @@ fn an_italian_game_master_draws_a_card_and_fires_with_the_odds_in_chromium() {
         json!(2),
         "nothing was recorded by asking the odds"
     );
+    // A refusal shows beside the field it is about, named by its label, not in an alert: more
+    // bases at short range than the gun has (issue 17, item 7).
+    b.js("const e = document.getElementById('f-fire-short_bases'); e.value = '5'; e.dispatchEvent(new Event('input', { bubbles: true }));");
+    b.click("#form-f-fire button[type=submit]");
+    let refusal = b.wait(
+        "const p = document.querySelector('#form-f-fire .field-error'); return p && [p.textContent, p.previousElementSibling && p.previousElementSibling.contains(document.getElementById('f-fire-short_bases'))];",
+        "the refusal beside its field",
+    );
+    assert!(b.alert_text().is_none(), "a refusal in an alert");
+    let text = refusal[0].as_str().unwrap_or_default();
+    assert!(
+        text.starts_with("Basi a corto raggio (meno di 4 BW): ") && !text.contains("short_bases"),
+        "{refusal}"
+    );
+    assert_eq!(refusal[1], true, "not beside its field: {refusal}");
+    // Changing the field clears it.
+    b.js("const e = document.getElementById('f-fire-short_bases'); e.value = '0'; e.dispatchEvent(new Event('change', { bubbles: true }));");
+    b.wait(
+        "return !document.querySelector('#form-f-fire .field-error');",
+        "the refusal cleared",
+    );
+    // Another firer starts the form afresh: nothing ticked for the gun carries over (item 1).
+    let other = b.js("const o = [...document.getElementById('f-fire-unit').options].find(o => o.value !== 'artiglieria-pesante'); return o && o.value;");
+    let other = other
+        .as_str()
+        .expect("a second firer on the French fire card");
+    {
+        b.js(&format!(
+            "const set = (id, v) => {{ const e = document.getElementById(id); e.value = v; e.dispatchEvent(new Event('change', {{ bubbles: true }})); }};
+             set('f-fire-unit', '{other}');"
+        ));
+        assert_eq!(
+            b.js("return [document.getElementById('f-fire-dense').checked, document.getElementById('f-fire-nearest').checked, document.getElementById('f-fire-long_bases').value];"),
+            json!([false, false, "1"]),
+            "fields kept from another unit"
+        );
+        b.js(
+            "const set = (id, v) => { const e = document.getElementById(id); if (e.type === 'checkbox') e.checked = v; else e.value = v; e.dispatchEvent(new Event('change', { bubbles: true })); };
+             set('f-fire-unit', 'artiglieria-pesante'); set('f-fire-target', 'lanzi-frundsberg');
+             set('f-fire-short_bases', '0'); set('f-fire-long_bases', '1');
+             set('f-fire-dense', true); set('f-fire-nearest', true);",
+        );
+    }
     // Fire: the result in Italian, and the log shows it.
     b.click("#form-f-fire button[type=submit]");
     let result = b.dismiss_result();

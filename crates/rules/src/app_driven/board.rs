@@ -438,7 +438,8 @@ pub fn forms(e: &AppEngine, st: &GameState, side: Option<&str>) -> Vec<ActionFor
                         alive.clone(),
                         false,
                     ),
-                    FormField::choice("unit", &m(keys::APP_DRIVEN_FIELD_UNIT), units, true),
+                    FormField::choice("unit", &m(keys::APP_DRIVEN_FIELD_UNIT), units, true)
+                        .resets(),
                 ],
                 false,
             ));
@@ -489,7 +490,8 @@ fn unit_fields(e: &AppEngine, st: &GameState, side: Option<&str>, kind: &str) ->
         &m(keys::APP_DRIVEN_FIELD_ACTOR),
         actor_choices,
         false,
-    )];
+    )
+    .resets()];
     if uses("charge fire melee retire regroup") {
         let targets = st
             .units

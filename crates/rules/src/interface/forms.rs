@@ -81,6 +81,10 @@ pub struct ActionForm {
     /// tables of the same prompt, until tapped. `None`: always shown.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reveal: Option<String>,
+    /// Fields the action itself says, sent as they are with the others and never asked (Move
+    /// and fire: `moved`, since the unit moves as part of it).
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub fixed: serde_json::Map<String, serde_json::Value>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -89,6 +93,10 @@ pub struct FormField {
     pub label: String,
     #[serde(flatten)]
     pub kind: FieldKind,
+    /// What acts (the unit, the attacker): choosing another puts every other field of the form
+    /// back where it started, so nothing set for one unit carries over to the next.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub resets: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -124,7 +132,14 @@ impl ActionForm {
             odds,
             primary: false,
             reveal: None,
+            fixed: serde_json::Map::new(),
         }
+    }
+
+    /// The same form, sending `name: value` as the action itself says it.
+    pub fn with_fixed(mut self, name: &str, value: serde_json::Value) -> Self {
+        self.fixed.insert(name.into(), value);
+        self
     }
 
     /// The same form as the turn's next step.
@@ -140,6 +155,7 @@ impl FormField {
             name: name.into(),
             label: label.into(),
             kind: FieldKind::Choice { options, optional },
+            resets: false,
         }
     }
     pub fn flag(name: &str, label: &str) -> Self {
@@ -147,6 +163,7 @@ impl FormField {
             name: name.into(),
             label: label.into(),
             kind: FieldKind::Flag,
+            resets: false,
         }
     }
     pub fn text(name: &str, label: &str, placeholder: &str) -> Self {
@@ -156,6 +173,7 @@ impl FormField {
             kind: FieldKind::Text {
                 placeholder: placeholder.into(),
             },
+            resets: false,
         }
     }
     pub fn number(name: &str, label: &str, min: i64, max: i64, value: i64) -> Self {
@@ -163,7 +181,16 @@ impl FormField {
             name: name.into(),
             label: label.into(),
             kind: FieldKind::Number { min, max, value },
+            resets: false,
         }
+    }
+}
+
+impl FormField {
+    /// The same field as what acts: choosing another value resets the form's other fields.
+    pub fn resets(mut self) -> Self {
+        self.resets = true;
+        self
     }
 }
 

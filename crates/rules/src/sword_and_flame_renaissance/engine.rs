@@ -654,7 +654,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                     .collect();
                 if st.phase == Phase::Movement {
                     let mut fields = vec![
-                        FormField::choice("unit", "Unit", unit_choices(waiting.iter().copied()), false),
+                        FormField::choice("unit", "Unit", unit_choices(waiting.iter().copied()), false).resets(),
                         FormField::flag("uphill", "uphill"),
                         FormField::flag("downhill", "downhill"),
                         FormField::flag("obstacle", "across an obstacle"),
@@ -686,7 +686,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                         st.units.values().filter(on_table).filter(|u| &u.side != cur),
                     );
                     let mut fields = vec![
-                        FormField::choice("unit", "Unit", unit_choices(waiting.iter().copied()), false),
+                        FormField::choice("unit", "Unit", unit_choices(waiting.iter().copied()), false).resets(),
                         FormField::choice("target", "Target", enemies, false),
                         FormField::choice(
                             "range",
@@ -724,7 +724,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                     "pass",
                     "Let the chance pass",
                     "The unit does nothing on this card.",
-                    vec![FormField::choice("unit", "Unit", unit_choices(waiting.iter().copied()), false)],
+                    vec![FormField::choice("unit", "Unit", unit_choices(waiting.iter().copied()), false).resets()],
                     false,
                 ));
             }

@@ -36,7 +36,13 @@ pub(super) fn form(action: &str, fields: Vec<FormField>, odds: bool) -> ActionFo
 }
 
 pub(super) fn f_choice(name: &str, options: Vec<Choice>, optional: bool) -> FormField {
-    FormField::choice(name, &k(&format!("callan.field.{name}")), options, optional)
+    let f = FormField::choice(name, &k(&format!("callan.field.{name}")), options, optional);
+    // What acts: choosing another starts the form afresh.
+    if matches!(name, "unit" | "attacker") {
+        f.resets()
+    } else {
+        f
+    }
 }
 
 pub(super) fn f_flag(name: &str) -> FormField {
@@ -369,7 +375,7 @@ pub(super) fn obstacle_form() -> ActionForm {
 }
 
 pub(super) fn fire_form(firers: Vec<Choice>, targets: Vec<Choice>, moved: bool) -> ActionForm {
-    let mut fields = vec![
+    let fields = vec![
         f_choice("unit", firers, false),
         f_choice("target", targets, false),
         f_num("short_bases", 16, 0),
@@ -389,11 +395,10 @@ pub(super) fn fire_form(firers: Vec<Choice>, targets: Vec<Choice>, moved: bool) 
         f_flag("nearest"),
         f_flag("over_friends"),
     ];
-    if moved {
-        fields.push(f_flag("moved"));
-    }
     let mut f = form("fire", fields, true);
+    // Move and fire: the unit moves as part of the action, so the action says so itself.
     if moved {
+        f = f.with_fixed("moved", serde_json::Value::Bool(true));
         f.label = k("callan.action.move-fire");
         f.hint = k("callan.hint.move-fire");
     }

@@ -246,7 +246,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                     "Order a unit or leader",
                     "One at a time, before any move or battle.",
                     vec![
-                        FormField::choice("unit", "Unit or leader", choices, false),
+                        FormField::choice("unit", "Unit or leader", choices, false).resets(),
                         FormField::choice(
                             "section",
                             "Section (on a section line)",
@@ -271,7 +271,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                     "rally",
                     "Rallye: return a block",
                     "One block of the symbol's type to an under-strength unit, which is ordered.",
-                    vec![unit_choice("unit", "Unit", &under)],
+                    vec![unit_choice("unit", "Unit", &under).resets()],
                     false,
                 ));
             }
@@ -300,7 +300,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                     "Move",
                     "The hexes moved on the mat; Tercio checks the allowance.",
                     vec![
-                        FormField::choice("unit", "Unit or leader", movers, false),
+                        FormField::choice("unit", "Unit or leader", movers, false).resets(),
                         FormField::number("hexes", "Hexes", 0, 3, 1),
                         FormField::flag("mount", "mount (dragoons)"),
                         FormField::flag("dismount", "dismount (dragoons)"),
@@ -340,7 +340,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                         "Ranged combat",
                         "Foot and dismounted dragoons at 1-2 hexes, artillery at 2-5.",
                         vec![
-                            unit_choice("unit", "Unit", &shooters),
+                            unit_choice("unit", "Unit", &shooters).resets(),
                             unit_choice("target", "Target", &enemies),
                             FormField::number("range", "Range (hexes)", 1, 5, 2),
                             FormField::number("terrain", "Terrain dice reduction", 0, 3, 0),
@@ -385,7 +385,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                         "Melee",
                         "Announces the attack: the defender answers first (Evade, Stand of Pikes, Retire and Reform).",
                         vec![
-                            unit_choice("unit", "Attacker", &attackers),
+                            unit_choice("unit", "Attacker", &attackers).resets(),
                             FormField::choice("target", "Target", targets, false),
                             FormField::number("terrain", "Terrain dice reduction", 0, 3, 0),
                             FormField::number("battle_back_terrain", "Terrain reduction of the battle back", 0, 3, 0),
