@@ -164,9 +164,10 @@
         box.appendChild(p);
         return;
       }
+      // Every facet, a certain one too (one value at 100%: the move's distance, "destroyed").
+      const facets = data.facets.filter((f) => f.values.length);
       const t = document.createElement("table");
-      for (const f of data.facets) {
-        if (f.values.length < 2) continue;
+      for (const f of facets) {
         const r = t.insertRow();
         const th = document.createElement("th");
         th.textContent = f.facet;
@@ -188,12 +189,15 @@
           td.appendChild(m);
         }
       }
-      const head = document.createElement("strong");
-      head.textContent = tr("exact_odds");
-      box.appendChild(head);
+      // No heading over nothing (an action with no outcome to tell apart).
+      if (facets.length) {
+        const head = document.createElement("strong");
+        head.textContent = tr("exact_odds");
+        box.appendChild(head);
+      }
       for (const q of assumed) { const n = document.createElement("p"); n.className = "question"; n.textContent = tr("assuming", { question: q }); box.appendChild(n); }
       if (data.note) { const n = document.createElement("p"); n.className = "question"; n.textContent = tr("not_yet", { note: data.note }); box.appendChild(n); }
-      box.appendChild(t);
+      if (facets.length) box.appendChild(t);
     }, 120);
   }
 

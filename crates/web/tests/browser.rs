@@ -272,13 +272,22 @@ fn charge_questions_result_status_and_undo_in_chromium() {
         "return location.pathname.startsWith('/s/') && document.getElementById('form-f-initiative')",
         "the game page",
     );
-    // Initiative, then the army commander of the side that has it takes the command.
+    // Initiative, then the army commander of the side that has it takes the command; the odds
+    // of both show before anyone rolls (issue 17, item 9).
+    b.wait(
+        "const o = document.querySelector('#form-f-initiative .odds'); return o && o.textContent.includes('Exact odds') && o.textContent.includes('%') && o.textContent;",
+        "the initiative's odds",
+    );
     b.click(&submit("initiative"));
     let text = b.dismiss_result();
     assert!(text.contains("has the initiative"), "{text}");
     let side_is_french = text.contains("Outcome: French");
     let commander = if side_is_french { "nemours" } else { "gonzalo" };
     b.js(&format!("{SET} set('f-command-leader', '{commander}');"));
+    b.wait(
+        "const o = document.querySelector('#form-f-command .odds'); return o && o.textContent.includes('activations') && o.textContent;",
+        "the command's odds",
+    );
     b.click(&submit("command"));
     let text = b.dismiss_result();
     assert!(text.contains("activation"), "{text}");
@@ -651,8 +660,9 @@ fn an_action_is_patched_into_another_seats_open_page_in_chromium() {
     gm.js(&format!(
         "document.querySelector('#form-f-advance .odds').textContent = ''; {SET} set('f-advance-actor', 'swiss-second-block');"
     ));
+    // A certain outcome is shown too (issue 17, item 9): the advance's distance, at 100%.
     gm.wait(
-        "return document.querySelector('#form-f-advance .odds').textContent.includes('Exact odds');",
+        "const o = document.querySelector('#form-f-advance .odds').textContent; return o.includes('Exact odds') && o.includes('100.0%');",
         "the odds of the next action",
     );
     // The undo, the same way.

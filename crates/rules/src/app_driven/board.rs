@@ -359,7 +359,8 @@ pub fn forms(e: &AppEngine, st: &GameState, side: Option<&str>) -> Vec<ActionFor
             let spent = st.current.as_ref().is_some_and(|c| c.activations_left == 0)
                 || (st.current.is_some() && activatable(st).is_empty());
             if gm {
-                let f = form("initiative", vec![], false);
+                // The initiative and the command roll dice: their odds show too.
+                let f = form("initiative", vec![], true);
                 let next = st.initiative_side.is_none() || spent;
                 out.push(if next { f.primary() } else { f });
             }
@@ -378,7 +379,7 @@ pub fn forms(e: &AppEngine, st: &GameState, side: Option<&str>) -> Vec<ActionFor
                                 leaders,
                                 false,
                             )],
-                            false,
+                            true,
                         )
                         .primary(),
                     );
