@@ -18,7 +18,9 @@
     return e.field && !m.startsWith(e.field + ":") ? `${e.field}: ${m}` : m;
   };
   // The seat's token, from the page's data (no inline script: the CSP forbids it).
-  const T = JSON.parse(document.getElementById("tercio-seat").textContent).seat;
+  // `by`: how this seat signs what it records, to tell its own results from others'.
+  const SEAT = JSON.parse(document.getElementById("tercio-seat").textContent);
+  const T = SEAT.seat;
   window.TERCIO_SEAT = T;
   const $ = (id) => document.getElementById(id);
   let answers = {};
@@ -110,8 +112,17 @@
 
   function showResult(text) {
     $("result-text").textContent = text;
-    $("result-box").showModal();
+    if (!$("result-box").open) $("result-box").showModal();
     afterOwnChange();
+  }
+
+  // Another seat's result shows on this page too, as this page's own do (those come with their
+  // answer); only the newest, so a page catching up after a cut is not shown every one it missed.
+  function othersResult(d) {
+    const ev = d.entry && d.entry.event;
+    if (!ev || !ev.resolution || ev.by === SEAT.by || d.seq !== d.events) return;
+    $("result-text").textContent = render(ev.resolution);
+    if (!$("result-box").open) $("result-box").showModal();
   }
 
   // A described form's action: `{"action": …, field: value…}`. A choice gives its option's value
@@ -497,6 +508,7 @@
       if (d.seq > lastEvent) {
         lastEvent = d.seq;
         live.received.push(d.seq);
+        othersResult(d);
       }
       if (d.patch) patched(d.patch);
     });

@@ -252,7 +252,8 @@ fn catch_up(mut f: Feed, v: View, connecting: bool) -> Feed {
     for (i, mut e) in entries.into_iter().enumerate() {
         let seq = e["seq"].as_u64().unwrap_or(0);
         if let (true, Some(ev)) = (f.brief, e.get_mut("event").and_then(Value::as_object_mut)) {
-            for k in ["resolution", "draws", "effects"] {
+            // The resolution stays: every seat's page shows the result (issue 17, item 8).
+            for k in ["draws", "effects"] {
                 ev.remove(k);
             }
         }

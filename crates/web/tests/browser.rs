@@ -628,6 +628,13 @@ fn an_action_is_patched_into_another_seats_open_page_in_chromium() {
     );
     let text = gm.dismiss_result();
     assert!(text.contains("Disordered"), "{text}");
+    // The side sees the result itself, not only its line in the log (issue 17, item 8).
+    let shown = side.wait(
+        "const d = document.getElementById('result-box'); return d.open && document.getElementById('result-text').textContent;",
+        "the charge's result on the side's page",
+    );
+    assert_eq!(shown, json!(text));
+    side.js("document.querySelector('#result-box button').click();");
     assert_eq!(
         side.js(SEEN),
         json!(["Disordered", [4, 3, 2, 1], 0]),

@@ -439,13 +439,14 @@ pub(super) async fn seat_page(
         return ([(header::CACHE_CONTROL, "no-store")], Html(main)).into_response();
     }
     let body = format!(
-        "<p id=\"notice\" class=\"notice\" role=\"status\" hidden></p>{main}<dialog id=\"result-box\"><pre id=\"result-text\"></pre><form method=\"dialog\"><button class=\"primary\">{ok}</button></form></dialog><dialog id=\"dice-box\"><form id=\"dice-form\"><h3>{throw}</h3><p class=\"muted\" id=\"dice-so-far\"></p><div id=\"dice-inputs\"></div><p class=\"error\" id=\"dice-error\"></p><button class=\"primary\" id=\"dice-ok\">{next}</button> <button type=\"button\" id=\"dice-cancel\">{cancel}</button></form></dialog><script type=\"application/json\" id=\"tercio-i18n\">{strings}</script><script type=\"application/json\" id=\"tercio-seat\">{{\"seat\": \"{tok}\"}}</script><script src=\"{js}\"></script>",
+        "<p id=\"notice\" class=\"notice\" role=\"status\" hidden></p>{main}<dialog id=\"result-box\"><pre id=\"result-text\"></pre><form method=\"dialog\"><button class=\"primary\">{ok}</button></form></dialog><dialog id=\"dice-box\"><form id=\"dice-form\"><h3>{throw}</h3><p class=\"muted\" id=\"dice-so-far\"></p><div id=\"dice-inputs\"></div><p class=\"error\" id=\"dice-error\"></p><button class=\"primary\" id=\"dice-ok\">{next}</button> <button type=\"button\" id=\"dice-cancel\">{cancel}</button></form></dialog><script type=\"application/json\" id=\"tercio-i18n\">{strings}</script><script type=\"application/json\" id=\"tercio-seat\">{{\"seat\": \"{tok}\", \"by\": \"{by}\"}}</script><script src=\"{js}\"></script>",
         ok = ui.h(keys::WEB_DIALOG_OK, &[]),
         throw = ui.h(keys::WEB_DIALOG_THROW, &[]),
         next = ui.h(keys::WEB_DIALOG_NEXT, &[]),
         cancel = ui.h(keys::WEB_DIALOG_CANCEL, &[]),
         strings = ui.script_strings(),
         tok = esc(&ctx.seat.token),
+        by = esc(&ctx.signature()),
         js = assets::js()
     );
     (
