@@ -98,11 +98,32 @@
     el.textContent = { live: tr("live"), lost: tr("lost"), revoked: tr("revoked"), connecting: tr("connecting") }[state] || state;
   }
 
+  // A catalogue text with a plural: its `.one` form for 1, `.other` for any other count.
+  const plural = (key, n, args) => tr(`${key}.${n === 1 ? "one" : "other"}`, args);
+
+  // A step's dice, one line per unit (or purpose) rather than per die: consecutive dice with
+  // the same label and sides together, a label numbered per die ("Swiss 1", "Swiss 2") by its
+  // name ("Swiss: 3 dice → 3, 5, 6").
+  function diceGroups(dice) {
+    const groups = [];
+    for (const d of dice) {
+      const stem = (d.label || "").replace(/ \d+$/, "");
+      const g = groups[groups.length - 1];
+      if (g && g.stem === stem && g.sides === d.sides) {
+        g.faces.push(d.face);
+        g.label = stem;
+      } else groups.push({ stem, label: d.label, sides: d.sides, faces: [d.face] });
+    }
+    return groups;
+  }
+
   function render(res) {
     let s = `${res.action}\n`;
     for (const st of res.steps) {
       s += `\n${st.title}\n`;
-      if (st.dice && st.dice.length) s += `  ${tr("dice")} ${st.dice.map((d) => `${d.label} d${d.sides} = ${d.face}`).join(", ")}\n`;
+      for (const g of diceGroups(st.dice || [])) {
+        s += `  ${plural("dice_group", g.faces.length, { label: g.label || st.title, count: g.faces.length, sides: g.sides === 6 ? "" : ` (d${g.sides})`, faces: g.faces.join(", ") })}\n`;
+      }
       for (const m of st.modifiers || []) s += `  ${m.side}: ${m.value >= 0 ? "+" : ""}${m.value} ${m.name}\n`;
       if (st.totals && st.totals.length) s += `  ${tr("totals")} ${st.totals.map((t) => `${t[0]} ${t[1]}`).join(", ")}\n`;
       s += `  → ${st.result}\n`;

@@ -746,7 +746,12 @@ fn a_side_resolves_its_own_units_and_table_dice_are_typed_in_chromium() {
     gm.wait("const d = document.getElementById('dice-box'); return d.open && document.querySelectorAll('#dice-inputs input').length === 2;", "the dice to type in");
     gm.js("const i = document.querySelectorAll('#dice-inputs input'); i[0].value = '2'; i[1].value = '6'; document.getElementById('dice-ok').click();");
     let text = gm.dismiss_result();
-    assert!(text.contains("d6 = 2") && text.contains("d6 = 6"), "{text}");
+    // One line per die's owner, its faces after the arrow (issue 17, item 14).
+    assert!(
+        text.lines().any(|l| l.trim().ends_with(": 1 die → 2"))
+            && text.lines().any(|l| l.trim().ends_with(": 1 die → 6")),
+        "{text}"
+    );
     assert!(
         text.contains("Spanish army"),
         "the die of 6 was the Spanish: {text}"
@@ -1130,6 +1135,11 @@ fn an_italian_game_master_draws_a_card_and_fires_with_the_odds_in_chromium() {
         "{result}"
     );
     assert!(!result.contains('⟦'), "{result}");
+    // The gun's three dice on one line, in Italian (issue 17, item 14).
+    assert!(
+        result.lines().any(|l| l.contains(": 3 dadi → ")),
+        "{result}"
+    );
     let logged = b.wait(
         "const li = document.querySelector('#log li[data-seq=\"3\"]'); return li && li.textContent;",
         "the volley in the log",
