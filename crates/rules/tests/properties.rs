@@ -159,7 +159,11 @@ proptest! {
     fn favourable_fields_never_hurt_the_actor(m in melee()) {
         if m.force < 4 { no_worse(&m, &Melee { force: m.force + 1, ..m.clone() }, "more force"); }
         if !m.lead_a { no_worse(&m, &Melee { lead_a: true, ..m.clone() }, "a leader with the actor"); }
-        if !m.charging { no_worse(&m, &Melee { charging: true, ..m.clone() }, "charging"); }
+        // Charging, except a mounted charge at planted stakes: the stakes exist to make it worse
+        // (rough going, no impact; docs/rules/bloody-dismal-fight.md, "Stakes").
+        let into_stakes = m.rules == "abdf" && m.stakes && m.t == "archers"
+            && ["mounted-knights", "horsemen"].contains(&m.a);
+        if !m.charging && !into_stakes { no_worse(&m, &Melee { charging: true, ..m.clone() }, "charging"); }
         if !m.t_flank { no_worse(&m, &Melee { t_flank: true, ..m.clone() }, "the target in flank"); }
         if m.a_flank { no_worse(&m, &Melee { a_flank: false, ..m.clone() }, "the actor not in flank"); }
         if m.t_status < 2 { no_worse(&m, &Melee { t_status: m.t_status + 1, ..m.clone() }, "the target disordered"); }
