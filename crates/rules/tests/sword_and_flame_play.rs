@@ -19,11 +19,23 @@ fn scenario(name: &str) -> Game {
     Game::new(sc, 1).expect("game")
 }
 
-/// The action a form describes, its fields filled from `pick`.
+/// The action a form describes, its fields filled from `pick`, as the page does: a field shown
+/// only for some units (`only_for`) is left out for the others.
 fn fill(f: &ActionForm, pick: &mut impl FnMut(usize) -> usize) -> Value {
     let mut a = Map::new();
     a.insert("action".into(), json!(f.action));
+    let acting = |a: &Map<String, Value>| {
+        f.fields
+            .iter()
+            .find(|x| x.resets)
+            .and_then(|x| a.get(&x.name))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
     for field in &f.fields {
+        if !field.only_for.is_empty() && !acting(&a).is_some_and(|u| field.only_for.contains(&u)) {
+            continue;
+        }
         match &field.kind {
             FieldKind::Choice { options, optional } => {
                 let n = options.len() + usize::from(*optional);
@@ -76,6 +88,29 @@ fn play(name: &str, seed: u64, choices: &[usize], turns: u64) {
             !forms.is_empty(),
             "the game master always has something to do"
         );
+        // A field for some units only names units the form offers, and a reiter's second
+        // pistol only units that carry pistols (issue 17, item 6).
+        for f in &forms {
+            assert!(
+                f.fields
+                    .iter()
+                    .all(|x| x.name != "double" || !x.only_for.is_empty()),
+                "both pistols offered to every unit"
+            );
+            for x in f.fields.iter().filter(|x| !x.only_for.is_empty()) {
+                let acting = f.fields.iter().find(|y| y.resets).expect("what acts");
+                let FieldKind::Choice { options, .. } = &acting.kind else {
+                    panic!("{}: what acts is a choice", f.action);
+                };
+                for u in &x.only_for {
+                    assert!(options.iter().any(|o| &o.value == u), "{}: {u}", x.name);
+                    if x.name == "double" {
+                        let troop = g.state["units"][u]["troop"].as_str().unwrap_or_default();
+                        assert_eq!(troop, "reiters", "{u}: both pistols for a {troop}");
+                    }
+                }
+            }
+        }
         // Mostly a unit's action; the turn's next step when nothing else goes through.
         let others: Vec<&ActionForm> = forms
             .iter()

@@ -155,6 +155,8 @@
     try { fixed = JSON.parse(form.dataset.fixed || "{}"); } catch (e) { fixed = {}; }
     const a = Object.assign({ action: form.dataset.action }, fixed);
     form.querySelectorAll("select[name], input[name]").forEach((el) => {
+      // A field hidden for this unit is not this unit's: left out.
+      if (el.closest("label[hidden]")) return;
       if (el.type === "checkbox") { if (el.checked) a[el.name] = true; return; }
       if (el.type === "text") { const v = el.value.trim(); if (v) a[el.name] = v; return; }
       if (el.value === "") return;
@@ -341,6 +343,14 @@
     return el.value !== el.defaultValue;
   }
 
+  // Show each field that applies to what acts now, hide the others (`data-only-for`).
+  function applies(form) {
+    const what = form.querySelector("select[data-resets]");
+    form.querySelectorAll("label[data-only-for]").forEach((l) => {
+      l.hidden = !what || !l.dataset.onlyFor.split(" ").includes(what.value);
+    });
+  }
+
   // Put a form's fields back where the page drew them, all but `keep`.
   function resetFields(form, keep) {
     form.querySelectorAll("input[name], select[name]").forEach((el) => {
@@ -374,6 +384,7 @@
     answers = {};
     document.querySelectorAll("#main details.reveal").forEach((d) => { d.open = false; });
     document.querySelectorAll("#main form.action-form").forEach((form) => {
+      applies(form);
       if (form.dataset.odds === "1") refreshOdds(formAction(form), form.querySelector(".odds"));
     });
   }
@@ -567,7 +578,7 @@
     if (!form) return;
     clearErrors(form);
     // Another unit: nothing set for the last one carries over.
-    if (el.matches("select[data-resets]")) resetFields(form, el);
+    if (el.matches("select[data-resets]")) { resetFields(form, el); applies(form); }
     if (form.dataset.odds === "1") refreshOdds(formAction(form), form.querySelector(".odds"));
   }, true);
 

@@ -274,6 +274,22 @@ fn form_html(ui: &Ui, f: &ActionForm, prefix: &str) -> String {
 }
 
 fn field_html(ui: &Ui, field: &FormField, id: &str) -> String {
+    let html = field_control_html(ui, field, id);
+    if field.only_for.is_empty() {
+        return html;
+    }
+    // Shown only for some of what acts (game.js hides it, and leaves it out, for the others).
+    html.replacen(
+        "<label",
+        &format!(
+            "<label data-only-for=\"{}\"",
+            esc(&field.only_for.join(" "))
+        ),
+        1,
+    )
+}
+
+fn field_control_html(ui: &Ui, field: &FormField, id: &str) -> String {
     let name = esc(&field.name);
     let label = ui.e(&field.label);
     match &field.kind {
@@ -356,6 +372,17 @@ mod tests {
         );
         assert!(
             !h.contains("name=\"dense\" id=\"f-fire-dense\" data-resets"),
+            "{h}"
+        );
+        // A field for some units only says which.
+        let f = form(
+            "fire",
+            false,
+            vec![FormField::flag("double", "Both pistols").only_for(vec!["r1".into(), "r2".into()])],
+        );
+        let h = forms_html(&en(), &[f], &[]);
+        assert!(
+            h.contains("<label data-only-for=\"r1 r2\" class=\"check\"><input type=\"checkbox\" name=\"double\""),
             "{h}"
         );
         // A form with nothing fixed says nothing of it.

@@ -310,6 +310,18 @@ fn charge_questions_result_status_and_undo_in_chromium() {
         "{SET} set('f-charge-actor', '{actor}'); set('f-charge-target', '{target}'); set('f-charge-ground', 'open');"
     ));
     b.wait("const o = document.querySelector('#form-f-charge .odds').textContent; return o.includes('Assuming OK to') && o.includes('Exact odds') && o;", "the question announced beside the charge");
+    // Mounted men are no Swiss: no Ferocious Charge box for them (issue 17, item 15); a Swiss
+    // block gets it.
+    let shown = |unit: &str| {
+        b.js(&format!(
+            "{SET} set('f-charge-actor', '{unit}'); const l = document.getElementById('f-charge-ferocious').closest('label'); return !l.hidden && l.checkVisibility();"
+        ))
+    };
+    assert_eq!(shown("swiss-first-block"), json!(true));
+    assert_eq!(shown(actor), json!(false));
+    b.js(&format!(
+        "{SET} set('f-charge-target', '{target}'); set('f-charge-ground', 'open');"
+    ));
     b.click(&submit("charge"));
     let question = b.wait_alert("the question");
     assert!(question.contains("arc of fire"), "{question}");

@@ -595,11 +595,16 @@ fn unit_fields(e: &AppEngine, st: &GameState, side: Option<&str>, kind: &str) ->
             ],
             false,
         ));
-        if e.egc {
-            f.push(FormField::flag(
-                "ferocious",
-                &m(keys::APP_DRIVEN_FIELD_FEROCIOUS),
-            ));
+        // Only the Swiss may make a Ferocious Charge (issue 17, item 15).
+        let swiss: Vec<String> = actors
+            .iter()
+            .filter(|u| u.troop == "swiss-pike")
+            .map(|u| u.id.clone())
+            .collect();
+        if e.egc && !swiss.is_empty() {
+            f.push(
+                FormField::flag("ferocious", &m(keys::APP_DRIVEN_FIELD_FEROCIOUS)).only_for(swiss),
+            );
         }
     }
     if kind == "regroup" && !e.egc {
@@ -753,6 +758,41 @@ mod tests {
             .clone();
         assert!(!actions(&forms(&e, &st, Some(&other))).contains(&"command"));
         assert_eq!(verdict(&st), None);
+    }
+
+    /// Issue 17, item 15: the Ferocious Charge box is for the Swiss only, and the actor field
+    /// starts the form afresh.
+    #[test]
+    fn the_ferocious_charge_box_shows_for_the_swiss_only() {
+        let (e, st) = engine("el-gran-capitan", "cerignola-1503");
+        for side in st.sides.iter().map(|s| Some(s.id.as_str())).chain([None]) {
+            let fs = forms(&e, &st, side);
+            let charge = fs.iter().find(|f| f.action == "charge").expect("charge");
+            assert!(charge.fields[0].resets && charge.fields[0].name == "actor");
+            let swiss: Vec<String> = st
+                .units
+                .values()
+                .filter(|u| u.troop == "swiss-pike" && side.is_none_or(|s| s == u.side))
+                .map(|u| u.id.clone())
+                .collect();
+            let ferocious = charge.fields.iter().find(|f| f.name == "ferocious");
+            match ferocious {
+                Some(f) => {
+                    let mut got = f.only_for.clone();
+                    got.sort();
+                    let mut want = swiss.clone();
+                    want.sort();
+                    assert_eq!(got, want, "{side:?}");
+                    assert!(!want.is_empty());
+                }
+                None => assert!(swiss.is_empty(), "{side:?}: no box for {swiss:?}"),
+            }
+        }
+        // A Bloody Dismal Fight has no Ferocious Charge at all.
+        let (e, st) = engine("bloody-dismal-fight", "agincourt-1415");
+        let fs = forms(&e, &st, None);
+        let charge = fs.iter().find(|f| f.action == "charge").expect("charge");
+        assert!(charge.fields.iter().all(|f| f.name != "ferocious"));
     }
 
     #[test]

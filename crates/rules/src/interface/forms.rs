@@ -97,6 +97,10 @@ pub struct FormField {
     /// back where it started, so nothing set for one unit carries over to the next.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub resets: bool,
+    /// Shown only when what acts (the form's `resets` field) is one of these values: a field that
+    /// applies to some units only (a reiter's second pistol). Empty: always shown.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub only_for: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -156,6 +160,7 @@ impl FormField {
             label: label.into(),
             kind: FieldKind::Choice { options, optional },
             resets: false,
+            only_for: Vec::new(),
         }
     }
     pub fn flag(name: &str, label: &str) -> Self {
@@ -164,6 +169,7 @@ impl FormField {
             label: label.into(),
             kind: FieldKind::Flag,
             resets: false,
+            only_for: Vec::new(),
         }
     }
     pub fn text(name: &str, label: &str, placeholder: &str) -> Self {
@@ -174,6 +180,7 @@ impl FormField {
                 placeholder: placeholder.into(),
             },
             resets: false,
+            only_for: Vec::new(),
         }
     }
     pub fn number(name: &str, label: &str, min: i64, max: i64, value: i64) -> Self {
@@ -182,6 +189,7 @@ impl FormField {
             label: label.into(),
             kind: FieldKind::Number { min, max, value },
             resets: false,
+            only_for: Vec::new(),
         }
     }
 }
@@ -190,6 +198,13 @@ impl FormField {
     /// The same field as what acts: choosing another value resets the form's other fields.
     pub fn resets(mut self) -> Self {
         self.resets = true;
+        self
+    }
+
+    /// The same field, shown only when what acts is one of `values` (and then never empty: a
+    /// field that applies to no unit on offer is better left out of the form).
+    pub fn only_for(mut self, values: Vec<String>) -> Self {
+        self.only_for = values;
         self
     }
 }

@@ -695,8 +695,20 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                             true,
                         ),
                         FormField::number("firers", "Figures firing (0: all that carry the weapon)", 0, 40, 0),
-                        FormField::flag("double", "reiters: both pistols"),
                     ];
+                    // Both pistols: only for the units that carry them (issue 17, item 6).
+                    let pistols: Vec<String> = waiting
+                        .iter()
+                        .filter(|u| {
+                            matches!(game::weapon_of(u), Some((tables::Weapon::Pistol, _)))
+                        })
+                        .map(|u| u.id.clone())
+                        .collect();
+                    if !pistols.is_empty() {
+                        fields.push(
+                            FormField::flag("double", "reiters: both pistols").only_for(pistols),
+                        );
+                    }
                     if gm {
                         fields.push(FormField::number(
                             "target_class",
