@@ -85,8 +85,16 @@ pub(crate) fn table_html(ui: &Ui, t: &BoardTable, id: &str) -> String {
             row_id = format!("{id}-{:08x}-{n}", fnv(key));
         }
         b.push_str(&format!("<tr id=\"{}\">", esc(&row_id)));
-        for cell in row {
-            b.push_str(&format!("<td>{}</td>", ui.e(cell)));
+        // Each cell but the first names its column, for a phone's card layout (app.css).
+        for (i, cell) in row.iter().enumerate() {
+            match t.columns.get(i).filter(|_| i > 0) {
+                Some(c) => b.push_str(&format!(
+                    "<td data-label=\"{}\">{}</td>",
+                    ui.e(c),
+                    ui.e(cell)
+                )),
+                None => b.push_str(&format!("<td>{}</td>", ui.e(cell))),
+            }
         }
         b.push_str("</tr>");
     }

@@ -406,6 +406,25 @@ fn phone_width_and_inert_names_in_chromium() {
         width[2].as_f64().is_some_and(|r| r <= 360.5),
         "something sticks out past 360 px: {width}"
     );
+    // No word of the armies' tables is broken across two lines (issue 17, item 15).
+    let broken = b.js(
+        "const out = []; const w = document.createTreeWalker(document.getElementById('board'), NodeFilter.SHOW_TEXT);
+         for (let n = w.nextNode(); n; n = w.nextNode()) {
+           for (const m of n.textContent.matchAll(/\\S+/g)) {
+             const r = document.createRange(); r.setStart(n, m.index); r.setEnd(n, m.index + m[0].length);
+             const lines = new Set([...r.getClientRects()].map(x => Math.round(x.top)));
+             if (lines.size > 1) out.push(m[0]);
+           }
+         }
+         return out;",
+    );
+    assert_eq!(broken, json!([]), "words broken at 360 px");
+    assert!(
+        b.js("return document.querySelectorAll('#board td').length;")
+            .as_u64()
+            .is_some_and(|n| n > 20),
+        "the armies' tables"
+    );
     let button = b.js(&format!(
         "const r = document.querySelector('{}').getBoundingClientRect(); return [r.width, r.height];",
         submit("charge")
