@@ -142,6 +142,11 @@
   function othersResult(d) {
     const ev = d.entry && d.entry.event;
     if (!ev || !ev.resolution || ev.by === SEAT.by || d.seq !== d.events) return;
+    // What rolled no die (a card drawn, a turn's step) is a line at the foot, not a box.
+    if (!(ev.resolution.steps || []).some((st) => st.dice && st.dice.length)) {
+      notice(tr("outcome", { summary: ev.resolution.summary }));
+      return;
+    }
     $("result-text").textContent = render(ev.resolution);
     if (!$("result-box").open) $("result-box").showModal();
   }
@@ -266,6 +271,12 @@
   // Handle an answer to an action of `form` (none for the page's own buttons); the body to send
   // again when a question was answered, else null.
   function outcome(status, data, body, form) {
+    if (status === 200 && form && form.dataset.quiet !== undefined) {
+      // A quiet action (a card drawn): its outcome as a line at the foot of the page.
+      notice(tr("outcome", { summary: data.resolution.summary }));
+      afterOwnChange();
+      return null;
+    }
     if (status === 200) { showResult(render(data.resolution)); return null; }
     const e = data.error || {};
     if (status === 409 && e.kind === "question" && e.field) {

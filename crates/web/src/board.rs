@@ -246,11 +246,12 @@ fn form_html(ui: &Ui, f: &ActionForm, prefix: &str) -> String {
         )
     };
     let mut b = format!(
-        "<form class=\"action-form{}{}\" id=\"form-{prefix}\" data-action=\"{}\" data-odds=\"{}\"{fixed} novalidate>",
+        "<form class=\"action-form{}{}\" id=\"form-{prefix}\" data-action=\"{}\" data-odds=\"{}\"{fixed}{} novalidate>",
         if f.primary { " primary" } else { "" },
         if f.fields.is_empty() { " bare" } else { "" },
         esc(&f.action),
-        if f.odds { "1" } else { "0" }
+        if f.odds { "1" } else { "0" },
+        if f.quiet { " data-quiet" } else { "" }
     );
     if !f.fields.is_empty() {
         b.push_str(&format!(
@@ -352,6 +353,7 @@ mod tests {
             primary,
             reveal: None,
             fixed: Default::default(),
+            quiet: false,
         }
     }
 

@@ -809,9 +809,11 @@ fn a_side_resolves_its_own_units_and_table_dice_are_typed_in_chromium() {
         "return window.TERCIO_LIVE.seq === 2;",
         "the game master's page to redraw",
     );
+    // (The side's attach, which rolled no die, showed on the game master's page as a line at
+    // its foot; the stale notice takes its place.)
     gm.js("document.querySelector('#dice-inputs input').value = '4'; document.getElementById('dice-ok').click();");
     let notice = gm.wait(
-        "const n = document.getElementById('notice'); return !n.hidden && n.textContent;",
+        "const n = document.getElementById('notice'); return !n.hidden && n.textContent.includes('moved on') && n.textContent;",
         "the stale notice",
     );
     assert!(
@@ -853,9 +855,22 @@ fn a_described_board_and_its_forms_in_chromium() {
     b.dismiss_result();
     let started = b.js(HEADLINE);
     assert_ne!(started, first, "the headline did not change");
-    // Draw a card: the headline says whose card it is, redrawn live, without reloading.
+    // Draw a card: the headline says whose card it is, redrawn live, without reloading; the
+    // card is a line at the foot of the page, no box to dismiss (issue 17, item 5).
     b.click("form.action-form[data-action=\"draw\"] button[type=submit]");
-    b.dismiss_result();
+    let line = b.wait(
+        "const n = document.getElementById('notice'); return !n.hidden && n.textContent;",
+        "the card drawn, as a line",
+    );
+    assert!(
+        line.as_str().is_some_and(|t| t.starts_with("Outcome: ")),
+        "{line}"
+    );
+    assert_eq!(
+        b.js("return document.getElementById('result-box').open;"),
+        false
+    );
+    b.caught_up();
     let drawn = b.js(HEADLINE);
     assert_ne!(drawn, started, "the headline did not change after the draw");
     assert_eq!(b.js("return window.__same_page === true;"), true);

@@ -85,6 +85,10 @@ pub struct ActionForm {
     /// and fire: `moved`, since the unit moves as part of it).
     #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
     pub fixed: serde_json::Map<String, serde_json::Value>,
+    /// Taken many times in a row with nothing to decide (a card drawn): its result shows as a
+    /// line at the foot of the page, not in a box to dismiss; it is logged like any other.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub quiet: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -137,7 +141,14 @@ impl ActionForm {
             primary: false,
             reveal: None,
             fixed: serde_json::Map::new(),
+            quiet: false,
         }
+    }
+
+    /// The same form, its result shown as a line rather than a box to dismiss.
+    pub fn quiet(mut self) -> Self {
+        self.quiet = true;
+        self
     }
 
     /// The same form, sending `name: value` as the action itself says it.

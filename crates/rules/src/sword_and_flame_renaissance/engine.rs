@@ -637,13 +637,18 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
             true,
         ))),
         Phase::Movement | Phase::Fire => match &st.current {
-            None if gm => out.push(primary(ActionForm::new(
-                "draw",
-                "Draw a card",
-                "The next activation card: its colour's side names a unit.",
-                Vec::new(),
-                true,
-            ))),
+            // Drawn some thirty times a turn: its result is a line, not a box to dismiss (issue
+            // 17, item 5).
+            None if gm => out.push(primary(
+                ActionForm::new(
+                    "draw",
+                    "Draw a card",
+                    "The next activation card: its colour's side names a unit.",
+                    Vec::new(),
+                    true,
+                )
+                .quiet(),
+            )),
             Some(cur) if mine(cur) => {
                 let waiting: Vec<&UnitState> = st
                     .units
