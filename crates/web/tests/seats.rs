@@ -262,6 +262,23 @@ fn only_the_game_master_manages_and_links_can_be_withdrawn() {
     let r = s.request("GET", &format!("/?key={}", s.key), &[], None);
     assert_eq!(r.status, 303);
     let cookie = format!("tercio_host={}", s.key);
+    // The new-game list names each shipped scenario by its title and date, under its rule
+    // set's name, not by its file's id (issue 17, item 13).
+    let home = s.request("GET", "/", &[("Cookie", &cookie)], None);
+    assert_eq!(home.status, 200, "{}", home.body);
+    assert!(
+        home.body.contains(
+            "<option value=\"el-gran-capitan/cerignola-1503\">Cerignola (1503-04-28)</option>"
+        ),
+        "{}",
+        home.body
+    );
+    assert!(
+        home.body.contains("<optgroup label=\"El Gran Capit"),
+        "{}",
+        home.body
+    );
+    assert!(!home.body.contains(">el-gran-capitan/cerignola-1503<"));
     let r = s.request("GET", "/api/games", &[("Cookie", &cookie)], None);
     assert_eq!(r.status, 200, "{}", r.body);
 }

@@ -187,8 +187,17 @@ async fn home_with(st: &AppState, ui: &Ui, error: Option<&str>, toml: &str) -> R
         ui.h(keys::WEB_GAMES_NEW, &[]),
         ui.h(keys::WEB_GAMES_SHIPPED, &[])
     ));
-    for s in scenarios::SHIPPED {
-        b.push_str(&format!("<option value=\"{0}\">{0}</option>", esc(s.id)));
+    // By rule set, each by its title and date (issue 17, item 13: no file ids to read).
+    for (rules, list) in scenarios::by_rule_set() {
+        b.push_str(&format!("<optgroup label=\"{}\">", esc(rules)));
+        for (id, label) in list {
+            b.push_str(&format!(
+                "<option value=\"{}\">{}</option>",
+                esc(id),
+                esc(label)
+            ));
+        }
+        b.push_str("</optgroup>");
     }
     b.push_str(&format!(
         "<option value=\"\">{}</option></select></label>",
