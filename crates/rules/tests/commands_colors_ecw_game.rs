@@ -2953,8 +2953,9 @@ fn offers(g: &Game, side: &str, action: &str) -> bool {
         .any(|f| f.action == action)
 }
 
-#[test]
-fn decision_59_a_failed_control_roll_holds_for_the_rest_of_the_turn() {
+/// Royalist horse (`ga1`) ordered by Probe Right wins its melee against `p1` and must chase:
+/// the rash unit a control roll may bring back (decision 59).
+fn rash_after_a_victory() -> Game {
     let mut g = dealt(12);
     deal_hand(&mut g, ROYAL, &["probe-right"]);
     act(&mut g, json!({"action": "play", "card": "probe-right"}));
@@ -2965,6 +2966,12 @@ fn decision_59_a_failed_control_roll_holds_for_the_rest_of_the_turn() {
     );
     let n = dice_needed(&g, &none());
     act_entered(&mut g, none(), &flag_then_misses(n, 3));
+    g
+}
+
+#[test]
+fn decision_59_a_failed_control_roll_holds_for_the_rest_of_the_turn() {
+    let mut g = rash_after_a_victory();
     assert_eq!(g.state["chase"]["compelled"], true);
     assert!(
         offers(&g, "royal", "control"),
@@ -3016,16 +3023,7 @@ fn decision_59_a_failed_control_roll_holds_for_the_rest_of_the_turn() {
 
 #[test]
 fn decision_59_a_roll_that_succeeds_leaves_the_next_victory_its_own_roll() {
-    let mut g = dealt(12);
-    deal_hand(&mut g, ROYAL, &["probe-right"]);
-    act(&mut g, json!({"action": "play", "card": "probe-right"}));
-    act(&mut g, json!({"action": "order", "unit": "ga1"}));
-    act(
-        &mut g,
-        json!({"action": "melee", "unit": "ga1", "target": "p1"}),
-    );
-    let n = dice_needed(&g, &none());
-    act_entered(&mut g, none(), &flag_then_misses(n, 3));
+    let mut g = rash_after_a_victory();
     // Under control (a Flag), the player chooses to break through and wins again.
     act_entered(&mut g, json!({"action": "control", "unit": "ga1"}), &[6]);
     assert_eq!(g.state["chase"]["compelled"], false);

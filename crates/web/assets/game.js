@@ -131,11 +131,14 @@
     return s + `\n${tr("outcome", { summary: res.summary })}`;
   }
 
-  function showResult(text) {
-    $("result-text").textContent = text;
+  // A result in the box to dismiss (already open: its text replaced).
+  function openResult(res) {
+    $("result-text").textContent = render(res);
     if (!$("result-box").open) $("result-box").showModal();
-    afterOwnChange();
   }
+
+  // A result as one line at the foot of the page.
+  const resultLine = (res) => notice(tr("outcome", { summary: res.summary }));
 
   // Another seat's result shows on this page too, as this page's own do (those come with their
   // answer); only the newest, so a page catching up after a cut is not shown every one it missed.
@@ -143,12 +146,8 @@
     const ev = d.entry && d.entry.event;
     if (!ev || !ev.resolution || ev.by === SEAT.by || d.seq !== d.events) return;
     // What rolled no die (a card drawn, a turn's step) is a line at the foot, not a box.
-    if (!(ev.resolution.steps || []).some((st) => st.dice && st.dice.length)) {
-      notice(tr("outcome", { summary: ev.resolution.summary }));
-      return;
-    }
-    $("result-text").textContent = render(ev.resolution);
-    if (!$("result-box").open) $("result-box").showModal();
+    if ((ev.resolution.steps || []).some((st) => st.dice && st.dice.length)) openResult(ev.resolution);
+    else resultLine(ev.resolution);
   }
 
   // A described form's action: `{"action": …, field: value…}`. A choice gives its option's value
@@ -271,13 +270,13 @@
   // Handle an answer to an action of `form` (none for the page's own buttons); the body to send
   // again when a question was answered, else null.
   function outcome(status, data, body, form) {
-    if (status === 200 && form && form.dataset.quiet !== undefined) {
+    if (status === 200) {
       // A quiet action (a card drawn): its outcome as a line at the foot of the page.
-      notice(tr("outcome", { summary: data.resolution.summary }));
+      if (form && form.dataset.quiet !== undefined) resultLine(data.resolution);
+      else openResult(data.resolution);
       afterOwnChange();
       return null;
     }
-    if (status === 200) { showResult(render(data.resolution)); return null; }
     const e = data.error || {};
     if (status === 409 && e.kind === "question" && e.field) {
       answers[e.field] = window.confirm(e.message.replace(/ Answer with .*$/, ""));

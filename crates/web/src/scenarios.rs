@@ -1,6 +1,10 @@
 //! The shipped scenarios, embedded in the binary (the build script lists them from the
 //! repository's `scenarios` folder).
 
+use std::sync::LazyLock;
+
+use tercio_rules::scenario::{self, Scenario};
+
 pub struct Shipped {
     /// `<ruleset>/<file stem>`, the file's path under `scenarios`.
     pub id: &'static str,
@@ -22,32 +26,38 @@ pub fn find(id: &str) -> Option<&'static Shipped> {
     SHIPPED.iter().find(|s| s.id == id)
 }
 
+/// Every shipped scenario with its text read, in the list's order; read once (one that fails
+/// its check, which the tests forbid, is left out).
+pub fn parsed() -> &'static [(&'static Shipped, Scenario)] {
+    static LIST: LazyLock<Vec<(&'static Shipped, Scenario)>> = LazyLock::new(|| {
+        SHIPPED
+            .iter()
+            .filter_map(|s| scenario::parse(s.id, s.toml).ok().map(|sc| (s, sc)))
+            .collect()
+    });
+    &LIST
+}
+
 /// A rule set's name and its shipped scenarios, each as (id, title and date).
 pub type Group = (String, Vec<(&'static str, String)>);
 
 /// The shipped scenarios as a host chooses among them: by rule set (its name), each by its
-/// title and date, never its file's id; read once.
-pub fn by_rule_set() -> &'static [Group] {
-    static LIST: std::sync::LazyLock<Vec<Group>> = std::sync::LazyLock::new(|| {
-        let mut out: Vec<Group> = Vec::new();
-        for s in SHIPPED {
-            let Ok(sc) = tercio_rules::scenario::parse(s.id, s.toml) else {
-                continue;
-            };
-            let rules = tercio_rules::registry::lookup(&sc.ruleset)
-                .map_or(sc.ruleset.clone(), |r| r.name().to_string());
-            let label = match sc.date.as_deref() {
-                Some(d) if !d.trim().is_empty() => format!("{} ({d})", sc.title),
-                _ => sc.title.clone(),
-            };
-            match out.iter_mut().find(|(r, _)| *r == rules) {
-                Some((_, list)) => list.push((s.id, label)),
-                None => out.push((rules, vec![(s.id, label)])),
-            }
+/// title and date, never its file's id.
+pub fn by_rule_set() -> Vec<Group> {
+    let mut out: Vec<Group> = Vec::new();
+    for (s, sc) in parsed() {
+        let rules = tercio_rules::registry::lookup(&sc.ruleset)
+            .map_or(sc.ruleset.clone(), |r| r.name().to_string());
+        let label = match sc.date.as_deref() {
+            Some(d) if !d.trim().is_empty() => format!("{} ({d})", sc.title),
+            _ => sc.title.clone(),
+        };
+        match out.iter_mut().find(|(r, _)| *r == rules) {
+            Some((_, list)) => list.push((s.id, label)),
+            None => out.push((rules, vec![(s.id, label)])),
         }
-        out
-    });
-    &LIST
+    }
+    out
 }
 
 #[cfg(test)]

@@ -1153,23 +1153,17 @@ fn an_italian_game_master_draws_a_card_and_fires_with_the_odds_in_chromium() {
     let other = other
         .as_str()
         .expect("a second firer on the French fire card");
-    {
-        b.js(&format!(
-            "const set = (id, v) => {{ const e = document.getElementById(id); e.value = v; e.dispatchEvent(new Event('change', {{ bubbles: true }})); }};
-             set('f-fire-unit', '{other}');"
-        ));
-        assert_eq!(
-            b.js("return [document.getElementById('f-fire-dense').checked, document.getElementById('f-fire-nearest').checked, document.getElementById('f-fire-long_bases').value];"),
-            json!([false, false, "1"]),
-            "fields kept from another unit"
-        );
-        b.js(
-            "const set = (id, v) => { const e = document.getElementById(id); if (e.type === 'checkbox') e.checked = v; else e.value = v; e.dispatchEvent(new Event('change', { bubbles: true })); };
-             set('f-fire-unit', 'artiglieria-pesante'); set('f-fire-target', 'lanzi-frundsberg');
-             set('f-fire-short_bases', '0'); set('f-fire-long_bases', '1');
-             set('f-fire-dense', true); set('f-fire-nearest', true);",
-        );
-    }
+    b.js(&format!("{SET} set('f-fire-unit', '{other}');"));
+    assert_eq!(
+        b.js("return [document.getElementById('f-fire-dense').checked, document.getElementById('f-fire-nearest').checked, document.getElementById('f-fire-long_bases').value];"),
+        json!([false, false, "1"]),
+        "fields kept from another unit"
+    );
+    b.js(&format!(
+        "{SET} set('f-fire-unit', 'artiglieria-pesante'); set('f-fire-target', 'lanzi-frundsberg');
+         set('f-fire-short_bases', '0'); set('f-fire-long_bases', '1');
+         set('f-fire-dense', true); set('f-fire-nearest', true);"
+    ));
     // Fire: the result in Italian, and the log shows it.
     b.click("#form-f-fire button[type=submit]");
     let result = b.dismiss_result();

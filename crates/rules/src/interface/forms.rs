@@ -165,47 +165,30 @@ impl ActionForm {
 }
 
 impl FormField {
-    pub fn choice(name: &str, label: &str, options: Vec<Choice>, optional: bool) -> Self {
+    /// A field of `kind`, always shown, resetting nothing.
+    fn of(name: &str, label: &str, kind: FieldKind) -> Self {
         FormField {
             name: name.into(),
             label: label.into(),
-            kind: FieldKind::Choice { options, optional },
+            kind,
             resets: false,
             only_for: Vec::new(),
         }
+    }
+    pub fn choice(name: &str, label: &str, options: Vec<Choice>, optional: bool) -> Self {
+        FormField::of(name, label, FieldKind::Choice { options, optional })
     }
     pub fn flag(name: &str, label: &str) -> Self {
-        FormField {
-            name: name.into(),
-            label: label.into(),
-            kind: FieldKind::Flag,
-            resets: false,
-            only_for: Vec::new(),
-        }
+        FormField::of(name, label, FieldKind::Flag)
     }
     pub fn text(name: &str, label: &str, placeholder: &str) -> Self {
-        FormField {
-            name: name.into(),
-            label: label.into(),
-            kind: FieldKind::Text {
-                placeholder: placeholder.into(),
-            },
-            resets: false,
-            only_for: Vec::new(),
-        }
+        let placeholder = placeholder.into();
+        FormField::of(name, label, FieldKind::Text { placeholder })
     }
     pub fn number(name: &str, label: &str, min: i64, max: i64, value: i64) -> Self {
-        FormField {
-            name: name.into(),
-            label: label.into(),
-            kind: FieldKind::Number { min, max, value },
-            resets: false,
-            only_for: Vec::new(),
-        }
+        FormField::of(name, label, FieldKind::Number { min, max, value })
     }
-}
 
-impl FormField {
     /// The same field as what acts: choosing another value resets the form's other fields.
     pub fn resets(mut self) -> Self {
         self.resets = true;

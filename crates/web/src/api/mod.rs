@@ -324,9 +324,8 @@ pub async fn rulesets() -> Json<Value> {
 
 pub async fn scenarios_list() -> Json<Value> {
     Json(Value::Array(
-        scenarios::SHIPPED
+        scenarios::parsed()
             .iter()
-            .filter_map(|s| scenario::parse(s.id, s.toml).ok().map(|sc| (s, sc)))
             .map(|(s, sc)| json!({"id": s.id, "rule_set": sc.ruleset, "title": sc.title, "date": sc.date, "place": sc.place}))
             .collect(),
     ))

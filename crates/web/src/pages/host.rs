@@ -188,7 +188,7 @@ async fn home_with(st: &AppState, ui: &Ui, error: Option<&str>, toml: &str) -> R
         ui.h(keys::WEB_GAMES_SHIPPED, &[])
     ));
     // By rule set, each by its title and date (issue 17, item 13: no file ids to read).
-    for (rules, list) in scenarios::by_rule_set() {
+    for (rules, list) in &scenarios::by_rule_set() {
         b.push_str(&format!("<optgroup label=\"{}\">", esc(rules)));
         for (id, label) in list {
             b.push_str(&format!(
