@@ -199,6 +199,11 @@ fn fail(msg: impl Into<String>) -> Failure {
 
 type Res = Result<(), Failure>;
 
+/// The server allocates and frees many small JSON trees per action: glibc's allocator spent about
+/// a third of an action's instructions in `malloc` and `free` (`docs/performance.md`).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     // Output piped into a reader that stops early (`| head`) ends the program quietly, as other
     // command-line tools do, rather than with a panic message.
@@ -714,7 +719,7 @@ fn serve(addr: &str, db: Option<PathBuf>, public_url: Option<String>, live_games
     let state =
         tercio_web::AppState::with_cache(std::sync::Arc::new(store), public_url, live_games);
     let demo = tercio_web::ensure_demo_game(&state, DEMO_SCENARIO).map_err(fail)?;
-    let rt = tokio::runtime::Runtime::new().map_err(|e| fail(e.to_string()))?;
+    let rt = tercio_web::runtime().map_err(|e| fail(e.to_string()))?;
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::bind(addr)
             .await

@@ -78,6 +78,23 @@ fn diff_at(path: &mut String, a: &Value, b: &Value, out: &mut Vec<Value>) {
     }
 }
 
+/// The changes that take `after` back to `before`, given `changes` = [`diff`]`(before, after)`:
+/// each of their paths with its value in `before`. Every path [`diff`] gives is in both states
+/// (it walks containers only while their shapes agree), so this is [`diff`]`(after, before)`
+/// without walking the states again.
+pub fn reverse(before: &Value, changes: &Value) -> Value {
+    let ops = changes.as_array().map(Vec::as_slice).unwrap_or_default();
+    Value::Array(
+        ops.iter()
+            .map(|op| {
+                let p = op["p"].as_str().unwrap_or_default();
+                let v = before.pointer(p).cloned().unwrap_or(Value::Null);
+                json!({"p": p, "v": v})
+            })
+            .collect(),
+    )
+}
+
 fn escape(k: &str) -> std::borrow::Cow<'_, str> {
     if k.contains(['~', '/']) {
         std::borrow::Cow::Owned(k.replace('~', "~0").replace('/', "~1"))
@@ -103,11 +120,33 @@ pub fn apply(state: &mut Value, effects: &Value) -> Result<(), String> {
     Ok(())
 }
 
+/// [`diff`]`(before, after written out)`, found without writing `after` out when it can be (it
+/// is walked beside `before`, and only what differs is built).
+pub fn diff_typed<S: Serialize + ?Sized>(before: &Value, after: &S) -> Value {
+    crate::changes::changes(before, after)
+        .unwrap_or_else(|| diff(before, &serde_json::to_value(after).unwrap_or(Value::Null)))
+}
+
+/// Fold effects made by [`diff`] into a state in place, and say what changed and what that
+/// replaced ([`crate::Engine::fold_changes`]): the effects are the changes.
+pub fn fold_patch(state: &mut Value, effects: &Value) -> Result<(Value, Value), String> {
+    let restore = reverse(state, effects);
+    apply(state, effects)?;
+    let changes = effects
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+        .iter()
+        .map(|op| json!({"p": op["p"], "v": op["v"]}))
+        .collect();
+    Ok((Value::Array(changes), restore))
+}
+
 /// The effects of going from the recorded state `before` to `after` ([`diff`]); `Null` when
 /// there is no state before (a stand-alone action).
 pub fn since<S: Serialize>(before: Option<&Value>, after: &S) -> Value {
     match before {
-        Some(b) => diff(b, &serde_json::to_value(after).unwrap_or(Value::Null)),
+        Some(b) => diff_typed(b, after),
         None => Value::Null,
     }
 }

@@ -607,9 +607,13 @@ pub struct Appended {
     pub chain: String,
     /// For a void: checkpoints at or after this entry no longer hold.
     pub voids: Option<u64>,
-    /// The state before this entry, when it was kept ([`Head::act`] asked to, or a void, whose
-    /// old state is given back rather than dropped): what a caller compares the new state with.
-    pub before: Option<Value>,
+    /// What the entry changed in the state, as [`crate::effects::diff`] paths and new values, when
+    /// it was worked out ([`Head::act`] asked to, and every undo): what a seat that sees the
+    /// whole state is told changed.
+    pub changes: Option<Value>,
+    /// For an event whose changes were worked out: the values they replaced, at the same paths
+    /// ([`crate::effects::reverse`]), so that undoing it is [`Head::undo_restoring`] these, not a fold.
+    pub restore: Option<Value>,
     /// The state after it should be kept as a checkpoint.
     pub checkpoint: bool,
     /// Whether the rules say the battle is over after it ([`Engine::is_over`]), for the games
@@ -653,18 +657,17 @@ impl Head {
     }
 
     /// Resolve an action (rolled from the seed, or with `faces` thrown at the table), signed by
-    /// `by`, and fold it in: in place, with no copy of the state, or (`keep_before`) into a new
-    /// state with the old one given back in [`Appended::before`] (a copy only for a rule set
-    /// that folds in place, [`Engine::folded`]). A rejected action changes nothing. Should the
-    /// engine fail to fold its own effects (a bug, not bad input), the state may be half folded:
-    /// the caller drops this head and reloads it from the store.
+    /// `by`, and fold it in, saying (`changes`) what it changed and what that replaced, for
+    /// [`Appended::changes`] and [`Appended::restore`] ([`Engine::fold_changes`]). A rejected
+    /// action changes nothing. Should the engine fail to fold its own effects (a bug, not bad input), the state
+    /// may be half folded: the caller drops this head and reloads it from the store.
     pub fn act(
         &mut self,
         engine: &dyn Engine,
         action: Value,
         faces: Option<&[u8]>,
         by: Option<String>,
-        keep_before: bool,
+        changes: bool,
     ) -> Result<Appended, GameError> {
         let mut event = resolve(
             engine,
@@ -675,11 +678,12 @@ impl Head {
             faces,
         )?;
         event.by = by;
-        let before = if keep_before {
-            let new = engine
-                .folded(&self.state, &event.effects)
-                .map_err(GameError::Corrupt)?;
-            Some(std::mem::replace(&mut self.state, new))
+        let compared = if changes {
+            Some(
+                engine
+                    .fold_changes(&mut self.state, &event.effects)
+                    .map_err(GameError::Corrupt)?,
+            )
         } else {
             engine
                 .apply(&mut self.state, &event.effects)
@@ -690,7 +694,10 @@ impl Head {
         let seq = self.seq + 1;
         self.live.push(seq);
         let mut a = self.push(LogEntry::Event { seq, event }, None);
-        a.before = before;
+        if let Some((changes, restore)) = compared {
+            a.changes = Some(changes);
+            a.restore = Some(restore);
+        }
         a.over = engine.is_over(&self.state);
         Ok(a)
     }
@@ -710,7 +717,7 @@ impl Head {
         base: Value,
         effects: &[Value],
     ) -> Result<Option<Appended>, GameError> {
-        let Some(target) = self.live.pop() else {
+        let Some(&target) = self.live.last() else {
             return Ok(None);
         };
         if self.checkpoint >= target {
@@ -722,6 +729,42 @@ impl Head {
             engine.apply(&mut state, e).map_err(GameError::Corrupt)?;
         }
         let before = std::mem::replace(&mut self.state, state);
+        let changes = crate::effects::diff(&before, &self.state);
+        Ok(Some(self.void_latest(engine, changes)))
+    }
+
+    /// Whether the latest live event can be undone by putting back what it replaced
+    /// ([`Head::undo_restoring`]): it is `target`, and no checkpoint holds its effects (the store
+    /// drops those, and only a fold from an earlier one tells which then holds).
+    pub fn can_restore(&self, target: u64) -> bool {
+        self.live.last() == Some(&target) && self.checkpoint < target
+    }
+
+    /// Void the latest live event by putting back, in place, the values its effects replaced
+    /// (`restore`: its [`Appended::restore`], when [`Head::can_restore`] holds): the state it was
+    /// made from, with nothing read from the store and nothing folded. Any other change since
+    /// the event was appended (another entry, a reload) makes `restore` stale: the caller keeps
+    /// it only for the entry it came with.
+    pub fn undo_restoring(
+        &mut self,
+        engine: &dyn Engine,
+        restore: Value,
+    ) -> Result<Option<Appended>, GameError> {
+        let Some(&target) = self.live.last() else {
+            return Ok(None);
+        };
+        if !self.can_restore(target) {
+            return Err(GameError::Corrupt(format!(
+                "event {target} is folded into a checkpoint: undo folds from an earlier one"
+            )));
+        }
+        crate::effects::apply(&mut self.state, &restore).map_err(GameError::Corrupt)?;
+        Ok(Some(self.void_latest(engine, restore)))
+    }
+
+    /// Append the void of the latest live event, whose state the caller has put back.
+    fn void_latest(&mut self, engine: &dyn Engine, changes: Value) -> Appended {
+        let target = self.live.pop().expect("a live event to void");
         let seq = self.seq + 1;
         let mut a = self.push(
             LogEntry::Void {
@@ -731,9 +774,9 @@ impl Head {
             },
             Some(target),
         );
-        a.before = Some(before);
+        a.changes = Some(changes);
         a.over = engine.is_over(&self.state);
-        Ok(Some(a))
+        a
     }
 
     fn push(&mut self, entry: LogEntry<GameEvent>, voids: Option<u64>) -> Appended {
@@ -750,7 +793,8 @@ impl Head {
             chain: self.chain.clone(),
             voids,
             checkpoint,
-            before: None,
+            changes: None,
+            restore: None,
             over: false,
         }
     }

@@ -30,6 +30,7 @@ pub mod app_driven;
 pub mod autoplay;
 pub mod bloody_dismal_fight;
 pub mod callan_renaissance;
+mod changes;
 pub mod commands_colors_ecw;
 pub mod diag;
 pub mod effects;

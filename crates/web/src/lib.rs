@@ -59,6 +59,9 @@ pub struct LiveGame {
     pub rev: u64,
     /// Something went wrong mid-change (a failed commit): reload from the store before use.
     pub stale: bool,
+    /// What undoing the latest entry puts back ([`tercio_rules::game::Appended::restore`]), with
+    /// that entry's sequence number: good only while it is still the latest entry.
+    pub restore: Option<(u64, serde_json::Value)>,
 }
 
 impl std::ops::Deref for LiveGame {
@@ -87,6 +90,7 @@ impl LiveGame {
             engine,
             rev: l.rev,
             stale: false,
+            restore: None,
         }))
     }
 
@@ -223,6 +227,20 @@ pub async fn serve(listener: tokio::net::TcpListener, state: Arc<AppState>) -> s
     axum::serve(listener, app(state)).await
 }
 
+/// How many threads at most run the server's blocking work (store reads and writes, engines).
+/// Tokio's default, 512, let a hundred busy games grow two hundred threads, and each keeps its
+/// allocator's pages (`docs/performance.md`, Memory); writes are group-committed, so more
+/// threads than this only wait for the same commit.
+pub const BLOCKING_THREADS: usize = 32;
+
+/// The runtime a server runs on.
+pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .max_blocking_threads(BLOCKING_THREADS)
+        .build()
+}
+
 /// A server running on an ephemeral loopback port, on its own runtime (tests and demos). It stops
 /// when dropped.
 pub struct Running {
@@ -231,7 +249,7 @@ pub struct Running {
 }
 
 pub fn spawn(state: Arc<AppState>) -> std::io::Result<Running> {
-    let rt = tokio::runtime::Runtime::new()?;
+    let rt = runtime()?;
     let listener = rt.block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))?;
     let addr = listener.local_addr()?.to_string();
     rt.spawn(serve(listener, state));

@@ -121,6 +121,17 @@ pub trait Engine: Send + Sync {
         self.apply(&mut s, effects)?;
         Ok(s)
     }
+    /// Fold one outcome's effects into the state in place, and say what changed: the
+    /// [`crate::effects::diff`] of the state before and after, and the values those changes
+    /// replaced ([`crate::effects::reverse`]), which undo it. The default compares the two
+    /// states whole; the typed rule sets walk the new state beside the old one instead.
+    fn fold_changes(&self, state: &mut Value, effects: &Value) -> Result<(Value, Value), String> {
+        let new = self.folded(state, effects)?;
+        let before = std::mem::replace(state, new);
+        let changes = crate::effects::diff(&before, state);
+        let restore = crate::effects::reverse(&before, &changes);
+        Ok((changes, restore))
+    }
     /// A plain-text picture of the state for `tercio game show`.
     fn render_state(&self, state: &Value) -> String;
     /// The side an action belongs to (the side of the unit or leader it moves), or `None` for the

@@ -70,6 +70,25 @@ pub trait Rules: Send + Sync + 'static {
         self.apply(&mut st, &eff)?;
         serde_json::to_value(st).map_err(|e| e.to_string())
     }
+    /// Fold recorded effects into a recorded state in place, and say what changed and what
+    /// that replaced ([`Engine::fold_changes`]). The default folds the typed state and walks it
+    /// beside the recorded one ([`crate::effects::diff_typed`]): only what changed is written
+    /// out, and the old tree is patched, not rebuilt. A rule set whose effects are patches of the
+    /// recorded JSON overrides it with [`crate::effects::fold_patch`].
+    fn fold_recorded_changes(
+        &self,
+        state: &mut Value,
+        effects: &Value,
+    ) -> Result<(Value, Value), String> {
+        let mut st: Self::State = read_state(state).map_err(|r| r.message)?;
+        let eff: Self::Effect =
+            serde::Deserialize::deserialize(effects).map_err(|e| e.to_string())?;
+        self.apply(&mut st, &eff)?;
+        let changes = crate::effects::diff_typed(state, &st);
+        let restore = crate::effects::reverse(state, &changes);
+        crate::effects::apply(state, &changes)?;
+        Ok((changes, restore))
+    }
     /// Whether the battle is over (then the seed is revealed).
     fn is_over(&self, state: &Self::State) -> bool;
     /// The state's `phase` is `"over"` exactly when [`Rules::is_over`] says so: the adapter then
@@ -217,6 +236,9 @@ impl<R: Rules> Engine for Typed<R> {
     }
     fn folded(&self, state: &Value, effects: &Value) -> Result<Value, String> {
         self.0.folded_recorded(state, effects)
+    }
+    fn fold_changes(&self, state: &mut Value, effects: &Value) -> Result<(Value, Value), String> {
+        self.0.fold_recorded_changes(state, effects)
     }
     fn render_state(&self, state: &Value) -> String {
         match read_state(state) {

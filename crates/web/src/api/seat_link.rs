@@ -170,12 +170,11 @@ pub(super) fn check_fresh(ctx: &SeatCtx, expect: Option<u64>) -> Result<(), ApiE
 }
 
 /// The parts of the seat's view an entry changed: from its view before (`view_before`), or,
-/// when the seat sees the whole state, from the state before the entry (`before`).
-pub(super) fn changed(ctx: &SeatCtx, view_before: Option<Value>, before: Option<&Value>) -> Value {
-    match (view_before.as_ref().or(before), ctx.sees_whole_state()) {
-        (Some(b), true) => tercio_rules::effects::diff(b, &ctx.game.state),
-        (Some(b), false) => tercio_rules::effects::diff(b, &ctx.state()),
-        (None, _) => Value::Array(Vec::new()),
+/// when the seat sees the whole state, the entry's own changes to it ([`Appended::changes`]).
+pub(super) fn changed(ctx: &SeatCtx, view_before: Option<Value>, changes: Option<Value>) -> Value {
+    match view_before {
+        Some(b) => tercio_rules::effects::diff(&b, &ctx.state()),
+        None => changes.unwrap_or_else(|| Value::Array(Vec::new())),
     }
 }
 
@@ -189,7 +188,8 @@ pub(super) fn record(
     faces: Option<&[u8]>,
 ) -> Result<Json<Value>, ApiError> {
     // What the answer's `changed` is measured from: the seat's view before the action, or, when
-    // the seat sees the whole state, the old state itself, given back by the fold (no copy).
+    // the seat sees the whole state, the fold's own comparison of the old state with the new
+    // (which also keeps what an undo of this action puts back).
     let whole = ctx.sees_whole_state();
     let view_before = if whole { None } else { Some(ctx.state()) };
     let by = ctx.signature();
@@ -205,11 +205,18 @@ pub(super) fn record(
         }
     };
     commit(st, &mut ctx, &appended)?;
-    let changed = changed(&ctx, view_before, appended.before.as_ref());
-    let v = ctx.entry(&appended.entry);
+    let Appended {
+        entry,
+        changes,
+        restore,
+        ..
+    } = appended;
+    ctx.game_mut()?.restore = restore.map(|r| (entry.seq(), r));
+    let changed = changed(&ctx, view_before, changes);
+    let v = ctx.entry(&entry);
     let ev = &v["event"];
     Ok(Json(json!({
-        "seq": appended.entry.seq(),
+        "seq": entry.seq(),
         "events": ctx.seq(),
         "entry": v["entry"],
         "voided": v["voided"],
@@ -410,14 +417,25 @@ pub async fn undo(
                 msg(keys::WEB_ERR_NOTHING_TO_UNDO, &[]),
             )
         })?;
-        // Fold from the nearest checkpoint before the voided event, never from the start.
-        let base = st.store.fold_base(&id, voided, g.checkpoint)?;
-        let LiveGame { head, engine, .. } = &mut *g;
-        let (from, state) = match base.checkpoint {
-            Some(cp) => cp,
-            None => (0, engine.initial_state().map_err(GameError::Rules)?),
+        // Put back what the event replaced, when this server appended it and kept that;
+        // otherwise fold from the nearest checkpoint before it, never from the start.
+        let restore = match g.restore.take() {
+            Some((seq, r)) if seq == g.seq && g.can_restore(voided) => Some(r),
+            _ => None,
         };
-        let appended = match head.undo(engine.as_ref(), from, state, &base.effects) {
+        let LiveGame { head, engine, .. } = &mut *g;
+        let undone = match restore {
+            Some(r) => head.undo_restoring(engine.as_ref(), r),
+            None => {
+                let base = st.store.fold_base(&id, voided, head.checkpoint)?;
+                let (from, state) = match base.checkpoint {
+                    Some(cp) => cp,
+                    None => (0, engine.initial_state().map_err(GameError::Rules)?),
+                };
+                head.undo(engine.as_ref(), from, state, &base.effects)
+            }
+        };
+        let appended = match undone {
             Ok(Some(a)) => a,
             Ok(None) => return Err(GameError::Corrupt("nothing to undo".into()).into()),
             Err(e) => {
@@ -426,7 +444,7 @@ pub async fn undo(
             }
         };
         commit(st, &mut ctx, &appended)?;
-        let changed = changed(&ctx, view_before, appended.before.as_ref());
+        let changed = changed(&ctx, view_before, appended.changes);
         Ok(Json(json!({
             "voided": voided,
             "seq": ctx.seq(),

@@ -101,6 +101,14 @@ impl Rules for CallanEngine {
         Ok(s)
     }
 
+    fn fold_recorded_changes(
+        &self,
+        state: &mut Value,
+        effects: &Value,
+    ) -> Result<(Value, Value), String> {
+        crate::effects::fold_patch(state, effects)
+    }
+
     fn is_over(&self, state: &State) -> bool {
         state.phase == Phase::Over
     }

@@ -111,6 +111,14 @@ impl Rules for EcwEngine {
         Ok(s)
     }
 
+    fn fold_recorded_changes(
+        &self,
+        state: &mut Value,
+        effects: &Value,
+    ) -> Result<(Value, Value), String> {
+        crate::effects::fold_patch(state, effects)
+    }
+
     fn is_over(&self, st: &State) -> bool {
         st.phase == Phase::Over
     }

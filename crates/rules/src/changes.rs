@@ -1,0 +1,640 @@
+//! What a typed state changed in its recorded JSON, found without writing the state out.
+//!
+//! [`changes`] gives exactly [`crate::effects::diff`]`(before, &serde_json::to_value(after))`, but
+//! walks `after` through serde beside `before` instead of building its JSON tree: only the values
+//! that differ are built. Writing a whole state out, comparing it and dropping the old tree was
+//! about two fifths of an action's instructions (`docs/performance.md`). A change of shape the
+//! walk cannot follow (a map whose keys change but not their number) makes it give up, and the
+//! caller compares whole trees as before.
+
+use std::borrow::Cow;
+
+use serde::ser::{self, Serialize, Serializer};
+use serde_json::{json, Value};
+
+/// One step of a path: a key of an object (a struct's field names are borrowed) or an index of an
+/// array. Ordered as the diff walks: keys as sorted maps sort them, items by index.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Seg {
+    Key(Cow<'static, str>),
+    Index(usize),
+}
+
+type Out = Vec<(Vec<Seg>, Value)>;
+
+/// The changes from `before` to `after` written out, as [`crate::effects::diff`] gives them (the
+/// same paths, values and order), or `None` when the walk gave up.
+pub(crate) fn changes<S: Serialize + ?Sized>(before: &Value, after: &S) -> Option<Value> {
+    let mut path = Vec::new();
+    let mut out = Vec::new();
+    after
+        .serialize(Walk {
+            old: before,
+            path: &mut path,
+            out: &mut out,
+        })
+        .ok()?;
+    // The walk follows the fields in their declared order; the diff, the keys in sorted order
+    // (objects are sorted maps) and the items by index.
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    Some(Value::Array(
+        out.into_iter()
+            .map(|(p, v)| json!({"p": pointer(&p), "v": v}))
+            .collect(),
+    ))
+}
+
+fn pointer(path: &[Seg]) -> String {
+    let mut s = String::new();
+    for seg in path {
+        s.push('/');
+        match seg {
+            Seg::Key(k) if k.contains(['~', '/']) => {
+                s.push_str(&k.replace('~', "~0").replace('/', "~1"));
+            }
+            Seg::Key(k) => s.push_str(k),
+            Seg::Index(i) => s.push_str(&i.to_string()),
+        }
+    }
+    s
+}
+
+/// The walk gave up: the caller compares whole trees.
+#[derive(Debug)]
+struct GiveUp;
+
+impl std::fmt::Display for GiveUp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the walk cannot follow this change of shape")
+    }
+}
+
+impl std::error::Error for GiveUp {}
+
+impl ser::Error for GiveUp {
+    fn custom<T: std::fmt::Display>(_: T) -> Self {
+        GiveUp
+    }
+}
+
+/// Serde's own writer of JSON values, for what is built whole.
+fn whole<T: Serialize + ?Sized>(v: &T) -> Result<Value, GiveUp> {
+    serde_json::to_value(v).map_err(|_| GiveUp)
+}
+
+/// A value built whole, compared once with its recorded counterpart: a change when it differs.
+fn leaf(old: &Value, path: &[Seg], out: &mut Out, new: Value) -> Result<(), GiveUp> {
+    if *old != new {
+        out.push((path.to_vec(), new));
+    }
+    Ok(())
+}
+
+/// Walks one value of `after` beside `old`, its recorded counterpart at `path`.
+struct Walk<'a> {
+    old: &'a Value,
+    path: &'a mut Vec<Seg>,
+    out: &'a mut Out,
+}
+
+impl Walk<'_> {
+    fn leaf(self, new: Value) -> Result<(), GiveUp> {
+        leaf(self.old, self.path, self.out, new)
+    }
+}
+
+/// A container being walked. `Same`: its recorded counterpart has its shape, and its entries
+/// are walked beside theirs (`len` `None`: a length serde did not say, checked at the end).
+/// `Built`: the shape changed, so it is built whole and is one change (as the diff replaces a
+/// container whose length changed).
+enum Body<'a> {
+    Same {
+        old: &'a Value,
+        path: &'a mut Vec<Seg>,
+        out: &'a mut Out,
+        seen: usize,
+        key: Option<Cow<'static, str>>,
+        /// `{"variant": …}` entered: one more step of the path to leave at the end.
+        variant: bool,
+    },
+    Built {
+        old: &'a Value,
+        path: &'a mut Vec<Seg>,
+        out: &'a mut Out,
+        items: Vec<Value>,
+        map: serde_json::Map<String, Value>,
+        key: Option<String>,
+        /// Written as `{"variant": …}` (the recorded value was another variant).
+        wrap: Option<&'static str>,
+        variant: bool,
+        is_map: bool,
+    },
+}
+
+impl<'a> Body<'a> {
+    /// Open a container, inside `{"variant": …}` when `variant` is given (serde_json's writing of
+    /// a tuple or struct variant).
+    fn open(
+        walk: Walk<'a>,
+        len: Option<usize>,
+        is_map: bool,
+        variant: Option<&'static str>,
+    ) -> Self {
+        let Walk { old, path, out } = walk;
+        let (old, entered, wrap) = match variant {
+            None => (old, false, None),
+            Some(v) => match old {
+                Value::Object(m) if m.len() == 1 && m.contains_key(v) => {
+                    path.push(Seg::Key(Cow::Borrowed(v)));
+                    (&m[v], true, None)
+                }
+                _ => (old, false, Some(v)),
+            },
+        };
+        let same = wrap.is_none()
+            && match (old, len) {
+                (Value::Object(m), n) => is_map && n.is_none_or(|n| m.len() == n),
+                (Value::Array(a), n) => !is_map && n.is_none_or(|n| a.len() == n),
+                _ => false,
+            };
+        if same {
+            Body::Same {
+                old,
+                path,
+                out,
+                seen: 0,
+                key: None,
+                variant: entered,
+            }
+        } else {
+            Body::Built {
+                old,
+                path,
+                out,
+                items: Vec::new(),
+                map: serde_json::Map::new(),
+                key: None,
+                wrap,
+                variant: entered,
+                is_map,
+            }
+        }
+    }
+
+    fn item<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), GiveUp> {
+        match self {
+            Body::Same {
+                old,
+                path,
+                out,
+                seen,
+                ..
+            } => {
+                let o = old.get(*seen).ok_or(GiveUp)?;
+                path.push(Seg::Index(*seen));
+                *seen += 1;
+                let r = value.serialize(Walk {
+                    old: o,
+                    path,
+                    out,
+                });
+                path.pop();
+                r
+            }
+            Body::Built { items, .. } => {
+                items.push(whole(value)?);
+                Ok(())
+            }
+        }
+    }
+
+    fn key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), GiveUp> {
+        let k = match whole(key)? {
+            Value::String(s) => s,
+            Value::Number(n) => n.to_string(),
+            Value::Bool(b) => b.to_string(),
+            _ => return Err(GiveUp),
+        };
+        match self {
+            Body::Same { key, .. } => *key = Some(Cow::Owned(k)),
+            Body::Built { key, .. } => *key = Some(k),
+        }
+        Ok(())
+    }
+
+    fn value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), GiveUp> {
+        match self {
+            Body::Same {
+                old,
+                path,
+                out,
+                key,
+                seen,
+                ..
+            } => {
+                let k = key.take().ok_or(GiveUp)?;
+                // As many keys as recorded, and this one is not among them: the keys changed.
+                // The diff replaces such a map whole, which the walk did not keep: give up.
+                let o = old.get(&*k).ok_or(GiveUp)?;
+                *seen += 1;
+                path.push(Seg::Key(k));
+                let r = value.serialize(Walk {
+                    old: o,
+                    path,
+                    out,
+                });
+                path.pop();
+                r
+            }
+            Body::Built { map, key, .. } => {
+                let k = key.take().ok_or(GiveUp)?;
+                map.insert(k, whole(value)?);
+                Ok(())
+            }
+        }
+    }
+
+    fn field<T: Serialize + ?Sized>(
+        &mut self,
+        name: &'static str,
+        value: &T,
+    ) -> Result<(), GiveUp> {
+        match self {
+            Body::Same { key, .. } => *key = Some(Cow::Borrowed(name)),
+            Body::Built { key, .. } => *key = Some(name.to_string()),
+        }
+        self.value(value)
+    }
+
+    fn end(self) -> Result<(), GiveUp> {
+        match self {
+            Body::Same {
+                old,
+                path,
+                seen,
+                variant,
+                ..
+            } => {
+                // A length serde did not say: every recorded entry must have been met.
+                let n = match old {
+                    Value::Object(m) => m.len(),
+                    Value::Array(a) => a.len(),
+                    _ => 0,
+                };
+                if seen != n {
+                    return Err(GiveUp);
+                }
+                if variant {
+                    path.pop();
+                }
+                Ok(())
+            }
+            Body::Built {
+                old,
+                path,
+                out,
+                items,
+                map,
+                wrap,
+                variant,
+                is_map,
+                ..
+            } => {
+                let v = if is_map {
+                    Value::Object(map)
+                } else {
+                    Value::Array(items)
+                };
+                let v = match wrap {
+                    Some(name) => json!({ name: v }),
+                    None => v,
+                };
+                leaf(old, path, out, v)?;
+                if variant {
+                    path.pop();
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+macro_rules! body_impl {
+    ($($tr:ident :: $m:ident),*) => {$(
+        impl ser::$tr for Body<'_> {
+            type Ok = ();
+            type Error = GiveUp;
+            fn $m<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), GiveUp> {
+                self.item(value)
+            }
+            fn end(self) -> Result<(), GiveUp> {
+                Body::end(self)
+            }
+        }
+    )*};
+}
+
+body_impl!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
+
+impl ser::SerializeMap for Body<'_> {
+    type Ok = ();
+    type Error = GiveUp;
+    fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), GiveUp> {
+        self.key(key)
+    }
+    fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), GiveUp> {
+        self.value(value)
+    }
+    fn end(self) -> Result<(), GiveUp> {
+        Body::end(self)
+    }
+}
+
+macro_rules! fields_impl {
+    ($($tr:ident),*) => {$(
+        impl ser::$tr for Body<'_> {
+            type Ok = ();
+            type Error = GiveUp;
+            fn serialize_field<T: Serialize + ?Sized>(
+                &mut self,
+                key: &'static str,
+                value: &T,
+            ) -> Result<(), GiveUp> {
+                self.field(key, value)
+            }
+            fn end(self) -> Result<(), GiveUp> {
+                Body::end(self)
+            }
+        }
+    )*};
+}
+
+fields_impl!(SerializeStruct, SerializeStructVariant);
+
+/// Scalars are built by serde_json's own writer, so they compare exactly as written out.
+macro_rules! scalar {
+    ($($name:ident: $t:ty),*) => {$(
+        fn $name(self, v: $t) -> Result<(), GiveUp> {
+            let new = serde_json::value::Serializer.$name(v).map_err(|_| GiveUp)?;
+            self.leaf(new)
+        }
+    )*};
+}
+
+impl<'a> Serializer for Walk<'a> {
+    type Ok = ();
+    type Error = GiveUp;
+    type SerializeSeq = Body<'a>;
+    type SerializeTuple = Body<'a>;
+    type SerializeTupleStruct = Body<'a>;
+    type SerializeTupleVariant = Body<'a>;
+    type SerializeMap = Body<'a>;
+    type SerializeStruct = Body<'a>;
+    type SerializeStructVariant = Body<'a>;
+
+    scalar!(serialize_bool: bool, serialize_i8: i8, serialize_i16: i16, serialize_i32: i32,
+        serialize_i64: i64, serialize_i128: i128, serialize_u8: u8, serialize_u16: u16,
+        serialize_u32: u32, serialize_u64: u64, serialize_u128: u128, serialize_f32: f32,
+        serialize_f64: f64, serialize_char: char, serialize_bytes: &[u8]);
+
+    fn serialize_str(self, v: &str) -> Result<(), GiveUp> {
+        match self.old {
+            Value::String(s) if s == v => Ok(()),
+            _ => self.leaf(Value::String(v.to_string())),
+        }
+    }
+    fn serialize_none(self) -> Result<(), GiveUp> {
+        self.leaf(Value::Null)
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), GiveUp> {
+        value.serialize(self)
+    }
+    fn serialize_unit(self) -> Result<(), GiveUp> {
+        self.leaf(Value::Null)
+    }
+    fn serialize_unit_struct(self, _: &'static str) -> Result<(), GiveUp> {
+        self.leaf(Value::Null)
+    }
+    fn serialize_unit_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+    ) -> Result<(), GiveUp> {
+        self.serialize_str(variant)
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        value: &T,
+    ) -> Result<(), GiveUp> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        value: &T,
+    ) -> Result<(), GiveUp> {
+        match self.old {
+            Value::Object(m) if m.len() == 1 && m.contains_key(variant) => {
+                self.path.push(Seg::Key(Cow::Borrowed(variant)));
+                let r = value.serialize(Walk {
+                    old: &m[variant],
+                    path: &mut *self.path,
+                    out: &mut *self.out,
+                });
+                self.path.pop();
+                r
+            }
+            _ => {
+                let v = whole(value)?;
+                self.leaf(json!({ variant: v }))
+            }
+        }
+    }
+    fn serialize_seq(self, len: Option<usize>) -> Result<Body<'a>, GiveUp> {
+        Ok(Body::open(self, len, false, None))
+    }
+    fn serialize_tuple(self, len: usize) -> Result<Body<'a>, GiveUp> {
+        Ok(Body::open(self, Some(len), false, None))
+    }
+    fn serialize_tuple_struct(self, _: &'static str, len: usize) -> Result<Body<'a>, GiveUp> {
+        Ok(Body::open(self, Some(len), false, None))
+    }
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        len: usize,
+    ) -> Result<Body<'a>, GiveUp> {
+        Ok(Body::open(self, Some(len), false, Some(variant)))
+    }
+    fn serialize_map(self, len: Option<usize>) -> Result<Body<'a>, GiveUp> {
+        Ok(Body::open(self, len, true, None))
+    }
+    fn serialize_struct(self, _: &'static str, len: usize) -> Result<Body<'a>, GiveUp> {
+        Ok(Body::open(self, Some(len), true, None))
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        len: usize,
+    ) -> Result<Body<'a>, GiveUp> {
+        Ok(Body::open(self, Some(len), true, Some(variant)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde::{Deserialize, Serialize};
+    use std::collections::BTreeMap;
+
+    #[derive(Serialize, Deserialize, Clone, Debug)]
+    enum Kind {
+        Plain,
+        Wrapped(u8),
+        Pair(u8, String),
+        Shaped { a: u8, b: Option<String> },
+    }
+
+    #[derive(Serialize, Deserialize, Clone, Debug)]
+    struct Extra {
+        x: i32,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        y: Option<bool>,
+    }
+
+    #[derive(Serialize, Deserialize, Clone, Debug)]
+    struct Thing {
+        n: u32,
+        f: f64,
+        name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        maybe: Option<u8>,
+        list: Vec<u8>,
+        kinds: Vec<Kind>,
+        map: BTreeMap<String, Extra>,
+        by_number: BTreeMap<u8, bool>,
+        tuple: (u8, bool),
+        #[serde(flatten)]
+        extra: Extra,
+        #[serde(rename = "we/ird~key")]
+        weird: u8,
+    }
+
+    fn kind() -> impl Strategy<Value = Kind> {
+        prop_oneof![
+            Just(Kind::Plain),
+            any::<u8>().prop_map(Kind::Wrapped),
+            (0u8..3, "[ab]{0,2}").prop_map(|(a, s)| Kind::Pair(a, s)),
+            (0u8..3, proptest::option::of("[ab]{0,2}")).prop_map(|(a, b)| Kind::Shaped { a, b }),
+        ]
+    }
+
+    fn extra() -> impl Strategy<Value = Extra> {
+        (0i32..3, proptest::option::of(any::<bool>())).prop_map(|(x, y)| Extra { x, y })
+    }
+
+    fn thing() -> impl Strategy<Value = Thing> {
+        (
+            (
+                0u32..3,
+                prop_oneof![Just(1.0), Just(0.5), Just(-2.0)],
+                "[ab]{0,2}",
+            ),
+            proptest::option::of(0u8..3),
+            proptest::collection::vec(0u8..3, 0..3),
+            proptest::collection::vec(kind(), 0..3),
+            proptest::collection::btree_map("[abc]", extra(), 0..3),
+            proptest::collection::btree_map(0u8..4, any::<bool>(), 0..3),
+            (0u8..2, any::<bool>()),
+            extra(),
+            0u8..2,
+        )
+            .prop_map(
+                |((n, f, name), maybe, list, kinds, map, by_number, tuple, extra, weird)| Thing {
+                    n,
+                    f,
+                    name,
+                    maybe,
+                    list,
+                    kinds,
+                    map,
+                    by_number,
+                    tuple,
+                    extra,
+                    weird,
+                },
+            )
+    }
+
+    proptest! {
+        /// The walk finds what the diff of the two trees finds, or gives up; and where it gives
+        /// up, `diff_typed` still gives the diff.
+        #[test]
+        fn the_walk_agrees_with_the_diff(a in thing(), b in thing()) {
+            let before = serde_json::to_value(&a).expect("json");
+            let want = crate::effects::diff(&before, &serde_json::to_value(&b).expect("json"));
+            if let Some(got) = changes(&before, &b) {
+                prop_assert_eq!(&got, &want);
+            }
+            prop_assert_eq!(crate::effects::diff_typed(&before, &b), want);
+        }
+    }
+
+    #[test]
+    fn the_walk_follows_a_typical_change_without_giving_up() {
+        let a = Thing {
+            n: 1,
+            f: 1.0,
+            name: "a".into(),
+            maybe: None,
+            list: vec![1, 2],
+            kinds: vec![Kind::Plain, Kind::Shaped { a: 1, b: None }],
+            map: BTreeMap::from([("a".into(), Extra { x: 1, y: None })]),
+            by_number: BTreeMap::from([(1, true)]),
+            tuple: (1, true),
+            extra: Extra {
+                x: 0,
+                y: Some(true),
+            },
+            weird: 0,
+        };
+        let mut b = a.clone();
+        b.n = 2;
+        b.kinds[1] = Kind::Shaped { a: 2, b: None };
+        b.map.get_mut("a").expect("a").x = 5;
+        b.list.push(3);
+        b.weird = 1;
+        b.extra.x = 3;
+        let before = serde_json::to_value(&a).expect("json");
+        let got = changes(&before, &b).expect("followed");
+        assert_eq!(
+            got,
+            json!([
+                {"p": "/kinds/1/Shaped/a", "v": 2},
+                {"p": "/list", "v": [1, 2, 3]},
+                {"p": "/map/a/x", "v": 5},
+                {"p": "/n", "v": 2},
+                {"p": "/we~1ird~0key", "v": 1},
+                {"p": "/x", "v": 3},
+            ])
+        );
+        assert_eq!(
+            got,
+            crate::effects::diff(&before, &serde_json::to_value(&b).expect("json"))
+        );
+    }
+}
