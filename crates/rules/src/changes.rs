@@ -193,11 +193,7 @@ impl<'a> Body<'a> {
                 let o = old.get(*seen).ok_or(GiveUp)?;
                 path.push(Seg::Index(*seen));
                 *seen += 1;
-                let r = value.serialize(Walk {
-                    old: o,
-                    path,
-                    out,
-                });
+                let r = value.serialize(Walk { old: o, path, out });
                 path.pop();
                 r
             }
@@ -238,11 +234,7 @@ impl<'a> Body<'a> {
                 let o = old.get(&*k).ok_or(GiveUp)?;
                 *seen += 1;
                 path.push(Seg::Key(k));
-                let r = value.serialize(Walk {
-                    old: o,
-                    path,
-                    out,
-                });
+                let r = value.serialize(Walk { old: o, path, out });
                 path.pop();
                 r
             }

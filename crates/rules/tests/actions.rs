@@ -109,3 +109,37 @@ fn the_recorded_phase_says_over_exactly_when_the_rules_do() {
         assert!(engine.is_over(&end), "{}", r.id());
     }
 }
+
+/// Every result of every rule set's example game names its action by a message or by an id the
+/// rule set gives a name for in both languages (`Engine::action_titles`): no page has to show
+/// "start-turn" or "end_turn".
+#[test]
+fn every_recorded_action_has_a_name_players_read() {
+    for rules in common::RULE_SETS {
+        let (mut game, steps) = common::example_game(rules);
+        let engine = game.engine().expect("engine");
+        let titles = engine.action_titles();
+        for (id, title) in &titles {
+            for lang in [tercio_i18n::Lang::It, tercio_i18n::Lang::En] {
+                let t = tercio_i18n::localize(lang, title);
+                assert!(
+                    !t.is_empty() && t != *id,
+                    "{rules}: {id} in {lang:?}: {t:?}"
+                );
+            }
+        }
+        let mut named = 0;
+        for step in steps {
+            let Ok(ev) = game.act(step) else { continue };
+            let a = ev.resolution.action.clone();
+            let dashed = a.replace('_', "-");
+            assert!(
+                tercio_i18n::needs_localize(&a)
+                    || titles.iter().any(|(id, _)| *id == a || *id == dashed),
+                "{rules}: the action {a:?} has no name"
+            );
+            named += 1;
+        }
+        assert!(named >= 5, "{rules}: {named} results");
+    }
+}

@@ -4,43 +4,9 @@
 //! ([`Head::undo`]), after every step of every rule set's example game.
 
 mod common;
-use common::root;
+use common::{example_game, RULE_SETS};
 use serde_json::Value;
-use tercio_rules::game::{Game, Head};
-
-const RULE_SETS: [&str; 5] = [
-    "bloody-dismal-fight",
-    "el-gran-capitan",
-    "sword-and-flame-renaissance",
-    "callan-renaissance",
-    "commands-colors-ecw",
-];
-
-fn read(p: &std::path::Path) -> Value {
-    let s = std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-    serde_json::from_str(&s).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
-}
-
-/// The example game's scenario and seed, and its numbered steps in order.
-fn example_game(rules: &str) -> (Game, Vec<Value>) {
-    let want = read(&root().join("examples").join(rules).join("game.expect.json"));
-    let scenario = want["scenario"].as_str().expect("scenario");
-    let src = std::fs::read_to_string(root().join(scenario)).expect("scenario file");
-    let sc = tercio_rules::scenario::parse(scenario, &src).expect("valid scenario");
-    let game = Game::new(sc, want["seed"].as_u64().expect("seed")).expect("game");
-    let dir = root().join("examples").join(rules).join("game");
-    let mut steps: Vec<_> = std::fs::read_dir(&dir)
-        .expect("game dir")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
-                n.starts_with(|c: char| c.is_ascii_digit()) && n.ends_with(".json")
-            })
-        })
-        .collect();
-    steps.sort();
-    (game, steps.iter().map(|p| read(p)).collect())
-}
+use tercio_rules::game::Head;
 
 #[test]
 fn undo_by_restoring_agrees_with_undo_by_folding_in_every_rule_set() {

@@ -117,8 +117,12 @@
     return groups;
   }
 
+  // A result's title: the action's name, never its id ("end_turn" is looked up as "end-turn").
+  const TITLES = SEAT.titles || {};
+  const titleOf = (a) => TITLES[a] || TITLES[String(a).replace(/_/g, "-")] || a;
+
   function render(res) {
-    let s = `${res.action}\n`;
+    let s = `${titleOf(res.action)}\n`;
     for (const st of res.steps) {
       s += `\n${st.title}\n`;
       for (const g of diceGroups(st.dice || [])) {

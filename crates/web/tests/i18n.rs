@@ -588,3 +588,110 @@ fn a_name_written_like_a_message_is_shown_as_written() {
     let export: Value = e.json();
     assert_eq!(export["scenario"]["title"], json!(name), "{}", e.body);
 }
+
+/// A result is titled by its action's name in the page's language, never by its id
+/// ("start-turn", "end_turn"): in the log of every rule set, and in the titles the page's script
+/// gives the result boxes of the rule sets that record their actions by id.
+#[test]
+fn results_are_titled_by_the_actions_name_never_its_id() {
+    let s = server();
+    let id_like = |t: &str| {
+        !t.is_empty()
+            && t.chars()
+                .all(|c| c.is_ascii_lowercase() || c == '-' || c == '_')
+    };
+    for (sc, want) in [
+        (
+            "bloody-dismal-fight/agincourt-1415",
+            Some(("initiative", "Iniziativa")),
+        ),
+        (
+            "el-gran-capitan/cerignola-1503",
+            Some(("end-turn", "Verifica della rotta e turno successivo")),
+        ),
+        (
+            "sword-and-flame-renaissance/bicocca-1522",
+            Some(("start-turn", "Inizia il turno")),
+        ),
+        (
+            "commands-colors-ecw/edgehill-1642",
+            Some(("deal", "Distribuisci le carte")),
+        ),
+        ("callan-renaissance/pavia-1525", None),
+    ] {
+        let gm = &s.links(sc)[0];
+        play(&s, sc, gm);
+        if sc.starts_with("commands-colors-ecw") {
+            let r = s.act(gm, &json!({"action": "deal"}));
+            assert_eq!(r.status, 200, "{}", r.body);
+        }
+        let page = s.get_with(&format!("/s/{gm}"), &[ITALIAN]).body;
+        let titles: Vec<&str> = page
+            .split("<span class=\"seq\">")
+            .skip(1)
+            .filter_map(|e| e.split_once("</span> ")?.1.split_once(':'))
+            .map(|(t, _)| t)
+            .collect();
+        assert!(!titles.is_empty(), "{sc}: no result in the log");
+        for t in &titles {
+            assert!(
+                !id_like(t),
+                "{sc}: a result titled by its action's id: {t:?}"
+            );
+        }
+        let seat: Value = serde_json::from_str(
+            page.split("id=\"tercio-seat\">")
+                .nth(1)
+                .and_then(|r| r.split_once("</script>"))
+                .map(|(j, _)| j)
+                .expect("the seat's script data"),
+        )
+        .expect("json");
+        match want {
+            Some((id, name)) => {
+                assert_eq!(seat["titles"][id], name, "{sc}: {}", seat["titles"]);
+                assert!(
+                    titles.iter().any(|t| t.trim() == name) || id == "end-turn",
+                    "{sc}: {titles:?}"
+                );
+            }
+            None => assert_eq!(seat["titles"], json!({}), "{sc}"),
+        }
+    }
+}
+
+/// The log reads as the result box does: dice a line per unit ("…: 3 dice → 3, 5, 6", never
+/// "d6 = 3" per die), modifiers without their citations inline, and the citations one tap away
+/// under the entry.
+#[test]
+fn the_log_groups_dice_and_keeps_citations_one_tap_away() {
+    let s = server();
+    let sc = "el-gran-capitan/cerignola-1503";
+    let gm = &s.links(sc)[0];
+    play(&s, sc, gm);
+    let page = s
+        .get_with(&format!("/s/{gm}"), &[("Accept-Language", "en")])
+        .body;
+    let pres: Vec<&str> = page
+        .split("<pre>")
+        .skip(1)
+        .filter_map(|p| p.split_once("</pre>").map(|(t, _)| t))
+        .collect();
+    assert!(pres.iter().any(|p| p.contains(" dice → ")), "{pres:?}");
+    for p in &pres {
+        assert!(!p.contains(" d6 = "), "a die per line: {p}");
+        assert!(
+            !p.contains("[project design]") && !p.contains("  ["),
+            "a citation inline: {p}"
+        );
+    }
+    let sources = page
+        .split("<details class=\"sources\">")
+        .nth(1)
+        .expect("the citations under an entry");
+    assert!(
+        sources.contains("Where each modifier comes from"),
+        "{sources}"
+    );
+    assert!(sources.contains("project design"), "{sources}");
+}

@@ -336,6 +336,7 @@ fn finish(action: ActionKind, acc: Acc) -> Outcome<Vec<Effect>> {
 }
 
 impl Rules for AppEngine {
+    const ACTION_TITLES: Option<&'static str> = Some("app_driven.action.");
     /// `phase` is `over` exactly when the battle is.
     const OVER_AT_PHASE: bool = true;
     type State = GameState;

@@ -132,6 +132,11 @@ pub trait Engine: Send + Sync {
         let restore = crate::effects::reverse(&before, &changes);
         Ok((changes, restore))
     }
+    /// Each action's name as players read it (a message), by the action's id: the title of a
+    /// result whose resolution names its action by id (a page shows the name, never the id).
+    fn action_titles(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
     /// A plain-text picture of the state for `tercio game show`.
     fn render_state(&self, state: &Value) -> String;
     /// The side an action belongs to (the side of the unit or leader it moves), or `None` for the

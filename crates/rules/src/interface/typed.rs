@@ -89,6 +89,10 @@ pub trait Rules: Send + Sync + 'static {
         crate::effects::apply(state, &changes)?;
         Ok((changes, restore))
     }
+    /// The catalogue's prefix of the actions' names (`"ecw.action."`): each key under it names
+    /// the action whose id follows ([`Engine::action_titles`]). `None`: the resolutions name
+    /// their actions as messages already.
+    const ACTION_TITLES: Option<&'static str> = None;
     /// Whether the battle is over (then the seed is revealed).
     fn is_over(&self, state: &Self::State) -> bool;
     /// The state's `phase` is `"over"` exactly when [`Rules::is_over`] says so: the adapter then
@@ -239,6 +243,18 @@ impl<R: Rules> Engine for Typed<R> {
     }
     fn fold_changes(&self, state: &mut Value, effects: &Value) -> Result<(Value, Value), String> {
         self.0.fold_recorded_changes(state, effects)
+    }
+    fn action_titles(&self) -> Vec<(String, String)> {
+        let Some(prefix) = R::ACTION_TITLES else {
+            return Vec::new();
+        };
+        tercio_i18n::entries(tercio_i18n::Lang::En)
+            .iter()
+            .filter_map(|(k, _)| {
+                let id = k.strip_prefix(prefix)?;
+                Some((id.to_string(), tercio_i18n::msg(k, &[])))
+            })
+            .collect()
     }
     fn render_state(&self, state: &Value) -> String {
         match read_state(state) {

@@ -269,6 +269,7 @@ pub struct TsatfEngine {
 }
 
 impl Rules for TsatfEngine {
+    const ACTION_TITLES: Option<&'static str> = Some("sword_and_flame.action.");
     /// `phase` is `over` exactly when the battle is.
     const OVER_AT_PHASE: bool = true;
     type State = State;
@@ -618,6 +619,12 @@ fn primary(f: ActionForm) -> ActionForm {
     f.primary()
 }
 
+/// An action's name, as its form and its results' titles show it (the catalogue's
+/// `sword_and_flame.action.*`, [`crate::interface::typed::Rules::ACTION_TITLES`]).
+fn title(action: &str) -> String {
+    tercio_i18n::msg(&format!("sword_and_flame.action.{action}"), &[])
+}
+
 /// What can be done now: the game master's turn steps and every side's actions, or one side's
 /// own actions (`side`).
 pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
@@ -631,7 +638,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
     match st.phase {
         Phase::Start if gm => out.push(primary(ActionForm::new(
             "start-turn",
-            "Start the turn",
+            &title("start-turn"),
             "Spent units without a field officer test Stand and Fight to stay (step 1), then the movement cards.",
             Vec::new(),
             true,
@@ -642,7 +649,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
             None if gm => out.push(primary(
                 ActionForm::new(
                     "draw",
-                    "Draw a card",
+                    &title("draw"),
                     "The next activation card: its colour's side names a unit.",
                     Vec::new(),
                     true,
@@ -681,7 +688,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                     }
                     out.push(primary(ActionForm::new(
                         "move",
-                        "Move",
+                        &title("move"),
                         "Shaken units try to rally first; routed units stay. Tercio rolls the movement dice.",
                         fields,
                         true,
@@ -731,7 +738,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                     }
                     out.push(primary(ActionForm::new(
                         "fire",
-                        "Fire",
+                        &title("fire"),
                         "A D20 per figure (3 per gunner); a casualty card per hit. Target class: from the target's order unless you say cover.",
                         fields,
                         true,
@@ -739,7 +746,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                 }
                 out.push(ActionForm::new(
                     "pass",
-                    "Let the chance pass",
+                    &title("pass"),
                     "The unit does nothing on this card.",
                     vec![FormField::choice("unit", "Unit", unit_choices(waiting.iter().copied()), false).resets()],
                     false,
@@ -749,7 +756,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
         },
         Phase::Melee if !st.fire_morale_done && gm => out.push(primary(ActionForm::new(
             "fire-morale",
-            "Fire morale tests",
+            &title("fire-morale"),
             "Step 4: every unit that took fire casualties and has lost a quarter of its figures to fire tests To Stand, once.",
             Vec::new(),
             true,
@@ -817,7 +824,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                 }
                 out.push(ActionForm::new(
                     "charge",
-                    "Charge",
+                    &title("charge"),
                     "To Close, To Stand, the whole close combat and the loser's Stand and Fight.",
                     fields,
                     true,
@@ -826,7 +833,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
             if gm {
                 out.push(primary(ActionForm::new(
                     "end-turn",
-                    "End the turn",
+                    &title("end-turn"),
                     "Rally routed units, take off a reload marker, roll each army's spirit.",
                     Vec::new(),
                     true,
@@ -843,7 +850,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
             if !unmoved.is_empty() {
                 out.push(ActionForm::new(
                     "officer-move",
-                    "Move a field officer",
+                    &title("officer-move"),
                     "6D6 in the movement step (decision 19); attached officers move with their unit.",
                     vec![FormField::choice("officer", "Officer", unmoved, false)],
                     true,
@@ -852,7 +859,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
         }
         out.push(ActionForm::new(
             "attach",
-            "Attach a field officer",
+            &title("attach"),
             "Visibly touching the unit: +1 to its morale and fights in its close combats; empty: he rides alone.",
             vec![
                 FormField::choice("officer", "Officer", officers, false),
@@ -869,7 +876,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
     if gm {
         out.push(ActionForm::new(
             "weather",
-            "Weather",
+            &title("weather"),
             "Light rain: +2 to every fire die.",
             vec![FormField::flag("light_rain", "light rain")],
             false,
@@ -883,7 +890,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
         if st.options.wounded == 2 && st.phase == Phase::Movement && !marching.is_empty() {
             out.push(ActionForm::new(
                 "wounded-move",
-                "Move wounded parties",
+                &title("wounded-move"),
                 "3D6 on a movement card of their side.",
                 vec![FormField::choice("side", "Side", marching, false)],
                 true,
@@ -892,7 +899,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
         if st.options.wounded == 2 {
             out.push(ActionForm::new(
                 "wounded-parties",
-                "Wounded parties",
+                &title("wounded-parties"),
                 "Figures of the parties that reached the base line (saved) or were caught (captured).",
                 vec![
                     FormField::choice(

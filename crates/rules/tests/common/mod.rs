@@ -28,3 +28,38 @@ pub fn example(rules: &str, name: &str) -> Value {
     let s = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
     serde_json::from_str(&s).expect("json")
 }
+
+pub const RULE_SETS: [&str; 5] = [
+    "bloody-dismal-fight",
+    "el-gran-capitan",
+    "sword-and-flame-renaissance",
+    "callan-renaissance",
+    "commands-colors-ecw",
+];
+
+pub fn read_json_file(p: &std::path::Path) -> Value {
+    let s = std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    serde_json::from_str(&s).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// The example game's scenario and seed, and its numbered steps in order.
+pub fn example_game(rules: &str) -> (tercio_rules::game::Game, Vec<Value>) {
+    let want = read_json_file(&root().join("examples").join(rules).join("game.expect.json"));
+    let scenario = want["scenario"].as_str().expect("scenario");
+    let src = std::fs::read_to_string(root().join(scenario)).expect("scenario file");
+    let sc = tercio_rules::scenario::parse(scenario, &src).expect("valid scenario");
+    let game =
+        tercio_rules::game::Game::new(sc, want["seed"].as_u64().expect("seed")).expect("game");
+    let dir = root().join("examples").join(rules).join("game");
+    let mut steps: Vec<_> = std::fs::read_dir(&dir)
+        .expect("game dir")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                n.starts_with(|c: char| c.is_ascii_digit()) && n.ends_with(".json")
+            })
+        })
+        .collect();
+    steps.sort();
+    (game, steps.iter().map(|p| read_json_file(p)).collect())
+}

@@ -154,6 +154,20 @@ pub(crate) fn error_page(ui: &Ui, status: StatusCode, e: &ApiError) -> Response 
         .into_response()
 }
 
+/// The name players read for a resolution's action: a message as it is; an id by the rule set's
+/// titles ([`tercio_rules::Engine::action_titles`]; an id written with `_` is also looked up
+/// with `-`), so no page shows "end_turn" or "start-turn".
+pub(super) fn action_title(titles: &[(String, String)], action: &str) -> String {
+    if tercio_i18n::needs_localize(action) {
+        return action.to_string();
+    }
+    let dashed = action.replace('_', "-");
+    titles
+        .iter()
+        .find(|(id, _)| *id == action || *id == dashed)
+        .map_or_else(|| action.to_string(), |(_, t)| t.clone())
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

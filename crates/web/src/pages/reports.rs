@@ -169,10 +169,11 @@ pub(super) async fn dice_page(
             ui.h(keys::WEB_REPORT_EXPECTED, &[]),
             ui.h(keys::WEB_REPORT_SEEN, &[])
         ));
+        let titles = ctx.game.engine.action_titles();
         for o in &r.outcomes {
             b.push_str(&format!(
                 "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                ui.e(&o.action),
+                ui.e(&super::action_title(&titles, &o.action)),
                 ui.e(&o.facet),
                 ui.e(&o.value),
                 ui.num(o.expected, 2),

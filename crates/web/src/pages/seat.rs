@@ -301,32 +301,37 @@ fn seats_panel(ctx: &SeatCtx, ui: &Ui, base: &str) -> String {
 /// game page stays small however long the battle.
 const LOG_ON_PAGE: u64 = 25;
 
+/// The rule set's action titles in the page's language, for the script's result boxes.
+fn titles_json(ctx: &SeatCtx, ui: &Ui) -> String {
+    let m: serde_json::Map<String, serde_json::Value> = ctx
+        .game
+        .engine
+        .action_titles()
+        .into_iter()
+        .map(|(id, t)| (id, serde_json::Value::String(ui.loc(&t))))
+        .collect();
+    serde_json::Value::Object(m)
+        .to_string()
+        .replace('<', "\\u003c")
+}
+
 /// A resolution as the log shows it, in the page's language: the action, each step with its
-/// dice, modifiers (with their sources), totals and result, then the outcome. The words are the
+/// dice, modifiers (their sources one tap away, [`sources_html`]), totals and result, then the
+/// outcome. The words are the
 /// catalogue's; everything the engine wrote goes through [`Ui::loc`].
-fn render_resolution(ui: &Ui, r: &Resolution) -> String {
-    let mut s = format!("{}\n", ui.loc(&r.action));
+fn render_resolution(ui: &Ui, r: &Resolution, title: &str) -> String {
+    let mut s = format!("{}\n", ui.loc(title));
     for step in &r.steps {
         s.push_str(&format!("\n  {}\n", ui.loc(&step.title)));
-        if !step.dice.is_empty() {
-            let dice: Vec<String> = step
-                .dice
-                .iter()
-                .map(|d| format!("{} d{} = {}", ui.loc(&d.label), d.sides, d.face))
-                .collect();
-            s.push_str(&format!(
-                "    {:<10} {}\n",
-                ui.t(keys::WEB_LOG_DICE, &[]),
-                dice.join(", ")
-            ));
+        for line in dice_lines(ui, &step.dice, &step.title) {
+            s.push_str(&format!("    {line}\n"));
         }
         for m in &step.modifiers {
             s.push_str(&format!(
-                "    {:<9} {:+} {}  [{}]\n",
+                "    {:<9} {:+} {}\n",
                 format!("{}:", ui.loc(&m.side)),
                 m.value,
-                ui.loc(&m.name),
-                ui.loc(&m.source)
+                ui.loc(&m.name)
             ));
         }
         if !step.totals.is_empty() {
@@ -354,8 +359,76 @@ fn render_resolution(ui: &Ui, r: &Resolution) -> String {
     s
 }
 
+/// A step's dice, a line per unit (or purpose) rather than per die, as the result box shows
+/// them (`game.js`'s `diceGroups`): consecutive dice with the same label, less a die's number
+/// ("Swiss 2"), and the same sides go together ("Swiss: 3 dice → 3, 5, 6").
+fn dice_lines(ui: &Ui, dice: &[tercio_core::RolledDie], title: &str) -> Vec<String> {
+    let mut groups: Vec<(String, u8, Vec<String>)> = Vec::new();
+    for d in dice {
+        let label = ui.loc(&d.label);
+        let stem = match label.rsplit_once(' ') {
+            Some((s, n)) if n.chars().all(|c| c.is_ascii_digit()) && !n.is_empty() => s.to_string(),
+            _ => label.clone(),
+        };
+        match groups.last_mut() {
+            Some((st, sides, faces)) if *st == stem && *sides == d.sides => {
+                faces.push(d.face.to_string())
+            }
+            _ => groups.push((stem, d.sides, vec![d.face.to_string()])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(stem, sides, faces)| {
+            let key = if faces.len() == 1 {
+                keys::WEB_JS_DICE_GROUP_ONE
+            } else {
+                keys::WEB_JS_DICE_GROUP_OTHER
+            };
+            let sides = if sides == 6 {
+                String::new()
+            } else {
+                format!(" (d{sides})")
+            };
+            let label = if stem.is_empty() { ui.loc(title) } else { stem };
+            ui.t(
+                key,
+                &[
+                    ("label", &label),
+                    ("count", &faces.len().to_string()),
+                    ("sides", &sides),
+                    ("faces", &faces.join(", ")),
+                ],
+            )
+        })
+        .collect()
+}
+
+/// Where each modifier of a resolution comes from, one tap away under its entry rather than
+/// inline: each modifier's name once, with its rule's citation.
+fn sources_html(ui: &Ui, r: &Resolution) -> String {
+    let mut seen: Vec<(&str, &str)> = Vec::new();
+    for m in r.steps.iter().flat_map(|s| &s.modifiers) {
+        if !m.source.is_empty() && !seen.contains(&(m.name.as_str(), m.source.as_str())) {
+            seen.push((&m.name, &m.source));
+        }
+    }
+    if seen.is_empty() {
+        return String::new();
+    }
+    let items: String = seen
+        .iter()
+        .map(|(n, src)| format!("<li>{}: {}</li>", ui.e(n), ui.e(src)))
+        .collect();
+    format!(
+        "<details class=\"sources\"><summary>{}</summary><ul>{items}</ul></details>",
+        ui.h(keys::WEB_LOG_SOURCES, &[])
+    )
+}
+
 /// The log entries `entries` (oldest first), newest first, as the seat may see them.
 fn log_html(ctx: &SeatCtx, ui: &Ui, entries: &[LogEntry<GameEvent>]) -> String {
+    let titles = ctx.game.engine.action_titles();
     let mut b = String::from("<ul id=\"log-list\">");
     for e in entries.iter().rev() {
         let v = ctx.entry(e);
@@ -365,6 +438,9 @@ fn log_html(ctx: &SeatCtx, ui: &Ui, entries: &[LogEntry<GameEvent>]) -> String {
                 let voided = v["voided"] == true;
                 let res: Option<Resolution> =
                     serde_json::from_value(v["event"]["resolution"].clone()).ok();
+                let title = res
+                    .as_ref()
+                    .map_or_else(String::new, |r| super::action_title(&titles, &r.action));
                 let mut entered = if v["event"]["entered"] == true {
                     format!(
                         " <span class=\"muted\">{}</span>",
@@ -386,16 +462,20 @@ fn log_html(ctx: &SeatCtx, ui: &Ui, entries: &[LogEntry<GameEvent>]) -> String {
                     ));
                 }
                 b.push_str(&format!(
-                    "<li class=\"{}\" id=\"e-{seq}\" data-seq=\"{seq}\"><details><summary id=\"e-{seq}-s\"><span class=\"seq\">#{seq}</span> {}: {}{}{entered}</summary><pre>{}</pre></details></li>",
+                    "<li class=\"{}\" id=\"e-{seq}\" data-seq=\"{seq}\"><details><summary id=\"e-{seq}-s\"><span class=\"seq\">#{seq}</span> {}: {}{}{entered}</summary><pre>{}</pre>{}</details></li>",
                     if voided { "voided" } else { "" },
-                    ui.e(res.as_ref().map_or("", |r| r.action.as_str())),
+                    ui.e(&title),
                     ui.e(res.as_ref().map_or("", |r| r.summary.as_str())),
                     if voided {
                         ui.h(keys::WEB_LOG_VOIDED, &[])
                     } else {
                         String::new()
                     },
-                    esc(&res.map(|r| render_resolution(ui, &r)).unwrap_or_default())
+                    esc(&res
+                        .as_ref()
+                        .map(|r| render_resolution(ui, r, &title))
+                        .unwrap_or_default()),
+                    res.as_ref().map(|r| sources_html(ui, r)).unwrap_or_default()
                 ));
             }
             Some("void") => b.push_str(&format!(
@@ -439,7 +519,7 @@ pub(super) async fn seat_page(
         return ([(header::CACHE_CONTROL, "no-store")], Html(main)).into_response();
     }
     let body = format!(
-        "<p id=\"notice\" class=\"notice\" role=\"status\" hidden></p>{main}<dialog id=\"result-box\"><pre id=\"result-text\"></pre><form method=\"dialog\"><button class=\"primary\">{ok}</button></form></dialog><dialog id=\"dice-box\"><form id=\"dice-form\"><h3>{throw}</h3><p class=\"muted\" id=\"dice-so-far\"></p><div id=\"dice-inputs\"></div><p class=\"error\" id=\"dice-error\"></p><button class=\"primary\" id=\"dice-ok\">{next}</button> <button type=\"button\" id=\"dice-cancel\">{cancel}</button></form></dialog><script type=\"application/json\" id=\"tercio-i18n\">{strings}</script><script type=\"application/json\" id=\"tercio-seat\">{{\"seat\": \"{tok}\", \"by\": \"{by}\"}}</script><script src=\"{js}\"></script>",
+        "<p id=\"notice\" class=\"notice\" role=\"status\" hidden></p>{main}<dialog id=\"result-box\"><pre id=\"result-text\"></pre><form method=\"dialog\"><button class=\"primary\">{ok}</button></form></dialog><dialog id=\"dice-box\"><form id=\"dice-form\"><h3>{throw}</h3><p class=\"muted\" id=\"dice-so-far\"></p><div id=\"dice-inputs\"></div><p class=\"error\" id=\"dice-error\"></p><button class=\"primary\" id=\"dice-ok\">{next}</button> <button type=\"button\" id=\"dice-cancel\">{cancel}</button></form></dialog><script type=\"application/json\" id=\"tercio-i18n\">{strings}</script><script type=\"application/json\" id=\"tercio-seat\">{{\"seat\": \"{tok}\", \"by\": \"{by}\", \"titles\": {titles}}}</script><script src=\"{js}\"></script>",
         ok = ui.h(keys::WEB_DIALOG_OK, &[]),
         throw = ui.h(keys::WEB_DIALOG_THROW, &[]),
         next = ui.h(keys::WEB_DIALOG_NEXT, &[]),
@@ -447,6 +527,7 @@ pub(super) async fn seat_page(
         strings = ui.script_strings(),
         tok = esc(&ctx.seat.token),
         by = esc(&ctx.signature()),
+        titles = titles_json(&ctx, &ui),
         js = assets::js()
     );
     (

@@ -9,6 +9,12 @@ pub(super) fn primary(f: ActionForm) -> ActionForm {
     f.primary()
 }
 
+/// An action's name, as its form and its results' titles show it (the catalogue's
+/// `ecw.action.*`, [`crate::interface::typed::Rules::ACTION_TITLES`]).
+fn title(action: &str) -> String {
+    tercio_i18n::msg(&format!("ecw.action.{action}"), &[])
+}
+
 pub(super) fn numbers(name: &str, label: &str, lo: u32, hi: u32) -> FormField {
     FormField::choice(
         name,
@@ -27,7 +33,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
         if gm {
             out.push(primary(ActionForm::new(
                 "deal",
-                "Deal the cards",
+                &title("deal"),
                 "Shuffles the command deck and the Chaunce pack from the game's dice and deals each side its hand.",
                 vec![
                     FormField::choice("hands", "Hands", vec![Choice::new("per-seat", "each player on their own link"), Choice::new("single-device", "one device for both (hands behind a tap)")], false),
@@ -51,7 +57,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
     if gm {
         out.push(ActionForm::new(
             "objective",
-            "Objective banner",
+            &title("objective"),
             "A scenario objective gained (+1) or lost (-1) by a side (design 8).",
             vec![
                 FormField::choice(
@@ -111,7 +117,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
     match st.phase {
         Phase::Chaunce => out.push(primary(ActionForm::new(
             "draw-chaunce",
-            "Take the Chaunce card",
+            &title("draw-chaunce"),
             "The top card of the Chaunce pack, presented by the opponent. Its odds: the cards not yet seen (decision 58).",
             vec![],
             true,
@@ -145,7 +151,10 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
             }
             out.push(primary(ActionForm::new(
                 "resolve-chaunce",
-                &format!("Resolve {}", card.map_or("the Chaunce card", |c| c.name)),
+                &card.map_or_else(
+                    || title("resolve-chaunce"),
+                    |c| tercio_i18n::msg(tercio_i18n::keys::ECW_FORM_RESOLVE_CARD, &[("card", &tercio_i18n::plain(c.name))]),
+                ),
                 card.map_or("", |c| c.text),
                 fields,
                 true,
@@ -154,7 +163,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
         Phase::Swap if hand_seen => {
             out.push(secret(primary(ActionForm::new(
                 "swap",
-                "Swap a command card (or keep the hand)",
+                &title("swap"),
                 "After a Chaunce card that replaced the turn you may discard one command card and draw another (004).",
                 vec![FormField::choice("card", "Discard", hand_choices(&s.hand), true)],
                 false,
@@ -162,7 +171,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
         }
         Phase::Swap => out.push(primary(ActionForm::new(
             "swap",
-            "Keep the hand",
+            &tercio_i18n::msg(tercio_i18n::keys::ECW_FORM_KEEP_HAND, &[]),
             "No swap: the other side's turn.",
             vec![],
             false,
@@ -197,7 +206,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
             }
             out.push(secret(primary(ActionForm::new(
                 "play",
-                "Play a command card",
+                &title("play"),
                 "Played face up; it orders the units it names (004, COMMAND CARDS).",
                 fields,
                 true,
@@ -243,7 +252,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                 );
                 out.push(ActionForm::new(
                     "order",
-                    "Order a unit or leader",
+                    &title("order"),
                     "One at a time, before any move or battle.",
                     vec![
                         FormField::choice("unit", "Unit or leader", choices, false).resets(),
@@ -269,7 +278,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                     .collect();
                 out.push(ActionForm::new(
                     "rally",
-                    "Rallye: return a block",
+                    &title("rally"),
                     "One block of the symbol's type to an under-strength unit, which is ordered.",
                     vec![unit_choice("unit", "Unit", &under).resets()],
                     false,
@@ -297,7 +306,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                 );
                 out.push(ActionForm::new(
                     "move",
-                    "Move",
+                    &title("move"),
                     "The hexes moved on the mat; Tercio checks the allowance.",
                     vec![
                         FormField::choice("unit", "Unit or leader", movers, false).resets(),
@@ -337,7 +346,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                 if !shooters.is_empty() {
                     out.push(ActionForm::new(
                         "fire",
-                        "Ranged combat",
+                        &title("fire"),
                         "Foot and dismounted dragoons at 1-2 hexes, artillery at 2-5.",
                         vec![
                             unit_choice("unit", "Unit", &shooters).resets(),
@@ -382,7 +391,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                     );
                     out.push(ActionForm::new(
                         "melee",
-                        "Melee",
+                        &title("melee"),
                         "Announces the attack: the defender answers first (Evade, Stand of Pikes, Retire and Reform).",
                         vec![
                             unit_choice("unit", "Attacker", &attackers).resets(),
@@ -400,11 +409,11 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
             if let Some(ch) = &st.chase {
                 let u = st.units.iter().find(|u| u.id == ch.unit);
                 if u.is_some_and(|u| u.rash) && !ch.control_rolled {
-                    out.push(ActionForm::new("control", "Control the rash unit", "One die: Cavalry or Flag (Sabres too with a leader) brings it under control (004, Horse).", vec![FormField::choice("unit", "Unit", vec![Choice::new(ch.unit.clone(), u.map_or(ch.unit.clone(), |u| u.name.clone()))], false)], true));
+                    out.push(ActionForm::new("control", &title("control"), "One die: Cavalry or Flag (Sabres too with a leader) brings it under control (004, Horse).", vec![FormField::choice("unit", "Unit", vec![Choice::new(ch.unit.clone(), u.map_or(ch.unit.clone(), |u| u.name.clone()))], false)], true));
                 }
                 out.push(ActionForm::new(
                     "stop",
-                    "End the breakthrough",
+                    &title("stop"),
                     "No (further) bonus melee.",
                     vec![FormField::flag(
                         "no_target",
@@ -416,7 +425,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
             if !st.chase.as_ref().is_some_and(|c| c.compelled) {
                 out.push(ActionForm::new(
                     "end-turn",
-                    "End the turn",
+                    &title("end-turn"),
                     "The draw phase, then the other side plays.",
                     vec![],
                     false,
@@ -436,7 +445,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
             };
             let f = ActionForm::new(
                 "respond",
-                "Answer the melee",
+                &title("respond"),
                 "Before any die is rolled (decision 43).",
                 vec![FormField::choice(
                     "response",
@@ -453,7 +462,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                 // defender leaves unanswered.
                 out.push(ActionForm::new(
                     "respond",
-                    "Close the window: the defender did not answer",
+                    &tercio_i18n::msg(tercio_i18n::keys::ECW_FORM_CLOSE_WINDOW, &[]),
                     "The defender answers on its own link; use this only if it does not.",
                     vec![FormField::choice(
                         "response",
@@ -468,7 +477,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
         Phase::Scout if hand_seen => {
             out.push(secret(primary(ActionForm::new(
                 "keep",
-                "Keep one scouted card",
+                &title("keep"),
                 "The other goes face up to the discards.",
                 vec![FormField::choice(
                     "card",
@@ -485,7 +494,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                 .unwrap_or(st.sides[st.active].hand.len() as u32);
             out.push(primary(ActionForm::new(
                 "dizzy-pick",
-                "Pick one of the opponent's cards, unseen",
+                &title("dizzy-pick"),
                 "It goes face up to the discards; they hold one card less from now on.",
                 vec![FormField::number(
                     "position",

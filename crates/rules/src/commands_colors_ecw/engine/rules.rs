@@ -40,6 +40,7 @@ pub(super) fn outcome(name: String, before: Option<&Value>, r: Res) -> Outcome {
 }
 
 impl Rules for EcwEngine {
+    const ACTION_TITLES: Option<&'static str> = Some("ecw.action.");
     /// `phase` is `over` exactly when the battle is.
     const OVER_AT_PHASE: bool = true;
     type State = State;
