@@ -3503,3 +3503,67 @@ fn move_and_fire_says_itself_that_the_unit_moved() {
     }
     panic!("no Move and fire offered in six cards");
 }
+
+/// The fire form offers neither a fleeing unit as firer nor a unit in a melee as target: both
+/// would be refused (issue 17, item 6).
+#[test]
+fn the_fire_form_offers_no_fleeing_firer_and_no_target_in_melee() {
+    let choices = |f: &tercio_rules::ActionForm, name: &str| -> Vec<String> {
+        match f.fields.iter().find(|x| x.name == name).map(|x| &x.kind) {
+            Some(tercio_rules::FieldKind::Choice { options, .. }) => {
+                options.iter().map(|o| o.value.clone()).collect()
+            }
+            _ => Vec::new(),
+        }
+    };
+    let mut g = G::new(SCENARIO);
+    g.deck(&[4, 1, 5, 2, 6, 3]);
+    for _ in 0..6 {
+        g.draw();
+        let forms = g.engine.forms(&g.state, None);
+        let Some(f) = forms
+            .iter()
+            .find(|f| f.action == "fire" && f.fixed.is_empty())
+        else {
+            continue;
+        };
+        let (firers, targets) = (choices(f, "unit"), choices(f, "target"));
+        assert!(!firers.is_empty() && targets.len() >= 2, "{f:?}");
+        let (firer, target) = (firers[0].clone(), targets[0].clone());
+        let other = g.state["units"]
+            .as_array()
+            .expect("units")
+            .iter()
+            .find(|u| u["side"] == g.unit(&firer)["side"] && u["id"] != firer.as_str())
+            .map(|u| u["id"].as_str().unwrap_or_default().to_string())
+            .expect("a second unit");
+        g.set(&firer, "status", json!("fleeing"));
+        g.state["combats"] = json!([{
+            "id": 1, "units": [other, target], "rounds": 1,
+            "roles": ["attacker", "defender"], "cavalry": false, "mala_guerra": false,
+            "turn": 1, "due": false
+        }]);
+        let forms = g.engine.forms(&g.state, None);
+        let f = forms
+            .iter()
+            .find(|f| f.action == "fire" && f.fixed.is_empty())
+            .expect("still a fire form");
+        assert!(
+            !choices(f, "unit").contains(&firer),
+            "a fleeing firer offered"
+        );
+        assert!(
+            !choices(f, "unit").contains(&other),
+            "a firer in a melee offered"
+        );
+        assert!(
+            !choices(f, "target").contains(&target),
+            "a target in a melee offered"
+        );
+        // What the form does offer goes through.
+        let a = json!({"action": "fire", "unit": choices(f, "unit")[0], "target": choices(f, "target")[0], "short_bases": 0, "long_bases": 1});
+        assert!(g.engine.plan(Some(&g.state), &a).is_ok(), "{a}");
+        return;
+    }
+    panic!("no fire card in six cards");
+}

@@ -267,6 +267,21 @@ fn ravenna_heavy_guns_pass_and_carts_move() {
     // The French centre's heavy guns do not move; the Ferrarese gun has the game master's
     // permission (flag may-move, decision 57) and moves 2D6.
     card_for(&mut g, "french");
+    // Move offers the permitted gun and not the others, which may still let their chance pass
+    // (issue 17, item 6).
+    let forms = g.engine().expect("engine").forms(&g.state, None);
+    let offered = |action: &str| -> Vec<String> {
+        let f = forms.iter().find(|f| f.action == action).expect(action);
+        let Some(tercio_rules::FieldKind::Choice { options, .. }) =
+            f.fields.iter().find(|x| x.name == "unit").map(|x| &x.kind)
+        else {
+            panic!("{action}: a unit to choose");
+        };
+        options.iter().map(|o| o.value.clone()).collect()
+    };
+    assert!(!offered("move").contains(&"french-guns-centre".to_string()));
+    assert!(offered("move").contains(&"ferrarese-heavy-gun".to_string()));
+    assert!(offered("pass").contains(&"french-guns-centre".to_string()));
     let refused = g
         .act(json!({"action": "move", "unit": "french-guns-centre"}))
         .expect_err("heavy guns do not move");

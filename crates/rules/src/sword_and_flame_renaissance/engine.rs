@@ -664,9 +664,13 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                     .filter(|u| &u.side == cur && !st.acted.contains(&u.id))
                     .filter(|u| st.phase != Phase::Fire || game::can_fire(u))
                     .collect();
-                if st.phase == Phase::Movement {
+                // Only the units that may move are offered to Move (a heavy gun without the
+                // scenario's permission may not: it lets its chance pass; issue 17, item 6).
+                let movers: Vec<&UnitState> =
+                    waiting.iter().copied().filter(|u| game::can_move(u)).collect();
+                if st.phase == Phase::Movement && !movers.is_empty() {
                     let mut fields = vec![
-                        FormField::choice("unit", "Unit", unit_choices(waiting.iter().copied()), false).resets(),
+                        FormField::choice("unit", "Unit", unit_choices(movers.iter().copied()), false).resets(),
                         FormField::flag("uphill", "uphill"),
                         FormField::flag("downhill", "downhill"),
                         FormField::flag("obstacle", "across an obstacle"),
@@ -693,7 +697,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                         fields,
                         true,
                     )));
-                } else {
+                } else if st.phase == Phase::Fire {
                     let enemies = unit_choices(
                         st.units.values().filter(on_table).filter(|u| &u.side != cur),
                     );
@@ -744,13 +748,20 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                         true,
                     )));
                 }
-                out.push(ActionForm::new(
+                let pass = ActionForm::new(
                     "pass",
                     &title("pass"),
                     "The unit does nothing on this card.",
                     vec![FormField::choice("unit", "Unit", unit_choices(waiting.iter().copied()), false).resets()],
                     false,
-                ));
+                );
+                // With none of the side's units able to move (its heavy guns), letting the
+                // chance pass is the card's step.
+                out.push(if st.phase == Phase::Movement && movers.is_empty() {
+                    primary(pass)
+                } else {
+                    pass
+                });
             }
             _ => {}
         },

@@ -166,16 +166,19 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
         if acts {
             if let Some(s) = side_now {
                 let enemies = unit_choices(st, Some(1 - s.min(1)), on);
+                // A unit in a melee may not be shot at (issue 17, item 6).
+                let marks = unit_choices(st, Some(1 - s.min(1)), |u| {
+                    on(u) && !game::in_combat(st, &u.id)
+                });
                 match phase {
                     Some(CardPhase::Fire) => {
                         let firers = unit_choices(st, Some(s), |u| {
-                            u.on_table()
+                            game::may_shoot(st, u)
                                 && u.firing_bases() > 0
-                                && !u.exploded
                                 && (!u.fired || o.phase == CardPhase::Joker)
                         });
-                        if !firers.is_empty() {
-                            out.push(fire_form(firers, enemies.clone(), false));
+                        if !firers.is_empty() && !marks.is_empty() {
+                            out.push(fire_form(firers, marks.clone(), false));
                         }
                         let vets = unit_choices(st, Some(s), |u| {
                             u.quality == Quality::Veterani
@@ -216,15 +219,15 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                             out.push(attack_form(attackers, enemies.clone(), cav));
                         }
                         let skirmishers = unit_choices(st, Some(s), |u| {
-                            u.on_table()
+                            game::may_shoot(st, u)
                                 && !u.fired
                                 && ((cav
                                     && u.troop == Troop::CavalleriaLeggera
                                     && u.weapon.is_some())
                                     || (!cav && u.troop.is_shot()))
                         });
-                        if !skirmishers.is_empty() {
-                            out.push(fire_form(skirmishers, enemies.clone(), true));
+                        if !skirmishers.is_empty() && !marks.is_empty() {
+                            out.push(fire_form(skirmishers, marks.clone(), true));
                         }
                         if p == CardPhase::Infantry && o.phase != CardPhase::Joker {
                             let cmds: Vec<Choice> = st

@@ -521,6 +521,19 @@ pub(super) fn hold_fire(st: &State, unit: &str) -> Result<P, Rejection> {
     Ok(Plan::Done(r))
 }
 
-pub(super) fn in_combat(st: &State, uid: &str) -> bool {
+/// Whether a unit could shoot at all now, whatever its target and card: on the table, not
+/// fleeing, with missiles, not exploded, not in a melee, light horse not having attacked. The
+/// fire form offers only such units (issue 17, item 6); [`fire`] still checks everything.
+pub fn may_shoot(st: &State, u: &UnitState) -> bool {
+    u.on_table()
+        && u.status != Status::Fleeing
+        && u.weapon.is_some()
+        && !u.exploded
+        && !(u.troop == Troop::CavalleriaLeggera && u.attacked)
+        && !in_combat(st, &u.id)
+}
+
+/// Whether a unit is in a melee (and so may not be shot at, nor shoot).
+pub fn in_combat(st: &State, uid: &str) -> bool {
     st.combats.iter().any(|c| c.units.iter().any(|x| x == uid))
 }

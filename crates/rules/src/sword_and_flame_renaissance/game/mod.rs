@@ -234,6 +234,12 @@ fn waiting<'a>(st: &'a State, side: &'a str) -> impl Iterator<Item = &'a UnitSta
 }
 
 /// Able to fire in the fire phase (design 3.1 step 3).
+/// Whether a unit may take a movement card to move (a heavy gun only with the scenario's
+/// permission, `may-move`: 001, MOVEMENT; decision 57). A routed unit may: it is told it stays.
+pub fn can_move(u: &UnitState) -> bool {
+    u.troop != "heavy-gun" || u.may_move
+}
+
 pub fn can_fire(u: &UnitState) -> bool {
     let weapon = weapon_of(u).map(|w| w.0);
     weapon.is_some()

@@ -72,7 +72,7 @@ pub(super) fn move_unit(
     }
     let t = tables::troop(&u.troop)
         .ok_or_else(|| reject("unknown-type", Some("unit"), "unit: unknown type"))?;
-    if t.id == "heavy-gun" && !u.may_move {
+    if !can_move(&u) {
         return Err(reject("heavy-guns-do-not-move", Some("unit"), "unit: heavy guns do not move without the game master's permission (the scenario flag may-move), but may pivot in place (001, MOVEMENT; FIRE; decision 57); let its chance pass"));
     }
     if ground[3] && matches!(t.kind, tables::Kind::Gun | tables::Kind::Train) {
