@@ -199,11 +199,8 @@ fn forms_follow_the_turn_and_the_seat() {
     assert_eq!(e.acting_side(&st, &json!({"action": "draw"})), None);
     // The board says whose card it is.
     let board = e.board(&st).expect("board");
-    assert!(
-        board.headline.contains("Imperial names a unit"),
-        "{}",
-        board.headline
-    );
+    let headline = tercio_i18n::localize(tercio_i18n::Lang::En, &board.headline);
+    assert!(headline.contains("Imperial names a unit"), "{headline}");
 }
 
 #[test]

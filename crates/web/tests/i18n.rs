@@ -695,3 +695,48 @@ fn the_log_groups_dice_and_keeps_citations_one_tap_away() {
     );
     assert!(sources.contains("project design"), "{sources}");
 }
+
+/// Sword and Flame's forms speak Italian on an Italian page: the buttons, hints, fields and
+/// choices of the turn's steps and of a unit's move (issue 17, item 3).
+#[test]
+fn sword_and_flame_forms_speak_italian() {
+    let s = server();
+    let gm = &s.links("sword-and-flame-renaissance/bicocca-1522")[0];
+    let page = s.get_with(&format!("/s/{gm}"), &[ITALIAN]).body;
+    assert!(page.contains("Inizia il turno"), "{}", short(&page));
+    assert!(!page.contains("Start the turn") && !page.contains("Spent units"));
+    for a in ["start-turn", "draw"] {
+        let r = s.act(gm, &json!({"action": a}));
+        assert_eq!(r.status, 200, "{}", r.body);
+    }
+    let page = s.get_with(&format!("/s/{gm}"), &[ITALIAN]).body;
+    // The board and the forms (the results in the log are not yet messages).
+    let page = match page.split_once("id=\"log-list\"") {
+        Some((before, log)) => format!("{before}{}", log.split_once("</ul>").map_or("", |x| x.1)),
+        None => page,
+    };
+    let page = page.as_str();
+    for it in [
+        "Muovi",
+        "> in salita<",
+        "Prima cambia ordine",
+        "Lascia passare l'occasione",
+        ">Unità ",
+        "(carte rosse)",
+        ">Figure<",
+    ] {
+        assert!(page.contains(it), "{it}: {}", short(page));
+    }
+    for en in [
+        "> uphill<",
+        "Change order first",
+        "Shaken units try",
+        ">Unit ",
+        "Let the chance pass",
+        "names a unit",
+        "(red cards)",
+        ">Figures<",
+    ] {
+        assert!(!page.contains(en), "{en} on an Italian page");
+    }
+}

@@ -398,27 +398,47 @@ fn side_name(st: &State, id: &str) -> String {
         .map_or(id.to_string(), |s| s.name.clone())
 }
 
-use super::game::step_name;
-
 fn troop_name(id: &str) -> &str {
     tables::troop(id).map_or(id, |t| t.name)
 }
 
 /// Fresh, worn or spent (design 7.3).
-fn condition(u: &UnitState) -> &'static str {
+fn condition(u: &UnitState) -> String {
     let gun = tables::troop(&u.troop).is_some_and(|t| t.kind == Kind::Gun);
-    if u.figures == u.figures_start {
-        "fresh"
+    t(if u.figures == u.figures_start {
+        "board.fresh"
     } else if gun || !u.spent() {
-        "worn"
+        "board.worn"
     } else {
-        "spent"
-    }
+        "board.spent"
+    })
+}
+
+/// A board text with its values, from the catalogue (`sword_and_flame.<key>`).
+fn tw(key: &str, args: &[(&str, &str)]) -> String {
+    tercio_i18n::msg(&format!("sword_and_flame.{key}"), args)
+}
+
+/// The step of the turn as the headline names it.
+fn step_title(p: Phase) -> String {
+    t(match p {
+        Phase::Start => "step.start",
+        Phase::Movement => "step.movement",
+        Phase::Fire => "step.fire",
+        Phase::Melee => "step.melee",
+        Phase::Over => "step.over",
+    })
 }
 
 /// The game at a glance: the turn and step, whose card it is, the deck, and each side's units.
 pub fn board(st: &State) -> Board {
-    let mut headline = format!("Turn {} — {}", st.turn, step_name(st.phase));
+    let mut headline = tw(
+        "board.headline",
+        &[
+            ("turn", &st.turn.to_string()),
+            ("step", &step_title(st.phase)),
+        ],
+    );
     if st.phase == Phase::Over {
         let standing: Vec<String> = st
             .sides
@@ -427,65 +447,72 @@ pub fn board(st: &State) -> Board {
             .map(|s| s.name.clone())
             .collect();
         headline = if standing.is_empty() {
-            "Game over: both armies have left the field — a draw.".into()
+            t("board.over-draw")
         } else {
             let broken: Vec<String> = st.broken.iter().map(|b| side_name(st, b)).collect();
-            format!(
-                "Game over. {} wins: {} has nothing left on the field.",
-                standing.join(", "),
-                broken.join(", ")
+            tw(
+                "board.over-wins",
+                &[
+                    ("winner", &standing.join(", ")),
+                    ("broken", &broken.join(", ")),
+                ],
             )
         };
     } else if let Some(side) = &st.current {
-        headline.push_str(&format!(
-            " · {} names {}",
-            side_name(st, side),
+        headline.push_str(&tw(
             if st.moves_left > 1 {
-                format!("{} units", st.moves_left)
+                "board.names.other"
             } else {
-                "a unit".into()
-            }
+                "board.names.one"
+            },
+            &[
+                ("side", &side_name(st, side)),
+                ("count", &st.moves_left.to_string()),
+            ],
         ));
     }
     let mut notes = Vec::new();
     match st.phase {
-        Phase::Start => notes.push(
-            "Start the turn: spent units without a field officer test Stand and Fight to stay."
-                .into(),
-        ),
-        Phase::Movement | Phase::Fire if st.current.is_none() => notes.push(format!(
-            "Draw a card: red moves {}, black moves {}. Deck: {} red, {} black left.",
-            st.sides
-                .iter()
-                .find(|s| s.red)
-                .map_or("", |s| s.name.as_str()),
-            st.sides
-                .iter()
-                .find(|s| !s.red)
-                .map_or("", |s| s.name.as_str()),
-            st.deck.red,
-            st.deck.black
+        Phase::Start => notes.push(t("board.note.start")),
+        Phase::Movement | Phase::Fire if st.current.is_none() => notes.push(tw(
+            "board.note.draw",
+            &[
+                (
+                    "red",
+                    st.sides
+                        .iter()
+                        .find(|s| s.red)
+                        .map_or("", |s| s.name.as_str()),
+                ),
+                (
+                    "black",
+                    st.sides
+                        .iter()
+                        .find(|s| !s.red)
+                        .map_or("", |s| s.name.as_str()),
+                ),
+                ("red_left", &st.deck.red.to_string()),
+                ("black_left", &st.deck.black.to_string()),
+            ],
         )),
         Phase::Movement | Phase::Fire => {}
-        Phase::Melee if !st.fire_morale_done => {
-            notes.push("Step 4: test morale for units that took fire casualties.".into())
-        }
-        Phase::Melee => notes.push(
-            "Steps 5-7: resolve each charge (To Close, To Stand, the close combat); then end the turn (rallies, reload markers, the spirit of each army).".into(),
-        ),
+        Phase::Melee if !st.fire_morale_done => notes.push(t("board.note.fire-morale")),
+        Phase::Melee => notes.push(t("board.note.melee")),
         Phase::Over => {}
     }
     if st.light_rain {
-        notes.push("Light rain: +2 to every fire die.".into());
+        notes.push(t("hint.weather"));
     }
     for (side, w) in &st.wounded {
-        notes.push(format!(
-            "{} wounded: {} on their way to the rear, {} saved, {} captured (ransom due to the enemy: {} cents, 10 a figure).",
-            side_name(st, side),
-            w.marching,
-            w.saved,
-            w.captured,
-            w.captured * 10
+        notes.push(tw(
+            "board.note.wounded",
+            &[
+                ("side", &side_name(st, side)),
+                ("marching", &w.marching.to_string()),
+                ("saved", &w.saved.to_string()),
+                ("captured", &w.captured.to_string()),
+                ("ransom", &(w.captured * 10).to_string()),
+            ],
         ));
     }
     let mut tables = Vec::new();
@@ -495,31 +522,34 @@ pub fn board(st: &State) -> Board {
             .map(|u| {
                 let mut marks = Vec::new();
                 if u.reload > 0 {
-                    marks.push(format!("{} reload marker(s)", u.reload));
+                    marks.push(tw("board.mark.reload", &[("count", &u.reload.to_string())]));
                 }
                 if u.pistols_empty {
-                    marks.push("pistols empty".into());
+                    marks.push(t("board.mark.pistols-empty"));
                 }
                 if u.moved {
-                    marks.push("moved".into());
+                    marks.push(t("board.mark.moved"));
                 }
                 if st.acted.contains(&u.id) {
-                    marks.push("has had its chance".into());
+                    marks.push(t("board.mark.acted"));
                 }
                 if u.field_officer {
-                    marks.push("field officer attached".into());
+                    marks.push(t("board.mark.officer"));
                 }
                 if u.dismounted {
-                    marks.push("dismounted".into());
+                    marks.push(t("board.mark.dismounted"));
                 }
                 if u.wounded > 0 {
-                    marks.push(format!("{} wounded carried", u.wounded));
+                    marks.push(tw(
+                        "board.mark.wounded",
+                        &[("count", &u.wounded.to_string())],
+                    ));
                 }
                 if u.lance_used {
-                    marks.push("lances spent".into());
+                    marks.push(t("board.mark.lances"));
                 }
                 if let Some(col) = u.brigade.as_ref().and_then(|c| st.officers.get(c)) {
-                    marks.push(format!("brigade of {}", col.name));
+                    marks.push(tw("board.mark.brigade", &[("officer", &col.name)]));
                 }
                 let mut troop = troop_name(&u.troop).to_string();
                 for sub in &u.sub_units {
@@ -534,19 +564,21 @@ pub fn board(st: &State) -> Board {
                     {
                         "—".into()
                     } else {
-                        format!("{:?}", u.order).to_lowercase()
+                        t(&format!(
+                            "choice.{}",
+                            format!("{:?}", u.order).to_lowercase()
+                        ))
                     },
                     format!("{}/{}", u.figures, u.figures_start),
                     u.leaders.to_string(),
-                    match u.status {
-                        Status::Steady => "steady",
-                        Status::Shaken => "shaken",
-                        Status::Routed => "routed",
-                        Status::Gone => "off the field",
-                    }
-                    .into(),
+                    t(match u.status {
+                        Status::Steady => "board.steady",
+                        Status::Shaken => "board.shaken",
+                        Status::Routed => "board.routed",
+                        Status::Gone => "board.gone",
+                    }),
                     if u.on_table() {
-                        condition(u).into()
+                        condition(u)
                     } else {
                         "—".into()
                     },
@@ -555,11 +587,18 @@ pub fn board(st: &State) -> Board {
             })
             .collect();
         tables.push(BoardTable {
-            title: format!("{} ({} cards)", s.name, if s.red { "red" } else { "black" }),
+            title: tw(
+                if s.red {
+                    "board.side-red"
+                } else {
+                    "board.side-black"
+                },
+                &[("side", &s.name)],
+            ),
             columns: [
-                "Id", "Unit", "Type", "Order", "Figures", "Leaders", "Status", "State", "Markers",
+                "id", "unit", "type", "order", "figures", "leaders", "status", "state", "markers",
             ]
-            .map(String::from)
+            .map(|c| t(&format!("board.col.{c}")))
             .to_vec(),
             rows,
             reveal: None,
@@ -568,9 +607,9 @@ pub fn board(st: &State) -> Board {
     if !st.officers.is_empty() {
         tables.push(BoardTable {
             reveal: None,
-            title: "Field officers".into(),
-            columns: ["Id", "Officer", "Side", "Rank", "With", "Status"]
-                .map(String::from)
+            title: t("board.officers"),
+            columns: ["id", "officer", "side", "rank", "with", "status"]
+                .map(|c| t(&format!("board.col.{c}")))
                 .to_vec(),
             rows: st
                 .officers
@@ -584,11 +623,11 @@ pub fn board(st: &State) -> Board {
                         o.attached
                             .as_ref()
                             .and_then(|u| st.units.get(u))
-                            .map_or("alone".into(), |u| u.name.clone()),
+                            .map_or_else(|| t("board.alone"), |u| u.name.clone()),
                         if o.down {
-                            "down".into()
+                            t("board.down")
                         } else if o.moved {
-                            "moved".into()
+                            t("board.mark.moved")
                         } else {
                             String::new()
                         },
@@ -625,6 +664,11 @@ fn title(action: &str) -> String {
     tercio_i18n::msg(&format!("sword_and_flame.action.{action}"), &[])
 }
 
+/// A text of the forms, from the catalogue (`sword_and_flame.<key>`), in the reader's language.
+fn t(key: &str) -> String {
+    tercio_i18n::msg(&format!("sword_and_flame.{key}"), &[])
+}
+
 /// What can be done now: the game master's turn steps and every side's actions, or one side's
 /// own actions (`side`).
 pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
@@ -639,7 +683,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
         Phase::Start if gm => out.push(primary(ActionForm::new(
             "start-turn",
             &title("start-turn"),
-            "Spent units without a field officer test Stand and Fight to stay (step 1), then the movement cards.",
+            &t("hint.start-turn"),
             Vec::new(),
             true,
         ))),
@@ -647,14 +691,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
             // Drawn some thirty times a turn: its result is a line, not a box to dismiss (issue
             // 17, item 5).
             None if gm => out.push(primary(
-                ActionForm::new(
-                    "draw",
-                    &title("draw"),
-                    "The next activation card: its colour's side names a unit.",
-                    Vec::new(),
-                    true,
-                )
-                .quiet(),
+                ActionForm::new("draw", &title("draw"), &t("hint.draw"), Vec::new(), true).quiet(),
             )),
             Some(cur) if mine(cur) => {
                 let waiting: Vec<&UnitState> = st
@@ -666,76 +703,91 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                     .collect();
                 // Only the units that may move are offered to Move (a heavy gun without the
                 // scenario's permission may not: it lets its chance pass; issue 17, item 6).
-                let movers: Vec<&UnitState> =
-                    waiting.iter().copied().filter(|u| game::can_move(u)).collect();
+                let movers: Vec<&UnitState> = waiting
+                    .iter()
+                    .copied()
+                    .filter(|u| game::can_move(u))
+                    .collect();
                 if st.phase == Phase::Movement && !movers.is_empty() {
                     let mut fields = vec![
-                        FormField::choice("unit", "Unit", unit_choices(movers.iter().copied()), false).resets(),
-                        FormField::flag("uphill", "uphill"),
-                        FormField::flag("downhill", "downhill"),
-                        FormField::flag("obstacle", "across an obstacle"),
-                        FormField::flag("woods", "through woods"),
+                        FormField::choice(
+                            "unit",
+                            &t("field.unit"),
+                            unit_choices(movers.iter().copied()),
+                            false,
+                        )
+                        .resets(),
+                        FormField::flag("uphill", &t("field.uphill")),
+                        FormField::flag("downhill", &t("field.downhill")),
+                        FormField::flag("obstacle", &t("field.obstacle")),
+                        FormField::flag("woods", &t("field.woods")),
                     ];
                     fields.push(FormField::choice(
                         "order",
-                        "Change order first",
+                        &t("field.order"),
                         ["closed", "open", "skirmish"]
-                            .map(|o| Choice::new(o, o))
+                            .map(|o| Choice::new(o, t(&format!("choice.{o}"))))
                             .to_vec(),
                         true,
                     ));
                     if st.options.dismounting {
-                        fields.push(FormField::flag(
-                            "dismount",
-                            "mount or dismount (one die fewer)",
-                        ));
+                        fields.push(FormField::flag("dismount", &t("field.dismount")));
                     }
                     out.push(primary(ActionForm::new(
                         "move",
                         &title("move"),
-                        "Shaken units try to rally first; routed units stay. Tercio rolls the movement dice.",
+                        &t("hint.move"),
                         fields,
                         true,
                     )));
                 } else if st.phase == Phase::Fire {
                     let enemies = unit_choices(
-                        st.units.values().filter(on_table).filter(|u| &u.side != cur),
+                        st.units
+                            .values()
+                            .filter(on_table)
+                            .filter(|u| &u.side != cur),
                     );
                     let mut fields = vec![
-                        FormField::choice("unit", "Unit", unit_choices(waiting.iter().copied()), false).resets(),
-                        FormField::choice("target", "Target", enemies, false),
+                        FormField::choice(
+                            "unit",
+                            &t("field.unit"),
+                            unit_choices(waiting.iter().copied()),
+                            false,
+                        )
+                        .resets(),
+                        FormField::choice("target", &t("field.target"), enemies, false),
                         FormField::choice(
                             "range",
-                            "Range (none for pistols and crossbows: one band)",
-                            vec![Choice::new("short", "short"), Choice::new("long", "long")],
+                            &t("field.range"),
+                            vec![
+                                Choice::new("short", t("choice.short")),
+                                Choice::new("long", t("choice.long")),
+                            ],
                             true,
                         ),
-                        FormField::number("firers", "Figures firing (0: all that carry the weapon)", 0, 40, 0),
+                        FormField::number("firers", &t("field.firers"), 0, 40, 0),
                     ];
                     // Both pistols: only for the units that carry them (issue 17, item 6).
                     let pistols: Vec<String> = waiting
                         .iter()
-                        .filter(|u| {
-                            matches!(game::weapon_of(u), Some((tables::Weapon::Pistol, _)))
-                        })
+                        .filter(|u| matches!(game::weapon_of(u), Some((tables::Weapon::Pistol, _))))
                         .map(|u| u.id.clone())
                         .collect();
                     if !pistols.is_empty() {
-                        fields.push(
-                            FormField::flag("double", "reiters: both pistols").only_for(pistols),
-                        );
+                        fields
+                            .push(FormField::flag("double", &t("field.double")).only_for(pistols));
                     }
                     if gm {
                         fields.push(FormField::number(
                             "target_class",
-                            "Target class (0: from the target's order; I pikes base to base, II open order and horse, III skirmishers, artillerists, light cover, IV walls, buildings, works)",
+                            &t("field.target-class"),
                             0,
                             4,
                             0,
                         ));
                         fields.push(FormField::choice(
                             "officer",
-                            "Field officer in the cone of fire",
+                            &t("field.officer-in-cone"),
                             officer_choices(st, |o| &o.side != cur),
                             true,
                         ));
@@ -743,7 +795,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                     out.push(primary(ActionForm::new(
                         "fire",
                         &title("fire"),
-                        "A D20 per figure (3 per gunner); a casualty card per hit. Target class: from the target's order unless you say cover.",
+                        &t("hint.fire"),
                         fields,
                         true,
                     )));
@@ -751,8 +803,14 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                 let pass = ActionForm::new(
                     "pass",
                     &title("pass"),
-                    "The unit does nothing on this card.",
-                    vec![FormField::choice("unit", "Unit", unit_choices(waiting.iter().copied()), false).resets()],
+                    &t("hint.pass"),
+                    vec![FormField::choice(
+                        "unit",
+                        &t("field.unit"),
+                        unit_choices(waiting.iter().copied()),
+                        false,
+                    )
+                    .resets()],
                     false,
                 );
                 // With none of the side's units able to move (its heavy guns), letting the
@@ -768,7 +826,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
         Phase::Melee if !st.fire_morale_done && gm => out.push(primary(ActionForm::new(
             "fire-morale",
             &title("fire-morale"),
-            "Step 4: every unit that took fire casualties and has lost a quarter of its figures to fire tests To Stand, once.",
+            &t("hint.fire-morale"),
             Vec::new(),
             true,
         ))),
@@ -796,47 +854,41 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                 let mut fields = vec![
                     FormField::choice(
                         "charger",
-                        "Charger",
+                        &t("field.charger"),
                         unit_choices(chargers.into_iter()),
                         false,
                     ),
-                    FormField::choice("target", "Target", targets, false),
-                    FormField::flag("rear", "the charger started behind the target"),
-                    FormField::flag("across_wall", "attacking across a wall"),
-                    FormField::flag("climbing", "climbing to a higher level"),
-                    FormField::flag("broken_ground", "pikes in broken ground or built-up area"),
+                    FormField::choice("target", &t("field.target"), targets, false),
+                    FormField::flag("rear", &t("field.rear")),
+                    FormField::flag("across_wall", &t("field.across-wall")),
+                    FormField::flag("climbing", &t("field.climbing")),
+                    FormField::flag("broken_ground", &t("field.broken-ground")),
                     FormField::choice(
                         "break_off",
-                        "Breaks off when it may (after 6 bouts, 3 by companies)",
+                        &t("field.break-off"),
                         vec![
-                            Choice::new("charger", "the charger"),
-                            Choice::new("target", "the target"),
+                            Choice::new("charger", t("choice.charger")),
+                            Choice::new("target", t("choice.target")),
                         ],
                         true,
                     ),
                 ];
                 if gm {
-                    fields.push(FormField::flag("square", "the target is a pike square"));
-                    fields.push(FormField::flag("target_evades", "the target evades"));
+                    fields.push(FormField::flag("square", &t("field.square")));
+                    fields.push(FormField::flag("target_evades", &t("field.target-evades")));
                     fields.push(FormField::number(
                         "evade_room",
-                        "Evader's room (inches; 0: enough)",
+                        &t("field.evade-room"),
                         0,
                         99,
                         0,
                     ));
-                    fields.push(FormField::number(
-                        "touched",
-                        "Evader's figures still touched",
-                        0,
-                        40,
-                        0,
-                    ));
+                    fields.push(FormField::number("touched", &t("field.touched"), 0, 40, 0));
                 }
                 out.push(ActionForm::new(
                     "charge",
                     &title("charge"),
-                    "To Close, To Stand, the whole close combat and the loser's Stand and Fight.",
+                    &t("hint.charge"),
                     fields,
                     true,
                 ));
@@ -845,7 +897,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                 out.push(primary(ActionForm::new(
                     "end-turn",
                     &title("end-turn"),
-                    "Rally routed units, take off a reload marker, roll each army's spirit.",
+                    &t("hint.end-turn"),
                     Vec::new(),
                     true,
                 )));
@@ -862,8 +914,13 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                 out.push(ActionForm::new(
                     "officer-move",
                     &title("officer-move"),
-                    "6D6 in the movement step (decision 19); attached officers move with their unit.",
-                    vec![FormField::choice("officer", "Officer", unmoved, false)],
+                    &t("hint.officer-move"),
+                    vec![FormField::choice(
+                        "officer",
+                        &t("field.officer"),
+                        unmoved,
+                        false,
+                    )],
                     true,
                 ));
             }
@@ -871,12 +928,12 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
         out.push(ActionForm::new(
             "attach",
             &title("attach"),
-            "Visibly touching the unit: +1 to its morale and fights in its close combats; empty: he rides alone.",
+            &t("hint.attach"),
             vec![
-                FormField::choice("officer", "Officer", officers, false),
+                FormField::choice("officer", &t("field.officer"), officers, false),
                 FormField::choice(
                     "unit",
-                    "Unit",
+                    &t("field.unit"),
                     unit_choices(st.units.values().filter(on_table).filter(|u| mine(&u.side))),
                     true,
                 ),
@@ -888,8 +945,8 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
         out.push(ActionForm::new(
             "weather",
             &title("weather"),
-            "Light rain: +2 to every fire die.",
-            vec![FormField::flag("light_rain", "light rain")],
+            &t("hint.weather"),
+            vec![FormField::flag("light_rain", &t("field.light-rain"))],
             false,
         ));
         let marching: Vec<Choice> = st
@@ -902,8 +959,8 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
             out.push(ActionForm::new(
                 "wounded-move",
                 &title("wounded-move"),
-                "3D6 on a movement card of their side.",
-                vec![FormField::choice("side", "Side", marching, false)],
+                &t("hint.wounded-move"),
+                vec![FormField::choice("side", &t("field.side"), marching, false)],
                 true,
             ));
         }
@@ -911,16 +968,19 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
             out.push(ActionForm::new(
                 "wounded-parties",
                 &title("wounded-parties"),
-                "Figures of the parties that reached the base line (saved) or were caught (captured).",
+                &t("hint.wounded-parties"),
                 vec![
                     FormField::choice(
                         "side",
-                        "Side",
-                        st.sides.iter().map(|s| Choice::new(s.id.clone(), s.name.clone())).collect(),
+                        &t("field.side"),
+                        st.sides
+                            .iter()
+                            .map(|s| Choice::new(s.id.clone(), s.name.clone()))
+                            .collect(),
                         false,
                     ),
-                    FormField::number("saved", "Saved", 0, 99, 0),
-                    FormField::number("captured", "Captured", 0, 99, 0),
+                    FormField::number("saved", &t("field.saved"), 0, 99, 0),
+                    FormField::number("captured", &t("field.captured"), 0, 99, 0),
                 ],
                 false,
             ));
