@@ -677,7 +677,11 @@ fn the_log_groups_dice_and_keeps_citations_one_tap_away() {
         .skip(1)
         .filter_map(|p| p.split_once("</pre>").map(|(t, _)| t))
         .collect();
-    assert!(pres.iter().any(|p| p.contains(" dice → ")), "{pres:?}");
+    assert!(
+        pres.iter()
+            .any(|p| p.contains(" die → ") || p.contains(" dice → ")),
+        "{pres:?}"
+    );
     for p in &pres {
         assert!(!p.contains(" d6 = "), "a die per line: {p}");
         assert!(

@@ -15,6 +15,11 @@ fn title(action: &str) -> String {
     tercio_i18n::msg(&format!("ecw.action.{action}"), &[])
 }
 
+/// A text of the forms, from the catalogue (`ecw.<key>`), in the reader's language.
+fn t(key: &str) -> String {
+    tercio_i18n::msg(&format!("ecw.{key}"), &[])
+}
+
 pub(super) fn numbers(name: &str, label: &str, lo: u32, hi: u32) -> FormField {
     FormField::choice(
         name,
@@ -34,10 +39,18 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
             out.push(primary(ActionForm::new(
                 "deal",
                 &title("deal"),
-                "Shuffles the command deck and the Chaunce pack from the game's dice and deals each side its hand.",
+                &t("hint.deal"),
                 vec![
-                    FormField::choice("hands", "Hands", vec![Choice::new("per-seat", "each player on their own link"), Choice::new("single-device", "one device for both (hands behind a tap)")], false),
-                    FormField::flag("referee_sees_hands", "a neutral game master sees the hands"),
+                    FormField::choice(
+                        "hands",
+                        &t("field.hands"),
+                        vec![
+                            Choice::new("per-seat", t("choice.per-seat")),
+                            Choice::new("single-device", t("choice.single-device")),
+                        ],
+                        false,
+                    ),
+                    FormField::flag("referee_sees_hands", &t("field.referee-sees-hands")),
                 ],
                 false,
             )));
@@ -58,11 +71,11 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
         out.push(ActionForm::new(
             "objective",
             &title("objective"),
-            "A scenario objective gained (+1) or lost (-1) by a side (design 8).",
+            &t("hint.objective"),
             vec![
                 FormField::choice(
                     "side",
-                    "Side",
+                    &t("field.side"),
                     st.sides
                         .iter()
                         .map(|s| Choice::new(s.id.clone(), s.name.clone()))
@@ -71,11 +84,11 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                 ),
                 FormField::choice(
                     "banners",
-                    "Banners",
+                    &t("field.banners"),
                     vec![Choice::new("1", "+1"), Choice::new("-1", "-1")],
                     false,
                 ),
-                FormField::text("hex", "Objective", "the hex's name"),
+                FormField::text("hex", &t("field.objective"), &t("field.hex-placeholder")),
             ],
             false,
         ));
@@ -118,7 +131,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
         Phase::Chaunce => out.push(primary(ActionForm::new(
             "draw-chaunce",
             &title("draw-chaunce"),
-            "The top card of the Chaunce pack, presented by the opponent. Its odds: the cards not yet seen (decision 58).",
+            &t("hint.draw-chaunce"),
             vec![],
             true,
         ))),
@@ -128,32 +141,32 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
             let id = card.map_or("", |c| c.id);
             let mut fields = Vec::new();
             if id == "fumblethumbs" {
-                fields.push(numbers(
-                    "room",
-                    "Hexes the foot can retreat (empty: room enough)",
-                    0,
-                    6,
-                ));
+                fields.push(numbers("room", &t("field.foot-room"), 0, 6));
             } else if pending {
                 let q = game::second_question(id).unwrap_or("the answer");
                 fields.push(FormField::text(
                     "target",
                     &format!("Name {q}"),
-                    "ids separated by commas",
+                    &t("field.ids"),
                 ));
             } else {
                 let q = game::needs_candidates(id).unwrap_or("the candidates");
                 fields.push(FormField::text(
                     "candidates",
                     &format!("List {q}"),
-                    "ids or names separated by commas",
+                    &t("field.ids-or-names"),
                 ));
             }
             out.push(primary(ActionForm::new(
                 "resolve-chaunce",
                 &card.map_or_else(
                     || title("resolve-chaunce"),
-                    |c| tercio_i18n::msg(tercio_i18n::keys::ECW_FORM_RESOLVE_CARD, &[("card", &tercio_i18n::plain(c.name))]),
+                    |c| {
+                        tercio_i18n::msg(
+                            tercio_i18n::keys::ECW_FORM_RESOLVE_CARD,
+                            &[("card", &tercio_i18n::plain(c.name))],
+                        )
+                    },
                 ),
                 card.map_or("", |c| c.text),
                 fields,
@@ -164,15 +177,20 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
             out.push(secret(primary(ActionForm::new(
                 "swap",
                 &title("swap"),
-                "After a Chaunce card that replaced the turn you may discard one command card and draw another (004).",
-                vec![FormField::choice("card", "Discard", hand_choices(&s.hand), true)],
+                &t("hint.swap"),
+                vec![FormField::choice(
+                    "card",
+                    &t("field.discard"),
+                    hand_choices(&s.hand),
+                    true,
+                )],
                 false,
             ))));
         }
         Phase::Swap => out.push(primary(ActionForm::new(
             "swap",
             &tercio_i18n::msg(tercio_i18n::keys::ECW_FORM_KEEP_HAND, &[]),
-            "No swap: the other side's turn.",
+            &t("hint.keep-hand"),
             vec![],
             false,
         ))),
@@ -186,7 +204,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                 .collect();
             let mut fields = vec![FormField::choice(
                 "card",
-                "Card",
+                &t("field.card"),
                 hand_choices(&playable),
                 false,
             )];
@@ -196,10 +214,10 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
             {
                 fields.push(FormField::choice(
                     "mode",
-                    "Hazzard a Chaunce",
+                    &t("field.hazzard"),
                     vec![
-                        Choice::new("order", "order 1 unit or leader"),
-                        Choice::new("present", "present it: the opponent takes a Chaunce card"),
+                        Choice::new("order", t("choice.order-one")),
+                        Choice::new("present", t("choice.present")),
                     ],
                     true,
                 ));
@@ -207,7 +225,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
             out.push(secret(primary(ActionForm::new(
                 "play",
                 &title("play"),
-                "Played face up; it orders the units it names (004, COMMAND CARDS).",
+                &t("hint.play"),
                 fields,
                 true,
             ))));
@@ -253,19 +271,20 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                 out.push(ActionForm::new(
                     "order",
                     &title("order"),
-                    "One at a time, before any move or battle.",
+                    &t("hint.order"),
                     vec![
-                        FormField::choice("unit", "Unit or leader", choices, false).resets(),
+                        FormField::choice("unit", &t("field.unit-or-leader"), choices, false)
+                            .resets(),
                         FormField::choice(
                             "section",
-                            "Section (on a section line)",
+                            &t("field.section"),
                             ["left", "centre", "right"]
                                 .iter()
                                 .map(|x| Choice::new(*x, *x))
                                 .collect(),
                             true,
                         ),
-                        FormField::flag("adjacent_enemy", "adjacent to the enemy"),
+                        FormField::flag("adjacent_enemy", &t("field.adjacent-enemy")),
                     ],
                     false,
                 ));
@@ -279,8 +298,8 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                 out.push(ActionForm::new(
                     "rally",
                     &title("rally"),
-                    "One block of the symbol's type to an under-strength unit, which is ordered.",
-                    vec![unit_choice("unit", "Unit", &under).resets()],
+                    &t("hint.rally"),
+                    vec![unit_choice("unit", &t("field.unit"), &under).resets()],
                     false,
                 ));
             }
@@ -307,16 +326,17 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                 out.push(ActionForm::new(
                     "move",
                     &title("move"),
-                    "The hexes moved on the mat; Tercio checks the allowance.",
+                    &t("hint.move"),
                     vec![
-                        FormField::choice("unit", "Unit or leader", movers, false).resets(),
-                        FormField::number("hexes", "Hexes", 0, 3, 1),
-                        FormField::flag("mount", "mount (dragoons)"),
-                        FormField::flag("dismount", "dismount (dragoons)"),
-                        FormField::flag("leave_stand", "leave Stand of Pikes"),
+                        FormField::choice("unit", &t("field.unit-or-leader"), movers, false)
+                            .resets(),
+                        FormField::number("hexes", &t("field.hexes"), 0, 3, 1),
+                        FormField::flag("mount", &t("field.mount")),
+                        FormField::flag("dismount", &t("field.dismount")),
+                        FormField::flag("leave_stand", &t("field.leave-stand")),
                         FormField::choice(
                             "join",
-                            "Leader joins",
+                            &t("field.leader-joins"),
                             own_units
                                 .iter()
                                 .map(|u| Choice::new(u.id.clone(), u.name.clone()))
@@ -347,21 +367,21 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                     out.push(ActionForm::new(
                         "fire",
                         &title("fire"),
-                        "Foot and dismounted dragoons at 1-2 hexes, artillery at 2-5.",
+                        &t("hint.fire"),
                         vec![
-                            unit_choice("unit", "Unit", &shooters).resets(),
-                            unit_choice("target", "Target", &enemies),
-                            FormField::number("range", "Range (hexes)", 1, 5, 2),
-                            FormField::number("terrain", "Terrain dice reduction", 0, 3, 0),
-                            numbers("target_room", "Hexes the target can retreat", 0, 6),
+                            unit_choice("unit", &t("field.unit"), &shooters).resets(),
+                            unit_choice("target", &t("field.target"), &enemies),
+                            FormField::number("range", &t("field.range"), 1, 5, 2),
+                            FormField::number("terrain", &t("field.terrain"), 0, 3, 0),
+                            numbers("target_room", &t("field.target-room"), 0, 6),
                             FormField::number(
                                 "target_ignores",
-                                "Flags its terrain lets it ignore",
+                                &t("field.target-ignores"),
                                 0,
                                 2,
                                 0,
                             ),
-                            FormField::flag("adjacent_enemy", "the firer is adjacent to an enemy"),
+                            FormField::flag("adjacent_enemy", &t("field.firer-adjacent")),
                         ],
                         true,
                     ));
@@ -392,15 +412,27 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                     out.push(ActionForm::new(
                         "melee",
                         &title("melee"),
-                        "Announces the attack: the defender answers first (Evade, Stand of Pikes, Retire and Reform).",
+                        &t("hint.melee"),
                         vec![
-                            unit_choice("unit", "Attacker", &attackers).resets(),
-                            FormField::choice("target", "Target", targets, false),
-                            FormField::number("terrain", "Terrain dice reduction", 0, 3, 0),
-                            FormField::number("battle_back_terrain", "Terrain reduction of the battle back", 0, 3, 0),
-                            numbers("target_room", "Hexes the target can retreat", 0, 6),
-                            numbers("attacker_room", "Hexes the attacker can retreat", 0, 6),
-                            FormField::number("target_ignores", "Flags its terrain lets it ignore", 0, 2, 0),
+                            unit_choice("unit", &t("field.attacker"), &attackers).resets(),
+                            FormField::choice("target", &t("field.target"), targets, false),
+                            FormField::number("terrain", &t("field.terrain"), 0, 3, 0),
+                            FormField::number(
+                                "battle_back_terrain",
+                                &t("field.battle-back-terrain"),
+                                0,
+                                3,
+                                0,
+                            ),
+                            numbers("target_room", &t("field.target-room"), 0, 6),
+                            numbers("attacker_room", &t("field.attacker-room"), 0, 6),
+                            FormField::number(
+                                "target_ignores",
+                                &t("field.target-ignores"),
+                                0,
+                                2,
+                                0,
+                            ),
                         ],
                         true,
                     ));
@@ -409,16 +441,27 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
             if let Some(ch) = &st.chase {
                 let u = st.units.iter().find(|u| u.id == ch.unit);
                 if u.is_some_and(|u| u.rash) && !ch.control_rolled {
-                    out.push(ActionForm::new("control", &title("control"), "One die: Cavalry or Flag (Sabres too with a leader) brings it under control (004, Horse).", vec![FormField::choice("unit", "Unit", vec![Choice::new(ch.unit.clone(), u.map_or(ch.unit.clone(), |u| u.name.clone()))], false)], true));
+                    out.push(ActionForm::new(
+                        "control",
+                        &title("control"),
+                        &t("hint.control"),
+                        vec![FormField::choice(
+                            "unit",
+                            &t("field.unit"),
+                            vec![Choice::new(
+                                ch.unit.clone(),
+                                u.map_or(ch.unit.clone(), |u| u.name.clone()),
+                            )],
+                            false,
+                        )],
+                        true,
+                    ));
                 }
                 out.push(ActionForm::new(
                     "stop",
                     &title("stop"),
-                    "No (further) bonus melee.",
-                    vec![FormField::flag(
-                        "no_target",
-                        "no enemy in reach outside villages, woods and earthworks",
-                    )],
+                    &t("hint.stop"),
+                    vec![FormField::flag("no_target", &t("field.no-enemy"))],
                     false,
                 ));
             }
@@ -426,7 +469,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                 out.push(ActionForm::new(
                     "end-turn",
                     &title("end-turn"),
-                    "The draw phase, then the other side plays.",
+                    &t("hint.end-turn"),
                     vec![],
                     false,
                 ));
@@ -437,19 +480,21 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
             if !hand_seen {
                 opts.retain(|o| *o == "none");
             }
-            let label = |o: &str| match o {
-                "evade" => "Evade (play the card)",
-                "stand-of-pikes" => "Form a Stand of Pikes",
-                "retire" => "Retire and Reform",
-                _ => "No response: fight",
+            let label = |o: &str| {
+                t(match o {
+                    "evade" => "choice.evade",
+                    "stand-of-pikes" => "choice.stand-of-pikes",
+                    "retire" => "choice.retire",
+                    _ => "choice.none",
+                })
             };
             let f = ActionForm::new(
                 "respond",
                 &title("respond"),
-                "Before any die is rolled (decision 43).",
+                &t("hint.respond"),
                 vec![FormField::choice(
                     "response",
-                    "Response",
+                    &t("field.response"),
                     opts.iter().map(|o| Choice::new(*o, label(o))).collect(),
                     false,
                 )],
@@ -463,10 +508,10 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                 out.push(ActionForm::new(
                     "respond",
                     &tercio_i18n::msg(tercio_i18n::keys::ECW_FORM_CLOSE_WINDOW, &[]),
-                    "The defender answers on its own link; use this only if it does not.",
+                    &t("hint.close-window"),
                     vec![FormField::choice(
                         "response",
-                        "Response",
+                        &t("field.response"),
                         vec![Choice::new("none", label("none"))],
                         false,
                     )],
@@ -478,10 +523,10 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
             out.push(secret(primary(ActionForm::new(
                 "keep",
                 &title("keep"),
-                "The other goes face up to the discards.",
+                &t("hint.keep"),
                 vec![FormField::choice(
                     "card",
-                    "Keep",
+                    &t("field.keep"),
                     hand_choices(&s.scout),
                     false,
                 )],
@@ -495,10 +540,10 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
             out.push(primary(ActionForm::new(
                 "dizzy-pick",
                 &title("dizzy-pick"),
-                "It goes face up to the discards; they hold one card less from now on.",
+                &t("hint.dizzy-pick"),
                 vec![FormField::number(
                     "position",
-                    "Card (from the left)",
+                    &t("field.position"),
                     1,
                     i64::from(n.max(1)),
                     1,
