@@ -54,16 +54,27 @@ pub trait Rules: Send + Sync + 'static {
     fn apply(&self, state: &mut Self::State, effects: &Self::Effect) -> Result<(), String>;
     /// Fold recorded effects into a recorded state in place (replays, undo's fold from a
     /// checkpoint): the state replaced by [`Rules::folded_recorded`]. A rule set whose effects
-    /// are patches of the recorded JSON ([`crate::effects`]) overrides both to patch the JSON.
+    /// are patches of the recorded JSON ([`crate::effects`]) sets [`Rules::EFFECTS_ARE_PATCHES`].
     fn apply_recorded(&self, state: &mut Value, effects: &Value) -> Result<(), String> {
+        if Self::EFFECTS_ARE_PATCHES {
+            return crate::effects::apply(state, effects);
+        }
         *state = self.folded_recorded(state, effects)?;
         Ok(())
     }
+    /// The rule set's effects are patches of the recorded JSON ([`crate::effects::diff`]):
+    /// the three recorded folds patch it, in place, with no typed round trip.
+    const EFFECTS_ARE_PATCHES: bool = false;
     /// The recorded state with recorded effects folded in, `state` left as it was (the next
     /// state of every action). The default reads both into their types, folds them and writes
     /// the state out: no copy of the recorded state is made (copying it cost a fifth of an
     /// action's instructions, `docs/performance.md`).
     fn folded_recorded(&self, state: &Value, effects: &Value) -> Result<Value, String> {
+        if Self::EFFECTS_ARE_PATCHES {
+            let mut s = state.clone();
+            crate::effects::apply(&mut s, effects)?;
+            return Ok(s);
+        }
         let mut st: Self::State = read_state(state).map_err(|r| r.message)?;
         let eff: Self::Effect =
             serde::Deserialize::deserialize(effects).map_err(|e| e.to_string())?;
@@ -74,12 +85,15 @@ pub trait Rules: Send + Sync + 'static {
     /// that replaced ([`Engine::fold_changes`]). The default folds the typed state and walks it
     /// beside the recorded one ([`crate::effects::diff_typed`]): only what changed is written
     /// out, and the old tree is patched, not rebuilt. A rule set whose effects are patches of the
-    /// recorded JSON overrides it with [`crate::effects::fold_patch`].
+    /// recorded JSON says so ([`Rules::EFFECTS_ARE_PATCHES`]) and takes them as the changes.
     fn fold_recorded_changes(
         &self,
         state: &mut Value,
         effects: &Value,
     ) -> Result<(Value, Value), String> {
+        if Self::EFFECTS_ARE_PATCHES {
+            return crate::effects::fold_patch(state, effects);
+        }
         let mut st: Self::State = read_state(state).map_err(|r| r.message)?;
         let eff: Self::Effect =
             serde::Deserialize::deserialize(effects).map_err(|e| e.to_string())?;

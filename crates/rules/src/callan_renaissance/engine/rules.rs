@@ -89,25 +89,9 @@ impl Rules for CallanEngine {
         crate::effects::apply_typed(state, effects)
     }
 
-    /// The effects are patches of the recorded JSON: applied there, as before the typed trait.
-    /// In place: a replay patches one state, copying nothing.
-    fn apply_recorded(&self, state: &mut Value, effects: &Value) -> Result<(), String> {
-        crate::effects::apply(state, effects)
-    }
-
-    fn folded_recorded(&self, state: &Value, effects: &Value) -> Result<Value, String> {
-        let mut s = state.clone();
-        crate::effects::apply(&mut s, effects)?;
-        Ok(s)
-    }
-
-    fn fold_recorded_changes(
-        &self,
-        state: &mut Value,
-        effects: &Value,
-    ) -> Result<(Value, Value), String> {
-        crate::effects::fold_patch(state, effects)
-    }
+    /// The effects are patches of the recorded JSON: folded there, in place, as before the
+    /// typed trait.
+    const EFFECTS_ARE_PATCHES: bool = true;
 
     fn is_over(&self, state: &State) -> bool {
         state.phase == Phase::Over

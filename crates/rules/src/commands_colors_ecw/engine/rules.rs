@@ -102,23 +102,9 @@ impl Rules for EcwEngine {
         crate::effects::apply_typed(state, effects)
     }
 
-    fn apply_recorded(&self, state: &mut Value, effects: &Value) -> Result<(), String> {
-        game::apply(state, effects)
-    }
-
-    fn folded_recorded(&self, state: &Value, effects: &Value) -> Result<Value, String> {
-        let mut s = state.clone();
-        game::apply(&mut s, effects)?;
-        Ok(s)
-    }
-
-    fn fold_recorded_changes(
-        &self,
-        state: &mut Value,
-        effects: &Value,
-    ) -> Result<(Value, Value), String> {
-        crate::effects::fold_patch(state, effects)
-    }
+    /// The effects are patches of the recorded JSON: folded there, in place, as before the
+    /// typed trait.
+    const EFFECTS_ARE_PATCHES: bool = true;
 
     fn is_over(&self, st: &State) -> bool {
         st.phase == Phase::Over
