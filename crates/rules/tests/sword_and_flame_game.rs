@@ -1329,3 +1329,23 @@ fn skirmishers_never_fight_they_evade_or_are_destroyed() {
     );
     assert!((c.p("target", "destroyed") - c.p("charge goes in", "yes")).abs() < 1e-12);
 }
+
+/// Every troop type and officer rank has its glossary name (design section 13) in both
+/// languages, for the board and the forms.
+#[test]
+fn every_troop_type_has_its_name_in_both_languages() {
+    for lang in [tercio_i18n::Lang::It, tercio_i18n::Lang::En] {
+        for t in tercio_rules::sword_and_flame_renaissance::tables::TROOPS {
+            let key = format!("sword_and_flame.troop.{}", t.id);
+            assert!(tercio_i18n::has(lang, &key), "{key} in {lang:?}");
+        }
+        for r in ["general", "colonel"] {
+            assert!(tercio_i18n::has(lang, &format!("sword_and_flame.rank.{r}")));
+        }
+    }
+    let it = tercio_i18n::localize(
+        tercio_i18n::Lang::It,
+        &tercio_i18n::msg("sword_and_flame.troop.sword-and-buckler", &[]),
+    );
+    assert_eq!(it, "Rotellieri");
+}

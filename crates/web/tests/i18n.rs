@@ -728,6 +728,7 @@ fn sword_and_flame_forms_speak_italian() {
         ">Unità ",
         "(carte rosse)",
         ">Figure<",
+        ">Picchieri<",
     ] {
         assert!(page.contains(it), "{it}: {}", short(page));
     }
@@ -740,6 +741,7 @@ fn sword_and_flame_forms_speak_italian() {
         "names a unit",
         "(red cards)",
         ">Figures<",
+        ">Pikemen<",
     ] {
         assert!(!page.contains(en), "{en} on an Italian page");
     }

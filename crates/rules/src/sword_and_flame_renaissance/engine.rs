@@ -398,8 +398,13 @@ fn side_name(st: &State, id: &str) -> String {
         .map_or(id.to_string(), |s| s.name.clone())
 }
 
-fn troop_name(id: &str) -> &str {
-    tables::troop(id).map_or(id, |t| t.name)
+/// A troop type's name as players read it (the glossary of the design document, section 13;
+/// an unknown id as it is).
+fn troop_name(id: &str) -> String {
+    match tables::troop(id) {
+        Some(troop) => t(&format!("troop.{}", troop.id)),
+        None => id.to_string(),
+    }
 }
 
 /// Fresh, worn or spent (design 7.3).
@@ -551,7 +556,7 @@ pub fn board(st: &State) -> Board {
                 if let Some(col) = u.brigade.as_ref().and_then(|c| st.officers.get(c)) {
                     marks.push(tw("board.mark.brigade", &[("officer", &col.name)]));
                 }
-                let mut troop = troop_name(&u.troop).to_string();
+                let mut troop = troop_name(&u.troop);
                 for sub in &u.sub_units {
                     troop.push_str(&format!(" + {}", troop_name(sub)));
                 }
@@ -619,7 +624,7 @@ pub fn board(st: &State) -> Board {
                         o.id.clone(),
                         o.name.clone(),
                         side_name(st, &o.side),
-                        format!("{:?}", o.rank).to_lowercase(),
+                        t(&format!("rank.{}", format!("{:?}", o.rank).to_lowercase())),
                         o.attached
                             .as_ref()
                             .and_then(|u| st.units.get(u))
@@ -648,7 +653,14 @@ fn unit_choices<'a>(units: impl Iterator<Item = &'a UnitState>) -> Vec<Choice> {
         .map(|u| {
             Choice::new(
                 u.id.clone(),
-                format!("{} ({}, {} fig.)", u.name, troop_name(&u.troop), u.figures),
+                tw(
+                    "choice.unit",
+                    &[
+                        ("unit", &u.name),
+                        ("troop", &troop_name(&u.troop)),
+                        ("figures", &u.figures.to_string()),
+                    ],
+                ),
             )
         })
         .collect()
