@@ -1,6 +1,8 @@
 //! The Renaissance (Callan): the worked example's exact odds, the scenarios, and the decisions of
 //! `docs/rules/callan-renaissance.md` §12 (tests named `d<n>_…`), played through the engine.
 
+mod common;
+
 use serde_json::{json, Value};
 use tercio_core::DiceStream;
 use tercio_i18n::{localize, Lang};
@@ -3508,14 +3510,7 @@ fn move_and_fire_says_itself_that_the_unit_moved() {
 /// would be refused (issue 17, item 6).
 #[test]
 fn the_fire_form_offers_no_fleeing_firer_and_no_target_in_melee() {
-    let choices = |f: &tercio_rules::ActionForm, name: &str| -> Vec<String> {
-        match f.fields.iter().find(|x| x.name == name).map(|x| &x.kind) {
-            Some(tercio_rules::FieldKind::Choice { options, .. }) => {
-                options.iter().map(|o| o.value.clone()).collect()
-            }
-            _ => Vec::new(),
-        }
-    };
+    use common::choices;
     let mut g = G::new(SCENARIO);
     g.deck(&[4, 1, 5, 2, 6, 3]);
     for _ in 0..6 {

@@ -1,6 +1,8 @@
 //! The shipped scenarios of The Sword and the Flame, Renaissance adaptation (design section 10):
 //! they parse, start a game, give each side the order of battle the notes describe, and play.
 
+mod common;
+
 use std::path::PathBuf;
 
 use serde_json::{json, Value};
@@ -271,13 +273,10 @@ fn ravenna_heavy_guns_pass_and_carts_move() {
     // (issue 17, item 6).
     let forms = g.engine().expect("engine").forms(&g.state, None);
     let offered = |action: &str| -> Vec<String> {
-        let f = forms.iter().find(|f| f.action == action).expect(action);
-        let Some(tercio_rules::FieldKind::Choice { options, .. }) =
-            f.fields.iter().find(|x| x.name == "unit").map(|x| &x.kind)
-        else {
-            panic!("{action}: a unit to choose");
-        };
-        options.iter().map(|o| o.value.clone()).collect()
+        common::choices(
+            forms.iter().find(|f| f.action == action).expect(action),
+            "unit",
+        )
     };
     assert!(!offered("move").contains(&"french-guns-centre".to_string()));
     assert!(offered("move").contains(&"ferrarese-heavy-gun".to_string()));

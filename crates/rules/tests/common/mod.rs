@@ -63,3 +63,13 @@ pub fn example_game(rules: &str) -> (tercio_rules::game::Game, Vec<Value>) {
     steps.sort();
     (game, steps.iter().map(|p| read_json_file(p)).collect())
 }
+
+/// The values a form's choice field offers (empty when the form has no such choice).
+pub fn choices(f: &tercio_rules::ActionForm, name: &str) -> Vec<String> {
+    match f.fields.iter().find(|x| x.name == name).map(|x| &x.kind) {
+        Some(tercio_rules::FieldKind::Choice { options, .. }) => {
+            options.iter().map(|o| o.value.clone()).collect()
+        }
+        _ => Vec::new(),
+    }
+}
