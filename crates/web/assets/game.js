@@ -87,6 +87,9 @@
     p.textContent = errorText(form, e);
     const el = fieldOf(form, e);
     const at = el && el.closest("label") ? el.closest("label") : form.querySelector("button[type=submit]");
+    // A correction one tap away is opened to show what is wrong with it.
+    const more = at.closest("details");
+    if (more) more.open = true;
     at.insertAdjacentElement("afterend", p);
     p.scrollIntoView({ block: "nearest" });
   }
@@ -136,8 +139,12 @@
   }
 
   // A result in the box to dismiss (already open: its text replaced).
-  function openResult(res) {
+  // The game master can undo it from there (a result and its undo sit together) while it is the
+  // newest entry.
+  function openResult(res, newest) {
     $("result-text").textContent = render(res);
+    const undo = $("result-undo");
+    if (undo) undo.hidden = !newest || !$("undo");
     if (!$("result-box").open) $("result-box").showModal();
   }
 
@@ -150,7 +157,7 @@
     const ev = d.entry && d.entry.event;
     if (!ev || !ev.resolution || ev.by === SEAT.by || d.seq !== d.events) return;
     // What rolled no die (a card drawn, a turn's step) is a line at the foot, not a box.
-    if ((ev.resolution.steps || []).some((st) => st.dice && st.dice.length)) openResult(ev.resolution);
+    if ((ev.resolution.steps || []).some((st) => st.dice && st.dice.length)) openResult(ev.resolution, true);
     else resultLine(ev.resolution);
   }
 
@@ -197,6 +204,8 @@
       if (box.oddsTicket !== ticket) return;
       const { status, data } = res;
       box.innerHTML = "";
+      // Drawn for the form as it stands (tests wait for it).
+      box.dataset.drawn = "1";
       if (status !== 200) {
         const e = data.error || {};
         const p = document.createElement("p");
@@ -231,15 +240,26 @@
           td.appendChild(m);
         }
       }
-      // No heading over nothing (an action with no outcome to tell apart).
-      if (facets.length) {
-        const head = document.createElement("strong");
-        head.textContent = tr("exact_odds");
-        box.appendChild(head);
-      }
       for (const q of assumed) { const n = document.createElement("p"); n.className = "question"; n.textContent = tr("assuming", { question: q }); box.appendChild(n); }
       if (data.note) { const n = document.createElement("p"); n.className = "question"; n.textContent = tr("not_yet", { note: data.note }); box.appendChild(n); }
-      if (facets.length) box.appendChild(t);
+      // No heading over nothing (an action with no outcome to tell apart). The first outcome in
+      // a line above the button; every outcome one tap away (kept open once opened).
+      if (facets.length) {
+        const all = document.createElement("details");
+        all.className = "all-odds";
+        all.open = Boolean(box.oddsOpen);
+        all.addEventListener("toggle", () => { box.oddsOpen = all.open; });
+        const head = document.createElement("summary");
+        const strong = document.createElement("strong");
+        strong.textContent = tr("exact_odds");
+        head.appendChild(strong);
+        const f = facets[0];
+        const top = f.values.slice().sort((a, b) => b[1] - a[1]).slice(0, 3).map(([v, p]) => `${v} ${fmt(p * 100, 1)}%`);
+        head.appendChild(document.createTextNode(` · ${f.facet}: ${top.join(" · ")}${f.values.length > 3 ? " …" : ""}`));
+        all.appendChild(head);
+        all.appendChild(t);
+        box.appendChild(all);
+      }
     }, 120);
   }
 
@@ -277,7 +297,7 @@
     if (status === 200) {
       // A quiet action (a card drawn): its outcome as a line at the foot of the page.
       if (form && form.dataset.quiet !== undefined) resultLine(data.resolution);
-      else openResult(data.resolution);
+      else openResult(data.resolution, true);
       afterOwnChange();
       return null;
     }
@@ -342,9 +362,11 @@
       if (el.dataset.server !== undefined || !changed(el)) return;
       inputs[el.id] = el.type === "checkbox" ? el.checked : el.multiple ? [...el.selectedOptions].map((o) => o.value) : el.value;
     });
-    const open = (sel) => { const d = document.querySelector(sel); return d ? d.open : null; };
+    // The panels the user opens and closes (an action's fields, its corrections, the notes).
+    const open = {};
+    document.querySelectorAll("#main details[id]").forEach((d) => { open[d.id] = d.open; });
     const focused = document.activeElement && document.activeElement.id;
-    return { inputs, seats: open("#seats details"), notes: open("#scenario-notes details"), focused };
+    return { inputs, open, focused };
   }
 
   // Whether a field differs from where the page drew it.
@@ -385,10 +407,10 @@
       else if (el.multiple) [...el.options].forEach((o) => { if (o.selected !== v.includes(o.value)) o.selected = v.includes(o.value); });
       else if (el.value !== v && (el.tagName !== "SELECT" || [...el.options].some((o) => o.value === v))) el.value = v;
     }
-    const d = document.querySelector("#seats details");
-    if (d && u.seats !== null) d.open = u.seats;
-    const n = document.querySelector("#scenario-notes details");
-    if (n && u.notes) n.open = true;
+    for (const [id, o] of Object.entries(u.open)) {
+      const d = $(id);
+      if (d && d.tagName === "DETAILS" && d.open !== o) d.open = o;
+    }
     if (u.focused && document.activeElement !== $(u.focused) && $(u.focused) && $("main").contains($(u.focused))) $(u.focused).focus({ preventScroll: true });
   }
 
@@ -396,6 +418,7 @@
   // stands). A secret on a shared device is drawn closed again.
   function drawn() {
     answers = {};
+    lastLine();
     document.querySelectorAll("#main details.reveal").forEach((d) => { d.open = false; });
     document.querySelectorAll("#main form.action-form").forEach((form) => {
       applies(form);
@@ -609,21 +632,14 @@
     if (!form) return;
     e.preventDefault();
     if (!(await send(formAction(form), form))) return;
-    const now = $(form.id);
+    const now = $(form.getAttribute("id"));
     if (now) { now.reset(); now.dispatchEvent(new Event("change")); }
   }, true);
 
   document.addEventListener("click", async (e) => {
     if (!inMain(e.target)) return;
     const on = (sel) => e.target.closest(sel);
-    if (on("#undo")) {
-      if (!window.confirm(tr("undo_confirm"))) return;
-      notice("");
-      const { status, data } = await call("POST", "/undo");
-      if (status === 200) afterOwnChange();
-      else if (status === 412) { notice(data.error.message); afterOwnChange(); } else notice(data.error ? data.error.message : tr("failed"));
-      return;
-    }
+    if (on("#undo")) { await undoLast(); return; }
     // The game master's panel.
     const reissue = on("button.reissue");
     if (reissue) {
@@ -653,6 +669,65 @@
     d.open = false;
     d.querySelector("summary").scrollIntoView({ block: "nearest" });
   });
+
+  // Undo the newest entry, after asking.
+  async function undoLast() {
+    if (!window.confirm(tr("undo_confirm"))) return;
+    notice("");
+    const { status, data } = await call("POST", "/undo");
+    if (status === 200) afterOwnChange();
+    else if (status === 412) { notice(data.error.message); afterOwnChange(); } else notice(data.error ? data.error.message : tr("failed"));
+  }
+  // The result box's undo: the box closes, then the same undo as the page's.
+  const resultUndo = $("result-undo");
+  if (resultUndo) resultUndo.addEventListener("click", () => { $("result-box").close(); undoLast(); });
+
+  // The tabs: one panel of #main at a time (`body[data-tab]`, outside #main, so live patches
+  // keep it), the same one again after a reload of this seat's page.
+  const TAB_KEY = `tercio-tab:${T}`;
+  function showTab(tab) {
+    if (!document.querySelector(`#tabs [data-tab="${CSS.escape(tab)}"]`)) tab = "play";
+    document.body.dataset.tab = tab;
+    try { sessionStorage.setItem(TAB_KEY, tab); } catch (e) { /* private mode: not remembered */ }
+  }
+  document.addEventListener("click", (e) => {
+    const b = e.target instanceof Element && e.target.closest("#tabs button[data-tab]");
+    if (!b) return;
+    showTab(b.dataset.tab);
+    window.scrollTo({ top: 0 });
+  });
+  // The turn's notes, a line each on a phone, open whole with a tap (and close with another).
+  document.addEventListener("click", (e) => {
+    if (e.target instanceof Element && e.target.closest("#notes")) document.body.classList.toggle("notes-open");
+  });
+  // The newest entry's line above the actions, copied from the log (the server draws it empty,
+  // so a live event does not carry the entry twice); a tap leads to the entry in the log.
+  function lastLine() {
+    const p = $("last-line");
+    const li = document.querySelector("#log-list > li");
+    if (!p || !li) return;
+    const from = li.querySelector("summary") || li;
+    const a = document.createElement("a");
+    a.href = `#${li.id}`;
+    a.className = "to-log";
+    if (li.classList.contains("voided")) a.classList.add("voided");
+    a.innerHTML = from.innerHTML;
+    p.replaceChildren(a);
+  }
+  // The newest result's line leads to its entry in the log, opened.
+  document.addEventListener("click", (e) => {
+    const a = e.target instanceof Element && e.target.closest("#last a.to-log");
+    if (!a) return;
+    e.preventDefault();
+    showTab("log");
+    const li = $(a.getAttribute("href").slice(1));
+    const d = li && li.querySelector("details");
+    if (d) d.open = true;
+    if (li) li.scrollIntoView({ block: "start" });
+  });
+  let savedTab = null;
+  try { savedTab = sessionStorage.getItem(TAB_KEY); } catch (e) { savedTab = null; }
+  showTab(savedTab || "play");
 
   drawn();
   connect();

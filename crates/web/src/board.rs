@@ -23,7 +23,7 @@ use crate::seat::SeatCtx;
 
 /// The board and the forms: the part of the page between the heading and the dice.
 pub(crate) fn board_main(ctx: &SeatCtx, ui: &Ui, state: &Value, board: &Board) -> String {
-    let mut b = String::from("<section class=\"turn\" id=\"turn\">");
+    let mut b = String::from("<section class=\"turn\" id=\"turn\" data-panel=\"play\">");
     if ctx.game.engine.is_over(state) {
         // A decided battle's headline is its verdict (the older rule sets' headlines already
         // say "Game over" in English).
@@ -50,7 +50,7 @@ pub(crate) fn board_main(ctx: &SeatCtx, ui: &Ui, state: &Value, board: &Board) -
     b.push_str("</section>");
     // The secret tables are drawn with the forms, behind their prompts.
     b.push_str(&forms_html(ui, &seat_forms(ctx, state), &board.tables));
-    b.push_str("<section class=\"state board\" id=\"board\">");
+    b.push_str("<section class=\"state board\" id=\"board\" data-panel=\"armies\">");
     for (i, t) in board
         .tables
         .iter()
@@ -201,10 +201,10 @@ pub(crate) fn forms_html(ui: &Ui, forms: &[ActionForm], tables: &[BoardTable]) -
     }
     let mut ids = FormIds::default();
     let mut b = if forms.is_empty() {
-        "<section class=\"forms secret\" id=\"forms\">".to_string()
+        "<section class=\"forms secret\" id=\"forms\" data-panel=\"play\">".to_string()
     } else {
         format!(
-            "<section class=\"forms\" id=\"forms\"><h2>{}</h2>",
+            "<section class=\"forms\" id=\"forms\" data-panel=\"play\"><h2>{}</h2>",
             ui.h(keys::WEB_GAME_ACTIONS, &[])
         )
     };
@@ -228,8 +228,19 @@ pub(crate) fn forms_html(ui: &Ui, forms: &[ActionForm], tables: &[BoardTable]) -
             ui.h(keys::WEB_GAME_HIDE, &[])
         ));
     }
+    // The turn's next step drawn open; any other action with fields is its title, one tap from
+    // its fields (one open at a time), so the step at hand is on the first screen of a phone.
     for f in ordered.iter().filter(|f| f.reveal.is_none()) {
-        b.push_str(&form_html(ui, f, &ids.prefix(f)));
+        let prefix = ids.prefix(f);
+        if f.primary || f.fields.is_empty() {
+            b.push_str(&form_html(ui, f, &prefix));
+        } else {
+            b.push_str(&format!(
+                "<details class=\"act\" id=\"act-{prefix}\" name=\"acts\"><summary>{}</summary>{}</details>",
+                ui.e(&f.label),
+                form_html(ui, f, &prefix)
+            ));
+        }
     }
     b.push_str("</section>");
     b
@@ -258,14 +269,24 @@ fn form_html(ui: &Ui, f: &ActionForm, prefix: &str) -> String {
             "<h3>{}</h3><div class=\"fields\">",
             ui.e(&f.label)
         ));
-        for field in &f.fields {
-            b.push_str(&field_html(
-                ui,
-                field,
-                &format!("{prefix}-{}", id_part(&field.name)),
-            ));
+        let field = |field: &FormField| {
+            field_html(ui, field, &format!("{prefix}-{}", id_part(&field.name)))
+        };
+        for f in f.fields.iter().filter(|f| !f.more) {
+            b.push_str(&field(f));
         }
         b.push_str("</div>");
+        // Corrections of what the game knows: one tap away.
+        if f.fields.iter().any(|f| f.more) {
+            b.push_str(&format!(
+                "<details class=\"more\" id=\"more-{prefix}\"><summary>{}</summary><div class=\"fields\">",
+                ui.h(keys::WEB_GAME_MORE, &[])
+            ));
+            for f in f.fields.iter().filter(|f| f.more) {
+                b.push_str(&field(f));
+            }
+            b.push_str("</div></details>");
+        }
     }
     if f.odds {
         b.push_str("<div class=\"odds\" aria-live=\"polite\"></div>");
@@ -324,7 +345,7 @@ fn field_control_html(ui: &Ui, field: &FormField, id: &str) -> String {
             "<label class=\"check\"><input type=\"checkbox\" name=\"{name}\" id=\"{id}\"> {label}</label>"
         ),
         FieldKind::Number { min, max, value } => format!(
-            "<label>{label} <input type=\"number\" name=\"{name}\" id=\"{id}\" min=\"{min}\" max=\"{max}\" step=\"1\" value=\"{value}\" inputmode=\"numeric\"></label>"
+            "<label class=\"num\">{label} <input type=\"number\" name=\"{name}\" id=\"{id}\" min=\"{min}\" max=\"{max}\" step=\"1\" value=\"{value}\" inputmode=\"numeric\"></label>"
         ),
         FieldKind::Text { placeholder } => format!(
             "<label>{label} <input type=\"text\" name=\"{name}\" id=\"{id}\" placeholder=\"{}\" autocomplete=\"off\"></label>",
@@ -355,6 +376,66 @@ mod tests {
             fixed: Default::default(),
             quiet: false,
         }
+    }
+
+    #[test]
+    fn the_next_step_open_other_actions_one_tap_away_and_corrections_behind_a_tap() {
+        let fields = || {
+            vec![
+                FormField::choice("unit", "Unit", vec![Choice::new("a", "A")], false).resets(),
+                FormField::number("bases", "Bases", 0, 9, 0),
+                FormField::choice("status", "Status", vec![Choice::new("ok", "OK")], true).more(),
+            ]
+        };
+        let h = forms_html(
+            &en(),
+            &[
+                form("melee", true, fields()),
+                form("fire", false, fields()),
+                form("end", false, vec![]),
+            ],
+            &[],
+        );
+        // The next step is drawn open, its correction behind its own tap, after the others.
+        let melee = &h[h.find("id=\"form-f-melee\"").expect("melee")..];
+        let melee = &melee[..melee.find("</form>").expect("end of melee")];
+        assert!(
+            !h[..h.find("id=\"form-f-melee\"").expect("melee")].contains("<details"),
+            "{h}"
+        );
+        let more = melee
+            .find("<details class=\"more\" id=\"more-f-melee\">")
+            .expect("more");
+        assert!(
+            melee.find("name=\"bases\"").expect("bases") < more,
+            "{melee}"
+        );
+        assert!(
+            melee.find("name=\"status\"").expect("status") > more,
+            "{melee}"
+        );
+        assert!(
+            melee.contains("<label class=\"num\">Bases <input type=\"number\""),
+            "{melee}"
+        );
+        // Another action with fields: its title, opening one action at a time.
+        assert!(
+            h.contains("<details class=\"act\" id=\"act-f-fire\" name=\"acts\"><summary>Do fire</summary><form class=\"action-form\" id=\"form-f-fire\""),
+            "{h}"
+        );
+        // An action without fields is its button.
+        assert!(!h.contains("id=\"act-f-end\""), "{h}");
+        assert!(
+            h.contains("<form class=\"action-form bare\" id=\"form-f-end\""),
+            "{h}"
+        );
+        // No correction, no tap for it.
+        let plain = forms_html(
+            &en(),
+            &[form("fire", true, vec![FormField::flag("x", "X")])],
+            &[],
+        );
+        assert!(!plain.contains("details"), "{plain}");
     }
 
     #[test]
@@ -523,7 +604,7 @@ mod tests {
         let end = h.find("data-action=\"end\"").expect("end");
         assert!(details < start && start < end, "{h}");
         assert!(
-            h.starts_with("<section class=\"forms\" id=\"forms\"><h2>Actions</h2><details"),
+            h.starts_with("<section class=\"forms\" id=\"forms\" data-panel=\"play\"><h2>Actions</h2><details"),
             "{h}"
         );
         for outside in ["data-action=\"start turn\"", "data-action=\"end\""] {

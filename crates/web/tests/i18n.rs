@@ -714,11 +714,14 @@ fn sword_and_flame_forms_speak_italian() {
         assert_eq!(r.status, 200, "{}", r.body);
     }
     let page = s.get_with(&format!("/s/{gm}"), &[ITALIAN]).body;
-    // The board and the forms (the results in the log are not yet messages).
-    let page = match page.split_once("id=\"log-list\"") {
-        Some((before, log)) => format!("{before}{}", log.split_once("</ul>").map_or("", |x| x.1)),
-        None => page,
-    };
+    // The board and the forms (the results in the log, and the newest above the forms, are not
+    // yet messages).
+    let mut page = page;
+    for list in ["id=\"last-log-list\"", "id=\"log-list\""] {
+        if let Some((before, log)) = page.split_once(list) {
+            page = format!("{before}{}", log.split_once("</ul>").map_or("", |x| x.1));
+        }
+    }
     let page = page.as_str();
     for it in [
         "Muovi",

@@ -60,7 +60,7 @@ fn notes_section(page: &str) -> &str {
 }
 
 #[test]
-fn every_seat_reads_the_scenario_notes_and_sources_in_a_closed_section_in_both_languages() {
+fn every_seat_reads_the_scenario_notes_and_sources_in_the_info_panel_in_both_languages() {
     let s = server();
     for id in ["el-gran-capitan/cerignola-1503", PAVIA] {
         let sc = shipped(id);
@@ -75,10 +75,10 @@ fn every_seat_reads_the_scenario_notes_and_sources_in_a_closed_section_in_both_l
                 let title = tercio_i18n::t(lang, keys::WEB_GAME_NOTES, &[]);
                 assert!(
                     section.starts_with(&format!(
-                        "<section class=\"scenario-notes\" id=\"scenario-notes\"><details><summary><h2>{}</h2></summary>",
+                        "<section class=\"scenario-notes\" id=\"scenario-notes\" data-panel=\"info\"><h2>{}</h2>",
                         esc(&title)
                     )),
-                    "{id} {lang:?}: a closed section titled \"{title}\": {section}"
+                    "{id} {lang:?}: a section of the info panel titled \"{title}\": {section}"
                 );
                 for p in &paras {
                     assert!(

@@ -514,26 +514,35 @@ fn unit_fields(e: &AppEngine, st: &GameState, side: Option<&str>, kind: &str) ->
         ));
     }
     if gm && uses("charge fire melee retire regroup") {
-        f.push(FormField::choice(
-            "actor_status",
-            &m(keys::APP_DRIVEN_FIELD_ACTOR_STATUS),
-            status_choices(),
-            true,
-        ));
-        f.push(FormField::choice(
-            "target_status",
-            &m(keys::APP_DRIVEN_FIELD_TARGET_STATUS),
-            status_choices(),
-            true,
-        ));
+        f.push(
+            FormField::choice(
+                "actor_status",
+                &m(keys::APP_DRIVEN_FIELD_ACTOR_STATUS),
+                status_choices(),
+                true,
+            )
+            .more(),
+        );
+        f.push(
+            FormField::choice(
+                "target_status",
+                &m(keys::APP_DRIVEN_FIELD_TARGET_STATUS),
+                status_choices(),
+                true,
+            )
+            .more(),
+        );
     }
     if gm && uses("charge fire melee retire") {
-        f.push(FormField::choice(
-            "force",
-            &m(keys::APP_DRIVEN_FIELD_FORCE),
-            force_choices(),
-            true,
-        ));
+        f.push(
+            FormField::choice(
+                "force",
+                &m(keys::APP_DRIVEN_FIELD_FORCE),
+                force_choices(),
+                true,
+            )
+            .more(),
+        );
     }
     if uses("charge melee retire regroup") {
         f.push(FormField::number(
@@ -560,12 +569,15 @@ fn unit_fields(e: &AppEngine, st: &GameState, side: Option<&str>, kind: &str) ->
             .filter(|l| l.fate.is_none() && mine(&l.side))
             .map(|l| Choice::new(l.id.clone(), l.name.clone()))
             .collect();
-        f.push(FormField::choice(
-            "leader_with_actor",
-            &m(keys::APP_DRIVEN_FIELD_LEADER_WITH_ACTOR),
-            leaders,
-            true,
-        ));
+        f.push(
+            FormField::choice(
+                "leader_with_actor",
+                &m(keys::APP_DRIVEN_FIELD_LEADER_WITH_ACTOR),
+                leaders,
+                true,
+            )
+            .more(),
+        );
     }
     if kind == "melee" {
         f.push(FormField::flag(
@@ -641,12 +653,15 @@ fn end_fire_fields(e: &AppEngine, st: &GameState) -> Vec<FormField> {
             targets,
             true,
         ));
-        f.push(FormField::choice(
-            &format!("ground.{}", u.id),
-            &msg(keys::APP_DRIVEN_FIELD_FIRE_GROUND, &[("unit", &u.name)]),
-            ground_choices(),
-            false,
-        ));
+        f.push(
+            FormField::choice(
+                &format!("ground.{}", u.id),
+                &msg(keys::APP_DRIVEN_FIELD_FIRE_GROUND, &[("unit", &u.name)]),
+                ground_choices(),
+                false,
+            )
+            .more(),
+        );
     }
     f
 }

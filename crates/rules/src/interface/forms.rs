@@ -105,6 +105,12 @@ pub struct FormField {
     /// applies to some units only (a reiter's second pistol). Empty: always shown.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub only_for: Vec<String>,
+    /// Seldom changed: a correction of what the game already knows (a status, a force ratio, a
+    /// leader), whose default the state gives, or a condition that seldom applies (a firing
+    /// unit's target in cover). Drawn one tap away, so the fields of every turn fit a phone's
+    /// screen with the button.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub more: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -173,6 +179,7 @@ impl FormField {
             kind,
             resets: false,
             only_for: Vec::new(),
+            more: false,
         }
     }
     pub fn choice(name: &str, label: &str, options: Vec<Choice>, optional: bool) -> Self {
@@ -199,6 +206,12 @@ impl FormField {
     /// field that applies to no unit on offer is better left out of the form).
     pub fn only_for(mut self, values: Vec<String>) -> Self {
         self.only_for = values;
+        self
+    }
+
+    /// The same field, seldom changed: drawn one tap away ([`FormField::more`]).
+    pub fn more(mut self) -> Self {
+        self.more = true;
         self
     }
 }

@@ -34,23 +34,77 @@ pub fn seat_main(ctx: &SeatCtx, ui: &Ui, base: &str) -> String {
 /// The inner HTML of a seat's game page: everything live updates redraw. Every rule set
 /// describes its board and actions as data, drawn by [`crate::board`]; around them, the heading,
 /// the scenario's notes, the dice and the log.
+///
+/// Its parts are panels (`data-panel`) behind tabs, so a phone shows the step at hand on its
+/// first screen and everything else one tap away: `play` (the turn, the newest result with the
+/// game master's undo, the actions), `armies` (the board's tables), `log`, `info` (the
+/// scenario's notes, the dice) and, for the game master, `links` (seats, codes, settings). The
+/// page's script shows one panel at a time (`body[data-tab]`); without it, all show.
 pub fn game_main(ctx: &SeatCtx, ui: &Ui, base: &str) -> String {
     let state = ctx.state();
-    let mut b = heading(ctx, ui, base);
+    let entries = ctx.last_entries(LOG_ON_PAGE).unwrap_or_default();
+    let mut b = heading(ctx, ui);
+    b.push_str(&tabs(ctx, ui));
+    b.push_str(&last_result(ctx, ui, &entries));
+    if ctx.is_gm() {
+        b.push_str(&seats_panel(ctx, ui, base));
+    }
     b.push_str(&scenario_notes(ctx, ui));
     if let Some(board) = ctx.game.engine.board(&state) {
         b.push_str(&crate::board::board_main(ctx, ui, &state, &board));
     }
-    b.push_str(&dice_and_log(ctx, ui));
+    b.push_str(&dice_and_log(ctx, ui, &entries));
     b
 }
 
-/// The top of every seat's page: the title line (rule set, its reference, who you are) and, for
-/// the game master, the players' links and the settings.
-fn heading(ctx: &SeatCtx, ui: &Ui, base: &str) -> String {
+/// The tabs over the page's panels (see [`game_main`]).
+fn tabs(ctx: &SeatCtx, ui: &Ui) -> String {
+    let mut tabs = vec![
+        ("play", keys::WEB_TABS_PLAY),
+        ("armies", keys::WEB_TABS_ARMIES),
+        ("log", keys::WEB_TABS_LOG),
+        ("info", keys::WEB_TABS_INFO),
+    ];
+    if ctx.is_gm() {
+        tabs.push(("links", keys::WEB_TABS_LINKS));
+    }
+    let mut b = String::from("<nav class=\"tabs\" id=\"tabs\">");
+    for (tab, key) in tabs {
+        b.push_str(&format!(
+            "<button type=\"button\" data-tab=\"{tab}\">{}</button>",
+            ui.h(key, &[])
+        ));
+    }
+    b.push_str("</nav>");
+    b
+}
+
+/// The newest entry of the log in a line (a tap shows it whole in the log), and beside it the
+/// game master's undo: a result and its undo sit together. The page's script writes the line
+/// from the log's newest entry (`#last-line`, drawn empty: a live event does not carry the
+/// entry twice).
+fn last_result(ctx: &SeatCtx, ui: &Ui, entries: &[LogEntry<GameEvent>]) -> String {
+    if entries.is_empty() {
+        return String::new();
+    }
+    let undo = if ctx.is_gm() && !ctx.ended() {
+        format!(
+            "<button id=\"undo\" class=\"small\">{}</button>",
+            ui.h(keys::WEB_LOG_UNDO, &[])
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "<section class=\"last\" id=\"last\" data-panel=\"play\"><p id=\"last-line\"></p>{undo}</section>"
+    )
+}
+
+/// The top of every seat's page: the title line (rule set, its reference, who you are).
+fn heading(ctx: &SeatCtx, ui: &Ui) -> String {
     let g = &ctx.game;
     let rules = registry::lookup(&g.ruleset).ok();
-    let mut b = format!(
+    let b = format!(
         "<h1 id=\"title\">{}</h1><p class=\"muted\" id=\"subtitle\">{} · <a href=\"/rules/{}\">{}</a> · <span class=\"seat\">{}</span></p>",
         esc(&g.scenario.title),
         ui.e(rules.map_or(g.ruleset.as_str(), |r| r.name())),
@@ -61,14 +115,11 @@ fn heading(ctx: &SeatCtx, ui: &Ui, base: &str) -> String {
             &[("seat", &ui.loc(&ctx.seat_label()))]
         )
     );
-    if ctx.is_gm() {
-        b.push_str(&seats_panel(ctx, ui, base));
-    }
     b
 }
 
 /// The scenario's notes (deployment, terrain, obstacles, special rules) and its sources, for
-/// every seat, closed until opened (the page's script keeps it open across live redraws). The
+/// every seat, in the page's `info` panel. The
 /// notes are the scenario's own text, escaped: a paragraph per blank-line-separated block, its
 /// lines (a "- " list) kept as written.
 fn scenario_notes(ctx: &SeatCtx, ui: &Ui) -> String {
@@ -87,7 +138,7 @@ fn scenario_notes(ctx: &SeatCtx, ui: &Ui) -> String {
         return String::new();
     }
     let mut b = format!(
-        "<section class=\"scenario-notes\" id=\"scenario-notes\"><details><summary><h2>{}</h2></summary>",
+        "<section class=\"scenario-notes\" id=\"scenario-notes\" data-panel=\"info\"><h2>{}</h2>",
         ui.h(keys::WEB_GAME_NOTES, &[])
     );
     for p in &paragraphs {
@@ -103,7 +154,7 @@ fn scenario_notes(ctx: &SeatCtx, ui: &Ui) -> String {
         }
         b.push_str("</ul>");
     }
-    b.push_str("</details></section>");
+    b.push_str("</section>");
     b
 }
 
@@ -130,14 +181,13 @@ pub(crate) fn game_over(ctx: &SeatCtx, ui: &Ui, verdict: &str) -> String {
 
 /// The bottom of every seat's page: the dice (commitment, the seed once revealed, the reports)
 /// and the log with the game master's undo.
-fn dice_and_log(ctx: &SeatCtx, ui: &Ui) -> String {
+fn dice_and_log(ctx: &SeatCtx, ui: &Ui, entries: &[LogEntry<GameEvent>]) -> String {
     let g = &ctx.game;
-    let gm = ctx.is_gm();
     let mut b = String::new();
     // Dice: the commitment, the seed once the game has ended, the reports.
     let dice = ctx.dice_json();
     b.push_str(&format!(
-        "<section class=\"dice\" id=\"dice\"><h2>{}</h2><p>{}</p>",
+        "<section class=\"dice\" id=\"dice\" data-panel=\"info\"><h2>{}</h2><p>{}</p>",
         ui.h(keys::WEB_DICE_HEADING, &[]),
         ui.html(
             keys::WEB_DICE_COMMITMENT_HTML,
@@ -180,21 +230,13 @@ fn dice_and_log(ctx: &SeatCtx, ui: &Ui) -> String {
 
     // Log.
     b.push_str(&format!(
-        "<section class=\"log\" id=\"log\"><h2>{}{}</h2>{}</section>",
+        "<section class=\"log\" id=\"log\" data-panel=\"log\"><h2>{}</h2>{}</section>",
         ui.h(keys::WEB_LOG_HEADING, &[]),
-        if gm && !ctx.ended() {
-            format!(
-                " <button id=\"undo\" class=\"small\">{}</button>",
-                ui.h(keys::WEB_LOG_UNDO, &[])
-            )
-        } else {
-            String::new()
-        },
-        log_html(ctx, ui, &ctx.last_entries(LOG_ON_PAGE).unwrap_or_default())
+        log_html(ctx, ui, entries)
     ));
     if g.seq > LOG_ON_PAGE {
         b.push_str(&format!(
-            "<p id=\"log-whole\"><a href=\"/s/{}/log\">{}</a></p>",
+            "<p id=\"log-whole\" data-panel=\"log\"><a href=\"/s/{}/log\">{}</a></p>",
             esc(&ctx.seat.token),
             ui.h(keys::WEB_LOG_WHOLE, &[("count", &g.seq.to_string())])
         ));
@@ -224,13 +266,8 @@ fn seats_panel(ctx: &SeatCtx, ui: &Ui, base: &str) -> String {
         };
         (role, side, name, format!("{base}/s/{}", seat.token))
     });
-    let open = if ctx.game.seq == 0 || ctx.decided() {
-        " open"
-    } else {
-        ""
-    };
     let mut b = format!(
-        "<section class=\"seats\" id=\"seats\"><details id=\"seats-details\"{open}><summary><h2>{}</h2></summary><p class=\"muted\">{}</p><div class=\"links\">",
+        "<section class=\"seats\" id=\"seats\" data-panel=\"links\"><h2>{}</h2><p class=\"muted\">{}</p><div class=\"links\">",
         ui.h(keys::WEB_SEATS_HEADING, &[]),
         ui.html(keys::WEB_SEATS_INTRO_HTML, &[])
     );
@@ -247,7 +284,7 @@ fn seats_panel(ctx: &SeatCtx, ui: &Ui, base: &str) -> String {
             // No code for the game master's own link: a player scanning the screen would get
             // the game master's controls.
             own = format!(
-                "<details class=\"own\"><summary>{}</summary><div class=\"link\" id=\"link-game-master\" data-role=\"game-master\">{field}</div></details>",
+                "<details class=\"own\" id=\"own-link\"><summary>{}</summary><div class=\"link\" id=\"link-game-master\" data-role=\"game-master\">{field}</div></details>",
                 ui.h(keys::WEB_SEATS_OWN_LINK, &[])
             );
             continue;
@@ -293,7 +330,7 @@ fn seats_panel(ctx: &SeatCtx, ui: &Ui, base: &str) -> String {
             ui.h(keys::WEB_SEATS_CONCLUDE_NOTE, &[])
         ));
     }
-    b.push_str("</details></section>");
+    b.push_str("</section>");
     b
 }
 
@@ -427,6 +464,7 @@ fn sources_html(ui: &Ui, r: &Resolution) -> String {
 }
 
 /// The log entries `entries` (oldest first), newest first, as the seat may see them.
+/// The log's entries, newest first.
 fn log_html(ctx: &SeatCtx, ui: &Ui, entries: &[LogEntry<GameEvent>]) -> String {
     let titles = ctx.game.engine.action_titles();
     let mut b = String::from("<ul id=\"log-list\">");
@@ -461,16 +499,19 @@ fn log_html(ctx: &SeatCtx, ui: &Ui, entries: &[LogEntry<GameEvent>]) -> String {
                         )
                     ));
                 }
-                b.push_str(&format!(
-                    "<li class=\"{}\" id=\"e-{seq}\" data-seq=\"{seq}\"><details><summary id=\"e-{seq}-s\"><span class=\"seq\">#{seq}</span> {}: {}{}{entered}</summary><pre>{}</pre>{}</details></li>",
-                    if voided { "voided" } else { "" },
+                let line = format!(
+                    "<span class=\"seq\">#{seq}</span> {}: {}{}{entered}",
                     ui.e(&title),
                     ui.e(res.as_ref().map_or("", |r| r.summary.as_str())),
                     if voided {
                         ui.h(keys::WEB_LOG_VOIDED, &[])
                     } else {
                         String::new()
-                    },
+                    }
+                );
+                b.push_str(&format!(
+                    "<li class=\"{}\" id=\"e-{seq}\" data-seq=\"{seq}\"><details><summary id=\"e-{seq}-s\">{line}</summary><pre>{}</pre>{}</details></li>",
+                    if voided { "voided" } else { "" },
                     esc(&res
                         .as_ref()
                         .map(|r| render_resolution(ui, r, &title))
@@ -519,8 +560,17 @@ pub(super) async fn seat_page(
         return ([(header::CACHE_CONTROL, "no-store")], Html(main)).into_response();
     }
     let body = format!(
-        "<p id=\"notice\" class=\"notice\" role=\"status\" hidden></p>{main}<dialog id=\"result-box\"><pre id=\"result-text\"></pre><form method=\"dialog\"><button class=\"primary\">{ok}</button></form></dialog><dialog id=\"dice-box\"><form id=\"dice-form\"><h3>{throw}</h3><p class=\"muted\" id=\"dice-so-far\"></p><div id=\"dice-inputs\"></div><p class=\"error\" id=\"dice-error\"></p><button class=\"primary\" id=\"dice-ok\">{next}</button> <button type=\"button\" id=\"dice-cancel\">{cancel}</button></form></dialog><script type=\"application/json\" id=\"tercio-i18n\">{strings}</script><script type=\"application/json\" id=\"tercio-seat\">{{\"seat\": \"{tok}\", \"by\": \"{by}\", \"titles\": {titles}}}</script><script src=\"{js}\"></script>",
+        "<p id=\"notice\" class=\"notice\" role=\"status\" hidden></p>{main}<dialog id=\"result-box\"><pre id=\"result-text\"></pre><form method=\"dialog\" class=\"result-actions\"><button class=\"primary\">{ok}</button>{undo}</form></dialog><dialog id=\"dice-box\"><form id=\"dice-form\"><h3>{throw}</h3><p class=\"muted\" id=\"dice-so-far\"></p><div id=\"dice-inputs\"></div><p class=\"error\" id=\"dice-error\"></p><button class=\"primary\" id=\"dice-ok\">{next}</button> <button type=\"button\" id=\"dice-cancel\">{cancel}</button></form></dialog><script type=\"application/json\" id=\"tercio-i18n\">{strings}</script><script type=\"application/json\" id=\"tercio-seat\">{{\"seat\": \"{tok}\", \"by\": \"{by}\", \"titles\": {titles}}}</script><script src=\"{js}\"></script>",
         ok = ui.h(keys::WEB_DIALOG_OK, &[]),
+        // The game master undoes a result from its box, too.
+        undo = if ctx.is_gm() {
+            format!(
+                "<button type=\"button\" id=\"result-undo\" hidden>{}</button>",
+                ui.h(keys::WEB_LOG_UNDO, &[])
+            )
+        } else {
+            String::new()
+        },
         throw = ui.h(keys::WEB_DIALOG_THROW, &[]),
         next = ui.h(keys::WEB_DIALOG_NEXT, &[]),
         cancel = ui.h(keys::WEB_DIALOG_CANCEL, &[]),
