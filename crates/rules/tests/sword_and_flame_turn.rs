@@ -367,3 +367,107 @@ fn fire_morale_tests_units_past_a_quarter_lost() {
     let q = p(&st, serde_json::json!({"action": "fire-morale"}), shaken);
     assert!((q - 0.1667).abs() < 1e-4, "{q}");
 }
+
+/// Once one side has no unit waiting, the other names its units without cards: no draw is asked
+/// for between them (decision 16; issue 17, item 5), and the step's end is the one draw left,
+/// named for what comes next.
+#[test]
+fn no_card_is_asked_for_when_one_side_is_done() {
+    use tercio_rules::sword_and_flame_renaissance::engine::forms;
+    use tercio_rules::sword_and_flame_renaissance::game::{step_done, to_act};
+    let mut st = state();
+    let mut s = DiceStream::from_seed(3);
+    act(&mut st, serde_json::json!({"action": "start-turn"}), &mut s);
+    let actions = |st: &State| -> Vec<(String, String)> {
+        forms(st, None)
+            .into_iter()
+            .map(|f| (f.action, f.label))
+            .collect()
+    };
+    // A card decides while both sides wait.
+    assert_eq!(to_act(&st), None);
+    assert!(actions(&st).iter().any(|(a, _)| a == "draw"));
+    // Units pass, a card each, until one side has none waiting; then the other goes on without
+    // cards.
+    let waiting = |st: &State, side: &str| {
+        st.units
+            .values()
+            .any(|u| u.side == side && !st.acted.contains(&u.id))
+    };
+    let mut draws = 0;
+    while waiting(&st, "french") && waiting(&st, "spanish") {
+        act(&mut st, serde_json::json!({"action": "draw"}), &mut s);
+        draws += 1;
+        let side = st.current.clone().expect("a side");
+        let u = st
+            .units
+            .values()
+            .find(|u| u.side == side && !st.acted.contains(&u.id))
+            .map(|u| u.id.clone())
+            .expect("a unit");
+        act(
+            &mut st,
+            serde_json::json!({"action": "pass", "unit": u}),
+            &mut s,
+        );
+    }
+    assert!(draws >= 2);
+    let (on, done) = if waiting(&st, "french") {
+        ("french", "spanish")
+    } else {
+        ("spanish", "french")
+    };
+    let left: Vec<String> = st
+        .units
+        .values()
+        .filter(|u| u.side == on && !st.acted.contains(&u.id))
+        .map(|u| u.id.clone())
+        .collect();
+    assert!(!left.is_empty(), "{on} still wait");
+    let other = st
+        .units
+        .values()
+        .find(|u| u.side == done)
+        .map(|u| u.id.clone())
+        .expect("a unit");
+    for u in &left {
+        assert_eq!(st.current, None);
+        assert_eq!(to_act(&st).as_deref(), Some(on));
+        // No draw on offer: the waiting side's move is the step.
+        let offered = actions(&st);
+        assert!(offered.iter().all(|(a, _)| a != "draw"), "{offered:?}");
+        assert!(offered.iter().any(|(a, _)| a == "move"), "{offered:?}");
+        // The side that is done may not take the other's turn.
+        let r = plan(
+            &st,
+            Thresholds::default(),
+            &action(serde_json::json!({"action": "move", "unit": other})),
+        );
+        assert!(r.is_err());
+        act(
+            &mut st,
+            serde_json::json!({"action": "move", "unit": u}),
+            &mut s,
+        );
+        assert!(st.units[u].moved);
+    }
+    // Every unit has had its chance: the one action left ends the step, named for the next.
+    assert!(step_done(&st));
+    let offered = actions(&st);
+    assert_eq!(
+        offered
+            .iter()
+            .filter(|(a, _)| a == "draw")
+            .collect::<Vec<_>>(),
+        vec![&(
+            "draw".to_string(),
+            "⟦sword_and_flame.form.to-fire⟧".to_string()
+        )]
+    );
+    assert!(
+        offered.iter().all(|(a, _)| a != "move" && a != "pass"),
+        "{offered:?}"
+    );
+    act(&mut st, serde_json::json!({"action": "draw"}), &mut s);
+    assert_eq!(st.phase, Phase::Fire);
+}

@@ -463,7 +463,7 @@ pub fn board(st: &State) -> Board {
                 ],
             )
         };
-    } else if let Some(side) = &st.current {
+    } else if let Some(side) = game::to_act(st).as_ref() {
         headline.push_str(&tw(
             if st.moves_left > 1 {
                 "board.names.other"
@@ -479,6 +479,13 @@ pub fn board(st: &State) -> Board {
     let mut notes = Vec::new();
     match st.phase {
         Phase::Start => notes.push(t("board.note.start")),
+        Phase::Movement | Phase::Fire if game::step_done(st) => {
+            notes.push(t("board.note.step-done"))
+        }
+        Phase::Movement | Phase::Fire if st.current.is_none() && game::to_act(st).is_some() => {
+            let side = game::to_act(st).unwrap_or_default();
+            notes.push(tw("board.note.no-card", &[("side", &side_name(st, &side))]));
+        }
         Phase::Movement | Phase::Fire if st.current.is_none() => notes.push(tw(
             "board.note.draw",
             &[
@@ -699,9 +706,27 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
             Vec::new(),
             true,
         ))),
-        Phase::Movement | Phase::Fire => match &st.current {
+        Phase::Movement | Phase::Fire => match game::to_act(st).as_ref() {
+            // Every unit has had its chance: the same action ends the step.
+            None if gm && game::step_done(st) => {
+                let next = if st.phase == Phase::Movement {
+                    "to-fire"
+                } else {
+                    "to-melee"
+                };
+                out.push(primary(
+                    ActionForm::new(
+                        "draw",
+                        &t(&format!("form.{next}")),
+                        &t("hint.step-done"),
+                        Vec::new(),
+                        false,
+                    )
+                    .quiet(),
+                ))
+            }
             // Drawn some thirty times a turn: its result is a line, not a box to dismiss (issue
-            // 17, item 5).
+            // 17, item 5); asked for only while a card decides between the sides.
             None if gm => out.push(primary(
                 ActionForm::new("draw", &title("draw"), &t("hint.draw"), Vec::new(), true).quiet(),
             )),

@@ -233,6 +233,34 @@ fn waiting<'a>(st: &'a State, side: &'a str) -> impl Iterator<Item = &'a UnitSta
     })
 }
 
+/// The side that names the next unit in the movement and fire steps: the side whose card was
+/// drawn or, when only one side has units waiting, that side without a card ("when one side is
+/// done the other goes on without cards", decision 16: no draw is asked for when no card is
+/// needed, issue 17, item 5). `None`: a card decides, or the step is over.
+pub fn to_act(st: &State) -> Option<String> {
+    if let Some(side) = &st.current {
+        return Some(side.clone());
+    }
+    if !matches!(st.phase, Phase::Movement | Phase::Fire) {
+        return None;
+    }
+    let mut with = st
+        .sides
+        .iter()
+        .filter(|s| waiting(st, &s.id).next().is_some());
+    match (with.next(), with.next()) {
+        (Some(one), None) => Some(one.id.clone()),
+        _ => None,
+    }
+}
+
+/// Whether every unit has had its chance in the movement or fire step: the next "draw" ends it.
+pub fn step_done(st: &State) -> bool {
+    matches!(st.phase, Phase::Movement | Phase::Fire)
+        && st.current.is_none()
+        && st.sides.iter().all(|s| waiting(st, &s.id).next().is_none())
+}
+
 /// Able to fire in the fire phase (design 3.1 step 3).
 /// Whether a unit may take a movement card to move (a heavy gun only with the scenario's
 /// permission, `may-move`: 001, MOVEMENT; decision 57). A routed unit may: it is told it stays.

@@ -12,8 +12,8 @@ pub(super) fn activated<'a>(st: &'a State, unit: &str) -> Result<&'a UnitState, 
             format!("unit: no unit \"{unit}\""),
         )
     })?;
-    match &st.current {
-        Some(side) if *side == u.side => {}
+    match to_act(st) {
+        Some(side) if side == u.side => {}
         Some(_) => {
             return Err(reject(
                 "not-your-card",
