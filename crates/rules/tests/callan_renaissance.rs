@@ -3562,3 +3562,95 @@ fn the_fire_form_offers_no_fleeing_firer_and_no_target_in_melee() {
     }
     panic!("no fire card in six cards");
 }
+
+/// The forms start from what the state says (issue 17, item 1; rules version 3): a continuing
+/// combat from its last round's bases, as many as each unit still has; a unit that has just
+/// made its charge move attacks as a charge.
+#[test]
+fn forms_start_from_the_last_round_and_the_charge_move() {
+    let number = |f: &tercio_rules::ActionForm, name: &str| -> i64 {
+        match f.fields.iter().find(|x| x.name == name).map(|x| &x.kind) {
+            Some(tercio_rules::FieldKind::Number { value, .. }) => *value,
+            other => panic!("{name}: {other:?}"),
+        }
+    };
+    let mut g = G::new(&big());
+    g.deck(&[1, 2, 3, 4, 5, 6]);
+    for _ in 0..3 {
+        g.draw();
+    }
+    // The gendarmi beat the Landsknechts' 3 in front and 3 behind by 1 hit to 0: c1 goes on.
+    let mut faces = vec![5];
+    faces.extend([1; 8]);
+    faces.extend([1; 12]);
+    g.with(
+        json!({"action": "attack", "attacker": "gend", "defender": "lanzi",
+               "attacker_front": 3, "defender_front": 3, "defender_rear": 3}),
+        &faces,
+    );
+    assert_eq!(g.state["combats"][0]["bases"], json!([3, 0, 3, 3]));
+    finish_turn(&mut g);
+    g.deck(&[4, 1, 2, 5, 3, 6]);
+    for _ in 0..3 {
+        g.draw();
+    }
+    let forms = g.engine.forms(&g.state, None);
+    let f = forms
+        .iter()
+        .find(|f| f.action == "resolve-combat")
+        .expect("the continuing combat is due");
+    assert_eq!(
+        [
+            "attacker_front",
+            "attacker_rear",
+            "defender_front",
+            "defender_rear"
+        ]
+        .map(|n| number(f, n)),
+        [3, 0, 3, 3]
+    );
+    // A combat that has counted no round starts at three in front, none behind.
+    let mut fresh = g.state.clone();
+    fresh["combats"][0]["bases"] = Value::Null;
+    let forms = g.engine.forms(&fresh, None);
+    let f = forms
+        .iter()
+        .find(|f| f.action == "resolve-combat")
+        .expect("due");
+    assert_eq!(
+        [
+            "attacker_front",
+            "attacker_rear",
+            "defender_front",
+            "defender_rear"
+        ]
+        .map(|n| number(f, n)),
+        [3, 0, 3, 0]
+    );
+
+    // A cavalry card: the light horse's charge move ticks "charge" for it, not for the others.
+    let mut g = G::new(&big());
+    g.deck(&[1, 2, 3, 4, 5, 6]);
+    for _ in 0..3 {
+        g.draw();
+    }
+    let charge_for = |g: &G| -> Vec<String> {
+        g.engine
+            .forms(&g.state, None)
+            .iter()
+            .filter(|f| f.action == "attack")
+            .flat_map(|f| f.fields.iter().filter(|x| x.name == "charge"))
+            .flat_map(|x| x.checked_for.clone())
+            .collect()
+    };
+    assert_eq!(charge_for(&g), Vec::<String>::new());
+    g.with(
+        json!({"action": "move", "unit": "cavalleggeri", "kind": "charge"}),
+        &[],
+    );
+    assert_eq!(g.unit("cavalleggeri")["charge_moved"], true);
+    assert_eq!(charge_for(&g), vec!["cavalleggeri".to_string()]);
+    // The next turn forgets it.
+    finish_turn(&mut g);
+    assert_eq!(g.unit("cavalleggeri").get("charge_moved"), None);
+}

@@ -385,6 +385,12 @@
     form.querySelectorAll("label[data-only-for]").forEach((l) => {
       l.hidden = !what || !l.dataset.onlyFor.split(" ").includes(what.value);
     });
+    // A tick box the state ticks for some units starts ticked for them (`data-checked-for`):
+    // its default follows what acts, and a tick the user changed for the same unit stays.
+    form.querySelectorAll("input[data-checked-for]").forEach((el) => {
+      const on = Boolean(what) && el.dataset.checkedFor.split(" ").includes(what.value);
+      if (el.defaultChecked !== on) { el.defaultChecked = on; el.checked = on; }
+    });
   }
 
   // Put a form's fields back where the page drew them, all but `keep`.

@@ -269,8 +269,24 @@ fn form_html(ui: &Ui, f: &ActionForm, prefix: &str) -> String {
             "<h3>{}</h3><div class=\"fields\">",
             ui.e(&f.label)
         ));
+        // The value what acts starts with (its first choice).
+        let first = f
+            .fields
+            .iter()
+            .find(|x| x.resets)
+            .and_then(|x| match &x.kind {
+                FieldKind::Choice { options, optional } if !optional => {
+                    options.first().map(|o| o.value.as_str())
+                }
+                _ => None,
+            });
         let field = |field: &FormField| {
-            field_html(ui, field, &format!("{prefix}-{}", id_part(&field.name)))
+            field_html(
+                ui,
+                field,
+                &format!("{prefix}-{}", id_part(&field.name)),
+                first,
+            )
         };
         for f in f.fields.iter().filter(|f| !f.more) {
             b.push_str(&field(f));
@@ -303,8 +319,22 @@ fn form_html(ui: &Ui, f: &ActionForm, prefix: &str) -> String {
     b
 }
 
-fn field_html(ui: &Ui, field: &FormField, id: &str) -> String {
-    let html = field_control_html(ui, field, id);
+fn field_html(ui: &Ui, field: &FormField, id: &str, first: Option<&str>) -> String {
+    let mut html = field_control_html(ui, field, id);
+    if !field.checked_for.is_empty() {
+        // Ticked at first for some of what acts (game.js ticks it as the choice changes): drawn
+        // ticked when the choice the form starts with is one of them.
+        let on = first.is_some_and(|v| field.checked_for.iter().any(|c| c == v));
+        html = html.replacen(
+            "<input type=\"checkbox\"",
+            &format!(
+                "<input type=\"checkbox\" data-checked-for=\"{}\"{}",
+                esc(&field.checked_for.join(" ")),
+                if on { " checked" } else { "" }
+            ),
+            1,
+        );
+    }
     if field.only_for.is_empty() {
         return html;
     }
@@ -428,6 +458,38 @@ mod tests {
         assert!(
             h.contains("<form class=\"action-form bare\" id=\"form-f-end\""),
             "{h}"
+        );
+        // A tick box the state ticks for some units: drawn ticked when the first unit is one.
+        let charge = |first: &str| {
+            let f = form(
+                "attack",
+                true,
+                vec![
+                    FormField::choice(
+                        "unit",
+                        "Unit",
+                        vec![Choice::new(first, "First"), Choice::new("z", "Z")],
+                        false,
+                    )
+                    .resets(),
+                    FormField::flag("charge", "Charge").checked_for(vec!["a".into(), "b\"".into()]),
+                ],
+            );
+            forms_html(&en(), &[f], &[])
+        };
+        assert!(
+            charge("a").contains(
+                "<input type=\"checkbox\" data-checked-for=\"a b&quot;\" checked name=\"charge\""
+            ),
+            "{}",
+            charge("a")
+        );
+        assert!(
+            charge("c").contains(
+                "<input type=\"checkbox\" data-checked-for=\"a b&quot;\" name=\"charge\""
+            ),
+            "{}",
+            charge("c")
         );
         // No correction, no tap for it.
         let plain = forms_html(

@@ -1413,3 +1413,48 @@ fn every_rule_set_fits_a_phone_in_italian_in_chromium() {
         b.patched_only();
     }
 }
+
+/// A tick box the state ticks for some units (`data-checked-for`): the Callan light horse that
+/// has just made its charge move attacks as a charge, the others do not, and the box follows the
+/// attacker chosen (issue 17, item 1).
+#[test]
+fn a_charge_move_ticks_the_charge_of_its_attack_in_chromium() {
+    if !browser_available() {
+        return;
+    }
+    let s = server();
+    let (scenario, seed, steps) = example_game("callan-renaissance");
+    let v = s.create(&json!({"scenario": scenario, "seed": seed}));
+    let gm = common::token(&v["links"][0]["url"]);
+    let post = |a: &Value| {
+        let r = request(
+            &s.addr,
+            "POST",
+            &format!("/api/s/{gm}/actions"),
+            Some(&a.to_string()),
+        )
+        .expect("act");
+        assert_eq!(r.status, 200, "{a}: {}", r.body);
+    };
+    // Up to the card of the light horse's move (step 15), which charges instead.
+    for (_, a) in steps.iter().take_while(|(n, _)| !n.starts_with("15-")) {
+        post(a);
+    }
+    post(&json!({"action": "move", "unit": "cavalleria-leggera", "kind": "charge"}));
+    let b = Browser::start_sized(360, 740, "it-IT,it");
+    b.go(&format!("http://{}/s/{gm}", s.addr));
+    b.wait(
+        "return window.TERCIO_LIVE && window.TERCIO_LIVE.state === 'live' && document.getElementById('f-attack-charge');",
+        "the attack form with its charge box",
+    );
+    let ticked = |unit: &str| {
+        b.js(&format!(
+            "const sel = document.getElementById('f-attack-attacker'); sel.value = {unit:?}; sel.dispatchEvent(new Event('change', {{ bubbles: true }})); return document.getElementById('f-attack-charge').checked;"
+        ))
+    };
+    let others = b.js("return [...document.getElementById('f-attack-attacker').options].map(o => o.value).filter(v => v !== 'cavalleria-leggera');");
+    let other = others[0].as_str().expect("another attacker").to_string();
+    assert_eq!(ticked("cavalleria-leggera"), json!(true));
+    assert_eq!(ticked(&other), json!(false));
+    assert_eq!(ticked("cavalleria-leggera"), json!(true));
+}

@@ -111,6 +111,11 @@ pub struct FormField {
     /// screen with the button.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub more: bool,
+    /// A tick box that starts ticked when what acts (the form's `resets` field) is one of these
+    /// values: a default the state gives per unit (a unit that has just made a charge move
+    /// attacks as a charge). Empty: it starts unticked.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checked_for: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -180,6 +185,7 @@ impl FormField {
             resets: false,
             only_for: Vec::new(),
             more: false,
+            checked_for: Vec::new(),
         }
     }
     pub fn choice(name: &str, label: &str, options: Vec<Choice>, optional: bool) -> Self {
@@ -206,6 +212,13 @@ impl FormField {
     /// field that applies to no unit on offer is better left out of the form).
     pub fn only_for(mut self, values: Vec<String>) -> Self {
         self.only_for = values;
+        self
+    }
+
+    /// The same tick box, ticked at first for what acts when it is one of `values`
+    /// ([`FormField::checked_for`]).
+    pub fn checked_for(mut self, values: Vec<String>) -> Self {
+        self.checked_for = values;
         self
     }
 

@@ -107,6 +107,8 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
         let (Some(a), Some(b)) = (st.unit(&c.units[0]), st.unit(&c.units[1])) else {
             continue;
         };
+        let (fa, fb) = (a.fighting_bases(), b.fighting_bases());
+        let last = c.bases.unwrap_or([3, 0, 3, 0]);
         let mut fields = vec![
             f_choice(
                 "combat",
@@ -116,18 +118,20 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                 )],
                 false,
             ),
+            // The last round's bases, front first, as many as each unit still has (issue 17,
+            // item 1); three in front and none behind for a combat that has not counted any yet.
+            f_num("attacker_front", i64::from(fa), i64::from(last[0].min(fa))),
             f_num(
-                "attacker_front",
-                i64::from(a.fighting_bases()),
-                i64::from(a.fighting_bases().min(3)),
+                "attacker_rear",
+                i64::from(fa),
+                i64::from(last[1].min(fa - last[0].min(fa))),
             ),
-            f_num("attacker_rear", i64::from(a.fighting_bases()), 0),
+            f_num("defender_front", i64::from(fb), i64::from(last[2].min(fb))),
             f_num(
-                "defender_front",
-                i64::from(b.fighting_bases()),
-                i64::from(b.fighting_bases().min(3)),
+                "defender_rear",
+                i64::from(fb),
+                i64::from(last[3].min(fb - last[2].min(fb))),
             ),
-            f_num("defender_rear", i64::from(b.fighting_bases()), 0),
             f_flag("attacker_emerge"),
             f_flag("defender_emerge"),
         ];
@@ -216,7 +220,14 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                             out.push(move_form(movers));
                         }
                         if !attackers.is_empty() && o.phase != CardPhase::Joker {
-                            out.push(attack_form(attackers, enemies.clone(), cav));
+                            // A unit that has just made its charge move attacks as a charge.
+                            let charged = st
+                                .units
+                                .iter()
+                                .filter(|u| u.charge_moved && u.side == s)
+                                .map(|u| u.id.clone())
+                                .collect();
+                            out.push(attack_form(attackers, enemies.clone(), cav, charged));
                         }
                         let skirmishers = unit_choices(st, Some(s), |u| {
                             game::may_shoot(st, u)
@@ -443,7 +454,12 @@ pub(super) fn move_form(units: Vec<Choice>) -> ActionForm {
     )
 }
 
-pub(super) fn attack_form(units: Vec<Choice>, enemies: Vec<Choice>, cav: bool) -> ActionForm {
+pub(super) fn attack_form(
+    units: Vec<Choice>,
+    enemies: Vec<Choice>,
+    cav: bool,
+    charged: Vec<String>,
+) -> ActionForm {
     let mut fields = vec![
         f_choice("attacker", units, false),
         f_choice("defender", enemies, false),
@@ -454,7 +470,7 @@ pub(super) fn attack_form(units: Vec<Choice>, enemies: Vec<Choice>, cav: bool) -
         f_num("defender_shot", 16, 0),
     ];
     if cav {
-        fields.push(f_flag("charge"));
+        fields.push(f_flag("charge").checked_for(charged));
     }
     fields.push(f_flag("flank"));
     fields.push(f_choice(

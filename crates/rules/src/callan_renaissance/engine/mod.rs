@@ -49,9 +49,10 @@ impl RuleSet for CallanRenaissance {
         "003_f05e8e49e76e1302.txt"
     }
     /// §14.9: version 2 fixes a fixed Swiss unit's targets, pike and fleeing friends, guns'
-    /// moves, crossbows' range groups and the loser's fate.
+    /// moves, crossbows' range groups and the loser's fate; version 3 records a close combat's
+    /// last bases and a unit's charge move, from which the forms start.
     fn rules_version(&self) -> u32 {
-        2
+        3
     }
     fn available(&self) -> bool {
         true

@@ -136,6 +136,7 @@ pub fn unit_of(s: &Scenario, i: usize) -> Result<UnitState, String> {
         fired: false,
         held_fire: false,
         moved: false,
+        charge_moved: false,
         activated: false,
         fought_with: Vec::new(),
         panic_passed: false,

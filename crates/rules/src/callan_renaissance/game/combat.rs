@@ -407,6 +407,7 @@ pub(super) fn attack_unordered(st: &State, a: &Action) -> Result<P, Rejection> {
         turn: st.turn,
         due: false,
         flanked: flank,
+        bases: None,
     };
     r.st.combats.push(combat.clone());
     {

@@ -194,6 +194,7 @@ pub(super) fn move_unit(st: &State, a: &Action) -> Result<P, Rejection> {
     {
         let me = r.st.unit_mut(&uid).expect("unit");
         me.moved = true;
+        me.charge_moved |= kind == "charge";
         me.activated = true;
         match (kind, formation) {
             ("formation", Some("riccio")) => me.riccio = true,

@@ -285,6 +285,12 @@ pub(super) fn after_round(mut r: Res, site: &str, ctx: &Ctx, pa: &Pool, pb: &Poo
     );
     if let Some(cc) = r.st.combats.iter_mut().find(|z| z.id == c.id) {
         cc.rounds = n;
+        cc.bases = Some([
+            _rd.counts.front[0],
+            _rd.counts.rear[0],
+            _rd.counts.front[1],
+            _rd.counts.rear[1],
+        ]);
         cc.turn = r.st.turn;
         cc.due = false;
         cc.roles = match win {

@@ -136,6 +136,10 @@ pub struct UnitState {
     pub fired: bool,
     pub held_fire: bool,
     pub moved: bool,
+    /// Moved with a charge move this turn: its attack is a charge (the Mischia form starts
+    /// ticked; rules version 3).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub charge_moved: bool,
     pub activated: bool,
     pub fought_with: Vec<String>,
     pub panic_passed: bool,
@@ -253,6 +257,10 @@ pub struct Combat {
     /// or draws a round and turns to face (D34).
     #[serde(default)]
     pub flanked: bool,
+    /// The bases its last round counted: front and rear of `units[0]`, then of `units[1]`; the
+    /// next round's form starts from them (rules version 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bases: Option<[u32; 4]>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -154,6 +154,7 @@ pub(super) fn begin_turn(r: &mut Res) {
         u.fired = false;
         u.held_fire = false;
         u.moved = false;
+        u.charge_moved = false;
         u.activated = false;
         u.fought_with.clear();
         u.panic_passed = false;
