@@ -10,7 +10,7 @@ use tercio_i18n::{keys, msg};
 use super::game::{break_points, commands, eligible_leaders, swiss_to_charge};
 use super::model::{Fate, GameState, Ground, Phase, Status, UnitState};
 use super::AppEngine;
-use crate::interface::{ActionForm, Board, BoardTable, Choice, FormField};
+use crate::interface::{ActionForm, Board, BoardTable, Choice, FieldKind, FormField};
 
 fn m(key: &str) -> String {
     msg(key, &[])
@@ -414,7 +414,15 @@ pub fn forms(e: &AppEngine, st: &GameState, side: Option<&str>) -> Vec<ActionFor
             ]
         };
         for kind in kinds {
-            out.push(form(kind, unit_fields(e, st, side, kind), true));
+            let fields = unit_fields(e, st, side, kind);
+            // No form for an action none of the seat's units may take (no one may fire).
+            let none = matches!(
+                fields.first().map(|f| &f.kind),
+                Some(FieldKind::Choice { options, .. }) if options.is_empty()
+            );
+            if !none {
+                out.push(form(kind, fields, true));
+            }
         }
     }
     // The leaders.
@@ -480,6 +488,13 @@ fn unit_fields(e: &AppEngine, st: &GameState, side: Option<&str>, kind: &str) ->
         .values()
         .filter(|u| !u.destroyed && mine(&u.side))
         .filter(|u| kind != "charge" || st.phase != Phase::EndOfTurn || u.troop == "swiss-pike")
+        // Only units that may fire are offered to Fire (issue 17, item 6).
+        .filter(|u| {
+            kind != "fire"
+                || e.charts
+                    .troop(&u.troop)
+                    .is_some_and(|t| t.can_fire(&u.flags))
+        })
         .collect();
     actors.sort_by_key(|u| st.sides.iter().position(|s| s.id == u.side));
     let actor_choices = actors
@@ -732,6 +747,36 @@ mod tests {
 
     fn actions(fs: &[ActionForm]) -> Vec<&str> {
         fs.iter().map(|f| f.action.as_str()).collect()
+    }
+
+    /// Fire offers only the units that may fire; another action, every unit (issue 17, item 6).
+    #[test]
+    fn fire_offers_only_units_that_may_fire() {
+        let (e, st) = engine("el-gran-capitan", "cerignola-1503");
+        let fs = forms(&e, &st, None);
+        let actors = |action: &str| -> Vec<String> {
+            let f = fs.iter().find(|f| f.action == action).expect(action);
+            match &f.fields[0].kind {
+                FieldKind::Choice { options, .. } => {
+                    options.iter().map(|o| o.value.clone()).collect()
+                }
+                other => panic!("{other:?}"),
+            }
+        };
+        let firers = actors("fire");
+        let all = actors("advance");
+        assert!(!firers.is_empty() && firers.len() < all.len(), "{firers:?}");
+        for u in &all {
+            let unit = &st.units[u];
+            let may = e
+                .charts
+                .troop(&unit.troop)
+                .is_some_and(|t| t.can_fire(&unit.flags));
+            assert_eq!(firers.contains(u), may, "{u}");
+        }
+        // The gendarmes charge but do not fire.
+        assert!(all.iter().any(|u| st.units[u].troop == "gendarmes"));
+        assert!(!firers.iter().any(|u| st.units[u].troop == "gendarmes"));
     }
 
     #[test]

@@ -436,9 +436,19 @@ impl UnitSnap {
         self.bases - self.cond.lost
     }
     pub fn can_fire(&self) -> bool {
-        match &self.troop.fire {
+        self.troop.can_fire(&self.flags)
+    }
+}
+
+impl TroopProfile {
+    /// Whether a unit of this troop type with these scenario flags may fire: a troop type
+    /// with a fire chart, equipped with missile weapons where the chart needs a flag.
+    pub fn can_fire(&self, flags: &[String]) -> bool {
+        match &self.fire {
             None => false,
-            Some(f) => f.needs_flag.is_none_or(|flag| self.has_flag(flag)),
+            Some(f) => f
+                .needs_flag
+                .is_none_or(|flag| flags.iter().any(|x| x == flag)),
         }
     }
 }
