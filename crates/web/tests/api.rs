@@ -425,6 +425,37 @@ fn odds_of_many_simultaneous_fires_are_refused_not_hung() {
         "{}",
         r.body
     );
+    // Four split between two targets: each target's odds, from the fires at it alone (issue
+    // 17, item 9), as the page's form sends them.
+    let at = |a: &str, t: &str| json!({"action": "fire", "actor": a, "target": t});
+    let (x, y) = ("french-vanguard-constable", "french-vanguard-boucicaut");
+    let split = json!({"action": "end-fire", "fires": [
+        at(archers[0], x), at(archers[1], x), at(archers[2], y), at(archers[3], y)]});
+    let r = s.post(&format!("/api/s/{id}/odds"), &split);
+    assert_eq!(r.status, 200, "{}", r.body);
+    let facets = r.json()["facets"].as_array().cloned().unwrap_or_default();
+    let mut parts = 0;
+    for (target, fires) in [(x, [archers[0], archers[1]]), (y, [archers[2], archers[3]])] {
+        let alone = s.post(
+            &format!("/api/s/{id}/odds"),
+            &json!({"action": "end-fire", "fires": fires.map(|a| at(a, target))}),
+        );
+        assert_eq!(alone.status, 200, "{}", alone.body);
+        let own = alone.json()["facets"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        assert!(!own.is_empty());
+        parts += own.len();
+        for f in &own {
+            assert!(facets.contains(f), "{target}: {f} not among {facets:?}");
+        }
+    }
+    assert_eq!(
+        facets.len(),
+        parts,
+        "every facet is one target's: {facets:?}"
+    );
 }
 
 /// A rule set's refusal says what kind it is: a question to answer (409), an action the turn does

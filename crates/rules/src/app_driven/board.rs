@@ -391,7 +391,8 @@ pub fn forms(e: &AppEngine, st: &GameState, side: Option<&str>) -> Vec<ActionFor
         }
         Phase::EndOfTurn if gm => {
             if !st.end_fire_done {
-                out.push(form("end-fire", end_fire_fields(e, st), false).primary());
+                // Its odds target by target (`Rules::odds_parts`).
+                out.push(form("end-fire", end_fire_fields(e, st), true).primary());
             }
             let f = form("end-turn", end_turn_fields(st), false);
             out.push(if st.end_fire_done { f.primary() } else { f });

@@ -391,6 +391,41 @@ impl Rules for AppEngine {
         Ok(actions::plan(&ctx, &req)?.map(move |acc| finish(kind, acc)))
     }
 
+    /// The simultaneous fire, target by target: each target's losses come from the fires at it
+    /// alone (issue 17, item 9).
+    fn odds_parts(&self, _st: &GameState, action: &Action) -> Vec<Action> {
+        let Action::EndFire(end) = action else {
+            return Vec::new();
+        };
+        let target = |f: &Action| match f {
+            Action::Fire(f) => match &f.target {
+                Some(model::UnitRef::Id(id)) => Some(id.clone()),
+                _ => None,
+            },
+            _ => None,
+        };
+        let mut targets: Vec<String> = end.fires.iter().filter_map(target).collect();
+        targets.sort();
+        targets.dedup();
+        if targets.len() < 2 || end.fires.iter().any(|f| target(f).is_none()) {
+            return Vec::new();
+        }
+        targets
+            .iter()
+            .map(|t| {
+                Action::EndFire(action::EndFire {
+                    fires: end
+                        .fires
+                        .iter()
+                        .filter(|f| target(f).as_ref() == Some(t))
+                        .cloned()
+                        .collect(),
+                    swiss_without_targets: end.swiss_without_targets.clone(),
+                })
+            })
+            .collect()
+    }
+
     fn apply(&self, state: &mut GameState, effects: &Vec<Effect>) -> Result<(), String> {
         for e in effects {
             game::apply_effect(state, e);

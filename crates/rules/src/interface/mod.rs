@@ -111,6 +111,15 @@ pub trait Engine: Send + Sync {
     fn preview(&self, state: Option<&Value>, action: &Value) -> Result<Plan<Outcome>, Rejection> {
         self.plan(state, action)
     }
+    /// The previews of an action's independent parts, whose odds are shown part by part
+    /// (`Rules::odds_parts`: a simultaneous fire, target by target), or of the action whole.
+    fn preview_parts(
+        &self,
+        state: Option<&Value>,
+        action: &Value,
+    ) -> Result<Vec<Plan<Outcome>>, Rejection> {
+        Ok(vec![self.preview(state, action)?])
+    }
     /// Fold one outcome's effects into the state.
     fn apply(&self, state: &mut Value, effects: &Value) -> Result<(), String>;
     /// The state with one outcome's effects folded in, `state` left as it was. The default copies

@@ -46,6 +46,13 @@ pub trait Rules: Send + Sync + 'static {
     ) -> Result<Plan<Outcome<Self::Effect>>, Rejection> {
         self.plan(state, action)
     }
+    /// The independent parts of an action whose odds are shown part by part, each previewed on
+    /// its own: a simultaneous fire, target by target (the fires at one target decide nothing at
+    /// another, and their product would be too many outcomes to enumerate). Empty: the action
+    /// is shown whole.
+    fn odds_parts(&self, _state: &Self::State, _action: &Self::Action) -> Vec<Self::Action> {
+        Vec::new()
+    }
     /// Declare the dice plan of a stand-alone action. Its outcomes change no game; their effects,
     /// if any, describe what befalls the units the request gives.
     fn standalone(&self, request: &Self::Request)
@@ -248,6 +255,25 @@ impl<R: Rules> Engine for Typed<R> {
     }
     fn preview(&self, state: Option<&Value>, action: &Value) -> Result<Plan<Outcome>, Rejection> {
         self.planned(state, action, true)
+    }
+    fn preview_parts(
+        &self,
+        state: Option<&Value>,
+        action: &Value,
+    ) -> Result<Vec<Plan<Outcome>>, Rejection> {
+        let Some(state) = state else {
+            return Ok(vec![self.preview(None, action)?]);
+        };
+        let typed: R::Action = read_action(action)?;
+        let st: R::State = read_state(state)?;
+        let parts = self.0.odds_parts(&st, &typed);
+        if parts.is_empty() {
+            return Ok(vec![self.0.preview(&st, &typed)?.map(Self::to_json)]);
+        }
+        parts
+            .iter()
+            .map(|p| Ok(self.0.preview(&st, p)?.map(Self::to_json)))
+            .collect()
     }
     fn apply(&self, state: &mut Value, effects: &Value) -> Result<(), String> {
         self.0.apply_recorded(state, effects)

@@ -363,10 +363,19 @@ pub async fn odds_for(
             Err(r) if r.kind == RejectKind::NotNow => Some(r.message),
             Err(r) => return Err(GameError::Rejected(r).into()),
         };
-        let plan = engine
-            .preview(Some(&g.state), &action)
+        // An action of independent parts (a simultaneous fire) shows each part's odds (each
+        // target's), not those of every combination.
+        let mut plans = engine
+            .preview_parts(Some(&g.state), &action)
             .map_err(|r| ApiError::from(GameError::Rejected(r)))?;
-        if !plan.within(ODDS_BUDGET) {
+        if plans.is_empty() {
+            plans.push(
+                engine
+                    .preview(Some(&g.state), &action)
+                    .map_err(|r| ApiError::from(GameError::Rejected(r)))?,
+            );
+        }
+        if plans.iter().any(|p| !p.within(ODDS_BUDGET)) {
             return Err(ApiError::new(
                 StatusCode::UNPROCESSABLE_ENTITY,
                 "too-many-outcomes-for-odds",
@@ -377,7 +386,13 @@ pub async fn odds_for(
                 ),
             ));
         }
-        let mut v = serde_json::to_value(odds::odds(&plan)).unwrap_or(Value::Null);
+        let mut report = odds::odds(&plans[0]);
+        for p in &plans[1..] {
+            let r = odds::odds(p);
+            report.outcomes += r.outcomes;
+            report.facets.extend(r.facets);
+        }
+        let mut v = serde_json::to_value(report).unwrap_or(Value::Null);
         v["note"] = note.map_or(Value::Null, Value::String);
         Ok(Json(v))
     })
