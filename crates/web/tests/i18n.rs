@@ -749,3 +749,65 @@ fn sword_and_flame_forms_speak_italian() {
         assert!(!page.contains(en), "{en} on an Italian page");
     }
 }
+
+/// The app-driven refusals a form shows under its fields speak the page's language and name no
+/// API field (issue 17, items 3 and 13): a unit that may not fire, an action before any
+/// initiative, a melee with no combat.
+#[test]
+fn app_driven_refusals_under_a_form_speak_italian() {
+    let s = server();
+    let gm = &s.links("el-gran-capitan/cerignola-1503")[0];
+    let odds = |lang: &str, a: Value| {
+        let r = s.request(
+            "POST",
+            &format!("/api/s/{gm}/odds?lang={lang}"),
+            &[],
+            Some(&a.to_string()),
+        );
+        (r.status, r.json())
+    };
+    // Before any initiative: the odds of an advance, with why it waits.
+    let advance = json!({"action": "advance", "actor": "colonna-men-at-arms"});
+    let (status, v) = odds("it", advance.clone());
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(
+        v["note"],
+        "Nessun comandante ha l'iniziativa: tira l'Iniziativa, poi il Comando per un comandante."
+    );
+    let (_, v) = odds("en", advance);
+    assert_eq!(
+        v["note"],
+        "No leader holds an initiative: roll the Initiative, then the Command for a leader."
+    );
+    // Gendarmes do not fire; a unit in no combat does not melee.
+    let (status, v) = odds(
+        "it",
+        json!({"action": "fire", "actor": "colonna-men-at-arms", "target": "gascon-crossbowmen"}),
+    );
+    assert_eq!(status, 422, "{v}");
+    let m = v["error"]["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(m.contains("non può tirare"), "{m}");
+    let (_, v) = odds(
+        "it",
+        json!({"action": "melee", "actor": "colonna-men-at-arms", "target": "gascon-crossbowmen"}),
+    );
+    let m = v["error"]["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        m.contains("non è in una mischia in corso: aprila con una Carica"),
+        "{m}"
+    );
+    for en in [
+        "may not fire",
+        "ongoing combat",
+        "\"initiative\"",
+        "\"command\"",
+    ] {
+        assert!(!m.contains(en), "{en} in {m}");
+    }
+}

@@ -5,6 +5,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use tercio_core::{Plan, Step};
+use tercio_i18n::{keys, msg};
 
 use super::model::*;
 use super::resolve::{self, Acc, FireSetup, MeleeSetup};
@@ -622,8 +623,14 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
             actor_status(ctx, req, &mut a)?;
             if !a.can_fire() {
                 let why = match a.troop.fire.and_then(|f| f.needs_flag) {
-                    Some(flag) => format!("{} may fire only if the scenario equips them with missile weapons (flag \"{flag}\")", a.name),
-                    None => format!("{} may not fire (\"Other troop types may not fire\")", a.troop.name),
+                    Some(flag) => msg(
+                        keys::APP_DRIVEN_REJECT_NEEDS_FLAG,
+                        &[("unit", &a.name), ("flag", flag)],
+                    ),
+                    None => msg(
+                        keys::APP_DRIVEN_REJECT_CANNOT_FIRE,
+                        &[("troop", a.troop.name)],
+                    ),
                 };
                 return Err(rej("cannot-fire", Some("actor"), why));
             }
@@ -661,10 +668,7 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
                 return Err(rej(
                     "not-in-combat",
                     Some("actor"),
-                    format!(
-                        "{} is not in an ongoing combat: start one with a Charge",
-                        a.name
-                    ),
+                    msg(keys::APP_DRIVEN_REJECT_NOT_IN_COMBAT, &[("unit", &a.name)]),
                 ));
             }
             if req.target.is_none() && ctx.state.is_some() {
@@ -689,9 +693,9 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
                     return Err(rej(
                         "not-in-contact",
                         Some("target"),
-                        format!(
-                            "{} and {} are not in an ongoing combat: start one with a Charge",
-                            a.name, t.name
+                        msg(
+                            keys::APP_DRIVEN_REJECT_NOT_IN_CONTACT,
+                            &[("unit", &a.name), ("target", &t.name)],
                         ),
                     ));
                 }

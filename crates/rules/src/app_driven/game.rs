@@ -13,6 +13,7 @@
 use std::sync::Arc;
 
 use tercio_core::{Plan, Step};
+use tercio_i18n::{keys, msg};
 
 use super::actions::{self, Ctx};
 use super::end_of_turn;
@@ -550,7 +551,13 @@ fn unit_action(
                     "Ferocious Swiss Charges come at the end of the turn, after the initiatives",
                 ));
             }
-            let cur = st.current.as_ref().ok_or_else(|| not_now("no-activation", Some("actor"), "no leader holds an initiative: roll \"initiative\", then \"command\" for a leader"))?;
+            let cur = st.current.as_ref().ok_or_else(|| {
+                not_now(
+                    "no-activation",
+                    Some("actor"),
+                    msg(keys::APP_DRIVEN_REJECT_NO_ACTIVATION, &[]),
+                )
+            })?;
             let l = &st.leaders[&cur.leader];
             if !commands(st, l, u) {
                 return Err(not_now(
@@ -575,10 +582,27 @@ fn unit_action(
         }
         Phase::EndOfTurn => {
             if st.end_fire_done {
-                return Err(not_now("wrong-phase", Some("action"), "the end-of-turn fire has been made: only camps and the break check remain (\"end-turn\")"));
+                return Err(not_now(
+                    "wrong-phase",
+                    Some("action"),
+                    msg(
+                        keys::APP_DRIVEN_REJECT_FIRE_DONE,
+                        &[("end_turn", "@app_driven.action.end-turn")],
+                    ),
+                ));
             }
             if !(ferocious && req.action == ActionKind::Charge) {
-                return Err(not_now("wrong-phase", Some("action"), "at the end of the turn only Ferocious Swiss Charges (\"charge\" with \"ferocious\": true) and the simultaneous fire (\"end-fire\") remain"));
+                return Err(not_now(
+                    "wrong-phase",
+                    Some("action"),
+                    msg(
+                        keys::APP_DRIVEN_REJECT_END_OF_TURN,
+                        &[
+                            ("ferocious", "@app_driven.field.ferocious"),
+                            ("end_fire", "@app_driven.action.end-fire"),
+                        ],
+                    ),
+                ));
             }
         }
         Phase::Over => unreachable!("checked by the caller"),
