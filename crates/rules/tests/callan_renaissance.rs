@@ -3654,3 +3654,34 @@ fn forms_start_from_the_last_round_and_the_charge_move() {
     finish_turn(&mut g);
     assert_eq!(g.unit("cavalleggeri").get("charge_moved"), None);
 }
+
+/// "Of which tercio arquebusiers" is asked only of a defender with shot bases (a tercio, a
+/// colunella), and only while one is chosen (issue 17, item 6).
+#[test]
+fn the_defenders_shot_is_asked_only_for_a_tercio() {
+    let mut g = G::new(&big());
+    g.deck(&[1, 2, 3, 4, 5, 6]);
+    g.draw();
+    g.draw();
+    let forms = g.engine.forms(&g.state, None);
+    let attack = forms
+        .iter()
+        .find(|f| f.action == "attack")
+        .expect("an attack form");
+    let shot = attack
+        .fields
+        .iter()
+        .find(|f| f.name == "defender_shot")
+        .expect("a tercio among the defenders");
+    assert_eq!(shot.only_with.as_deref(), Some("defender"));
+    let with_shot: Vec<String> = g.state["units"]
+        .as_array()
+        .expect("units")
+        .iter()
+        .filter(|u| u["shot"].as_u64().unwrap_or(0) > 0 && u["side"] == 1)
+        .filter(|u| u["status"] != "destroyed")
+        .map(|u| u["id"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert!(!with_shot.is_empty());
+    assert_eq!(shot.only_for, with_shot);
+}

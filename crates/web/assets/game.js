@@ -382,8 +382,10 @@
   // Show each field that applies to what acts now, hide the others (`data-only-for`).
   function applies(form) {
     const what = form.querySelector("select[data-resets]");
+    // A field for some values of another field (`data-only-with`: a defender's) follows that one.
     form.querySelectorAll("label[data-only-for]").forEach((l) => {
-      l.hidden = !what || !l.dataset.onlyFor.split(" ").includes(what.value);
+      const by = l.dataset.onlyWith ? form.querySelector(`[name="${CSS.escape(l.dataset.onlyWith)}"]`) : what;
+      l.hidden = !by || !l.dataset.onlyFor.split(" ").includes(by.value);
     });
     // A tick box the state ticks for some units starts ticked for them (`data-checked-for`):
     // its default follows what acts, and a tick the user changed for the same unit stays.
@@ -621,7 +623,8 @@
     if (!form) return;
     clearErrors(form);
     // Another unit: nothing set for the last one carries over.
-    if (el.matches("select[data-resets]")) { resetFields(form, el); applies(form); }
+    if (el.matches("select[data-resets]")) resetFields(form, el);
+    applies(form);
     if (form.dataset.odds === "1") refreshOdds(formAction(form), form.querySelector(".odds"));
   }, true);
 

@@ -338,11 +338,16 @@ fn field_html(ui: &Ui, field: &FormField, id: &str, first: Option<&str>) -> Stri
     if field.only_for.is_empty() {
         return html;
     }
-    // Shown only for some of what acts (game.js hides it, and leaves it out, for the others).
+    // Shown only for some of what acts, or of the values of the field it names (game.js hides
+    // it, and leaves it out, for the others).
+    let with = field
+        .only_with
+        .as_deref()
+        .map_or(String::new(), |w| format!(" data-only-with=\"{}\"", esc(w)));
     html.replacen(
         "<label",
         &format!(
-            "<label data-only-for=\"{}\"",
+            "<label data-only-for=\"{}\"{with}",
             esc(&field.only_for.join(" "))
         ),
         1,

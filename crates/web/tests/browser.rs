@@ -1416,7 +1416,7 @@ fn every_rule_set_fits_a_phone_in_italian_in_chromium() {
 
 /// A tick box the state ticks for some units (`data-checked-for`): the Callan light horse that
 /// has just made its charge move attacks as a charge, the others do not, and the box follows the
-/// attacker chosen (issue 17, item 1).
+/// attacker chosen (issue 17, item 1); a field for some defenders follows the defender.
 #[test]
 fn a_charge_move_ticks_the_charge_of_its_attack_in_chromium() {
     if !browser_available() {
@@ -1457,4 +1457,25 @@ fn a_charge_move_ticks_the_charge_of_its_attack_in_chromium() {
     assert_eq!(ticked("cavalleria-leggera"), json!(true));
     assert_eq!(ticked(&other), json!(false));
     assert_eq!(ticked("cavalleria-leggera"), json!(true));
+    // The next card is the French cavalry's: "of which tercio arquebusiers" shows only for a
+    // defender with shot, the Spanish colunella (issue 17, item 6).
+    let (_, draw) = steps
+        .iter()
+        .find(|(n, _)| n.starts_with("16-"))
+        .expect("step 16");
+    post(draw);
+    b.wait(
+        "return document.getElementById('f-attack-defender_shot');",
+        "the French attack form with the defender's shot",
+    );
+    let shown = b.js(
+        "const l = document.getElementById('f-attack-defender_shot').closest('label');
+         const sel = document.getElementById('f-attack-defender');
+         const d = sel.closest('details'); if (d) d.open = true;
+         const list = l.dataset.onlyFor.split(' ');
+         const pick = (v) => { sel.value = v; sel.dispatchEvent(new Event('change', { bubbles: true })); return l.checkVisibility(); };
+         const without = [...sel.options].map(o => o.value).find(v => v && !list.includes(v));
+         return [l.dataset.onlyWith, pick(list[0]), without ? pick(without) : 'none without shot'];",
+    );
+    assert_eq!(shown, json!(["defender", true, false]));
 }

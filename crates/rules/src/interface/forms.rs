@@ -105,6 +105,10 @@ pub struct FormField {
     /// applies to some units only (a reiter's second pistol). Empty: always shown.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub only_for: Vec<String>,
+    /// The field whose value `only_for` lists (a defender's, say); none: the form's `resets`
+    /// field, what acts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub only_with: Option<String>,
     /// Seldom changed: a correction of what the game already knows (a status, a force ratio, a
     /// leader), whose default the state gives, or a condition that seldom applies (a firing
     /// unit's target in cover). Drawn one tap away, so the fields of every turn fit a phone's
@@ -184,6 +188,7 @@ impl FormField {
             kind,
             resets: false,
             only_for: Vec::new(),
+            only_with: None,
             more: false,
             checked_for: Vec::new(),
         }
@@ -211,6 +216,14 @@ impl FormField {
     /// The same field, shown only when what acts is one of `values` (and then never empty: a
     /// field that applies to no unit on offer is better left out of the form).
     pub fn only_for(mut self, values: Vec<String>) -> Self {
+        self.only_for = values;
+        self
+    }
+
+    /// The same field, shown only when the form's field `field` is one of `values` (a field
+    /// that applies to some targets only).
+    pub fn only_when(mut self, field: &str, values: Vec<String>) -> Self {
+        self.only_with = Some(field.into());
         self.only_for = values;
         self
     }

@@ -227,7 +227,14 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                                 .filter(|u| u.charge_moved && u.side == s)
                                 .map(|u| u.id.clone())
                                 .collect();
-                            out.push(attack_form(attackers, enemies.clone(), cav, charged));
+                            // "Of which tercio arquebusiers": only for a defender with shot.
+                            let shot = st
+                                .units
+                                .iter()
+                                .filter(|u| u.side != s && u.shot > 0)
+                                .map(|u| u.id.clone())
+                                .collect();
+                            out.push(attack_form(attackers, enemies.clone(), cav, charged, shot));
                         }
                         let skirmishers = unit_choices(st, Some(s), |u| {
                             game::may_shoot(st, u)
@@ -459,6 +466,7 @@ pub(super) fn attack_form(
     enemies: Vec<Choice>,
     cav: bool,
     charged: Vec<String>,
+    shot: Vec<String>,
 ) -> ActionForm {
     let mut fields = vec![
         f_choice("attacker", units, false),
@@ -467,8 +475,11 @@ pub(super) fn attack_form(
         f_num("attacker_rear", 16, 0),
         f_num("defender_front", 16, 3),
         f_num("defender_rear", 16, 0),
-        f_num("defender_shot", 16, 0),
     ];
+    // Only a defender with shot bases (a tercio, a colunella) counts them (issue 17, item 6).
+    if !shot.is_empty() {
+        fields.push(f_num("defender_shot", 16, 0).only_when("defender", shot));
+    }
     if cav {
         fields.push(f_flag("charge").checked_for(charged));
     }
