@@ -646,14 +646,14 @@ fn d11_the_joker_repeats_the_previous_cards_action_for_one_unit() {
     );
 }
 
-#[test]
-fn d14_continuing_combats_wait_for_their_card() {
+/// The big scenario after its third red card, in which the French gendarmi beat the
+/// Landsknechts' 3 bases in front and 3 behind by 1 hit to 0: the fight goes on (c1).
+fn gendarmi_into_the_landsknechts() -> G {
     let mut g = G::new(&big());
     g.deck(&[1, 2, 3, 4, 5, 6]);
     for _ in 0..3 {
         g.draw();
     }
-    // The French gendarmi beat the Landsknechts by 1 hit to 0: the fight goes on (c1).
     let mut faces = vec![5];
     faces.extend([1; 8]);
     faces.extend([1; 12]);
@@ -662,6 +662,12 @@ fn d14_continuing_combats_wait_for_their_card() {
                "attacker_front": 3, "defender_front": 3, "defender_rear": 3}),
         &faces,
     );
+    g
+}
+
+#[test]
+fn d14_continuing_combats_wait_for_their_card() {
+    let mut g = gendarmi_into_the_landsknechts();
     for _ in 0..3 {
         g.draw();
     }
@@ -3574,20 +3580,7 @@ fn forms_start_from_the_last_round_and_the_charge_move() {
             other => panic!("{name}: {other:?}"),
         }
     };
-    let mut g = G::new(&big());
-    g.deck(&[1, 2, 3, 4, 5, 6]);
-    for _ in 0..3 {
-        g.draw();
-    }
-    // The gendarmi beat the Landsknechts' 3 in front and 3 behind by 1 hit to 0: c1 goes on.
-    let mut faces = vec![5];
-    faces.extend([1; 8]);
-    faces.extend([1; 12]);
-    g.with(
-        json!({"action": "attack", "attacker": "gend", "defender": "lanzi",
-               "attacker_front": 3, "defender_front": 3, "defender_rear": 3}),
-        &faces,
-    );
+    let mut g = gendarmi_into_the_landsknechts();
     assert_eq!(g.state["combats"][0]["bases"], json!([3, 0, 3, 3]));
     finish_turn(&mut g);
     g.deck(&[4, 1, 2, 5, 3, 6]);

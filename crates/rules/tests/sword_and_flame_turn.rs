@@ -76,6 +76,14 @@ fn act(
     o
 }
 
+/// A unit of `side` that has not had its chance in this step.
+fn waiting_unit(st: &State, side: &str) -> Option<String> {
+    st.units
+        .values()
+        .find(|u| u.side == side && !st.acted.contains(&u.id))
+        .map(|u| u.id.clone())
+}
+
 fn p(st: &State, v: serde_json::Value, pred: impl Fn(&[Effect]) -> bool) -> f64 {
     plan(st, Thresholds::default(), &action(v))
         .expect("allowed")
@@ -143,12 +151,7 @@ fn the_activation_deck_gives_each_unit_its_chance() {
             );
             assert_eq!(r.err().map(|r| r.code), Some("not-your-card".to_string()));
         }
-        let mine = st
-            .units
-            .values()
-            .find(|u| u.side == side && !st.acted.contains(&u.id))
-            .map(|u| u.id.clone())
-            .expect("a unit");
+        let mine = waiting_unit(&st, &side).expect("a unit");
         act(
             &mut st,
             serde_json::json!({"action": "move", "unit": mine}),
@@ -389,22 +392,13 @@ fn no_card_is_asked_for_when_one_side_is_done() {
     assert!(actions(&st).iter().any(|(a, _)| a == "draw"));
     // Units pass, a card each, until one side has none waiting; then the other goes on without
     // cards.
-    let waiting = |st: &State, side: &str| {
-        st.units
-            .values()
-            .any(|u| u.side == side && !st.acted.contains(&u.id))
-    };
+    let waiting = |st: &State, side: &str| waiting_unit(st, side).is_some();
     let mut draws = 0;
     while waiting(&st, "french") && waiting(&st, "spanish") {
         act(&mut st, serde_json::json!({"action": "draw"}), &mut s);
         draws += 1;
         let side = st.current.clone().expect("a side");
-        let u = st
-            .units
-            .values()
-            .find(|u| u.side == side && !st.acted.contains(&u.id))
-            .map(|u| u.id.clone())
-            .expect("a unit");
+        let u = waiting_unit(&st, &side).expect("a unit");
         act(
             &mut st,
             serde_json::json!({"action": "pass", "unit": u}),
