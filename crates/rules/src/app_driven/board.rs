@@ -750,6 +750,30 @@ mod tests {
         fs.iter().map(|f| f.action.as_str()).collect()
     }
 
+    /// The refusals of the turn's order speak the reader's language (issue 17, item 3): a unit
+    /// under another leader's command, a leader with no activations left.
+    #[test]
+    fn refusals_of_the_turns_order_are_messages() {
+        let (e, mut st) = engine("el-gran-capitan", "cerignola-1503");
+        act(&e, &mut st, json!({"action": "initiative"}));
+        let side = st.initiative_side.clone().expect("side");
+        let leader = eligible_leaders(&st, &side)[0].id.clone();
+        act(&e, &mut st, json!({"action": "command", "leader": leader}));
+        let other = st
+            .units
+            .values()
+            .find(|u| u.side != side)
+            .expect("an enemy unit")
+            .id
+            .clone();
+        let a = read_action(&json!({"action": "advance", "actor": other})).expect("read");
+        let r = e.plan(&st, &a).err().expect("refused");
+        assert_eq!(r.code, "not-under-command");
+        let it = localize(Lang::It, &r.message);
+        assert!(it.contains(" non è al comando di "), "{it}");
+        assert!(localize(Lang::En, &r.message).contains(" is not under "));
+    }
+
     /// Fire offers only the units that may fire; another action, every unit (issue 17, item 6).
     #[test]
     fn fire_offers_only_units_that_may_fire() {

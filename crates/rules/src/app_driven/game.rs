@@ -210,7 +210,14 @@ pub fn plan(
                     .iter()
                     .find(|x| &x.id == side)
                     .map_or(side.as_str(), |x| x.name.as_str());
-                return Err(rej("initiative-pending", Some("action"), format!("{name} holds the initiative: give it to one of its leaders (\"command\") before the next roll")));
+                return Err(rej(
+                    "initiative-pending",
+                    Some("action"),
+                    msg(
+                        keys::APP_DRIVEN_REJECT_INITIATIVE_PENDING,
+                        &[("side", name), ("command", "@app_driven.action.command")],
+                    ),
+                ));
             }
             let att = st
                 .sides
@@ -225,14 +232,32 @@ pub fn plan(
             let a_ok = !eligible_leaders(st, &att.id).is_empty();
             let d_ok = !eligible_leaders(st, &def.id).is_empty();
             match (a_ok, d_ok) {
-                (false, false) => Err(rej("no-leaders-left", Some("action"), "every leader has had the initiative this turn: end the initiatives (\"end-initiatives\")")),
+                (false, false) => Err(rej(
+                    "no-leaders-left",
+                    Some("action"),
+                    msg(
+                        keys::APP_DRIVEN_REJECT_NO_LEADERS_LEFT,
+                        &[("end", "@app_driven.action.end-initiatives")],
+                    ),
+                )),
                 (true, false) | (false, true) => {
                     let side = if a_ok { att } else { def };
                     let mut acc = acc;
-                    let text = format!("{} has the initiative (the other side has no leader left to take it)", side.name);
-                    acc.steps.push(Step { title: "Initiative".into(), dice: vec![], modifiers: vec![], totals: vec![], result: text.clone() });
+                    let text = format!(
+                        "{} has the initiative (the other side has no leader left to take it)",
+                        side.name
+                    );
+                    acc.steps.push(Step {
+                        title: "Initiative".into(),
+                        dice: vec![],
+                        modifiers: vec![],
+                        totals: vec![],
+                        result: text.clone(),
+                    });
                     acc.summary.push(text);
-                    acc.effects.push(Effect::Initiative { side: side.id.clone() });
+                    acc.effects.push(Effect::Initiative {
+                        side: side.id.clone(),
+                    });
                     Ok(Plan::Done(acc))
                 }
                 (true, true) => {
@@ -241,7 +266,12 @@ pub fn plan(
                         Some(_) => att.id.clone(),
                         None => att.id.clone(),
                     };
-                    Ok(resolve::initiative(acc, (att.id.clone(), att.name.clone()), (def.id.clone(), def.name.clone()), tie_to))
+                    Ok(resolve::initiative(
+                        acc,
+                        (att.id.clone(), att.name.clone()),
+                        (def.id.clone(), def.name.clone()),
+                        tie_to,
+                    ))
                 }
             }
         }
@@ -537,7 +567,7 @@ fn unit_action(
         return Err(not_now(
             "already-acted",
             Some("actor"),
-            format!("{} has already acted this turn", u.name),
+            msg(keys::APP_DRIVEN_REJECT_ALREADY_ACTED, &[("unit", &u.name)]),
         ));
     }
     let ferocious = req.ferocious == Some(true);
@@ -548,7 +578,10 @@ fn unit_action(
                 return Err(not_now(
                     "wrong-phase",
                     Some("ferocious"),
-                    "Ferocious Swiss Charges come at the end of the turn, after the initiatives",
+                    msg(
+                        keys::APP_DRIVEN_REJECT_FEROCIOUS_LATER,
+                        &[("ferocious", "@app_driven.field.ferocious")],
+                    ),
                 ));
             }
             let cur = st.current.as_ref().ok_or_else(|| {
@@ -563,16 +596,19 @@ fn unit_action(
                 return Err(not_now(
                     "not-under-command",
                     Some("actor"),
-                    format!("{} is not under {}'s command", u.name, l.name),
+                    msg(
+                        keys::APP_DRIVEN_REJECT_NOT_UNDER_COMMAND,
+                        &[("unit", &u.name), ("leader", &l.name)],
+                    ),
                 ));
             }
             if cur.activations_left == 0 {
                 return Err(not_now(
                     "no-activations-left",
                     Some("actor"),
-                    format!(
-                        "{} has no activations left: roll the next initiative",
-                        l.name
+                    msg(
+                        keys::APP_DRIVEN_REJECT_NO_ACTIVATIONS_LEFT,
+                        &[("leader", &l.name)],
                     ),
                 ));
             }
