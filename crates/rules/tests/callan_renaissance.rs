@@ -3580,6 +3580,21 @@ fn forms_start_from_the_last_round_and_the_charge_move() {
             other => panic!("{name}: {other:?}"),
         }
     };
+    // The bases the due combat's form starts from.
+    let bases = |g: &G, state: &Value| -> [i64; 4] {
+        let forms = g.engine.forms(state, None);
+        let f = forms
+            .iter()
+            .find(|f| f.action == "resolve-combat")
+            .expect("the continuing combat is due");
+        [
+            "attacker_front",
+            "attacker_rear",
+            "defender_front",
+            "defender_rear",
+        ]
+        .map(|n| number(f, n))
+    };
     let mut g = gendarmi_into_the_landsknechts();
     assert_eq!(g.state["combats"][0]["bases"], json!([3, 0, 3, 3]));
     finish_turn(&mut g);
@@ -3587,39 +3602,11 @@ fn forms_start_from_the_last_round_and_the_charge_move() {
     for _ in 0..3 {
         g.draw();
     }
-    let forms = g.engine.forms(&g.state, None);
-    let f = forms
-        .iter()
-        .find(|f| f.action == "resolve-combat")
-        .expect("the continuing combat is due");
-    assert_eq!(
-        [
-            "attacker_front",
-            "attacker_rear",
-            "defender_front",
-            "defender_rear"
-        ]
-        .map(|n| number(f, n)),
-        [3, 0, 3, 3]
-    );
+    assert_eq!(bases(&g, &g.state), [3, 0, 3, 3]);
     // A combat that has counted no round starts at three in front, none behind.
     let mut fresh = g.state.clone();
     fresh["combats"][0]["bases"] = Value::Null;
-    let forms = g.engine.forms(&fresh, None);
-    let f = forms
-        .iter()
-        .find(|f| f.action == "resolve-combat")
-        .expect("due");
-    assert_eq!(
-        [
-            "attacker_front",
-            "attacker_rear",
-            "defender_front",
-            "defender_rear"
-        ]
-        .map(|n| number(f, n)),
-        [3, 0, 3, 0]
-    );
+    assert_eq!(bases(&g, &fresh), [3, 0, 3, 0]);
 
     // A cavalry card: the light horse's charge move ticks "charge" for it, not for the others.
     let mut g = G::new(&big());
