@@ -158,7 +158,10 @@ fn bad_input_names_file_line_column_and_field() {
         "egc",
         unasked.to_str().unwrap_or_default(),
     ]);
-    assert!(e.contains("crosses_arc_of_fire") && e.contains("OK"), "{e}");
+    assert!(
+        e.contains("crosses_arc_of_fire") && e.contains("[question]"),
+        "{e}"
+    );
 }
 
 #[test]

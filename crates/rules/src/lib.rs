@@ -23,7 +23,9 @@
 //! // The roll: the same seed gives the same faces.
 //! let (outcome, draws) = plan.roll(&mut DiceStream::from_seed(42));
 //! assert_eq!(draws.len(), 2);
-//! assert!(outcome.resolution.render().contains("Swiss Pikemen against foot"));
+//! // Its texts are language-neutral messages, read in the reader's language.
+//! let text = tercio_i18n::localize(tercio_i18n::Lang::It, &outcome.resolution.render());
+//! assert!(text.contains("Picchieri svizzeri contro fanti"));
 //! ```
 
 pub mod app_driven;

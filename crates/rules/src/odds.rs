@@ -49,11 +49,16 @@ pub struct OddsReport {
 
 impl OddsReport {
     /// The probability that `facet` has `value` (0 if never).
+    /// The probability of `value` in `facet`, each named as recorded or as it reads in English
+    /// (a facet recorded as a language-neutral message is found by its English text too).
     pub fn p(&self, facet: &str, value: &str) -> f64 {
+        let is = |recorded: &str, name: &str| {
+            recorded == name || tercio_i18n::localize(tercio_i18n::Lang::En, recorded) == name
+        };
         self.facets
             .iter()
-            .find(|f| f.facet == facet)
-            .and_then(|f| f.values.iter().find(|(v, _)| v == value))
+            .find(|f| is(&f.facet, facet))
+            .and_then(|f| f.values.iter().find(|(v, _)| is(v, value)))
             .map_or(0.0, |(_, p)| *p)
     }
 
@@ -119,7 +124,13 @@ pub fn odds(plan: &Plan<Outcome>) -> OddsReport {
 }
 
 fn natural(s: &str) -> (u8, i64, String) {
-    let rank = match s {
+    // A value recorded as a message ranks by its key's last part ("⟦app_driven.value.tie⟧": "tie").
+    let plain = s
+        .strip_prefix(tercio_i18n::OPEN)
+        .and_then(|m| m.split([tercio_i18n::CLOSE, '|']).next())
+        .and_then(|key| key.rsplit('.').next())
+        .map(|last| last.replace('-', " "));
+    let rank = match plain.as_deref().unwrap_or(s) {
         "actor ahead" | "no effect" | "success" | "safe" | "no" | "contact" => 0,
         "tie" | "one level" | "captured" => 1,
         "target ahead" | "devastating" | "killed" | "yes" => 2,

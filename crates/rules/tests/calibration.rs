@@ -79,8 +79,8 @@ fn leader_with_the_losing_side_is_lost_5_to_15() {
         let get = |k: &str| {
             o.facets
                 .iter()
-                .find(|(f, _)| f == k)
-                .map(|(_, v)| v.clone())
+                .find(|(f, _)| en(f) == k)
+                .map(|(_, v)| en(v))
                 .unwrap_or_default()
         };
         (get("melee"), get("leader Leader with target"))
@@ -115,7 +115,11 @@ fn the_seeds_worked_example_a_tie_disorders_both() {
     let leaves = plan.leaves();
     let tie = leaves
         .iter()
-        .find(|(o, _)| o.facets.iter().any(|(k, v)| k == "melee" && v == "tie"))
+        .find(|(o, _)| {
+            o.facets
+                .iter()
+                .any(|(k, v)| en(k) == "melee" && en(v) == "tie")
+        })
         .expect("a tie is possible");
     let effects = tie.0.effects.as_array().expect("effects");
     let disordered = effects

@@ -113,8 +113,8 @@ fn regroup_outcomes_are_named_consistently() {
     let values: Vec<String> = rep
         .facets
         .iter()
-        .find(|f| f.facet == "regroup")
-        .map(|f| f.values.iter().map(|v| v.0.clone()).collect())
+        .find(|f| en(&f.facet) == "regroup")
+        .map(|f| f.values.iter().map(|v| en(&v.0)).collect())
         .unwrap_or_default();
     assert_eq!(values, vec!["0 levels", "1 level"]);
 }

@@ -2,7 +2,7 @@
 //! played games that always replay exactly.
 
 mod common;
-use common::root;
+use common::{en, root};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use tercio_rules::app_driven::model::{GameState, Phase};
@@ -169,7 +169,7 @@ fn break_points_and_a_draw() {
         .expect("end turn")
         .clone();
     assert!(
-        ev.resolution.summary.contains("draw"),
+        en(&ev.resolution.summary).contains("draw"),
         "{}",
         ev.resolution.summary
     );
@@ -205,15 +205,15 @@ fn the_example_turn_plays_and_simultaneous_fire_adds_up() {
             // Each fire step reports the levels it took; together they are applied once.
             let target = "french-foot-pike";
             let mut levels = 0u8;
-            for step in ev
-                .resolution
-                .steps
-                .iter()
-                .filter(|s| s.title.starts_with("Fire:") && s.title.contains("French foot"))
+            for step in
+                ev.resolution.steps.iter().filter(|s| {
+                    en(&s.title).starts_with("Fire:") && s.title.contains("French foot")
+                })
             {
-                levels += if step.result.starts_with("Devastating") {
+                let result = en(&step.result);
+                levels += if result.starts_with("Devastating") {
                     2
-                } else if step.result.contains("loses a level") {
+                } else if result.contains("loses a level") {
                     1
                 } else {
                     0
@@ -327,7 +327,7 @@ fn the_turn_sequence_cannot_be_skipped_or_rerolled() {
             .expect("melee with its only enemy")
             .clone();
         assert!(
-            ev.resolution.steps[0].title.starts_with("Melee"),
+            en(&ev.resolution.steps[0].title).starts_with("Melee"),
             "{:?}",
             ev.resolution.steps[0].title
         );

@@ -46,8 +46,8 @@ pub type Group = (String, Vec<(&'static str, String)>);
 pub fn by_rule_set() -> Vec<Group> {
     let mut out: Vec<Group> = Vec::new();
     for (s, sc) in parsed() {
-        let rules = tercio_rules::registry::lookup(&sc.ruleset)
-            .map_or(sc.ruleset.clone(), |r| r.name().to_string());
+        let rules =
+            tercio_rules::registry::lookup(&sc.ruleset).map_or(sc.ruleset.clone(), |r| r.title());
         let label = match sc.date.as_deref() {
             Some(d) if !d.trim().is_empty() => format!("{} ({d})", sc.title),
             _ => sc.title.clone(),

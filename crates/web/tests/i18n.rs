@@ -811,3 +811,234 @@ fn app_driven_refusals_under_a_form_speak_italian() {
         assert!(!m.contains(en), "{en} in {m}");
     }
 }
+
+/// Every quoted string of a scenario file (basic, literal and multi-line): the proper names and
+/// texts a scenario's author wrote, which stay as written in every language.
+fn scenario_texts(src: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = src;
+    while let Some(i) = rest.find(['"', '\'']) {
+        let q = &rest[i..];
+        let (open, close) = if q.starts_with("\"\"\"") {
+            ("\"\"\"", "\"\"\"")
+        } else if q.starts_with("'''") {
+            ("'''", "'''")
+        } else if q.starts_with('"') {
+            ("\"", "\"")
+        } else {
+            ("'", "'")
+        };
+        let body = &q[open.len()..];
+        let mut end = None;
+        let mut escaped = false;
+        for (j, c) in body.char_indices() {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' && open.starts_with('"') {
+                escaped = true;
+            } else if body[j..].starts_with(close) {
+                end = Some(j);
+                break;
+            } else if open.len() == 1 && c == '\n' {
+                break;
+            }
+        }
+        match end {
+            Some(j) => {
+                let text = body[..j].replace("\\\"", "\"").replace("\\\\", "\\");
+                out.extend(text.lines().map(|l| l.trim().to_string()));
+                rest = &body[j + close.len()..];
+            }
+            None => rest = &q[1..],
+        }
+    }
+    out.retain(|s| s.chars().count() > 2);
+    out.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    out
+}
+
+/// A page's visible text: no scripts, no tags, entities decoded; without the citations of the
+/// modifiers (`class="sources"`), which quote each seed in its own language, and without the
+/// rules page's house rules, whose first column is the key a scenario's author writes.
+fn visible_text(page: &str) -> String {
+    let mut page = without_scripts(page);
+    for (open, close) in [
+        ("<details class=\"sources\">", "</details>"),
+        ("<ul class=\"sources\">", "</ul>"),
+        ("<tbody id=\"ref-house\">", "</tbody>"),
+    ] {
+        while let Some(i) = page.find(open) {
+            let end = page[i..]
+                .find(close)
+                .map_or(page.len(), |j| i + j + close.len());
+            page.replace_range(i..end, " ");
+        }
+    }
+    let mut text = String::new();
+    let mut in_tag = false;
+    for c in page.chars() {
+        match c {
+            '<' => {
+                in_tag = true;
+                text.push('\n');
+            }
+            '>' => in_tag = false,
+            _ if !in_tag => text.push(c),
+            _ => {}
+        }
+    }
+    text.replace("&#39;", "'")
+        .replace("&quot;", "\"")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+}
+
+/// The texts of a JSON answer a page shows (every string but ids, paths and links).
+fn shown_strings(v: &Value, key: &str, out: &mut Vec<String>) {
+    // Ids, links, and the state's changes (`p`, `v`) a page patches in, not reads out.
+    const NOT_SHOWN: [&str; 13] = [
+        "id", "action", "rules", "ruleset", "url", "etag", "hash", "kind", "code", "field", "p",
+        "v", "source",
+    ];
+    match v {
+        Value::String(s) if !NOT_SHOWN.contains(&key) => out.push(s.clone()),
+        Value::Array(a) => a.iter().for_each(|x| shown_strings(x, key, out)),
+        // The state a page patches in is data, not text.
+        Value::Object(_) if key == "v" || key == "state" => {}
+        Value::Object(o) => o.iter().for_each(|(k, x)| {
+            // A facet's name is an object key in an odds answer.
+            if key == "odds" || key == "facets" {
+                out.push(k.clone());
+            }
+            shown_strings(x, k, out)
+        }),
+        _ => {}
+    }
+}
+
+/// English words that are no Italian word, and the marks of an internal id or a citation.
+const ENGLISH: [&str; 48] = [
+    "the", "of", "and", "with", "from", "has", "have", "is", "are", "not", "each", "this", "that",
+    "card", "cards", "fire", "fires", "unit", "units", "turn", "loses", "lost", "level", "levels",
+    "charge", "charges", "melee", "roll", "rolls", "draw", "move", "moves", "target", "actor",
+    "ahead", "tie", "hits", "wins", "breaks", "side", "deck", "hand", "play", "leader", "army",
+    "none", "may", "must",
+];
+const INTERNAL: [&str; 9] = [
+    "⟦",
+    "app_driven.",
+    "sword_and_flame.",
+    "ecw.",
+    "callan.",
+    "[design",
+    "[decision",
+    "`",
+    "project design",
+];
+
+/// The English words and internal marks left in `text` once the scenario's own texts are taken
+/// out, with the line each sits in.
+fn english_left(text: &str, allowed: &[String]) -> Vec<String> {
+    let mut found = Vec::new();
+    for line in text.lines() {
+        let mut rest = line.to_string();
+        for a in allowed {
+            if rest.contains(a.as_str()) {
+                rest = rest.replace(a.as_str(), " ");
+            }
+        }
+        let words: Vec<String> = rest
+            .split(|c: char| !c.is_alphabetic())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect();
+        if let Some(w) = words.iter().find(|w| ENGLISH.contains(&w.as_str())) {
+            found.push(format!("\"{w}\" in: {}", line.trim()));
+        } else if let Some(m) = INTERNAL.iter().find(|m| rest.contains(*m)) {
+            found.push(format!("\"{m}\" in: {}", line.trim()));
+        }
+    }
+    found
+}
+
+/// Each rule set's example game, played in Italian through the API: at every step the game
+/// master's page, the step's odds and its answer, and at the end every seat's page, the log, the
+/// dice and the rules page, show no English engine text and no internal id or citation. The
+/// scenario's own texts (unit, side and leader names, its notes) are proper names and stay.
+#[test]
+fn italian_pages_show_no_english_engine_text_or_internal_id() {
+    let s = server();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    for rules in ["el-gran-capitan", "bloody-dismal-fight", "callan-renaissance"] {
+        let (scenario, seed, steps) = common::example_game(rules);
+        // The games' printed titles are proper names too (item 16).
+        let mut allowed = scenario_texts(
+            &std::fs::read_to_string(root.join(format!("scenarios/{scenario}.toml")))
+                .expect("scenario"),
+        );
+        allowed.extend(
+            [
+                "The Renaissance (Andy Callan)",
+                "The Sword and the Flame",
+                "Commands & Colors: Napoleonics",
+                "A Bloody Dismal Fight",
+            ]
+            .map(String::from),
+        );
+        let v = s.create(&json!({"scenario": scenario, "seed": seed}));
+        let links: Vec<String> = v["links"]
+            .as_array()
+            .expect("links")
+            .iter()
+            .map(|l| token(&l["url"]))
+            .collect();
+        let gm = &links[0];
+        let mut problems = Vec::new();
+        let mut check = |what: &str, text: &str| {
+            for p in english_left(text, &allowed) {
+                problems.push(format!("{rules}, {what}: {p}"));
+            }
+        };
+        for (name, a) in &steps {
+            let page = s.get_with(&format!("/s/{gm}?part=main"), &[ITALIAN]).body;
+            check(&format!("page before {name}"), &visible_text(&page));
+            for (route, what) in [("odds", "odds"), ("actions", "answer")] {
+                let r = s.request(
+                    "POST",
+                    &format!("/api/s/{gm}/{route}"),
+                    &[ITALIAN],
+                    Some(&a.to_string()),
+                );
+                let mut texts = Vec::new();
+                shown_strings(&r.json(), "", &mut texts);
+                check(&format!("{what} of {name}"), &texts.join("\n"));
+            }
+        }
+        let mut pages: Vec<String> = links.iter().map(|t| format!("/s/{t}")).collect();
+        pages.extend([
+            format!("/s/{gm}/log"),
+            format!("/s/{gm}/dice"),
+            format!("/rules/{rules}"),
+        ]);
+        // A glossary (Callan's) gives each Italian term its English gloss on purpose.
+        let gloss = format!(
+            "<th>{}</th>",
+            tercio_i18n::t(tercio_i18n::Lang::It, "callan.col.english", &[])
+        );
+        for p in pages {
+            let mut page = s.get_with(&p, &[ITALIAN]).body;
+            if let Some(i) = page.find(&gloss) {
+                let end = page[i..].find("</tbody>").map_or(page.len(), |j| i + j);
+                page.replace_range(i..end, " ");
+            }
+            check(&p, &visible_text(&page));
+        }
+        assert!(
+            problems.is_empty(),
+            "{} English or internal texts on Italian pages:\n{}",
+            problems.len(),
+            problems.join("\n")
+        );
+    }
+}

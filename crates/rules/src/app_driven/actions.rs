@@ -45,32 +45,32 @@ impl Ctx<'_> {
                     rej("unknown-unit", Some(field), format!("no unit \"{id}\" in this game; units: {}", st.units.keys().cloned().collect::<Vec<_>>().join(", ")))
                 })?;
                 if u.destroyed {
-                    return Err(rej("unit-destroyed", Some(field), format!("{} has been destroyed and can take no part", u.name)));
+                    return Err(rej("unit-destroyed", Some(field), msg(keys::APP_DRIVEN_REJECT_DESTROYED, &[("unit", &u.name)])));
                 }
                 let troop = self.ch.troop(&u.troop).cloned().ok_or_else(|| rej("unknown-troop-type", Some(field), u.troop.clone()))?;
                 let attached = st.leaders.values().find(|l| l.attached_to.as_deref() == Some(id) && l.fate.is_none());
                 let leader = match leader {
                     None => attached.map(|l| LeaderSnap { id: l.id.clone(), name: l.name.clone(), army: l.army }),
                     Some(LeaderField::Flag(false)) => match attached {
-                        Some(l) => return Err(rej("leader-attached", Some(&lf), format!("{} is with {}: detach him first (\"attach\" with no unit), or leave the box set", l.name, u.name))),
+                        Some(l) => return Err(rej("leader-attached", Some(&lf), msg(keys::APP_DRIVEN_REJECT_LEADER_ATTACHED, &[("leader", &l.name), ("unit", &u.name), ("attach", "@app_driven.action.attach")]))),
                         None => None,
                     },
                     Some(LeaderField::Flag(true)) => match attached {
                         Some(l) => Some(LeaderSnap { id: l.id.clone(), name: l.name.clone(), army: l.army }),
-                        None => return Err(rej("no-leader-attached", Some(&lf), format!("no leader is attached to {}: give the leader's id", u.name))),
+                        None => return Err(rej("no-leader-attached", Some(&lf), msg(keys::APP_DRIVEN_REJECT_NO_LEADER_ATTACHED, &[("unit", &u.name)]))),
                     },
                     Some(LeaderField::Id(lid)) => {
                         let l = st.leaders.get(lid).ok_or_else(|| rej("unknown-leader", Some(&lf), format!("no leader \"{lid}\" in this game")))?;
                         if l.fate.is_some() {
-                            return Err(rej("leader-lost", Some(&lf), format!("{} has been killed or captured", l.name)));
+                            return Err(rej("leader-lost", Some(&lf), msg(keys::APP_DRIVEN_REJECT_LEADER_LOST, &[("leader", &l.name)])));
                         }
                         if l.side != u.side {
-                            return Err(rej("leader-wrong-side", Some(&lf), format!("{} is not of {}'s side", l.name, u.name)));
+                            return Err(rej("leader-wrong-side", Some(&lf), msg(keys::APP_DRIVEN_REJECT_LEADER_WRONG_SIDE, &[("leader", &l.name), ("unit", &u.name)])));
                         }
                         // Only the actor's leader may join as part of the action; a target's
                         // leader fights with it only if already attached.
                         if field != "actor" && l.attached_to.as_deref() != Some(id.as_str()) {
-                            return Err(rej("leader-not-with-unit", Some(&lf), format!("{} is not attached to {}", l.name, u.name)));
+                            return Err(rej("leader-not-with-unit", Some(&lf), msg(keys::APP_DRIVEN_REJECT_LEADER_NOT_WITH_UNIT, &[("leader", &l.name), ("unit", &u.name)])));
                         }
                         Some(LeaderSnap { id: l.id.clone(), name: l.name.clone(), army: l.army })
                     }
@@ -261,14 +261,8 @@ pub fn check_fields(req: &ActionRequest) -> Result<(), Rejection> {
 /// The answer the action gives to a question of the rules, or the question (a rejection of kind
 /// [`crate::interface::RejectKind::Question`]: the table answers it and sends the action again).
 fn need<T: Clone>(v: &Option<T>, field: &str, question: &str) -> Result<T, Rejection> {
-    v.clone().ok_or_else(|| {
-        rej(
-            "question",
-            Some(field),
-            format!("{question} Answer with \"{field}\": true (OK) or false (Cancel)."),
-        )
-        .question()
-    })
+    v.clone()
+        .ok_or_else(|| rej("question", Some(field), question).question())
 }
 
 /// Apply the 'Actor is Disordered/Demoralized' box stand-alone; in a game it must agree.
@@ -328,14 +322,17 @@ fn same_side(ctx: &Ctx, a: &UnitSnap, b: &UnitSnap) -> Result<(), Rejection> {
         return Err(rej(
             "same-side",
             Some("target"),
-            format!("{} and {} are on the same side", a.name, b.name),
+            msg(
+                keys::APP_DRIVEN_REJECT_SAME_SIDE,
+                &[("actor", &a.name), ("target", &b.name)],
+            ),
         ));
     }
     if ctx.state.is_some() && a.id == b.id {
         return Err(rej(
             "same-unit",
             Some("target"),
-            "a unit cannot target itself",
+            msg(keys::APP_DRIVEN_REJECT_SAME_UNIT, &[]),
         ));
     }
     Ok(())
@@ -346,7 +343,10 @@ fn in_combat_rule(u: &UnitSnap, what: &str) -> Result<(), Rejection> {
         return Err(rej(
             "in-ongoing-combat",
             Some("action"),
-            format!("{} is in an ongoing combat: it may only Melee, Retire, or Regroup with a leader attached (then Melee), not {what}", u.name),
+            msg(
+                keys::APP_DRIVEN_REJECT_IN_ONGOING_COMBAT,
+                &[("unit", &u.name), ("what", what)],
+            ),
         ));
     }
     Ok(())
@@ -358,9 +358,9 @@ fn charger_allowed(a: &UnitSnap) -> Result<(), Rejection> {
         return Err(rej(
             "cannot-charge",
             Some("actor"),
-            format!(
-                "{} may not Charge (\"Cannon ... may not Charge\")",
-                a.troop.name
+            msg(
+                keys::APP_DRIVEN_REJECT_CANNOT_CHARGE,
+                &[("troop", &a.troop.title())],
             ),
         ));
     }
@@ -368,13 +368,13 @@ fn charger_allowed(a: &UnitSnap) -> Result<(), Rejection> {
         return Err(rej(
             "march-formation-cannot-charge",
             Some("actor"),
-            format!(
-                "{} is in march formation: \"units in 'march' formation may not Charge\"",
-                a.name
+            msg(
+                keys::APP_DRIVEN_REJECT_MARCH_FORMATION,
+                &[("unit", &a.name)],
             ),
         ));
     }
-    in_combat_rule(a, "Charge")
+    in_combat_rule(a, "@app_driven.action.charge")
 }
 
 /// Whether `a` may charge `t` (the target-dependent rules; `charger_allowed` has the rest).
@@ -383,14 +383,34 @@ fn charge_target_allowed(req: &ActionRequest, a: &UnitSnap, t: &UnitSnap) -> Res
     let ground = req.ground.unwrap_or_default();
     let loose_target = matches!(t.troop.id, "irregulars" | "skirmishers");
     match a.troop.charge {
-        ChargeRule::LooseOnly if matches!(ground, Ground::Open | Ground::ActorUphill | Ground::TargetUphill) && !loose_target && t.troop.class != Class::Cannon => {
-            Err(rej("loose-troops-charge-in-open", Some("ground"), format!("{} may not charge in the open except against {} or Cannon", a.troop.name, a.troop.name)))
+        ChargeRule::LooseOnly
+            if matches!(
+                ground,
+                Ground::Open | Ground::ActorUphill | Ground::TargetUphill
+            ) && !loose_target
+                && t.troop.class != Class::Cannon =>
+        {
+            Err(rej(
+                "loose-troops-charge-in-open",
+                Some("ground"),
+                msg(
+                    keys::APP_DRIVEN_REJECT_LOOSE_IN_OPEN,
+                    &[("troop", &a.troop.title())],
+                ),
+            ))
         }
-        ChargeRule::MissileRestricted if !loose_target && t.troop.class != Class::Cannon && !t.in_combat && frontal => Err(rej(
-            "missile-troops-charge",
-            Some("target"),
-            format!("{} may not charge {} frontally unless it is already in an ongoing combat (000: missile troops charge only Skirmishers or Cannon otherwise)", a.troop.name, t.troop.name),
-        )),
+        ChargeRule::MissileRestricted
+            if !loose_target && t.troop.class != Class::Cannon && !t.in_combat && frontal =>
+        {
+            Err(rej(
+                "missile-troops-charge",
+                Some("target"),
+                msg(
+                    keys::APP_DRIVEN_REJECT_MISSILE_CHARGE,
+                    &[("troop", &a.troop.title()), ("target", &t.troop.title())],
+                ),
+            ))
+        }
         _ => Ok(()),
     }
 }
@@ -409,10 +429,7 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
                     return Err(rej(
                         "no-stakes",
                         Some("plant_stakes"),
-                        format!(
-                            "{} carries no stakes (scenario flag \"stakes\" on archers)",
-                            u.name
-                        ),
+                        msg(keys::APP_DRIVEN_REJECT_NO_STAKES, &[("unit", &u.name)]),
                     ));
                 }
                 if u.stakes_planted
@@ -423,13 +440,21 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
                     return Err(rej(
                         "stakes-used",
                         Some("plant_stakes"),
-                        "stakes may be planted once per game",
+                        msg(keys::APP_DRIVEN_REJECT_STAKES_USED, &[]),
                     ));
                 }
-                in_combat_rule(&u, "plant stakes")?;
+                in_combat_rule(&u, "@app_driven.field.stakes")?;
                 let mut acc = acc;
-                acc.steps.push(Step { title: format!("Rest: {} plants stakes", u.name), dice: vec![], modifiers: vec![], totals: vec![], result: "Stakes planted: a mounted unit charging them frontally fights as in rough ground at least, without impact".into() });
-                acc.summary.push(format!("{} plants stakes", u.name));
+                let unit = [("unit", u.name.as_str())];
+                acc.steps.push(Step {
+                    title: msg(keys::APP_DRIVEN_STEP_PLANTS_STAKES, &unit),
+                    dice: vec![],
+                    modifiers: vec![],
+                    totals: vec![],
+                    result: msg(keys::APP_DRIVEN_RESULT_STAKES_PLANTED, &[]),
+                });
+                acc.summary
+                    .push(msg(keys::APP_DRIVEN_SUMMARY_PLANTS_STAKES, &unit));
                 acc.effects
                     .push(Effect::StakesPlanted { unit: u.id.clone() });
                 acc.effects.push(Effect::Acted { unit: u.id.clone() });
@@ -439,23 +464,27 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
                 return Err(rej(
                     "regroup-in-combat-needs-leader",
                     Some("leader_with_actor"),
-                    format!(
-                        "{} is in an ongoing combat: it may Regroup only with a leader attached",
-                        u.name
+                    msg(
+                        keys::APP_DRIVEN_REJECT_REGROUP_NEEDS_LEADER,
+                        &[("unit", &u.name)],
                     ),
                 ));
             }
             if u.cond.status == Status::Ok && !u.in_combat {
                 let mut acc = acc;
+                let unit = [("unit", u.name.as_str())];
                 acc.steps.push(Step {
-                    title: format!("Rest: {}", u.name),
+                    title: msg(keys::APP_DRIVEN_STEP_REST, &unit),
                     dice: vec![],
                     modifiers: vec![],
                     totals: vec![],
-                    result: format!("{} rests (already OK: no roll needed)", u.name),
+                    result: msg(keys::APP_DRIVEN_RESULT_RESTS, &unit),
                 });
-                acc.summary.push(format!("{} rests", u.name));
-                acc.facet("regroup", "0 levels");
+                acc.summary.push(msg(keys::APP_DRIVEN_SUMMARY_RESTS, &unit));
+                acc.facet(
+                    &msg(keys::APP_DRIVEN_FACET_REGROUP, &[]),
+                    msg(keys::APP_DRIVEN_VALUE_LEVELS, &[("count", "0")]),
+                );
                 acc.effects.push(Effect::Acted { unit: u.id.clone() });
                 return Ok(Plan::Done(acc));
             }
@@ -482,7 +511,7 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
                         let s = melee_setup(&c, &req2, a, t.clone(), false);
                         let mut acc = acc;
                         acc.summary
-                            .push("Regroup in an ongoing combat: the Melee follows at once".into());
+                            .push(msg(keys::APP_DRIVEN_SUMMARY_REGROUP_THEN_MELEE, &[]));
                         resolve::melee(&ch, acc, s)
                     }
                 }),
@@ -493,9 +522,9 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
             in_combat_rule(
                 &u,
                 if req.action == ActionKind::March {
-                    "March"
+                    "@app_driven.action.march"
                 } else {
-                    "Advance"
+                    "@app_driven.action.advance"
                 },
             )?;
             let march = req.action == ActionKind::March;
@@ -508,27 +537,41 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
                 return Err(rej(
                     "cannot-move",
                     Some("actor"),
-                    format!("{} cannot move except to change facing", u.troop.name),
+                    msg(
+                        keys::APP_DRIVEN_REJECT_CANNOT_MOVE,
+                        &[("troop", &u.troop.title())],
+                    ),
                 ));
             };
             let mut acc = acc;
-            let text = if march {
-                format!("{} marches up to {inches} base inches in a column one base wide (march formation: it may not Charge until it moves again)", u.name)
+            let n = inches.to_string();
+            let args = [("unit", u.name.as_str()), ("inches", n.as_str())];
+            let (text, title) = if march {
+                (
+                    msg(keys::APP_DRIVEN_RESULT_MARCHES, &args),
+                    msg(keys::APP_DRIVEN_STEP_MARCH, &args),
+                )
             } else {
-                format!(
-                    "{} advances up to {inches} base inches (forward, wheels, facing changes)",
-                    u.name
+                (
+                    msg(keys::APP_DRIVEN_RESULT_ADVANCES, &args),
+                    msg(keys::APP_DRIVEN_STEP_ADVANCE, &args),
                 )
             };
             acc.steps.push(Step {
-                title: format!("{}: {}", if march { "March" } else { "Advance" }, u.name),
+                title,
                 dice: vec![],
                 modifiers: vec![],
-                totals: vec![("Base inches".into(), i32::from(inches))],
+                totals: vec![(
+                    msg(keys::APP_DRIVEN_TOTAL_BASE_INCHES, &[]),
+                    i32::from(inches),
+                )],
                 result: text.clone(),
             });
             acc.summary.push(text);
-            acc.facet("move", format!("{inches}\""));
+            acc.facet(
+                &msg(keys::APP_DRIVEN_FACET_MOVE, &[]),
+                format!("{inches}\""),
+            );
             acc.effects.push(Effect::Formation {
                 unit: u.id.clone(),
                 march,
@@ -543,25 +586,30 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
                 return Err(rej(
                     "cannot-move",
                     Some("actor"),
-                    format!("{} cannot move, so it cannot Retire", u.troop.name),
+                    msg(
+                        keys::APP_DRIVEN_REJECT_CANNOT_RETIRE,
+                        &[("troop", &u.troop.title())],
+                    ),
                 ));
             }
             if !u.in_combat {
                 let inches = u.troop.retire_move.unwrap_or(0);
                 let mut acc = acc;
-                let text = format!(
-                    "{} retires up to {inches}\" directly backward (not in combat: no roll)",
-                    u.name
-                );
+                let n = inches.to_string();
+                let args = [("unit", u.name.as_str()), ("inches", n.as_str())];
+                let text = msg(keys::APP_DRIVEN_RESULT_RETIRES_FREE, &args);
                 acc.steps.push(Step {
-                    title: format!("Retire: {}", u.name),
+                    title: msg(keys::APP_DRIVEN_STEP_RETIRE_FREE, &args),
                     dice: vec![],
                     modifiers: vec![],
                     totals: vec![],
                     result: text.clone(),
                 });
                 acc.summary.push(text);
-                acc.facet("retire", "success");
+                acc.facet(
+                    &msg(keys::APP_DRIVEN_FACET_RETIRE, &[]),
+                    msg(keys::APP_DRIVEN_VALUE_SUCCESS, &[]),
+                );
                 acc.effects.push(Effect::Formation {
                     unit: u.id.clone(),
                     march: false,
@@ -573,10 +621,7 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
                 return Err(rej(
                     "contacted-on-several-faces",
                     Some("contacted_on_several_faces"),
-                    format!(
-                        "{} is contacted on more than one face and may not Retire",
-                        u.name
-                    ),
+                    msg(keys::APP_DRIVEN_REJECT_SEVERAL_FACES, &[("unit", &u.name)]),
                 ));
             }
             let t = combat_target(ctx, req, &u)?;
@@ -596,13 +641,25 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
                             b: p.clone(),
                         });
                     }
-                    acc.effects.push(Effect::Formation { unit: u2.id.clone(), march: false });
+                    acc.effects.push(Effect::Formation {
+                        unit: u2.id.clone(),
+                        march: false,
+                    });
                     // Bad War keeps units below half fighting only while the fight lasts.
                     if c.1 && is_bad_war(&u2, &t) {
                         for x in [&u2, &t] {
                             if is_destroyed(x.bases, x.cond.lost, false) {
-                                acc.effects.push(Effect::Unit { unit: x.id.clone(), status: x.cond.status, lost: x.cond.lost, destroyed: true, uncounted: false });
-                                acc.summary.push(format!("{} is below half strength once the Bad War ends, and is destroyed", x.name));
+                                acc.effects.push(Effect::Unit {
+                                    unit: x.id.clone(),
+                                    status: x.cond.status,
+                                    lost: x.cond.lost,
+                                    destroyed: true,
+                                    uncounted: false,
+                                });
+                                acc.summary.push(msg(
+                                    keys::APP_DRIVEN_SUMMARY_BAD_WAR_ENDS,
+                                    &[("unit", &x.name)],
+                                ));
                             }
                         }
                     }
@@ -629,12 +686,12 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
                     ),
                     None => msg(
                         keys::APP_DRIVEN_REJECT_CANNOT_FIRE,
-                        &[("troop", a.troop.name)],
+                        &[("troop", &a.troop.title())],
                     ),
                 };
                 return Err(rej("cannot-fire", Some("actor"), why));
             }
-            in_combat_rule(&a, "Fire")?;
+            in_combat_rule(&a, "@app_driven.action.fire")?;
             let mut t = ctx.snap(req.target.as_ref(), "target", None)?;
             target_status(req, &mut t);
             same_side(ctx, &a, &t)?;
@@ -643,9 +700,12 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
                 return Err(rej(
                     "bad-firing-bases",
                     Some("firing_bases"),
-                    format!(
-                        "{firing}: allowed 1 to {} (the actor's bases)",
-                        a.remaining()
+                    msg(
+                        keys::APP_DRIVEN_REJECT_BASES_ACTOR,
+                        &[
+                            ("firing", &firing.to_string()),
+                            ("max", &(a.remaining()).to_string()),
+                        ],
                     ),
                 ));
             }
@@ -733,7 +793,10 @@ fn combat_target(ctx: &Ctx, req: &ActionRequest, u: &UnitSnap) -> Result<UnitSna
                 return Err(rej(
                     "not-in-contact",
                     Some("target"),
-                    format!("{} is not in combat with {}", u.name, t.name),
+                    msg(
+                        keys::APP_DRIVEN_REJECT_NOT_IN_CONTACT,
+                        &[("unit", &u.name), ("target", &t.name)],
+                    ),
                 ));
             }
         }
@@ -755,7 +818,11 @@ fn combat_target(ctx: &Ctx, req: &ActionRequest, u: &UnitSnap) -> Result<UnitSna
             return Ok(t);
         }
     }
-    Err(rej("missing-field", Some("target"), format!("{} is in an ongoing combat: name the enemy it fights (\"target\"), for the Melee that may follow", u.name)))
+    Err(rej(
+        "missing-field",
+        Some("target"),
+        msg(keys::APP_DRIVEN_REJECT_NAME_ENEMY, &[("unit", &u.name)]),
+    ))
 }
 
 fn charge(ctx: &Ctx, req: &ActionRequest, acc: Acc) -> Result<Plan<Acc>, Rejection> {
@@ -775,7 +842,7 @@ fn charge(ctx: &Ctx, req: &ActionRequest, acc: Acc) -> Result<Plan<Acc>, Rejecti
         return Err(rej(
             "not-ferocious",
             Some("ferocious"),
-            "only Swiss Pikemen make Ferocious Swiss Charges (El Gran Capitán)",
+            msg(keys::APP_DRIVEN_REJECT_NOT_FEROCIOUS, &[]),
         ));
     }
     // 000 'Ferocious Swiss Charges': "any eligible enemy unit (Gendarmes, Pikemen of all types,
@@ -799,42 +866,49 @@ fn charge(ctx: &Ctx, req: &ActionRequest, acc: Acc) -> Result<Plan<Acc>, Rejecti
         return Err(rej(
             "not-ferocious-target",
             Some("target"),
-            format!(
-                "{} is not an eligible target of a Ferocious Swiss Charge",
-                t.troop.name
+            msg(
+                keys::APP_DRIVEN_REJECT_NOT_FEROCIOUS_TARGET,
+                &[("troop", &t.troop.title())],
             ),
         ));
     }
     if req.target_evades == Some(true) && (!t.troop.may_evade || t.in_combat) {
         let why = if t.in_combat {
-            "it is in an ongoing combat"
+            keys::APP_DRIVEN_REJECT_EVADE_IN_COMBAT
         } else {
-            "its troop type may not evade"
+            keys::APP_DRIVEN_REJECT_EVADE_TROOP
         };
         return Err(rej(
             "cannot-evade",
             Some("target_evades"),
-            format!("{} cannot evade: {why}", t.name),
+            msg(why, &[("unit", &t.name)]),
         ));
     }
     let frontal = req.frontal.unwrap_or(true);
     let inches = a.troop.charge_move.unwrap_or(0);
     let mut acc = acc;
+    let n = inches.to_string();
     acc.steps.push(Step {
-        title: format!(
-            "Charge: {} at {}{}",
-            a.name,
-            t.name,
-            if frontal { "" } else { " (flank or rear)" }
+        title: msg(
+            if frontal {
+                keys::APP_DRIVEN_STEP_CHARGE
+            } else {
+                keys::APP_DRIVEN_STEP_CHARGE_FLANK
+            },
+            &[("actor", &a.name), ("target", &t.name)],
         ),
         dice: vec![],
         modifiers: vec![],
-        totals: vec![("Charge move".into(), i32::from(inches))],
-        result: format!(
-            "{} wheels and moves straight forward up to {inches}\" into contact",
-            a.name
+        totals: vec![(
+            msg(keys::APP_DRIVEN_TOTAL_CHARGE_MOVE, &[]),
+            i32::from(inches),
+        )],
+        result: msg(
+            keys::APP_DRIVEN_RESULT_CHARGE_MOVE,
+            &[("unit", &a.name), ("inches", &n)],
         ),
     });
+    let charge_facet = msg(keys::APP_DRIVEN_FACET_CHARGE, &[]);
     acc.effects.push(Effect::Formation {
         unit: a.id.clone(),
         march: false,
@@ -848,11 +922,21 @@ fn charge(ctx: &Ctx, req: &ActionRequest, acc: Acc) -> Result<Plan<Acc>, Rejecti
         let evades = need(
             &req.target_evades,
             "target_evades",
-            &format!("{} may evade the charge. Does it evade?", t.name),
+            &msg(keys::APP_DRIVEN_QUESTION_EVADE, &[("unit", &t.name)]),
         )?;
         if evades {
             let ev = t.troop.advance.unwrap_or(0);
-            acc.steps.push(Step { title: format!("Evade: {}", t.name), dice: vec![], modifiers: vec![], totals: vec![("Evade move".into(), i32::from(ev))], result: format!("{} evades up to {ev}\" (paying for its facing change); the charger may use its remaining move", t.name) });
+            let n = ev.to_string();
+            acc.steps.push(Step {
+                title: msg(keys::APP_DRIVEN_STEP_EVADE, &[("unit", &t.name)]),
+                dice: vec![],
+                modifiers: vec![],
+                totals: vec![(msg(keys::APP_DRIVEN_TOTAL_EVADE_MOVE, &[]), i32::from(ev))],
+                result: msg(
+                    keys::APP_DRIVEN_RESULT_EVADES,
+                    &[("unit", &t.name), ("inches", &n)],
+                ),
+            });
             acc.effects.push(Effect::Acted { unit: t.id.clone() });
             acc.effects.push(Effect::Formation {
                 unit: t.id.clone(),
@@ -861,22 +945,25 @@ fn charge(ctx: &Ctx, req: &ActionRequest, acc: Acc) -> Result<Plan<Acc>, Rejecti
             let contact = need(
                 &req.contact_after_evade,
                 "contact_after_evade",
-                &format!(
-                    "{} has evaded. Does {} still reach it with its remaining move?",
-                    t.name, a.name
+                &msg(
+                    keys::APP_DRIVEN_QUESTION_CONTACT_AFTER_EVADE,
+                    &[("target", &t.name), ("actor", &a.name)],
                 ),
             )?;
             if !contact {
                 acc.summary
-                    .push(format!("{} evades; the charge does not reach it", t.name));
-                acc.facet("charge", "evaded");
+                    .push(msg(keys::APP_DRIVEN_SUMMARY_EVADES, &[("unit", &t.name)]));
+                acc.facet(&charge_facet, msg(keys::APP_DRIVEN_VALUE_EVADED, &[]));
                 acc.effects.push(Effect::Acted { unit: a.id.clone() });
                 return Ok(Plan::Done(acc));
             }
-            acc.facet("charge", "caught evading");
-            acc.summary.push(format!(
-                "{} is caught as it evades and fights taken in the rear",
-                t.name
+            acc.facet(
+                &charge_facet,
+                msg(keys::APP_DRIVEN_VALUE_CAUGHT_EVADING, &[]),
+            );
+            acc.summary.push(msg(
+                keys::APP_DRIVEN_SUMMARY_CAUGHT_EVADING,
+                &[("unit", &t.name)],
             ));
             melee_req.target_in_flank = Some(true);
         }
@@ -901,7 +988,7 @@ fn charge(ctx: &Ctx, req: &ActionRequest, acc: Acc) -> Result<Plan<Acc>, Rejecti
         let crosses = need(
             &req.crosses_arc_of_fire,
             "crosses_arc_of_fire",
-            &format!("Does the charge cross the arc of fire of {}?", t.name),
+            &msg(keys::APP_DRIVEN_QUESTION_ARC_OF_FIRE, &[("unit", &t.name)]),
         )?;
         if crosses {
             let firing = req.defensive_firing_bases.unwrap_or(t.remaining());
@@ -909,9 +996,12 @@ fn charge(ctx: &Ctx, req: &ActionRequest, acc: Acc) -> Result<Plan<Acc>, Rejecti
                 return Err(rej(
                     "bad-firing-bases",
                     Some("defensive_firing_bases"),
-                    format!(
-                        "{firing}: allowed 1 to {} (the target's bases)",
-                        t.remaining()
+                    msg(
+                        keys::APP_DRIVEN_REJECT_BASES_TARGET,
+                        &[
+                            ("firing", &firing.to_string()),
+                            ("max", &(t.remaining()).to_string()),
+                        ],
                     ),
                 ));
             }
@@ -924,29 +1014,59 @@ fn charge(ctx: &Ctx, req: &ActionRequest, acc: Acc) -> Result<Plan<Acc>, Rejecti
             };
             let a2 = a.clone();
             let t2 = t.clone();
-            return Ok(resolve::fire(&ch, acc, fs).and_then(move |(mut acc, levels)| {
-                // The fire's result is the charger's new condition.
-                let mut a3 = a2.clone();
-                if let Some(Effect::Unit { status, lost, destroyed, .. }) = acc.effects.iter().rev().find(|e| matches!(e, Effect::Unit { unit, .. } if *unit == a2.id)) {
-                    a3.cond = Condition { status: *status, lost: *lost, destroyed: *destroyed };
-                }
-                if levels >= 2 || a3.cond.destroyed {
-                    acc.steps.push(Step { title: "Charge stopped".into(), dice: vec![], modifiers: vec![], totals: vec![], result: format!("Devastating fire: {} fails to contact and ends its move an inch short. No Melee.", a2.name) });
-                    acc.summary.push(format!("The charge of {} is stopped an inch short", a2.name));
-                    acc.facet("charge", "stopped by fire");
-                    acc.effects.push(Effect::Acted { unit: a2.id.clone() });
-                    Plan::Done(acc)
-                } else {
-                    if !acc.facets.iter().any(|(k, _)| k == "charge") {
-                        acc.facet("charge", "contact");
+            let charge_facet2 = charge_facet.clone();
+            return Ok(
+                resolve::fire(&ch, acc, fs).and_then(move |(mut acc, levels)| {
+                    // The fire's result is the charger's new condition.
+                    let mut a3 = a2.clone();
+                    if let Some(Effect::Unit {
+                        status,
+                        lost,
+                        destroyed,
+                        ..
+                    }) = acc
+                        .effects
+                        .iter()
+                        .rev()
+                        .find(|e| matches!(e, Effect::Unit { unit, .. } if *unit == a2.id))
+                    {
+                        a3.cond = Condition {
+                            status: *status,
+                            lost: *lost,
+                            destroyed: *destroyed,
+                        };
                     }
-                    go_melee(acc, a3, t2.clone())
-                }
-            }));
+                    if levels >= 2 || a3.cond.destroyed {
+                        let unit = [("unit", a2.name.as_str())];
+                        acc.steps.push(Step {
+                            title: msg(keys::APP_DRIVEN_STEP_CHARGE_STOPPED, &[]),
+                            dice: vec![],
+                            modifiers: vec![],
+                            totals: vec![],
+                            result: msg(keys::APP_DRIVEN_RESULT_CHARGE_STOPPED, &unit),
+                        });
+                        acc.summary
+                            .push(msg(keys::APP_DRIVEN_SUMMARY_CHARGE_STOPPED, &unit));
+                        acc.facet(
+                            &charge_facet2,
+                            msg(keys::APP_DRIVEN_VALUE_STOPPED_BY_FIRE, &[]),
+                        );
+                        acc.effects.push(Effect::Acted {
+                            unit: a2.id.clone(),
+                        });
+                        Plan::Done(acc)
+                    } else {
+                        if !acc.facets.iter().any(|(k, _)| *k == charge_facet2) {
+                            acc.facet(&charge_facet2, msg(keys::APP_DRIVEN_VALUE_CONTACT, &[]));
+                        }
+                        go_melee(acc, a3, t2.clone())
+                    }
+                }),
+            );
         }
     }
-    if !acc.facets.iter().any(|(k, _)| k == "charge") {
-        acc.facet("charge", "contact");
+    if !acc.facets.iter().any(|(k, _)| *k == charge_facet) {
+        acc.facet(&charge_facet, msg(keys::APP_DRIVEN_VALUE_CONTACT, &[]));
     }
     Ok(go_melee(acc, a, t))
 }

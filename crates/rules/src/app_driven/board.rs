@@ -228,7 +228,7 @@ fn unit_row(e: &AppEngine, st: &GameState, u: &UnitState) -> Vec<String> {
     let troop = e
         .charts
         .troop(&u.troop)
-        .map_or(u.troop.clone(), |t| t.name.to_string());
+        .map_or(u.troop.clone(), |t| t.title());
     let status = if u.destroyed {
         m(keys::APP_DRIVEN_STATUS_DESTROYED)
     } else {

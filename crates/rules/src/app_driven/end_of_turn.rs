@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use tercio_i18n::{keys, msg};
 
 use tercio_core::{Plan, Step};
 
@@ -61,9 +62,12 @@ pub(super) fn end_fire(
             return Err(rej(
                 "ferocious-charges-pending",
                 Some("swiss_without_targets"),
-                format!(
-                    "Ferocious Swiss Charges come first: {} must charge an eligible enemy within 9\" (\"charge\" with \"ferocious\": true), or list them in \"swiss_without_targets\" if none is in reach",
-                    pending.join(", ")
+                msg(
+                    keys::APP_DRIVEN_REJECT_SWISS_FIRST,
+                    &[
+                        ("units", &pending.join(", ")),
+                        ("ferocious", "@app_driven.field.ferocious"),
+                    ],
                 ),
             ));
         }
@@ -103,7 +107,7 @@ pub(super) fn end_fire(
             return Err(not_now(
                 "already-acted",
                 Some(&format!("fires[{i}].actor")),
-                format!("{} has already acted this turn", u.name),
+                msg(keys::APP_DRIVEN_REJECT_ALREADY_ACTED, &[("unit", &u.name)]),
             ));
         }
         // A unit may split its fire between targets, base by base, but no base fires twice.
@@ -113,7 +117,13 @@ pub(super) fn end_fire(
             return Err(rej(
                 "bad-firing-bases",
                 Some(&format!("fires[{i}].firing_bases")),
-                format!("{} has {} bases: its fires may use each base once (give firing_bases to split its fire)", u.name, u.bases - u.lost),
+                msg(
+                    keys::APP_DRIVEN_REJECT_FIRE_BASES_ONCE,
+                    &[
+                        ("unit", &u.name),
+                        ("bases", &(u.bases - u.lost).to_string()),
+                    ],
+                ),
             ));
         }
         if !seen.insert((id.clone(), format!("{:?}", f.target))) {
@@ -180,13 +190,14 @@ fn combine_simultaneous(st: &GameState, parts: Vec<Acc>) -> Acc {
     }
     if acc.steps.is_empty() {
         acc.steps.push(Step {
-            title: "End-of-turn fire".into(),
+            title: msg(keys::APP_DRIVEN_STEP_END_FIRE, &[]),
             dice: vec![],
             modifiers: vec![],
             totals: vec![],
-            result: "No unit fires".into(),
+            result: msg(keys::APP_DRIVEN_RESULT_NO_UNIT_FIRES, &[]),
         });
-        acc.summary.push("No end-of-turn fire".into());
+        acc.summary
+            .push(msg(keys::APP_DRIVEN_SUMMARY_NO_END_FIRE, &[]));
     }
     let mut lines = Vec::new();
     for (unit, l) in levels {
@@ -195,18 +206,22 @@ fn combine_simultaneous(st: &GameState, parts: Vec<Acc>) -> Acc {
         };
         let c = lose_levels(u.cond(), u.bases, l, false);
         // The odds of simultaneous fire are per target, on the combined result.
-        acc.facets
-            .push((format!("{}: levels lost", u.name), l.to_string()));
         acc.facets.push((
-            format!("{}: destroyed", u.name),
-            crate::app_driven::resolve::yes(c.destroyed).to_string(),
+            msg(keys::APP_DRIVEN_FACET_LEVELS_LOST, &[("unit", &u.name)]),
+            l.to_string(),
+        ));
+        acc.facets.push((
+            msg(keys::APP_DRIVEN_FACET_DESTROYED, &[("unit", &u.name)]),
+            crate::app_driven::resolve::yes(c.destroyed),
         ));
         if l > 0 {
-            lines.push(format!(
-                "{} loses {l} level{} in all: {}",
-                u.name,
-                if l == 1 { "" } else { "s" },
-                c.describe(u.bases)
+            lines.push(msg(
+                keys::APP_DRIVEN_RESULT_LOSES_IN_ALL,
+                &[
+                    ("unit", &u.name),
+                    ("count", &l.to_string()),
+                    ("cond", &c.describe(u.bases)),
+                ],
             ));
         }
         acc.effects.push(Effect::Unit {
@@ -220,7 +235,7 @@ fn combine_simultaneous(st: &GameState, parts: Vec<Acc>) -> Acc {
     if !lines.is_empty() {
         let text = lines.join("; ");
         acc.steps.push(Step {
-            title: "Fire results applied together (simultaneous)".into(),
+            title: msg(keys::APP_DRIVEN_STEP_SIMULTANEOUS, &[]),
             dice: vec![],
             modifiers: vec![],
             totals: vec![],
@@ -241,11 +256,21 @@ pub(super) fn end_turn(
         return Err(not_now(
             "wrong-phase",
             Some("action"),
-            "end the initiatives first (\"end-initiatives\")",
+            msg(
+                keys::APP_DRIVEN_REJECT_END_INITIATIVES_FIRST,
+                &[("end", "@app_driven.action.end-initiatives")],
+            ),
         ));
     }
     if !st.end_fire_done {
-        return Err(rej("end-fire-first", Some("action"), "the end-of-turn fire comes before the break check: make it first (\"end-fire\", even with no unit firing)"));
+        return Err(rej(
+            "end-fire-first",
+            Some("action"),
+            msg(
+                keys::APP_DRIVEN_REJECT_END_FIRE_FIRST,
+                &[("end_fire", "@app_driven.action.end-fire")],
+            ),
+        ));
     }
     let mut acc = Acc::default();
     let mut after = st.clone();
@@ -255,7 +280,7 @@ pub(super) fn end_turn(
             return Err(rej(
                 "duplicate-camp",
                 Some(&format!("camps_sacked[{i}].side")),
-                "each camp is sacked once",
+                msg(keys::APP_DRIVEN_REJECT_CAMP_ONCE, &[]),
             ));
         }
     }
@@ -278,7 +303,7 @@ pub(super) fn end_turn(
             return Err(rej(
                 "no-camp",
                 Some(&format!("{f}.side")),
-                format!("{} has no camp left to sack", side.name),
+                msg(keys::APP_DRIVEN_REJECT_NO_CAMP, &[("side", &side.name)]),
             ));
         }
         if c.by.is_empty() {
@@ -301,16 +326,16 @@ pub(super) fn end_turn(
                 return Err(rej(
                     "bad-looter",
                     Some(&format!("{f}.by[{j}]")),
-                    format!("{} cannot sack that camp", u.name),
+                    msg(keys::APP_DRIVEN_REJECT_BAD_LOOTER, &[("unit", &u.name)]),
                 ));
             }
             if !u.in_combat_with.is_empty() {
                 return Err(rej(
                     "looter-in-combat",
                     Some(&format!("{f}.by[{j}]")),
-                    format!(
-                        "{} is itself in contact with an enemy and cannot sack the camp",
-                        u.name
+                    msg(
+                        keys::APP_DRIVEN_REJECT_LOOTER_IN_COMBAT,
+                        &[("unit", &u.name)],
                     ),
                 ));
             }
@@ -322,18 +347,20 @@ pub(super) fn end_turn(
                 destroyed: false,
                 uncounted: false,
             });
-            looters.push(format!("{} ({})", u.name, s.label()));
+            looters.push(msg(
+                keys::APP_DRIVEN_RESULT_LOOTER,
+                &[("unit", &u.name), ("status", &s.title())],
+            ));
         }
         acc.effects.push(Effect::CampSacked {
             side: c.side.clone(),
         });
-        let text = format!(
-            "The camp of {} is sacked; the looters break ranks: {}",
-            side.name,
-            looters.join(", ")
+        let text = msg(
+            keys::APP_DRIVEN_RESULT_CAMP_SACKED,
+            &[("side", &side.name), ("looters", &looters.join(", "))],
         );
         acc.steps.push(Step {
-            title: "Camp sacked".into(),
+            title: msg(keys::APP_DRIVEN_STEP_CAMP_SACKED, &[]),
             dice: vec![],
             modifiers: vec![],
             totals: vec![],
@@ -348,28 +375,47 @@ pub(super) fn end_turn(
     let mut lines = Vec::new();
     for s in &st.sides {
         let (lost, bp) = break_points(ch, &after, &s.id);
-        lines.push(format!("{}: {lost} of {bp}", s.name));
+        lines.push(msg(
+            keys::APP_DRIVEN_RESULT_ARMY_LOST,
+            &[
+                ("side", &s.name),
+                ("lost", &lost.to_string()),
+                ("bp", &bp.to_string()),
+            ],
+        ));
         if lost >= bp {
             broken.push(s.id.clone());
         }
     }
     let verdict = match broken.len() {
-        0 => format!("No army breaks. Turn {} begins.", st.turn + 1),
-        1 => format!(
-            "{} is broken and has lost the battle.",
-            st.sides
-                .iter()
-                .find(|s| s.id == broken[0])
-                .map_or("?", |s| s.name.as_str())
+        0 => msg(
+            keys::APP_DRIVEN_RESULT_NO_BREAK,
+            &[("turn", &(st.turn + 1).to_string())],
         ),
-        _ => "Both armies break in the same turn: a draw.".to_string(),
+        1 => msg(
+            keys::APP_DRIVEN_RESULT_BROKEN,
+            &[(
+                "side",
+                st.sides
+                    .iter()
+                    .find(|s| s.id == broken[0])
+                    .map_or("?", |s| s.name.as_str()),
+            )],
+        ),
+        _ => msg(keys::APP_DRIVEN_RESULT_BOTH_BREAK, &[]),
     };
     acc.steps.push(Step {
-        title: format!("Army break check, end of turn {}", st.turn),
+        title: msg(
+            keys::APP_DRIVEN_STEP_BREAK_CHECK,
+            &[("turn", &st.turn.to_string())],
+        ),
         dice: vec![],
         modifiers: vec![],
         totals: vec![],
-        result: format!("{}. {verdict}", lines.join("; ")),
+        result: msg(
+            keys::APP_DRIVEN_RESULT_BREAK_CHECK,
+            &[("lines", &lines.join("; ")), ("verdict", &verdict)],
+        ),
     });
     acc.summary.push(verdict);
     acc.effects.push(Effect::TurnEnded { broken });

@@ -191,7 +191,7 @@ pub fn plan(
         return Err(rej(
             "game-over",
             None,
-            "the game is over: an army has broken",
+            msg(keys::APP_DRIVEN_REJECT_GAME_OVER, &[]),
         ));
     }
     let acc = Acc::default();
@@ -201,7 +201,7 @@ pub fn plan(
                 return Err(not_now(
                     "wrong-phase",
                     Some("action"),
-                    "initiatives are over for this turn: end the turn",
+                    msg(keys::APP_DRIVEN_REJECT_INITIATIVES_OVER, &[]),
                 ));
             }
             if let (Some(side), None) = (&st.initiative_side, &st.current) {
@@ -243,12 +243,12 @@ pub fn plan(
                 (true, false) | (false, true) => {
                     let side = if a_ok { att } else { def };
                     let mut acc = acc;
-                    let text = format!(
-                        "{} has the initiative (the other side has no leader left to take it)",
-                        side.name
+                    let text = msg(
+                        keys::APP_DRIVEN_RESULT_INITIATIVE_ALONE,
+                        &[("side", &side.name)],
                     );
                     acc.steps.push(Step {
-                        title: "Initiative".into(),
+                        title: msg(keys::APP_DRIVEN_ACTION_INITIATIVE, &[]),
                         dice: vec![],
                         modifiers: vec![],
                         totals: vec![],
@@ -294,44 +294,44 @@ pub fn plan(
                 rej(
                     "no-initiative",
                     Some("action"),
-                    "roll for the initiative first",
+                    msg(keys::APP_DRIVEN_REJECT_NO_INITIATIVE, &[]),
                 )
             })?;
             if st.current.is_some() {
                 return Err(rej(
                     "initiative-used",
                     Some("action"),
-                    "this initiative already has its leader: roll the next initiative",
+                    msg(keys::APP_DRIVEN_REJECT_INITIATIVE_USED, &[]),
                 ));
             }
             if l.side != side {
                 return Err(rej(
                     "wrong-side",
                     Some("leader"),
-                    format!("{} is not of the side holding the initiative", l.name),
+                    msg(keys::APP_DRIVEN_REJECT_WRONG_SIDE, &[("leader", &l.name)]),
                 ));
             }
             if l.fate.is_some() {
                 return Err(rej(
                     "leader-lost",
                     Some("leader"),
-                    format!("{} has been killed or captured", l.name),
+                    msg(keys::APP_DRIVEN_REJECT_LEADER_LOST, &[("leader", &l.name)]),
                 ));
             }
             if l.had_initiative {
                 return Err(rej(
                     "leader-used",
                     Some("leader"),
-                    format!("{} has already had an initiative this turn", l.name),
+                    msg(keys::APP_DRIVEN_REJECT_LEADER_USED, &[("leader", &l.name)]),
                 ));
             }
             if l.caught_up {
                 return Err(rej(
                     "leader-caught-up",
                     Some("leader"),
-                    format!(
-                        "{} was caught up in a melee this turn and may not be given the initiative",
-                        l.name
+                    msg(
+                        keys::APP_DRIVEN_REJECT_LEADER_CAUGHT_UP,
+                        &[("leader", &l.name)],
                     ),
                 ));
             }
@@ -351,21 +351,30 @@ pub fn plan(
                 return Err(not_now(
                     "wrong-phase",
                     Some("action"),
-                    "already at the end of the turn",
+                    msg(keys::APP_DRIVEN_REJECT_ALREADY_END, &[]),
                 ));
             }
             let mut acc = acc;
-            let mut text = "End of the turn. ".to_string();
-            if egc {
-                let swiss: Vec<String> =
-                    swiss_to_charge(st).iter().map(|u| u.name.clone()).collect();
-                if !swiss.is_empty() {
-                    text.push_str(&format!("Ferocious Swiss Charges: {} must charge any eligible enemy within 9\" (charge with \"ferocious\": true). ", swiss.join(", ")));
-                }
-            }
-            text.push_str("Then the simultaneous fire of units that have not acted (\"end-fire\"), camps, and the break check (\"end-turn\").");
+            let swiss: Vec<String> = if egc {
+                swiss_to_charge(st).iter().map(|u| u.name.clone()).collect()
+            } else {
+                Vec::new()
+            };
+            let steps = [
+                ("end_fire", "@app_driven.action.end-fire"),
+                ("end_turn", "@app_driven.action.end-turn"),
+            ];
+            let text = if swiss.is_empty() {
+                msg(keys::APP_DRIVEN_RESULT_END_INITIATIVES, &steps)
+            } else {
+                let units = swiss.join(", ");
+                let mut args = steps.to_vec();
+                args.push(("units", &units));
+                args.push(("ferocious", "@app_driven.field.ferocious"));
+                msg(keys::APP_DRIVEN_RESULT_END_INITIATIVES_SWISS, &args)
+            };
             acc.steps.push(Step {
-                title: "End of initiatives".into(),
+                title: msg(keys::APP_DRIVEN_STEP_END_INITIATIVES, &[]),
                 dice: vec![],
                 modifiers: vec![],
                 totals: vec![],
@@ -393,7 +402,7 @@ pub fn plan(
                 return Err(rej(
                     "leader-lost",
                     Some("leader"),
-                    format!("{} has been killed or captured", l.name),
+                    msg(keys::APP_DRIVEN_REJECT_LEADER_LOST, &[("leader", &l.name)]),
                 ));
             }
             leader_may_move(st, l, req.unit.as_deref())?;
@@ -405,17 +414,23 @@ pub fn plan(
                     return Err(rej(
                         "bad-attach",
                         Some("unit"),
-                        format!("{} cannot join {}", l.name, u.name),
+                        msg(
+                            keys::APP_DRIVEN_REJECT_BAD_ATTACH,
+                            &[("leader", &l.name), ("unit", &u.name)],
+                        ),
                     ));
                 }
             }
             let mut acc = acc;
             let text = match &req.unit {
-                Some(u) => format!("{} joins {}", l.name, st.units[u].name),
-                None => format!("{} detaches", l.name),
+                Some(u) => msg(
+                    keys::APP_DRIVEN_RESULT_JOINS,
+                    &[("leader", &l.name), ("unit", &st.units[u].name)],
+                ),
+                None => msg(keys::APP_DRIVEN_RESULT_DETACHES, &[("leader", &l.name)]),
             };
             acc.steps.push(Step {
-                title: "Leader".into(),
+                title: msg(keys::APP_DRIVEN_STEP_LEADER, &[]),
                 dice: vec![],
                 modifiers: vec![],
                 totals: vec![],
@@ -455,27 +470,36 @@ pub fn plan(
                 return Err(rej(
                     "leader-alive",
                     Some("leader"),
-                    format!("{} is still in command", f.name),
+                    msg(keys::APP_DRIVEN_REJECT_LEADER_ALIVE, &[("leader", &f.name)]),
                 ));
             }
             if t.fate.is_some() || t.side != f.side {
                 return Err(rej(
                     "bad-successor",
                     Some("to"),
-                    format!("{} cannot take over {}'s command", t.name, f.name),
+                    msg(
+                        keys::APP_DRIVEN_REJECT_BAD_SUCCESSOR,
+                        &[("to", &t.name), ("from", &f.name)],
+                    ),
                 ));
             }
             if st.leaders.values().any(|l| l.inherited.contains(&from)) {
                 return Err(rej(
                     "already-assigned",
                     Some("leader"),
-                    format!("{}'s command has already been assigned", f.name),
+                    msg(
+                        keys::APP_DRIVEN_REJECT_ALREADY_ASSIGNED,
+                        &[("leader", &f.name)],
+                    ),
                 ));
             }
             let mut acc = acc;
-            let text = format!("{} takes over the command of {}", t.name, f.name);
+            let text = msg(
+                keys::APP_DRIVEN_RESULT_COMMAND_PASSES,
+                &[("to", &t.name), ("from", &f.name)],
+            );
             acc.steps.push(Step {
-                title: "Command passes".into(),
+                title: msg(keys::APP_DRIVEN_STEP_COMMAND_PASSES, &[]),
                 dice: vec![],
                 modifiers: vec![],
                 totals: vec![],
@@ -501,9 +525,9 @@ fn leader_may_move(st: &GameState, l: &LeaderState, to: Option<&str>) -> Result<
         return Err(rej(
             "leader-fought",
             Some("leader"),
-            format!(
-                "{} has been involved in a Melee this turn and may no longer move",
-                l.name
+            msg(
+                keys::APP_DRIVEN_REJECT_LEADER_FOUGHT,
+                &[("leader", &l.name)],
             ),
         ));
     }
@@ -516,9 +540,9 @@ fn leader_may_move(st: &GameState, l: &LeaderState, to: Option<&str>) -> Result<
             return Err(rej(
                 "leader-in-combat",
                 Some("leader"),
-                format!(
-                    "{} is with a unit in an ongoing combat and may not leave it",
-                    l.name
+                msg(
+                    keys::APP_DRIVEN_REJECT_LEADER_IN_COMBAT,
+                    &[("leader", &l.name)],
                 ),
             ));
         }
@@ -560,7 +584,7 @@ fn unit_action(
         return Err(rej(
             "unit-destroyed",
             Some("actor"),
-            format!("{} has been destroyed and can take no action", u.name),
+            msg(keys::APP_DRIVEN_REJECT_DESTROYED, &[("unit", &u.name)]),
         ));
     }
     if u.acted {

@@ -235,12 +235,13 @@ impl RuleSet for AppDriven {
         self.id
     }
     /// A Bloody Dismal Fight's version 2 combines planted stakes with the ground (its design
-    /// document, section 8); El Gran Capitán has no stakes, so its games come out as before.
+    /// document, section 8); El Gran Capitán has no stakes. Version 3 of A Bloody Dismal Fight and
+    /// 2 of El Gran Capitán record every text as a language-neutral message (section 8 of each).
     fn rules_version(&self) -> u32 {
         if self.egc {
-            1
-        } else {
             2
+        } else {
+            3
         }
     }
     fn alias(&self) -> &'static str {

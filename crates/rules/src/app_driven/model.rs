@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
+use tercio_i18n::{keys, msg};
 
 use super::tables::TroopProfile;
 
@@ -18,12 +19,16 @@ pub enum Status {
 }
 
 impl Status {
-    pub fn label(self) -> &'static str {
-        match self {
-            Status::Ok => "OK",
-            Status::Disordered => "Disordered",
-            Status::Demoralized => "Demoralized",
-        }
+    /// The status's name as a language-neutral message.
+    pub fn title(self) -> String {
+        msg(
+            match self {
+                Status::Ok => keys::APP_DRIVEN_STATUS_OK,
+                Status::Disordered => keys::APP_DRIVEN_STATUS_DISORDERED,
+                Status::Demoralized => keys::APP_DRIVEN_STATUS_DEMORALIZED,
+            },
+            &[],
+        )
     }
 }
 
@@ -36,18 +41,25 @@ pub struct Condition {
 }
 
 impl Condition {
+    /// The condition as a language-neutral message.
     pub fn describe(&self, bases: u8) -> String {
+        let (lost, bases) = (self.lost.to_string(), bases.to_string());
         if self.destroyed {
-            format!("destroyed ({} of {} bases lost)", self.lost, bases)
+            msg(
+                keys::APP_DRIVEN_COND_DESTROYED,
+                &[("lost", &lost), ("bases", &bases)],
+            )
         } else if self.lost > 0 {
-            format!(
-                "{}, {} of {} bases lost",
-                self.status.label(),
-                self.lost,
-                bases
+            msg(
+                keys::APP_DRIVEN_COND_LOST,
+                &[
+                    ("status", &self.status.title()),
+                    ("count", &lost),
+                    ("bases", &bases),
+                ],
             )
         } else {
-            self.status.label().to_string()
+            self.status.title()
         }
     }
 }
@@ -133,14 +145,18 @@ impl Force {
             Force::Outnumbered
         }
     }
-    pub fn label(self) -> &'static str {
-        match self {
-            Force::BadlyOutnumbered => "Actor Badly Outnumbered",
-            Force::Outnumbered => "Actor Outnumbered",
-            Force::Even => "Force Even",
-            Force::Outnumbers => "Actor Outnumbers",
-            Force::BadlyOutnumbers => "Actor Badly Outnumbers",
-        }
+    /// The force ratio as a language-neutral message.
+    pub fn label(self) -> String {
+        msg(
+            match self {
+                Force::BadlyOutnumbered => keys::APP_DRIVEN_FORCE_BADLY_OUTNUMBERED,
+                Force::Outnumbered => keys::APP_DRIVEN_FORCE_OUTNUMBERED,
+                Force::Even => keys::APP_DRIVEN_FORCE_EVEN,
+                Force::Outnumbers => keys::APP_DRIVEN_FORCE_OUTNUMBERS,
+                Force::BadlyOutnumbers => keys::APP_DRIVEN_FORCE_BADLY_OUTNUMBERS,
+            },
+            &[],
+        )
     }
 }
 
@@ -179,18 +195,22 @@ impl Ground {
         "actor-uphill",
         "target-uphill",
     ];
-    pub fn label(self) -> &'static str {
-        match self {
-            Ground::Open => "open ground",
-            Ground::Rough => "rough ground",
-            Ground::VeryRough => "very rough ground",
-            Ground::RoughCover => "rough ground with cover",
-            Ground::VeryRoughCover => "very rough ground with cover",
-            Ground::Obstacle => "target behind an obstacle",
-            Ground::Fortified => "target in a fortified position",
-            Ground::ActorUphill => "actor uphill",
-            Ground::TargetUphill => "target uphill",
-        }
+    /// The going as a result names it, a language-neutral message.
+    pub fn label(self) -> String {
+        msg(
+            match self {
+                Ground::Open => keys::APP_DRIVEN_GOING_OPEN,
+                Ground::Rough => keys::APP_DRIVEN_GOING_ROUGH,
+                Ground::VeryRough => keys::APP_DRIVEN_GOING_VERY_ROUGH,
+                Ground::RoughCover => keys::APP_DRIVEN_GOING_ROUGH_COVER,
+                Ground::VeryRoughCover => keys::APP_DRIVEN_GOING_VERY_ROUGH_COVER,
+                Ground::Obstacle => keys::APP_DRIVEN_GOING_OBSTACLE,
+                Ground::Fortified => keys::APP_DRIVEN_GOING_FORTIFIED,
+                Ground::ActorUphill => keys::APP_DRIVEN_GOING_ACTOR_UPHILL,
+                Ground::TargetUphill => keys::APP_DRIVEN_GOING_TARGET_UPHILL,
+            },
+            &[],
+        )
     }
     pub fn roughness(self) -> u8 {
         match self {

@@ -1,6 +1,7 @@
 //! The charts as tables, for the app's rules page: the troop types, the movement factors, and the
 //! charts of fire, regroup, retire, command and leaders. Words come from the catalogue
-//! (`app_driven.ref.*`); the troop types' names and the terrain rows are the charts' own text.
+//! (`app_driven.ref.*`, the troop types' names, whom they charge, who passes through them and the
+//! movement factors' rows).
 
 use tercio_i18n::{keys, msg};
 
@@ -48,7 +49,7 @@ pub fn tables(ch: &Charts) -> Vec<BoardTable> {
         .iter()
         .map(|t| {
             vec![
-                t.name.to_string(),
+                t.title(),
                 t.melee_vs_foot.to_string(),
                 t.melee_vs_mounted.to_string(),
                 t.impact.to_string(),
@@ -65,21 +66,20 @@ pub fn tables(ch: &Charts) -> Vec<BoardTable> {
                 } else {
                     keys::APP_DRIVEN_REF_NO
                 }),
-                name(&t.charge),
-                name(&t.interpenetration),
+                m(&format!("app_driven.charge-rule.{}", name(&t.charge))),
+                m(&format!("app_driven.passes.{}", name(&t.interpenetration))),
                 t.break_points.to_string(),
             ]
         })
         .collect();
-    let movement = ch
-        .terrain
-        .iter()
-        .map(|r| {
-            vec![
-                r.factor.to_string(),
-                r.cost.to_string(),
-                r.notes.to_string(),
-            ]
+    // Each row in the catalogue (`app_driven.terrain.<rules>.<row>.<column>`); the tables keep
+    // the English the charts are documented in.
+    let movement = (0..ch.terrain.len())
+        .map(|i| {
+            ["factor", "cost", "notes"]
+                .iter()
+                .map(|c| m(&format!("app_driven.terrain.{}.{i}.{c}", ch.ruleset)))
+                .collect()
         })
         .collect();
     let n = |x: i32| x.to_string();

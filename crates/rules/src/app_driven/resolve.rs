@@ -12,6 +12,24 @@ use super::model::{
     is_destroyed, lose_levels, Condition, Effect, Fate, Force, Ground, LeaderSnap, Status, UnitSnap,
 };
 use super::tables::{common as c, Charts, Class};
+use tercio_i18n::{keys, msg};
+
+/// A message without arguments.
+fn t(key: &str) -> String {
+    msg(key, &[])
+}
+
+/// The side a modifier counts for: "Actor" (the unit acting), "Target", "Firer" (a unit that
+/// fires, its own or a defensive fire) or "Leader", as messages.
+fn actor() -> String {
+    t(keys::APP_DRIVEN_SIDE_ACTOR)
+}
+fn target() -> String {
+    t(keys::APP_DRIVEN_SIDE_TARGET)
+}
+fn firer() -> String {
+    t(keys::APP_DRIVEN_SIDE_FIRER)
+}
 
 /// Project design: the melee result chart. Difference = Actor total - Target total.
 /// 0: both lose a level (the seeds' worked example: a tie throws both into disorder);
@@ -47,21 +65,27 @@ impl Acc {
     }
 }
 
+/// A modifier. Its source is a seed's citation as written, or [`DESIGN`], recorded as a message
+/// so that each reader sees "project design" in their language.
 fn m(side: &str, name: impl Into<String>, value: i32, source: &str) -> Modifier {
     Modifier {
-        side: side.to_string(),
+        side: side.to_owned(),
         name: name.into(),
         value,
-        source: source.to_string(),
+        source: if source == DESIGN {
+            t(keys::APP_DRIVEN_SOURCE_DESIGN)
+        } else {
+            source.to_string()
+        },
     }
 }
 
-fn rolled(labels: &[&str], faces: &[u8], sides: u8) -> Vec<RolledDie> {
+fn rolled(labels: &[String], faces: &[u8], sides: u8) -> Vec<RolledDie> {
     labels
         .iter()
         .zip(faces)
         .map(|(l, f)| RolledDie {
-            label: (*l).to_string(),
+            label: l.clone(),
             sides,
             face: *f,
         })
@@ -75,8 +99,8 @@ fn sum(ms: &[Modifier], side: &str) -> i32 {
 fn status_mod(side: &str, s: Status, out: &mut Vec<Modifier>) {
     match s {
         Status::Ok => {}
-        Status::Disordered => out.push(m(side, "Disordered", c::DISORDERED, DESIGN)),
-        Status::Demoralized => out.push(m(side, "Demoralized", c::DEMORALIZED, DESIGN)),
+        Status::Disordered => out.push(m(side, s.title(), c::DISORDERED, DESIGN)),
+        Status::Demoralized => out.push(m(side, s.title(), c::DEMORALIZED, DESIGN)),
     }
 }
 
@@ -140,9 +164,9 @@ pub fn roughness(s: &MeleeSetup) -> u8 {
 
 /// The going of this melee as the result line names it: the ground field's, or rough ground
 /// when the stakes make level going rough.
-pub fn ground_label(s: &MeleeSetup) -> &'static str {
+pub fn ground_label(s: &MeleeSetup) -> String {
     if stakes_count(s) && s.ground.roughness() == 0 && s.ground != Ground::Open {
-        "rough ground (stakes)"
+        t(keys::APP_DRIVEN_GOING_STAKES)
     } else if stakes_count(s) && s.ground == Ground::Open {
         Ground::Rough.label()
     } else {
@@ -150,22 +174,24 @@ pub fn ground_label(s: &MeleeSetup) -> &'static str {
     }
 }
 
-/// The modifiers of a melee, each named, valued and sourced. Side "Actor" or "Target".
+/// The modifiers of a melee, each named, valued and sourced. Side "Actor" or "Target" (as
+/// messages).
 pub fn melee_modifiers(ch: &Charts, s: &MeleeSetup) -> Vec<Modifier> {
     let mut out = Vec::new();
     let ground = s.ground;
     let staked = stakes_count(s);
+    let (actor, target) = (actor(), target());
     if staked {
         out.push(m(
-            "Target",
-            "Stakes: the mounted charge counts as rough ground",
+            &target,
+            t(keys::APP_DRIVEN_MOD_STAKES),
             0,
             "002 'Archer's stakes ... a setting of rough ground'",
         ));
     }
-    for (side, me, other) in [
-        ("Actor", &s.actor, &s.target),
-        ("Target", &s.target, &s.actor),
+    for (side, me, other, flank) in [
+        (&actor, &s.actor, &s.target, s.actor_in_flank),
+        (&target, &s.target, &s.actor, s.target_in_flank),
     ] {
         let vs_mounted = other.troop.class.mounted();
         let f = if vs_mounted {
@@ -175,10 +201,13 @@ pub fn melee_modifiers(ch: &Charts, s: &MeleeSetup) -> Vec<Modifier> {
         };
         out.push(m(
             side,
-            format!(
-                "{} against {}",
-                me.troop.name,
-                if vs_mounted { "mounted" } else { "foot" }
+            msg(
+                if vs_mounted {
+                    keys::APP_DRIVEN_TROOP_TERM_VS_MOUNTED
+                } else {
+                    keys::APP_DRIVEN_TROOP_TERM_VS_FOOT
+                },
+                &[("troop", &me.troop.title())],
             ),
             f,
             DESIGN,
@@ -190,63 +219,72 @@ pub fn melee_modifiers(ch: &Charts, s: &MeleeSetup) -> Vec<Modifier> {
         if me.leader.is_some() {
             out.push(m(
                 side,
-                "Leader with unit",
+                t(keys::APP_DRIVEN_MOD_LEADER_WITH_UNIT),
                 c::LEADER_WITH_UNIT,
                 "000/002 'Leaders ... can help with some actions (such as Melee and Rallying)'",
             ));
         }
         status_mod(side, me.cond.status, &mut out);
-        let flank = if side == "Actor" {
-            s.actor_in_flank
-        } else {
-            s.target_in_flank
-        };
         if flank {
-            out.push(m(side, "Taken in flank/rear", c::IN_FLANK_OR_REAR, DESIGN));
+            out.push(m(
+                side,
+                t(keys::APP_DRIVEN_MOD_FLANK),
+                c::IN_FLANK_OR_REAR,
+                DESIGN,
+            ));
         }
     }
     if s.charging && s.actor.troop.impact != 0 {
         if !staked && matches!(ground, Ground::Open | Ground::ActorUphill) {
             out.push(m(
-                "Actor",
-                "Charging (impact)",
+                &actor,
+                t(keys::APP_DRIVEN_MOD_IMPACT),
                 s.actor.troop.impact,
                 DESIGN,
             ));
         } else {
             out.push(m(
-                "Actor",
-                format!("Charging: no impact on {}", ground_label(s)),
+                &actor,
+                msg(
+                    keys::APP_DRIVEN_MOD_NO_IMPACT,
+                    &[("ground", &ground_label(s))],
+                ),
                 0,
                 DESIGN,
             ));
         }
     }
+    let higher = || t(keys::APP_DRIVEN_MOD_HIGHER_GROUND);
     match ground {
-        Ground::ActorUphill => out.push(m("Actor", "Higher ground", c::UPHILL, DESIGN)),
-        Ground::TargetUphill => out.push(m("Target", "Higher ground", c::UPHILL, DESIGN)),
+        Ground::ActorUphill => out.push(m(&actor, higher(), c::UPHILL, DESIGN)),
+        Ground::TargetUphill => out.push(m(&target, higher(), c::UPHILL, DESIGN)),
         Ground::Obstacle => out.push(m(
-            "Target",
-            "Defending an obstacle",
+            &target,
+            t(keys::APP_DRIVEN_MOD_OBSTACLE),
             c::BEHIND_OBSTACLE,
             DESIGN,
         )),
-        Ground::Fortified => out.push(m("Target", "Fortified position", c::FORTIFIED, DESIGN)),
+        Ground::Fortified => out.push(m(
+            &target,
+            t(keys::APP_DRIVEN_MOD_FORTIFIED),
+            c::FORTIFIED,
+            DESIGN,
+        )),
         _ => {}
     }
     if matches!(ground, Ground::Obstacle | Ground::Fortified)
         && s.actor.troop.vs_fixed_positions != 0
     {
         out.push(m(
-            "Actor",
-            "Good against fixed positions",
+            &actor,
+            t(keys::APP_DRIVEN_MOD_FIXED_POSITIONS),
             s.actor.troop.vs_fixed_positions,
             "000 Forlorn Hope 'fight well ... especially against fixed positions'",
         ));
     }
     let fm = force_mod(s.force);
     if fm != 0 {
-        out.push(m("Actor", s.force.label(), fm, DESIGN));
+        out.push(m(&actor, s.force.label(), fm, DESIGN));
     }
     let _ = ch;
     out
@@ -260,7 +298,8 @@ fn leader_risk(ch: &Charts, acc: Acc, leader: LeaderSnap, unit_destroyed: bool) 
         ch.leader_risk
     };
     let leader = Rc::new(leader);
-    throw(2, 6, &format!("{} risk die", leader.name), Depends::Sum).map(move |f| {
+    let label = msg(keys::APP_DRIVEN_DIE_RISK, &[("leader", &leader.name)]);
+    throw(2, 6, &label, Depends::Sum).map(move |f| {
         let mut acc = acc.clone();
         let total = i32::from(f[0]) + i32::from(f[1]);
         let fate = if total <= limit {
@@ -272,28 +311,31 @@ fn leader_risk(ch: &Charts, acc: Acc, leader: LeaderSnap, unit_destroyed: bool) 
         } else {
             None
         };
-        let result = match fate {
-            Some(Fate::Killed) => format!("{} is killed", leader.name),
-            Some(Fate::Captured) => format!("{} is captured", leader.name),
-            None => format!("{} comes through unharmed", leader.name),
-        };
+        let result = msg(
+            match fate {
+                Some(Fate::Killed) => keys::APP_DRIVEN_RESULT_KILLED,
+                Some(Fate::Captured) => keys::APP_DRIVEN_RESULT_CAPTURED,
+                None => keys::APP_DRIVEN_RESULT_UNHARMED,
+            },
+            &[("leader", &leader.name)],
+        );
         acc.steps.push(Step {
-            title: format!(
-                "Leader risk: {} with the losing unit (killed on 2, captured on 3-{limit})",
-                leader.name
+            title: msg(
+                keys::APP_DRIVEN_STEP_LEADER_RISK,
+                &[("leader", &leader.name), ("limit", &limit.to_string())],
             ),
-            dice: rolled(&["Risk die 1", "Risk die 2"], &f, 6),
+            dice: rolled(&numbered(keys::APP_DRIVEN_DIE_RISK_N, 2), &f, 6),
             modifiers: vec![],
             totals: vec![("2D6".to_string(), total)],
             result: result.clone(),
         });
         acc.facet(
-            &format!("leader {}", leader.name),
-            match fate {
-                Some(Fate::Killed) => "killed",
-                Some(Fate::Captured) => "captured",
-                None => "safe",
-            },
+            &msg(keys::APP_DRIVEN_FACET_LEADER, &[("leader", &leader.name)]),
+            t(match fate {
+                Some(Fate::Killed) => keys::APP_DRIVEN_VALUE_KILLED,
+                Some(Fate::Captured) => keys::APP_DRIVEN_VALUE_CAPTURED,
+                None => keys::APP_DRIVEN_VALUE_SAFE,
+            }),
         );
         if let Some(fate) = fate {
             acc.effects.push(Effect::LeaderFate {
@@ -311,6 +353,21 @@ fn leader_risk(ch: &Charts, acc: Acc, leader: LeaderSnap, unit_destroyed: bool) 
     })
 }
 
+/// The labels of `n` dice numbered from 1 (`key` has an `{n}` placeholder).
+fn numbered(key: &str, n: usize) -> Vec<String> {
+    (1..=n)
+        .map(|i| msg(key, &[("n", &i.to_string())]))
+        .collect()
+}
+
+/// Which side of a melee came out ahead.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ahead {
+    Actor,
+    Tie,
+    Target,
+}
+
 fn unit_effect(u: &UnitSnap, c: Condition, uncounted: bool) -> Effect {
     Effect::Unit {
         unit: u.id.clone(),
@@ -325,16 +382,16 @@ fn unit_effect(u: &UnitSnap, c: Condition, uncounted: bool) -> Effect {
 pub fn melee(ch: &Arc<Charts>, acc: Acc, s: MeleeSetup) -> Plan<Acc> {
     let ch = ch.clone();
     let mods = melee_modifiers(&ch, &s);
-    let a_mod = sum(&mods, "Actor");
-    let t_mod = sum(&mods, "Target");
+    let a_mod = sum(&mods, &actor());
+    let t_mod = sum(&mods, &target());
     let s = Rc::new(s);
     let mods = Rc::new(mods);
-    throw(2, 6, "Melee die", Depends::Difference).and_then(move |f| {
+    throw(2, 6, &t(keys::APP_DRIVEN_DIE_MELEE), Depends::Difference).and_then(move |f| {
         let s = s.clone();
         let mut acc = acc.clone();
-        let a = i32::from(f[0]) + a_mod;
-        let t = i32::from(f[1]) + t_mod;
-        let (al, tl) = melee_levels(a - t);
+        let a_total = i32::from(f[0]) + a_mod;
+        let t_total = i32::from(f[1]) + t_mod;
+        let (al, tl) = melee_levels(a_total - t_total);
         let ac = lose_levels(s.actor.cond, s.actor.bases, al, s.bad_war);
         let tc = lose_levels(s.target.cond, s.target.bases, tl, s.bad_war);
         // Bad War: the survivor of a fight to the last, if below half, leaves the field uncounted.
@@ -347,69 +404,97 @@ pub fn melee(ch: &Arc<Charts>, acc: Acc, s: MeleeSetup) -> Plan<Acc> {
             && ac.destroyed
             && is_destroyed(s.target.bases, tc.lost, false);
         let winner = match al.cmp(&tl) {
-            std::cmp::Ordering::Less => "actor ahead",
-            std::cmp::Ordering::Equal => "tie",
-            std::cmp::Ordering::Greater => "target ahead",
+            std::cmp::Ordering::Less => Ahead::Actor,
+            std::cmp::Ordering::Equal => Ahead::Tie,
+            std::cmp::Ordering::Greater => Ahead::Target,
         };
         let mut lines = Vec::new();
         let describe = |u: &UnitSnap, l: u8, c: Condition, gone: bool| {
-            let mut t = if l == 0 {
-                format!("{} holds ({})", u.name, c.describe(u.bases))
+            let cond = c.describe(u.bases);
+            let text = if l == 0 {
+                msg(
+                    keys::APP_DRIVEN_RESULT_HOLDS,
+                    &[("unit", &u.name), ("cond", &cond)],
+                )
             } else {
-                format!(
-                    "{} loses {} level{}: {}",
-                    u.name,
-                    l,
-                    if l == 1 { "" } else { "s" },
-                    c.describe(u.bases)
+                msg(
+                    keys::APP_DRIVEN_RESULT_LOSES,
+                    &[
+                        ("unit", &u.name),
+                        ("count", &l.to_string()),
+                        ("cond", &cond),
+                    ],
                 )
             };
             if gone {
-                t.push_str(", and leaves the field (Bad War: not counted as destroyed)");
+                msg(keys::APP_DRIVEN_RESULT_LEAVES_FIELD, &[("text", &text)])
+            } else {
+                text
             }
-            t
         };
         lines.push(describe(&s.actor, al, ac, a_gone_uncounted));
         lines.push(describe(&s.target, tl, tc, t_gone_uncounted));
+        let outcome = t(match winner {
+            Ahead::Actor => keys::APP_DRIVEN_VALUE_ACTOR_AHEAD,
+            Ahead::Tie => keys::APP_DRIVEN_VALUE_TIE,
+            Ahead::Target => keys::APP_DRIVEN_VALUE_TARGET_AHEAD,
+        });
         let result = match winner {
-            "tie" => format!(
-                "Tie: both lose a level, the fight goes on. {}",
-                lines.join("; ")
-            ),
-            w => format!(
-                "{} ({}). {}",
-                if w == "actor ahead" {
-                    "Actor ahead"
-                } else {
-                    "Target ahead"
-                },
-                ground_label(&s),
-                lines.join("; ")
+            Ahead::Tie => msg(keys::APP_DRIVEN_RESULT_TIE, &[("lines", &lines.join("; "))]),
+            _ => msg(
+                keys::APP_DRIVEN_RESULT_AHEAD,
+                &[
+                    (
+                        "who",
+                        &t(if winner == Ahead::Actor {
+                            keys::APP_DRIVEN_RESULT_ACTOR_AHEAD
+                        } else {
+                            keys::APP_DRIVEN_RESULT_TARGET_AHEAD
+                        }),
+                    ),
+                    ("ground", &ground_label(&s)),
+                    ("lines", &lines.join("; ")),
+                ],
             ),
         };
+        let title = msg(
+            if s.charging {
+                keys::APP_DRIVEN_STEP_MELEE_CHARGING
+            } else {
+                keys::APP_DRIVEN_STEP_MELEE
+            },
+            &[("actor", &s.actor.name), ("target", &s.target.name)],
+        );
         acc.steps.push(Step {
-            title: format!(
-                "Melee: {} {} {}{}",
-                s.actor.name,
-                if s.charging { "charging" } else { "against" },
-                s.target.name,
-                if s.bad_war {
-                    " (Bad War: to the last base)"
-                } else {
-                    ""
-                }
+            title: if s.bad_war {
+                msg(keys::APP_DRIVEN_STEP_BAD_WAR, &[("title", &title)])
+            } else {
+                title
+            },
+            dice: rolled(
+                &[
+                    t(keys::APP_DRIVEN_DIE_ACTOR),
+                    t(keys::APP_DRIVEN_DIE_TARGET),
+                ],
+                &f,
+                6,
             ),
-            dice: rolled(&["Actor die", "Target die"], &f, 6),
             modifiers: (*mods).clone(),
-            totals: vec![("Actor".to_string(), a), ("Target".to_string(), t)],
+            totals: vec![(actor(), a_total), (target(), t_total)],
             result,
         });
         acc.summary.push(lines.join("; "));
-        acc.facet("melee", winner);
-        acc.facet("actor levels lost", al.to_string());
-        acc.facet("target levels lost", tl.to_string());
-        acc.facet("actor destroyed", yes(ac.destroyed));
-        acc.facet("target destroyed", yes(tc.destroyed));
+        acc.facet(&t(keys::APP_DRIVEN_FACET_MELEE), outcome);
+        acc.facet(&t(keys::APP_DRIVEN_FACET_ACTOR_LEVELS), al.to_string());
+        acc.facet(&t(keys::APP_DRIVEN_FACET_TARGET_LEVELS), tl.to_string());
+        acc.facet(
+            &t(keys::APP_DRIVEN_FACET_ACTOR_DESTROYED),
+            yes(ac.destroyed),
+        );
+        acc.facet(
+            &t(keys::APP_DRIVEN_FACET_TARGET_DESTROYED),
+            yes(tc.destroyed),
+        );
         let ac_final = if a_gone_uncounted {
             Condition {
                 destroyed: true,
@@ -451,9 +536,9 @@ pub fn melee(ch: &Arc<Charts>, acc: Acc, s: MeleeSetup) -> Plan<Acc> {
         }
         // The leader of the losing side risks death or capture.
         let risk = match winner {
-            "actor ahead" => s.target.leader.clone().map(|l| (l, tc.destroyed)),
-            "target ahead" => s.actor.leader.clone().map(|l| (l, ac.destroyed)),
-            _ => None,
+            Ahead::Actor => s.target.leader.clone().map(|l| (l, tc.destroyed)),
+            Ahead::Target => s.actor.leader.clone().map(|l| (l, ac.destroyed)),
+            Ahead::Tie => None,
         };
         match risk {
             Some((l, destroyed)) => leader_risk(&ch, acc, l, destroyed),
@@ -473,12 +558,13 @@ pub fn melee(ch: &Arc<Charts>, acc: Acc, s: MeleeSetup) -> Plan<Acc> {
     })
 }
 
-pub fn yes(b: bool) -> &'static str {
-    if b {
-        "yes"
+/// "yes" or "no", as a message.
+pub fn yes(b: bool) -> String {
+    t(if b {
+        keys::APP_DRIVEN_VALUE_YES
     } else {
-        "no"
-    }
+        keys::APP_DRIVEN_VALUE_NO
+    })
 }
 
 #[derive(Debug, Clone)]
@@ -495,46 +581,58 @@ pub fn fire_modifiers(s: &FireSetup) -> Vec<Modifier> {
     let Some(w) = s.actor.troop.fire else {
         return out;
     };
+    let (firer, target) = (firer(), target());
     out.push(m(
-        "Actor",
-        format!("{} fire", s.actor.troop.name),
+        &firer,
+        msg(
+            keys::APP_DRIVEN_TROOP_TERM_FIRE,
+            &[("troop", &s.actor.troop.title())],
+        ),
         w.factor,
         DESIGN,
     ));
     if w.vs_heavy_mounted != 0 && s.target.troop.class == Class::HeavyMounted {
         out.push(m(
-            "Actor",
-            "Armour-piercing against heavy horse",
+            &firer,
+            t(keys::APP_DRIVEN_MOD_ARMOUR_PIERCING),
             w.vs_heavy_mounted,
             DESIGN,
         ));
     }
     if w.vs_pike != 0 && s.target.troop.class == Class::Pike {
         out.push(m(
-            "Actor",
-            "Round shot into a deep pike block",
+            &firer,
+            t(keys::APP_DRIVEN_MOD_ROUND_SHOT),
             w.vs_pike,
             DESIGN,
         ));
     }
     if s.target.troop.fire_target != 0 {
         out.push(m(
-            "Target",
-            format!("{} as a target", s.target.troop.name),
+            &target,
+            msg(
+                keys::APP_DRIVEN_TROOP_TERM_AS_TARGET,
+                &[("troop", &s.target.troop.title())],
+            ),
             s.target.troop.fire_target,
             DESIGN,
         ));
     }
     let fm = force_mod(s.force);
     if fm != 0 {
-        out.push(m("Actor", s.force.label(), fm, DESIGN));
+        out.push(m(&firer, s.force.label(), fm, DESIGN));
     }
-    status_mod("Actor", s.actor.cond.status, &mut out);
+    status_mod(&firer, s.actor.cond.status, &mut out);
     match s.ground {
         Ground::RoughCover | Ground::VeryRoughCover | Ground::Obstacle => {
-            out.push(m("Target", "Target in cover", c::COVER, DESIGN))
+            out.push(m(&target, t(keys::APP_DRIVEN_MOD_COVER), c::COVER, DESIGN))
         }
-        Ground::Fortified => out.push(m("Target", "Target in hard cover", c::HARD_COVER, DESIGN)),
+        Ground::Fortified => out.push(m(
+            &target,
+            t(keys::APP_DRIVEN_MOD_HARD_COVER),
+            c::HARD_COVER,
+            DESIGN,
+        )),
         _ => {}
     }
     out
@@ -546,7 +644,7 @@ pub fn fire(ch: &Arc<Charts>, acc: Acc, s: FireSetup) -> Plan<(Acc, u8)> {
     let mods = Rc::new(fire_modifiers(&s));
     let total_mod: i32 = mods.iter().map(|x| x.value).sum();
     let s = Rc::new(s);
-    throw(2, 6, "Fire die", Depends::Sum).map(move |f| {
+    throw(2, 6, &t(keys::APP_DRIVEN_DIE_FIRE), Depends::Sum).map(move |f| {
         let mut acc = acc.clone();
         let total = i32::from(f[0]) + i32::from(f[1]) + total_mod;
         let levels: u8 = if total >= ch.fire_two {
@@ -557,55 +655,57 @@ pub fn fire(ch: &Arc<Charts>, acc: Acc, s: FireSetup) -> Plan<(Acc, u8)> {
             0
         };
         let tc = lose_levels(s.target.cond, s.target.bases, levels, false);
-        let result = match levels {
-            0 => format!("No effect on {}", s.target.name),
-            1 => format!(
-                "{} loses a level: {}",
-                s.target.name,
-                tc.describe(s.target.bases)
-            ),
-            _ => format!(
-                "Devastating fire: {} loses 2 levels: {}",
-                s.target.name,
-                tc.describe(s.target.bases)
-            ),
-        };
+        let cond = tc.describe(s.target.bases);
+        let result = msg(
+            match levels {
+                0 => keys::APP_DRIVEN_RESULT_NO_EFFECT,
+                1 => keys::APP_DRIVEN_RESULT_LOSES_LEVEL,
+                _ => keys::APP_DRIVEN_RESULT_DEVASTATING,
+            },
+            &[("unit", &s.target.name), ("cond", &cond)],
+        );
         let range = s.actor.troop.fire.map_or(0, |w| w.range);
         acc.steps.push(Step {
-            title: format!(
-                "{}: {} at {} (range {range}\", {}-{} one level, {}+ devastating)",
+            title: msg(
                 if s.defensive {
-                    "Defensive fire"
+                    keys::APP_DRIVEN_STEP_DEFENSIVE_FIRE
                 } else {
-                    "Fire"
+                    keys::APP_DRIVEN_STEP_FIRE
                 },
-                s.actor.name,
-                s.target.name,
-                ch.fire_one,
-                ch.fire_two - 1,
-                ch.fire_two
+                &[
+                    ("actor", &s.actor.name),
+                    ("target", &s.target.name),
+                    ("range", &range.to_string()),
+                    ("one", &ch.fire_one.to_string()),
+                    ("below", &(ch.fire_two - 1).to_string()),
+                    ("two", &ch.fire_two.to_string()),
+                ],
             ),
-            dice: rolled(&["Fire die 1", "Fire die 2"], &f, 6),
+            dice: rolled(&numbered(keys::APP_DRIVEN_DIE_FIRE_N, 2), &f, 6),
             modifiers: (*mods).clone(),
-            totals: vec![("Fire".to_string(), total)],
+            totals: vec![(t(keys::APP_DRIVEN_TOTAL_FIRE), total)],
             result: result.clone(),
         });
         acc.summary.push(result);
         let key = if s.defensive {
-            "defensive fire"
+            keys::APP_DRIVEN_FACET_DEFENSIVE_FIRE
         } else {
-            "fire"
+            keys::APP_DRIVEN_FACET_FIRE
         };
         acc.facet(
-            key,
-            ["no effect", "one level", "devastating"][usize::from(levels)],
+            &t(key),
+            t([
+                keys::APP_DRIVEN_VALUE_NO_EFFECT,
+                keys::APP_DRIVEN_VALUE_ONE_LEVEL,
+                keys::APP_DRIVEN_VALUE_DEVASTATING,
+            ][usize::from(levels)]),
         );
         acc.facet(
-            if s.defensive {
-                "charger destroyed"
+            &t(if s.defensive {
+                keys::APP_DRIVEN_FACET_CHARGER_DESTROYED
             } else {
-                "target destroyed"
-            },
+                keys::APP_DRIVEN_FACET_TARGET_DESTROYED
+            }),
             yes(tc.destroyed),
         );
         acc.effects.push(unit_effect(&s.target, tc, false));
@@ -620,29 +720,35 @@ pub fn fire(ch: &Arc<Charts>, acc: Acc, s: FireSetup) -> Plan<(Acc, u8)> {
 pub fn regroup(ch: &Arc<Charts>, acc: Acc, u: UnitSnap) -> Plan<(Acc, Status)> {
     let ch = ch.clone();
     let mut mods = Vec::new();
+    let actor = actor();
     if u.leader.is_some() {
         mods.push(m(
-            "Actor",
-            "Leader with Actor",
+            &actor,
+            t(keys::APP_DRIVEN_MOD_LEADER_WITH_ACTOR),
             c::LEADER_WITH_UNIT,
             "000/002 'Leaders ... can help with some actions (such as Melee and Rallying)'",
         ));
     }
     if u.cond.status == Status::Demoralized {
-        mods.push(m("Actor", "Demoralized", c::REGROUP_DEMORALIZED, DESIGN));
+        mods.push(m(
+            &actor,
+            Status::Demoralized.title(),
+            c::REGROUP_DEMORALIZED,
+            DESIGN,
+        ));
     }
     if u.has_flag("undisciplined") {
         mods.push(m(
-            "Actor",
-            "Undisciplined",
+            &actor,
+            t(keys::APP_DRIVEN_MOD_UNDISCIPLINED),
             c::UNDISCIPLINED,
             "002 'undisciplined' (behaviour, not capabilities): project design",
         ));
     }
-    let total_mod = sum(&mods, "Actor");
+    let total_mod = sum(&mods, &actor);
     let u = Rc::new(u);
     let mods = Rc::new(mods);
-    dice(1, 6, "Regroup die").map(move |f| {
+    dice(1, 6, &t(keys::APP_DRIVEN_DIE_REGROUP)).map(move |f| {
         let mut acc = acc.clone();
         let total = i32::from(f[0]) + total_mod;
         let gained: u8 = if total >= ch.regroup_two {
@@ -654,26 +760,33 @@ pub fn regroup(ch: &Arc<Charts>, acc: Acc, u: UnitSnap) -> Plan<(Acc, Status)> {
         };
         let after = super::model::gain_levels(u.cond.status, gained);
         let result = if after == u.cond.status {
-            format!("{} fails to regroup and stays {}", u.name, after.label())
+            msg(
+                keys::APP_DRIVEN_RESULT_REGROUP_FAILS,
+                &[("unit", &u.name), ("status", &after.title())],
+            )
         } else {
-            format!(
-                "{} regroups: {} -> {}",
-                u.name,
-                u.cond.status.label(),
-                after.label()
+            msg(
+                keys::APP_DRIVEN_RESULT_REGROUPS,
+                &[
+                    ("unit", &u.name),
+                    ("from", &u.cond.status.title()),
+                    ("to", &after.title()),
+                ],
             )
         };
         acc.steps.push(Step {
-            title: format!(
-                "Regroup: {} ({}-{} one level, {}+ two)",
-                u.name,
-                ch.regroup_one,
-                ch.regroup_two - 1,
-                ch.regroup_two
+            title: msg(
+                keys::APP_DRIVEN_STEP_REGROUP,
+                &[
+                    ("unit", &u.name),
+                    ("one", &ch.regroup_one.to_string()),
+                    ("below", &(ch.regroup_two - 1).to_string()),
+                    ("two", &ch.regroup_two.to_string()),
+                ],
             ),
-            dice: rolled(&["Regroup die"], &f, 6),
+            dice: rolled(&[t(keys::APP_DRIVEN_DIE_REGROUP)], &f, 6),
             modifiers: (*mods).clone(),
-            totals: vec![("Regroup".to_string(), total)],
+            totals: vec![(t(keys::APP_DRIVEN_TOTAL_REGROUP), total)],
             result: result.clone(),
         });
         acc.summary.push(result);
@@ -683,10 +796,13 @@ pub fn regroup(ch: &Arc<Charts>, acc: Acc, u: UnitSnap) -> Plan<(Acc, Status)> {
             _ => 1,
         };
         acc.facet(
-            "regroup",
-            format!("{regained} level{}", if regained == 1 { "" } else { "s" }),
+            &t(keys::APP_DRIVEN_FACET_REGROUP),
+            msg(
+                keys::APP_DRIVEN_VALUE_LEVELS,
+                &[("count", &regained.to_string())],
+            ),
         );
-        acc.facet("status after", after.label());
+        acc.facet(&t(keys::APP_DRIVEN_FACET_STATUS_AFTER), after.title());
         acc.effects.push(Effect::Unit {
             unit: u.id.clone(),
             status: after,
@@ -702,45 +818,67 @@ pub fn regroup(ch: &Arc<Charts>, acc: Acc, u: UnitSnap) -> Plan<(Acc, Status)> {
 /// Retire from an ongoing combat: D6 + modifiers, success at `retire_success`.
 pub fn retire(ch: &Arc<Charts>, acc: Acc, u: UnitSnap) -> Plan<(Acc, bool)> {
     let ch = ch.clone();
+    let actor = actor();
     let mut mods = vec![m(
-        "Actor",
-        format!("{} breaking off", u.troop.name),
+        &actor,
+        msg(
+            keys::APP_DRIVEN_TROOP_TERM_BREAKING_OFF,
+            &[("troop", &u.troop.title())],
+        ),
         u.troop.retire,
         DESIGN,
     )];
     if u.leader.is_some() {
-        mods.push(m("Actor", "Leader with Actor", c::LEADER_WITH_UNIT, DESIGN));
+        mods.push(m(
+            &actor,
+            t(keys::APP_DRIVEN_MOD_LEADER_WITH_ACTOR),
+            c::LEADER_WITH_UNIT,
+            DESIGN,
+        ));
     }
     if u.has_flag("undisciplined") {
         mods.push(m(
-            "Actor",
-            "Undisciplined",
+            &actor,
+            t(keys::APP_DRIVEN_MOD_UNDISCIPLINED),
             c::UNDISCIPLINED,
             "002 'undisciplined': project design",
         ));
     }
-    let total_mod = sum(&mods, "Actor");
+    let total_mod = sum(&mods, &actor);
     let u = Rc::new(u);
     let mods = Rc::new(mods);
-    dice(1, 6, "Retire die").map(move |f| {
+    dice(1, 6, &t(keys::APP_DRIVEN_DIE_RETIRE)).map(move |f| {
         let mut acc = acc.clone();
         let total = i32::from(f[0]) + total_mod;
         let ok = total >= ch.retire_success;
-        let inches = u.troop.retire_move.unwrap_or(0);
+        let inches = u.troop.retire_move.unwrap_or(0).to_string();
         let result = if ok {
-            format!("{} breaks off and retires up to {inches}\" (directly backward, up to 45 degrees, no wheels)", u.name)
+            msg(
+                keys::APP_DRIVEN_RESULT_RETIRES,
+                &[("unit", &u.name), ("inches", &inches)],
+            )
         } else {
-            format!("{} fails to break off: an immediate Melee follows", u.name)
+            msg(keys::APP_DRIVEN_RESULT_RETIRE_FAILS, &[("unit", &u.name)])
         };
         acc.steps.push(Step {
-            title: format!("Retire: {} (succeeds on {}+)", u.name, ch.retire_success),
-            dice: rolled(&["Retire die"], &f, 6),
+            title: msg(
+                keys::APP_DRIVEN_STEP_RETIRE,
+                &[("unit", &u.name), ("n", &ch.retire_success.to_string())],
+            ),
+            dice: rolled(&[t(keys::APP_DRIVEN_DIE_RETIRE)], &f, 6),
             modifiers: (*mods).clone(),
-            totals: vec![("Retire".to_string(), total)],
+            totals: vec![(t(keys::APP_DRIVEN_TOTAL_RETIRE), total)],
             result: result.clone(),
         });
         acc.summary.push(result);
-        acc.facet("retire", if ok { "success" } else { "failed" });
+        acc.facet(
+            &t(keys::APP_DRIVEN_FACET_RETIRE),
+            t(if ok {
+                keys::APP_DRIVEN_VALUE_SUCCESS
+            } else {
+                keys::APP_DRIVEN_VALUE_FAILED
+            }),
+        );
         acc.effects.push(Effect::Acted { unit: u.id.clone() });
         (acc, ok)
     })
@@ -754,7 +892,13 @@ pub fn initiative(
     defender: (String, String),
     tie_to: String,
 ) -> Plan<Acc> {
-    throw(2, 6, "Initiative die", Depends::Difference).map(move |f| {
+    throw(
+        2,
+        6,
+        &t(keys::APP_DRIVEN_DIE_INITIATIVE),
+        Depends::Difference,
+    )
+    .map(move |f| {
         let mut acc = acc.clone();
         let (a, d) = (f[0], f[1]);
         let side = match a.cmp(&d) {
@@ -767,20 +911,30 @@ pub fn initiative(
         } else {
             &defender.1
         };
-        let result = format!(
-            "{name} has the initiative{}",
-            if a == d { " (tie)" } else { "" }
+        let result = msg(
+            if a == d {
+                keys::APP_DRIVEN_RESULT_INITIATIVE_TIE
+            } else {
+                keys::APP_DRIVEN_RESULT_INITIATIVE
+            },
+            &[("side", name)],
         );
+        let role = |name: &str, role: &str| {
+            msg(
+                keys::APP_DRIVEN_SIDE_ROLE,
+                &[("side", name), ("role", &format!("@{role}"))],
+            )
+        };
         acc.steps.push(Step {
-            title: "Initiative".to_string(),
+            title: t(keys::APP_DRIVEN_ACTION_INITIATIVE),
             dice: vec![
                 RolledDie {
-                    label: format!("{} (attacker)", attacker.1),
+                    label: role(&attacker.1, keys::APP_DRIVEN_BOARD_ATTACKER),
                     sides: 6,
                     face: a,
                 },
                 RolledDie {
-                    label: format!("{} (defender)", defender.1),
+                    label: role(&defender.1, keys::APP_DRIVEN_BOARD_DEFENDER),
                     sides: 6,
                     face: d,
                 },
@@ -790,7 +944,7 @@ pub fn initiative(
             result: result.clone(),
         });
         acc.summary.push(result);
-        acc.facet("initiative", side.clone());
+        acc.facet(&t(keys::APP_DRIVEN_FACET_INITIATIVE), name.clone());
         acc.effects.push(Effect::Initiative { side });
         acc
     })
@@ -800,33 +954,32 @@ pub fn initiative(
 pub fn command(ch: &Arc<Charts>, acc: Acc, leader: LeaderSnap, bonus: u8) -> Plan<Acc> {
     let ch = ch.clone();
     let leader = Rc::new(leader);
-    dice(1, 6, "Command die").map(move |f| {
+    dice(1, 6, &t(keys::APP_DRIVEN_DIE_COMMAND)).map(move |f| {
         let mut acc = acc.clone();
         let base = ch.activations[usize::from(f[0] - 1)];
         let n = base + bonus;
         let mut mods = vec![];
         if bonus > 0 {
             mods.push(m(
-                "Leader",
-                "Leader bonus",
+                &t(keys::APP_DRIVEN_SIDE_LEADER),
+                t(keys::APP_DRIVEN_MOD_LEADER_BONUS),
                 i32::from(bonus),
                 "000/002 'bonus rating ... increase the number of activations'",
             ));
         }
-        let result = format!(
-            "{} has {n} activation{}",
-            leader.name,
-            if n == 1 { "" } else { "s" }
+        let result = msg(
+            keys::APP_DRIVEN_RESULT_ACTIVATIONS,
+            &[("leader", &leader.name), ("count", &n.to_string())],
         );
         acc.steps.push(Step {
-            title: format!("Command: {}", leader.name),
-            dice: rolled(&["Command die"], &f, 6),
+            title: msg(keys::APP_DRIVEN_STEP_COMMAND, &[("leader", &leader.name)]),
+            dice: rolled(&[t(keys::APP_DRIVEN_DIE_COMMAND)], &f, 6),
             modifiers: mods,
-            totals: vec![("Activations".to_string(), i32::from(n))],
+            totals: vec![(t(keys::APP_DRIVEN_TOTAL_ACTIVATIONS), i32::from(n))],
             result: result.clone(),
         });
         acc.summary.push(result);
-        acc.facet("activations", n.to_string());
+        acc.facet(&t(keys::APP_DRIVEN_FACET_ACTIVATIONS), n.to_string());
         acc.effects.push(Effect::Command {
             leader: leader.id.clone(),
             activations: n,

@@ -78,6 +78,10 @@ pub struct FireProfile {
 #[derive(Debug, Clone, Serialize)]
 pub struct TroopProfile {
     pub id: &'static str,
+    /// The catalogue key of the type's name (`app_driven.troop.<rules>-<id>`); `name` is the
+    /// English the charts are documented in.
+    #[serde(skip)]
+    pub key: &'static str,
     pub name: &'static str,
     pub class: Class,
     pub fire: Option<FireProfile>,
@@ -147,6 +151,13 @@ pub struct Charts {
     pub bp_demoralized: u8,
     /// EGC: Swiss ferocious charge range in inches (None in ABDF).
     pub ferocious_charge_range: Option<u8>,
+}
+
+impl TroopProfile {
+    /// The type's name as a language-neutral message.
+    pub fn title(&self) -> String {
+        tercio_i18n::msg(self.key, &[])
+    }
 }
 
 impl Charts {

@@ -52,6 +52,7 @@ const SKIRMISH_MISSILE: FireProfile = FireProfile {
 pub static TROOPS: [TroopProfile; 10] = [
     TroopProfile {
         id: "mounted-knights",
+        key: "app_driven.troop.abdf-mounted-knights",
         name: "Mounted Knights/Men-at-Arms",
         class: Class::HeavyMounted,
         fire: None,
@@ -74,6 +75,7 @@ pub static TROOPS: [TroopProfile; 10] = [
     },
     TroopProfile {
         id: "dismounted-knights",
+        key: "app_driven.troop.abdf-dismounted-knights",
         name: "Dismounted Knights/Men-at-Arms",
         class: Class::FormedFoot,
         fire: None,
@@ -96,6 +98,7 @@ pub static TROOPS: [TroopProfile; 10] = [
     },
     TroopProfile {
         id: "footmen",
+        key: "app_driven.troop.abdf-footmen",
         name: "Footmen/Billmen",
         class: Class::FormedFoot,
         fire: None,
@@ -118,6 +121,7 @@ pub static TROOPS: [TroopProfile; 10] = [
     },
     TroopProfile {
         id: "pikemen",
+        key: "app_driven.troop.abdf-pikemen",
         name: "Pikemen/Spearmen",
         class: Class::Pike,
         fire: None,
@@ -140,6 +144,7 @@ pub static TROOPS: [TroopProfile; 10] = [
     },
     TroopProfile {
         id: "archers",
+        key: "app_driven.troop.abdf-archers",
         name: "Archers",
         class: Class::MissileFoot,
         fire: Some(BOW),
@@ -162,6 +167,7 @@ pub static TROOPS: [TroopProfile; 10] = [
     },
     TroopProfile {
         id: "crossbowmen",
+        key: "app_driven.troop.abdf-crossbowmen",
         name: "Crossbowmen",
         class: Class::MissileFoot,
         fire: Some(CROSSBOW),
@@ -184,6 +190,7 @@ pub static TROOPS: [TroopProfile; 10] = [
     },
     TroopProfile {
         id: "levy",
+        key: "app_driven.troop.abdf-levy",
         name: "Levy",
         class: Class::FormedFoot,
         fire: None,
@@ -206,6 +213,7 @@ pub static TROOPS: [TroopProfile; 10] = [
     },
     TroopProfile {
         id: "cannon",
+        key: "app_driven.troop.abdf-cannon",
         name: "Cannon",
         class: Class::Cannon,
         fire: Some(CANNON),
@@ -228,6 +236,7 @@ pub static TROOPS: [TroopProfile; 10] = [
     },
     TroopProfile {
         id: "horsemen",
+        key: "app_driven.troop.abdf-horsemen",
         name: "Horsemen",
         class: Class::LightMounted,
         fire: Some(HORSE_MISSILE),
@@ -250,6 +259,7 @@ pub static TROOPS: [TroopProfile; 10] = [
     },
     TroopProfile {
         id: "irregulars",
+        key: "app_driven.troop.abdf-irregulars",
         name: "Irregulars",
         class: Class::Loose,
         fire: Some(SKIRMISH_MISSILE),

@@ -37,6 +37,7 @@ const SKIRMISH: FireProfile = fire(12, -1, 0, 0, false);
 pub static TROOPS: [TroopProfile; 16] = [
     TroopProfile {
         id: "gendarmes",
+        key: "app_driven.troop.egc-gendarmes",
         name: "Gendarmes",
         class: Class::HeavyMounted,
         fire: None,
@@ -59,6 +60,7 @@ pub static TROOPS: [TroopProfile; 16] = [
     },
     TroopProfile {
         id: "footmen",
+        key: "app_driven.troop.egc-footmen",
         name: "Footmen (Billmen, Spearmen, etc.)",
         class: Class::FormedFoot,
         fire: None,
@@ -81,6 +83,7 @@ pub static TROOPS: [TroopProfile; 16] = [
     },
     TroopProfile {
         id: "french-italian-pike",
+        key: "app_driven.troop.egc-french-italian-pike",
         name: "French/Italian Pikemen",
         class: Class::Pike,
         fire: None,
@@ -103,6 +106,7 @@ pub static TROOPS: [TroopProfile; 16] = [
     },
     TroopProfile {
         id: "swiss-pike",
+        key: "app_driven.troop.egc-swiss-pike",
         name: "Swiss Pikemen",
         class: Class::Pike,
         fire: None,
@@ -125,6 +129,7 @@ pub static TROOPS: [TroopProfile; 16] = [
     },
     TroopProfile {
         id: "spanish-landsknecht-pike",
+        key: "app_driven.troop.egc-spanish-landsknecht-pike",
         name: "Spanish/Landsknecht Pikemen",
         class: Class::Pike,
         fire: None,
@@ -147,6 +152,7 @@ pub static TROOPS: [TroopProfile; 16] = [
     },
     TroopProfile {
         id: "arquebusiers",
+        key: "app_driven.troop.egc-arquebusiers",
         name: "Arquebusiers",
         class: Class::MissileFoot,
         fire: Some(ARQUEBUS),
@@ -169,6 +175,7 @@ pub static TROOPS: [TroopProfile; 16] = [
     },
     TroopProfile {
         id: "archers",
+        key: "app_driven.troop.egc-archers",
         name: "Archers",
         class: Class::MissileFoot,
         fire: Some(BOW),
@@ -191,6 +198,7 @@ pub static TROOPS: [TroopProfile; 16] = [
     },
     TroopProfile {
         id: "crossbowmen",
+        key: "app_driven.troop.egc-crossbowmen",
         name: "Crossbowmen",
         class: Class::MissileFoot,
         fire: Some(CROSSBOW),
@@ -213,6 +221,7 @@ pub static TROOPS: [TroopProfile; 16] = [
     },
     TroopProfile {
         id: "levy",
+        key: "app_driven.troop.egc-levy",
         name: "Levy",
         class: Class::FormedFoot,
         fire: None,
@@ -235,6 +244,7 @@ pub static TROOPS: [TroopProfile; 16] = [
     },
     TroopProfile {
         id: "light-cannon",
+        key: "app_driven.troop.egc-light-cannon",
         name: "Light Cannon",
         class: Class::Cannon,
         fire: Some(LIGHT_GUN),
@@ -257,6 +267,7 @@ pub static TROOPS: [TroopProfile; 16] = [
     },
     TroopProfile {
         id: "medium-cannon",
+        key: "app_driven.troop.egc-medium-cannon",
         name: "Medium Cannon",
         class: Class::Cannon,
         fire: Some(MEDIUM_GUN),
@@ -279,6 +290,7 @@ pub static TROOPS: [TroopProfile; 16] = [
     },
     TroopProfile {
         id: "heavy-cannon",
+        key: "app_driven.troop.egc-heavy-cannon",
         name: "Heavy Cannon",
         class: Class::Cannon,
         fire: Some(HEAVY_GUN),
@@ -301,6 +313,7 @@ pub static TROOPS: [TroopProfile; 16] = [
     },
     TroopProfile {
         id: "light-lancers",
+        key: "app_driven.troop.egc-light-lancers",
         name: "Light Lancers",
         class: Class::LightMounted,
         fire: None,
@@ -323,6 +336,7 @@ pub static TROOPS: [TroopProfile; 16] = [
     },
     TroopProfile {
         id: "mounted-crossbows",
+        key: "app_driven.troop.egc-mounted-crossbows",
         name: "Mounted Crossbowmen/Arquebusiers",
         class: Class::LightMounted,
         fire: Some(MOUNTED_SHOT),
@@ -345,6 +359,7 @@ pub static TROOPS: [TroopProfile; 16] = [
     },
     TroopProfile {
         id: "skirmishers",
+        key: "app_driven.troop.egc-skirmishers",
         name: "Skirmishers",
         class: Class::Loose,
         fire: Some(SKIRMISH),
@@ -367,6 +382,7 @@ pub static TROOPS: [TroopProfile; 16] = [
     },
     TroopProfile {
         id: "forlorn-hope",
+        key: "app_driven.troop.egc-forlorn-hope",
         name: "Forlorn Hope",
         class: Class::Loose,
         fire: None,

@@ -244,6 +244,17 @@ pub trait RuleSet: Sync {
     fn id(&self) -> &'static str;
     fn alias(&self) -> &'static str;
     fn name(&self) -> &'static str;
+    /// The rule set's name as a reader sees it: the catalogue's `rulesets.<id>` as a
+    /// language-neutral message ("The Renaissance (Andy Callan), edizione Guerre d'Italia" in
+    /// Italian), or [`RuleSet::name`] as written when the catalogues do not name it.
+    fn title(&self) -> String {
+        let key = format!("rulesets.{}", self.id());
+        if tercio_i18n::lookup(tercio_i18n::Lang::En, &key).is_some() {
+            tercio_i18n::msg(&key, &[])
+        } else {
+            tercio_i18n::plain(self.name()).into_owned()
+        }
+    }
     /// The seed file of the rule text.
     fn seed(&self) -> &'static str;
     fn available(&self) -> bool;

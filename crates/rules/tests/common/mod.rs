@@ -73,3 +73,8 @@ pub fn choices(f: &tercio_rules::ActionForm, name: &str) -> Vec<String> {
         _ => Vec::new(),
     }
 }
+
+/// A text as an English reader sees it (messages rendered; plain text as it is).
+pub fn en(text: &str) -> String {
+    tercio_i18n::localize(tercio_i18n::Lang::En, text)
+}

@@ -189,7 +189,7 @@ async fn home_with(st: &AppState, ui: &Ui, error: Option<&str>, toml: &str) -> R
     ));
     // By rule set, each by its title and date (issue 17, item 13: no file ids to read).
     for (rules, list) in &scenarios::by_rule_set() {
-        b.push_str(&format!("<optgroup label=\"{}\">", esc(rules)));
+        b.push_str(&format!("<optgroup label=\"{}\">", ui.e(rules)));
         for (id, label) in list {
             b.push_str(&format!(
                 "<option value=\"{}\">{}</option>",
@@ -225,7 +225,7 @@ async fn home_with(st: &AppState, ui: &Ui, error: Option<&str>, toml: &str) -> R
         b.push_str(&format!(
             "<li><a href=\"/rules/{}\">{}</a></li>",
             esc(r.id()),
-            ui.e(r.name())
+            ui.e(&r.title())
         ));
     }
     b.push_str("</ul>");

@@ -13,7 +13,7 @@ pub(super) async fn rules_page(ui: Ui, Path(id): Path<String>) -> Response {
     let Ok(r) = registry::lookup(&id) else {
         return not_found_page(&ui);
     };
-    let name = ui.loc(r.name());
+    let name = ui.loc(&r.title());
     if !r.available() {
         return (
             StatusCode::NOT_FOUND,

@@ -107,7 +107,7 @@ fn heading(ctx: &SeatCtx, ui: &Ui) -> String {
     let b = format!(
         "<h1 id=\"title\">{}</h1><p class=\"muted\" id=\"subtitle\">{} · <a href=\"/rules/{}\">{}</a> · <span class=\"seat\">{}</span></p>",
         esc(&g.scenario.title),
-        ui.e(rules.map_or(g.ruleset.as_str(), |r| r.name())),
+        ui.e(&rules.map_or_else(|| g.ruleset.clone(), |r| r.title())),
         esc(&g.ruleset),
         ui.h(keys::WEB_GAME_RULES_LINK, &[]),
         ui.html(

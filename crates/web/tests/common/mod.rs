@@ -140,3 +140,44 @@ leader = "gen-i"
 "#
     )
 }
+
+/// A rule set's example game (`examples/<rules>/game/`, its scenario and seed beside it): the
+/// scenario's id, the seed, and the steps' actions in order.
+pub fn example_game(rules: &str) -> (String, u64, Vec<(String, Value)>) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let expect: Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join(format!("examples/{rules}/game.expect.json")))
+            .expect("game.expect.json"),
+    )
+    .expect("json");
+    let scenario = expect["scenario"]
+        .as_str()
+        .and_then(|s| s.strip_prefix("scenarios/"))
+        .and_then(|s| s.strip_suffix(".toml"))
+        .expect("scenario")
+        .to_string();
+    let mut files: Vec<_> = std::fs::read_dir(root.join(format!("examples/{rules}/game")))
+        .expect("game folder")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| {
+            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                n.starts_with(|c: char| c.is_ascii_digit()) && n.ends_with(".json")
+            })
+        })
+        .collect();
+    files.sort();
+    let steps = files
+        .iter()
+        .map(|p| {
+            let name = p
+                .file_stem()
+                .and_then(|n| n.to_str())
+                .unwrap_or("")
+                .to_string();
+            let v: Value = serde_json::from_str(&std::fs::read_to_string(p).expect("step"))
+                .expect("step json");
+            (name, v)
+        })
+        .collect();
+    (scenario, expect["seed"].as_u64().expect("seed"), steps)
+}
