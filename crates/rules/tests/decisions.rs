@@ -131,3 +131,50 @@ fn defensive_fire_counts_the_front_rank_given() {
     assert!(fire(Some(2)) < fire(None));
     assert_eq!(fire(Some(4)), fire(None));
 }
+
+#[test]
+fn an_actor_behind_an_obstacle_or_in_works_defends_it_in_melee() {
+    // Issue 17, item 11: the Actor's own obstacle or works, as the target's are.
+    let ahead = |ground: &str| {
+        let a = json!({"action":"melee","actor":{"type":"footmen","bases":4,"in_combat":true},"target":{"type":"footmen","bases":4,"in_combat":true},"ground":ground});
+        report("egc", &a).p("melee", "actor ahead")
+    };
+    let target_ahead = |ground: &str| {
+        let a = json!({"action":"melee","actor":{"type":"footmen","bases":4,"in_combat":true},"target":{"type":"footmen","bases":4,"in_combat":true},"ground":ground});
+        report("egc", &a).p("melee", "target ahead")
+    };
+    // The same advantage, to the other side: the chances mirror.
+    for (own, theirs) in [
+        ("actor-obstacle", "obstacle"),
+        ("actor-fortified", "fortified"),
+    ] {
+        assert!(ahead(own) > ahead("open"), "{own} helps the actor");
+        assert!(
+            (ahead(own) - target_ahead(theirs)).abs() < 1e-12,
+            "{own} mirrors {theirs}"
+        );
+    }
+    assert!(ahead("actor-fortified") > ahead("actor-obstacle"));
+    // A Forlorn Hope attacking works is good against them, as Target as well as Actor.
+    let plain = |ground: &str| {
+        let a = json!({"action":"melee","actor":{"type":"footmen","bases":4,"in_combat":true},"target":{"type":"skirmishers","bases":4,"in_combat":true},"ground":ground});
+        report("egc", &a).p("melee", "target ahead")
+    };
+    let m = plan(
+        "egc",
+        &json!({"action":"melee","actor":{"type":"footmen","bases":4,"in_combat":true},"target":{"type":"forlorn-hope","bases":4,"in_combat":true},"ground":"actor-fortified"}),
+    )
+    .expect("plan");
+    let (o, _) = m.roll(&mut tercio_core::DiceStream::from_seed(1));
+    let text = en(&o.resolution.render());
+    assert!(text.contains("Good against fixed positions"), "{text}");
+    assert!(plain("actor-fortified") < plain("open"));
+    // A charger leaves its position: a Charge from behind its own obstacle is refused.
+    assert_eq!(
+        code(
+            "egc",
+            json!({"action":"charge","actor":{"type":"gendarmes","bases":4},"target":{"type":"footmen","bases":4},"ground":"actor-obstacle"})
+        ),
+        "charger-leaves-position"
+    );
+}

@@ -409,3 +409,33 @@ fn command_passes_down_a_chain_of_fallen_leaders_and_the_initiative_dies_with_it
         &st.units["swiss-first-block"]
     ));
 }
+
+#[test]
+fn a_melee_opens_a_combat_between_units_that_touch_without_a_charge() {
+    // Issue 17, item 10: a second enemy in contact, or contact after an occupying move.
+    let mut g = Game::new(scenario("el-gran-capitan", "cerignola-1503.toml"), 5).expect("game");
+    g.act(json!({"action": "initiative"})).expect("initiative");
+    let side = state(&g).initiative_side.expect("side");
+    let (leader, actor, target) = if side == "french" {
+        ("chandieu", "swiss-first-block", "spanish-pike-left")
+    } else {
+        ("gonzalo", "landsknechts-first-block", "swiss-first-block")
+    };
+    g.act(json!({"action": "command", "leader": leader}))
+        .expect("command");
+    let melee = json!({"action": "melee", "actor": actor, "target": target});
+    let e = g.act(melee.clone()).expect_err("no combat yet");
+    assert!(e.to_string().contains("not-in-combat"), "{e}");
+    assert!(en(&e.to_string()).contains("touches the enemy"), "{e}");
+    let mut touching = melee.clone();
+    touching["in_contact"] = json!(true);
+    let ev = g.act(touching).expect("they touch on the table").clone();
+    assert!(en(&ev.resolution.steps[0].title).starts_with("Melee: "));
+    let st = state(&g);
+    let (a, t) = (&st.units[actor], &st.units[target]);
+    if !a.destroyed && !t.destroyed {
+        assert!(a.in_combat_with.contains(target), "the combat is recorded");
+        assert!(t.in_combat_with.contains(actor));
+    }
+    assert!(a.acted, "the actor has acted");
+}

@@ -970,7 +970,11 @@ fn english_left(text: &str, allowed: &[String]) -> Vec<String> {
 fn italian_pages_show_no_english_engine_text_or_internal_id() {
     let s = server();
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    for rules in ["el-gran-capitan", "bloody-dismal-fight", "callan-renaissance"] {
+    for rules in [
+        "el-gran-capitan",
+        "bloody-dismal-fight",
+        "callan-renaissance",
+    ] {
         let (scenario, seed, steps) = common::example_game(rules);
         // The games' printed titles are proper names too (item 16).
         let mut allowed = scenario_texts(

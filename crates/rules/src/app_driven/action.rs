@@ -287,6 +287,10 @@ pub struct Melee {
     pub actor_in_flank: Option<bool>,
     #[serde(default, deserialize_with = "opt_flag")]
     pub target_in_flank: Option<bool>,
+    /// The two units touch on the table without a Charge (a second enemy in contact, contact
+    /// after an occupying move): the Melee starts a combat between them.
+    #[serde(default, deserialize_with = "opt_flag")]
+    pub in_contact: Option<bool>,
     #[serde(default, deserialize_with = "opt_choice")]
     pub force: Option<Force>,
     #[serde(default, deserialize_with = "opt_bases")]
@@ -538,6 +542,7 @@ impl Action {
                 r.actor_charging = a.actor_charging;
                 r.actor_in_flank = a.actor_in_flank;
                 r.target_in_flank = a.target_in_flank;
+                r.in_contact = a.in_contact;
                 r.force = a.force;
                 r.supporting_actor_bases = a.supporting_actor_bases;
                 r.supporting_target_bases = a.supporting_target_bases;

@@ -221,6 +221,7 @@ fn allowed_fields(k: ActionKind) -> &'static [&'static str] {
             "actor_charging",
             "actor_in_flank",
             "target_in_flank",
+            "in_contact",
             "force",
             "supporting_actor_bases",
             "supporting_target_bases",
@@ -724,14 +725,21 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
         ActionKind::Melee => {
             let mut a = ctx.snap(req.actor.as_ref(), "actor", req.leader_with_actor.as_ref())?;
             actor_status(ctx, req, &mut a)?;
-            if ctx.state.is_some() && !a.in_combat {
+            let touching = req.in_contact == Some(true);
+            if ctx.state.is_some() && !a.in_combat && !touching {
                 return Err(rej(
                     "not-in-combat",
                     Some("actor"),
-                    msg(keys::APP_DRIVEN_REJECT_NOT_IN_COMBAT, &[("unit", &a.name)]),
+                    msg(
+                        keys::APP_DRIVEN_REJECT_MELEE_NOT_IN_COMBAT,
+                        &[
+                            ("unit", &a.name),
+                            ("contact", "@app_driven.field.in-contact"),
+                        ],
+                    ),
                 ));
             }
-            if req.target.is_none() && ctx.state.is_some() {
+            if req.target.is_none() && ctx.state.is_some() && !touching {
                 // The only enemy in contact is the target (the page need not ask).
                 let t = combat_target(ctx, req, &a)?;
                 let s = melee_setup(ctx, req, a, t, req.actor_charging.unwrap_or(false));
@@ -749,13 +757,17 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
                     .units
                     .get(&a.id)
                     .is_some_and(|u| u.in_combat_with.contains(&t.id));
-                if !in_contact {
+                if !in_contact && !touching {
                     return Err(rej(
                         "not-in-contact",
                         Some("target"),
                         msg(
-                            keys::APP_DRIVEN_REJECT_NOT_IN_CONTACT,
-                            &[("unit", &a.name), ("target", &t.name)],
+                            keys::APP_DRIVEN_REJECT_MELEE_NOT_IN_CONTACT,
+                            &[
+                                ("unit", &a.name),
+                                ("target", &t.name),
+                                ("contact", "@app_driven.field.in-contact"),
+                            ],
                         ),
                     ));
                 }
@@ -830,6 +842,17 @@ fn charge(ctx: &Ctx, req: &ActionRequest, acc: Acc) -> Result<Plan<Acc>, Rejecti
     let mut a = ctx.snap(req.actor.as_ref(), "actor", req.leader_with_actor.as_ref())?;
     actor_status(ctx, req, &mut a)?;
     charger_allowed(&a)?;
+    // A charger leaves its obstacle or works: the ground of a Charge is the target's.
+    if matches!(
+        req.ground,
+        Some(Ground::ActorObstacle | Ground::ActorFortified)
+    ) {
+        return Err(rej(
+            "charger-leaves-position",
+            Some("ground"),
+            msg(keys::APP_DRIVEN_REJECT_CHARGER_LEAVES_POSITION, &[]),
+        ));
+    }
     let mut t = ctx.snap(
         req.target.as_ref(),
         "target",

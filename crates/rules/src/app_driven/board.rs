@@ -286,7 +286,19 @@ fn shooters<'a>(e: &AppEngine, st: &'a GameState) -> Vec<&'a UnitState> {
         .collect()
 }
 
-fn ground_choices() -> Vec<Choice> {
+/// The Cover/Ground list; `actor_side` adds the Actor's own obstacle or works, which only a
+/// Melee uses (issue 17, item 11).
+fn ground_choices(actor_side: bool) -> Vec<Choice> {
+    let own = [
+        (
+            Ground::ActorObstacle,
+            keys::APP_DRIVEN_GROUND_ACTOR_OBSTACLE,
+        ),
+        (
+            Ground::ActorFortified,
+            keys::APP_DRIVEN_GROUND_ACTOR_FORTIFIED,
+        ),
+    ];
     [
         (Ground::Open, keys::APP_DRIVEN_GROUND_OPEN),
         (Ground::Rough, keys::APP_DRIVEN_GROUND_ROUGH),
@@ -302,6 +314,7 @@ fn ground_choices() -> Vec<Choice> {
         (Ground::TargetUphill, keys::APP_DRIVEN_GROUND_TARGET_UPHILL),
     ]
     .iter()
+    .chain(own.iter().filter(|_| actor_side))
     .map(|(g, k)| Choice::new(serde_value(g), m(k)))
     .collect()
 }
@@ -525,7 +538,7 @@ fn unit_fields(e: &AppEngine, st: &GameState, side: Option<&str>, kind: &str) ->
         f.push(FormField::choice(
             "ground",
             &m(keys::APP_DRIVEN_FIELD_GROUND),
-            ground_choices(),
+            ground_choices(uses("melee retire regroup")),
             kind == "regroup",
         ));
     }
@@ -600,6 +613,10 @@ fn unit_fields(e: &AppEngine, st: &GameState, side: Option<&str>, kind: &str) ->
             "actor_charging",
             &m(keys::APP_DRIVEN_FIELD_CHARGING),
         ));
+        f.push(FormField::flag(
+            "in_contact",
+            &m(keys::APP_DRIVEN_FIELD_IN_CONTACT),
+        ));
     }
     if uses("melee retire regroup") {
         f.push(FormField::flag(
@@ -673,7 +690,7 @@ fn end_fire_fields(e: &AppEngine, st: &GameState) -> Vec<FormField> {
             FormField::choice(
                 &format!("ground.{}", u.id),
                 &msg(keys::APP_DRIVEN_FIELD_FIRE_GROUND, &[("unit", &u.name)]),
-                ground_choices(),
+                ground_choices(false),
                 false,
             )
             .more(),

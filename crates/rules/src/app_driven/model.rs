@@ -181,10 +181,14 @@ pub enum Ground {
     ActorUphill,
     /// The Target has the higher ground.
     TargetUphill,
+    /// The Actor defends a linear obstacle (its Melee from behind a hedge, wall or ditch).
+    ActorObstacle,
+    /// The Actor holds a fortified position (its Melee from field works or a town).
+    ActorFortified,
 }
 
 impl Ground {
-    pub const ALL: [&'static str; 9] = [
+    pub const ALL: [&'static str; 11] = [
         "open",
         "rough",
         "very-rough",
@@ -194,6 +198,8 @@ impl Ground {
         "fortified",
         "actor-uphill",
         "target-uphill",
+        "actor-obstacle",
+        "actor-fortified",
     ];
     /// The going as a result names it, a language-neutral message.
     pub fn label(self) -> String {
@@ -208,6 +214,8 @@ impl Ground {
                 Ground::Fortified => keys::APP_DRIVEN_GOING_FORTIFIED,
                 Ground::ActorUphill => keys::APP_DRIVEN_GOING_ACTOR_UPHILL,
                 Ground::TargetUphill => keys::APP_DRIVEN_GOING_TARGET_UPHILL,
+                Ground::ActorObstacle => keys::APP_DRIVEN_GOING_ACTOR_OBSTACLE,
+                Ground::ActorFortified => keys::APP_DRIVEN_GOING_ACTOR_FORTIFIED,
             },
             &[],
         )
@@ -337,6 +345,9 @@ pub struct ActionRequest {
     pub actor_in_flank: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_in_flank: Option<bool>,
+    /// Melee: the units touch on the table though no combat is recorded between them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub in_contact: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub force: Option<Force>,
     /// Fire: bases that can fire (default: all the actor's bases).
@@ -407,6 +418,7 @@ impl ActionRequest {
             actor_charging: None,
             actor_in_flank: None,
             target_in_flank: None,
+            in_contact: None,
             force: None,
             firing_bases: None,
             supporting_actor_bases: None,

@@ -270,15 +270,33 @@ pub fn melee_modifiers(ch: &Charts, s: &MeleeSetup) -> Vec<Modifier> {
             c::FORTIFIED,
             DESIGN,
         )),
+        // The Actor holds the position (issue 17, item 11): the same bonus, to the Actor.
+        Ground::ActorObstacle => out.push(m(
+            &actor,
+            t(keys::APP_DRIVEN_MOD_OBSTACLE),
+            c::BEHIND_OBSTACLE,
+            DESIGN,
+        )),
+        Ground::ActorFortified => out.push(m(
+            &actor,
+            t(keys::APP_DRIVEN_MOD_FORTIFIED),
+            c::FORTIFIED,
+            DESIGN,
+        )),
         _ => {}
     }
-    if matches!(ground, Ground::Obstacle | Ground::Fortified)
-        && s.actor.troop.vs_fixed_positions != 0
-    {
+    // Troops good against fixed positions, attacking one: the Actor against the target's, the
+    // Target against the Actor's.
+    let attacker = match ground {
+        Ground::Obstacle | Ground::Fortified => Some((&actor, &s.actor)),
+        Ground::ActorObstacle | Ground::ActorFortified => Some((&target, &s.target)),
+        _ => None,
+    };
+    if let Some((side, u)) = attacker.filter(|(_, u)| u.troop.vs_fixed_positions != 0) {
         out.push(m(
-            &actor,
+            side,
             t(keys::APP_DRIVEN_MOD_FIXED_POSITIONS),
-            s.actor.troop.vs_fixed_positions,
+            u.troop.vs_fixed_positions,
             "000 Forlorn Hope 'fight well ... especially against fixed positions'",
         ));
     }
