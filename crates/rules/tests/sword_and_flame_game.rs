@@ -1363,3 +1363,180 @@ fn every_troop_type_has_its_name_in_both_languages() {
     );
     assert_eq!(it, "Rotellieri");
 }
+
+/// Every text an Italian reader sees of a played turn: the example game of Bicocca
+/// (`examples/sword-and-flame-renaissance/game/`) step by step, with each step's odds before it
+/// is played, its result, the board and every seat's forms after it, some refusals and the rules
+/// page's tables, rendered in Italian, hold no English word of the engine once the scenario's own
+/// names and notes and the seed's citations (`[001, …]`, `(001, …)`, a modifier's source) are
+/// taken out (issue 17, item 3).
+#[test]
+fn a_played_turn_reads_in_italian() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let path = "scenarios/sword-and-flame-renaissance/bicocca-1522.toml";
+    let src = std::fs::read_to_string(root.join(path)).expect("scenario");
+    // The scenario's own texts: names and notes stay as written.
+    fn strings(v: &toml::Value, out: &mut Vec<String>) {
+        match v {
+            toml::Value::String(s) => out.push(s.clone()),
+            toml::Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
+            toml::Value::Table(t) => t.values().for_each(|x| strings(x, out)),
+            _ => {}
+        }
+    }
+    let mut own = Vec::new();
+    strings(
+        &toml::Value::Table(toml::from_str(&src).expect("toml")),
+        &mut own,
+    );
+    own.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    let sc = parse(path, &src).unwrap_or_else(|d| panic!("{d:?}"));
+    let mut g = Game::new(sc, 10).expect("game");
+    let e = engine(&g);
+
+    let mut texts: Vec<String> = Vec::new();
+    let seen = |texts: &mut Vec<String>, e: &dyn Engine, st: &Value| {
+        let board = e.board(st).expect("a board");
+        texts.push(board.headline);
+        texts.extend(board.notes);
+        for t in board.tables {
+            texts.push(t.title);
+            texts.extend(t.columns);
+            texts.extend(t.rows.into_iter().flatten());
+        }
+        for seat in [None, Some("french"), Some("imperial")] {
+            for f in e.forms(st, seat) {
+                texts.push(f.label);
+                texts.push(f.hint);
+                for field in f.fields {
+                    texts.push(field.label);
+                    if let tercio_rules::FieldKind::Choice { options, .. } = field.kind {
+                        texts.extend(options.into_iter().map(|c| c.label));
+                    }
+                }
+            }
+        }
+    };
+    let mut dir: Vec<_> = std::fs::read_dir(root.join("examples/sword-and-flame-renaissance/game"))
+        .expect("the example game")
+        .map(|x| x.expect("entry").path())
+        .collect();
+    dir.sort();
+    let mut kinds = std::collections::BTreeSet::new();
+    for p in dir {
+        let action: Value =
+            serde_json::from_str(&std::fs::read_to_string(&p).expect("step")).expect("json");
+        kinds.insert(action["action"].as_str().unwrap_or_default().to_string());
+        if let Ok(plan) = e.plan(Some(&g.state), &action) {
+            for f in tercio_rules::odds::odds(&plan).facets {
+                texts.push(f.facet);
+                texts.extend(f.values.into_iter().map(|v| v.0));
+            }
+        }
+        let ev = g.act(action).expect("the example game plays").clone();
+        let r = ev.resolution;
+        texts.push(r.summary);
+        for st in r.steps {
+            texts.push(st.title);
+            texts.push(st.result);
+            texts.extend(st.dice.into_iter().map(|d| d.label));
+            for m in st.modifiers {
+                texts.push(m.side);
+                texts.push(m.name);
+            }
+            texts.extend(st.totals.into_iter().map(|t| t.0));
+        }
+        texts.extend(ev.draws.into_iter().map(|d| d.label));
+        seen(&mut texts, e.as_ref(), &g.state);
+    }
+    for k in [
+        "move",
+        "fire",
+        "pass",
+        "draw",
+        "charge",
+        "fire-morale",
+        "end-turn",
+    ] {
+        assert!(kinds.contains(k), "the example game has no {k}");
+    }
+    // Refusals: out of the turn's order, an unknown unit, a friendly target.
+    for a in [
+        json!({"action": "fire-morale"}),
+        json!({"action": "charge", "charger": "nobody", "target": "nobody"}),
+        json!({"action": "move", "unit": "nobody"}),
+    ] {
+        match e.plan(Some(&g.state), &a) {
+            Err(r) => texts.push(r.message),
+            Ok(_) => panic!("{a} is refused"),
+        }
+    }
+    // And a stand-alone action's.
+    let alone = lookup("tsatf")
+        .expect("listed")
+        .engine(None)
+        .expect("an engine");
+    for a in [
+        json!({"action": "bout", "a": {"type": "wagon"}, "b": {"type": "pikemen"}}),
+        json!({"action": "fire", "weapon": "pistol", "range": "short", "target_class": 2, "firers": 3}),
+    ] {
+        match alone.plan(None, &a) {
+            Err(r) => texts.push(r.message),
+            Ok(_) => panic!("{a} is refused"),
+        }
+    }
+    for t in lookup("tsatf").expect("listed").reference_tables() {
+        texts.push(t.title);
+        texts.extend(t.columns);
+        // The last column is the citation of the seed.
+        texts.extend(t.rows.into_iter().flat_map(|mut r| {
+            r.pop();
+            r
+        }));
+    }
+    let english = [
+        "the", "of", "and", "card", "cards", "fire", "fires", "move", "moves", "unit", "units",
+        "turn", "loses", "names", "draw", "charge", "melee", "roll", "rolls", "hit", "hits",
+        "wins", "routs", "passed", "failed", "falls", "back", "stays", "leaves", "field", "lost",
+        "with", "from", "each", "die", "dice", "shaken", "spent", "fresh", "worn", "step", "side",
+        "up", "to", "not", "officer", "leader", "figures", "range", "class", "table", "order",
+    ];
+    let mut found = Vec::new();
+    for raw in &texts {
+        let mut t = localize(Lang::It, raw);
+        assert!(!t.contains('⟦'), "a message left unrendered: {t}");
+        for name in &own {
+            t = t.replace(name.as_str(), " ");
+        }
+        // The seed's citations, in brackets or parentheses, quote its English text.
+        let mut plain = String::new();
+        let mut depth = 0usize;
+        let cs: Vec<char> = t.chars().collect();
+        for (i, &c) in cs.iter().enumerate() {
+            let opens_citation =
+                matches!(c, '[' | '(') && cs[i + 1..].iter().take(3).collect::<String>() == "001";
+            if opens_citation || (depth > 0 && matches!(c, '[' | '(')) {
+                depth += 1;
+            } else if depth > 0 && matches!(c, ']' | ')') {
+                depth -= 1;
+            } else if depth == 0 {
+                plain.push(c);
+            }
+        }
+        let words: Vec<String> = plain
+            .split(|c: char| !c.is_alphabetic() && c != '\'')
+            .map(str::to_lowercase)
+            .collect();
+        if let Some(w) = words.iter().find(|w| english.contains(&w.as_str())) {
+            found.push(format!("{w}: {plain}"));
+        }
+    }
+    found.sort();
+    found.dedup();
+    assert!(
+        found.is_empty(),
+        "English on an Italian page:\n{}",
+        found.join("\n")
+    );
+    assert!(texts.len() > 500, "{}", texts.len());
+}

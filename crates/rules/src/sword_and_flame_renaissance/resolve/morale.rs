@@ -85,7 +85,8 @@ pub(super) fn morale(m: &MoraleRequest, th: &Thresholds) -> Plan<Outcome> {
         &[
             ("test", test.term()),
             ("need", need.to_string()),
-            ("source", tables::MORALE_SOURCE.to_string()),
+            // tables::MORALE_SOURCE, in the reader's language.
+            ("source", k("source.morale")),
         ],
     );
     let label = k("die.morale");
