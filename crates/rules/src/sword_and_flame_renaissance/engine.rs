@@ -105,7 +105,8 @@ impl RuleSet for SwordAndFlame {
                 "troops": tables::TROOPS.iter().map(|t| {
                     let (own, orders) = resolve::orders(t);
                     json!({
-                        "id": t.id, "name": t.name, "kind": t.kind, "weapon": t.weapon,
+                        "id": t.id, "name": k(&format!("troop.{}", t.id)), "kind": t.kind,
+                        "weapon": t.weapon,
                         "figures": t.figures, "company": t.company,
                         "shoot_ranks": t.shoot_ranks, "fight_ranks": t.fight_ranks,
                         "order": own, "orders": orders,
