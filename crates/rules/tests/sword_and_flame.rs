@@ -3,8 +3,45 @@
 
 use serde_json::{json, Value};
 use tercio_core::DiceStream;
+use tercio_i18n::{localize, Lang};
 use tercio_rules::odds::odds;
-use tercio_rules::sword_and_flame_renaissance::{plan, resolve::spirit_target};
+use tercio_rules::sword_and_flame_renaissance::resolve::spirit_target;
+
+/// A text of the engine (a language-neutral message) as an English reader sees it.
+fn en(s: &str) -> String {
+    localize(Lang::En, s)
+}
+
+/// A stand-alone action's plan, its outcomes' texts rendered in English: the assertions below
+/// read what an English-speaking player reads.
+fn plan(
+    action: &Value,
+) -> Result<tercio_core::Plan<tercio_rules::Outcome>, tercio_rules::Rejection> {
+    Ok(tercio_rules::sword_and_flame_renaissance::plan(action)?.map(english))
+}
+
+fn english(mut o: tercio_rules::Outcome) -> tercio_rules::Outcome {
+    let r = &mut o.resolution;
+    r.summary = en(&r.summary);
+    for st in &mut r.steps {
+        st.title = en(&st.title);
+        st.result = en(&st.result);
+        for d in &mut st.dice {
+            d.label = en(&d.label);
+        }
+        for m in &mut st.modifiers {
+            m.side = en(&m.side);
+            m.name = en(&m.name);
+        }
+        for t in &mut st.totals {
+            t.0 = en(&t.0);
+        }
+    }
+    for f in &mut o.facets {
+        *f = (en(&f.0), en(&f.1));
+    }
+    o
+}
 
 fn p(action: Value, facet: &str, pred: impl Fn(&str) -> bool) -> f64 {
     let r = odds(&plan(&action).unwrap_or_else(|e| panic!("{action}: {e}")));
@@ -82,7 +119,7 @@ fn casualty_cards_put_an_ace_on_an_officer_one_time_in_thirteen() {
         assert_eq!(
             draws
                 .iter()
-                .filter(|d| d.label.starts_with("Casualty card")
+                .filter(|d| en(&d.label).starts_with("Casualty card")
                     && d.card
                     && (1..=52).contains(&d.face))
                 .count(),
@@ -843,7 +880,7 @@ fn a_combat_still_undecided_after_three_company_bouts_breaks_off() {
             .iter()
             .rev()
             .take(2)
-            .all(|d| d.label.starts_with("Morale die")));
+            .all(|d| en(&d.label).starts_with("Morale die")));
         assert_eq!(
             steps[4].totals[0].1,
             i32::from(last[0]) + i32::from(last[1]),

@@ -3,8 +3,9 @@
 //! brigades, dismounting, weather, reiters' pistols as a charge closes).
 
 use serde_json::{json, Value};
+use tercio_i18n::{localize, Lang};
 use tercio_rules::game::Game;
-use tercio_rules::odds::odds;
+use tercio_rules::odds::OddsReport;
 use tercio_rules::scenario::parse;
 use tercio_rules::{lookup, Engine};
 
@@ -93,6 +94,23 @@ type = "heavy-gun"
 figures = 4
 leader = "gen-i"
 "#;
+
+/// A text of the engine (a language-neutral message) as an English reader sees it.
+fn en(s: &str) -> String {
+    localize(Lang::En, s)
+}
+
+/// The odds of a plan, its facets' names and values as an English reader sees them.
+fn odds(plan: &tercio_core::Plan<tercio_rules::Outcome>) -> OddsReport {
+    let mut o = tercio_rules::odds::odds(plan);
+    for f in &mut o.facets {
+        f.facet = en(&f.facet);
+        for v in &mut f.values {
+            v.0 = en(&v.0);
+        }
+    }
+    o
+}
 
 fn game(house_rules: &str) -> Game {
     let src = format!("{BASE}\n[house_rules]\n{house_rules}\n");
@@ -262,8 +280,8 @@ fn an_ace_takes_the_field_officer_named_in_the_cone_first() {
             .resolution
             .steps
             .iter()
-            .find(|s| s.title.starts_with("Casualty cards"))
-            .map_or(0, |s| s.result.matches('A').count() as u8);
+            .find(|s| en(&s.title).starts_with("Casualty cards"))
+            .map_or(0, |s| en(&s.result).matches('A').count() as u8);
         if aces == 0 {
             continue;
         }
@@ -272,7 +290,7 @@ fn an_ace_takes_the_field_officer_named_in_the_cone_first() {
             .steps
             .iter()
             .flat_map(|s| s.totals.iter())
-            .find(|(k, _)| k == "hits")
+            .find(|(k, _)| en(k) == "hits")
             .map_or(0, |(_, v)| *v as u8);
         assert_eq!(h.state["officers"]["gen-f"]["down"], true);
         // The officer is not a figure of the unit: one hit fewer on it; further aces take its
@@ -489,7 +507,7 @@ fn evasion_follows_the_text() {
         &st,
         json!({"action": "charge", "charger": "rt", "target": "gd", "target_evades": true}),
     );
-    assert!(r.message.contains("slower"), "{}", r.message);
+    assert!(en(&r.message).contains("slower"), "{}", r.message);
     // An evader that has moved tests To Stand: fail, routed.
     let moved = with(&g, |s| {
         s["phase"] = json!("melee");
@@ -530,14 +548,14 @@ fn reiters_charged_by_cavalry_fire_a_d4_of_ranks_first() {
         .resolution
         .steps
         .iter()
-        .any(|s| s.title.starts_with("To Stand"));
+        .any(|s| en(&s.title).starts_with("To Stand"));
     if goes_in {
         // After a To Stand passed, the D4 is rolled and its ranks of three fire.
         let d4 = ev
             .resolution
             .steps
             .iter()
-            .find(|s| s.title.starts_with("Reiters charged by cavalry"))
+            .find(|s| en(&s.title).starts_with("Reiters charged by cavalry"))
             .expect("the D4 step");
         let ranks = i32::from(d4.dice[0].face);
         assert_eq!(d4.totals[0].1, ranks * 3);
@@ -557,7 +575,7 @@ fn reiters_charged_by_cavalry_fire_a_d4_of_ranks_first() {
         .resolution
         .steps
         .iter()
-        .all(|s| !s.title.starts_with("Reiters charged")));
+        .all(|s| !en(&s.title).starts_with("Reiters charged")));
 }
 
 #[test]
@@ -599,11 +617,11 @@ fn the_rules_page_tables_show_the_morale_odds() {
     let t = lookup("tsatf").expect("listed").reference_tables();
     let morale = t
         .iter()
-        .find(|x| x.title.starts_with("Morale"))
+        .find(|x| en(&x.title).starts_with("Morale"))
         .expect("morale");
     let col = morale.columns.iter().position(|c| c == "0").expect("0");
     // 2D6 ≥ 6: 26/36; ≥ 5: 30/36; ≥ 7: 21/36 (design 5.2).
-    let at = |row: usize| morale.rows[row][col].clone();
+    let at = |row: usize| en(&morale.rows[row][col]);
     assert_eq!(
         [at(0), at(1), at(2)],
         ["72.2%", "83.3%", "58.3%"].map(String::from)
@@ -674,7 +692,7 @@ fn a_unit_may_break_off_a_long_close_combat() {
         h.state = st.clone();
         h.seed = seed;
         let ev = h.act(breaking.clone()).expect("charge").clone();
-        if ev.resolution.summary.contains("breaks off") {
+        if en(&ev.resolution.summary).contains("breaks off") {
             let status = h.state["units"]["gd"]["status"].as_str().expect("status");
             assert!(matches!(status, "shaken" | "routed"), "{status}");
             return;
@@ -705,7 +723,7 @@ fn wounded_and_dead_hearts_kill_and_other_suits_wound() {
             h.state = st.clone();
             h.seed = seed;
             let ev = h.act(shot.clone()).expect("fire").clone();
-            if !ev.resolution.summary.contains("wounded, not killed") {
+            if !en(&ev.resolution.summary).contains("wounded, not killed") {
                 continue;
             }
             assert_eq!(h.state["units"]["gd"]["figures"], 11);
@@ -803,7 +821,7 @@ fn a_field_officer_falls_in_his_own_bout_not_as_a_figure() {
             continue;
         }
         assert!(
-            ev.resolution.summary.contains("General F is down"),
+            en(&ev.resolution.summary).contains("General F is down"),
             "{}",
             ev.resolution.summary
         );
@@ -811,9 +829,7 @@ fn a_field_officer_falls_in_his_own_bout_not_as_a_figure() {
         assert_eq!(h.state["units"]["gd"]["field_officer"], false);
         // His loss is not one of the unit's twelve figures: the unit still has a figure per
         // company it lost with fewer than all its men.
-        let lost: u64 = ev
-            .resolution
-            .summary
+        let lost: u64 = en(&ev.resolution.summary)
             .split("losses Gendarmes ")
             .nth(1)
             .and_then(|r| r.split(',').next())
@@ -890,7 +906,7 @@ fn falling_back_rolls_the_units_movement_dice() {
             .resolution
             .steps
             .iter()
-            .find(|s| s.title.contains("falls back"))
+            .find(|s| en(&s.title).contains("falls back"))
             .expect("the fall-back roll");
         assert_eq!(step.dice.len(), 2, "{}", step.title);
         return;
@@ -984,7 +1000,7 @@ fn one_fire_morale_test_a_turn_however_many_figures_fell() {
         o.resolution
             .steps
             .iter()
-            .filter(|s| s.title.starts_with("Pikes ("))
+            .filter(|s| en(&s.title).starts_with("Pikes ("))
             .count()
     });
     assert!((tests.p(|n| *n == 1) - 1.0).abs() < 1e-12);
@@ -1010,8 +1026,8 @@ fn a_rout_reports_only_the_figures_the_unit_had() {
         o.resolution
             .steps
             .iter()
-            .find(|s| s.title.starts_with("Rout"))
-            .map(|s| (s.result.clone(), o.resolution.summary.clone()))
+            .find(|s| en(&s.title).starts_with("Rout"))
+            .map(|s| (en(&s.result).clone(), o.resolution.summary.clone()))
     });
     let routs = rout.p(|r| r.is_some());
     assert!(routs > 0.0);
@@ -1054,7 +1070,7 @@ fn a_heavy_gun_moves_only_with_the_game_masters_permission_and_keeps_its_name() 
         .expect("permitted")
         .clone();
     assert_eq!(ev.draws.len(), 2, "2D6");
-    let title = &ev.resolution.steps[0].title;
+    let title = &en(&ev.resolution.steps[0].title);
     assert!(
         title.contains("Heavy Cannon") && !title.contains("Light Cannon"),
         "{title}"
@@ -1200,7 +1216,7 @@ fn aces_on_leaders_are_counted_among_the_figures_removed() {
             .resolution
             .steps
             .iter()
-            .find(|s| s.title.starts_with("Casualty cards"))
+            .find(|s| en(&s.title).starts_with("Casualty cards"))
         else {
             continue;
         };
@@ -1208,11 +1224,11 @@ fn aces_on_leaders_are_counted_among_the_figures_removed() {
             cards
                 .totals
                 .iter()
-                .find(|(n, _)| n == k)
+                .find(|(n, _)| en(n) == k)
                 .map(|(_, v)| *v)
                 .unwrap_or_else(|| panic!("no total {k}: {:?}", cards.totals))
         };
-        let aces = cards.result.matches('A').count() as i32;
+        let aces = en(&cards.result).matches('A').count() as i32;
         if aces == 0 {
             continue;
         }
@@ -1227,9 +1243,7 @@ fn aces_on_leaders_are_counted_among_the_figures_removed() {
         );
         assert_eq!(total("leaders among them"), aces.min(2));
         assert!(
-            ev.resolution
-                .summary
-                .contains(&format!("remove {} figure(s)", 25 - figures)),
+            en(&ev.resolution.summary).contains(&format!("remove {} figure(s)", 25 - figures)),
             "{}",
             ev.resolution.summary
         );
@@ -1272,7 +1286,7 @@ fn reiters_shoot_four_ranks_deep() {
         let steps = &ev.resolution.steps;
         let Some(i) = steps
             .iter()
-            .position(|s| s.title.starts_with("Reiters charged by cavalry"))
+            .position(|s| en(&s.title).starts_with("Reiters charged by cavalry"))
         else {
             continue;
         };
@@ -1348,4 +1362,181 @@ fn every_troop_type_has_its_name_in_both_languages() {
         &tercio_i18n::msg("sword_and_flame.troop.sword-and-buckler", &[]),
     );
     assert_eq!(it, "Rotellieri");
+}
+
+/// Every text an Italian reader sees of a played turn: the example game of Bicocca
+/// (`examples/sword-and-flame-renaissance/game/`) step by step, with each step's odds before it
+/// is played, its result, the board and every seat's forms after it, some refusals and the rules
+/// page's tables, rendered in Italian, hold no English word of the engine once the scenario's own
+/// names and notes and the seed's citations (`[001, …]`, `(001, …)`, a modifier's source) are
+/// taken out (issue 17, item 3).
+#[test]
+fn a_played_turn_reads_in_italian() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let path = "scenarios/sword-and-flame-renaissance/bicocca-1522.toml";
+    let src = std::fs::read_to_string(root.join(path)).expect("scenario");
+    // The scenario's own texts: names and notes stay as written.
+    fn strings(v: &toml::Value, out: &mut Vec<String>) {
+        match v {
+            toml::Value::String(s) => out.push(s.clone()),
+            toml::Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
+            toml::Value::Table(t) => t.values().for_each(|x| strings(x, out)),
+            _ => {}
+        }
+    }
+    let mut own = Vec::new();
+    strings(
+        &toml::Value::Table(toml::from_str(&src).expect("toml")),
+        &mut own,
+    );
+    own.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    let sc = parse(path, &src).unwrap_or_else(|d| panic!("{d:?}"));
+    let mut g = Game::new(sc, 10).expect("game");
+    let e = engine(&g);
+
+    let mut texts: Vec<String> = Vec::new();
+    let seen = |texts: &mut Vec<String>, e: &dyn Engine, st: &Value| {
+        let board = e.board(st).expect("a board");
+        texts.push(board.headline);
+        texts.extend(board.notes);
+        for t in board.tables {
+            texts.push(t.title);
+            texts.extend(t.columns);
+            texts.extend(t.rows.into_iter().flatten());
+        }
+        for seat in [None, Some("french"), Some("imperial")] {
+            for f in e.forms(st, seat) {
+                texts.push(f.label);
+                texts.push(f.hint);
+                for field in f.fields {
+                    texts.push(field.label);
+                    if let tercio_rules::FieldKind::Choice { options, .. } = field.kind {
+                        texts.extend(options.into_iter().map(|c| c.label));
+                    }
+                }
+            }
+        }
+    };
+    let mut dir: Vec<_> = std::fs::read_dir(root.join("examples/sword-and-flame-renaissance/game"))
+        .expect("the example game")
+        .map(|x| x.expect("entry").path())
+        .collect();
+    dir.sort();
+    let mut kinds = std::collections::BTreeSet::new();
+    for p in dir {
+        let action: Value =
+            serde_json::from_str(&std::fs::read_to_string(&p).expect("step")).expect("json");
+        kinds.insert(action["action"].as_str().unwrap_or_default().to_string());
+        if let Ok(plan) = e.plan(Some(&g.state), &action) {
+            for f in tercio_rules::odds::odds(&plan).facets {
+                texts.push(f.facet);
+                texts.extend(f.values.into_iter().map(|v| v.0));
+            }
+        }
+        let ev = g.act(action).expect("the example game plays").clone();
+        let r = ev.resolution;
+        texts.push(r.summary);
+        for st in r.steps {
+            texts.push(st.title);
+            texts.push(st.result);
+            texts.extend(st.dice.into_iter().map(|d| d.label));
+            for m in st.modifiers {
+                texts.push(m.side);
+                texts.push(m.name);
+            }
+            texts.extend(st.totals.into_iter().map(|t| t.0));
+        }
+        texts.extend(ev.draws.into_iter().map(|d| d.label));
+        seen(&mut texts, e.as_ref(), &g.state);
+    }
+    for k in [
+        "move",
+        "fire",
+        "pass",
+        "draw",
+        "charge",
+        "fire-morale",
+        "end-turn",
+    ] {
+        assert!(kinds.contains(k), "the example game has no {k}");
+    }
+    // Refusals: out of the turn's order, an unknown unit, a friendly target.
+    for a in [
+        json!({"action": "fire-morale"}),
+        json!({"action": "charge", "charger": "nobody", "target": "nobody"}),
+        json!({"action": "move", "unit": "nobody"}),
+    ] {
+        match e.plan(Some(&g.state), &a) {
+            Err(r) => texts.push(r.message),
+            Ok(_) => panic!("{a} is refused"),
+        }
+    }
+    // And a stand-alone action's.
+    let alone = lookup("tsatf")
+        .expect("listed")
+        .engine(None)
+        .expect("an engine");
+    for a in [
+        json!({"action": "bout", "a": {"type": "wagon"}, "b": {"type": "pikemen"}}),
+        json!({"action": "fire", "weapon": "pistol", "range": "short", "target_class": 2, "firers": 3}),
+    ] {
+        match alone.plan(None, &a) {
+            Err(r) => texts.push(r.message),
+            Ok(_) => panic!("{a} is refused"),
+        }
+    }
+    for t in lookup("tsatf").expect("listed").reference_tables() {
+        texts.push(t.title);
+        texts.extend(t.columns);
+        // The last column is the citation of the seed.
+        texts.extend(t.rows.into_iter().flat_map(|mut r| {
+            r.pop();
+            r
+        }));
+    }
+    let english = [
+        "the", "of", "and", "card", "cards", "fire", "fires", "move", "moves", "unit", "units",
+        "turn", "loses", "names", "draw", "charge", "melee", "roll", "rolls", "hit", "hits",
+        "wins", "routs", "passed", "failed", "falls", "back", "stays", "leaves", "field", "lost",
+        "with", "from", "each", "die", "dice", "shaken", "spent", "fresh", "worn", "step", "side",
+        "up", "to", "not", "officer", "leader", "figures", "range", "class", "table", "order",
+    ];
+    let mut found = Vec::new();
+    for raw in &texts {
+        let mut t = localize(Lang::It, raw);
+        assert!(!t.contains('⟦'), "a message left unrendered: {t}");
+        for name in &own {
+            t = t.replace(name.as_str(), " ");
+        }
+        // The seed's citations, in brackets or parentheses, quote its English text.
+        let mut plain = String::new();
+        let mut depth = 0usize;
+        let cs: Vec<char> = t.chars().collect();
+        for (i, &c) in cs.iter().enumerate() {
+            let opens_citation =
+                matches!(c, '[' | '(') && cs[i + 1..].iter().take(3).collect::<String>() == "001";
+            if opens_citation || (depth > 0 && matches!(c, '[' | '(')) {
+                depth += 1;
+            } else if depth > 0 && matches!(c, ']' | ')') {
+                depth -= 1;
+            } else if depth == 0 {
+                plain.push(c);
+            }
+        }
+        let words: Vec<String> = plain
+            .split(|c: char| !c.is_alphabetic() && c != '\'')
+            .map(str::to_lowercase)
+            .collect();
+        if let Some(w) = words.iter().find(|w| english.contains(&w.as_str())) {
+            found.push(format!("{w}: {plain}"));
+        }
+    }
+    found.sort();
+    found.dedup();
+    assert!(
+        found.is_empty(),
+        "English on an Italian page:\n{}",
+        found.join("\n")
+    );
+    assert!(texts.len() > 500, "{}", texts.len());
 }

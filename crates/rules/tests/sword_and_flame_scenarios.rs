@@ -284,7 +284,8 @@ fn ravenna_heavy_guns_pass_and_carts_move() {
     let refused = g
         .act(json!({"action": "move", "unit": "french-guns-centre"}))
         .expect_err("heavy guns do not move");
-    assert!(refused.to_string().contains("heavy guns"), "{refused}");
+    let refused = tercio_i18n::localize(tercio_i18n::Lang::En, &refused.to_string());
+    assert!(refused.contains("heavy guns"), "{refused}");
     let ev = g
         .act(json!({"action": "move", "unit": "ferrarese-heavy-gun"}))
         .expect("the Ferrarese gun moves")

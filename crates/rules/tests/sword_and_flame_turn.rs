@@ -4,11 +4,22 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use tercio_core::DiceStream;
+use tercio_i18n::{localize, Lang};
 use tercio_rules::sword_and_flame_renaissance::game::{
     apply, plan, Action, Deck, Effect, Phase, SideState, State, Status, UnitState,
 };
 use tercio_rules::sword_and_flame_renaissance::resolve::Thresholds;
 use tercio_rules::sword_and_flame_renaissance::tables::Order;
+
+/// A text of the engine (a language-neutral message) as an English reader sees it.
+fn en(s: &str) -> String {
+    localize(Lang::En, s)
+}
+
+/// An outcome's facets as an English reader sees them.
+fn en_facets(f: &[(String, String)]) -> Vec<(String, String)> {
+    f.iter().map(|(k, v)| (en(k), en(v))).collect()
+}
 
 fn unit(id: &str, side: &str, troop: &str, order: Order, figures: u8) -> UnitState {
     UnitState::fresh((id, id, side), troop, order, figures, 1)
@@ -130,10 +141,7 @@ fn the_activation_deck_gives_each_unit_its_chance() {
     for _ in 0..10 {
         let o = act(&mut st, serde_json::json!({"action": "draw"}), &mut s);
         if st.phase != Phase::Movement {
-            assert!(o
-                .resolution
-                .summary
-                .contains("every unit has had its chance"));
+            assert!(en(&o.resolution.summary).contains("every unit has had its chance"));
             break;
         }
         let side = st.current.clone().expect("a side to name a unit");
@@ -188,7 +196,7 @@ fn shaken_units_rally_before_moving_and_routed_units_stay() {
         serde_json::json!({"action": "move", "unit": "french-arq"}),
         &mut s,
     );
-    assert!(o.resolution.summary.contains("may not move"));
+    assert!(en(&o.resolution.summary).contains("may not move"));
     assert!(!st.units["french-arq"].moved);
 }
 
@@ -228,9 +236,8 @@ fn fire_in_the_game_takes_figures_and_leaders_and_places_reload_markers() {
     let shot = serde_json::json!({"action": "fire", "unit": "french-arq", "target": "spanish-pike", "range": "short", "target_class": 1, "firers": 10});
     let mut s = DiceStream::from_seed(21);
     let o = act(&mut st, shot.clone(), &mut s);
-    let hits: u8 = o
-        .facets
-        .iter()
+    let hits: u8 = en_facets(&o.facets)
+        .into_iter()
         .find(|(k, _)| k == "hits")
         .and_then(|(_, v)| v.parse().ok())
         .expect("hits");
@@ -279,7 +286,7 @@ fn fire_in_the_game_takes_figures_and_leaders_and_places_reload_markers() {
 
 fn facet_p(st: &State, v: serde_json::Value, facet: &str, value: &str) -> f64 {
     let plan = plan(st, Thresholds::default(), &action(v)).expect("allowed");
-    let d = plan.exact(|o| o.facets.clone());
+    let d = plan.exact(|o| en_facets(&o.facets));
     assert!(
         (d.total() - 1.0).abs() < 1e-9,
         "probabilities sum to 1: {}",
@@ -315,7 +322,11 @@ fn a_charge_chains_to_close_to_stand_the_combat_and_the_losers_test() {
         "a": {"type": "gendarmes", "figures": 12, "lance": true}, "b": {"type": "pikemen", "figures": 20}});
     let p_combat = tercio_rules::sword_and_flame_renaissance::plan(&combat)
         .expect("plan")
-        .exact(|o| o.facets.iter().any(|(k, v)| k == "winner" && v == "A"))
+        .exact(|o| {
+            en_facets(&o.facets)
+                .iter()
+                .any(|(k, v)| k == "winner" && v == "A")
+        })
         .p(|a| *a);
     let wins = facet_p(&st, charge.clone(), "winner", "charger");
     assert!(
@@ -330,7 +341,7 @@ fn a_charge_chains_to_close_to_stand_the_combat_and_the_losers_test() {
     // Rolled: the effects fold; lances are spent after a combat.
     st.units.get_mut("french-pike").expect("unit").status = Status::Steady;
     let o = act(&mut st, charge.clone(), &mut s);
-    if o.facets.iter().any(|(k, _)| k == "winner") {
+    if en_facets(&o.facets).iter().any(|(k, _)| k == "winner") {
         assert!(st.units["spanish-horse"].lance_used);
     }
     // Shaken units may not charge.

@@ -7,6 +7,7 @@ use tercio_core::Plan;
 use super::game::{self, Action, Phase, State, Status, UnitState};
 use super::resolve::{self, Thresholds};
 use super::tables::{self, Kind, Order, Test};
+use super::{k, msg};
 use crate::interface::scenario::Scenario;
 use crate::interface::{
     ActionForm, Board, BoardTable, Choice, Engine, FormField, HouseRule, Outcome, Rejection,
@@ -49,9 +50,10 @@ impl RuleSet for SwordAndFlame {
     }
     /// Section 12: version 2 counts only fire losses for fire morale, moves a permitted heavy
     /// gun as itself, refuses a range for one-band weapons and lets skirmishers and guns be
-    /// charged.
+    /// charged. Version 3: every text of a result is a language-neutral message (outcomes
+    /// unchanged).
     fn rules_version(&self) -> u32 {
-        2
+        3
     }
     fn available(&self) -> bool {
         true
@@ -103,7 +105,8 @@ impl RuleSet for SwordAndFlame {
                 "troops": tables::TROOPS.iter().map(|t| {
                     let (own, orders) = resolve::orders(t);
                     json!({
-                        "id": t.id, "name": t.name, "kind": t.kind, "weapon": t.weapon,
+                        "id": t.id, "name": k(&format!("troop.{}", t.id)), "kind": t.kind,
+                        "weapon": t.weapon,
                         "figures": t.figures, "company": t.company,
                         "shoot_ranks": t.shoot_ranks, "fight_ranks": t.fight_ranks,
                         "order": own, "orders": orders,
@@ -116,12 +119,12 @@ impl RuleSet for SwordAndFlame {
                     "hits_class_i_to_iv": l.hits, "source": l.source,
                 })).collect::<Vec<_>>(),
                 "morale": {
-                    "dice": "2D6 + modifiers, passed at or above the threshold (project design)",
+                    "dice": k("ref.morale-dice"),
                     "to_close": th.to_close,
                     "to_stand": th.to_stand,
                     "stand_and_fight": th.stand_and_fight,
                 },
-                "spirit": "D10 at or under ceil(5 x (2 x fresh + worn) / units and guns at the start), at most 10",
+                "spirit": k("ref.spirit"),
             },
             "house_rules": tables::HOUSE_RULES,
         })
@@ -137,11 +140,15 @@ impl RuleSet for SwordAndFlame {
     }
 }
 
+/// A weapon's name, as a table cell (a message).
 fn weapon_name(w: tables::Weapon) -> String {
-    serde_json::to_value(w)
-        .ok()
-        .and_then(|v| v.as_str().map(|s| s.replace('-', " ")))
-        .unwrap_or_default()
+    let term = resolve::weapon_name(w);
+    tercio_i18n::msg(term.trim_start_matches('@'), &[])
+}
+
+/// An order's name, as a table cell (a message).
+fn order_cell(o: Order) -> String {
+    resolve::order_name(o)
 }
 
 /// The charts at the table: troops, the fire table, the morale table with its pass odds.
@@ -153,10 +160,17 @@ fn reference_tables() -> Vec<BoardTable> {
             let (own, orders) = resolve::orders(t);
             let losses = tables::terrain_losses(t, own);
             vec![
-                t.name.to_string(),
+                k(&format!("troop.{}", t.id)),
                 match t.figures.checked_div(t.company) {
-                    Some(1) => format!("{} (one company)", t.figures),
-                    Some(n) => format!("{} ({n} companies of {})", t.figures, t.company),
+                    Some(1) => msg("ref.one-company", &[("figures", t.figures.to_string())]),
+                    Some(n) => msg(
+                        "ref.companies",
+                        &[
+                            ("figures", t.figures.to_string()),
+                            ("count", n.to_string()),
+                            ("company", t.company.to_string()),
+                        ],
+                    ),
                     None => t.figures.to_string(),
                 },
                 if matches!(t.kind, Kind::Gun | Kind::Train) {
@@ -164,23 +178,31 @@ fn reference_tables() -> Vec<BoardTable> {
                 } else {
                     orders
                         .iter()
-                        .map(|o| format!("{o:?}").to_lowercase())
+                        .map(|&o| order_cell(o))
                         .collect::<Vec<_>>()
                         .join(", ")
                 },
                 match tables::movement_dice(t, own) {
-                    0 => "none (2D6 if permitted)".into(),
+                    0 => k("ref.no-move"),
                     n => orders
                         .iter()
                         .map(|&o| tables::movement_dice(t, o))
                         .filter(|&m| m != n)
                         .fold(format!("{n}D6"), |acc, m| {
-                            format!("{acc} ({m}D6 {})", if m > n { "open" } else { "closed" })
+                            format!(
+                                "{acc} ({m}D6 {})",
+                                order_cell(if m > n { Order::Open } else { Order::Closed })
+                            )
                         }),
                 },
-                format!(
-                    "uphill {}, downhill {}, obstacle {}, woods {}",
-                    losses[0], losses[1], losses[2], losses[3]
+                msg(
+                    "ref.dice-lost",
+                    &[
+                        ("uphill", losses[0].to_string()),
+                        ("downhill", losses[1].to_string()),
+                        ("obstacle", losses[2].to_string()),
+                        ("woods", losses[3].to_string()),
+                    ],
                 ),
                 t.weapon.map_or("—".into(), weapon_name),
                 t.source.to_string(),
@@ -190,14 +212,16 @@ fn reference_tables() -> Vec<BoardTable> {
     let fire = tables::FIRE_TABLE
         .iter()
         .map(|l| {
-            let mut r = vec![
-                weapon_name(l.weapon),
+            let mut r = vec![weapon_name(l.weapon), {
+                let inches = ("inches", l.inches.to_string());
                 if matches!(l.weapon, tables::Weapon::Pistol | tables::Weapon::Crossbow) {
-                    format!("one band, to {}\"", l.inches)
+                    msg("ref.one-band", &[inches])
+                } else if l.range == tables::Range::Short {
+                    msg("fire.band-short", &[inches])
                 } else {
-                    format!("{:?} to {}\"", l.range, l.inches).to_lowercase()
-                },
-            ];
+                    msg("fire.band-long", &[inches])
+                }
+            }];
             r.extend(l.hits.iter().map(|&h| match h {
                 1 => "1".to_string(),
                 h => format!("1-{h}"),
@@ -212,7 +236,7 @@ fn reference_tables() -> Vec<BoardTable> {
             .flat_map(|a| (1..=6).map(move |b| a + b))
             .filter(|s| s + m >= need)
             .count();
-        format!("{:.1}%", n as f64 * 100.0 / 36.0)
+        msg("pct", &[("p", tercio_i18n::pct(n as f64 / 36.0, 1))])
     };
     let mods = [-4, -3, -2, -1, 0, 1, 2];
     let morale = [Test::ToClose, Test::ToStand, Test::StandAndFight]
@@ -223,44 +247,63 @@ fn reference_tables() -> Vec<BoardTable> {
                 Test::ToStand => th.to_stand,
                 Test::StandAndFight => th.stand_and_fight,
             };
-            let mut r = vec![t.name().to_string(), format!("2D6 + modifiers ≥ {need}")];
+            let mut r = vec![
+                k(t.term().trim_start_matches("@sword_and_flame.")),
+                msg("ref.roll", &[("need", need.to_string())]),
+            ];
             r.extend(mods.iter().map(|&m| pass(need, m)));
             r
         })
         .collect();
     vec![
-        BoardTable::new(
-            "Troop types (001, TROOP TYPES & ORGANIZATION; MOVEMENT)",
+        table(
+            "troops",
             &[
-                "Type",
-                "Figures",
-                "Orders",
-                "Movement",
-                "Dice lost",
-                "Weapon",
-                "Source",
+                k("ref.col.type"),
+                k("ref.col.figures"),
+                k("ref.col.orders"),
+                k("ref.col.movement"),
+                k("ref.col.dice-lost"),
+                k("ref.col.weapon"),
+                k("ref.col.source"),
             ],
             troops,
         ),
-        BoardTable::new(
-            "Fire: hits on a D20 by target class (001, FIRE); +1 shaken, +2 light rain to each die",
+        table(
+            "fire",
             &[
-                "Weapon",
-                "Range",
-                "Class I",
-                "Class II",
-                "Class III",
-                "Class IV",
-                "Source",
+                k("ref.col.weapon"),
+                k("ref.col.range"),
+                msg("ref.col.class", &[("class", "I".into())]),
+                msg("ref.col.class", &[("class", "II".into())]),
+                msg("ref.col.class", &[("class", "III".into())]),
+                msg("ref.col.class", &[("class", "IV".into())]),
+                k("ref.col.source"),
             ],
             fire,
         ),
-        BoardTable::new(
-            "Morale (project design, section 5.2): chance to pass by modifier total",
-            &["Test", "Roll", "−4", "−3", "−2", "−1", "0", "+1", "+2"],
+        table(
+            "morale",
+            &[
+                k("ref.col.test"),
+                k("ref.col.roll"),
+                "−4".into(),
+                "−3".into(),
+                "−2".into(),
+                "−1".into(),
+                "0".into(),
+                "+1".into(),
+                "+2".into(),
+            ],
             morale,
         ),
     ]
+}
+
+/// A reference table: its title `sword_and_flame.ref.<id>`, its columns (messages) and rows.
+fn table(id: &str, cols: &[String], rows: Vec<Vec<String>>) -> BoardTable {
+    let refs: Vec<&str> = cols.iter().map(String::as_str).collect();
+    BoardTable::new(&k(&format!("ref.{id}")), &refs, rows)
 }
 
 pub struct TsatfEngine {

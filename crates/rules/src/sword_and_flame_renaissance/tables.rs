@@ -64,6 +64,14 @@ pub struct Troop {
     pub source: &'static str,
 }
 
+impl Troop {
+    /// The type's name as a message argument (`@sword_and_flame.troop.<id>`), rendered in the
+    /// reader's language.
+    pub fn term(&self) -> String {
+        format!("@sword_and_flame.troop.{}", self.id)
+    }
+}
+
 pub const TROOPS: &[Troop] = &[
     Troop {
         id: "gendarmes",
@@ -375,6 +383,16 @@ impl Test {
             Test::ToStand => "To Stand",
             Test::StandAndFight => "Stand and Fight",
         }
+    }
+    /// The test's name as a message argument (`@sword_and_flame.test.<id>`), rendered in the
+    /// reader's language.
+    pub fn term(self) -> String {
+        let id = match self {
+            Test::ToClose => "to-close",
+            Test::ToStand => "to-stand",
+            Test::StandAndFight => "stand-and-fight",
+        };
+        format!("@sword_and_flame.test.{id}")
     }
     /// Default thresholds (project design, section 5.2; `[house_rules]` `morale.*` override):
     /// the defaults of [`HOUSE_RULES`].

@@ -36,7 +36,7 @@ pub(super) fn charge(
         return Err(reject(
             "fire-morale-first",
             None,
-            "take the fire morale tests (step 4) before the charges",
+            k("refuse.fire-morale-first"),
         ));
     }
     let get = |id: &str, field: &str| {
@@ -48,34 +48,46 @@ pub(super) fn charge(
                 reject(
                     "unknown-unit",
                     Some(field),
-                    format!("{field}: no unit \"{id}\" on the table"),
+                    msg(
+                        "refuse.unit-not-on-table",
+                        &[("field", field.to_string()), ("unit", id.to_string())],
+                    ),
                 )
             })
     };
     let a = get(charger, "charger")?;
     let b = get(target, "target")?;
     if a.side == b.side {
-        return Err(reject("own-side", Some("target"), "target: an enemy unit"));
+        return Err(reject("own-side", Some("target"), k("refuse.enemy-target")));
     }
     if a.charged {
         return Err(reject(
             "already-charged",
             Some("charger"),
-            "charger: has charged this turn (decision 62)",
+            k("refuse.already-charged"),
         ));
     }
     if matches!(a.status, Status::Shaken | Status::Routed) {
-        return Err(reject("cannot-charge", Some("charger"), "charger: shaken and routed units may not move, so may not charge (001, SHAKEN UNITS; ROUTED UNITS)"));
+        return Err(reject(
+            "cannot-charge",
+            Some("charger"),
+            k("refuse.shaken-no-charge"),
+        ));
     }
-    let ta = tables::troop(&a.troop)
-        .ok_or_else(|| reject("unknown-type", Some("charger"), "charger: unknown type"))?;
-    let tb = tables::troop(&b.troop)
-        .ok_or_else(|| reject("unknown-type", Some("target"), "target: unknown type"))?;
+    let unknown = |field: &str| {
+        reject(
+            "unknown-type",
+            Some(field),
+            msg("refuse.unknown-type", &[("field", field.to_string())]),
+        )
+    };
+    let ta = tables::troop(&a.troop).ok_or_else(|| unknown("charger"))?;
+    let tb = tables::troop(&b.troop).ok_or_else(|| unknown("target"))?;
     if matches!(ta.kind, tables::Kind::Gun | tables::Kind::Train) || a.order == Order::Skirmish {
         return Err(reject(
             "cannot-charge",
             Some("charger"),
-            "charger: guns, the train and skirmishers do not charge into close combat",
+            k("refuse.does-not-charge"),
         ));
     }
     let mut close_req = morale_req(Test::ToClose, &a);
@@ -146,12 +158,16 @@ pub(super) fn charge(
         let pass = passed(&o);
         let mut acc = Acc::default().named(&a2.name, o);
         acc.summary.pop();
-        acc.facets = vec![("charge goes in".into(), if pass { "yes" } else { "no" }.into())];
+        acc.facets = vec![(facet("charge-goes-in"), yes_no(pass))];
         if !pass {
-            acc.summary.push(format!("{} fails To Close: shaken, falls back a normal move (decision 9)", a2.name));
-            let shaken = UnitState { status: Status::Shaken, ..a2.clone() };
+            acc.summary
+                .push(msg("result.fails-to-close", &[("unit", a2.name.clone())]));
+            let shaken = UnitState {
+                status: Status::Shaken,
+                ..a2.clone()
+            };
             acc.effects.push(Effect::Unit(shaken.clone()));
-            return fall_back(acc, &shaken, "falls back");
+            return fall_back(acc, &shaken, "fall.falls-back");
         }
         if let Some(ev) = evasion.clone() {
             return ev.map(move |o| {
@@ -164,9 +180,13 @@ pub(super) fn charge(
             });
         }
         if instant {
-            acc.summary.push(format!("{} is destroyed: routed units, skirmishers that do not evade and gun crews do not stand (001, ROUTED UNITS; ORDER; ADDITIONAL NOTES)", b2.name));
-            acc.effects.push(Effect::Unit(UnitState { status: Status::Gone, ..b2.clone() }));
-            acc.facets.push(("target".into(), "destroyed".into()));
+            acc.summary
+                .push(msg("result.destroyed", &[("unit", b2.name.clone())]));
+            acc.effects.push(Effect::Unit(UnitState {
+                status: Status::Gone,
+                ..b2.clone()
+            }));
+            acc.facets.push((facet("target"), k("value.destroyed")));
             return Plan::Done(acc);
         }
         let (b3, to_stand) = (b2.clone(), to_stand.clone());
@@ -181,11 +201,12 @@ pub(super) fn charge(
                 let mut acc = acc.clone().named(&b4.name, o);
                 acc.summary.pop();
                 if !stands {
-                    acc.summary.push(format!("{} fails To Stand and routs", b4.name));
-                    acc.facets.push(("target".into(), "routs".into()));
+                    acc.summary
+                        .push(msg("result.fails-to-stand", &[("unit", b4.name.clone())]));
+                    acc.facets.push((facet("target"), k("value.routs")));
                     return rout_unit(acc, b4.clone(), turn);
                 }
-                acc.facets.push(("target".into(), "stands".into()));
+                acc.facets.push((facet("target"), k("value.stands")));
                 let (fight, volleys) = (fight.clone(), volleys.clone());
                 Plan::memo("stands", move || {
                     let fight = fight.clone();
@@ -202,13 +223,23 @@ pub(super) fn charge(
                         }
                         let fight = fight.clone();
                         // The combat depends only on the figures and leaders left: once each.
-                        let key = format!("fight:{}:{}:{}:{}", a6.figures, a6.leaders, b6.figures, b6.leaders);
+                        let key = format!(
+                            "fight:{}:{}:{}:{}",
+                            a6.figures, a6.leaders, b6.figures, b6.leaders
+                        );
                         Plan::memo(key, move || {
                             let (a7, b7, acc) = (a6.clone(), b6.clone(), acc.clone());
                             let base = fight.clone();
                             match (fight.0)(&a7, &b7) {
                                 Ok(c) => c.and_then(move |o| {
-                                    after_combat(acc.clone(), o, (a7.clone(), b7.clone()), (rear, breaker_is_a), (turn, th), &base.1)
+                                    after_combat(
+                                        acc.clone(),
+                                        o,
+                                        (a7.clone(), b7.clone()),
+                                        (rear, breaker_is_a),
+                                        (turn, th),
+                                        &base.1,
+                                    )
                                 }),
                                 Err(r) => {
                                     let mut acc = acc.clone();
@@ -310,8 +341,8 @@ pub(super) fn pistol_volleys(
                 };
                 let mut v = v.clone();
                 let t = if at_charger { &mut v.a } else { &mut v.b };
-                let hits = get("hits").min(t.figures);
-                let leaders_hit = get("officers hit").min(t.leaders);
+                let hits = get(&facet("hits")).min(t.figures);
+                let leaders_hit = get(&facet("officers-hit")).min(t.leaders);
                 t.figures -= hits;
                 t.leaders = (t.leaders - leaders_hit).min(t.figures);
                 if t.figures == 0 {
@@ -320,9 +351,10 @@ pub(super) fn pistol_volleys(
                 let name = t.name.clone();
                 v.acc = v.acc.clone().with(o);
                 v.acc.summary.pop();
-                v.acc
-                    .summary
-                    .push(format!("pistols as the charge closes: {name} loses {hits}"));
+                v.acc.summary.push(msg(
+                    "result.pistols",
+                    &[("unit", name), ("count", hits.to_string())],
+                ));
                 v
             }),
         )
@@ -331,20 +363,24 @@ pub(super) fn pistol_volleys(
     if pistols(b) && mounted(a) && tables::troop(&b.troop).is_some_and(|t| t.id == "reiters") {
         let class = default_class(a);
         plan = plan.and_then(move |v: Volleyed| {
-            tercio_core::plan::dice(1, 4, "Reiters' ranks D4").and_then(move |f| {
+            let label = k("die.reiter-ranks");
+            tercio_core::plan::dice(1, 4, &label).and_then(move |f| {
                 let ranks = f[0];
                 let firers = (ranks * REITER_RANK).min(v.b.figures);
                 let mut v = v.clone();
                 v.acc.steps.push(Step {
-                    title: "Reiters charged by cavalry: a D4 for the ranks that fire before the close combat [001, FIRE, note on Reiters; decision 37]".into(),
+                    title: k("title.reiter-ranks"),
                     dice: vec![tercio_core::RolledDie {
-                        label: "Reiters' ranks D4".into(),
+                        label: label.clone(),
                         sides: 4,
                         face: ranks,
                     }],
                     modifiers: Vec::new(),
-                    totals: vec![("figures firing".into(), i32::from(firers))],
-                    result: format!("{ranks} rank(s): {firers} figure(s) fire"),
+                    totals: vec![(facet("figures-firing"), i32::from(firers))],
+                    result: msg(
+                        "result.reiter-ranks",
+                        &[("ranks", ranks.to_string()), ("firers", firers.to_string())],
+                    ),
                 });
                 let keep = v.clone();
                 volley(v, true, firers, class, th).unwrap_or_else(|_| Plan::Done(keep))
@@ -368,32 +404,32 @@ pub(super) fn pistol_volleys(
 /// The rules of evasion (001, EVASION): who may evade whom.
 pub(super) fn may_evade(charger: &UnitState, evader: &UnitState) -> Result<(), String> {
     let (Some(ta), Some(tb)) = (tables::troop(&charger.troop), tables::troop(&evader.troop)) else {
-        return Err("unknown troop type".into());
+        return Err(k("evade.unknown-type"));
     };
     let mounted = |u: &UnitState, t: &tables::Troop| t.kind.mounted() && !u.dismounted;
     if matches!(tb.kind, tables::Kind::Gun | tables::Kind::Train) {
-        return Err("artillerists and train drivers may never evade".into());
+        return Err(k("evade.guns"));
     }
     if evader.status == Status::Routed {
-        return Err("routed units may not move".into());
+        return Err(k("evade.routed"));
     }
     if mounted(evader, tb) {
         if mounted(charger, ta) {
             let dice = |u: &UnitState, t: &tables::Troop| tables::movement_dice(t, u.order);
             if dice(charger, ta) >= dice(evader, tb) {
-                return Err("mounted troops evade only foot or slower mounted troops (decision 38: fewer movement dice)".into());
+                return Err(k("evade.mounted"));
             }
         }
         return Ok(());
     }
     if mounted(charger, ta) {
-        return Err("infantry may not evade cavalry".into());
+        return Err(k("evade.foot-from-horse"));
     }
     if evader.order == Order::Closed {
-        return Err("only open-order and skirmishing foot evade".into());
+        return Err(k("evade.closed"));
     }
     if charger.order == Order::Skirmish {
-        return Err("foot evades open- or closed-order foot".into());
+        return Err(k("evade.skirmishers"));
     }
     Ok(())
 }
@@ -413,14 +449,20 @@ pub(super) fn evasion(
         reject(
             "cannot-evade",
             Some("target_evades"),
-            format!("target_evades: {m} (001, EVASION)"),
+            msg("refuse.cannot-evade", &[("why", m)]),
         )
     })?;
     if touched > evader.figures {
         return Err(reject(
             "too-many",
             Some("touched"),
-            format!("touched: {} has {} figures", evader.name, evader.figures),
+            msg(
+                "refuse.too-many-touched",
+                &[
+                    ("unit", evader.name.clone()),
+                    ("count", evader.figures.to_string()),
+                ],
+            ),
         ));
     }
     let (troop, order) = moving_as(evader);
@@ -430,22 +472,26 @@ pub(super) fn evasion(
     let run = move |acc: Acc, shaken: bool| {
         let ev = ev.clone();
         dice.clone().map(move |o| {
+            let inches_facet = facet("inches");
             let inches: u32 = o
                 .facets
                 .iter()
-                .find(|(k, _)| k == "inches")
+                .find(|(f, _)| *f == inches_facet)
                 .and_then(|(_, v)| v.parse().ok())
                 .unwrap_or(0);
             let mut acc = acc.clone().with(o);
             acc.summary.pop();
             let dispersed = room.is_some_and(|r| inches > u32::from(r));
             if dispersed {
-                acc.summary.push(format!(
-                    "{} evades {inches}\" but has only {}\" of room: dispersed and removed (001, EVASION)",
-                    ev.name,
-                    room.unwrap_or(0)
+                acc.summary.push(msg(
+                    "result.dispersed",
+                    &[
+                        ("unit", ev.name.clone()),
+                        ("inches", inches.to_string()),
+                        ("room", room.unwrap_or(0).to_string()),
+                    ],
                 ));
-                acc.facets.push(("evasion".into(), "dispersed".into()));
+                acc.facets.push((facet("evasion"), k("value.dispersed")));
                 acc.effects.push(Effect::Unit(UnitState {
                     status: Status::Gone,
                     moved: true,
@@ -454,17 +500,30 @@ pub(super) fn evasion(
                 return acc;
             }
             let figures = ev.figures - touched;
-            acc.summary.push(format!(
-                "{} evades {inches}\"{}{}",
-                ev.name,
-                if shaken { ", shaken" } else { "" },
-                if touched > 0 {
-                    format!("; {touched} figure(s) still touched are destroyed")
-                } else {
-                    String::new()
-                }
+            acc.summary.push(msg(
+                "result.evades",
+                &[
+                    ("unit", ev.name.clone()),
+                    ("inches", inches.to_string()),
+                    (
+                        "shaken",
+                        if shaken {
+                            k("result.evades-shaken")
+                        } else {
+                            String::new()
+                        },
+                    ),
+                    (
+                        "touched",
+                        if touched > 0 {
+                            msg("result.evades-touched", &[("count", touched.to_string())])
+                        } else {
+                            String::new()
+                        },
+                    ),
+                ],
             ));
-            acc.facets.push(("evasion".into(), "evades".into()));
+            acc.facets.push((facet("evasion"), k("value.evades")));
             acc.effects.push(Effect::Unit(UnitState {
                 figures,
                 leaders: ev.leaders.min(figures),
@@ -496,11 +555,11 @@ pub(super) fn evasion(
         if pass {
             run(acc, true)
         } else {
-            acc.summary.push(format!(
-                "{} has moved already and fails To Stand: routed",
-                ev.name
+            acc.summary.push(msg(
+                "result.moved-fails-to-stand",
+                &[("unit", ev.name.clone())],
             ));
-            acc.facets.push(("evasion".into(), "routs".into()));
+            acc.facets.push((facet("evasion"), k("value.routs")));
             rout_unit(acc, ev.clone(), turn)
         }
     }))
@@ -523,32 +582,44 @@ pub(super) fn after_combat(
             .and_then(|(_, v)| v.parse().ok())
             .unwrap_or(0)
     };
-    let a_wins = o.facets.iter().any(|(k, v)| k == "winner" && v == "A");
+    let winner = facet("winner");
+    let a_wins = o.facets.iter().any(|(f, v)| *f == winner && v == "A");
+    let break_off = facet("break-off");
     let broke_off = o
         .facets
         .iter()
-        .find(|(k, _)| k == "break off")
+        .find(|(f, _)| *f == break_off)
         .map(|(_, v)| v.clone());
-    let (la, lb) = (get("A figures lost"), get("B figures lost"));
-    let down: Vec<String> = o
-        .facets
-        .iter()
-        .filter(|(k, v)| k.ends_with(" field officer") && v == "down")
-        .map(|(k, _)| k.trim_end_matches(" field officer").to_string())
+    let (la, lb) = (
+        get(&resolve::side_facet("figures-lost", "A")),
+        get(&resolve::side_facet("figures-lost", "B")),
+    );
+    let down_value = k("value.down");
+    let down: Vec<String> = ["A", "B"]
+        .into_iter()
+        .filter(|side| {
+            let officer = resolve::side_facet("field-officer", side);
+            o.facets
+                .iter()
+                .any(|(f, v)| *f == officer && *v == down_value)
+        })
+        .map(str::to_string)
         .collect();
     let mut o = o;
     // The combat's A and B are the charger and the target.
     for f in &mut o.facets {
-        if let Some(rest) = f.0.strip_prefix("A ") {
-            f.0 = format!("charger {rest}");
-        } else if let Some(rest) = f.0.strip_prefix("B ") {
-            f.0 = format!("target {rest}");
+        for what in ["figures-lost", "field-officer"] {
+            for (side, part) in [("A", "side.charger"), ("B", "side.target")] {
+                if f.0 == resolve::side_facet(what, side) {
+                    f.0 = resolve::side_facet(what, &k(part));
+                }
+            }
         }
     }
     let mut acc = acc.with(o);
     acc.summary.pop();
     // The combat's own "winner" (A, B) is named again below by the units' parts in the charge.
-    acc.facets.retain(|(k, _)| k != "winner");
+    acc.facets.retain(|(f, _)| *f != winner);
     let hurt = |u: &UnitState, lost: u8| {
         let figures = u.figures.saturating_sub(lost);
         UnitState {
@@ -597,35 +668,50 @@ pub(super) fn after_combat(
         // Broken off (001, BREAKING OFF): the breaker's test is in the combat's outcome; a pass
         // retires it shaken, a fail routs it with the rout's D4 casualties (decision 28).
         let breaker = if breaker_is_a { a2 } else { b2 };
-        acc.facets.push(("winner".into(), "broke off".into()));
-        acc.summary.push(format!(
-            "{} breaks off; losses {} {la}, {} {lb}",
-            breaker.name, a.name, b.name
+        acc.facets.push((winner, k("value.broke-off")));
+        acc.summary.push(msg(
+            "result.breaks-off",
+            &[
+                ("unit", breaker.name.clone()),
+                ("a", a.name.clone()),
+                ("la", la.to_string()),
+                ("b", b.name.clone()),
+                ("lb", lb.to_string()),
+            ],
         ));
         if !breaker.on_table() {
             return Plan::Done(acc);
         }
-        if how == "retires shaken" {
-            acc.summary.push(format!("{} is shaken", breaker.name));
+        if how == k("value.retires-shaken") {
+            acc.summary
+                .push(msg("result.is-shaken", &[("unit", breaker.name.clone())]));
             let shaken = UnitState {
                 status: Status::Shaken,
                 ..breaker
             };
             acc.effects.push(Effect::Unit(shaken.clone()));
-            return fall_back(acc, &shaken, "retires");
+            return fall_back(acc, &shaken, "fall.retires");
         }
         return rout_unit(acc, breaker, turn);
     }
     acc.facets.push((
-        "winner".into(),
-        if a_wins { "charger" } else { "target" }.into(),
+        winner,
+        k(if a_wins {
+            "side.charger"
+        } else {
+            "side.target"
+        }),
     ));
     let loser = if a_wins { b2 } else { a2 };
-    acc.summary.push(format!(
-        "{} wins the close combat; losses {} {la}, {} {lb}",
-        if a_wins { &a.name } else { &b.name },
-        a.name,
-        b.name
+    acc.summary.push(msg(
+        "result.wins-combat",
+        &[
+            ("unit", if a_wins { &a.name } else { &b.name }.clone()),
+            ("a", a.name.clone()),
+            ("la", la.to_string()),
+            ("b", b.name.clone()),
+            ("lb", lb.to_string()),
+        ],
     ));
     if !loser.on_table() {
         return Plan::Done(acc);
@@ -638,17 +724,22 @@ pub(super) fn after_combat(
             let mut acc = acc.clone().named(&loser.name, o);
             acc.summary.pop();
             acc.facets.push((
-                "loser".into(),
-                if holds { "falls back shaken" } else { "routs" }.into(),
+                facet("loser"),
+                k(if holds {
+                    "value.falls-back-shaken"
+                } else {
+                    "value.routs"
+                }),
             ));
             if holds {
-                acc.summary.push(format!("{} is shaken", loser.name));
+                acc.summary
+                    .push(msg("result.is-shaken", &[("unit", loser.name.clone())]));
                 let shaken = UnitState {
                     status: Status::Shaken,
                     ..loser.clone()
                 };
                 acc.effects.push(Effect::Unit(shaken.clone()));
-                fall_back(acc, &shaken, "falls back")
+                fall_back(acc, &shaken, "fall.falls-back")
             } else {
                 rout_unit(acc, loser.clone(), turn)
             }

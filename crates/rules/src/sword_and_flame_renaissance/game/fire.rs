@@ -50,7 +50,7 @@ pub(super) fn fire(st: &State, th: Thresholds, f: FireOrder<'_>) -> Result<Plan<
     need_phase(st, Phase::Fire, "fire")?;
     let u = activated(st, f.unit)?.clone();
     if !can_fire(&u) {
-        return Err(reject("cannot-fire", Some("unit"), "unit: has no missile weapon, is routed, holds a reload marker or emptied its pistols, or is a light gun that moved"));
+        return Err(reject("cannot-fire", Some("unit"), k("refuse.cannot-fire")));
     }
     let t = st
         .units
@@ -60,23 +60,26 @@ pub(super) fn fire(st: &State, th: Thresholds, f: FireOrder<'_>) -> Result<Plan<
             reject(
                 "unknown-target",
                 Some("target"),
-                format!("target: no unit \"{}\" on the table", f.target),
+                msg(
+                    "refuse.unit-not-on-table",
+                    &[("field", "target".into()), ("unit", f.target.to_string())],
+                ),
             )
         })?
         .clone();
     if t.side == u.side {
-        return Err(reject("own-side", Some("target"), "target: an enemy unit"));
+        return Err(reject("own-side", Some("target"), k("refuse.enemy-target")));
     }
-    let (weapon, carriers) = weapon_of(&u)
-        .ok_or_else(|| reject("cannot-fire", Some("unit"), "unit: has no missile weapon"))?;
+    let (weapon, carriers) =
+        weapon_of(&u).ok_or_else(|| reject("cannot-fire", Some("unit"), k("refuse.no-weapon")))?;
     let firers = f.firers.unwrap_or(carriers);
     if firers == 0 || firers > carriers {
         return Err(reject(
             "too-many-firers",
             Some("firers"),
-            format!(
-                "firers: 1 to {carriers} ({} has {carriers} figure(s) with the weapon)",
-                u.name
+            msg(
+                "refuse.too-many-firers",
+                &[("unit", u.name.clone()), ("count", carriers.to_string())],
             ),
         ));
     }
@@ -91,7 +94,7 @@ pub(super) fn fire(st: &State, th: Thresholds, f: FireOrder<'_>) -> Result<Plan<
                 return Err(reject(
                     "own-officer",
                     Some("officer"),
-                    "officer: a field officer of the target's side",
+                    k("refuse.officer-target-side"),
                 ));
             }
             Some(o)
@@ -101,7 +104,7 @@ pub(super) fn fire(st: &State, th: Thresholds, f: FireOrder<'_>) -> Result<Plan<
         return Err(reject(
             "missing-range",
             Some("range"),
-            "range: short or long — the game master measures it (001, FIRE, Weapon Ranges)",
+            k("refuse.missing-range"),
         ));
     }
     let horse = tables::troop(&t.troop).is_some_and(|x| x.kind.mounted()) && !t.dismounted;
@@ -111,7 +114,16 @@ pub(super) fn fire(st: &State, th: Thresholds, f: FireOrder<'_>) -> Result<Plan<
             return Err(reject(
                 "bad-target-class",
                 Some("target_class"),
-                format!("target_class: horse in {} order is Class {} (decision 33: horse is never Class III by cover, nor Class IV)", format!("{:?}", t.order).to_lowercase(), ["I", "II", "III", "IV"][usize::from(allowed - 1)]),
+                msg(
+                    "refuse.horse-class",
+                    &[
+                        ("order", resolve::order_name(t.order)),
+                        (
+                            "class",
+                            ["I", "II", "III", "IV"][usize::from(allowed - 1)].into(),
+                        ),
+                    ],
+                ),
             ));
         }
     }
@@ -138,29 +150,45 @@ pub(super) fn fire(st: &State, th: Thresholds, f: FireOrder<'_>) -> Result<Plan<
                 .and_then(|(_, v)| v.parse().ok())
                 .unwrap_or(0)
         };
-        let (hits, aces) = (count("hits").min(t.figures), count("officers hit"));
+        let (hits, aces) = (
+            count(&facet("hits")).min(t.figures),
+            count(&facet("officers-hit")),
+        );
         let wounds = o.facets.clone();
         let mut acc = Acc::default().with(o);
         let officer_hit = officer.is_some() && aces > 0;
         if let Some(first) = acc.summary.first_mut() {
             let figures_lost = hits - u8::from(officer_hit);
+            let (unit, target) = (("unit", u.name.clone()), ("target", t.name.clone()));
             *first = if hits == 0 {
-                format!("{}: fire at {}: no hits", u.name, t.name)
+                msg("result.fire-no-hits", &[unit, target])
             } else {
-                let hurt = count_of(&wounds, "wounded");
-                format!(
-                    "{}: fire at {}: {hits} hit(s); remove {figures_lost} figure(s){}{}",
-                    u.name,
-                    t.name,
-                    if hurt > 0 {
-                        format!(" ({hurt} wounded, not killed)")
-                    } else {
-                        String::new()
-                    },
-                    match officer.as_ref().filter(|_| officer_hit) {
-                        Some(o) => format!("; {} is hit", o.name),
-                        None => String::new(),
-                    }
+                let hurt = count_of(&wounds, &facet("wounded"));
+                msg(
+                    "result.fire-hits",
+                    &[
+                        unit,
+                        target,
+                        ("hits", hits.to_string()),
+                        ("figures", figures_lost.to_string()),
+                        (
+                            "wounded",
+                            if hurt > 0 {
+                                msg("result.fire-wounded", &[("count", hurt.to_string())])
+                            } else {
+                                String::new()
+                            },
+                        ),
+                        (
+                            "officer",
+                            match officer.as_ref().filter(|_| officer_hit) {
+                                Some(o) => {
+                                    msg("result.fire-officer", &[("officer", o.name.clone())])
+                                }
+                                None => String::new(),
+                            },
+                        ),
+                    ],
                 )
             };
         }
@@ -174,19 +202,20 @@ pub(super) fn fire(st: &State, th: Thresholds, f: FireOrder<'_>) -> Result<Plan<
         let figures = t.figures.saturating_sub(hits - u8::from(officer_hit));
         // The casualty cards as they fell on this unit: the figures it loses, its leaders among
         // them, and the field officer named in the cone, who is not one of its figures.
-        if let Some(step) = acc
-            .steps
-            .iter_mut()
-            .find(|s| s.title.starts_with("Casualty cards"))
-        {
-            let wounded_total = step.totals.iter().find(|(k, _)| k == "wounded").cloned();
+        let cards = [
+            k(resolve::CASUALTY_CARDS),
+            k(resolve::CASUALTY_CARDS_WOUNDED),
+        ];
+        if let Some(step) = acc.steps.iter_mut().find(|s| cards.contains(&s.title)) {
+            let wounded = facet("wounded");
+            let wounded_total = step.totals.iter().find(|(f, _)| *f == wounded).cloned();
             step.totals = vec![
-                ("figures removed".into(), i32::from(t.figures - figures)),
-                ("leaders among them".into(), i32::from(leaders_hit)),
+                (facet("figures-removed"), i32::from(t.figures - figures)),
+                (facet("leaders-among"), i32::from(leaders_hit)),
             ];
             if officer.is_some() {
                 step.totals
-                    .push(("field officer hit".into(), i32::from(officer_hit)));
+                    .push((facet("field-officer-hit"), i32::from(officer_hit)));
             }
             step.totals.extend(wounded_total);
         }
@@ -201,7 +230,7 @@ pub(super) fn fire(st: &State, th: Thresholds, f: FireOrder<'_>) -> Result<Plan<
             .unwrap_or_else(|| t.clone());
         // Wounded and Dead: variant 1, the unit carries its wounded (1" less each); variant 2,
         // they set out for the rear in parties (design 8.3).
-        let hurt = count_of(&wounds, "wounded").min(t.figures - figures);
+        let hurt = count_of(&wounds, &facet("wounded")).min(t.figures - figures);
         acc.effects.push(Effect::Unit(UnitState {
             figures,
             leaders: (t.leaders - leaders_hit).min(figures),
@@ -235,8 +264,10 @@ pub(super) fn fire(st: &State, th: Thresholds, f: FireOrder<'_>) -> Result<Plan<
         }));
         acc.effects.push(Effect::Acted { unit: u.id.clone() });
         if leaders_hit > 0 {
-            acc.summary
-                .push(format!("{} loses {leaders_hit} leader(s)", t.name));
+            acc.summary.push(msg(
+                "result.loses-leaders",
+                &[("unit", t.name.clone()), ("count", leaders_hit.to_string())],
+            ));
         }
         acc.finish("fire")
     }))
@@ -259,11 +290,7 @@ pub(super) fn count_of(facets: &[(String, String)], k: &str) -> u8 {
 pub(super) fn fire_morale(st: &State, th: Thresholds) -> Result<Plan<Out>, Rejection> {
     need_phase(st, Phase::Melee, "fire-morale")?;
     if st.fire_morale_done {
-        return Err(reject(
-            "already-done",
-            None,
-            "the fire morale tests of this turn are taken",
-        ));
+        return Err(reject("already-done", None, k("refuse.fire-morale-done")));
     }
     let turn = st.turn;
     let testing: Vec<UnitState> = st
@@ -284,8 +311,7 @@ pub(super) fn fire_morale(st: &State, th: Thresholds) -> Result<Plan<Out>, Rejec
     let mut acc = Acc::default();
     acc.effects.push(Effect::FireMoraleDone { done: true });
     if testing.is_empty() {
-        acc.summary
-            .push("no unit has lost a quarter of its strength to fire".into());
+        acc.summary.push(k("result.no-fire-tests"));
     }
     let each: std::rc::Rc<dyn Fn(Acc, UnitState) -> Plan<Acc>> = std::rc::Rc::new(move |acc, u| {
         let test = if u.status == Status::Routed {
@@ -297,31 +323,33 @@ pub(super) fn fire_morale(st: &State, th: Thresholds) -> Result<Plan<Out>, Rejec
             Ok(p) => p.and_then(move |o| {
                 let pass = passed(&o);
                 let mut acc = acc.clone().named(
-                    &format!(
-                        "{} ({} of {} lost to fire, {} this turn)",
-                        u.name,
-                        u.lost_to_fire(),
-                        u.figures_start,
-                        u.fire_losses
+                    &msg(
+                        "title.fire-losses",
+                        &[
+                            ("unit", u.name.clone()),
+                            ("lost", u.lost_to_fire().to_string()),
+                            ("start", u.figures_start.to_string()),
+                            ("turn", u.fire_losses.to_string()),
+                        ],
                     ),
                     o,
                 );
                 acc.summary.pop();
-                let what = match (pass, u.status) {
-                    (true, _) => "holds",
-                    (false, Status::Routed) => "leaves the field",
-                    (false, Status::Shaken) => "routs",
-                    (false, _) => "shaken",
-                };
-                acc.facets.push((u.name.clone(), what.into()));
+                let what = k(match (pass, u.status) {
+                    (true, _) => "value.holds",
+                    (false, Status::Routed) => "value.leaves",
+                    (false, Status::Shaken) => "value.routs",
+                    (false, _) => "value.shaken",
+                });
+                acc.facets.push((u.name.clone(), what));
+                let unit = ("unit", u.name.clone());
                 match (pass, u.status) {
                     (true, _) => {
-                        acc.summary.push(format!("{} holds under fire", u.name));
+                        acc.summary.push(msg("result.holds-under-fire", &[unit]));
                         Plan::Done(acc)
                     }
                     (false, Status::Routed) => {
-                        acc.summary
-                            .push(format!("{} (routed) leaves the field", u.name));
+                        acc.summary.push(msg("result.routed-leaves", &[unit]));
                         acc.effects.push(Effect::Unit(UnitState {
                             status: Status::Gone,
                             ..u.clone()
@@ -330,13 +358,13 @@ pub(super) fn fire_morale(st: &State, th: Thresholds) -> Result<Plan<Out>, Rejec
                     }
                     (false, Status::Shaken) => rout_unit(acc, u.clone(), turn),
                     (false, _) => {
-                        acc.summary.push(format!("{} is shaken", u.name));
+                        acc.summary.push(msg("result.is-shaken", &[unit]));
                         let shaken = UnitState {
                             status: Status::Shaken,
                             ..u.clone()
                         };
                         acc.effects.push(Effect::Unit(shaken.clone()));
-                        fall_back(acc, &shaken, "falls back")
+                        fall_back(acc, &shaken, "fall.falls-back")
                     }
                 }
             }),

@@ -11,6 +11,7 @@ use tercio_core::{Plan, Step};
 
 use super::resolve::{self, MoraleRequest, MoveRequest, Thresholds};
 use super::tables::{self, Order, Test};
+use super::{facet, k, msg, yes_no};
 use crate::interface::scenario::Scenario;
 use crate::interface::{input, Outcome, Rejection};
 
@@ -184,10 +185,11 @@ impl Acc {
         self.summary.push(o.resolution.summary);
         // A test's "passed" and a rout's "figures lost" say nothing once several are chained:
         // the callers name what followed (decision 61).
+        let (passed, lost) = (facet("passed"), facet("figures-lost"));
         self.facets.extend(
             o.facets
                 .into_iter()
-                .filter(|(k, _)| k != "passed" && k != "figures lost"),
+                .filter(|(f, _)| *f != passed && *f != lost),
         );
         self
     }
@@ -203,7 +205,7 @@ impl Acc {
             resolution: tercio_core::Resolution {
                 action: action.into(),
                 summary: if self.summary.is_empty() {
-                    "Done".into()
+                    k("result.done")
                 } else {
                     self.summary.join(". ")
                 },
@@ -216,7 +218,7 @@ impl Acc {
 }
 
 fn passed<E>(o: &Outcome<E>) -> bool {
-    o.facets.iter().any(|(k, v)| k == "passed" && v == "yes")
+    resolve::passed_test(o)
 }
 
 fn reject(code: &str, field: Option<&str>, m: impl Into<String>) -> Rejection {
@@ -313,7 +315,7 @@ fn chain<I: Clone + 'static>(
 
 pub fn plan(st: &State, th: Thresholds, action: &Action) -> Result<Plan<Out>, Rejection> {
     if st.phase == Phase::Over {
-        return Err(reject("game-over", None, "the battle is over"));
+        return Err(reject("game-over", None, k("step.over")));
     }
     match action {
         Action::StartTurn {} => start_turn(st, th),
@@ -359,7 +361,8 @@ pub fn plan(st: &State, th: Thresholds, action: &Action) -> Result<Plan<Out>, Re
             let u = activated(st, unit)?;
             let mut acc = Acc::default();
             acc.effects.push(Effect::Acted { unit: u.id.clone() });
-            acc.summary.push(format!("{} lets its chance pass", u.name));
+            acc.summary
+                .push(msg("result.passes", &[("unit", u.name.clone())]));
             Ok(Plan::Done(acc.finish("pass")))
         }
         Action::FireMorale {} => fire_morale(st, th),
@@ -389,14 +392,11 @@ pub fn plan(st: &State, th: Thresholds, action: &Action) -> Result<Plan<Out>, Re
             acc.effects.push(Effect::Weather {
                 light_rain: *light_rain,
             });
-            acc.summary.push(
-                if *light_rain {
-                    "Light rain: +2 to every fire die (001, FIRE)"
-                } else {
-                    "The rain stops"
-                }
-                .into(),
-            );
+            acc.summary.push(k(if *light_rain {
+                "result.light-rain"
+            } else {
+                "result.rain-stops"
+            }));
             Ok(Plan::Done(acc.finish("weather")))
         }
         Action::Attach { officer, unit } => attach(st, officer, unit.as_deref()),
@@ -411,11 +411,7 @@ pub fn plan(st: &State, th: Thresholds, action: &Action) -> Result<Plan<Out>, Re
             need_phase(st, Phase::Movement, "wounded-move")?;
             let marching = st.wounded.get(side).map_or(0, |w| w.marching);
             if marching == 0 || st.options.wounded != 2 {
-                return Err(reject(
-                    "no-wounded",
-                    Some("side"),
-                    "side: no wounded party of this side is on its way (optional rule Wounded and Dead, variant 2)",
-                ));
+                return Err(reject("no-wounded", Some("side"), k("refuse.no-wounded")));
             }
             // "moving on any card of their side" (001, OPTIONAL RULES): 3D6, as foot in open
             // order (design 8.3).
@@ -425,8 +421,13 @@ pub fn plan(st: &State, th: Thresholds, action: &Action) -> Result<Plan<Out>, Re
                 resolve::plan(&resolve::Request::Move(mv), &th)?.map(move |o| {
                     let mut acc = Acc::default().with(o);
                     let inches = acc.summary.pop().unwrap_or_default();
-                    acc.summary.push(format!(
-                        "the wounded of {side} ({marching} figures) {inches}"
+                    acc.summary.push(msg(
+                        "result.wounded-move",
+                        &[
+                            ("side", side.clone()),
+                            ("count", marching.to_string()),
+                            ("moves", inches),
+                        ],
                     ));
                     acc.finish("wounded-move")
                 }),
@@ -441,24 +442,20 @@ pub fn plan(st: &State, th: Thresholds, action: &Action) -> Result<Plan<Out>, Re
                 reject(
                     "unknown-side",
                     Some("side"),
-                    format!("side: no side \"{side}\""),
+                    msg("refuse.unknown-side", &[("side", side.clone())]),
                 )
             })?;
             if st.options.wounded != 2 {
-                return Err(reject(
-                    "option-off",
-                    None,
-                    "wounded parties belong to the optional rule Wounded and Dead, variant 2, which this scenario does not use (options.wounded = 2)",
-                ));
+                return Err(reject("option-off", None, k("refuse.option-off")));
             }
             let w = st.wounded.get(side).copied().unwrap_or_default();
             if saved + captured > w.marching {
                 return Err(reject(
                     "too-many",
                     Some("saved"),
-                    format!(
-                        "saved: {} has {} wounded on their way; saved and captured together may not exceed it",
-                        s.name, w.marching
+                    msg(
+                        "refuse.too-many-saved",
+                        &[("side", s.name.clone()), ("count", w.marching.to_string())],
                     ),
                 ));
             }
@@ -471,24 +468,28 @@ pub fn plan(st: &State, th: Thresholds, action: &Action) -> Result<Plan<Out>, Re
                     captured: w.captured + captured,
                 },
             });
-            acc.summary.push(format!(
-                "{}: {saved} wounded saved, {captured} captured",
-                s.name
+            acc.summary.push(msg(
+                "result.wounded-parties",
+                &[
+                    ("side", s.name.clone()),
+                    ("saved", saved.to_string()),
+                    ("captured", captured.to_string()),
+                ],
             ));
             Ok(Plan::Done(acc.finish("wounded-parties")))
         }
     }
 }
 
-/// The steps of the turn, as the board and refusals name them (design 3.1).
-pub fn step_name(p: Phase) -> &'static str {
-    match p {
-        Phase::Start => "step 1: spent units test to stay",
-        Phase::Movement => "step 2: movement cards",
-        Phase::Fire => "step 3: fire cards",
-        Phase::Melee => "steps 4-10: fire morale, charges, close combats, rallies, spirit",
-        Phase::Over => "the battle is over",
-    }
+/// The steps of the turn, as the board and refusals name them (design 3.1), as messages.
+pub fn step_name(p: Phase) -> String {
+    k(match p {
+        Phase::Start => "step.start",
+        Phase::Movement => "step.movement",
+        Phase::Fire => "step.fire",
+        Phase::Melee => "step.melee",
+        Phase::Over => "step.over",
+    })
 }
 
 /// The units in the scenario's order (then any others by id).
@@ -501,17 +502,21 @@ pub fn roster(st: &State) -> impl Iterator<Item = &UnitState> {
 fn need_phase(st: &State, p: Phase, what: &str) -> Result<(), Rejection> {
     if st.phase != p {
         let when = match what {
-            "fire-morale" => "step 4: fire morale",
-            "charge" => "steps 5-7: charges and close combats",
-            "end-turn" => "steps 8-10: rallies, reload markers, the spirit of each army",
+            "fire-morale" => k("when.fire-morale"),
+            "charge" => k("when.charge"),
+            "end-turn" => k("when.end-turn"),
             _ => step_name(p),
         };
         return Err(reject(
             "wrong-phase",
             None,
-            format!(
-                "{what} belongs to {when}; the turn is at {}",
-                step_name(st.phase)
+            msg(
+                "refuse.wrong-phase",
+                &[
+                    ("what", k(&format!("action.{what}"))),
+                    ("when", when),
+                    ("now", step_name(st.phase)),
+                ],
             ),
         ));
     }

@@ -9,7 +9,7 @@ pub(super) fn activated<'a>(st: &'a State, unit: &str) -> Result<&'a UnitState, 
         reject(
             "unknown-unit",
             Some("unit"),
-            format!("unit: no unit \"{unit}\""),
+            msg("refuse.unknown-unit", &[("unit", unit.to_string())]),
         )
     })?;
     match to_act(st) {
@@ -18,23 +18,19 @@ pub(super) fn activated<'a>(st: &'a State, unit: &str) -> Result<&'a UnitState, 
             return Err(reject(
                 "not-your-card",
                 Some("unit"),
-                "unit: the card drawn is the other side's",
+                k("refuse.not-your-card"),
             ))
         }
-        None => return Err(reject("no-card", None, "draw a card first")),
+        None => return Err(reject("no-card", None, k("refuse.no-card"))),
     }
     if !u.on_table() {
-        return Err(reject(
-            "unit-gone",
-            Some("unit"),
-            "unit: no longer on the table",
-        ));
+        return Err(reject("unit-gone", Some("unit"), k("refuse.unit-gone")));
     }
     if st.acted.contains(&u.id) {
         return Err(reject(
             "already-acted",
             Some("unit"),
-            "unit: has had its chance in this step",
+            k("refuse.already-acted"),
         ));
     }
     Ok(u)
@@ -57,44 +53,56 @@ pub(super) fn move_unit(
             return Err(reject(
                 "order-not-allowed",
                 Some("order"),
-                format!(
-                    "order: {} may be in {} order (001, TROOP TYPES; ORDER)",
-                    u.name,
-                    allowed
-                        .iter()
-                        .map(|x| format!("{x:?}").to_lowercase())
-                        .collect::<Vec<_>>()
-                        .join(" or ")
+                msg(
+                    "refuse.order-change",
+                    &[
+                        ("unit", u.name.clone()),
+                        (
+                            "orders",
+                            allowed
+                                .iter()
+                                .map(|x| k(&format!("choice.{}", format!("{x:?}").to_lowercase())))
+                                .collect::<Vec<_>>()
+                                .join(" / "),
+                        ),
+                    ],
                 ),
             ));
         }
         u.order = o;
     }
-    let t = tables::troop(&u.troop)
-        .ok_or_else(|| reject("unknown-type", Some("unit"), "unit: unknown type"))?;
+    let t = tables::troop(&u.troop).ok_or_else(|| {
+        reject(
+            "unknown-type",
+            Some("unit"),
+            msg("refuse.unknown-type", &[("field", "unit".into())]),
+        )
+    })?;
     if !can_move(&u) {
-        return Err(reject("heavy-guns-do-not-move", Some("unit"), "unit: heavy guns do not move without the game master's permission (the scenario flag may-move), but may pivot in place (001, MOVEMENT; FIRE; decision 57); let its chance pass"));
+        return Err(reject(
+            "heavy-guns-do-not-move",
+            Some("unit"),
+            k("refuse.heavy-guns-do-not-move"),
+        ));
     }
     if ground[3] && matches!(t.kind, tables::Kind::Gun | tables::Kind::Train) {
-        return Err(reject(
-            "no-woods",
-            Some("woods"),
-            "woods: guns and wagons cannot enter woods except on roads (001, MOVEMENT)",
-        ));
+        return Err(reject("no-woods", Some("woods"), k("refuse.woods")));
     }
     if dismount
         && !(st.options.dismounting
             && matches!(t.id, "light-horse-arquebus" | "light-horse-crossbow"))
     {
-        return Err(reject("cannot-dismount", Some("dismount"), "dismount: only mounted arquebusiers and crossbowmen dismount, and only when the scenario turns on the optional rule (001, OPTIONAL RULES, DISMOUNTING)"));
+        return Err(reject(
+            "cannot-dismount",
+            Some("dismount"),
+            k("refuse.cannot-dismount"),
+        ));
     }
     let mut acc = Acc::default();
     acc.effects.push(Effect::Acted { unit: u.id.clone() });
     if u.status == Status::Routed {
-        acc.summary.push(format!(
-            "{} is routed and may not move (001, ROUTED UNITS)",
-            u.name
-        ));
+        acc.summary
+            .push(msg("result.routed-stays", &[("unit", u.name.clone())]));
         return Ok(Plan::Done(acc.finish("move")));
     }
     // A brigade moves on one card, all at the same rate: its steady members go with the unit
@@ -140,31 +148,34 @@ pub(super) fn move_unit(
     let dice = resolve::plan(&resolve::Request::Move(mv), &th)?.map(move |mut o| {
         // Wounded carried: 1" less per wounded figure (optional rule, variant 1; decision 43).
         if wounded > 0 {
+            let inches_facet = facet("inches");
             let inches: i32 = o
                 .facets
                 .iter()
-                .find(|(k, _)| k == "inches")
+                .find(|(f, _)| *f == inches_facet)
                 .and_then(|(_, v)| v.parse().ok())
                 .unwrap_or(0);
             let left = (inches - i32::from(wounded)).max(0);
             o.resolution.steps.push(Step {
-                title: format!("Wounded carried: {wounded}\" less [001, OPTIONAL RULES, WOUNDED AND DEAD, 1; decision 43]"),
+                title: msg("title.wounded-carried", &[("count", wounded.to_string())]),
                 dice: Vec::new(),
                 modifiers: Vec::new(),
-                totals: vec![("inches".into(), left)],
+                totals: vec![(inches_facet.clone(), left)],
                 result: format!("{left}\""),
             });
-            o.resolution.summary = format!("moves up to {left}\"");
-            for f in o.facets.iter_mut().filter(|(k, _)| k == "inches") {
+            o.resolution.summary = msg("result.moves-up-to", &[("inches", left.to_string())]);
+            for f in o.facets.iter_mut().filter(|(f, _)| *f == inches_facet) {
                 f.1 = left.to_string();
             }
         }
         o.resolution.summary = format!("{mover}: {}", o.resolution.summary);
         if !names.is_empty() {
-            o.resolution.summary = format!(
-                "{}; its brigade moves with it at the same rate: {}",
-                o.resolution.summary,
-                names.join(", ")
+            o.resolution.summary = msg(
+                "result.brigade",
+                &[
+                    ("summary", o.resolution.summary.clone()),
+                    ("units", names.join(", ")),
+                ],
             );
         }
         o
@@ -172,8 +183,8 @@ pub(super) fn move_unit(
     let test = if u.status == Status::Shaken {
         Some((
             Test::StandAndFight,
-            "rallies from shaken",
-            "stays shaken and does not move",
+            "value.rallies-from-shaken",
+            "value.stays-shaken",
         ))
     } else if u.leaders == 0
         && !u.field_officer
@@ -182,8 +193,8 @@ pub(super) fn move_unit(
     {
         Some((
             Test::ToClose,
-            "moves (no leader: To Close to move)",
-            "does not move (no leader)",
+            "value.moves-no-leader",
+            "value.stays-no-leader",
         ))
     } else {
         None
@@ -215,8 +226,13 @@ pub(super) fn move_unit(
                 let pass = passed(&o);
                 let mut acc = acc.clone().named(&name, o);
                 acc.summary.pop();
-                acc.summary
-                    .push(format!("{name} {}", if pass { yes } else { no }));
+                acc.summary.push(msg(
+                    "result.unit-does",
+                    &[
+                        ("unit", name.clone()),
+                        ("what", k(if pass { yes } else { no })),
+                    ],
+                ));
                 if pass {
                     let u = UnitState {
                         status: if u.status == Status::Shaken {
@@ -245,7 +261,7 @@ pub(super) fn officer_of(st: &State, id: &str) -> Result<Officer, Rejection> {
             reject(
                 "unknown-officer",
                 Some("officer"),
-                format!("officer: no field officer \"{id}\" on the table"),
+                msg("refuse.unknown-officer", &[("officer", id.to_string())]),
             )
         })
 }
@@ -258,7 +274,8 @@ pub(super) fn officer_falls(st: &State, acc: &mut Acc, o: &Officer) {
         attached: None,
         ..o.clone()
     }));
-    acc.summary.push(format!("{} is down", o.name));
+    acc.summary
+        .push(msg("result.officer-down", &[("officer", o.name.clone())]));
     for u in st.units.values() {
         let attached = o.attached.as_deref() == Some(u.id.as_str());
         let brigade = u.brigade.as_deref() == Some(o.id.as_str());
@@ -297,14 +314,17 @@ pub(super) fn attach(
                 reject(
                     "unknown-unit",
                     Some("unit"),
-                    format!("unit: no unit \"{id}\" on the table"),
+                    msg(
+                        "refuse.unit-not-on-table",
+                        &[("field", "unit".into()), ("unit", id.to_string())],
+                    ),
                 )
             })?;
             if u.side != o.side {
                 return Err(reject(
                     "own-side",
                     Some("unit"),
-                    "unit: a unit of the officer's side",
+                    k("refuse.officer-own-side"),
                 ));
             }
             let mut now = u.clone();
@@ -321,8 +341,14 @@ pub(super) fn attach(
         }
     };
     acc.summary.push(match &to {
-        Some(id) => format!("{} attaches to {}", o.name, st.units[id].name),
-        None => format!("{} rides alone", o.name),
+        Some(id) => msg(
+            "result.attaches",
+            &[
+                ("officer", o.name.clone()),
+                ("unit", st.units[id].name.clone()),
+            ],
+        ),
+        None => msg("result.rides-alone", &[("officer", o.name.clone())]),
     });
     acc.effects
         .push(Effect::Officer(Officer { attached: to, ..o }));
@@ -365,7 +391,7 @@ pub(super) fn officer_move(st: &State, officer: &str) -> Result<Plan<Out>, Rejec
         return Err(reject(
             "already-moved",
             Some("officer"),
-            "officer: has moved in this step",
+            k("refuse.officer-moved"),
         ));
     }
     let mv = open_move("light-horse-spear", Order::Open);
@@ -373,7 +399,10 @@ pub(super) fn officer_move(st: &State, officer: &str) -> Result<Plan<Out>, Rejec
     Ok(dice.map(move |out| {
         let mut acc = Acc::default().with(out);
         let inches = acc.summary.pop().unwrap_or_default();
-        acc.summary.push(format!("{} {inches}", o.name));
+        acc.summary.push(msg(
+            "result.unit-does",
+            &[("unit", o.name.clone()), ("what", inches)],
+        ));
         acc.effects.push(Effect::Officer(Officer {
             moved: true,
             ..o.clone()

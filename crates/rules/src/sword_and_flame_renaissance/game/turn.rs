@@ -21,14 +21,19 @@ pub(super) fn start_turn(st: &State, th: Thresholds) -> Result<Plan<Out>, Reject
     });
     acc.effects.push(Effect::NewPhase);
     acc.effects.push(Effect::FireMoraleDone { done: false });
-    acc.summary.push(format!(
-        "Turn {}: {}",
-        st.turn,
-        if spent.is_empty() {
-            "no spent unit to test".to_string()
-        } else {
-            format!("{} spent unit(s) test Stand and Fight", spent.len())
-        }
+    acc.summary.push(msg(
+        "result.turn-start",
+        &[
+            ("turn", st.turn.to_string()),
+            (
+                "what",
+                if spent.is_empty() {
+                    k("result.no-spent")
+                } else {
+                    msg("result.spent-test", &[("count", spent.len().to_string())])
+                },
+            ),
+        ],
     ));
     let each: std::rc::Rc<dyn Fn(Acc, UnitState) -> Plan<Acc>> = std::rc::Rc::new(move |acc, u| {
         match resolve::plan(
@@ -39,14 +44,17 @@ pub(super) fn start_turn(st: &State, th: Thresholds) -> Result<Plan<Out>, Reject
                 let stays = passed(&o);
                 let mut acc = acc.clone().named(&u.name, o);
                 acc.summary.pop();
-                acc.summary.push(format!(
-                    "{} (spent) {}",
-                    u.name,
-                    if stays { "stays" } else { "leaves the field" }
+                acc.summary.push(msg(
+                    if stays {
+                        "result.spent-stays"
+                    } else {
+                        "result.spent-leaves"
+                    },
+                    &[("unit", u.name.clone())],
                 ));
                 acc.facets.push((
                     u.name.clone(),
-                    if stays { "stays" } else { "leaves the field" }.into(),
+                    k(if stays { "value.stays" } else { "value.leaves" }),
                 ));
                 if !stays {
                     acc.effects.push(Effect::Unit(UnitState {
@@ -67,39 +75,25 @@ pub(super) fn start_turn(st: &State, th: Thresholds) -> Result<Plan<Out>, Reject
 /// without cards; when both are done the phase ends.
 pub(super) fn draw(st: &State) -> Result<Plan<Out>, Rejection> {
     if !matches!(st.phase, Phase::Movement | Phase::Fire) {
-        return Err(reject(
-            "wrong-phase",
-            None,
-            "cards are drawn in the movement and fire steps",
-        ));
+        return Err(reject("wrong-phase", None, k("refuse.draw-when")));
     }
     if st.current.is_some() {
-        return Err(reject(
-            "unit-to-name",
-            None,
-            "the side whose card was drawn names a unit first (move, fire or pass)",
-        ));
+        return Err(reject("unit-to-name", None, k("refuse.unit-to-name")));
     }
     let (red, black) = match (
         st.sides.iter().find(|s| s.red),
         st.sides.iter().find(|s| !s.red),
     ) {
         (Some(r), Some(b)) => (r.clone(), b.clone()),
-        _ => {
-            return Err(reject(
-                "bad-sides",
-                None,
-                "the game needs a red and a black side",
-            ))
-        }
+        _ => return Err(reject("bad-sides", None, k("refuse.bad-sides"))),
     };
     let red_waiting = waiting(st, &red.id).count();
     let black_waiting = waiting(st, &black.id).count();
-    let phase_name = if st.phase == Phase::Movement {
-        "movement"
+    let phase_name = k(if st.phase == Phase::Movement {
+        "phase.movement"
     } else {
-        "fire"
-    };
+        "phase.fire"
+    });
     let quicker = st.options.quicker_movement && st.phase == Phase::Movement;
     let mut acc = Acc::default();
     match (red_waiting > 0, black_waiting > 0) {
@@ -114,9 +108,8 @@ pub(super) fn draw(st: &State) -> Result<Plan<Out>, Rejection> {
                 phase: next,
             });
             acc.effects.push(Effect::NewPhase);
-            acc.summary.push(format!(
-                "every unit has had its chance in the {phase_name} step"
-            ));
+            acc.summary
+                .push(msg("result.step-done", &[("phase", phase_name)]));
             Ok(Plan::Done(acc.finish("draw")))
         }
         (true, false) | (false, true) => {
@@ -124,10 +117,8 @@ pub(super) fn draw(st: &State) -> Result<Plan<Out>, Rejection> {
             acc.effects.push(Effect::Current {
                 side: Some(side.id.clone()),
             });
-            acc.summary.push(format!(
-                "{} names its next unit (the other side is done; no card needed)",
-                side.name
-            ));
+            acc.summary
+                .push(msg("result.names-next", &[("side", side.name.clone())]));
             Ok(Plan::Done(acc.finish("draw")))
         }
         (true, true) => {
@@ -139,7 +130,7 @@ pub(super) fn draw(st: &State) -> Result<Plan<Out>, Rejection> {
             // Cards numbered 1-52: 1-26 red, 27-52 black; only the colours left matter.
             let left: Vec<u8> = (1..=deck.red).chain(27..27 + deck.black).collect();
             Ok(Plan::card(
-                "Activation card",
+                k("die.activation-card"),
                 52,
                 left,
                 |c| u8::from(c <= 26),
@@ -147,19 +138,21 @@ pub(super) fn draw(st: &State) -> Result<Plan<Out>, Rejection> {
                     let is_red = c <= 26;
                     let side = if is_red { &red } else { &black };
                     let mut acc = acc.clone();
+                    let colour = ("colour", k(if is_red { "card.red" } else { "card.black" }));
+                    let who = ("side", side.name.clone());
                     acc.steps.push(Step {
-                        title: format!(
-                            "Activation card ({phase_name} step): {} red and {} black left",
-                            deck.red, deck.black
+                        title: msg(
+                            "title.activation-card",
+                            &[
+                                ("phase", phase_name.clone()),
+                                ("red", deck.red.to_string()),
+                                ("black", deck.black.to_string()),
+                            ],
                         ),
                         dice: Vec::new(),
                         modifiers: Vec::new(),
                         totals: Vec::new(),
-                        result: format!(
-                            "{} — {} names a unit",
-                            if is_red { "red" } else { "black" },
-                            side.name
-                        ),
+                        result: msg("result.card-names", &[colour.clone(), who.clone()]),
                     });
                     acc.effects.push(Effect::Deck(Deck {
                         red: deck.red - u8::from(is_red),
@@ -168,13 +161,8 @@ pub(super) fn draw(st: &State) -> Result<Plan<Out>, Rejection> {
                     acc.effects.push(Effect::Current {
                         side: Some(side.id.clone()),
                     });
-                    acc.summary.push(format!(
-                        "{} card: {}",
-                        if is_red { "red" } else { "black" },
-                        side.name
-                    ));
-                    acc.facets
-                        .push(("card".into(), if is_red { "red" } else { "black" }.into()));
+                    acc.summary.push(msg("result.card", &[colour.clone(), who]));
+                    acc.facets.push((facet("card"), colour.1));
                     let waiting = if is_red { red_waiting } else { black_waiting };
                     if !quicker {
                         return Plan::Done(acc.finish("draw"));
@@ -183,25 +171,28 @@ pub(super) fn draw(st: &State) -> Result<Plan<Out>, Rejection> {
                     // player may move the D4 number of units instead of just one" (001,
                     // OPTIONAL RULES), capped at the units the side has left (design 8.4).
                     let name = side.name.clone();
-                    tercio_core::plan::dice(1, 4, "Quicker Movement D4").map(move |f| {
+                    let label = k("die.quicker");
+                    tercio_core::plan::dice(1, 4, &label).map(move |f| {
                         let n = f[0].min(waiting as u8);
                         let mut acc = acc.clone();
                         acc.steps.push(Step {
-                            title:
-                                "Quicker Movement: a D4 of units on this card [001, OPTIONAL RULES]"
-                                    .into(),
+                            title: k("title.quicker"),
                             dice: vec![tercio_core::RolledDie {
-                                label: "Quicker Movement D4".into(),
+                                label: label.clone(),
                                 sides: 4,
                                 face: f[0],
                             }],
                             modifiers: Vec::new(),
-                            totals: vec![("units".into(), i32::from(n))],
-                            result: format!("{name} moves {n} unit(s)"),
+                            totals: vec![(facet("units"), i32::from(n))],
+                            result: msg(
+                                "result.quicker-moves",
+                                &[("side", name.clone()), ("count", n.to_string())],
+                            ),
                         });
                         acc.effects.push(Effect::MovesLeft { moves: n });
-                        acc.summary.push(format!("{n} unit(s) on this card"));
-                        acc.facets.push(("units".into(), n.to_string()));
+                        acc.summary
+                            .push(msg("result.quicker-units", &[("count", n.to_string())]));
+                        acc.facets.push((facet("units"), n.to_string()));
                         acc.finish("draw")
                     })
                 },
@@ -232,13 +223,16 @@ pub(super) fn end_turn(st: &State, th: Thresholds) -> Result<Plan<Out>, Rejectio
                     let pass = passed(&o);
                     let mut acc = acc.clone().named(&u.name, o);
                     acc.summary.pop();
-                    let what = if pass {
-                        "rallies, shaken"
+                    let what = k(if pass {
+                        "value.rallies"
                     } else {
-                        "leaves the field"
-                    };
-                    acc.summary.push(format!("{} {what}", u.name));
-                    acc.facets.push((u.name.clone(), what.into()));
+                        "value.leaves"
+                    });
+                    acc.summary.push(msg(
+                        "result.unit-does",
+                        &[("unit", u.name.clone()), ("what", what.clone())],
+                    ));
+                    acc.facets.push((u.name.clone(), what));
                     acc.effects.push(Effect::Unit(UnitState {
                         status: if pass { Status::Shaken } else { Status::Gone },
                         routed_turn: None,
@@ -285,18 +279,24 @@ pub(super) fn spirit_rolls(acc: Acc, now: State, th: Thresholds) -> Plan<Acc> {
             let now3 = now2.clone();
             match resolve::plan(&resolve::Request::Spirit(req), &th) {
                 Ok(p) => p.and_then(move |o| {
-                    let good = o.facets.iter().any(|(k, v)| k == "spirit" && v == "good");
+                    let (spirit, good_value) = (facet("spirit"), k("spirit.good"));
+                    let good = o
+                        .facets
+                        .iter()
+                        .any(|(f, v)| *f == spirit && *v == good_value);
                     let mut o = o;
                     // Each army's spirit is its own facet.
-                    for f in o.facets.iter_mut().filter(|(k, _)| k == "spirit") {
-                        f.0 = format!("{} spirit", side.name);
+                    for f in o.facets.iter_mut().filter(|(f, _)| *f == spirit) {
+                        f.0 = msg("facet.side-spirit", &[("side", side.name.clone())]);
                     }
                     let mut acc = acc.clone().named(&side.name, o);
                     acc.summary.pop();
-                    acc.summary.push(format!(
-                        "{}: spirit {}",
-                        side.name,
-                        if good { "good" } else { "poor" }
+                    acc.summary.push(msg(
+                        "result.side-spirit",
+                        &[
+                            ("side", side.name.clone()),
+                            ("spirit", resolve::spirit_term(good)),
+                        ],
                     ));
                     if good {
                         return Plan::Done(acc);
@@ -355,15 +355,17 @@ pub(super) fn spirit_rolls(acc: Acc, now: State, th: Thresholds) -> Plan<Acc> {
                 turn: now.turn + 1,
                 phase: Phase::Start,
             });
-            acc.summary.push(format!("turn {} begins", now.turn + 1));
+            acc.summary.push(msg(
+                "result.turn-begins",
+                &[("turn", (now.turn + 1).to_string())],
+            ));
         } else {
             acc.effects.push(Effect::Broken { sides: empty });
             acc.effects.push(Effect::Phase {
                 turn: now.turn,
                 phase: Phase::Over,
             });
-            acc.summary
-                .push("an army has nothing left on the table: the battle is over".into());
+            acc.summary.push(k("result.army-gone"));
         }
         acc
     })
@@ -376,10 +378,11 @@ pub(super) fn rout_unit(acc: Acc, u: UnitState, turn: u32) -> Plan<Acc> {
     match d4 {
         Ok(p) => p
             .map(move |o| {
+                let lost_facet = facet("figures-lost");
                 let lost: u8 = o
                     .facets
                     .iter()
-                    .find(|(k, _)| k == "figures lost")
+                    .find(|(f, _)| *f == lost_facet)
                     .and_then(|(_, v)| v.parse().ok())
                     .unwrap_or(0);
                 let figures = u.figures.saturating_sub(lost);
@@ -388,14 +391,19 @@ pub(super) fn rout_unit(acc: Acc, u: UnitState, turn: u32) -> Plan<Acc> {
                 // The D4 takes no more than the unit has: the step says what it lost.
                 if figures == 0 && lost > u.figures {
                     if let Some(step) = acc.steps.last_mut() {
-                        step.result = format!(
-                            "{} figure(s) lost, all it had (the D4 shows {lost})",
-                            u.figures
+                        step.result = msg(
+                            "result.lost-all",
+                            &[("count", u.figures.to_string()), ("face", lost.to_string())],
                         );
                     }
                 }
-                acc.summary
-                    .push(format!("{} routs, losing {}", u.name, u.figures - figures));
+                acc.summary.push(msg(
+                    "result.unit-routs",
+                    &[
+                        ("unit", u.name.clone()),
+                        ("count", (u.figures - figures).to_string()),
+                    ],
+                ));
                 let routed = UnitState {
                     figures,
                     status: if figures == 0 {
@@ -411,7 +419,7 @@ pub(super) fn rout_unit(acc: Acc, u: UnitState, turn: u32) -> Plan<Acc> {
             })
             .and_then(|(acc, routed)| {
                 if routed.on_table() {
-                    fall_back(acc, &routed, "routs to the rear")
+                    fall_back(acc, &routed, "fall.routs")
                 } else {
                     Plan::Done(acc)
                 }
@@ -422,7 +430,8 @@ pub(super) fn rout_unit(acc: Acc, u: UnitState, turn: u32) -> Plan<Acc> {
 
 /// "A normal move to the rear" (001, SHAKEN UNITS; ROUTED UNITS; BREAKING OFF): a fresh roll of
 /// the unit's movement dice (decision 46), for the players to move it. The distance changes
-/// nothing Tercio tracks, so the odds take it as one outcome (`Depends::Nothing`).
+/// nothing Tercio tracks, so the odds take it as one outcome (`Depends::Nothing`). `what` is the
+/// catalogue id of how it goes (`fall.*`).
 pub(super) fn fall_back(acc: Acc, u: &UnitState, what: &'static str) -> Plan<Acc> {
     let (troop, order) = moving_as(u);
     // Heavy guns do not fall back: no roll.
@@ -434,31 +443,35 @@ pub(super) fn fall_back(acc: Acc, u: &UnitState, what: &'static str) -> Plan<Acc
         return Plan::Done(acc);
     }
     let name = u.name.clone();
-    tercio_core::plan::throw(
-        usize::from(n),
-        6,
-        "Fall back",
-        tercio_core::Depends::Nothing,
+    let label = k("die.fall-back");
+    tercio_core::plan::throw(usize::from(n), 6, &label, tercio_core::Depends::Nothing).map(
+        move |f| {
+            let inches: u32 = f.iter().map(|&x| u32::from(x)).sum();
+            let mut acc = acc.clone();
+            let (unit, how) = (("unit", name.clone()), ("what", k(what)));
+            acc.steps.push(Step {
+                title: msg(
+                    "title.fall-back",
+                    &[unit.clone(), how.clone(), ("dice", n.to_string())],
+                ),
+                dice: f
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &face)| tercio_core::RolledDie {
+                        label: format!("{label} {}", i + 1),
+                        sides: 6,
+                        face,
+                    })
+                    .collect(),
+                modifiers: Vec::new(),
+                totals: vec![(facet("inches"), inches as i32)],
+                result: format!("{inches}\""),
+            });
+            acc.summary.push(msg(
+                "result.fall-back",
+                &[unit, how, ("inches", inches.to_string())],
+            ));
+            acc
+        },
     )
-    .map(move |f| {
-        let inches: u32 = f.iter().map(|&x| u32::from(x)).sum();
-        let mut acc = acc.clone();
-        acc.steps.push(Step {
-            title: format!("{name} {what}: a normal move, {n}D6 [decision 46]"),
-            dice: f
-                .iter()
-                .enumerate()
-                .map(|(i, &face)| tercio_core::RolledDie {
-                    label: format!("Fall back {}", i + 1),
-                    sides: 6,
-                    face,
-                })
-                .collect(),
-            modifiers: Vec::new(),
-            totals: vec![("inches".into(), inches as i32)],
-            result: format!("{inches}\""),
-        });
-        acc.summary.push(format!("{name} {what} {inches}\""));
-        acc
-    })
 }

@@ -5,12 +5,13 @@ use super::*;
 
 // ---- Close combat ----
 
-pub(super) fn order_name(o: Order) -> &'static str {
-    match o {
-        Order::Closed => "closed",
-        Order::Open => "open",
-        Order::Skirmish => "skirmish",
-    }
+/// An order's name ("closed", "open", "skirmish"), as a message.
+pub fn order_name(o: Order) -> String {
+    k(match o {
+        Order::Closed => "choice.closed",
+        Order::Open => "choice.open",
+        Order::Skirmish => "choice.skirmish",
+    })
 }
 
 /// A type's own order, and the orders the text allows it (design 2.1).
@@ -34,7 +35,10 @@ pub(super) fn troop_at(id: &str, field: &str) -> Result<&'static Troop, Rejectio
         reject(
             "unknown-troop-type",
             field,
-            format!("{field}: one of {}", ids.join(", ")),
+            msg(
+                "refuse.unknown-troop",
+                &[("field", field.to_string()), ("ids", ids.join(", "))],
+            ),
         )
     })
 }
@@ -43,14 +47,17 @@ pub(super) fn order_of(given: Option<Order>, t: &Troop, field: &str) -> Result<O
     let (own, allowed) = orders(t);
     let o = given.unwrap_or(own);
     if !allowed.contains(&o) {
-        let names: Vec<&str> = allowed.iter().map(|o| order_name(*o)).collect();
+        let names: Vec<String> = allowed.iter().map(|o| order_name(*o)).collect();
         return Err(reject(
             "order-not-allowed",
             field,
-            format!(
-                "{field}: {} use {} order (001, TROOP TYPES; ORDER)",
-                t.name,
-                names.join(" or ")
+            msg(
+                "refuse.order-not-allowed",
+                &[
+                    ("field", field.to_string()),
+                    ("troop", t.term()),
+                    ("orders", names.join(" / ")),
+                ],
             ),
         ));
     }
@@ -65,7 +72,10 @@ pub(super) fn checked(f: &Fighter, field: &str) -> Result<(&'static Troop, Fight
         return Err(reject(
             "does-not-fight",
             &format!("{field}.type"),
-            format!("{field}.type: gun crews never stand, and the train and riflemen do not fight in close combat (001, ADDITIONAL NOTES; TROOP TYPES)"),
+            msg(
+                "refuse.type-does-not-fight",
+                &[("field", field.to_string())],
+            ),
         ));
     }
     let order = order_of(f.order, t, &format!("{field}.order"))?;
@@ -73,14 +83,17 @@ pub(super) fn checked(f: &Fighter, field: &str) -> Result<(&'static Troop, Fight
         return Err(reject(
             "does-not-fight",
             &format!("{field}.order"),
-            format!("{field}.order: skirmishers do not fight in close combat; they are destroyed if they cannot evade (001, ORDER; CLOSE COMBAT)"),
+            msg(
+                "refuse.skirmish-does-not-fight",
+                &[("field", field.to_string())],
+            ),
         ));
     }
     if f.lance && !matches!(t.id, "gendarmes" | "light-horse-spear") {
         return Err(reject(
             "no-lance",
             &format!("{field}.lance"),
-            format!("{field}.lance: only gendarmes and light horse with spears carry lances (001, CLOSE COMBAT, 'Cavalry with lance'; decision 26)"),
+            msg("refuse.no-lance", &[("field", field.to_string())]),
         ));
     }
     for (on, name) in [(f.square, "square"), (f.broken_ground, "broken_ground")] {
@@ -88,7 +101,7 @@ pub(super) fn checked(f: &Fighter, field: &str) -> Result<(&'static Troop, Fight
             return Err(reject(
                 "pikes-only",
                 &format!("{field}.{name}"),
-                format!("{field}.{name}: a rule of pikes only (001, CLOSE COMBAT)"),
+                msg("refuse.pikes-only", &[("field", format!("{field}.{name}"))]),
             ));
         }
     }
@@ -96,9 +109,7 @@ pub(super) fn checked(f: &Fighter, field: &str) -> Result<(&'static Troop, Fight
         return Err(reject(
             "square-has-no-rear",
             &format!("{field}.attacked_in_rear"),
-            format!(
-                "{field}.attacked_in_rear: a pike square has no rear or flank (001, CLOSE COMBAT)"
-            ),
+            msg("refuse.square-has-no-rear", &[("field", field.to_string())]),
         ));
     }
     let mut f = f.clone();
@@ -125,48 +136,48 @@ pub fn factors(
     let src = "001, CLOSE COMBAT, Close Combat Factors";
     let mut m = Vec::new();
     let mut wt = false;
-    let mut add = |name: &str, v: i32, src: &str| m.push(modifier("", name, v, src));
+    let mut add = |name: String, v: i32, src: &str| m.push(modifier("", name, v, src));
     // Pikes in broken ground or built-up areas fight with the bare die: no type factor, no
     // officer, no win-ties; what befalls them (shaken, rear, men missing) still counts
     // (decision 25).
     if t.id == "pikemen" && me.broken_ground {
-        add("pikes in broken ground: the bare die (no type factor, officer or win-ties)", 0, "001, CLOSE COMBAT, 'Pikes in broken terrain or urban areas other than in the streets= die number'; decision 25");
+        add(k("mod.pikes-broken-ground"), 0, "001, CLOSE COMBAT, 'Pikes in broken terrain or urban areas other than in the streets= die number'; decision 25");
     } else {
         match t.id {
             "gendarmes" => {
-                add("gendarmes (win ties)", 2, src);
+                add(k("mod.gendarmes"), 2, src);
                 wt = true;
             }
             "great-swordsmen" | "halberdiers" => {
                 if et.kind.mounted() {
                     add(
-                        "against cavalry (win ties)",
+                        k("mod.against-cavalry"),
                         1,
                         "001, CLOSE COMBAT, '(only +1 vs Cavalry)'; decision 21",
                     );
                 } else {
-                    add(&format!("{} (win ties)", t.name), 2, src);
+                    add(msg("mod.type-win-ties", &[("troop", t.term())]), 2, src);
                 }
                 wt = true;
             }
-            "reiters" if et.id != "gendarmes" => add("medium cavalry", 1, src),
+            "reiters" if et.id != "gendarmes" => add(k("mod.medium-cavalry"), 1, src),
             id if id.starts_with("light-horse") && et.kind == Kind::Foot => {
-                add("light cavalry against infantry (win ties)", 1, src);
+                add(k("mod.light-vs-infantry"), 1, src);
                 wt = true;
             }
             _ => {}
         }
         if ord(me) == Order::Closed && pikes_facing(me, t) {
-            add("pikes, closed order, to their front (win ties)", 2, src);
+            add(k("mod.pikes-front"), 2, src);
             wt = true;
         }
         if me.officer {
             add(
-                if version == Version::Company {
-                    "company with an officer"
+                k(if version == Version::Company {
+                    "mod.company-officer"
                 } else {
-                    "officer"
-                },
+                    "mod.officer"
+                }),
                 1,
                 "001, CLOSE COMBAT; UNIT LEADERS & OFFICERS",
             );
@@ -175,36 +186,36 @@ pub fn factors(
     // "All other units fighting pikes to front -2", whatever the pikes' order (decision 48).
     if pikes_facing(enemy, et) && t.id != "pikemen" {
         add(
-            "fighting pikes to their front",
+            k("mod.fighting-pikes"),
             -2,
             "001, CLOSE COMBAT, 'All other units fighting pikes to front -2'; decision 48",
         );
     }
     if me.lance {
-        add("lance, first close combat", 1, "001, CLOSE COMBAT, 'Cavalry with lance +1 first close combat of the game'; decision 26");
+        add(k("mod.lance"), 1, "001, CLOSE COMBAT, 'Cavalry with lance +1 first close combat of the game'; decision 26");
     }
     if ord(me) == Order::Open && ord(enemy) == Order::Closed {
-        add("open order against closed order", -1, "001, CLOSE COMBAT, 'Units in open order are -1 when fighting closed order troops'; decision 47");
+        add(k("mod.open-vs-closed"), -1, "001, CLOSE COMBAT, 'Units in open order are -1 when fighting closed order troops'; decision 47");
     }
     if me.climbing {
-        add("climbing to a higher level", -1, src);
+        add(k("field.climbing"), -1, src);
     }
     if me.across_wall {
-        add("attacking across a wall", -1, src);
+        add(k("field.across-wall"), -1, src);
     }
     if me.shaken {
-        add("shaken or falling back", -1, src);
+        add(k("mod.shaken-falling-back"), -1, src);
     }
     if me.attacked_in_rear {
         add(
-            "attacked in rear",
+            k("mod.attacked-in-rear"),
             -1,
             "001, CLOSE COMBAT, 'Attacked in rear -1 ,Enemy must START to rear'; decision 27",
         );
     }
     if version == Version::Company && me.missing > 0 {
         add(
-            "men missing from the company",
+            k("mod.men-missing"),
             -i32::from(me.missing),
             "001, CLOSE COMBAT - Modifed Version, 'For each man missing from company ... -1'",
         );
@@ -249,15 +260,15 @@ impl BoutDesc {
             ma.iter().map(|m| m.value).sum(),
             mb.iter().map(|m| m.value).sum(),
         );
-        let tie = match (wta, wtb) {
-            (true, false) => "equal totals: A wins ties",
-            (false, true) => "equal totals: B wins ties",
-            _ => "equal totals are thrown again (decision 20)",
-        };
-        let how = match version {
-            Version::Figure => "the loser is killed if the winner's die shows a natural 5 or 6, else falls back",
-            Version::Company => "the losing company falls back, losing 1 figure if the winner's total is 5, 2 if 6 or more (decision 23)",
-        };
+        let tie = k(match (wta, wtb) {
+            (true, false) => "bout.a-wins-ties",
+            (false, true) => "bout.b-wins-ties",
+            _ => "bout.rethrow",
+        });
+        let how = k(match version {
+            Version::Figure => "bout.how-figure",
+            Version::Company => "bout.how-company",
+        });
         BoutDesc {
             version,
             sa,
@@ -265,10 +276,15 @@ impl BoutDesc {
             wta,
             wtb,
             men,
-            dice: labelled(2, 6, "Close-combat die"),
-            title: format!(
-                "Bout: A {} against B {}: D6 each + factors; {tie}; {how}",
-                names.0, names.1
+            dice: labelled(2, 6, &k("die.close-combat")),
+            title: msg(
+                "title.bout",
+                &[
+                    ("a", names.0.to_string()),
+                    ("b", names.1.to_string()),
+                    ("tie", tie),
+                    ("how", how),
+                ],
             ),
             modifiers: ma.into_iter().chain(mb).collect(),
         }
@@ -308,13 +324,20 @@ impl BoutDesc {
         let (a_wins, lost) = self.decide(f);
         let (w_total, w_face) = if a_wins { (x, f[0]) } else { (y, f[1]) };
         let (winner, loser) = if a_wins { ("A", "B") } else { ("B", "A") };
+        let (w, l) = (("winner", winner.to_string()), ("loser", loser.to_string()));
         let result = match self.version {
             Version::Figure if lost > 0 => {
-                format!("{winner} wins; {loser}'s figure is killed (natural {w_face})")
+                msg("bout.killed", &[w, l, ("face", w_face.to_string())])
             }
-            Version::Figure => format!("{winner} wins; {loser}'s figure falls back"),
-            Version::Company => format!(
-                "{winner} wins with {w_total}; {loser}'s company falls back, losing {lost} figure(s)"
+            Version::Figure => msg("bout.falls-back", &[w, l]),
+            Version::Company => msg(
+                "bout.company",
+                &[
+                    w,
+                    l,
+                    ("total", w_total.to_string()),
+                    ("lost", lost.to_string()),
+                ],
             ),
         };
         Step {
@@ -352,7 +375,14 @@ pub(super) fn bout(b: &BoutRequest) -> Result<Plan<Outcome>, Rejection> {
             return Err(reject(
                 "bad-missing",
                 field,
-                format!("{field}: at most {max} for a company of {}", t.company),
+                msg(
+                    "refuse.bad-missing",
+                    &[
+                        ("field", field.to_string()),
+                        ("max", max.to_string()),
+                        ("company", t.company.to_string()),
+                    ],
+                ),
             ));
         }
     }
@@ -362,24 +392,27 @@ pub(super) fn bout(b: &BoutRequest) -> Result<Plan<Outcome>, Rejection> {
         (ta, &fa),
         (tb, &fb),
         version,
-        (ta.name, tb.name),
+        (
+            &k(&format!("troop.{}", ta.id)),
+            &k(&format!("troop.{}", tb.id)),
+        ),
         men,
     ));
     Ok(bout_plan(desc.clone(), move |f| {
         let (a_wins, lost) = desc.decide(f);
-        let facet = match version {
-            Version::Figure => (
-                "loser killed",
-                if lost > 0 { "yes" } else { "no" }.to_string(),
-            ),
-            Version::Company => ("figures lost", lost.to_string()),
+        let lost_facet = match version {
+            Version::Figure => (facet("loser-killed"), yes_no(lost > 0)),
+            Version::Company => (facet("figures-lost"), lost.to_string()),
         };
         let step = desc.step(f);
         Plan::Done(outcome(
             "bout",
             step.result.clone(),
             vec![step],
-            vec![("winner", if a_wins { "A" } else { "B" }.into()), facet],
+            vec![
+                (facet("winner"), if a_wins { "A" } else { "B" }.into()),
+                lost_facet,
+            ],
         ))
     }))
 }

@@ -37,14 +37,14 @@ pub(super) fn queue(
         return Err(reject(
             "no-fighters",
             &format!("{field}.figures"),
-            "figures: at least one",
+            k("refuse.no-fighters"),
         ));
     }
     if side.leaders > side.figures {
         return Err(reject(
             "bad-leaders",
             &format!("{field}.leaders"),
-            "leaders: at most the figures",
+            k("refuse.bad-leaders"),
         ));
     }
     let mut q = Vec::new();
@@ -54,9 +54,9 @@ pub(super) fn queue(
                 let officer = i >= side.figures - side.leaders;
                 q.push(Queued {
                     name: if officer {
-                        "leader".into()
+                        k("fighter.leader")
                     } else {
-                        format!("figure {}", i + 1)
+                        msg("fighter.figure", &[("n", (i + 1).to_string())])
                     },
                     fighter: Fighter {
                         officer,
@@ -80,10 +80,13 @@ pub(super) fn queue(
             for (i, men) in sizes.into_iter().enumerate() {
                 let officer = i >= n - with_officer;
                 q.push(Queued {
-                    name: format!(
-                        "company {}{}",
-                        i + 1,
-                        if officer { " (with a leader)" } else { "" }
+                    name: msg(
+                        if officer {
+                            "fighter.company-leader"
+                        } else {
+                            "fighter.company"
+                        },
+                        &[("n", (i + 1).to_string())],
                     ),
                     fighter: Fighter {
                         officer,
@@ -99,7 +102,7 @@ pub(super) fn queue(
         // "fights last of all, by himself with the force of an entire company, +1 because he is
         // an officer" (001, CLOSE COMBAT - Modifed Version); in the figure version, a figure +1.
         q.push(Queued {
-            name: "field officer".into(),
+            name: k("fighter.field-officer"),
             fighter: Fighter {
                 officer: true,
                 ..base.clone()
@@ -163,12 +166,12 @@ pub(super) fn breaking(
         return Err(reject(
             "too-soon-to-break-off",
             "break_off.after",
-            format!(
-                "break_off.after: at least {least} bouts in the {} version (001, BREAKING OFF, 'after 6 die rolls (3 Die rolls if using Modified Close combat system)'; decision 28)",
+            msg(
                 match c.version {
-                    Version::Figure => "figure",
-                    Version::Company => "company",
-                }
+                    Version::Figure => "refuse.too-soon-figure",
+                    Version::Company => "refuse.too-soon-company",
+                },
+                &[("least", least.to_string())],
             ),
         ));
     }
@@ -290,19 +293,22 @@ impl Fight {
                 let loser = if a_wins { "B" } else { "A" };
                 for (side, has) in [("A", me.field_officers.0), ("B", me.field_officers.1)] {
                     if has {
-                        let fate = if officer_down && side == loser {
-                            "down"
+                        let fate = k(if officer_down && side == loser {
+                            "value.down"
                         } else {
-                            "survives"
-                        };
-                        o.facets
-                            .push((format!("{side} field officer"), fate.into()));
+                            "value.survives"
+                        });
+                        o.facets.push((side_facet("field-officer", side), fate));
                     }
                 }
                 if officer_down {
-                    o.resolution.summary.push_str(&format!(
-                        " {loser}'s field officer falls in his bout (not a figure of the unit)."
-                    ));
+                    o.resolution.summary = msg(
+                        "result.officer-falls",
+                        &[
+                            ("summary", o.resolution.summary.clone()),
+                            ("side", loser.to_string()),
+                        ],
+                    );
                 }
                 Plan::Done(o)
             });
@@ -337,18 +343,24 @@ impl Fight {
     fn ended(&self, a_wins: bool, (la, lb): (u32, u32), trail: &Trail) -> Outcome {
         let steps = trail_steps(trail);
         let (w, l) = if a_wins { ("A", "B") } else { ("B", "A") };
-        let summary = format!(
-            "{w} wins the close combat after {} bout(s); losses: A {la}, B {lb} figure(s). {l} tests Stand and Fight (pass: falls back a normal move, shaken; fail: routs)",
-            steps.len()
+        let summary = msg(
+            "result.combat-won",
+            &[
+                ("winner", w.to_string()),
+                ("loser", l.to_string()),
+                ("bouts", steps.len().to_string()),
+                ("a", la.to_string()),
+                ("b", lb.to_string()),
+            ],
         );
         outcome(
             "close-combat",
             summary,
             steps,
             vec![
-                ("winner", w.into()),
-                ("A figures lost", la.to_string()),
-                ("B figures lost", lb.to_string()),
+                (facet("winner"), w.into()),
+                (side_facet("figures-lost", "A"), la.to_string()),
+                (side_facet("figures-lost", "B"), lb.to_string()),
             ],
         )
     }
@@ -368,36 +380,42 @@ impl Fight {
         };
         let n = steps.len();
         steps.push(Step {
-            title: format!(
-                "Breaking off: {who} has fought {n} bout(s) and breaks off [001, BREAKING OFF, 'Any unit may break off a close combat after 6 die rolls (3 Die rolls if using Modified Close combat system)'; decision 28]"
+            title: msg(
+                "title.break-off",
+                &[("side", who.to_string()), ("bouts", n.to_string())],
             ),
             dice: Vec::new(),
             modifiers: Vec::new(),
-            totals: vec![("bouts".into(), i32::try_from(n).unwrap_or(i32::MAX))],
-            result: format!(
-                "{who} tests Stand and Fight: pass, retires a normal move, shaken; fail, routs"
-            ),
+            totals: vec![(facet("bouts"), i32::try_from(n).unwrap_or(i32::MAX))],
+            result: msg("result.break-off-test", &[("side", who.to_string())]),
         });
         b.test.clone().map(move |m| {
-            let passed = m.facets.iter().any(|(k, v)| k == "passed" && v == "yes");
+            let passed = passed_test(&m);
             let mut steps = steps.clone();
             steps.extend(m.resolution.steps);
-            let (facet, what) = if passed {
-                ("retires shaken", "passes Stand and Fight: retires a normal move, shaken")
+            let (value, what) = if passed {
+                ("value.retires-shaken", "result.break-off-passes")
             } else {
-                ("routs", "fails Stand and Fight: routs a normal move to the rear, with the rout's D4 casualties (decision 28)")
+                ("value.routs", "result.break-off-fails")
             };
             outcome(
                 "close-combat",
-                format!(
-                    "{who} breaks off after {n} bout(s); losses: A {la}, B {lb} figure(s). {who} {what}"
+                msg(
+                    "result.broke-off",
+                    &[
+                        ("side", who.to_string()),
+                        ("bouts", n.to_string()),
+                        ("a", la.to_string()),
+                        ("b", lb.to_string()),
+                        ("what", k(what)),
+                    ],
                 ),
                 steps,
                 vec![
-                    ("winner", "broke off".into()),
-                    ("A figures lost", la.to_string()),
-                    ("B figures lost", lb.to_string()),
-                    ("break off", facet.into()),
+                    (facet("winner"), k("value.broke-off")),
+                    (side_facet("figures-lost", "A"), la.to_string()),
+                    (side_facet("figures-lost", "B"), lb.to_string()),
+                    (facet("break-off"), k(value)),
                 ],
             )
         })

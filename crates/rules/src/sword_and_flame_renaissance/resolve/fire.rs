@@ -18,13 +18,17 @@ pub(super) fn max_firers(w: Weapon) -> u8 {
 
 pub(super) fn fire(f: &FireRequest) -> Result<Plan<Outcome>, Rejection> {
     if !(1..=4).contains(&f.target_class) {
-        return Err(reject("bad-target-class", "target_class", "target_class: 1 (pikes, base to base), 2 (open order, all horse), 3 (skirmishers, artillerists, foot in light cover) or 4 (foot in walls, buildings, works)"));
+        return Err(reject(
+            "bad-target-class",
+            "target_class",
+            k("refuse.bad-target-class"),
+        ));
     }
     if f.double && f.weapon != Weapon::Pistol {
         return Err(reject(
             "double-fire-pistols-only",
             "double",
-            "only reiters' pistols fire twice a turn (001, FIRE, note on Reiters)",
+            k("refuse.double-pistols-only"),
         ));
     }
     let one_range = matches!(f.weapon, Weapon::Pistol | Weapon::Crossbow);
@@ -32,10 +36,15 @@ pub(super) fn fire(f: &FireRequest) -> Result<Plan<Outcome>, Rejection> {
         return Err(reject(
             "one-range-only",
             "range",
-            format!(
-                "range: the {} has one range band, to {}\", so it takes no range (001, FIRE, Weapon Ranges, 'No short range')",
-                weapon_name(f.weapon),
-                tables::fire_line(f.weapon, Range::Short).inches
+            msg(
+                "refuse.one-range-only",
+                &[
+                    ("weapon", weapon_name(f.weapon)),
+                    (
+                        "inches",
+                        tables::fire_line(f.weapon, Range::Short).inches.to_string(),
+                    ),
+                ],
             ),
         ));
     }
@@ -43,9 +52,9 @@ pub(super) fn fire(f: &FireRequest) -> Result<Plan<Outcome>, Rejection> {
         return Err(reject(
             "bad-firers",
             "firers",
-            format!(
-                "firers: 1 to {} (the figures that may fire, or the gunners)",
-                max_firers(f.weapon)
+            msg(
+                "refuse.bad-firers",
+                &[("max", max_firers(f.weapon).to_string())],
             ),
         ));
     }
@@ -55,16 +64,16 @@ pub(super) fn fire(f: &FireRequest) -> Result<Plan<Outcome>, Rejection> {
     let mut mods = Vec::new();
     if f.shaken {
         mods.push(modifier(
-            "each die",
-            "firer shaken",
+            k("side.each-die"),
+            k("mod.firer-shaken"),
             tables::FIRE_SHAKEN,
             tables::FIRE_SOURCE_SHAKEN,
         ));
     }
     if f.light_rain {
         mods.push(modifier(
-            "each die",
-            "light rain",
+            k("side.each-die"),
+            k("mod.light-rain"),
             tables::FIRE_LIGHT_RAIN,
             tables::FIRE_SOURCE_RAIN,
         ));
@@ -76,45 +85,50 @@ pub(super) fn fire(f: &FireRequest) -> Result<Plan<Outcome>, Rejection> {
     let per = tables::dice_per_firer(f.weapon) * if f.double { 2 } else { 1 };
     let n = usize::from(f.firers) * usize::from(per);
     let class = ["I", "II", "III", "IV"][usize::from(f.target_class - 1)];
-    let how = match (f.weapon, f.double) {
-        (Weapon::HeavyCannon | Weapon::LightCannon, _) => "3 D20 per gunner",
-        (_, true) => "2 D20 per figure (both pistols)",
-        _ => "a D20 per figure",
-    };
+    let how = k(match (f.weapon, f.double) {
+        (Weapon::HeavyCannon | Weapon::LightCannon, _) => "fire.per-gunner",
+        (_, true) => "fire.both-pistols",
+        _ => "fire.per-figure",
+    });
+    let inches = ("inches", line.inches.to_string());
     let band = if one_range {
-        format!("to {}\"", line.inches)
+        msg("fire.band-one", &[inches])
+    } else if range == Range::Short {
+        msg("fire.band-short", &[inches])
     } else {
-        format!(
-            "{} range, to {}\"",
-            if range == Range::Short {
-                "short"
-            } else {
-                "long"
-            },
-            line.inches
-        )
+        msg("fire.band-long", &[inches])
     };
-    let title = format!(
-        "Fire: {} ({band}) at Class {class}: {how}; the table hits on 1-{printed}{} [{}]",
-        weapon_name(f.weapon),
-        if added > 0 {
-            format!(", so 1-{need} after modifiers")
-        } else {
-            String::new()
-        },
-        line.source
+    let title = msg(
+        "title.fire",
+        &[
+            ("weapon", weapon_name(f.weapon)),
+            ("band", band),
+            ("class", class.to_string()),
+            ("how", how),
+            ("printed", printed.to_string()),
+            (
+                "after",
+                if added > 0 {
+                    msg("fire.after-modifiers", &[("need", need.to_string())])
+                } else {
+                    String::new()
+                },
+            ),
+            ("source", line.source.to_string()),
+        ],
     );
     let cap = f.target_figures;
     let wounded = f.wounded;
+    let label = k("die.fire");
     Ok(
-        throw(n, 20, "Fire D20", Depends::CountAtMost(need)).and_then(move |faces| {
+        throw(n, 20, &label, Depends::CountAtMost(need)).and_then(move |faces| {
             let hits = faces.iter().filter(|&&x| x <= need).count();
             let step = Step {
                 title: title.clone(),
-                dice: rolled(&labelled(faces.len(), 20, "Fire D20"), &faces),
+                dice: rolled(&labelled(faces.len(), 20, &label), &faces),
                 modifiers: mods.clone(),
-                totals: vec![("hits".into(), hits as i32)],
-                result: format!("{hits} hit(s)"),
+                totals: vec![(facet("hits"), hits as i32)],
+                result: msg("result.hits", &[("count", hits.to_string())]),
             };
             let cards = cap.map_or(hits, |c| hits.min(usize::from(c)));
             casualty_cards(cards.min(52), hits, step, wounded)
@@ -122,15 +136,16 @@ pub(super) fn fire(f: &FireRequest) -> Result<Plan<Outcome>, Rejection> {
     )
 }
 
-pub(super) fn weapon_name(w: Weapon) -> &'static str {
-    match w {
-        Weapon::Arquebus => "arquebus",
-        Weapon::Pistol => "pistol",
-        Weapon::Crossbow => "crossbow",
-        Weapon::HeavyCannon => "heavy cannon",
-        Weapon::LightCannon => "light cannon",
-        Weapon::Rifle => "rifle",
-    }
+/// A weapon's name, as a message argument (`@sword_and_flame.weapon.<id>`).
+pub fn weapon_name(w: Weapon) -> String {
+    term(match w {
+        Weapon::Arquebus => "weapon.arquebus",
+        Weapon::Pistol => "weapon.pistol",
+        Weapon::Crossbow => "weapon.crossbow",
+        Weapon::HeavyCannon => "weapon.heavy-cannon",
+        Weapon::LightCannon => "weapon.light-cannon",
+        Weapon::Rifle => "weapon.rifle",
+    })
 }
 
 /// The 52 cards by number, aces first (1-4 are the aces), for naming a card drawn.
@@ -147,9 +162,11 @@ pub(super) fn is_ace(card: u8) -> bool {
     card <= 4
 }
 
-/// One casualty card per hit from a full, shuffled casualty deck (decision 14): an ace hits an
-/// officer or unit leader instead of a figure (001, OFFICERS). Cards are drawn as cards: the odds
-/// depend only on whether each is an ace.
+/// The casualty cards' step title (`sword_and_flame.<id>`), without and with Wounded and Dead.
+pub const CASUALTY_CARDS: &str = "title.casualty-cards";
+pub const CASUALTY_CARDS_WOUNDED: &str = "title.casualty-cards-wounded";
+
+/// Whether a card is a heart (the cards by number, aces first, in the suits' order).
 pub(super) fn is_heart(card: u8) -> bool {
     (card.clamp(1, 52) - 1) % 4 == 1
 }
@@ -187,46 +204,54 @@ pub(super) fn casualty_cards(
             if !drawn.is_empty() {
                 let names: Vec<String> = drawn.iter().map(|&c| card_name(c)).collect();
                 let mut totals = vec![
-                    ("figures".into(), figures as i32),
-                    ("officers".into(), officers as i32),
+                    (facet("figures"), figures as i32),
+                    (facet("officers"), officers as i32),
                 ];
                 if wounded {
-                    totals.push(("wounded".into(), hurt as i32));
+                    totals.push((facet("wounded"), hurt as i32));
                 }
                 steps.push(Step {
-                    title: if wounded {
-                        "Casualty cards: one per hit; an ace hits an officer or unit leader instead; a heart kills, other suits wound [001, OFFICERS; OPTIONAL RULES, WOUNDED AND DEAD; decision 14]".into()
+                    title: k(if wounded {
+                        CASUALTY_CARDS_WOUNDED
                     } else {
-                        "Casualty cards: one per hit; an ace hits an officer or unit leader instead [001, OFFICERS; decision 14]".into()
-                    },
+                        CASUALTY_CARDS
+                    }),
                     dice: Vec::new(),
                     modifiers: Vec::new(),
                     totals,
-                    result: format!("cards {}", names.join(" ")),
+                    result: msg("result.cards", &[("cards", names.join(" "))]),
                 });
             }
+            let (h, fg, of) = (
+                ("hits", hits.to_string()),
+                ("figures", figures.to_string()),
+                ("officers", officers.to_string()),
+            );
             let summary = if hits == 0 {
-                "No hits".to_string()
+                k("result.no-hits")
             } else if officers > 0 {
-                format!("{hits} hit(s): {figures} figure(s) and {officers} officer(s) — the game master names the officer (the target's leader, or a field officer within 12\" in the cone of fire; none: a figure)")
+                msg("result.hits-officers", &[h, fg, of])
             } else {
-                format!("{hits} hit(s): remove {figures} figure(s)")
+                msg("result.hits-remove", &[h, fg])
             };
             let summary = if wounded && hurt > 0 {
-                format!("{summary}; {hurt} of the figures wounded, not killed")
+                msg(
+                    "result.some-wounded",
+                    &[("summary", summary), ("wounded", hurt.to_string())],
+                )
             } else {
                 summary
             };
             let mut facets = vec![
-                ("hits", hits.to_string()),
-                ("officers hit", officers.to_string()),
+                (facet("hits"), hits.to_string()),
+                (facet("officers-hit"), officers.to_string()),
             ];
             if wounded {
-                facets.push(("wounded", hurt.to_string()));
+                facets.push((facet("wounded"), hurt.to_string()));
             }
             return Plan::Done(outcome("fire", summary, steps, facets));
         }
-        let label = format!("Casualty card {}", drawn.len() + 1);
+        let label = msg("die.casualty-card", &[("n", (drawn.len() + 1).to_string())]);
         // What follows depends only on the hits, the cards still to draw and the aces (and with
         // the option the wounds) already drawn: worked out once per such state.
         let aces = drawn.iter().filter(|&&c| is_ace(c)).count();

@@ -15,6 +15,7 @@ use tercio_core::plan::throw;
 use tercio_core::{Depends, Die, Modifier, Plan, Resolution, RolledDie, Step};
 
 use super::tables::{self, Kind, Order, Range, Test, Troop, Weapon};
+use super::{facet, k, msg, term, yes_no};
 use crate::interface::{input, Outcome, Rejection};
 
 mod bout;
@@ -302,7 +303,12 @@ fn reject(code: &str, field: &str, m: impl Into<String>) -> Rejection {
     Rejection::new(code, Some(field), m)
 }
 
-fn modifier(side: &str, name: &str, value: i32, source: &str) -> Modifier {
+fn modifier(
+    side: impl Into<String>,
+    name: impl Into<String>,
+    value: i32,
+    source: &str,
+) -> Modifier {
     Modifier {
         side: side.into(),
         name: name.into(),
@@ -311,7 +317,8 @@ fn modifier(side: &str, name: &str, value: i32, source: &str) -> Modifier {
     }
 }
 
-/// The labels `plan::throw` gives its dice: the bare label for one die, numbered for several.
+/// The labels `plan::throw` gives its dice: the bare label for one die, numbered for several
+/// (the label is a message; the number follows it in every language).
 fn labelled(n: usize, sides: u8, label: &str) -> Vec<Die> {
     (1..=n)
         .map(|i| {
@@ -342,7 +349,7 @@ fn outcome(
     action: &str,
     summary: String,
     steps: Vec<Step>,
-    facets: Vec<(&str, String)>,
+    facets: Vec<(String, String)>,
 ) -> Outcome {
     Outcome {
         resolution: Resolution {
@@ -351,11 +358,21 @@ fn outcome(
             steps,
         },
         effects: Value::Array(Vec::new()),
-        facets: facets
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v))
-            .collect(),
+        facets,
     }
+}
+
+/// A facet of one side of a close combat (`A`, `B`, or the charger and the target in a game):
+/// `sword_and_flame.facet.side-<what>` with the side.
+pub fn side_facet(what: &str, side: &str) -> String {
+    msg(&format!("facet.side-{what}"), &[("side", side.to_string())])
+}
+
+/// Whether a morale test's outcome says it passed.
+pub fn passed_test<E>(o: &Outcome<E>) -> bool {
+    o.facets
+        .iter()
+        .any(|(k, v)| *k == facet("passed") && *v == yes_no(true))
 }
 
 pub fn plan(req: &Request, th: &Thresholds) -> Result<Plan<Outcome>, Rejection> {

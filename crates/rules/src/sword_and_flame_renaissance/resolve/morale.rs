@@ -10,30 +10,30 @@ pub(super) fn morale(m: &MoraleRequest, th: &Thresholds) -> Plan<Outcome> {
     let need = th.of(test);
     if m.artillerists && test == Test::ToStand {
         let step = Step {
-            title: "To Stand: artillerists".into(),
+            title: k("title.artillerists"),
             dice: Vec::new(),
             modifiers: Vec::new(),
             totals: Vec::new(),
-            result: "fail: artillerists never stand (001, ADDITIONAL NOTES)".into(),
+            result: k("result.artillerists"),
         };
         return Plan::Done(outcome(
             "morale",
-            "To Stand: fails".into(),
+            msg("result.test-failed", &[("test", test.term())]),
             vec![step],
-            vec![("passed", "no".into())],
+            vec![(facet("passed"), yes_no(false))],
         ));
     }
     let mut mods = Vec::new();
     let mut add = |on: bool, name: &str, v: i32, src: &str| {
         if on {
-            mods.push(modifier("unit", name, v, src));
+            mods.push(modifier(k("side.unit"), k(&format!("mod.{name}")), v, src));
         }
     };
     let saf = test == Test::StandAndFight;
     // An attached field officer stands in for the unit's leaders (decision 7).
     add(
         m.leaderless && !m.field_officer,
-        "without any leaders",
+        "no-leaders",
         -2,
         "001, MORALE NOTES, 'Units without any leaders -2'; decision 7",
     );
@@ -45,25 +45,25 @@ pub(super) fn morale(m: &MoraleRequest, th: &Thresholds) -> Plan<Outcome> {
     );
     add(
         m.field_officer,
-        "field officer attached",
+        "field-officer",
         1,
         "001, MORALE NOTES, 'Field Officer attached to unit +1'",
     );
     add(
         m.gendarmes_vs_lighter_cavalry && test == Test::ToClose,
-        "gendarmes against lighter cavalry",
+        "gendarmes-vs-lighter",
         1,
         "001, MORALE NOTES, 'Gendarmes vs. lighter cavalry +1 ... \"to close\"'",
     );
     add(
         m.swiss_vs_pikes && test == Test::ToClose,
-        "Swiss pikes against other pikes",
+        "swiss-vs-pikes",
         1,
         "001, MORALE NOTES, 'Swiss pikes vs other pikes +1 ... \"to close\"'",
     );
     add(
         m.attacked_in_rear && saf,
-        "attacked in rear",
+        "attacked-in-rear",
         -2,
         "001, MORALE NOTES, 'Attacked in rear -2 to \"Stand and fight\"'",
     );
@@ -75,39 +75,47 @@ pub(super) fn morale(m: &MoraleRequest, th: &Thresholds) -> Plan<Outcome> {
     );
     add(
         m.infantry_breaking_off_from_cavalry && saf,
-        "infantry breaking off from cavalry",
+        "breaking-off-from-cavalry",
         -2,
         "001, BREAKING OFF, '-2 Infantry attempting to break off from melee with cavalry'",
     );
     let total_mod: i32 = mods.iter().map(|m| m.value).sum();
-    let title = format!(
-        "{}: 2D6 + modifiers; {need} or more passes [{}]",
-        test.name(),
-        tables::MORALE_SOURCE
+    let title = msg(
+        "title.morale",
+        &[
+            ("test", test.term()),
+            ("need", need.to_string()),
+            // tables::MORALE_SOURCE, in the reader's language.
+            ("source", k("source.morale")),
+        ],
     );
-    throw(2, 6, "Morale die", Depends::Sum).map(move |f| {
+    let label = k("die.morale");
+    throw(2, 6, &label, Depends::Sum).map(move |f| {
         let total = i32::from(f[0]) + i32::from(f[1]) + total_mod;
         let pass = total >= need;
         let step = Step {
             title: title.clone(),
-            dice: rolled(&labelled(2, 6, "Morale die"), &f),
+            dice: rolled(&labelled(2, 6, &label), &f),
             modifiers: mods.clone(),
-            totals: vec![("total".into(), total), ("needed".into(), need)],
-            result: if pass {
-                "passed".into()
+            totals: vec![(facet("total"), total), (facet("needed"), need)],
+            result: k(if pass {
+                "result.passed"
             } else {
-                "failed".into()
-            },
+                "result.failed"
+            }),
         };
         outcome(
             "morale",
-            format!(
-                "{}: {}",
-                test.name(),
-                if pass { "passed" } else { "failed" }
+            msg(
+                if pass {
+                    "result.test-passed"
+                } else {
+                    "result.test-failed"
+                },
+                &[("test", test.term())],
             ),
             vec![step],
-            vec![("passed", if pass { "yes" } else { "no" }.into())],
+            vec![(facet("passed"), yes_no(pass))],
         )
     })
 }

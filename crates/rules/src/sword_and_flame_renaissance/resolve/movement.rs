@@ -16,32 +16,32 @@ pub(super) fn movement(m: &MoveRequest) -> Result<Plan<Outcome>, Rejection> {
         n => n,
     };
     if base == 0 {
-        return Err(reject("does-not-move", "type", "heavy guns do not move without the game master's permission, but may pivot in place (001, MOVEMENT)"));
+        return Err(reject("does-not-move", "type", k("refuse.heavy-gun-still")));
     }
     if m.woods && matches!(t.kind, Kind::Gun | Kind::Train) {
-        return Err(reject(
-            "no-woods",
-            "woods",
-            "guns and wagons cannot enter woods except on roads (001, MOVEMENT)",
-        ));
+        return Err(reject("no-woods", "woods", k("refuse.no-woods")));
     }
     if m.dismounting && !matches!(t.id, "light-horse-arquebus" | "light-horse-crossbow") {
-        return Err(reject("may-not-dismount", "dismounting", "dismounting: only mounted crossbowmen or arquebusiers may dismount (001, OPTIONAL RULES, DISMOUNTING)"));
+        return Err(reject(
+            "may-not-dismount",
+            "dismounting",
+            k("refuse.may-not-dismount"),
+        ));
     }
     let loss = tables::terrain_losses(t, order);
     let mut lost = 0u8;
     let mut mods = Vec::new();
     for (on, name, l) in [
-        (m.uphill, "uphill", loss[0]),
-        (m.downhill, "downhill", loss[1]),
-        (m.obstacle, "across an obstacle", loss[2]),
-        (m.woods, "through woods", loss[3]),
+        (m.uphill, "field.uphill", loss[0]),
+        (m.downhill, "field.downhill", loss[1]),
+        (m.obstacle, "field.obstacle", loss[2]),
+        (m.woods, "field.woods", loss[3]),
     ] {
         if on && l > 0 {
             lost += l;
             mods.push(modifier(
-                "dice",
-                name,
+                k("side.dice"),
+                k(name),
                 -i32::from(l),
                 "001, MOVEMENT, Movement Penalties; decision 18",
             ));
@@ -50,8 +50,8 @@ pub(super) fn movement(m: &MoveRequest) -> Result<Plan<Outcome>, Rejection> {
     if m.dismounting {
         lost += 1;
         mods.push(modifier(
-            "dice",
-            "mounting or dismounting",
+            k("side.dice"),
+            k("mod.dismounting"),
             -1,
             "001, OPTIONAL RULES, DISMOUNTING, 'Unit loses 1 D6'",
         ));
@@ -59,30 +59,47 @@ pub(super) fn movement(m: &MoveRequest) -> Result<Plan<Outcome>, Rejection> {
     // Never below one die (decision 18).
     let n = base.saturating_sub(lost).max(1);
     let half = m.loading && t.kind == Kind::Foot && t.weapon == Some(Weapon::Arquebus);
-    let title = format!(
-        "Move: {} in {} order rolls {base}D6{}{}",
-        t.name,
-        order_name(order),
-        if t.id == "heavy-gun" {
-            " (the game master permits it, decision 57)"
-        } else {
-            ""
-        },
-        if lost > 0 {
-            format!(
-                ", {lost} lost{}: {n}D6",
-                if base <= lost {
-                    " (never fewer than one die, decision 18)"
+    let title = msg(
+        "title.move",
+        &[
+            ("troop", t.term()),
+            ("order", order_name(order)),
+            ("dice", base.to_string()),
+            (
+                "permitted",
+                if t.id == "heavy-gun" {
+                    k("move.permitted")
                 } else {
-                    ""
-                }
-            )
-        } else {
-            String::new()
-        }
+                    String::new()
+                },
+            ),
+            (
+                "lost",
+                if lost > 0 {
+                    msg(
+                        "move.lost",
+                        &[
+                            ("lost", lost.to_string()),
+                            ("dice", n.to_string()),
+                            (
+                                "floor",
+                                if base <= lost {
+                                    k("move.floor")
+                                } else {
+                                    String::new()
+                                },
+                            ),
+                        ],
+                    )
+                } else {
+                    String::new()
+                },
+            ),
+        ],
     );
+    let label = k("die.move");
     Ok(
-        throw(usize::from(n), 6, "Move die", Depends::Sum).map(move |f| {
+        throw(usize::from(n), 6, &label, Depends::Sum).map(move |f| {
             let rolled_total: u32 = f.iter().map(|&x| u32::from(x)).sum();
             let inches = if half {
                 rolled_total / 2
@@ -92,24 +109,24 @@ pub(super) fn movement(m: &MoveRequest) -> Result<Plan<Outcome>, Rejection> {
             let mut modifiers = mods.clone();
             if half {
                 modifiers.push(modifier(
-                    "inches",
-                    "loading arquebus on foot: half, rounded down",
+                    k("side.inches"),
+                    k("mod.loading"),
                     0,
                     "001, FIRE, 'May not move more than 1/2 while loading arquebus on foot'; decision 13",
                 ));
             }
             let step = Step {
                 title: title.clone(),
-                dice: rolled(&labelled(f.len(), 6, "Move die"), &f),
+                dice: rolled(&labelled(f.len(), 6, &label), &f),
                 modifiers,
-                totals: vec![("inches".into(), inches as i32)],
+                totals: vec![(facet("inches"), inches as i32)],
                 result: format!("{inches}\""),
             };
             outcome(
                 "move",
-                format!("moves up to {inches}\""),
+                msg("result.moves-up-to", &[("inches", inches.to_string())]),
                 vec![step],
-                vec![("inches", inches.to_string())],
+                vec![(facet("inches"), inches.to_string())],
             )
         }),
     )
@@ -126,68 +143,75 @@ pub fn spirit_target(fresh: u32, worn: u32, start: u32) -> u32 {
 
 pub(super) fn spirit(s: &SpiritRequest) -> Result<Plan<Outcome>, Rejection> {
     if s.start == 0 {
-        return Err(reject(
-            "bad-start",
-            "start",
-            "start: the units and guns of the army at the start of the game",
-        ));
+        return Err(reject("bad-start", "start", k("refuse.bad-start")));
     }
     if s.fresh + s.worn > s.start {
-        return Err(reject(
-            "bad-count",
-            "fresh",
-            "fresh + worn cannot exceed the units and guns at the start",
-        ));
+        return Err(reject("bad-count", "fresh", k("refuse.bad-count")));
     }
     let target = spirit_target(s.fresh, s.worn, s.start);
     let (fresh, worn, start) = (s.fresh, s.worn, s.start);
-    Ok(Plan::die(Die::new(10, "Spirit D10"), move |face| {
+    let label = k("die.spirit");
+    Ok(Plan::die(Die::new(10, label.clone()), move |face| {
         let good = u32::from(face) <= target;
         let step = Step {
-            title: format!("Spirit of the army: {fresh} fresh and {worn} worn units and guns (worn count ½) over the {start} at the start, rounded up to tenths: roll {target} or less on a D10 [001, THE SPIRIT OF THE ARMY, second paragraph and its example; decision 3]"),
+            title: msg(
+                "title.spirit",
+                &[
+                    ("fresh", fresh.to_string()),
+                    ("worn", worn.to_string()),
+                    ("start", start.to_string()),
+                    ("target", target.to_string()),
+                ],
+            ),
             dice: vec![RolledDie {
-                label: "Spirit D10".into(),
+                label: label.clone(),
                 sides: 10,
                 face,
             }],
             modifiers: Vec::new(),
-            totals: vec![("needed".into(), target as i32)],
-            result: if good {
-                "good".into()
+            totals: vec![(facet("needed"), target as i32)],
+            result: k(if good {
+                "spirit.good"
             } else {
-                "poor: routed and spent units leave the field, shaken units rout".into()
-            },
+                "result.spirit-poor"
+            }),
         };
         Plan::Done(outcome(
             "spirit",
-            format!(
-                "the spirit of the army is {}",
-                if good { "good" } else { "poor" }
-            ),
+            msg("result.spirit", &[("spirit", spirit_term(good))]),
             vec![step],
-            vec![("spirit", if good { "good" } else { "poor" }.into())],
+            vec![(
+                facet("spirit"),
+                k(if good { "spirit.good" } else { "spirit.poor" }),
+            )],
         ))
     }))
 }
 
+/// "good" or "poor", as a message argument.
+pub fn spirit_term(good: bool) -> String {
+    term(if good { "spirit.good" } else { "spirit.poor" })
+}
+
 pub(super) fn rout() -> Plan<Outcome> {
-    Plan::die(Die::new(4, "Rout D4"), |face| {
+    let label = k("die.rout");
+    Plan::die(Die::new(4, label.clone()), move |face| {
         let step = Step {
-            title: "Rout: a D4 of casualties, then a normal move to the rear [001, ROUTED UNITS; decision 29]".into(),
+            title: k("title.rout"),
             dice: vec![RolledDie {
-                label: "Rout D4".into(),
+                label: label.clone(),
                 sides: 4,
                 face,
             }],
             modifiers: Vec::new(),
             totals: Vec::new(),
-            result: format!("{face} figure(s) lost"),
+            result: msg("result.figures-lost", &[("count", face.to_string())]),
         };
         Plan::Done(outcome(
             "rout",
-            format!("routs, losing {face} figure(s)"),
+            msg("result.routs-losing", &[("count", face.to_string())]),
             vec![step],
-            vec![("figures lost", face.to_string())],
+            vec![(facet("figures-lost"), face.to_string())],
         ))
     })
 }
