@@ -114,7 +114,6 @@ pub(super) fn fire(f: &FireRequest) -> Result<Plan<Outcome>, Rejection> {
                     String::new()
                 },
             ),
-            ("source", line.source.to_string()),
         ],
     );
     let cap = f.target_figures;
