@@ -11,7 +11,8 @@
 //! - **Language-neutral messages.** A rules engine or the event log cannot know who will read
 //!   its text, so it carries [`msg`] markers inside plain strings: `⟦key|name=value|…⟧`. Every
 //!   viewer renders them with [`localize`] (or [`localize_json`]) in their own language; text
-//!   outside markers passes through unchanged (the older rule sets' plain English does).
+//!   outside markers passes through unchanged (a game recorded before its rule set's texts
+//!   became messages keeps its English).
 //!   A marker argument's value is plain text, or:
 //!   - `@key`: another catalogue key, rendered in the viewer's language
 //!     (`type=@callan.term.picchieri`);
