@@ -703,7 +703,7 @@ fn the_odds_show_a_melee_and_the_public_pack_never_its_order() {
     assert!(!facets.is_empty(), "{v}");
     let elim = facets
         .iter()
-        .find(|f| f["facet"] == "melee: eliminated")
+        .find(|f| f["facet"] == "Melee: eliminated")
         .unwrap_or_else(|| panic!("no \"melee: eliminated\" facet: {v}"));
     let total: f64 = elim["values"]
         .as_array()
@@ -713,7 +713,7 @@ fn the_odds_show_a_melee_and_the_public_pack_never_its_order() {
         .sum();
     assert!((total - 1.0).abs() < 1e-9, "{elim}");
     assert!(
-        facets.iter().any(|f| f["facet"] == "melee: blocks lost"),
+        facets.iter().any(|f| f["facet"] == "Melee: blocks lost"),
         "{v}"
     );
     assert_eq!(s.raw(&l).log.entries().len(), n, "odds record nothing");

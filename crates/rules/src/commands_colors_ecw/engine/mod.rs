@@ -8,6 +8,7 @@ use tercio_core::{Plan, Resolution};
 use super::game::{self, Action, Phase, Res, Sent, State, UnitState, HOUSE_RULES};
 use super::resolve::{self, MeleeRequest};
 use super::tables::{self, command_kind, Class, Training, CHAUNCE_CARDS, COMMAND_CARDS};
+use super::{k, m, term};
 use crate::interface::scenario::Scenario;
 use crate::interface::{
     ActionForm, Board, BoardTable, Choice, Engine, FormField, HouseRule, Outcome, Rejection,
@@ -54,7 +55,7 @@ impl RuleSet for CommandsColorsEcw {
     /// Section 13.5: version 2 holds a failed control roll for the rest of the turn and keeps
     /// reserves out of Friendly Fire and Lay Down Your Armes.
     fn rules_version(&self) -> u32 {
-        2
+        3
     }
     fn available(&self) -> bool {
         true
