@@ -885,7 +885,9 @@ fn the_card_under_a_stand_of_pikes_is_the_defenders_alone() {
     assert!(before.contains(&card));
     assert_eq!(track[0][1], target);
     // Which card went onto the track, and the die that chose it, are Parliament's.
-    let label = "Stand of Pikes card";
+    // The die's label as recorded: a message, rendered where it is shown.
+    let label = tercio_i18n::msg(tercio_i18n::keys::ECW_DIE_STAND_CARD, &[]);
+    let label = label.as_str();
     for (own, role, t) in l.seats() {
         let export = s.get(&format!("/api/s/{t}/export")).body;
         let state = s.view(&t)["state"].clone();
