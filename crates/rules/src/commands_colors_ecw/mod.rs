@@ -35,3 +35,13 @@ pub fn term(id: &str) -> String {
 pub fn join(parts: &[String]) -> String {
     parts.join("; ")
 }
+
+/// "1 block", "3 blocks": a count of blocks, a message.
+pub fn blocks(n: impl ToString) -> String {
+    m("ecw.n.blocks", &[("count", n.to_string())])
+}
+
+/// "1 hex", "2 hexes": a count of hexes, a message.
+pub fn hexes(n: impl ToString) -> String {
+    m("ecw.n.hexes", &[("count", n.to_string())])
+}

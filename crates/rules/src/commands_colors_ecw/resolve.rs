@@ -422,11 +422,14 @@ pub(crate) fn roll_against(
                 (k("ecw.facet.blocks-lost"), lost as i32),
             ],
             result: if t.retiring {
-                m("ecw.result.retires", &[("count", lost.to_string())])
+                m("ecw.result.retires", &[("blocks", super::blocks(lost))])
             } else {
                 m(
                     "ecw.result.lost-retreat",
-                    &[("count", lost.to_string()), ("hexes", hexes.to_string())],
+                    &[
+                        ("blocks", super::blocks(lost)),
+                        ("hexes", super::hexes(hexes)),
+                    ],
                 )
             },
         };
@@ -503,7 +506,7 @@ pub fn melee(req: &MeleeRequest) -> Result<Plan<Outcome>, Rejection> {
         facets.push((k("ecw.facet.battle-back"), yes_no(holds)));
         let summary = m(
             "ecw.result.defender-loses",
-            &[("count", lost.to_string()), ("hexes", hexes.to_string())],
+            &[("blocks", super::blocks(lost)), ("hexes", super::hexes(hexes))],
         );
         if !holds {
             return Plan::Done(Outcome {
@@ -539,8 +542,8 @@ pub fn melee(req: &MeleeRequest) -> Result<Plan<Outcome>, Rejection> {
                         "ecw.result.battles-back",
                         &[
                             ("defender", summary.clone()),
-                            ("count", l2.to_string()),
-                            ("hexes", h2.to_string()),
+                            ("blocks", super::blocks(l2)),
+                            ("hexes", super::hexes(h2)),
                         ],
                     ),
                     steps: vec![step.clone(), s2],

@@ -188,8 +188,8 @@ pub(super) fn hit_unit(r: Res, h: Hit, then: impl Fn(Res, bool) -> P + 'static) 
         let gone = lose_blocks(&mut r, &target, lost, &label);
         let args = [
             ("unit", tname.clone()),
-            ("count", lost.to_string()),
-            ("hexes", hexes.to_string()),
+            ("blocks", super::super::blocks(lost)),
+            ("hexes", super::super::hexes(hexes)),
         ];
         r.say(if gone {
             m("ecw.result.unit-eliminated", &args)

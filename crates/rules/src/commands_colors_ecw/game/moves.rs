@@ -221,7 +221,10 @@ pub(super) fn move_unit(st: &State, id: &str, a: &Movement) -> Result<P, Rejecti
             Some("hexes"),
             m(
                 "ecw.reject.too-far",
-                &[("unit", u.name.clone()), ("count", max.to_string())],
+                &[
+                    ("unit", u.name.clone()),
+                    ("hexes", super::super::hexes(max)),
+                ],
             ),
         ));
     }
