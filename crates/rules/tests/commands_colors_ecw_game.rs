@@ -1839,7 +1839,7 @@ fn decision_14_raw_foot_with_a_leader_ignores_one_flag_then_doubles_the_rest() {
     act_entered(&mut g, none(), &[6, 6, 4, 4, 4]);
     let m = step_of(&g, "Melee:").expect("the melee");
     assert_eq!(total(&m, "flags"), 2);
-    assert_eq!(m.result, "0 blocks lost, 2 hexes to retreat");
+    assert_eq!(m.result, "0 block(s) lost, 2 hex(es) to retreat");
     assert!(step_of(&g, "Battle back:").is_none(), "it left its hex");
     assert_eq!(unit(&g, "p1")["blocks"], 4);
     // No room: the two hexes cost two blocks.
@@ -1852,7 +1852,7 @@ fn decision_14_raw_foot_with_a_leader_ignores_one_flag_then_doubles_the_rest() {
     let f = faces_for(&g, &none(), &[6, 4, 4, 4, 4], 4);
     act_entered(&mut g, none(), &f);
     let m = step_of(&g, "Melee:").expect("the melee");
-    assert_eq!(m.result, "0 blocks lost, 0 hexes to retreat");
+    assert_eq!(m.result, "0 block(s) lost, 0 hex(es) to retreat");
     assert!(step_of(&g, "Battle back:").is_some());
 }
 
@@ -1875,7 +1875,7 @@ fn decision_15_veteran_with_a_leader_ignores_two_flags_by_default() {
     act_entered(&mut g, none(), &f);
     let m = step_of(&g, "Melee:").expect("the melee");
     assert_eq!(total(&m, "flags"), 2);
-    assert_eq!(m.result, "0 blocks lost, 0 hexes to retreat");
+    assert_eq!(m.result, "0 block(s) lost, 0 hex(es) to retreat");
     let back = step_of(&g, "Battle back:").expect("it holds and battles back");
     assert_eq!(back.dice.len(), 6);
     assert_eq!(unit(&g, "p1")["blocks"], 4);
@@ -1890,7 +1890,7 @@ fn decision_15_veteran_with_a_leader_ignores_two_flags_by_default() {
     );
     act_entered(&mut g, none(), &[6, 6, 6, 4, 4]);
     let m = step_of(&g, "Melee:").expect("the melee");
-    assert_eq!(m.result, "0 blocks lost, 1 hex to retreat");
+    assert_eq!(m.result, "0 block(s) lost, 1 hex(es) to retreat");
     assert!(step_of(&g, "Battle back:").is_none());
 }
 
@@ -2006,7 +2006,7 @@ fn decision_19_raw_dragoons_retreat_two_hexes_a_flag_and_artillery_takes_no_trai
     // One Flag; Infantry faces miss dragoons.
     act_entered(&mut g, none(), &[6, 1, 1, 1, 1]);
     let m = step_of(&g, "Melee:").expect("the melee");
-    assert_eq!(m.result, "0 blocks lost, 2 hexes to retreat");
+    assert_eq!(m.result, "0 block(s) lost, 2 hex(es) to retreat");
     assert_eq!(unit(&g, "p1")["blocks"], 3);
 
     // An artillery entry with a training flag is refused at the scenario check.
@@ -2118,7 +2118,7 @@ fn decision_25_raw_trotters_retire_two_hexes_and_dismounted_dragoons_cannot() {
     );
     act_entered(&mut g, retire, &[6, 6, 5, 1, 3]);
     let m = step_of(&g, "Melee:").expect("the melee");
-    assert_eq!(m.result, "1 block lost; it retires and reforms 2 hexes");
+    assert_eq!(m.result, "1 block(s) lost; it retires and reforms 2 hexes");
     assert!(step_of(&g, "Battle back:").is_none(), "no battle back");
     assert_eq!(unit(&g, "p4")["blocks"], 2);
     assert!(g.state["chase"].is_null());
