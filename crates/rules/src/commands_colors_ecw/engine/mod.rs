@@ -95,8 +95,8 @@ impl RuleSet for CommandsColorsEcw {
             "ruleset": self.id(),
             "seed": self.seed(),
             "design": "docs/rules/commands-colors-ecw.md",
-            "command_cards": COMMAND_CARDS.iter().map(|c| json!({"id": c.id, "name": c.name, "count": c.count, "text": c.text})).collect::<Vec<_>>(),
-            "chaunce_cards": CHAUNCE_CARDS.iter().map(|c| json!({"id": c.id, "name": c.name, "count": c.count, "turn": format!("{:?}", c.turn), "text": c.text})).collect::<Vec<_>>(),
+            "command_cards": COMMAND_CARDS.iter().map(|c| json!({"id": c.id, "name": c.title(), "count": c.count, "text": c.rules()})).collect::<Vec<_>>(),
+            "chaunce_cards": CHAUNCE_CARDS.iter().map(|c| json!({"id": c.id, "name": c.title(), "count": c.count, "turn": format!("{:?}", c.turn), "text": c.rules()})).collect::<Vec<_>>(),
             "battle_die": ["infantry", "infantry", "cavalry", "artillery", "sabre", "flag"],
             "house_rules": HOUSE_RULES,
         })
