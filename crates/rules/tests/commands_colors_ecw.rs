@@ -3,14 +3,26 @@
 
 use serde_json::{json, Value};
 use tercio_core::DiceStream;
+use tercio_i18n::{localize, Lang};
 use tercio_rules::commands_colors_ecw::resolve::{plan, BattleRequest};
 use tercio_rules::odds::{odds, OddsReport};
 
 fn battle(v: Value) -> OddsReport {
     let req: BattleRequest = serde_json::from_value(v).expect("request");
     let p = plan(&req).unwrap_or_else(|r| panic!("{r}"));
-    let o = odds(&p);
+    let o = english(odds(&p));
     assert!((o.total - 1.0).abs() < 1e-12);
+    o
+}
+
+/// The report's facets and values rendered in English (the engine's are messages).
+fn english(mut o: OddsReport) -> OddsReport {
+    for f in &mut o.facets {
+        f.facet = localize(Lang::En, &f.facet);
+        for v in &mut f.values {
+            v.0 = localize(Lang::En, &v.0);
+        }
+    }
     o
 }
 
@@ -151,7 +163,7 @@ fn melee_odds(v: Value) -> OddsReport {
         serde_json::from_value(v).expect("request");
     let p =
         tercio_rules::commands_colors_ecw::resolve::melee(&req).unwrap_or_else(|r| panic!("{r}"));
-    let o = odds(&p);
+    let o = english(odds(&p));
     assert!((o.total - 1.0).abs() < 1e-12);
     o
 }

@@ -354,7 +354,7 @@ fn card_case(card: Chaunce) -> (&'static str, &'static [(&'static str, &'static 
             "charges Foot p1",
             &[("candidates", "ga1"), ("target", "p1")],
         ),
-        Chaunce::GrimmeReaper => ("block(s) desert", &[]),
+        Chaunce::GrimmeReaper => ("desert", &[]),
         Chaunce::HotForRevenge => ("+1 die in combat for the rest of the day", &[]),
         Chaunce::NeverTouchTheStuff => ("-1 die in all combat (I Shall Never Touch", &[]),
         Chaunce::LayDownYourArmes => ("prisoner guards", &[("candidates", "c2"), ("target", "p1")]),
@@ -438,7 +438,10 @@ fn every_chaunce_card_reaches_its_own_effect() {
             note(&act(&mut g, json!({"action": "dizzy-pick", "position": 1})));
         }
         let chronicle = g.state["chronicle"].to_string();
-        let all = format!("{}\n{chronicle}", said.join("\n"));
+        let all = tercio_i18n::localize(
+            tercio_i18n::Lang::En,
+            &format!("{}\n{chronicle}", said.join("\n")),
+        );
         assert!(
             marker.split('|').any(|m| all.contains(m)),
             "{}: {marker:?} not in\n{all}",

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 use tercio_core::{LogEntry, Step};
+use tercio_i18n::{localize, localize_json, Lang};
 use tercio_rules::commands_colors_ecw::game::chaunce_of;
 use tercio_rules::commands_colors_ecw::tables::{command_deck_size, command_kind, COMMAND_CARDS};
 use tercio_rules::game::{Game, GameError, GameEvent};
@@ -126,11 +127,19 @@ fn refused(g: &mut Game, a: Value) -> (String, Option<String>) {
     out
 }
 
+/// The last event, its texts rendered in English (the engine records messages).
 fn last_event(g: &Game) -> GameEvent {
     match g.log.entries().last() {
-        Some(LogEntry::Event { event, .. }) => event.clone(),
+        Some(LogEntry::Event { event, .. }) => english(event),
         other => panic!("no event last: {other:?}"),
     }
+}
+
+/// An event with its texts rendered in English.
+fn english(event: &GameEvent) -> GameEvent {
+    let mut v = serde_json::to_value(event).expect("an event serialises");
+    localize_json(Lang::En, &mut v);
+    serde_json::from_value(v).expect("an event reads back")
 }
 
 fn nums(v: &Value) -> Vec<u8> {
@@ -271,8 +280,14 @@ fn preview_p(g: &Game, a: Value, st: &Value, facet: &str, value: &str) -> f64 {
     let plan = engine(g)
         .preview(Some(st), &a)
         .unwrap_or_else(|r| panic!("{a}: {r}"));
-    let o = odds(&plan);
+    let mut o = odds(&plan);
     close(o.total, 1.0);
+    for f in &mut o.facets {
+        f.facet = localize(Lang::En, &f.facet);
+        for v in &mut f.values {
+            v.0 = localize(Lang::En, &v.0);
+        }
+    }
     o.p(facet, value)
 }
 
@@ -736,11 +751,11 @@ fn decision_26_stand_of_pikes_takes_a_card_caps_the_dice_and_returns_the_card() 
     // cannot be taken costs a block: 4/6 (design 9.2, example 8).
     let respond = json!({"action": "respond", "response": "stand-of-pikes"});
     close(
-        preview_p(&g, respond.clone(), &g.state, "melee: blocks lost", "1"),
+        preview_p(&g, respond.clone(), &g.state, "Melee: blocks lost", "1"),
         4.0 / 6.0,
     );
     close(
-        preview_p(&g, respond.clone(), &g.state, "melee: blocks lost", "0"),
+        preview_p(&g, respond.clone(), &g.state, "Melee: blocks lost", "0"),
         2.0 / 6.0,
     );
     // The card goes to the track by the game's own dice: faces typed at the table are refused
@@ -800,7 +815,7 @@ fn decision_26_stand_of_pikes_takes_a_card_caps_the_dice_and_returns_the_card() 
     );
     let none = json!({"action": "respond", "response": "none"});
     close(
-        preview_p(&g, none.clone(), &g.state, "melee: eliminated", "yes"),
+        preview_p(&g, none.clone(), &g.state, "Melee: eliminated", "yes"),
         4.0 / 6.0,
     );
     act_entered(&mut g, none, &[5]);
@@ -832,13 +847,13 @@ fn design_9_2_example_1_through_the_game() {
     act(&mut g, json!({"action": "order", "unit": "c1"}));
     let melee = json!({"action": "melee", "unit": "c1", "target": "p1"});
     let p = |facet: &str, v: &str| preview_p(&g, melee.clone(), &g.state, facet, v);
-    close(p("melee: eliminated", "yes"), 3.0 / 16.0);
-    close(p("melee: blocks lost", "0"), 1.0 / 32.0);
-    close(p("melee: blocks lost", "2"), 10.0 / 32.0);
+    close(p("Melee: eliminated", "yes"), 3.0 / 16.0);
+    close(p("Melee: blocks lost", "0"), 1.0 / 32.0);
+    close(p("Melee: blocks lost", "2"), 10.0 / 32.0);
     // 1c: the battle back when the defender holds: the attacker loses at least one block 53/243.
     let bb: f64 = ["1", "2", "3", "4", "5"]
         .iter()
-        .map(|v| p("battle back: blocks lost", v))
+        .map(|v| p("Battle back: blocks lost", v))
         .sum();
     close(bb, 53.0 / 243.0);
     // The preview records nothing.
@@ -1055,7 +1070,8 @@ flags = ["centre"]
     let x = &d[0];
     assert!(x.field.ends_with(".flags"), "{}", x.field);
     assert!(x.field.starts_with("units[4]"), "{}", x.field);
-    assert!(x.message.contains("veteran"), "{}", x.message);
+    let message = localize(Lang::En, &x.message);
+    assert!(message.contains("veteran foot units"), "{message}");
     // The fifth unit's flags: line of `   flags = ["right", "veteran"]`, column of its `[`.
     let line = src
         .lines()
@@ -1590,7 +1606,7 @@ fn a_form_choice_of_a_number_arrives_as_text_and_is_read() {
     act(&mut g, json!({"action": "order", "unit": "c1"}));
     // "0" as the form sends it: no room, so every flag costs a block.
     let melee = json!({"action": "melee", "unit": "c1", "target": "p1", "target_room": "0"});
-    let lost4 = preview_p(&g, melee.clone(), &g.state, "melee: eliminated", "yes");
+    let lost4 = preview_p(&g, melee.clone(), &g.state, "Melee: eliminated", "yes");
     // 5 dice at 1/2 hit, 1/6 flag; a block for each hit or flag: eliminated at 4 or more of
     // 5 dice showing a hit or a flag (2/3 each).
     let p = |k: u32| {
@@ -1628,6 +1644,10 @@ fn leaves(g: &Game, a: &Value) -> Vec<(Outcome, Value, f64)> {
         .map(|(o, p)| {
             let mut st = g.state.clone();
             e.apply(&mut st, &o.effects).expect("the effects fold");
+            let mut o = o;
+            let mut r = serde_json::to_value(&o.resolution).expect("a resolution serialises");
+            localize_json(Lang::En, &mut r);
+            o.resolution = serde_json::from_value(r).expect("a resolution reads back");
             (o, st, p)
         })
         .collect();
@@ -1806,7 +1826,7 @@ fn decision_14_raw_foot_with_a_leader_ignores_one_flag_then_doubles_the_rest() {
             &before,
             melee.clone(),
             &before.state,
-            "melee: retreat hexes",
+            "Melee: retreat hexes",
             v,
         )
     };
@@ -1886,7 +1906,7 @@ fn decision_16_sabres_never_hit_in_ranged_combat() {
             &g,
             fire.clone(),
             &g.state,
-            "ranged combat: blocks lost",
+            "Ranged combat: blocks lost",
             "0",
         ),
         (4.0f64 / 6.0).powi(3),
@@ -1923,7 +1943,7 @@ fn decision_17_dismounted_dragoons_are_hit_by_cavalry_not_infantry_at_range() {
             &g,
             fire.clone(),
             &g.state,
-            "ranged combat: blocks lost",
+            "Ranged combat: blocks lost",
             "0",
         ),
         (5.0f64 / 6.0).powi(3),
@@ -2085,15 +2105,15 @@ fn decision_25_raw_trotters_retire_two_hexes_and_dismounted_dragoons_cannot() {
     let retire = json!({"action": "respond", "response": "retire"});
     // Only Cavalry faces hit; flags are ignored: never a retreat by flags, never doubled.
     close(
-        preview_p(&g, retire.clone(), &g.state, "melee: blocks lost", "0"),
+        preview_p(&g, retire.clone(), &g.state, "Melee: blocks lost", "0"),
         (5.0f64 / 6.0).powi(5),
     );
     // Exactly 2 hexes back, not doubled for raw, unless eliminated (0 hexes then).
-    let two = preview_p(&g, retire.clone(), &g.state, "melee: retreat hexes", "2");
-    let gone = preview_p(&g, retire.clone(), &g.state, "melee: eliminated", "yes");
+    let two = preview_p(&g, retire.clone(), &g.state, "Melee: retreat hexes", "2");
+    let gone = preview_p(&g, retire.clone(), &g.state, "Melee: eliminated", "yes");
     close(two + gone, 1.0);
     close(
-        preview_p(&g, retire.clone(), &g.state, "melee: retreat hexes", "4"),
+        preview_p(&g, retire.clone(), &g.state, "Melee: retreat hexes", "4"),
         0.0,
     );
     act_entered(&mut g, retire, &[6, 6, 5, 1, 3]);
@@ -2391,11 +2411,11 @@ fn decision_39_friendly_fire_one_block_gun_rolls_one_die_at_the_friend() {
     // One die at the foot: an Infantry face (2 of 6) a hit, a Flag a retreat.
     let st = g.state.clone();
     close(
-        preview_p(&g, a.clone(), &st, "friendly fire: blocks lost", "1"),
+        preview_p(&g, a.clone(), &st, "Friendly Fire: blocks lost", "1"),
         1.0 / 3.0,
     );
     close(
-        preview_p(&g, a.clone(), &st, "friendly fire: retreat hexes", "1"),
+        preview_p(&g, a.clone(), &st, "Friendly Fire: retreat hexes", "1"),
         1.0 / 6.0,
     );
     act(&mut g, a);
@@ -2836,7 +2856,12 @@ fn decision_58_chaunce_odds_come_from_the_public_pack_never_its_hidden_order() {
         .unwrap_or_else(|r| panic!("{r}"));
     let o = odds(&plan);
     close(o.total, 1.0);
-    assert!(o.facets.iter().any(|f| f.facet == "blocks lost"), "{o:?}");
+    assert!(
+        o.facets
+            .iter()
+            .any(|f| localize(Lang::En, &f.facet) == "blocks lost"),
+        "{o:?}"
+    );
     // The draw itself takes the top of the pack shuffled at the deal, as recorded games drew
     // it: no card is drawn from the game's stream (only Grimme Reaper's own dice).
     act(&mut g, json!({"action": "draw_chaunce"}));
@@ -2876,7 +2901,13 @@ fn decision_58_chaunce_odds_come_from_the_public_pack_never_its_hidden_order() {
         .preview(Some(&e.state), &draw)
         .unwrap_or_else(|r| panic!("{r}"));
     assert!(plan.within(5_000));
-    close(odds(&plan).p("Chaunce card", "False Alarum"), 11.0 / 45.0);
+    close(
+        odds(&plan).p(
+            "⟦ecw.facet.chaunce-card⟧",
+            "⟦ecw_cards.chaunce.false-alarum.name⟧",
+        ),
+        11.0 / 45.0,
+    );
     // Out of its phase the draw has no odds: it is not the action of the moment.
     let mut g = dealt(63);
     let (code, _) = refused(&mut g, draw.clone());
@@ -2903,31 +2934,33 @@ fn decision_58_the_draw_of_a_game_recorded_before_it_is_unchanged() {
         })
         .collect();
     // Fumblethumbs (ignored), False Alarum twice, The Inspired Worde (a random unit), Bad
-    // Powder (a random unit), Who Drew This Mappe? (waiting for the table).
+    // Powder (a random unit), Who Drew This Mappe? (waiting for the table). Re-pinned at rules
+    // version 3, whose recorded texts are messages: the same dice, cards and stream positions
+    // (the examples' re-blessing shows only texts changed).
     let before: [(u64, &str); 6] = [
         (
             9,
-            "7afb2e4ce5ecea36e8100a73a17a443742429dcb7cfe1921a8ef9fe22f1d2e85",
+            "ad804f379f15834130a8f1470415e20a8888725e26c684b64ee25bdae788566d",
         ),
         (
             10,
-            "8822bfb4e715eb4c65321be896d1eb65f6ae3ecbe0103547d171aa763f3c6750",
+            "320268c20751c6c09f228376e766340da40d59fa696404010525d03bb6f71c91",
         ),
         (
             15,
-            "343462273939b54e57f1566cda5c03ff80fd62bbc03f99540bcbc136800e0b3a",
+            "bbf36e587f6bf75c80ad9144a66879f87c31e3d3fd44391f70d322cf4b59b24f",
         ),
         (
             22,
-            "40bfaa5964dc42d32e5b6b4f7f0eaa83ffeded1b1bc23eb16b433c82d1bdaf13",
+            "fb1749577ee2295a415f5e61a119e3c5d594135573d83ee6e63e66913ea63650",
         ),
         (
             30,
-            "cca198382e0e8fab3c596952b97436a09e7571b39415954611fd81f98b91a256",
+            "6a29d5ab5f4c6ab5f4a8a0658f476cb24d601b6933c57be54d68aa570a789d30",
         ),
         (
             40,
-            "8c05932376d2f30f0afdf5626a93eaa2c73c032e5b43e170e093b28076f8e3ee",
+            "2f97a610e9c1d804f2d04381501cbbceb369af4cdae802f07451c329c05a52f3",
         ),
     ];
     let before: Vec<(u64, String)> = before.iter().map(|(s, d)| (*s, d.to_string())).collect();

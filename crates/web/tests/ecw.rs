@@ -703,7 +703,7 @@ fn the_odds_show_a_melee_and_the_public_pack_never_its_order() {
     assert!(!facets.is_empty(), "{v}");
     let elim = facets
         .iter()
-        .find(|f| f["facet"] == "melee: eliminated")
+        .find(|f| f["facet"] == "Melee: eliminated")
         .unwrap_or_else(|| panic!("no \"melee: eliminated\" facet: {v}"));
     let total: f64 = elim["values"]
         .as_array()
@@ -713,7 +713,7 @@ fn the_odds_show_a_melee_and_the_public_pack_never_its_order() {
         .sum();
     assert!((total - 1.0).abs() < 1e-9, "{elim}");
     assert!(
-        facets.iter().any(|f| f["facet"] == "melee: blocks lost"),
+        facets.iter().any(|f| f["facet"] == "Melee: blocks lost"),
         "{v}"
     );
     assert_eq!(s.raw(&l).log.entries().len(), n, "odds record nothing");
@@ -885,7 +885,9 @@ fn the_card_under_a_stand_of_pikes_is_the_defenders_alone() {
     assert!(before.contains(&card));
     assert_eq!(track[0][1], target);
     // Which card went onto the track, and the die that chose it, are Parliament's.
-    let label = "Stand of Pikes card";
+    // The die's label as recorded: a message, rendered where it is shown.
+    let label = tercio_i18n::msg(tercio_i18n::keys::ECW_DIE_STAND_CARD, &[]);
+    let label = label.as_str();
     for (own, role, t) in l.seats() {
         let export = s.get(&format!("/api/s/{t}/export")).body;
         let state = s.view(&t)["state"].clone();

@@ -12,3 +12,36 @@ pub mod resolve;
 pub mod tables;
 
 pub const RULESET_ID: &str = "commands-colors-ecw";
+
+/// A message: the catalogue key `key` (in `ecw.toml`) with named arguments (an argument starting
+/// with `@` is itself a key, rendered in the viewer's language; a scenario's names are plain
+/// text, shown as written). Every text a player reads is one.
+pub fn m(key: &str, args: &[(&str, String)]) -> String {
+    let a: Vec<(&str, &str)> = args.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    tercio_i18n::msg(key, &a)
+}
+
+/// A message without arguments.
+pub fn k(key: &str) -> String {
+    m(key, &[])
+}
+
+/// An argument naming a term of the glossary (`@ecw.term.<id>`).
+pub fn term(id: &str) -> String {
+    format!("@ecw.term.{id}")
+}
+
+/// Messages joined by "; " (a list of notes in one line).
+pub fn join(parts: &[String]) -> String {
+    parts.join("; ")
+}
+
+/// "1 block", "3 blocks": a count of blocks, a message.
+pub fn blocks(n: impl ToString) -> String {
+    m("ecw.n.blocks", &[("count", n.to_string())])
+}
+
+/// "1 hex", "2 hexes": a count of hexes, a message.
+pub fn hexes(n: impl ToString) -> String {
+    m("ecw.n.hexes", &[("count", n.to_string())])
+}

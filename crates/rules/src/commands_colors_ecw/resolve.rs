@@ -4,6 +4,7 @@
 //! then blocks lost, flags ignored and multiplied, and blocks lost for retreats that cannot be
 //! taken.
 
+use super::{k, m};
 use serde::Deserialize;
 use serde_json::Value;
 use tercio_core::{plan::throw, Depends, Modifier, Plan, Resolution, RolledDie, Step};
@@ -54,13 +55,45 @@ pub struct BattleRequest {
     pub terrain: u8,
 }
 
+/// The totals' names a step's hits and flags are read back by.
+pub(crate) const TOTAL_HITS: &str = "ecw.total.hits";
+pub(crate) const TOTAL_FLAGS: &str = "ecw.total.flags";
+
+/// "yes" or "no", a message (an odds facet's value).
+pub(crate) fn yes_no(b: bool) -> String {
+    k(if b { "ecw.ref.yes" } else { "ecw.ref.no" })
+}
+
+/// A battle's kind, as a catalogue key.
+pub(crate) fn kind_key(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Ranged => "ecw.kind.ranged",
+        Kind::Melee => "ecw.kind.melee",
+        Kind::BattleBack => "ecw.kind.battle-back",
+    }
+}
+
+/// A class's name, a glossary term argument.
+pub(crate) fn class_term(c: Class) -> String {
+    super::term(match c {
+        Class::Foot => "class-foot",
+        Class::Clubmen => "class-clubmen",
+        Class::Cuirassiers => "class-cuirassiers",
+        Class::Trotters => "class-trotters",
+        Class::Gallopers => "class-gallopers",
+        Class::Dragoons => "class-dragoons",
+        Class::Artillery => "class-artillery",
+    })
+}
+
 fn reject(code: &str, field: &str, message: impl Into<String>) -> Rejection {
     Rejection::new(code, Some(field), message)
 }
 
+/// A term of the dice (`name` a message; the source a citation).
 fn modifier(name: &str, value: i32, source: &str) -> Modifier {
     Modifier {
-        side: "dice".into(),
+        side: k("ecw.mod.dice"),
         name: name.into(),
         value,
         source: source.into(),
@@ -75,7 +108,7 @@ pub fn dice(r: &Roller, kind: Kind, terrain: u8) -> Result<(i32, Vec<Modifier>),
     let base = match (r.class, kind) {
         (Class::Foot, Kind::Ranged) if r.pikes => {
             mods.push(modifier(
-                "pikes",
+                &k("ecw.mod.pikes"),
                 -1,
                 "004, Foot, 'MINUS 1 dice if the unit includes a proportion of pikes'",
             ));
@@ -83,7 +116,7 @@ pub fn dice(r: &Roller, kind: Kind, terrain: u8) -> Result<(i32, Vec<Modifier>),
         }
         (Class::Foot, _) if r.pikes => {
             mods.push(modifier(
-                "pikes",
+                &k("ecw.mod.pikes"),
                 1,
                 "004, Foot, 'plus 1 extra dice if it is a mixed unit including pikes'",
             ));
@@ -94,7 +127,7 @@ pub fn dice(r: &Roller, kind: Kind, terrain: u8) -> Result<(i32, Vec<Modifier>),
             return Err(reject(
                 "no-fire",
                 "roller.class",
-                "roller.class: clubmen count zero in ranged combat (004, Foot)",
+                k("ecw.reject.clubmen-fire"),
             ));
         }
         (Class::Clubmen, _) => b,
@@ -102,7 +135,7 @@ pub fn dice(r: &Roller, kind: Kind, terrain: u8) -> Result<(i32, Vec<Modifier>),
             return Err(reject(
                 "no-fire",
                 "roller.class",
-                "roller.class: no cavalry may carry out ranged combat (004, Horse)",
+                k("ecw.reject.horse-fire"),
             ));
         }
         (Class::Cuirassiers | Class::Trotters | Class::Gallopers, _) => b,
@@ -110,7 +143,7 @@ pub fn dice(r: &Roller, kind: Kind, terrain: u8) -> Result<(i32, Vec<Modifier>),
             return Err(reject(
                 "no-fire",
                 "roller.mounted",
-                "roller.mounted: dragoons may not fire when mounted (004, Dragoons)",
+                k("ecw.reject.mounted-fire"),
             ));
         }
         // "half a dice per base/block of 3 figures, rounded up" (004, Dragoons; decision 18).
@@ -121,66 +154,67 @@ pub fn dice(r: &Roller, kind: Kind, terrain: u8) -> Result<(i32, Vec<Modifier>),
             return Err(reject(
                 "no-melee",
                 "roller.class",
-                "roller.class: artillery cannot attack in melee (004, Artillery)",
+                k("ecw.reject.artillery-melee"),
             ));
         }
         (Class::Artillery, Kind::BattleBack) => 0,
     };
     let mut add = |on: bool, name: &str, v: i32, src: &str| {
         if on && v != 0 {
-            mods.push(modifier(name, v, src));
+            mods.push(modifier(&k(name), v, src));
         }
     };
     add(
         r.training == Training::Veteran && r.class != Class::Artillery,
-        "veteran",
+        "ecw.mod.veteran",
         1,
         "004, Sub-classifications, 'Veterans get extra dice in combat'",
     );
     add(
         r.class == Class::Gallopers && kind == Kind::Melee,
-        "galloper, first round",
+        "ecw.mod.galloper",
         1,
         "004, Horse, '+1 dice for GA in first round of a melee'; decision 22",
     );
     add(
         r.rash && kind != Kind::Ranged,
-        "rash",
+        "ecw.mod.rash",
         1,
         "004, Horse, '+1 dice for certain Royalist GA units ... nominated as rash'",
     );
     add(
         kind != Kind::BattleBack,
-        "cards",
+        "ecw.mod.cards",
         r.card_bonus,
         "004, Tactic Cards (design 6.2)",
     );
     add(
         true,
-        "chaunce",
+        "ecw.mod.chaunce",
         r.chaunce_bonus,
         "004, CHAUNCE CARDS (design 6.2)",
     );
     add(
         true,
-        "terrain",
+        "ecw.mod.terrain",
         -i32::from(terrain),
         "CCN sequence, step 6, 'Apply Terrain Battle Dice Reduction'; decision 48",
     );
     if kind == Kind::BattleBack && r.card_bonus != 0 {
-        return Err(reject("no-card-bonus", "roller.card_bonus", "roller.card_bonus: card bonuses belong to the ordered unit, never to a battle back (design 6.2)"));
+        return Err(reject(
+            "no-card-bonus",
+            "roller.card_bonus",
+            k("ecw.reject.card-bonus-back"),
+        ));
     }
     let total = base + mods.iter().map(|m| m.value).sum::<i32>();
     // The base first, so that the terms shown add up to the dice thrown.
     let what = match (r.class, kind) {
-        (Class::Dragoons, _) => format!("half of {} blocks, rounded up", r.blocks),
-        (Class::Artillery, Kind::BattleBack) => "artillery battles back with none".to_string(),
-        _ => format!("{} blocks", r.blocks),
+        (Class::Dragoons, _) => m("ecw.mod.base-half", &[("count", r.blocks.to_string())]),
+        (Class::Artillery, Kind::BattleBack) => k("ecw.mod.base-artillery"),
+        _ => m("ecw.mod.base-blocks", &[("count", r.blocks.to_string())]),
     };
-    mods.insert(
-        0,
-        modifier(&format!("base: {what}"), base, "004 (design 2.1, 6.2)"),
-    );
+    mods.insert(0, modifier(&what, base, "004 (design 2.1, 6.2)"));
     Ok((total.max(0), mods))
 }
 
@@ -215,30 +249,30 @@ pub fn plan(req: &BattleRequest) -> Result<Plan<Outcome>, Rejection> {
         return Err(reject(
             "bad-blocks",
             "roller.blocks",
-            "roller.blocks: 1 to 6",
+            m("ecw.reject.blocks", &[("field", "roller.blocks".into())]),
         ));
     }
     if req.target.blocks == 0 || req.target.blocks > 6 {
         return Err(reject(
             "bad-blocks",
             "target.blocks",
-            "target.blocks: 1 to 6",
+            m("ecw.reject.blocks", &[("field", "target.blocks".into())]),
         ));
     }
     if req.terrain > 3 {
-        return Err(reject(
-            "bad-terrain",
-            "terrain",
-            "terrain: a reduction of 0 to 3 dice",
-        ));
+        return Err(reject("bad-terrain", "terrain", k("ecw.reject.terrain")));
     }
     let (n, mods) = dice(&roller, req.kind, req.terrain)?;
     let scores = req.roller.training.scores_sabres() && req.roller.class != Class::Clubmen;
     let target = req.target.target();
     let blocks = u32::from(target.blocks);
-    let title = format!(
-        "{:?}: {n} battle dice against {:?} [004; design 6]",
-        req.kind, req.target.class
+    let title = m(
+        "ecw.step.battle",
+        &[
+            ("kind", k(kind_key(req.kind))),
+            ("count", n.to_string()),
+            ("class", class_term(req.target.class)),
+        ],
     );
     Ok(
         roll_against(n, mods, target, req.kind, scores, title).map(move |(lost, hexes, step)| {
@@ -251,12 +285,9 @@ pub fn plan(req: &BattleRequest) -> Result<Plan<Outcome>, Rejection> {
                 },
                 effects: Value::Array(Vec::new()),
                 facets: vec![
-                    ("blocks lost".into(), lost.to_string()),
-                    (
-                        "eliminated".into(),
-                        if eliminated { "yes" } else { "no" }.into(),
-                    ),
-                    ("retreat hexes".into(), hexes.to_string()),
+                    (k("ecw.facet.blocks-lost"), lost.to_string()),
+                    (k("ecw.facet.eliminated"), yes_no(eliminated)),
+                    (k("ecw.facet.retreat-hexes"), hexes.to_string()),
                 ],
             }
         }),
@@ -359,7 +390,7 @@ pub(crate) fn roll_against(
     throw(
         usize::try_from(n).unwrap_or(0),
         6,
-        "Battle die",
+        &k("ecw.die.battle"),
         Depends::Classes(classes),
     )
     .map(move |faces| {
@@ -372,21 +403,34 @@ pub(crate) fn roll_against(
                 .iter()
                 .enumerate()
                 .map(|(i, &f)| RolledDie {
-                    label: format!("Battle die {} ({:?})", i + 1, tables::symbol(f)),
+                    label: m(
+                        "ecw.die.nth",
+                        &[
+                            ("label", k("ecw.die.battle")),
+                            ("n", (i + 1).to_string()),
+                            ("symbol", tables::symbol(f).term()),
+                        ],
+                    ),
                     sides: 6,
                     face: f,
                 })
                 .collect(),
             modifiers: mods.clone(),
             totals: vec![
-                ("hits".into(), hits as i32),
-                ("flags".into(), flags as i32),
-                ("blocks lost".into(), lost as i32),
+                (k(TOTAL_HITS), hits as i32),
+                (k(TOTAL_FLAGS), flags as i32),
+                (k("ecw.facet.blocks-lost"), lost as i32),
             ],
             result: if t.retiring {
-                format!("{lost} block(s) lost; it retires and reforms 2 hexes")
+                m("ecw.result.retires", &[("blocks", super::blocks(lost))])
             } else {
-                format!("{lost} block(s) lost, {hexes} hex(es) to retreat")
+                m(
+                    "ecw.result.lost-retreat",
+                    &[
+                        ("blocks", super::blocks(lost)),
+                        ("hexes", super::hexes(hexes)),
+                    ],
+                )
             },
         };
         (lost, hexes, step)
@@ -399,7 +443,7 @@ pub fn melee(req: &MeleeRequest) -> Result<Plan<Outcome>, Rejection> {
             return Err(reject(
                 "bad-blocks",
                 &format!("{name}.blocks"),
-                format!("{name}.blocks: 1 to 6"),
+                m("ecw.reject.blocks", &[("field", format!("{name}.blocks"))]),
             ));
         }
     }
@@ -410,7 +454,11 @@ pub fn melee(req: &MeleeRequest) -> Result<Plan<Outcome>, Rejection> {
             && (req.attacker.class.horse()
                 || (req.attacker.class == Class::Dragoons && req.attacker.mounted)))
     {
-        return Err(reject("no-stand-of-pikes", "stand_of_pikes", "stand_of_pikes: foot with pikes attacked by horse or mounted dragoons (004, Foot; design 7)"));
+        return Err(reject(
+            "no-stand-of-pikes",
+            "stand_of_pikes",
+            k("ecw.reject.stand-of-pikes"),
+        ));
     }
     let cap = |n: i32| if sop { n.min(1) } else { n };
     let (n, mut mods) = dice(
@@ -419,7 +467,7 @@ pub fn melee(req: &MeleeRequest) -> Result<Plan<Outcome>, Rejection> {
         req.terrain,
     )?;
     if sop && n > 1 {
-        mods.push(modifier("against a Stand of Pikes: at most 1 die", 1 - n, "CCN squares, 'a cavalry unit may melee against the infantry square with a maximum of 1 battle die' (design 7)"));
+        mods.push(modifier(&k("ecw.mod.against-stand"), 1 - n, "CCN squares, 'a cavalry unit may melee against the infantry square with a maximum of 1 battle die' (design 7)"));
     }
     let mut target = req.defender.target();
     if sop {
@@ -436,24 +484,30 @@ pub fn melee(req: &MeleeRequest) -> Result<Plan<Outcome>, Rejection> {
         target,
         Kind::Melee,
         scores_a,
-        format!(
-            "Melee: {} dice against {:?} [design 6.7]",
-            cap(n),
-            req.defender.class
+        m(
+            "ecw.step.battle",
+            &[
+                ("kind", k(kind_key(Kind::Melee))),
+                ("count", cap(n).to_string()),
+                ("class", class_term(req.defender.class)),
+            ],
         ),
     );
     Ok(attack.and_then(move |(lost, hexes, step)| {
         let left = u32::from(defender.blocks) - lost;
         let mut facets = vec![
-            ("defender blocks lost".to_string(), lost.to_string()),
-            ("defender eliminated".to_string(), if left == 0 { "yes" } else { "no" }.to_string()),
-            ("defender retreat hexes".to_string(), hexes.to_string()),
+            (k("ecw.facet.defender-blocks-lost"), lost.to_string()),
+            (k("ecw.facet.defender-eliminated"), yes_no(left == 0)),
+            (k("ecw.facet.defender-retreat-hexes"), hexes.to_string()),
         ];
         // It battles back if it is neither eliminated nor forced out of its hex, and did not
         // Retire and Reform (design 6.8).
         let holds = left > 0 && hexes == 0 && !defender.retiring;
-        facets.push(("battle back".into(), if holds { "yes" } else { "no" }.into()));
-        let summary = format!("the defender loses {lost} block(s) and retreats {hexes} hex(es)");
+        facets.push((k("ecw.facet.battle-back"), yes_no(holds)));
+        let summary = m(
+            "ecw.result.defender-loses",
+            &[("blocks", super::blocks(lost)), ("hexes", super::hexes(hexes))],
+        );
         if !holds {
             return Plan::Done(Outcome {
                 resolution: Resolution { action: "melee".into(), summary, steps: vec![step] },
@@ -462,26 +516,36 @@ pub fn melee(req: &MeleeRequest) -> Result<Plan<Outcome>, Rejection> {
             });
         }
         let back = defender.roller(u8::try_from(left).unwrap_or(0));
-        let Ok((m, mut mods)) = dice(&back, Kind::BattleBack, bb_terrain) else {
+        let Ok((nb, mut mods)) = dice(&back, Kind::BattleBack, bb_terrain) else {
             return Plan::Done(Outcome {
                 resolution: Resolution { action: "melee".into(), summary, steps: vec![step] },
                 effects: Value::Array(Vec::new()),
                 facets,
             });
         };
-        if sop && m > 1 {
-            mods.push(modifier("Stand of Pikes: at most 1 die", 1 - m, "CCN squares, 'the maximum number of battle dice an infantry unit may ever roll in ranged combat or in melee is 1 die' (design 7)"));
+        if sop && nb > 1 {
+            mods.push(modifier(&k("ecw.mod.stand-cap"), 1 - nb, "CCN squares, 'the maximum number of battle dice an infantry unit may ever roll in ranged combat or in melee is 1 die' (design 7)"));
         }
-        let m = if sop { m.min(1) } else { m };
-        let title = format!("Battle back: {m} dice [design 6.8]");
-        roll_against(m, mods, attacker_t.clone(), Kind::BattleBack, scores_d, title).map(move |(l2, h2, s2)| {
+        let nb = if sop { nb.min(1) } else { nb };
+        let title = m(
+            "ecw.step.battle-back",
+            &[("count", nb.to_string())],
+        );
+        roll_against(nb, mods, attacker_t.clone(), Kind::BattleBack, scores_d, title).map(move |(l2, h2, s2)| {
             let mut facets = facets.clone();
-            facets.push(("attacker blocks lost".into(), l2.to_string()));
-            facets.push(("attacker retreat hexes".into(), h2.to_string()));
+            facets.push((k("ecw.facet.attacker-blocks-lost"), l2.to_string()));
+            facets.push((k("ecw.facet.attacker-retreat-hexes"), h2.to_string()));
             Outcome {
                 resolution: Resolution {
                     action: "melee".into(),
-                    summary: format!("{summary}; it battles back: the attacker loses {l2} block(s) and retreats {h2} hex(es)"),
+                    summary: m(
+                        "ecw.result.battles-back",
+                        &[
+                            ("defender", summary.clone()),
+                            ("blocks", super::blocks(l2)),
+                            ("hexes", super::hexes(h2)),
+                        ],
+                    ),
                     steps: vec![step.clone(), s2],
                 },
                 effects: Value::Array(Vec::new()),

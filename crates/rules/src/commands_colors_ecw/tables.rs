@@ -25,6 +25,20 @@ pub const FACES: [Symbol; 6] = [
     Symbol::Flag,
 ];
 
+impl Symbol {
+    /// The symbol's name, a glossary term argument (`@ecw.term.symbol-<name>`).
+    pub fn term(self) -> String {
+        let id = match self {
+            Symbol::Infantry => "infantry",
+            Symbol::Cavalry => "cavalry",
+            Symbol::Artillery => "artillery",
+            Symbol::Sabre => "sabre",
+            Symbol::Flag => "flag",
+        };
+        format!("@ecw.term.symbol-{id}")
+    }
+}
+
 pub fn symbol(face: u8) -> Symbol {
     FACES[usize::from(face.clamp(1, 6) - 1)]
 }
@@ -81,6 +95,16 @@ pub enum Training {
 }
 
 impl Training {
+    /// The training's name, a glossary term argument (`@ecw.term.training-<name>`).
+    pub fn term(self) -> String {
+        let id = match self {
+            Training::Veteran => "veteran",
+            Training::Trained => "trained",
+            Training::Raw => "raw",
+            Training::Militia => "militia",
+        };
+        format!("@ecw.term.training-{id}")
+    }
     /// "Veterans get extra dice in combat" (004).
     pub fn extra_dice(self) -> i32 {
         i32::from(self == Training::Veteran)
@@ -153,6 +177,10 @@ impl Section {
             Section::Centre => "centre",
             Section::Right => "right",
         }
+    }
+    /// The section's name, a glossary term argument (`@ecw.term.section-<name>`).
+    pub fn term(self) -> String {
+        format!("@ecw.term.section-{}", self.name())
     }
     pub fn parse(s: &str) -> Option<Section> {
         match s {
@@ -270,6 +298,17 @@ pub const COMMAND_CARDS: [CommandCard; 28] = [
     tactic("rallye", "Rallye", 2, "Roll battle dice equal to command. For each Foot, Horse or Artillery symbol, 1 block of that type returns to an under-strength unit; a unit may not exceed its starting blocks. Rallied units that gain a block are ordered."),
     tactic("lord-is-with-us", "The Lord Is With Us", 1, "Roll battle dice equal to command. For each symbol, 1 unit of that type is ordered; each Flag orders 1 unit or Leader of your choice; Sabres order nothing. Ordered units battle with 1 additional die the entire turn. Reshuffle the Command deck and discards."),
 ];
+
+impl CommandCard {
+    /// The card's name, a message (`ecw_cards.command.<id>.name`).
+    pub fn title(&self) -> String {
+        tercio_i18n::msg(&format!("ecw_cards.command.{}.name", self.id), &[])
+    }
+    /// The card's rules text, a message (`ecw_cards.command.<id>.text`).
+    pub fn rules(&self) -> String {
+        tercio_i18n::msg(&format!("ecw_cards.command.{}.text", self.id), &[])
+    }
+}
 
 pub fn command_card(id: &str) -> Option<&'static CommandCard> {
     COMMAND_CARDS.iter().find(|c| c.id == id)
@@ -411,6 +450,62 @@ pub const CHAUNCE_CARDS: [ChaunceCard; 35] = [
     ch(Chaunce::WhoDrewThisMappe, "who-drew-this-mappe", "Who Drew This Mappe?", 1, Turn::GoesOn, "One of your units in open terrain (random) finds itself in a marsh."),
 ];
 
+impl ChaunceCard {
+    /// The card's name, a message (`ecw_cards.chaunce.<id>.name`).
+    pub fn title(&self) -> String {
+        tercio_i18n::msg(&format!("ecw_cards.chaunce.{}.name", self.id), &[])
+    }
+    /// The card's rules text, a message (`ecw_cards.chaunce.<id>.text`).
+    pub fn rules(&self) -> String {
+        tercio_i18n::msg(&format!("ecw_cards.chaunce.{}.text", self.id), &[])
+    }
+}
+
 pub fn chaunce_card(id: &str) -> Option<&'static ChaunceCard> {
     CHAUNCE_CARDS.iter().find(|c| c.id == id)
+}
+
+#[cfg(test)]
+mod catalogue_tests {
+    use super::*;
+    use tercio_i18n::Lang;
+
+    /// Every card's name and text is in both catalogues.
+    #[test]
+    fn every_card_speaks_both_languages() {
+        for lang in Lang::ALL {
+            for c in &COMMAND_CARDS {
+                assert!(
+                    tercio_i18n::has(lang, &format!("ecw_cards.command.{}.name", c.id)),
+                    "{}",
+                    c.id
+                );
+                assert!(
+                    tercio_i18n::has(lang, &format!("ecw_cards.command.{}.text", c.id)),
+                    "{}",
+                    c.id
+                );
+            }
+            for c in &CHAUNCE_CARDS {
+                assert!(
+                    tercio_i18n::has(lang, &format!("ecw_cards.chaunce.{}.name", c.id)),
+                    "{}",
+                    c.id
+                );
+                assert!(
+                    tercio_i18n::has(lang, &format!("ecw_cards.chaunce.{}.text", c.id)),
+                    "{}",
+                    c.id
+                );
+            }
+        }
+        assert_eq!(
+            tercio_i18n::localize(Lang::En, &COMMAND_CARDS[0].title()),
+            COMMAND_CARDS[0].name
+        );
+        assert_eq!(
+            tercio_i18n::localize(Lang::En, &CHAUNCE_CARDS[0].rules()),
+            CHAUNCE_CARDS[0].text
+        );
+    }
 }

@@ -5,39 +5,47 @@ use super::*;
 // ------------------------------------------------------------------------------------------------
 // The board.
 
-pub(super) fn class_name(c: Class) -> &'static str {
-    match c {
-        Class::Foot => "FT",
-        Class::Clubmen => "CL",
-        Class::Cuirassiers => "CU",
-        Class::Trotters => "TR",
-        Class::Gallopers => "GA",
-        Class::Dragoons => "DR",
-        Class::Artillery => "AR",
-    }
+/// A class's name, a glossary term argument (`@ecw.term.class-<name>`; FT, CL… in English).
+pub(super) fn class_name(c: Class) -> String {
+    term(match c {
+        Class::Foot => "class-foot",
+        Class::Clubmen => "class-clubmen",
+        Class::Cuirassiers => "class-cuirassiers",
+        Class::Trotters => "class-trotters",
+        Class::Gallopers => "class-gallopers",
+        Class::Dragoons => "class-dragoons",
+        Class::Artillery => "class-artillery",
+    })
 }
 
-pub(super) fn training_name(t: Training) -> &'static str {
-    match t {
-        Training::Veteran => "veteran",
-        Training::Trained => "trained",
-        Training::Raw => "raw",
-        Training::Militia => "militia",
-    }
+/// A training's name, a glossary term argument.
+pub(super) fn training_name(t: Training) -> String {
+    term(match t {
+        Training::Veteran => "training-veteran",
+        Training::Trained => "training-trained",
+        Training::Raw => "training-raw",
+        Training::Militia => "training-militia",
+    })
 }
 
+/// A catalogue term argument as a message of its own, for a table cell.
+fn cell(term_arg: &str) -> String {
+    k(term_arg.trim_start_matches('@'))
+}
+
+/// A unit's troop type: its class, then shot, mounted or on foot, rash (a message).
 pub(super) fn unit_label(u: &UnitState) -> String {
-    let mut k = class_name(u.class).to_string();
+    let mut k = vec![cell(&class_name(u.class))];
     if u.class == Class::Foot && !u.pikes {
-        k.push_str(" shot");
+        k.push(cell(&term("shot")));
     }
     if u.class == Class::Dragoons {
-        k.push_str(if u.mounted { " mounted" } else { " on foot" });
+        k.push(cell(&term(if u.mounted { "mounted" } else { "on-foot" })));
     }
     if u.rash {
-        k.push_str(" rash");
+        k.push(cell(&term("rash")));
     }
-    k
+    k.join(" ")
 }
 
 /// The side whose hand the shared device shows now: the defender in a window, the opponent
@@ -55,27 +63,38 @@ pub(super) fn hand_owner(st: &State) -> usize {
 }
 
 pub(super) fn reveal_prompt(st: &State, side: usize) -> Option<String> {
-    st.settings.single_device.then(|| {
-        format!(
-            "{} — pass the device; tap to reveal your hand",
-            st.sides[side].name
-        )
-    })
+    st.settings
+        .single_device
+        .then(|| m("ecw.board.reveal", &[("side", st.sides[side].name.clone())]))
+}
+
+/// A board table whose column headers are messages.
+fn table(title: &str, cols: &[String], rows: Vec<Vec<String>>) -> BoardTable {
+    let c: Vec<&str> = cols.iter().map(String::as_str).collect();
+    BoardTable::new(title, &c, rows)
 }
 
 pub fn board(st: &State) -> Board {
     let headline = if st.phase == Phase::Over {
-        format!("Game over: {}", game::verdict(st))
+        m("ecw.board.game-over", &[("verdict", game::verdict(st))])
     } else if st.phase == Phase::Deal {
-        "Before the battle: the game master deals the cards".to_string()
+        k("ecw.board.before-battle")
     } else {
-        format!("Turn {} — {} to play", st.turn, st.sides[st.active].name)
+        m(
+            "ecw.board.turn",
+            &[
+                ("turn", st.turn.to_string()),
+                ("side", st.sides[st.active].name.clone()),
+            ],
+        )
     };
     let mut notes = vec![game::waiting_for(st)];
     if let Some(c) = &st.card {
-        let name = command_kind(c.card).name;
+        let kind = command_kind(c.card);
+        let name = kind.title();
+        let same = kind.id == c.effective;
         let eff = tables::command_card(&c.effective)
-            .map_or("1 unit or leader of your choice", |k| k.name);
+            .map_or_else(|| k("ecw.board.one-of-your-choice"), |k| k.title());
         let orders: Vec<String> = c
             .orders
             .iter()
@@ -93,32 +112,49 @@ pub fn board(st: &State) -> Board {
                     })
                     .unwrap_or(id.clone());
                 match s {
-                    Some(s) => format!("{n} ({})", s.name()),
+                    Some(s) => m(
+                        "ecw.board.ordered-in",
+                        &[("name", n), ("section", s.term())],
+                    ),
                     None => n,
                 }
             })
             .collect();
-        notes.push(format!(
-            "Card in play: {name}{}. Ordered: {}",
-            if eff != name {
-                format!(" (as {eff})")
-            } else {
-                String::new()
-            },
-            if orders.is_empty() {
-                "none yet".into()
-            } else {
-                orders.join(", ")
-            }
-        ));
+        let ordered = if orders.is_empty() {
+            k("ecw.board.none-yet")
+        } else {
+            orders.join(", ")
+        };
+        notes.push(if same {
+            m(
+                "ecw.board.card-in-play",
+                &[("card", name), ("ordered", ordered)],
+            )
+        } else {
+            m(
+                "ecw.board.card-in-play-as",
+                &[("card", name), ("as", eff), ("ordered", ordered)],
+            )
+        });
         if let Some([f, h, a, fl]) = c.pool {
-            notes.push(format!(
-                "Still to order: {f} foot, {h} horse, {a} artillery, {fl} of your choice"
+            notes.push(m(
+                "ecw.board.still-to-order",
+                &[
+                    ("foot", f.to_string()),
+                    ("horse", h.to_string()),
+                    ("artillery", a.to_string()),
+                    ("choice", fl.to_string()),
+                ],
             ));
         }
         if let Some([f, h, a]) = c.rally {
-            notes.push(format!(
-                "Blocks still to return: {f} foot, {h} horse, {a} artillery"
+            notes.push(m(
+                "ecw.board.blocks-to-return",
+                &[
+                    ("foot", f.to_string()),
+                    ("horse", h.to_string()),
+                    ("artillery", a.to_string()),
+                ],
             ));
         }
     }
@@ -129,10 +165,9 @@ pub fn board(st: &State) -> Board {
                 .find(|u| u.id == id)
                 .map_or(id.to_string(), |u| u.name.clone())
         };
-        notes.push(format!(
-            "Melee announced: {} against {}",
-            n(&w.attacker),
-            n(&w.target)
+        notes.push(m(
+            "ecw.board.melee-announced",
+            &[("attacker", n(&w.attacker)), ("target", n(&w.target))],
         ));
     }
     if let Some(c) = &st.chase {
@@ -141,33 +176,30 @@ pub fn board(st: &State) -> Board {
             .iter()
             .find(|u| u.id == c.unit)
             .map_or(c.unit.clone(), |u| u.name.clone());
-        notes.push(format!(
-            "Breakthrough: {n} may advance and make a bonus melee{}",
+        notes.push(m(
             if c.compelled {
-                " — it is rash and out of control: it must if it can"
+                "ecw.board.breakthrough-rash"
             } else {
-                ""
-            }
+                "ecw.board.breakthrough"
+            },
+            &[("unit", n)],
         ));
     }
     if st.rain > 0 {
-        notes.push(format!(
-            "St. Swithun's rain: no ranged combat for {} more player-turn(s)",
-            st.rain
-        ));
+        notes.push(m("ecw.board.rain", &[("count", st.rain.to_string())]));
     }
     for c in st.chronicle.iter().rev().take(4) {
         notes.push(c.clone());
     }
-    let mut tables = vec![BoardTable::new(
-        "Sides",
+    let mut tables = vec![table(
+        &k("ecw.board.sides"),
         &[
-            "Side",
-            "Banners",
-            "Cards in hand",
-            "Stand of Pikes track",
-            "Chaunce due",
-            "Last card",
+            k("ecw.board.side"),
+            k("ecw.board.banners"),
+            k("ecw.board.cards-in-hand"),
+            k("ecw.board.track"),
+            k("ecw.board.chaunce-due"),
+            k("ecw.board.last-card"),
         ],
         st.sides
             .iter()
@@ -175,10 +207,12 @@ pub fn board(st: &State) -> Board {
                 vec![
                     s.name.clone(),
                     format!("{} / {}", s.banners, s.banners_to_win),
-                    format!(
-                        "{} (limit {})",
-                        s.hidden.unwrap_or(s.hand.len() as u32),
-                        s.hand_limit
+                    m(
+                        "ecw.board.hand-limit",
+                        &[
+                            ("cards", s.hidden.unwrap_or(s.hand.len() as u32).to_string()),
+                            ("limit", s.hand_limit.to_string()),
+                        ],
                     ),
                     s.track
                         .iter()
@@ -194,7 +228,7 @@ pub fn board(st: &State) -> Board {
                     s.last_card
                         .as_deref()
                         .and_then(tables::command_card)
-                        .map_or("—".into(), |c| c.name.to_string()),
+                        .map_or("—".into(), |c| c.title()),
                 ]
             })
             .collect(),
@@ -215,40 +249,40 @@ pub fn board(st: &State) -> Board {
             .iter()
             .map(|&c| {
                 let k = command_kind(c);
-                vec![k.name.to_string(), k.text.to_string()]
+                vec![k.title(), k.rules()]
             })
             .collect();
         for (c, u) in &s.track {
             rows.push(vec![
-                format!("{} (on the track)", command_kind(*c).name),
-                format!(
-                    "held by the Stand of Pikes of {}",
-                    st.units
-                        .iter()
-                        .find(|x| &x.id == u)
-                        .map_or(u.as_str(), |x| x.name.as_str())
+                m("ecw.board.on-track", &[("card", command_kind(*c).title())]),
+                m(
+                    "ecw.board.held-by-stand",
+                    &[(
+                        "unit",
+                        st.units
+                            .iter()
+                            .find(|x| &x.id == u)
+                            .map_or(u.clone(), |x| x.name.clone()),
+                    )],
                 ),
             ]);
         }
         for &c in &s.scout {
             rows.push(vec![
-                format!("{} (scouted)", command_kind(c).name),
-                "keep one of the two".into(),
+                m("ecw.board.scouted", &[("card", command_kind(c).title())]),
+                k("ecw.board.keep-one"),
             ]);
         }
-        let mut t = BoardTable::new(
-            &format!("{}: hand", s.name),
-            &["Card", "What it does"],
+        let mut t = table(
+            &m("ecw.board.hand", &[("side", s.name.clone())]),
+            &[k("ecw.board.card"), k("ecw.board.what-it-does")],
             rows,
         );
         t.reveal = reveal_prompt(st, i);
         tables.push(t);
-        let mut odds = BoardTable::new(
-            &format!(
-                "{}: next draw (from the cards this side has not seen; decision 45)",
-                s.name
-            ),
-            &["Card", "Chance"],
+        let mut odds = table(
+            &m("ecw.board.next-draw", &[("side", s.name.clone())]),
+            &[k("ecw.board.card"), k("ecw.board.chance")],
             next_draw(st, i),
         );
         odds.reveal = reveal_prompt(st, i);
@@ -267,74 +301,83 @@ pub fn board(st: &State) -> Board {
                     .map_or(String::new(), |l| l.name.clone());
                 let mut state = Vec::new();
                 if let Some(g) = &u.gone {
-                    state.push(format!("lost: {g}"));
+                    state.push(m("ecw.board.lost", &[("cause", g.clone())]));
                 } else if u.spare {
-                    state.push("in reserve (We're Back)".into());
+                    state.push(k("ecw.board.in-reserve"));
                 } else {
                     if u.stand {
-                        state.push("Stand of Pikes".into());
+                        state.push(k("ecw.board.stand"));
                     }
                     if u.ordered {
-                        state.push("ordered".into());
+                        state.push(k("ecw.board.ordered"));
                     }
                     if u.moves > 0 {
-                        state.push(format!("moved {}", u.moved));
+                        state.push(m("ecw.board.moved", &[("count", u.moved.to_string())]));
                     }
                     if u.fired {
-                        state.push("fired".into());
+                        state.push(k("ecw.board.fired"));
                     }
                     if u.meleed > 0 {
-                        state.push("meleed".into());
+                        state.push(k("ecw.board.meleed"));
                     }
                 }
                 let mut marks = Vec::new();
                 if u.chaunce_bonus != 0 {
-                    marks.push(format!("{:+} die (Chaunce)", u.chaunce_bonus));
+                    marks.push(m(
+                        "ecw.board.chaunce-die",
+                        &[("dice", format!("{:+}", u.chaunce_bonus))],
+                    ));
                 }
                 if u.no_orders_until_leader {
-                    marks.push("no orders until a leader joins".into());
+                    marks.push(k("ecw.board.no-orders-until-leader"));
                 }
                 if u.no_move_turns > 0 {
-                    marks.push("cannot move this turn".into());
+                    marks.push(k("ecw.board.cannot-move"));
                 }
                 if u.no_fire_turns > 0 {
-                    marks.push("cannot fire this turn".into());
+                    marks.push(k("ecw.board.cannot-fire"));
                 }
                 if u.no_fire {
-                    marks.push("no fire".into());
+                    marks.push(k("ecw.board.no-fire"));
                 }
                 vec![
                     u.id.clone(),
                     u.name.clone(),
                     unit_label(u),
-                    training_name(u.training).into(),
+                    cell(&training_name(u.training)),
                     format!("{} / {}", u.blocks, u.start_blocks),
-                    u.section.name().into(),
+                    cell(&u.section.term()),
                     leader,
                     state.join(", "),
                     marks.join(", "),
                 ]
             })
             .collect();
-        tables.push(BoardTable::new(
-            &format!("{} — units", s.name),
+        tables.push(table(
+            &m("ecw.board.units", &[("side", s.name.clone())]),
             &[
-                "Id",
-                "Unit",
-                "Class",
-                "Training",
-                "Blocks",
-                "Section",
-                "Leader",
-                "This turn",
-                "Markers",
+                k("ecw.board.id"),
+                k("ecw.board.unit"),
+                k("ecw.board.class"),
+                k("ecw.board.training"),
+                k("ecw.board.blocks"),
+                k("ecw.board.section"),
+                k("ecw.board.leader"),
+                k("ecw.board.this-turn"),
+                k("ecw.board.markers"),
             ],
             rows,
         ));
     }
-    tables.push(BoardTable::new(
-        "Leaders",
-        &["Id", "Leader", "Side", "With", "Status"],
+    tables.push(table(
+        &k("ecw.board.leaders"),
+        &[
+            k("ecw.board.id"),
+            k("ecw.board.leader"),
+            k("ecw.board.side"),
+            k("ecw.board.with"),
+            k("ecw.board.status"),
+        ],
         st.leaders
             .iter()
             .map(|l| {
@@ -345,49 +388,53 @@ pub fn board(st: &State) -> Board {
                     l.unit
                         .as_deref()
                         .and_then(|u| st.units.iter().find(|x| x.id == u))
-                        .map_or("alone".into(), |u| u.name.clone()),
+                        .map_or_else(|| k("ecw.board.alone"), |u| u.name.clone()),
                     match &l.gone {
-                        Some(g) => format!("lost: {g}"),
-                        None if l.ordered => "ordered".into(),
+                        Some(g) => m("ecw.board.lost", &[("cause", g.clone())]),
+                        None if l.ordered => k("ecw.board.ordered"),
                         None => String::new(),
                     },
                 ]
             })
             .collect(),
     ));
-    tables.push(BoardTable::new(
-        "Decks",
-        &["Pile", "Cards", "Top (newest first)"],
+    tables.push(table(
+        &k("ecw.board.decks"),
+        &[
+            k("ecw.board.pile"),
+            k("ecw.board.cards"),
+            k("ecw.board.top"),
+        ],
         vec![
             vec![
-                "Command deck".into(),
+                k("ecw.board.command-deck"),
                 st.deck_count.to_string(),
-                "face down".into(),
+                k("ecw.board.face-down"),
             ],
             vec![
-                "Command discards".into(),
+                k("ecw.board.command-discards"),
                 st.discard.len().to_string(),
                 st.discard
                     .iter()
                     .rev()
                     .take(5)
-                    .map(|&c| command_kind(c).name)
+                    .map(|&c| command_kind(c).title())
                     .collect::<Vec<_>>()
                     .join(", "),
             ],
             vec![
-                "Chaunce pack".into(),
+                k("ecw.board.chaunce-pack"),
                 st.pack_count.to_string(),
-                "face down".into(),
+                k("ecw.board.face-down"),
             ],
             vec![
-                "Chaunce discards".into(),
+                k("ecw.board.chaunce-discards"),
                 st.pack_discard.len().to_string(),
                 st.pack_discard
                     .iter()
                     .rev()
                     .take(5)
-                    .map(|&c| game::chaunce_of(c).name)
+                    .map(|&c| game::chaunce_of(c).title())
                     .collect::<Vec<_>>()
                     .join(", "),
             ],
@@ -427,8 +474,15 @@ pub(super) fn next_draw(st: &State, side: usize) -> Vec<Vec<String>> {
                 .count();
             (n > 0).then(|| {
                 vec![
-                    k.name.to_string(),
-                    format!("{:.1}% ({n} of {})", 100.0 * n as f64 / total, unseen.len()),
+                    k.title(),
+                    m(
+                        "ecw.board.chance-of",
+                        &[
+                            ("pct", tercio_i18n::pct(n as f64 / total, 1)),
+                            ("n", n.to_string()),
+                            ("of", unseen.len().to_string()),
+                        ],
+                    ),
                 ]
             })
         })

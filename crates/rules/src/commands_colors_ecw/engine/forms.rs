@@ -115,7 +115,14 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                 .map(|u| {
                     Choice::new(
                         u.id.clone(),
-                        format!("{} ({}, {} blocks)", u.name, unit_label(u), u.blocks),
+                        m(
+                            "ecw.form.unit-blocks",
+                            &[
+                                ("unit", u.name.clone()),
+                                ("type", unit_label(u)),
+                                ("count", u.blocks.to_string()),
+                            ],
+                        ),
                     )
                 })
                 .collect(),
@@ -143,17 +150,17 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
             if id == "fumblethumbs" {
                 fields.push(numbers("room", &t("field.foot-room"), 0, 6));
             } else if pending {
-                let q = game::second_question(id).unwrap_or("the answer");
+                let q = k(game::second_question(id).unwrap_or("ecw.ask2.answer"));
                 fields.push(FormField::text(
                     "target",
-                    &format!("Name {q}"),
+                    &m("ecw.form.name-answer", &[("q", q)]),
                     &t("field.ids"),
                 ));
             } else {
-                let q = game::needs_candidates(id).unwrap_or("the candidates");
+                let q = k(game::needs_candidates(id).unwrap_or("ecw.ask.candidates"));
                 fields.push(FormField::text(
                     "candidates",
-                    &format!("List {q}"),
+                    &m("ecw.form.list-candidates", &[("q", q)]),
                     &t("field.ids-or-names"),
                 ));
             }
@@ -164,11 +171,11 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                     |c| {
                         tercio_i18n::msg(
                             tercio_i18n::keys::ECW_FORM_RESOLVE_CARD,
-                            &[("card", &tercio_i18n::plain(c.name))],
+                            &[("card", &c.title())],
                         )
                     },
                 ),
-                card.map_or("", |c| c.text),
+                &card.map_or(String::new(), |c| c.rules()),
                 fields,
                 true,
             )));
@@ -256,7 +263,14 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                     .map(|u| {
                         Choice::new(
                             u.id.clone(),
-                            format!("{} ({}, {})", u.name, unit_label(u), u.section.name()),
+                            m(
+                                "ecw.form.unit-section",
+                                &[
+                                    ("unit", u.name.clone()),
+                                    ("type", unit_label(u)),
+                                    ("section", u.section.term()),
+                                ],
+                            ),
                         )
                     })
                     .collect();
@@ -266,7 +280,12 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                         .filter(|l| {
                             l.side == acting && l.gone.is_none() && !l.ordered && may(&l.id)
                         })
-                        .map(|l| Choice::new(l.id.clone(), format!("{} (leader)", l.name))),
+                        .map(|l| {
+                            Choice::new(
+                                l.id.clone(),
+                                m("ecw.form.leader", &[("leader", l.name.clone())]),
+                            )
+                        }),
                 );
                 out.push(ActionForm::new(
                     "order",
@@ -278,9 +297,9 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                         FormField::choice(
                             "section",
                             &t("field.section"),
-                            ["left", "centre", "right"]
+                            tables::Section::ALL
                                 .iter()
-                                .map(|x| Choice::new(*x, *x))
+                                .map(|x| Choice::new(x.name(), k(x.term().trim_start_matches('@'))))
                                 .collect(),
                             true,
                         ),
@@ -315,13 +334,26 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
             {
                 let mut movers: Vec<Choice> = ordered
                     .iter()
-                    .map(|u| Choice::new(u.id.clone(), format!("{} ({})", u.name, unit_label(u))))
+                    .map(|u| {
+                        Choice::new(
+                            u.id.clone(),
+                            m(
+                                "ecw.form.unit-type",
+                                &[("unit", u.name.clone()), ("type", unit_label(u))],
+                            ),
+                        )
+                    })
                     .collect();
                 movers.extend(
                     st.leaders
                         .iter()
                         .filter(|l| l.side == acting && l.ordered && l.gone.is_none())
-                        .map(|l| Choice::new(l.id.clone(), format!("{} (leader)", l.name))),
+                        .map(|l| {
+                            Choice::new(
+                                l.id.clone(),
+                                m("ecw.form.leader", &[("leader", l.name.clone())]),
+                            )
+                        }),
                 );
                 out.push(ActionForm::new(
                     "move",
@@ -397,7 +429,14 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                         .map(|u| {
                             Choice::new(
                                 u.id.clone(),
-                                format!("{} ({}, {} blocks)", u.name, unit_label(u), u.blocks),
+                                m(
+                                    "ecw.form.unit-blocks",
+                                    &[
+                                        ("unit", u.name.clone()),
+                                        ("type", unit_label(u)),
+                                        ("count", u.blocks.to_string()),
+                                    ],
+                                ),
                             )
                         })
                         .collect();
@@ -406,7 +445,10 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                             .iter()
                             .filter(|l| l.side != acting && l.gone.is_none() && l.unit.is_none())
                             .map(|l| {
-                                Choice::new(l.id.clone(), format!("{} (leader alone)", l.name))
+                                Choice::new(
+                                    l.id.clone(),
+                                    m("ecw.form.leader-alone", &[("leader", l.name.clone())]),
+                                )
                             }),
                     );
                     out.push(ActionForm::new(
@@ -563,7 +605,7 @@ pub(super) fn hand_choices(hand: &[u8]) -> Vec<Choice> {
         let k = command_kind(c);
         if !seen.contains(&k.id) {
             seen.push(k.id);
-            out.push(Choice::new(k.id, k.name));
+            out.push(Choice::new(k.id, k.title()));
         }
     }
     out

@@ -8,6 +8,7 @@ use tercio_core::{Plan, Resolution};
 use super::game::{self, Action, Phase, Res, Sent, State, UnitState, HOUSE_RULES};
 use super::resolve::{self, MeleeRequest};
 use super::tables::{self, command_kind, Class, Training, CHAUNCE_CARDS, COMMAND_CARDS};
+use super::{k, m, term};
 use crate::interface::scenario::Scenario;
 use crate::interface::{
     ActionForm, Board, BoardTable, Choice, Engine, FormField, HouseRule, Outcome, Rejection,
@@ -54,7 +55,7 @@ impl RuleSet for CommandsColorsEcw {
     /// Section 13.5: version 2 holds a failed control roll for the rest of the turn and keeps
     /// reserves out of Friendly Fire and Lay Down Your Armes.
     fn rules_version(&self) -> u32 {
-        2
+        3
     }
     fn available(&self) -> bool {
         true
@@ -94,8 +95,8 @@ impl RuleSet for CommandsColorsEcw {
             "ruleset": self.id(),
             "seed": self.seed(),
             "design": "docs/rules/commands-colors-ecw.md",
-            "command_cards": COMMAND_CARDS.iter().map(|c| json!({"id": c.id, "name": c.name, "count": c.count, "text": c.text})).collect::<Vec<_>>(),
-            "chaunce_cards": CHAUNCE_CARDS.iter().map(|c| json!({"id": c.id, "name": c.name, "count": c.count, "turn": format!("{:?}", c.turn), "text": c.text})).collect::<Vec<_>>(),
+            "command_cards": COMMAND_CARDS.iter().map(|c| json!({"id": c.id, "name": c.title(), "count": c.count, "text": c.rules()})).collect::<Vec<_>>(),
+            "chaunce_cards": CHAUNCE_CARDS.iter().map(|c| json!({"id": c.id, "name": c.title(), "count": c.count, "turn": format!("{:?}", c.turn), "text": c.rules()})).collect::<Vec<_>>(),
             "battle_die": ["infantry", "infantry", "cavalry", "artillery", "sabre", "flag"],
             "house_rules": HOUSE_RULES,
         })
@@ -124,9 +125,14 @@ pub fn check_units(sc: &Scenario) -> Vec<(usize, String, String)> {
             out.push((
                 i,
                 "blocks".into(),
-                format!(
-                    "{} has {lo} to {hi} blocks (decision 42); found {}",
-                    u.troop, u.bases
+                m(
+                    "ecw.check.blocks",
+                    &[
+                        ("type", u.troop.clone()),
+                        ("lo", lo.to_string()),
+                        ("hi", hi.to_string()),
+                        ("found", u.bases.to_string()),
+                    ],
                 ),
             ));
         }
@@ -139,9 +145,7 @@ pub fn check_units(sc: &Scenario) -> Vec<(usize, String, String)> {
             out.push((
                 i,
                 "flags".into(),
-                format!(
-                    "exactly one section flag is needed: left, centre or right; found {sections}"
-                ),
+                m("ecw.check.section", &[("found", sections.to_string())]),
             ));
         }
         let trainings = u
@@ -150,18 +154,10 @@ pub fn check_units(sc: &Scenario) -> Vec<(usize, String, String)> {
             .filter(|f| matches!(f.as_str(), "veteran" | "raw" | "militia"))
             .count();
         if trainings > 1 {
-            out.push((
-                i,
-                "flags".into(),
-                "at most one training flag: veteran, raw or militia (none: trained)".into(),
-            ));
+            out.push((i, "flags".into(), k("ecw.check.training")));
         }
         if u.troop == "clubmen" && !u.flags.iter().any(|f| f == "militia") {
-            out.push((
-                i,
-                "flags".into(),
-                "clubmen are always militia: add \"militia\" (004, Foot)".into(),
-            ));
+            out.push((i, "flags".into(), k("ecw.check.clubmen")));
         }
     }
     let pct = |k: &str| usize::try_from(game::house(sc, k)).unwrap_or_default();
@@ -180,7 +176,20 @@ pub fn check_units(sc: &Scenario) -> Vec<(usize, String, String)> {
             .collect();
         let cap = foot * pct("ecw.veteran_cap_pct") / 100;
         if vets.len() > cap {
-            out.push((vets[cap], "flags".into(), format!("side \"{}\" fields {} veteran foot units of {foot}: at most {cap} ({}% of its foot, 004, Foot; decision 42)", s.id, vets.len(), pct("ecw.veteran_cap_pct"))));
+            out.push((
+                vets[cap],
+                "flags".into(),
+                m(
+                    "ecw.check.veterans",
+                    &[
+                        ("side", s.id.clone()),
+                        ("count", vets.len().to_string()),
+                        ("foot", foot.to_string()),
+                        ("cap", cap.to_string()),
+                        ("pct", pct("ecw.veteran_cap_pct").to_string()),
+                    ],
+                ),
+            ));
         }
         let horse = on
             .iter()
@@ -193,7 +202,20 @@ pub fn check_units(sc: &Scenario) -> Vec<(usize, String, String)> {
             .collect();
         let rcap = horse * pct("ecw.rash_cap_pct") / 100;
         if rash.len() > rcap {
-            out.push((rash[rcap], "flags".into(), format!("side \"{}\" fields {} rash units of {horse} horse: at most {rcap} ({}%, 004, Sub-classifications; decision 42)", s.id, rash.len(), pct("ecw.rash_cap_pct"))));
+            out.push((
+                rash[rcap],
+                "flags".into(),
+                m(
+                    "ecw.check.rash",
+                    &[
+                        ("side", s.id.clone()),
+                        ("count", rash.len().to_string()),
+                        ("horse", horse.to_string()),
+                        ("cap", rcap.to_string()),
+                        ("pct", pct("ecw.rash_cap_pct").to_string()),
+                    ],
+                ),
+            ));
         }
         if si > 1 {
             break;
@@ -211,7 +233,14 @@ pub fn check_units(sc: &Scenario) -> Vec<(usize, String, String)> {
                 .iter()
                 .rposition(|u| u.leader == l.id && u.flags.iter().any(|f| f == "attached"))
             {
-                out.push((i, "flags".into(), format!("leader \"{}\" is attached to {n} units; a leader is attached to one at most", l.id)));
+                out.push((
+                    i,
+                    "flags".into(),
+                    m(
+                        "ecw.check.attached",
+                        &[("leader", l.id.clone()), ("count", n.to_string())],
+                    ),
+                ));
             }
         }
     }

@@ -72,7 +72,7 @@ impl Rules for EcwEngine {
                 return Err(Rejection::new(
                     "no-odds",
                     Some("action"),
-                    "the deal shuffles the decks: it has no odds to show",
+                    k("ecw.reject.deal-no-odds"),
                 ))
             }
             Action::DrawChaunce {} => {
@@ -194,7 +194,8 @@ impl Rules for EcwEngine {
         // Which of the hand's cards went onto the Stand of Pikes track is the defender's.
         if !keeper {
             if let Some(d) = e["draws"].as_array_mut() {
-                d.retain(|x| x["label"] != "Stand of Pikes card");
+                let label = k("ecw.die.stand-card");
+                d.retain(|x| x["label"] != label.as_str());
             }
         }
         Some(e)
@@ -237,7 +238,7 @@ impl Rules for EcwEngine {
             return Err(Rejection::new(
                 "hand-is-secret",
                 Some("action"),
-                "the game master does not see the hands (decision 44): each side plays its own cards on its own link; deal with hands = single-device, or referee_sees_hands, to play them from this link",
+                k("ecw.reject.hand-is-secret"),
             ));
         }
         Ok(())
@@ -302,7 +303,7 @@ pub(super) fn standalone(a: &Action) -> Result<Plan<Outcome>, Rejection> {
                 return Err(Rejection::new(
                     "unknown-field",
                     Some(k),
-                    format!("{k}: not a field of a stand-alone melee; allowed: attacker, defender, stand_of_pikes, terrain, battle_back_terrain"),
+                    m("ecw.reject.standalone-field", &[("field", k.into())]),
                 ));
             }
             let reduction = |field: &str, v: Option<i64>| -> Result<u8, Rejection> {
@@ -320,7 +321,7 @@ pub(super) fn standalone(a: &Action) -> Result<Plan<Outcome>, Rejection> {
         _ => Err(Rejection::new(
             "needs-a-game",
             Some("action"),
-            "without a game only `battle` and `melee` can be resolved; the rest needs a game",
+            k("ecw.reject.needs-a-game"),
         )),
     }
 }

@@ -21,7 +21,7 @@ fn finisher(card: &'static ChaunceCard) -> impl Fn(Res, bool) -> P + Copy + 'sta
     let replaced = card.turn != Turn::GoesOn;
     move |mut r: Res, applied: bool| -> P {
         if !applied {
-            return done(card_ignored(r, card, "it finds no target"));
+            return done(card_ignored(r, card, "ecw.chaunce.no-target"));
         }
         check_victory(&mut r);
         if r.st.phase == Phase::Over {
@@ -34,6 +34,11 @@ fn finisher(card: &'static ChaunceCard) -> impl Fn(Res, bool) -> P + Copy + 'sta
         }
         done(r)
     }
+}
+
+/// A Chaunce card's name, a message.
+fn ct(id: &str) -> String {
+    chaunce_card(id).map_or(id.to_string(), |c| c.title())
 }
 
 fn name_of(st: &State, id: &str) -> String {
@@ -96,7 +101,7 @@ pub(super) fn chaunce_effect(
 /// False Alarum.
 fn false_alarum(mut r: Res, d: Drawn) -> P {
     let finish = finisher(d.card);
-    r.say("False Alarum: take your turn as normal");
+    r.say(k("ecw.chaunce.false-alarum"));
     finish(r, true)
 }
 
@@ -106,8 +111,8 @@ fn st_swithun(mut r: Res, d: Drawn) -> P {
     r.st.rain = 4;
     lasting(
         &mut r,
-        "St. Swithun: no ranged combat for 4 player-turns".into(),
-        "no ranged combat for 2 complete turns, this one included (decision 33)",
+        k("ecw.chaunce.rain-note"),
+        k("ecw.chaunce.rain-said"),
     );
     finish(r, true)
 }
@@ -119,11 +124,8 @@ fn artillery_horses(mut r: Res, d: Drawn) -> P {
     r.st.sides[side].artillery_horses = true;
     lasting(
         &mut r,
-        format!(
-            "{}: artillery cannot move (Artillery Horses)",
-            st.side_name(side)
-        ),
-        "your artillery cannot move for the rest of the day",
+        m("ecw.chaunce.horses-note", &[("side", st.side_name(side))]),
+        k("ecw.chaunce.horses-said"),
     );
     finish(r, true)
 }
@@ -135,11 +137,11 @@ fn chickweed(mut r: Res, d: Drawn) -> P {
     r.st.sides[side].chickweed = true;
     lasting(
         &mut r,
-        format!(
-            "{}: mounted moves 1 hex less (Chickweed)",
-            st.side_name(side)
+        m(
+            "ecw.chaunce.chickweed-note",
+            &[("side", st.side_name(side))],
         ),
-        "your mounted units move 1 hex less for the rest of the day",
+        k("ecw.chaunce.chickweed-said"),
     );
     finish(r, true)
 }
@@ -150,8 +152,8 @@ fn soft_going(mut r: Res, d: Drawn) -> P {
     r.st.soft_going = true;
     lasting(
         &mut r,
-        "Soft Going: all mounted moves 1 hex less".into(),
-        "all mounted troops move 1 hex less for the rest of the day",
+        k("ecw.chaunce.soft-going-note"),
+        k("ecw.chaunce.soft-going-said"),
     );
     finish(r, true)
 }
@@ -161,10 +163,7 @@ fn biter_bit(mut r: Res, d: Drawn) -> P {
     let finish = finisher(d.card);
     let Drawn { opp, st, .. } = d;
     r.st.sides[opp].chaunce_due += 1;
-    r.say(format!(
-        "{} must take a Chaunce card at the start of their next turn (decision 8)",
-        st.side_name(opp)
-    ));
+    r.say(m("ecw.chaunce.biter-bit", &[("side", st.side_name(opp))]));
     finish(r, true)
 }
 
@@ -182,10 +181,9 @@ fn fogge_of_war(mut r: Res, d: Drawn) -> P {
         }
     }
     r.st.reshuffle_commands(&mut notes);
-    r.say(format!(
-        "{n} command cards discarded and {n} drawn; {}",
-        notes.join("; ")
-    ));
+    let mut said = vec![m("ecw.chaunce.fogge", &[("count", n.to_string())])];
+    said.extend(notes);
+    r.say(join(&said));
     finish(r, true)
 }
 
@@ -197,10 +195,7 @@ fn the_dizziness(mut r: Res, d: Drawn) -> P {
         return finish(r, false);
     }
     r.st.phase = Phase::Dizziness;
-    r.say(format!(
-        "{} pick one card of the hand, unseen (`dizzy_pick`)",
-        st.side_name(opp)
-    ));
+    r.say(m("ecw.chaunce.dizziness", &[("side", st.side_name(opp))]));
     done(r)
 }
 
@@ -218,7 +213,7 @@ fn no_orders(mut r: Res, d: Drawn) -> P {
         any = true;
     }
     if any {
-        r.say("every attached leader detaches to the nearest empty hex not adjacent to an enemy");
+        r.say(k("ecw.chaunce.no-orders"));
     }
     finish(r, any)
 }
@@ -234,22 +229,29 @@ fn hot_for_revenge(r: Res, d: Drawn) -> P {
     pick_one(
         r,
         from.clone(),
-        "Hot for Revenge: first unit",
+        &m("ecw.pick.first-unit", &[("card", ct("hot-for-revenge"))]),
         move |r, first| {
             let rest: Vec<String> = from.iter().filter(|x| **x != first).cloned().collect();
             let give = move |mut r: Res, u: &str| {
                 let name = name_of(&r.st, u);
                 r.st.unit_mut(u).expect("picked").chaunce_bonus += 1;
-                r.st.chronicle
-                    .push(format!("{name}: +1 die in combat (Hot for Revenge)"));
-                r.say(format!("{name}: +1 die in combat for the rest of the day"));
+                r.st.chronicle.push(m(
+                    "ecw.chaunce.die-note",
+                    &[
+                        ("unit", name.clone()),
+                        ("dice", "+1".into()),
+                        ("card", ct("hot-for-revenge")),
+                    ],
+                ));
+                r.say(m("ecw.chaunce.revenge-said", &[("unit", name)]));
                 r
             };
             let r = give(r, &first);
             if rest.is_empty() {
                 return finish(r, true);
             }
-            pick_one(r, rest, "Hot for Revenge: second unit", move |r, second| {
+            let label = m("ecw.pick.second-unit", &[("card", ct("hot-for-revenge"))]);
+            pick_one(r, rest, &label, move |r, second| {
                 finish(give(r, &second), true)
             })
         },
@@ -266,12 +268,10 @@ fn bad_powder(r: Res, d: Drawn) -> P {
     if from.is_empty() {
         return finish(r, false);
     }
-    pick_one(r, from, card.name, move |mut r, u| {
+    pick_one(r, from, &card.title(), move |mut r, u| {
         let name = name_of(&r.st, &u);
         r.st.unit_mut(&u).expect("picked").no_fire_turns = 1;
-        r.say(format!(
-            "{name} retires to your baseline and may not fire this turn"
-        ));
+        r.say(m("ecw.chaunce.bad-powder", &[("unit", name)]));
         finish(r, true)
     })
 }
@@ -286,14 +286,19 @@ fn o_bugger_it(r: Res, d: Drawn) -> P {
     if from.is_empty() {
         return finish(r, false);
     }
-    pick_one(r, from, card.name, move |mut r, u| {
+    pick_one(r, from, &card.title(), move |mut r, u| {
         if let Some(l) = r.st.leader_of(&u).map(|l| l.id.clone()) {
             if let Some(l) = r.st.leader_mut(&l) {
                 l.unit = None;
             }
         }
         let b = r.st.unit(&u).map_or(0, |x| u32::from(x.blocks));
-        lose_blocks(&mut r, &u, b, "went home (O Bugger It)");
+        lose_blocks(
+            &mut r,
+            &u,
+            b,
+            &m("ecw.cause.went-home", &[("card", ct("o-bugger-it"))]),
+        );
         finish(r, true)
     })
 }
@@ -306,11 +311,11 @@ fn rabbits(r: Res, d: Drawn) -> P {
     if from.is_empty() {
         return finish(r, false);
     }
-    pick_one(r, from, card.name, move |mut r, u| {
+    pick_one(r, from, &card.title(), move |mut r, u| {
         let name = name_of(&r.st, &u);
         r.st.unit_mut(&u).expect("picked").no_move_turns = 1;
-        r.say(format!("{name} loses a block and cannot move this turn"));
-        lose_blocks(&mut r, &u, 1, "Rabbits!");
+        r.say(m("ecw.chaunce.rabbits", &[("unit", name)]));
+        lose_blocks(&mut r, &u, 1, &ct("rabbits"));
         finish(r, true)
     })
 }
@@ -323,14 +328,14 @@ fn victorye_is_ours(r: Res, d: Drawn) -> P {
     if from.is_empty() {
         return finish(r, false);
     }
-    pick_one(r, from, card.name, move |mut r, u| {
+    pick_one(r, from, &card.title(), move |mut r, u| {
         let x = r.st.unit_mut(&u).expect("picked");
         let name = x.name.clone();
         if x.rash {
-            r.say(format!("{name} is already rash: no effect"));
+            r.say(m("ecw.chaunce.already-rash", &[("unit", name)]));
         } else {
             x.rash = true;
-            r.say(format!("{name} become rash gallopers: +1 die in melee, control rolls after victories (decision 36)"));
+            r.say(m("ecw.chaunce.become-rash", &[("unit", name)]));
         }
         finish(r, true)
     })
@@ -344,39 +349,47 @@ fn my_lord_you_are_payle(r: Res, d: Drawn) -> P {
     if from.is_empty() {
         return finish(r, false);
     }
-    pick_one(r, from, card.name, move |r, l| {
+    pick_one(r, from, &card.title(), move |r, l| {
         let name = r.st.leader(&l).map_or(String::new(), |x| x.name.clone());
-        Plan::die(Die::d6("Severity"), move |f| {
+        Plan::die(Die::d6(k("ecw.die.severity")), move |f| {
             let mut r = r.clone();
-            let what = [
-                "unhurt",
-                "just a scratch",
-                "a flesh wound",
-                "a severe wound",
-                "a mortal wound",
-                "dead",
-            ][usize::from(f - 1)];
+            let what = k([
+                "ecw.wound.unhurt",
+                "ecw.wound.scratch",
+                "ecw.wound.flesh",
+                "ecw.wound.severe",
+                "ecw.wound.mortal",
+                "ecw.wound.dead",
+            ][usize::from(f - 1)]);
+            let result = m(
+                "ecw.chaunce.wound",
+                &[("leader", name.clone()), ("what", what.clone())],
+            );
             r.steps.push(Step {
-                title: format!(
-                    "My Lord, You Are Payle: {name} rolls 1D6; 4 or more leaves the field [004]"
+                title: m(
+                    "ecw.step.payle",
+                    &[
+                        ("card", ct("my-lord-you-are-payle")),
+                        ("leader", name.clone()),
+                    ],
                 ),
                 dice: vec![tercio_core::RolledDie {
-                    label: "Severity".into(),
+                    label: k("ecw.die.severity"),
                     sides: 6,
                     face: f,
                 }],
                 modifiers: Vec::new(),
                 totals: Vec::new(),
-                result: format!("{name}: {what}"),
+                result: result.clone(),
             });
             r.facets.push((
-                format!("{name} lost"),
-                if f >= 4 { "yes" } else { "no" }.into(),
+                m("ecw.facet.leader-lost", &[("leader", name.clone())]),
+                k(if f >= 4 { "ecw.ref.yes" } else { "ecw.ref.no" }),
             ));
             if f >= 4 {
-                lose_leader(&mut r, &l, what);
+                lose_leader(&mut r, &l, &what);
             } else {
-                r.say(format!("{name}: {what}"));
+                r.say(result);
             }
             finish(r, true)
         })
@@ -397,19 +410,19 @@ fn twas_but_a_mistake(r: Res, d: Drawn) -> P {
     if from.is_empty() {
         return finish(r, false);
     }
-    pick_one(r, from, card.name, move |mut r, l| {
+    pick_one(r, from, &card.title(), move |mut r, l| {
         let name = r.st.leader(&l).map_or(String::new(), |x| x.name.clone());
         if let Some(x) = r.st.leader_mut(&l) {
             x.gone = None;
             x.unit = None;
         }
         r.st.sides[opp].banners = r.st.sides[opp].banners.saturating_sub(1);
-        let m = format!(
-            "{name} returns on your baseline; {} lose a banner",
-            r.st.side_name(opp)
+        let said = m(
+            "ecw.chaunce.twas-mistake",
+            &[("leader", name), ("side", r.st.side_name(opp))],
         );
-        r.st.chronicle.push(m.clone());
-        r.say(m);
+        r.st.chronicle.push(said.clone());
+        r.say(said);
         finish(r, true)
     })
 }
@@ -419,7 +432,7 @@ fn were_back(r: Res, d: Drawn) -> P {
     let finish = finisher(d.card);
     let Drawn { side, .. } = d;
     let classes = FaceClasses::of(&[0, 0, 1, 2, 3, 4]);
-    throw(1, 6, "We're Back die", Depends::Classes(classes)).and_then(move |f| {
+    throw(1, 6, &k("ecw.die.were-back"), Depends::Classes(classes)).and_then(move |f| {
         let mut r = r.clone();
         let s = tables::symbol(f[0]);
         let t = match s {
@@ -435,20 +448,21 @@ fn were_back(r: Res, d: Drawn) -> P {
                 .map(|u| u.id.clone())
         });
         let result = match (s, &spare) {
-            (Symbol::Sabre, _) => "Sabres: it was just a rumour".to_string(),
-            (Symbol::Flag, _) => {
-                "a Flag: a leader, but the scenario has none in reserve".to_string()
-            }
-            (_, None) => format!("{s:?}: no spare of that type is left"),
-            (_, Some(u)) => format!("{} return on your baseline", name_of(&r.st, u)),
+            (Symbol::Sabre, _) => k("ecw.chaunce.rumour"),
+            (Symbol::Flag, _) => k("ecw.chaunce.no-spare-leader"),
+            (_, None) => m("ecw.chaunce.no-spare", &[("symbol", s.term())]),
+            (_, Some(u)) => m("ecw.chaunce.spare-returns", &[("unit", name_of(&r.st, u))]),
         };
         if let Some(u) = &spare {
             r.st.unit_mut(u).expect("spare").spare = false;
         }
         r.steps.push(Step {
-            title: "We're Back: one battle die for the type [004; design 5.2]".into(),
+            title: m("ecw.step.were-back", &[("card", ct("were-back"))]),
             dice: vec![tercio_core::RolledDie {
-                label: format!("We're Back die ({s:?})"),
+                label: m(
+                    "ecw.die.one",
+                    &[("label", k("ecw.die.were-back")), ("symbol", s.term())],
+                ),
                 sides: 6,
                 face: f[0],
             }],
@@ -475,21 +489,32 @@ fn fumblethumbs(r: Res, d: Drawn) -> P {
     let room: Option<u32> = cands.first().and_then(|x| x.parse().ok());
     let classes = FaceClasses::of(&[0, 0, 2, 2, 2, 1]);
     let name = name_of(&st, &u);
-    throw(1, 6, "Fumblethumbs die", Depends::Classes(classes)).and_then(move |f| {
+    let label = m("ecw.die.card-die", &[("card", ct("fumblethumbs"))]);
+    throw(1, 6, &label.clone(), Depends::Classes(classes)).and_then(move |f| {
         let mut r = r.clone();
-        let k = classes.class(f[0]);
-        let mut result = "no effect".to_string();
-        if k == 0 {
-            lose_blocks(&mut r, &u, 1, "Fumblethumbs");
-            result = format!("{name} loses 1 block");
-        } else if k == 1 {
+        let c = classes.class(f[0]);
+        let mut result = k("ecw.chaunce.no-effect");
+        if c == 0 {
+            lose_blocks(&mut r, &u, 1, &ct("fumblethumbs"));
+            result = m("ecw.chaunce.loses-block", &[("unit", name.clone())]);
+        } else if c == 1 {
             let lost = room.map_or(0, |room| 2u32.saturating_sub(room));
-            lose_blocks(&mut r, &u, lost, "Fumblethumbs");
-            result = format!("{name} retreats 2 hexes{}", if lost > 0 { format!(", losing {lost} block(s) for hexes it cannot take") } else { String::new() });
+            lose_blocks(&mut r, &u, lost, &ct("fumblethumbs"));
+            result = if lost > 0 {
+                m(
+                    "ecw.chaunce.retreats-2-losing",
+                    &[("unit", name.clone()), ("count", lost.to_string())],
+                )
+            } else {
+                m("ecw.chaunce.retreats-2", &[("unit", name.clone())])
+            };
         }
         r.steps.push(Step {
-            title: format!("Fumblethumbs: {name}, the last foot to fire, rolls one die [004; decisions 40, 41]"),
-            dice: symbol_dice("Fumblethumbs die", &f),
+            title: m(
+                "ecw.step.fumblethumbs",
+                &[("card", ct("fumblethumbs")), ("unit", name.clone())],
+            ),
+            dice: symbol_dice(&label, &f),
             modifiers: Vec::new(),
             totals: Vec::new(),
             result: result.clone(),
@@ -519,26 +544,34 @@ fn devils_match(mut r: Res, d: Drawn) -> P {
     if from.is_empty() {
         return finish(r, false);
     }
-    pick_one(r, from, card.name, move |r, gun| {
+    pick_one(r, from, &card.title(), move |r, gun| {
         let classes = FaceClasses::of(&[2, 2, 2, 0, 1, 2]);
         let name = name_of(&r.st, &gun);
-        throw(1, 6, "Devil's Match die", Depends::Classes(classes)).and_then(move |f| {
+        let label = m("ecw.die.card-die", &[("card", ct("devils-match"))]);
+        throw(1, 6, &label.clone(), Depends::Classes(classes)).and_then(move |f| {
             let mut r = r.clone();
-            let k = classes.class(f[0]);
+            let c = classes.class(f[0]);
             r.steps.push(Step {
-                title: format!("The Devil's Match: {name} rolls one die: Artillery or Sabres lose a block; Sabres blast the neighbours [004]"),
-                dice: symbol_dice("Devil's Match die", &f),
+                title: m(
+                    "ecw.step.devils-match",
+                    &[("card", ct("devils-match")), ("unit", name.clone())],
+                ),
+                dice: symbol_dice(&label, &f),
                 modifiers: Vec::new(),
                 totals: Vec::new(),
-                result: match k { 0 => format!("{name} loses 1 block"), 1 => format!("{name} loses 1 block and the blast reaches the adjacent units"), _ => "no explosion".into() },
+                result: match c {
+                    0 => m("ecw.chaunce.loses-block", &[("unit", name.clone())]),
+                    1 => m("ecw.chaunce.blast", &[("unit", name.clone())]),
+                    _ => k("ecw.chaunce.no-explosion"),
+                },
             });
-            if k <= 1 {
-                lose_blocks(&mut r, &gun, 1, "The Devil's Match");
+            if c <= 1 {
+                lose_blocks(&mut r, &gun, 1, &ct("devils-match"));
             }
-            if k == 1 {
+            if c == 1 {
                 r.st.pending = Some(gun.clone());
                 r.st.phase = Phase::ChaunceResolve;
-                r.say("name the units adjacent to the gun, not in a town, wood or earthworks (`resolve_chaunce` target)");
+                r.say(k("ecw.chaunce.name-neighbours"));
                 return done(r);
             }
             finish(r, true)
@@ -579,7 +612,7 @@ fn friendly_fire(mut r: Res, d: Drawn) -> P {
             room: None,
             ignores: 0,
             retiring: false,
-            label: "Friendly Fire",
+            label: ct("friendly-fire"),
         },
         move |r, _| finish(r, true),
     )
@@ -620,22 +653,24 @@ fn going_for_it(mut r: Res, d: Drawn) -> P {
         });
         r.st.phase = Phase::Window;
         r.st.chaunce = None;
-        r.say(format!(
-            "{} charges {}: {} answer",
-            name_of(&st, &unit),
-            t.name,
-            st.side_name(opp)
+        r.say(m(
+            "ecw.chaunce.charges",
+            &[
+                ("unit", name_of(&st, &unit)),
+                ("target", t.name.clone()),
+                ("side", st.side_name(opp)),
+            ],
         ));
         return done(r);
     }
     if cands.is_empty() {
         return finish(r, false);
     }
-    pick_one(r, cands, card.name, move |mut r, u| {
+    pick_one(r, cands, &card.title(), move |mut r, u| {
         r.st.pending = Some(u.clone());
-        r.say(format!(
-            "{} charges: name the nearest enemy unit (`resolve_chaunce` target)",
-            name_of(&r.st, &u)
+        r.say(m(
+            "ecw.chaunce.charges-name",
+            &[("unit", name_of(&r.st, &u))],
         ));
         done(r)
     })
@@ -669,15 +704,15 @@ fn lay_down_your_armes(mut r: Res, d: Drawn) -> P {
         return pick_one(
             r,
             captors,
-            "Lay Down Your Armes: captor",
+            &m("ecw.pick.captor", &[("card", ct("lay-down-your-armes"))]),
             move |mut r, c| {
                 let x = r.st.unit(&c).expect("captor");
                 let name = x.name.clone();
                 if x.blocks > 1 {
-                    lose_blocks(&mut r, &c, 1, "prisoner guards");
-                    r.say(format!("{name} loses 1 block as prisoner guards"));
+                    lose_blocks(&mut r, &c, 1, &k("ecw.cause.prisoner-guards"));
+                    r.say(m("ecw.chaunce.guards", &[("unit", name)]));
                 } else {
-                    r.say(format!("{name} keeps its last block (decision 38)"));
+                    r.say(m("ecw.chaunce.keeps-last-block", &[("unit", name)]));
                 }
                 finish(r, true)
             },
@@ -686,17 +721,25 @@ fn lay_down_your_armes(mut r: Res, d: Drawn) -> P {
     if cands.is_empty() {
         return finish(r, false);
     }
-    pick_one(r, cands, card.name, move |mut r, u| {
+    pick_one(r, cands, &card.title(), move |mut r, u| {
         let b = r.st.unit(&u).map_or(0, |x| u32::from(x.blocks));
         if let Some(l) = r.st.leader_of(&u).map(|l| l.id.clone()) {
             if let Some(l) = r.st.leader_mut(&l) {
                 l.unit = None;
             }
         }
-        lose_blocks(&mut r, &u, b, "surrendered (Lay Down Your Armes)");
+        lose_blocks(
+            &mut r,
+            &u,
+            b,
+            &m(
+                "ecw.cause.surrendered",
+                &[("card", ct("lay-down-your-armes"))],
+            ),
+        );
         r.st.pending = Some(u.clone());
         r.st.phase = Phase::ChaunceResolve;
-        r.say("name the adjacent enemy units it may surrender to (`resolve_chaunce` target)");
+        r.say(k("ecw.chaunce.name-captors"));
         check_victory(&mut r);
         done(r)
     })
@@ -711,7 +754,7 @@ fn damned_turncotes(r: Res, d: Drawn) -> P {
     if cands.is_empty() {
         return finish(r, false);
     }
-    pick_one(r, cands, card.name, move |mut r, u| {
+    pick_one(r, cands, &card.title(), move |mut r, u| {
         let name = name_of(&r.st, &u);
         let leader = r.st.leader_of(&u).map(|l| l.id.clone());
         leave_stand(&mut r.st, &u);
@@ -721,18 +764,19 @@ fn damned_turncotes(r: Res, d: Drawn) -> P {
         banner(
             &mut r,
             opp,
-            format!("{name} changes sides (Damned Turncotes)"),
+            m(
+                "ecw.chaunce.changes-sides",
+                &[("unit", name.clone()), ("card", ct("damned-turncotes"))],
+            ),
         );
         if let Some(l) = leader {
             let lname = r.st.leader(&l).map_or(String::new(), |x| x.name.clone());
             if let Some(x) = r.st.leader_mut(&l) {
                 x.side = opp;
             }
-            banner(&mut r, opp, format!("{lname} defects with it"));
+            banner(&mut r, opp, m("ecw.chaunce.defects", &[("leader", lname)]));
         }
-        r.say(format!(
-            "{name} may move up to 3 hexes to join its new comrades"
-        ));
+        r.say(m("ecw.chaunce.new-comrades", &[("unit", name)]));
         finish(r, true)
     })
 }
@@ -753,7 +797,7 @@ fn weak_bridge(mut r: Res, d: Drawn) -> P {
         for u in &second {
             if let Some(x) = st.unit(u).filter(|x| x.gone.is_none() && !x.spare) {
                 let b = u32::from(x.blocks);
-                lose_blocks(&mut r, u, b, "the bridge collapsed");
+                lose_blocks(&mut r, u, b, &k("ecw.cause.bridge"));
             }
         }
         return finish(r, true);
@@ -761,13 +805,14 @@ fn weak_bridge(mut r: Res, d: Drawn) -> P {
     if cands.is_empty() {
         return finish(r, false);
     }
-    pick_one(r, cands, card.name, move |mut r, b| {
-        r.st.chronicle.push(format!("Weak Bridge: {b} collapses"));
+    pick_one(r, cands, &card.title(), move |mut r, b| {
+        r.st.chronicle.push(m(
+            "ecw.chaunce.bridge-note",
+            &[("card", ct("weak-bridge")), ("bridge", b.clone())],
+        ));
         r.st.pending = Some("bridge".into());
         r.st.phase = Phase::ChaunceResolve;
-        r.say(format!(
-            "{b} collapses: name the units on it (`resolve_chaunce` target; empty if none)"
-        ));
+        r.say(m("ecw.chaunce.bridge-said", &[("bridge", b)]));
         done(r)
     })
 }
@@ -778,7 +823,7 @@ fn random_unit(r: Res, d: Drawn, then: impl Fn(Res, String) -> P + 'static) -> P
     if from.is_empty() {
         return finisher(d.card)(r, false);
     }
-    pick_one(r, from, d.card.name, then)
+    pick_one(r, from, &d.card.title(), then)
 }
 
 /// A Prince Among Sarjeants.
@@ -796,11 +841,12 @@ fn prince_among_sarjeants(r: Res, d: Drawn) -> P {
         match up {
             Some(t) => {
                 x.training = t;
-                r.say(format!("{name} becomes {t:?}").to_lowercase());
+                r.say(m(
+                    "ecw.chaunce.becomes",
+                    &[("unit", name), ("training", t.term())],
+                ));
             }
-            None => r.say(format!(
-                "{name}: no effect (militia, veteran or artillery; decision 37)"
-            )),
+            None => r.say(m("ecw.chaunce.prince-no-effect", &[("unit", name)])),
         }
         finish(r, true)
     })
@@ -816,19 +862,37 @@ fn grimme_reaper(r: Res, d: Drawn) -> P {
                 .map(|f| u8::from(!symbol_hits(&x, f)))
                 .collect::<Vec<_>>(),
         );
-        throw(usize::from(x.blocks), 6, "Grimme Reaper die", Depends::Classes(classes)).and_then(move |faces| {
+        let label = m("ecw.die.card-die", &[("card", ct("grimme-reaper"))]);
+        throw(
+            usize::from(x.blocks),
+            6,
+            &label.clone(),
+            Depends::Classes(classes),
+        )
+        .and_then(move |faces| {
             let mut r = r.clone();
-            let k = faces.iter().filter(|&&f| classes.class(f) == 0).count() as u32;
+            let n = faces.iter().filter(|&&f| classes.class(f) == 0).count() as u32;
+            let desert = m("ecw.chaunce.desert", &[("count", n.to_string())]);
             r.steps.push(Step {
-                title: format!("Grimme Reaper: {} rolls one die per block; each {:?} symbol deserts [004; decision 27]", x.name, x.class.hit_by()),
-                dice: symbol_dice("Grimme Reaper die", &faces),
+                title: m(
+                    "ecw.step.grimme-reaper",
+                    &[
+                        ("card", ct("grimme-reaper")),
+                        ("unit", x.name.clone()),
+                        ("symbol", x.class.hit_by().term()),
+                    ],
+                ),
+                dice: symbol_dice(&label, &faces),
                 modifiers: Vec::new(),
-                totals: vec![("deserters".into(), k as i32)],
-                result: format!("{k} block(s) desert"),
+                totals: vec![(k("ecw.total.deserters"), n as i32)],
+                result: desert.clone(),
             });
-            r.facets.push(("blocks lost".into(), k.to_string()));
-            lose_blocks(&mut r, &x.id, k, "Grimme Reaper");
-            r.say(format!("{}: {k} block(s) desert", x.name));
+            r.facets.push((k("ecw.facet.blocks-lost"), n.to_string()));
+            lose_blocks(&mut r, &x.id, n, &ct("grimme-reaper"));
+            r.say(m(
+                "ecw.chaunce.unit-desert",
+                &[("unit", x.name.clone()), ("count", n.to_string())],
+            ));
             finish(r, true)
         })
     })
@@ -840,7 +904,7 @@ fn coronels_trubble(r: Res, d: Drawn) -> P {
     random_unit(r, d, move |mut r, u| {
         let name = name_of(&r.st, &u);
         r.st.unit_mut(&u).expect("picked").no_orders_until_leader = true;
-        r.say(format!("{name} takes no orders until a leader is attached"));
+        r.say(m("ecw.chaunce.coronel", &[("unit", name)]));
         finish(r, true)
     })
 }
@@ -853,10 +917,17 @@ fn combat_die(r: Res, d: Drawn, die: i32) -> P {
     random_unit(r, d, move |mut r, u| {
         let name = name_of(&r.st, &u);
         r.st.unit_mut(&u).expect("picked").chaunce_bonus += die;
-        r.st.chronicle
-            .push(format!("{name}: {die:+} die in all combat ({})", card.name));
-        r.say(format!(
-            "{name}: {die:+} die in all combat for the rest of the day"
+        r.st.chronicle.push(m(
+            "ecw.chaunce.die-note",
+            &[
+                ("unit", name.clone()),
+                ("dice", format!("{die:+}")),
+                ("card", card.title()),
+            ],
+        ));
+        r.say(m(
+            "ecw.chaunce.die-said",
+            &[("unit", name), ("dice", format!("{die:+}"))],
         ));
         finish(r, true)
     })
@@ -875,10 +946,13 @@ fn random_candidate(
     if d.cands.is_empty() {
         return finish(r, false);
     }
-    pick_one(r, d.cands, card.name, move |mut r, x| {
+    pick_one(r, d.cands, &card.title(), move |mut r, x| {
         let what = what(&r.st, &x);
         if chronicled {
-            r.st.chronicle.push(format!("{}: {what}", card.name));
+            r.st.chronicle.push(m(
+                "ecw.chaunce.card-note",
+                &[("card", card.title()), ("what", what.clone())],
+            ));
         }
         r.say(what);
         finish(r, true)
@@ -888,37 +962,35 @@ fn random_candidate(
 /// Exceeding Nervose.
 fn exceeding_nervose(r: Res, d: Drawn) -> P {
     random_candidate(r, d, false, |st, x| {
-        format!(
-            "{} retires 3 hexes (not across an unfordable river, not into contact)",
-            name_of(st, x)
-        )
+        m("ecw.chaunce.nervose", &[("unit", name_of(st, x))])
     })
 }
 
 /// Who Drew This Mappe?
 fn who_drew_this_mappe(r: Res, d: Drawn) -> P {
     random_candidate(r, d, true, |st, x| {
-        format!(
-            "{} finds itself in a marsh: mark the ground",
-            name_of(st, x)
-        )
+        m("ecw.chaunce.marsh", &[("unit", name_of(st, x))])
     })
 }
 
 /// Old Davey Findes a Crossing.
 fn old_davey(r: Res, d: Drawn) -> P {
-    random_candidate(r, d, true, |_, x| format!("{x} becomes fordable"))
+    random_candidate(r, d, true, |_, x| {
+        m("ecw.chaunce.fordable", &[("river", x.into())])
+    })
 }
 
 /// Only 2 Inches Depe on the Ducks.
 fn two_inches_depe(r: Res, d: Drawn) -> P {
-    random_candidate(r, d, true, |_, x| format!("{x} becomes unfordable"))
+    random_candidate(r, d, true, |_, x| {
+        m("ecw.chaunce.unfordable", &[("river", x.into())])
+    })
 }
 
 /// What Was In That Barn?
 fn what_was_in_that_barn(r: Res, d: Drawn) -> P {
     random_candidate(r, d, true, |_, x| {
-        format!("{x} burns for the rest of the day and must be abandoned")
+        m("ecw.chaunce.burns", &[("hex", x.into())])
     })
 }
 
@@ -939,27 +1011,34 @@ pub(super) fn devils_neighbours(
         let Some(u) = left.pop() else {
             return finish(r, true);
         };
-        Plan::die(Die::d6(format!("Devil's Match: {}", u.name)), move |f| {
+        let label = m(
+            "ecw.die.card-unit",
+            &[("card", ct("devils-match")), ("unit", u.name.clone())],
+        );
+        Plan::die(Die::d6(label.clone()), move |f| {
             let mut r = r.clone();
             let s = tables::symbol(f);
             let result = if s == u.class.hit_by() {
-                lose_blocks(&mut r, &u.id, 1, "The Devil's Match");
-                format!("{} loses 1 block", u.name)
+                lose_blocks(&mut r, &u.id, 1, &ct("devils-match"));
+                m("ecw.chaunce.loses-block", &[("unit", u.name.clone())])
             } else if s == Symbol::Flag {
                 match r.st.leader_of(&u.id).map(|l| l.id.clone()) {
                     Some(l) => {
-                        lose_leader(&mut r, &l, "The Devil's Match");
-                        format!("the leader with {} is lost", u.name)
+                        lose_leader(&mut r, &l, &ct("devils-match"));
+                        m("ecw.chaunce.leader-with-lost", &[("unit", u.name.clone())])
                     }
-                    None => format!("{}: a Flag, no leader", u.name),
+                    None => m("ecw.chaunce.flag-no-leader", &[("unit", u.name.clone())]),
                 }
             } else {
-                format!("{}: unharmed", u.name)
+                m("ecw.chaunce.unharmed", &[("unit", u.name.clone())])
             };
             r.steps.push(Step {
-                title: format!("The Devil's Match: {} [004]", u.name),
+                title: label.clone(),
                 dice: vec![tercio_core::RolledDie {
-                    label: format!("Devil's Match ({s:?})"),
+                    label: m(
+                        "ecw.die.one",
+                        &[("label", ct("devils-match")), ("symbol", s.term())],
+                    ),
                     sides: 6,
                     face: f,
                 }],

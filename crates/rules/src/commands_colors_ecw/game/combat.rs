@@ -86,10 +86,12 @@ pub(super) fn dice_for(
         .map_err(|mut r| {
             if r.field.as_deref().is_some_and(|f| f.starts_with("roller.")) {
                 let f = r.field.clone().unwrap_or_default();
-                r.message = format!(
-                    "unit: {}: {}",
-                    u.name,
-                    r.message.trim_start_matches(&format!("{f}: "))
+                r.message = m(
+                    "ecw.reject.unit-prefixed",
+                    &[
+                        ("unit", u.name.clone()),
+                        ("why", r.message.replacen(&format!("{f}: "), "", 1)),
+                    ],
                 );
                 r.field = Some("unit".into());
             }
@@ -98,8 +100,8 @@ pub(super) fn dice_for(
     let capped = u.stand || against.is_some_and(|t| t.stand && (is_mounted(u)));
     if capped && n > 1 {
         mods.push(Modifier {
-            side: "dice".into(),
-            name: "Stand of Pikes: at most 1 die".into(),
+            side: k("ecw.mod.dice"),
+            name: k("ecw.mod.stand-cap"),
             value: 1 - n,
             source: "CCN squares (design 7)".into(),
         });
@@ -119,7 +121,8 @@ pub(super) struct Hit {
     pub(super) room: Option<u32>,
     pub(super) ignores: u32,
     pub(super) retiring: bool,
-    pub(super) label: &'static str,
+    /// The battle's name, a message.
+    pub(super) label: String,
 }
 
 pub(super) fn hit_unit(r: Res, h: Hit, then: impl Fn(Res, bool) -> P + 'static) -> P {
@@ -140,47 +143,61 @@ pub(super) fn hit_unit(r: Res, h: Hit, then: impl Fn(Res, bool) -> P + 'static) 
     };
     let t = target_of(st, tu, room, ignores, retiring);
     let sc = scores(ru);
-    let title = format!(
-        "{label}: {} rolls {n} dice against {} [design 6]",
-        ru.name, tu.name
+    let title = m(
+        "ecw.step.rolls-against",
+        &[
+            ("label", label.clone()),
+            ("unit", ru.name.clone()),
+            ("count", n.to_string()),
+            ("target", tu.name.clone()),
+        ],
     );
     let blocks = u32::from(tu.blocks);
     let leader = st.leader_of(&target).map(|l| l.id.clone());
     let tname = tu.name.clone();
-    let label = label.to_string();
     let then = std::rc::Rc::new(then);
     resolve::roll_against(n, mods, t, kind, sc, title).and_then(move |(lost, hexes, step)| {
         let mut r = r.clone();
         let total = |name: &str| {
+            let name = k(name);
             step.totals
                 .iter()
-                .find(|(k, _)| k == name)
+                .find(|(k, _)| *k == name)
                 .map_or(0, |(_, v)| *v)
         };
-        let (hits, flags) = (total("hits"), total("flags"));
+        let (hits, flags) = (total(resolve::TOTAL_HITS), total(resolve::TOTAL_FLAGS));
         r.steps.push(step);
         let eliminated = lost == blocks;
-        let prefix = label.to_lowercase();
         // Hits and flags rolled, before blocks and retreats (the odds show their expectation).
-        r.facets.push((format!("{prefix}: hits"), hits.to_string()));
+        let facet = |what: &str| {
+            m(
+                "ecw.facet.of",
+                &[("label", label.clone()), ("what", k(what))],
+            )
+        };
         r.facets
-            .push((format!("{prefix}: flags"), flags.to_string()));
+            .push((facet(resolve::TOTAL_HITS), hits.to_string()));
         r.facets
-            .push((format!("{prefix}: blocks lost"), lost.to_string()));
-        r.facets.push((
-            format!("{prefix}: eliminated"),
-            if eliminated { "yes" } else { "no" }.into(),
-        ));
+            .push((facet(resolve::TOTAL_FLAGS), flags.to_string()));
         r.facets
-            .push((format!("{prefix}: retreat hexes"), hexes.to_string()));
+            .push((facet("ecw.facet.blocks-lost"), lost.to_string()));
+        r.facets
+            .push((facet("ecw.facet.eliminated"), resolve::yes_no(eliminated)));
+        r.facets
+            .push((facet("ecw.facet.retreat-hexes"), hexes.to_string()));
         let gone = lose_blocks(&mut r, &target, lost, &label);
-        let mut bits = vec![format!("{tname} loses {lost} block(s)")];
-        if gone {
-            bits.push("and is eliminated".into());
+        let args = [
+            ("unit", tname.clone()),
+            ("blocks", super::super::blocks(lost)),
+            ("hexes", super::super::hexes(hexes)),
+        ];
+        r.say(if gone {
+            m("ecw.result.unit-eliminated", &args)
         } else if hexes > 0 {
-            bits.push(format!("and retreats {hexes} hex(es)"));
-        }
-        r.say(bits.join(" "));
+            m("ecw.result.unit-retreats", &args)
+        } else {
+            m("ecw.result.unit-loses", &args)
+        });
         let holds = !gone && hexes == 0 && !retiring;
         let then = then.clone();
         // Leader casualty check: once per combat, when the unit lost a block (CCA-ldr; design 6.9).
@@ -204,37 +221,47 @@ pub(super) fn leader_check(
     let name =
         r.st.leader(&leader)
             .map_or(String::new(), |l| l.name.clone());
-    throw(n, 6, "Leader casualty die", Depends::Classes(sabre)).and_then(move |faces| {
+    throw(n, 6, &k("ecw.die.leader"), Depends::Classes(sabre)).and_then(move |faces| {
         let mut r = r.clone();
         let sabres = faces.iter().filter(|&&f| sabre.class(f) == 0).count();
         let lost = sabres == n;
         r.steps.push(Step {
-            title: format!(
-                "Leader casualty check: {name}, {n} die(s), lost on {} [CCA-ldr; design 6.9]",
-                if n == 2 { "two sabres" } else { "a sabre" }
+            title: m(
+                if n == 2 {
+                    "ecw.step.leader-check-2"
+                } else {
+                    "ecw.step.leader-check-1"
+                },
+                &[("leader", name.clone())],
             ),
-            dice: symbol_dice("Leader casualty die", &faces),
+            dice: symbol_dice(&k("ecw.die.leader"), &faces),
             modifiers: Vec::new(),
-            totals: vec![("sabres".into(), sabres as i32)],
-            result: if lost {
-                format!("{name} is lost")
-            } else if unit_gone {
-                format!("{name} survives and retreats 1 to 3 hexes alone (CCN, Leader's Retreat)")
-            } else {
-                format!("{name} is unhurt")
-            },
+            totals: vec![(k("ecw.total.sabres"), sabres as i32)],
+            result: m(
+                if lost {
+                    "ecw.result.leader-lost"
+                } else if unit_gone {
+                    "ecw.result.leader-survives-alone"
+                } else {
+                    "ecw.result.leader-unhurt"
+                },
+                &[("leader", name.clone())],
+            ),
         });
         r.facets.push((
-            format!("{name} lost"),
-            if lost { "yes" } else { "no" }.into(),
+            m("ecw.facet.leader-lost", &[("leader", name.clone())]),
+            resolve::yes_no(lost),
         ));
         if lost {
-            lose_leader(&mut r, &leader, "leader casualty check");
+            lose_leader(&mut r, &leader, &k("ecw.cause.leader-check"));
         } else if unit_gone {
             if let Some(l) = r.st.leader_mut(&leader) {
                 l.unit = None;
             }
-            r.say(format!("{name} survives and retreats alone"));
+            r.say(m(
+                "ecw.result.leader-retreats-alone",
+                &[("leader", name.clone())],
+            ));
         }
         then(r)
     })
@@ -252,7 +279,7 @@ pub(super) fn combat_common<'a>(
             reject(
                 "no-such-unit",
                 Some("unit"),
-                format!("unit: no unit \"{id}\" of yours on the table"),
+                m("ecw.reject.no-such-unit", &[("unit", id.into())]),
             )
         })?;
     let bonus = st.chase.as_ref().is_some_and(|ch| ch.unit == id) && !fire;
@@ -260,13 +287,13 @@ pub(super) fn combat_common<'a>(
     let c = match st.card.as_ref() {
         Some(c) => c,
         None if bonus => return Ok(u),
-        None => return Err(reject("no-card", None, "no card in play").not_now()),
+        None => return Err(reject("no-card", None, k("ecw.reject.no-card")).not_now()),
     };
     if !u.ordered && !bonus {
         return Err(reject(
             "not-ordered",
             Some("unit"),
-            format!("unit: {} is not ordered this turn", u.name),
+            m("ecw.reject.not-ordered", &[("unit", u.name.clone())]),
         )
         .not_now());
     }
@@ -274,24 +301,30 @@ pub(super) fn combat_common<'a>(
         return Err(reject(
             "march",
             Some("action"),
-            "under March to Victorye ordered units may not battle (004)",
+            m(
+                "ecw.reject.march-battle",
+                &[(
+                    "card",
+                    command_card("march-to-victorye").map_or(String::new(), |c| c.title()),
+                )],
+            ),
         ));
     }
     if let Some(ch) = &st.chase {
         if ch.compelled && ch.unit != id {
-            let roll = if ch.control_rolled {
-                ""
+            let why = k(if ch.control_rolled {
+                "ecw.reject.rash-first-rolled"
             } else {
-                " a control roll,"
-            };
-            return Err(reject("rash-compelled", Some("unit"), format!("unit: the rash unit out of control acts first: its bonus melee,{roll} or stop with no_target")).not_now());
+                "ecw.reject.rash-first"
+            });
+            return Err(reject("rash-compelled", Some("unit"), why).not_now());
         }
     }
     if !bonus && (u.fired || u.meleed > 0) {
         return Err(reject(
             "already-battled",
             Some("unit"),
-            format!("unit: {} has already battled this turn", u.name),
+            m("ecw.reject.already-battled", &[("unit", u.name.clone())]),
         )
         .not_now());
     }
@@ -299,7 +332,13 @@ pub(super) fn combat_common<'a>(
         return Err(reject(
             "bombard",
             Some("unit"),
-            "unit: a gun that moved under Bombard may not battle (004; decision 51)",
+            m(
+                "ecw.reject.bombard-moved",
+                &[(
+                    "card",
+                    command_card("bombard").map_or(String::new(), |c| c.title()),
+                )],
+            ),
         ));
     }
     Ok(u)
@@ -312,7 +351,7 @@ pub(super) fn enemy<'a>(st: &'a State, tid: &str, side: usize) -> Result<&'a Uni
             reject(
                 "no-such-target",
                 Some("target"),
-                format!("target: no enemy unit \"{tid}\" on the table"),
+                m("ecw.reject.no-such-target", &[("target", tid.into())]),
             )
         })
 }

@@ -12,10 +12,12 @@ impl State {
         all.sort_unstable();
         self.shuffles += 1;
         self.deck = shuffled(self.salt, self.shuffles, all);
-        r.push(format!(
-            "the command deck is reshuffled: {} cards (shuffle {})",
-            self.deck.len(),
-            self.shuffles
+        r.push(m(
+            "ecw.deck.reshuffled",
+            &[
+                ("count", self.deck.len().to_string()),
+                ("n", self.shuffles.to_string()),
+            ],
         ));
     }
     /// The top command card, reshuffling the discards when the deck is empty (CCM-end).
@@ -34,9 +36,9 @@ impl State {
             all.sort_unstable();
             self.shuffles += 1;
             self.pack = shuffled(self.salt, self.shuffles, all);
-            r.push(format!(
-                "the Chaunce pack is reshuffled: {} cards (decision 7)",
-                self.pack.len()
+            r.push(m(
+                "ecw.deck.pack-reshuffled",
+                &[("count", self.pack.len().to_string())],
             ));
         }
     }

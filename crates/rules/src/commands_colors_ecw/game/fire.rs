@@ -20,7 +20,7 @@ pub(super) fn fire(st: &State, a: &Shot) -> Result<P, Rejection> {
         return Err(reject(
             "lone-leader",
             Some("target"),
-            "target: a lone leader may not be targeted in ranged combat (CCN-rem)",
+            k("ecw.reject.lone-leader-fire"),
         ));
     }
     let t = enemy(st, a.target, u.side)?;
@@ -28,38 +28,45 @@ pub(super) fn fire(st: &State, a: &Shot) -> Result<P, Rejection> {
         reject(
             "missing-field",
             Some("range"),
-            "range: hexes to the target, 1 to 5",
+            k("ecw.reject.range-missing"),
         )
     })? as u32;
     let terrain = ranged("terrain", a.terrain, 0, 3)?.unwrap_or(0) as u8;
     let room = ranged("target_room", a.target_room, 0, 12)?.map(|x| x as u32);
     let ignores = ranged("target_ignores", a.target_ignores, 0, 2)?.unwrap_or(0) as u32;
     if st.rain > 0 {
-        return Err(reject(
-            "rain",
-            Some("action"),
-            "no ranged combat while St. Swithun's rain lasts (Chaunce card; decision 33)",
-        ));
+        return Err(reject("rain", Some("action"), k("ecw.reject.rain")));
     }
     if eff == "push" {
         return Err(reject(
             "push",
             Some("action"),
-            "under Push! ordered units may not engage in ranged combat (004)",
+            m(
+                "ecw.reject.push-fire",
+                &[(
+                    "card",
+                    command_card("push").map_or(String::new(), |c| c.title()),
+                )],
+            ),
         ));
     }
     if u.no_fire || u.no_fire_turns > 0 {
         return Err(reject(
             "no-fire",
             Some("unit"),
-            format!(
-                "unit: {} may not fire{}",
-                u.name,
+            m(
                 if u.no_fire {
-                    " (scenario: no fire)"
+                    "ecw.reject.no-fire-scenario"
                 } else {
-                    " this turn (Bad Powder)"
-                }
+                    "ecw.reject.no-fire-turn"
+                },
+                &[
+                    ("unit", u.name.clone()),
+                    (
+                        "card",
+                        chaunce_card("bad-powder").map_or(String::new(), |c| c.title()),
+                    ),
+                ],
             ),
         ));
     }
@@ -68,17 +75,14 @@ pub(super) fn fire(st: &State, a: &Shot) -> Result<P, Rejection> {
             return Err(reject(
                 "moved",
                 Some("unit"),
-                format!(
-                    "unit: {} moved this turn: only units that did not move fire (004)",
-                    u.name
-                ),
+                m("ecw.reject.moved-fire", &[("unit", u.name.clone())]),
             ));
         }
         Class::Dragoons if u.mounted => {
             return Err(reject(
                 "mounted",
                 Some("unit"),
-                "unit: dragoons may not fire when mounted (004, Dragoons)",
+                k("ecw.reject.dragoons-mounted"),
             ));
         }
         _ => {}
@@ -92,9 +96,13 @@ pub(super) fn fire(st: &State, a: &Shot) -> Result<P, Rejection> {
         return Err(reject(
             "out-of-range",
             Some("range"),
-            format!(
-                "range: {} fires at {lo} to {hi} hexes (004; decisions 20, 21)",
-                u.name
+            m(
+                "ecw.reject.out-of-range",
+                &[
+                    ("unit", u.name.clone()),
+                    ("lo", lo.to_string()),
+                    ("hi", hi.to_string()),
+                ],
             ),
         ));
     }
@@ -102,7 +110,7 @@ pub(super) fn fire(st: &State, a: &Shot) -> Result<P, Rejection> {
         return Err(reject(
             "adjacent",
             Some("range"),
-            "range: a unit adjacent to an enemy fires only at an adjacent one (decision 21)",
+            k("ecw.reject.adjacent-fire"),
         ));
     }
     let (n, mods) = dice_for(st, u, Kind::Ranged, Some(t), terrain, false, false)?;
@@ -131,7 +139,7 @@ pub(super) fn fire(st: &State, a: &Shot) -> Result<P, Rejection> {
             room,
             ignores,
             retiring: false,
-            label: "Ranged combat",
+            label: k("ecw.kind.ranged"),
         },
         |mut r, _| {
             check_victory(&mut r);

@@ -18,20 +18,36 @@ pub(super) fn melee(st: &State, a: &Attack) -> Result<P, Rejection> {
     let eff = st.card.as_ref().map_or("", |c| c.effective.as_str());
     let bonus = st.chase.as_ref().is_some_and(|c| c.unit == u.id);
     if eff == "fire-and-hold" {
-        return Err(reject("fire-and-hold", Some("action"), "under Fire and Hold ordered units are not adjacent to the enemy: ranged combat only (004)"));
+        return Err(reject(
+            "fire-and-hold",
+            Some("action"),
+            m(
+                "ecw.reject.fire-and-hold-melee",
+                &[(
+                    "card",
+                    command_card("fire-and-hold").map_or(String::new(), |c| c.title()),
+                )],
+            ),
+        ));
     }
     if u.class == Class::Artillery {
         return Err(reject(
             "no-melee",
             Some("unit"),
-            "unit: artillery cannot attack in melee (004, Artillery)",
+            k("ecw.reject.artillery-melee-unit"),
         ));
     }
     if eff == "push" && u.moved > 0 && !bonus {
         return Err(reject(
             "push",
             Some("unit"),
-            "unit: under Push! units may not move before melee (004)",
+            m(
+                "ecw.reject.push-moved",
+                &[(
+                    "card",
+                    command_card("push").map_or(String::new(), |c| c.title()),
+                )],
+            ),
         ));
     }
     let limit = match u.class {
@@ -44,9 +60,13 @@ pub(super) fn melee(st: &State, a: &Attack) -> Result<P, Rejection> {
             return Err(reject(
                 "moved-too-far",
                 Some("unit"),
-                format!(
-                    "unit: {} moved {} hexes; it melees after at most {l} (004)",
-                    u.name, u.moved
+                m(
+                    "ecw.reject.moved-too-far",
+                    &[
+                        ("unit", u.name.clone()),
+                        ("moved", u.moved.to_string()),
+                        ("limit", l.to_string()),
+                    ],
                 ),
             ));
         }
@@ -55,7 +75,7 @@ pub(super) fn melee(st: &State, a: &Attack) -> Result<P, Rejection> {
         return Err(reject(
             "fired",
             Some("unit"),
-            "unit: dragoons may not fire and melee in the same move (004)",
+            k("ecw.reject.dragoons-fired"),
         ));
     }
     let terrain = ranged("terrain", a.terrain, 0, 3)?.unwrap_or(0) as u8;
@@ -70,7 +90,7 @@ pub(super) fn melee(st: &State, a: &Attack) -> Result<P, Rejection> {
             return Err(reject(
                 "no-such-target",
                 Some("target"),
-                "target: an enemy leader standing alone",
+                k("ecw.reject.lone-leader-target"),
             ));
         }
         let (n, mods) = dice_for(st, u, Kind::Melee, None, terrain, bonus, false)?;
@@ -78,21 +98,44 @@ pub(super) fn melee(st: &State, a: &Attack) -> Result<P, Rejection> {
         mark_melee(&mut r, &u.id);
         let (lid, lname, uname) = (l.id.clone(), l.name.clone(), u.name.clone());
         let sabre = FaceClasses::of(&[1, 1, 1, 1, 0, 1]);
-        return Ok(throw(n.max(0) as usize, 6, "Battle die", Depends::Classes(sabre)).map(move |faces| {
+        return Ok(throw(
+            n.max(0) as usize,
+            6,
+            &k("ecw.die.battle"),
+            Depends::Classes(sabre),
+        )
+        .map(move |faces| {
             let mut r = r.clone();
             let s = faces.iter().filter(|&&f| sabre.class(f) == 0).count();
             r.steps.push(Step {
-                title: format!("{uname} attacks the lone leader {lname}: {n} dice, lost on a sabre [CCN-lone; design 6.9]"),
-                dice: symbol_dice("Battle die", &faces),
+                title: m(
+                    "ecw.step.lone-leader",
+                    &[
+                        ("unit", uname.clone()),
+                        ("leader", lname.clone()),
+                        ("count", n.to_string()),
+                    ],
+                ),
+                dice: symbol_dice(&k("ecw.die.battle"), &faces),
                 modifiers: mods.clone(),
-                totals: vec![("sabres".into(), s as i32)],
-                result: if s > 0 { format!("{lname} is lost") } else { format!("{lname} escapes: he retreats 1 to 3 hexes; the attacker may take ground") },
+                totals: vec![(k("ecw.total.sabres"), s as i32)],
+                result: m(
+                    if s > 0 {
+                        "ecw.result.leader-lost"
+                    } else {
+                        "ecw.result.leader-escapes"
+                    },
+                    &[("leader", lname.clone())],
+                ),
             });
-            r.facets.push((format!("{lname} lost"), if s > 0 { "yes" } else { "no" }.into()));
+            r.facets.push((
+                m("ecw.facet.leader-lost", &[("leader", lname.clone())]),
+                resolve::yes_no(s > 0),
+            ));
             if s > 0 {
-                lose_leader(&mut r, &lid, "attacked alone");
+                lose_leader(&mut r, &lid, &k("ecw.cause.attacked-alone"));
             } else {
-                r.say(format!("{lname} escapes"));
+                r.say(m("ecw.result.leader-escaped", &[("leader", lname.clone())]));
             }
             check_victory(&mut r);
             r
@@ -116,17 +159,19 @@ pub(super) fn melee(st: &State, a: &Attack) -> Result<P, Rejection> {
     if let Some(c) = r.st.card.as_mut() {
         c.combat = true;
     }
-    let msg = format!(
-        "{} announces a {}melee against {}: {} answer (Evade, Stand of Pikes, Retire and Reform, or none)",
-        u.name,
-        if bonus { "bonus " } else { "" },
-        t.name,
-        st.side_name(t.side)
+    let msg = m(
+        if bonus {
+            "ecw.melee.announced-bonus"
+        } else {
+            "ecw.melee.announced"
+        },
+        &[
+            ("unit", u.name.clone()),
+            ("target", t.name.clone()),
+            ("side", st.side_name(t.side)),
+        ],
     );
-    r.step(
-        "Melee announced [CCN melee, steps 1-3; decision 43]",
-        msg.clone(),
-    );
+    r.step(k("ecw.step.melee-announced"), msg.clone());
     r.say(msg);
     Ok(done(r))
 }
@@ -174,16 +219,16 @@ pub(super) fn respond(st: &State, response: Option<&str>) -> Result<P, Rejection
     let w = st
         .window
         .clone()
-        .ok_or_else(|| reject("no-window", None, "no melee waits for an answer").not_now())?;
+        .ok_or_else(|| reject("no-window", None, k("ecw.reject.no-window")).not_now())?;
     let choice = response.unwrap_or("none");
     let allowed = responses(st);
     if !allowed.contains(&choice) {
         return Err(reject(
             "bad-response",
             Some("response"),
-            format!(
-                "response: allowed now: {} (Evade needs the card in hand; Stand of Pikes: foot with pikes attacked by horse or mounted dragoons, a card in hand and a free track slot; Retire and Reform: horse or mounted dragoons attacked by foot)",
-                allowed.join(", ")
+            m(
+                "ecw.reject.bad-response",
+                &[("allowed", allowed.join(", "))],
             ),
         ));
     }
@@ -205,8 +250,12 @@ pub(super) fn respond(st: &State, response: Option<&str>) -> Result<P, Rejection
                 r.st.discard.push(c);
             }
             r.st.sides[def_side].evade_draw += 1;
-            let msg = format!("{dname} evades (Evade): no dice; it may retire 1 hex; no take ground, breakthrough or battle back (004, Tactic Cards)");
-            r.step("Evade [004, Tactic Cards]", msg.clone());
+            let evade = command_card("evade").map_or(String::new(), |c| c.title());
+            let msg = m(
+                "ecw.melee.evades",
+                &[("unit", dname.clone()), ("card", evade.clone())],
+            );
+            r.step(evade, msg.clone());
             r.say(msg);
             r.st.chase = None;
             after_window(&mut r, &w);
@@ -216,7 +265,7 @@ pub(super) fn respond(st: &State, response: Option<&str>) -> Result<P, Rejection
             let n = st.sides[def_side].hand.len();
             let side_name = st.side_name(def_side);
             Ok(Plan::die(
-                Die::new(n.clamp(1, 255) as u8, "Stand of Pikes card"),
+                Die::new(n.clamp(1, 255) as u8, k("ecw.die.stand-card")),
                 move |face| {
                     let mut r = r.clone();
                     let i = usize::from(face - 1).min(n.saturating_sub(1));
@@ -227,16 +276,20 @@ pub(super) fn respond(st: &State, response: Option<&str>) -> Result<P, Rejection
                     if let Some(u) = r.st.unit_mut(&w.target) {
                         u.stand = true;
                     }
-                    r.step("Stand of Pikes [004, Foot; CCN squares; design 7]", format!("{dname} forms a Stand of Pikes: a random card of {side_name}'s hand goes onto the track"));
-                    r.say(format!("{dname} forms a Stand of Pikes"));
+                    r.step(
+                        k("ecw.board.stand"),
+                        m(
+                            "ecw.melee.stand-step",
+                            &[("unit", dname.clone()), ("side", side_name.clone())],
+                        ),
+                    );
+                    r.say(m("ecw.melee.stand", &[("unit", dname.clone())]));
                     melee_roll(r, w.clone(), false)
                 },
             ))
         }
         "retire" => {
-            r.say(format!(
-                "{dname} retires and reforms 2 hexes: only cavalry symbols hit it (CCN tactics)"
-            ));
+            r.say(m("ecw.melee.retires", &[("unit", dname)]));
             Ok(melee_roll(r, w, true))
         }
         _ => {
@@ -275,7 +328,7 @@ pub(super) fn melee_roll(r: Res, w: Window, retiring: bool) -> P {
             room: w.target_room,
             ignores: w.target_ignores,
             retiring,
-            label: "Melee",
+            label: k("ecw.kind.melee"),
         },
         move |r, holds| {
             let w = w2.clone();
@@ -300,7 +353,10 @@ pub(super) fn melee_roll(r: Res, w: Window, retiring: bool) -> P {
                 let who =
                     r.st.unit(&w.target)
                         .map_or(String::new(), |u| u.name.clone());
-                r.say(format!("{who} holds and battles back with {m} dice"));
+                r.say(super::super::m(
+                    "ecw.melee.battles-back",
+                    &[("unit", who), ("count", m.to_string())],
+                ));
                 return hit_unit(
                     r,
                     Hit {
@@ -312,7 +368,7 @@ pub(super) fn melee_roll(r: Res, w: Window, retiring: bool) -> P {
                         room: w.attacker_room,
                         ignores: 0,
                         retiring: false,
-                        label: "Battle back",
+                        label: k("ecw.kind.battle-back"),
                     },
                     move |mut r, _| {
                         finish_melee(&mut r, &w3, false, horse);
@@ -353,16 +409,19 @@ pub(super) fn finish_melee(r: &mut Res, w: &Window, won: bool, horse: bool) {
                 control_rolled: rash && failed,
                 chaunce: w.chaunce,
             });
-            r.say(if rash && failed {
-                format!("{name} is rash and still out of control: it must break through and make a bonus melee if it can (004, Horse; decision 59)")
-            } else if rash {
-                format!("{name} is rash: it must break through and make a bonus melee if it can, unless brought under control (004, Horse)")
-            } else {
-                format!("{name} may break through (the vacated hex and one more) and make a bonus melee (004, Horse)")
-            });
+            r.say(m(
+                if rash && failed {
+                    "ecw.melee.rash-still"
+                } else if rash {
+                    "ecw.melee.rash-must"
+                } else {
+                    "ecw.melee.may-break-through"
+                },
+                &[("unit", name)],
+            ));
         }
     } else if won && alive {
-        r.say("the attacker may take ground (CCN)".to_string());
+        r.say(k("ecw.melee.take-ground"));
     }
     after_window(r, w);
 }
@@ -380,27 +439,24 @@ pub(super) fn control(st: &State, id: &str) -> Result<P, Rejection> {
         reject(
             "no-breakthrough",
             Some("unit"),
-            "unit: no victorious rash unit of that id to control",
+            k("ecw.reject.no-rash-to-control"),
         )
     })?;
     let u = st
         .unit(id)
-        .ok_or_else(|| reject("no-such-unit", Some("unit"), "unit: unknown"))?;
+        .ok_or_else(|| reject("no-such-unit", Some("unit"), k("ecw.reject.unknown-unit")))?;
     if !u.rash {
         return Err(reject(
             "not-rash",
             Some("unit"),
-            format!(
-                "unit: {} is not rash: it breaks through or stops as the player wishes",
-                u.name
-            ),
+            m("ecw.reject.not-rash", &[("unit", u.name.clone())]),
         ));
     }
     if ch.control_rolled && ch.compelled {
         return Err(reject(
             "control-failed",
             Some("unit"),
-            format!("unit: {}'s control roll failed this turn: it stays out of control and must break through and make its bonus melee if it can, or stop with no_target (004, Horse; decision 59)", u.name),
+            m("ecw.reject.control-failed", &[("unit", u.name.clone())]),
         )
         .not_now());
     }
@@ -408,10 +464,7 @@ pub(super) fn control(st: &State, id: &str) -> Result<P, Rejection> {
         return Err(reject(
             "rolled",
             Some("unit"),
-            format!(
-                "unit: {} is under control after this melee: break through or stop",
-                u.name
-            ),
+            m("ecw.reject.under-control", &[("unit", u.name.clone())]),
         )
         .not_now());
     }
@@ -421,7 +474,7 @@ pub(super) fn control(st: &State, id: &str) -> Result<P, Rejection> {
     let name = u.name.clone();
     let r0 = Res::new(st);
     Ok(
-        throw(1, 6, "Control die", Depends::Classes(classes)).map(move |f| {
+        throw(1, 6, &k("ecw.die.control"), Depends::Classes(classes)).map(move |f| {
             let mut r = r0.clone();
             let ok = classes.class(f[0]) == 0;
             if let Some(c) = r.st.chase.as_mut() {
@@ -429,53 +482,59 @@ pub(super) fn control(st: &State, id: &str) -> Result<P, Rejection> {
                 c.compelled = !ok;
             }
             r.steps.push(Step {
-                title: format!(
-                    "Control roll for {name}: a cavalry or flag symbol{} [004, Horse; design 6.10]",
+                title: m(
                     if led {
-                        ", or sabres with the attached leader"
+                        "ecw.step.control-led"
                     } else {
-                        ""
-                    }
+                        "ecw.step.control"
+                    },
+                    &[("unit", name.clone())],
                 ),
-                dice: symbol_dice("Control die", &f),
+                dice: symbol_dice(&k("ecw.die.control"), &f),
                 modifiers: Vec::new(),
                 totals: Vec::new(),
-                result: if ok {
-                    format!("{name} is under control")
+                result: m(
+                    if ok {
+                        "ecw.result.under-control"
+                    } else {
+                        "ecw.result.out-of-control"
+                    },
+                    &[("unit", name.clone())],
+                ),
+            });
+            r.facets
+                .push((k("ecw.facet.control-gained"), resolve::yes_no(ok)));
+            r.say(m(
+                if ok {
+                    "ecw.result.brought-under-control"
                 } else {
-                    format!("{name} is out of control: it must break through and attack if it can")
+                    "ecw.result.stays-out-of-control"
                 },
-            });
-            r.facets.push((
-                "control gained".into(),
-                if ok { "yes" } else { "no" }.into(),
+                &[("unit", name.clone())],
             ));
-            r.say(if ok {
-                format!("{name} is brought under control")
-            } else {
-                format!("{name} stays out of control")
-            });
             r
         }),
     )
 }
 
 pub(super) fn stop(st: &State, no_target: bool) -> Result<P, Rejection> {
-    let ch = st
-        .chase
-        .clone()
-        .ok_or_else(|| reject("no-breakthrough", None, "no breakthrough to stop").not_now())?;
+    let ch = st.chase.clone().ok_or_else(|| {
+        reject("no-breakthrough", None, k("ecw.reject.no-breakthrough")).not_now()
+    })?;
     if ch.compelled && !no_target {
-        return Err(reject("rash-compelled", Some("no_target"), "no_target: the rash unit is out of control and must attack if it can (004, Horse); tick no_target if no enemy outside villages, woods and earthworks is in reach").question());
+        return Err(reject(
+            "rash-compelled",
+            Some("no_target"),
+            k("ecw.reject.rash-must-attack"),
+        )
+        .question());
     }
     let mut r = Res::new(st);
     let name = st.unit(&ch.unit).map_or(String::new(), |u| u.name.clone());
     r.st.chase = None;
-    r.say(format!("{name} ends its breakthrough"));
-    r.step(
-        "Breakthrough ends [design 6.8]",
-        format!("{name} ends its breakthrough"),
-    );
+    let msg = m("ecw.melee.ends-breakthrough", &[("unit", name)]);
+    r.say(msg.clone());
+    r.step(k("ecw.step.breakthrough-ends"), msg);
     if ch.chaunce {
         chaunce_turn_over(&mut r, true);
     }

@@ -26,6 +26,8 @@ pub use crate::effects::{apply, diff};
 use crate::interface::scenario::Scenario;
 use crate::interface::Rejection;
 
+use super::{join, k, m, term};
+
 mod action;
 mod chaunce;
 mod combat;
@@ -65,16 +67,29 @@ pub(super) fn done(r: Res) -> P {
 }
 
 /// Battle dice as rolled, each labelled with its symbol: "Label 2 (Flag)", or "Label (Flag)"
-/// for a single die.
+/// for a single die (`label` a message).
 pub(crate) fn symbol_dice(label: &str, faces: &[u8]) -> Vec<tercio_core::RolledDie> {
     faces
         .iter()
         .enumerate()
         .map(|(i, &f)| tercio_core::RolledDie {
             label: if faces.len() == 1 {
-                format!("{label} ({:?})", tables::symbol(f))
+                m(
+                    "ecw.die.one",
+                    &[
+                        ("label", label.into()),
+                        ("symbol", tables::symbol(f).term()),
+                    ],
+                )
             } else {
-                format!("{label} {} ({:?})", i + 1, tables::symbol(f))
+                m(
+                    "ecw.die.nth",
+                    &[
+                        ("label", label.into()),
+                        ("n", (i + 1).to_string()),
+                        ("symbol", tables::symbol(f).term()),
+                    ],
+                )
             },
             sides: 6,
             face: f,
@@ -122,7 +137,7 @@ pub fn plan(st: &State, a: &Action) -> Result<P, Rejection> {
             return Err(reject(
                 "unknown-field",
                 Some(k),
-                format!("{k}: not a field of melee in a game; allowed: unit, target, terrain, battle_back_terrain, target_room, attacker_room, target_ignores"),
+                m("ecw.reject.melee-field", &[("field", k.into())]),
             ));
         }
     }
@@ -130,16 +145,11 @@ pub fn plan(st: &State, a: &Action) -> Result<P, Rejection> {
         return Err(reject(
             "game-over",
             Some("action"),
-            format!("the battle is over: {}", verdict(st)),
+            m("ecw.reject.game-over", &[("verdict", verdict(st))]),
         ));
     }
     if st.phase == Phase::Deal && !matches!(a, Action::Deal { .. }) {
-        return Err(reject(
-            "not-dealt",
-            Some("action"),
-            "the cards are not dealt yet: the game master's first action is `deal`",
-        )
-        .not_now());
+        return Err(reject("not-dealt", Some("action"), k("ecw.reject.not-dealt")).not_now());
     }
     let phase_is = |ps: &[Phase], what: &str| -> Result<(), Rejection> {
         if ps.contains(&st.phase) {
@@ -148,7 +158,13 @@ pub fn plan(st: &State, a: &Action) -> Result<P, Rejection> {
             Err(reject(
                 "out-of-phase",
                 Some("action"),
-                format!("{what} is not possible now: {}", waiting_for(st)),
+                m(
+                    "ecw.reject.out-of-phase",
+                    &[
+                        ("what", format!("@ecw.what.{what}")),
+                        ("waiting", waiting_for(st)),
+                    ],
+                ),
             )
             .not_now())
         }
@@ -162,7 +178,7 @@ pub fn plan(st: &State, a: &Action) -> Result<P, Rejection> {
             deal(st, hands.as_deref(), *referee_sees_hands)
         }
         Action::DrawChaunce {} => {
-            phase_is(&[Phase::Chaunce], "drawing a Chaunce card")?;
+            phase_is(&[Phase::Chaunce], "draw-chaunce")?;
             draw_chaunce(st)
         }
         Action::ResolveChaunce {
@@ -170,15 +186,15 @@ pub fn plan(st: &State, a: &Action) -> Result<P, Rejection> {
             target,
             room,
         } => {
-            phase_is(&[Phase::ChaunceResolve], "resolving a Chaunce card")?;
+            phase_is(&[Phase::ChaunceResolve], "resolve-chaunce")?;
             resolve_chaunce(st, candidates, target, *room)
         }
         Action::Swap { card } => {
-            phase_is(&[Phase::Swap], "the swap of one command card")?;
+            phase_is(&[Phase::Swap], "swap")?;
             swap(st, card.as_deref())
         }
         Action::Play { card, mode } => {
-            phase_is(&[Phase::Command], "playing a command card")?;
+            phase_is(&[Phase::Command], "play")?;
             play(st, card, mode.as_deref())
         }
         Action::Order {
@@ -186,11 +202,11 @@ pub fn plan(st: &State, a: &Action) -> Result<P, Rejection> {
             section,
             adjacent_enemy,
         } => {
-            phase_is(&[Phase::Orders], "ordering")?;
+            phase_is(&[Phase::Orders], "order")?;
             order(st, unit, section.as_deref(), *adjacent_enemy)
         }
         Action::Rally { unit } => {
-            phase_is(&[Phase::Orders], "rallying")?;
+            phase_is(&[Phase::Orders], "rally")?;
             rally(st, unit)
         }
         Action::Move {
@@ -201,7 +217,7 @@ pub fn plan(st: &State, a: &Action) -> Result<P, Rejection> {
             leave_stand,
             join,
         } => {
-            phase_is(&[Phase::Orders], "moving")?;
+            phase_is(&[Phase::Orders], "move")?;
             move_unit(
                 st,
                 unit,
@@ -223,7 +239,7 @@ pub fn plan(st: &State, a: &Action) -> Result<P, Rejection> {
             target_ignores,
             adjacent_enemy,
         } => {
-            phase_is(&[Phase::Orders], "ranged combat")?;
+            phase_is(&[Phase::Orders], "fire")?;
             fire(
                 st,
                 &Shot {
@@ -247,7 +263,7 @@ pub fn plan(st: &State, a: &Action) -> Result<P, Rejection> {
             target_ignores,
             ..
         } => {
-            phase_is(&[Phase::Orders], "a melee")?;
+            phase_is(&[Phase::Orders], "melee")?;
             melee(
                 st,
                 &Attack {
@@ -262,34 +278,34 @@ pub fn plan(st: &State, a: &Action) -> Result<P, Rejection> {
             )
         }
         Action::Respond { response } => {
-            phase_is(&[Phase::Window], "a response")?;
+            phase_is(&[Phase::Window], "respond")?;
             respond(st, response.as_deref())
         }
         Action::Control { unit } => {
-            phase_is(&[Phase::Orders], "a control roll")?;
+            phase_is(&[Phase::Orders], "control")?;
             control(st, unit)
         }
         Action::Stop { no_target } => {
-            phase_is(&[Phase::Orders], "stopping a breakthrough")?;
+            phase_is(&[Phase::Orders], "stop")?;
             stop(st, *no_target)
         }
         Action::EndTurn {} => {
-            phase_is(&[Phase::Orders, Phase::Command], "ending the turn")?;
+            phase_is(&[Phase::Orders, Phase::Command], "end-turn")?;
             end_turn_action(st)
         }
         Action::Keep { card } => {
-            phase_is(&[Phase::Scout], "keeping a scouted card")?;
+            phase_is(&[Phase::Scout], "keep")?;
             keep(st, card)
         }
         Action::DizzyPick { position } => {
-            phase_is(&[Phase::Dizziness], "picking a card")?;
+            phase_is(&[Phase::Dizziness], "dizzy-pick")?;
             dizzy_pick(st, *position)
         }
         Action::Objective { side, banners, hex } => objective(st, side, *banners, hex.as_deref()),
         Action::Battle(_) => Err(reject(
             "unknown-action",
             Some("action"),
-            "battle is a stand-alone roll, resolved without a game; in a game: fire or melee",
+            k("ecw.reject.battle-in-game"),
         )),
     }
 }
@@ -298,33 +314,49 @@ pub fn plan(st: &State, a: &Action) -> Result<P, Rejection> {
 pub fn waiting_for(st: &State) -> String {
     let a = st.side_name(st.active);
     match st.phase {
-        Phase::Deal => "the game master deals the cards (`deal`)".into(),
-        Phase::Chaunce => {
-            format!("{a} must take the Chaunce card presented to them (`draw-chaunce`)")
-        }
-        Phase::ChaunceResolve => format!(
-            "{a} resolve the Chaunce card {} (`resolve-chaunce`)",
-            st.chaunce.map_or("", |c| chaunce_of(c).name)
+        Phase::Deal => k("ecw.wait.deal"),
+        Phase::Chaunce => m("ecw.wait.chaunce", &[("side", a)]),
+        Phase::ChaunceResolve => m(
+            "ecw.wait.resolve-chaunce",
+            &[
+                ("side", a),
+                (
+                    "card",
+                    st.chaunce.map_or(String::new(), |c| chaunce_of(c).title()),
+                ),
+            ],
         ),
-        Phase::Swap => format!("{a} may discard one command card and draw another (`swap`)"),
-        Phase::Command => format!("{a} play a command card (`play`)"),
+        Phase::Swap => m("ecw.wait.swap", &[("side", a)]),
+        Phase::Command => m("ecw.wait.play", &[("side", a)]),
         Phase::Orders => {
             if let Some(c) = st
                 .chase
                 .as_ref()
                 .filter(|c| c.compelled && c.control_rolled)
             {
-                format!(
-                    "{a}: the rash {} failed its control roll: it must break through and make a bonus melee if it can (`melee`) or, with no enemy in reach, stop (`stop`)",
-                    st.unit(&c.unit).map_or("", |u| u.name.as_str())
+                m(
+                    "ecw.wait.rash-failed",
+                    &[
+                        ("side", a),
+                        (
+                            "unit",
+                            st.unit(&c.unit).map_or(String::new(), |u| u.name.clone()),
+                        ),
+                    ],
                 )
             } else if let Some(c) = st.chase.as_ref().filter(|c| c.compelled) {
-                format!(
-                    "{a}: the rash {} must break through and make a bonus melee if it can (`melee`), roll for control (`control`) or, with no enemy in reach, stop (`stop`)",
-                    st.unit(&c.unit).map_or("", |u| u.name.as_str())
+                m(
+                    "ecw.wait.rash",
+                    &[
+                        ("side", a),
+                        (
+                            "unit",
+                            st.unit(&c.unit).map_or(String::new(), |u| u.name.clone()),
+                        ),
+                    ],
                 )
             } else {
-                format!("{a} order, move and battle with the card in play, then end the turn (`end-turn`)")
+                m("ecw.wait.orders", &[("side", a)])
             }
         }
         Phase::Window => {
@@ -333,12 +365,12 @@ pub fn waiting_for(st: &State) -> String {
                 .as_ref()
                 .and_then(|w| target_side(st, &w.target))
                 .map_or(String::new(), |s| st.side_name(s));
-            format!("{d} answer the melee announced against them (`respond`)")
+            m("ecw.wait.respond", &[("side", d)])
         }
-        Phase::Scout => format!("{a} keep one of the two scouted cards (`keep`)"),
-        Phase::Dizziness => format!(
-            "{} pick one of {a}'s cards, unseen (`dizzy-pick`)",
-            st.side_name(1 - st.active)
+        Phase::Scout => m("ecw.wait.keep", &[("side", a)]),
+        Phase::Dizziness => m(
+            "ecw.wait.dizzy-pick",
+            &[("side", st.side_name(1 - st.active)), ("other", a)],
         ),
         Phase::Over => verdict(st),
     }
@@ -346,14 +378,16 @@ pub fn waiting_for(st: &State) -> String {
 
 pub fn verdict(st: &State) -> String {
     match st.winner {
-        Some(w) => format!(
-            "{} win with {} of {} victory banners ({} has {})",
-            st.side_name(w),
-            st.sides[w].banners,
-            st.sides[w].banners_to_win,
-            st.side_name(1 - w),
-            st.sides[1 - w].banners
+        Some(w) => m(
+            "ecw.verdict.win",
+            &[
+                ("side", st.side_name(w)),
+                ("banners", st.sides[w].banners.to_string()),
+                ("needed", st.sides[w].banners_to_win.to_string()),
+                ("other", st.side_name(1 - w)),
+                ("other_banners", st.sides[1 - w].banners.to_string()),
+            ],
         ),
-        None => "the battle is over".into(),
+        None => k("ecw.verdict.over"),
     }
 }

@@ -63,7 +63,7 @@ pub(super) fn move_unit(st: &State, id: &str, a: &Movement) -> Result<P, Rejecti
     let c = st
         .card
         .as_ref()
-        .ok_or_else(|| reject("no-card", None, "no card in play").not_now())?;
+        .ok_or_else(|| reject("no-card", None, k("ecw.reject.no-card")).not_now())?;
     let eff = c.effective.as_str();
     if let Some(l) = st.leader(id) {
         return move_leader(st, l, a);
@@ -72,21 +72,21 @@ pub(super) fn move_unit(st: &State, id: &str, a: &Movement) -> Result<P, Rejecti
         reject(
             "no-such-unit",
             Some("unit"),
-            format!("unit: no unit or leader \"{id}\""),
+            m("ecw.reject.no-unit-or-leader", &[("unit", id.into())]),
         )
     })?;
     if u.side != st.active || u.gone.is_some() || u.spare {
         return Err(reject(
             "not-yours",
             Some("unit"),
-            format!("unit: {id} is not one of your units on the table"),
+            m("ecw.reject.not-yours", &[("unit", id.into())]),
         ));
     }
     if !u.ordered {
         return Err(reject(
             "not-ordered",
             Some("unit"),
-            format!("unit: {} is not ordered this turn", u.name),
+            m("ecw.reject.not-ordered", &[("unit", u.name.clone())]),
         )
         .not_now());
     }
@@ -94,7 +94,7 @@ pub(super) fn move_unit(st: &State, id: &str, a: &Movement) -> Result<P, Rejecti
         reject(
             "missing-field",
             Some("hexes"),
-            "hexes: how many hexes it moved (0 to stay)",
+            k("ecw.reject.hexes-missing"),
         )
     })? as u32;
     let (mount, dismount, leave) = (a.mount, a.dismount, a.leave_stand);
@@ -103,18 +103,13 @@ pub(super) fn move_unit(st: &State, id: &str, a: &Movement) -> Result<P, Rejecti
     let second =
         eff == "bold-dragooneers" && u.class == Class::Dragoons && u.fired && !u.moved_after_fire;
     if c.combat && !second {
-        return Err(reject(
-            "moves-closed",
-            Some("unit"),
-            "unit: every move comes before the first battle (CCN sequence of play)",
-        )
-        .not_now());
+        return Err(reject("moves-closed", Some("unit"), k("ecw.reject.moves-closed")).not_now());
     }
     if u.moves > 0 && !second {
         return Err(reject(
             "already-moved",
             Some("unit"),
-            format!("unit: {} has moved this turn", u.name),
+            m("ecw.reject.already-moved", &[("unit", u.name.clone())]),
         )
         .not_now());
     }
@@ -122,58 +117,86 @@ pub(super) fn move_unit(st: &State, id: &str, a: &Movement) -> Result<P, Rejecti
         return Err(reject(
             "not-dragoons",
             Some("mount"),
-            "mount: only dragoons mount and dismount",
+            k("ecw.reject.not-dragoons"),
         ));
     }
     if mount && u.mounted {
         return Err(reject(
             "already-mounted",
             Some("mount"),
-            "mount: the dragoons are already on horse",
+            k("ecw.reject.already-mounted"),
         ));
     }
     if dismount && !u.mounted {
         return Err(reject(
             "not-mounted",
             Some("dismount"),
-            "dismount: the dragoons are already on foot",
+            k("ecw.reject.not-mounted"),
         ));
     }
     if leave && !u.stand {
         return Err(reject(
             "not-in-stand",
             Some("leave_stand"),
-            "leave_stand: the unit is not in Stand of Pikes",
+            k("ecw.reject.not-in-stand"),
         ));
     }
     if u.stand && !leave && hexes > 0 {
-        return Err(reject("in-stand", Some("hexes"), "hexes: a unit in Stand of Pikes may not move; it leaves the formation first (leave_stand)"));
+        return Err(reject("in-stand", Some("hexes"), k("ecw.reject.in-stand")));
     }
     if leave && eff == "march-to-victorye" {
         return Err(reject(
             "march",
             Some("leave_stand"),
-            "leave_stand: under March to Victorye foot may not form or leave Stand of Pikes (004)",
+            m(
+                "ecw.reject.march-stand",
+                &[(
+                    "card",
+                    command_card("march-to-victorye").map_or(String::new(), |c| c.title()),
+                )],
+            ),
         ));
     }
     if hexes > 0 {
         if u.class == Class::Artillery && st.sides[u.side].artillery_horses {
-            return Err(reject("artillery-horses", Some("hexes"), "hexes: your artillery cannot move for the rest of the day (Artillery Horses; decision 52)"));
+            return Err(reject(
+                "artillery-horses",
+                Some("hexes"),
+                m(
+                    "ecw.reject.artillery-horses",
+                    &[(
+                        "card",
+                        chaunce_card("artillery-horses").map_or(String::new(), |c| c.title()),
+                    )],
+                ),
+            ));
         }
         if u.no_move_turns > 0 {
             return Err(reject(
                 "cannot-move",
                 Some("hexes"),
-                format!("hexes: {} cannot move this turn (Rabbits!)", u.name),
+                m(
+                    "ecw.reject.rabbits",
+                    &[
+                        ("unit", u.name.clone()),
+                        (
+                            "card",
+                            chaunce_card("rabbits").map_or(String::new(), |c| c.title()),
+                        ),
+                    ],
+                ),
             ));
         }
         if matches!(eff, "push" | "fire-and-hold") {
             return Err(reject(
                 "no-move",
                 Some("hexes"),
-                format!(
-                    "hexes: under {} ordered units may not move",
-                    command_card(eff).map_or(eff, |k| k.name)
+                m(
+                    "ecw.reject.card-no-move",
+                    &[(
+                        "card",
+                        command_card(eff).map_or(eff.to_string(), |k| k.title()),
+                    )],
                 ),
             ));
         }
@@ -181,7 +204,13 @@ pub(super) fn move_unit(st: &State, id: &str, a: &Movement) -> Result<P, Rejecti
             return Err(reject(
                 "bombard",
                 Some("hexes"),
-                "hexes: a gun that fired under Bombard may not move (decision 51)",
+                m(
+                    "ecw.reject.bombard-fired",
+                    &[(
+                        "card",
+                        command_card("bombard").map_or(String::new(), |c| c.title()),
+                    )],
+                ),
             ));
         }
     }
@@ -190,7 +219,13 @@ pub(super) fn move_unit(st: &State, id: &str, a: &Movement) -> Result<P, Rejecti
         return Err(reject(
             "too-far",
             Some("hexes"),
-            format!("hexes: {} moves at most {max} hex(es) now", u.name),
+            m(
+                "ecw.reject.too-far",
+                &[
+                    ("unit", u.name.clone()),
+                    ("hexes", super::super::hexes(max)),
+                ],
+            ),
         ));
     }
     let mut r = Res::new(st);
@@ -218,21 +253,24 @@ pub(super) fn move_unit(st: &State, id: &str, a: &Movement) -> Result<P, Rejecti
     if let Some(c) = r.st.card.as_mut() {
         c.moving = true;
     }
-    let mut bits = vec![format!("{name} moves {hexes} hex(es)")];
+    let mut bits = vec![m(
+        "ecw.move.moves",
+        &[("unit", name), ("count", hexes.to_string())],
+    )];
     if leave {
-        bits.push("leaves its Stand of Pikes; the track's card returns to the hand".into());
+        bits.push(k("ecw.move.leaves-stand"));
     }
     if mount {
-        bits.push("mounts".into());
+        bits.push(k("ecw.move.mounts"));
     }
     if dismount {
-        bits.push("dismounts".into());
+        bits.push(k("ecw.move.dismounts"));
     }
     if let Some(l) = st.leader_of(id) {
-        bits.push(format!("{} moves with it", l.name));
+        bits.push(m("ecw.move.leader-with", &[("leader", l.name.clone())]));
     }
-    let msg = bits.join("; ");
-    r.step("Move [004; design 2.1]", msg.clone());
+    let msg = join(&bits);
+    r.step(k("ecw.step.move"), msg.clone());
     r.say(msg);
     Ok(done(r))
 }
@@ -242,24 +280,19 @@ pub(super) fn move_leader(st: &State, l: &LeaderState, a: &Movement) -> Result<P
         return Err(reject(
             "not-yours",
             Some("unit"),
-            format!("unit: {} is not one of your leaders on the table", l.name),
+            m("ecw.reject.not-your-leader", &[("leader", l.name.clone())]),
         ));
     }
     if !l.ordered {
         return Err(reject(
             "not-ordered",
             Some("unit"),
-            format!("unit: {} is not ordered this turn", l.name),
+            m("ecw.reject.not-ordered", &[("unit", l.name.clone())]),
         )
         .not_now());
     }
     if st.card.as_ref().is_some_and(|c| c.combat) {
-        return Err(reject(
-            "moves-closed",
-            Some("unit"),
-            "unit: every move comes before the first battle (CCN sequence of play)",
-        )
-        .not_now());
+        return Err(reject("moves-closed", Some("unit"), k("ecw.reject.moves-closed")).not_now());
     }
     let join = a.join;
     if let Some(from) = &l.unit {
@@ -267,7 +300,7 @@ pub(super) fn move_leader(st: &State, l: &LeaderState, a: &Movement) -> Result<P
             return Err(reject(
                 "in-stand",
                 Some("unit"),
-                "unit: a leader may not leave a unit in Stand of Pikes (CCN-sum)",
+                k("ecw.reject.leader-in-stand"),
             ));
         }
     }
@@ -279,10 +312,15 @@ pub(super) fn move_leader(st: &State, l: &LeaderState, a: &Movement) -> Result<P
         .is_some_and(|c| c.effective == "leadership");
     if let Some(from) = l.unit.clone() {
         if join != Some(from.as_str()) {
-            msg.push(format!(
-                "{} detaches from {}",
-                l.name,
-                st.unit(&from).map_or("", |u| u.name.as_str())
+            msg.push(m(
+                "ecw.move.detaches",
+                &[
+                    ("leader", l.name.clone()),
+                    (
+                        "unit",
+                        st.unit(&from).map_or(String::new(), |u| u.name.clone()),
+                    ),
+                ],
             ));
             // Leadership orders the unit only while the leader stays with it (decision 54).
             if leadership {
@@ -290,7 +328,7 @@ pub(super) fn move_leader(st: &State, l: &LeaderState, a: &Movement) -> Result<P
                     if u.moves == 0 && !u.fired && u.meleed == 0 {
                         u.ordered = false;
                         u.card_bonus = 0;
-                        msg.push(format!("{} is no longer ordered (decision 54)", u.name));
+                        msg.push(m("ecw.move.no-longer-ordered", &[("unit", u.name.clone())]));
                     }
                 }
             }
@@ -305,17 +343,23 @@ pub(super) fn move_leader(st: &State, l: &LeaderState, a: &Movement) -> Result<P
                     reject(
                         "no-such-unit",
                         Some("join"),
-                        format!("join: no unit \"{uid}\" of yours on the table"),
+                        m("ecw.reject.join-no-unit", &[("unit", uid.into())]),
                     )
                 })?;
             if let Some(other) = st.leader_of(uid).filter(|x| x.id != l.id) {
                 return Err(reject(
                     "has-leader",
                     Some("join"),
-                    format!("join: {} already has {} attached", u.name, other.name),
+                    m(
+                        "ecw.reject.has-leader",
+                        &[("unit", u.name.clone()), ("leader", other.name.clone())],
+                    ),
                 ));
             }
-            msg.push(format!("{} joins {}", l.name, u.name));
+            msg.push(m(
+                "ecw.move.joins",
+                &[("leader", l.name.clone()), ("unit", u.name.clone())],
+            ));
             if let Some(x) = r.st.leader_mut(&l.id) {
                 x.unit = Some(uid.to_string());
             }
@@ -327,14 +371,14 @@ pub(super) fn move_leader(st: &State, l: &LeaderState, a: &Movement) -> Result<P
             if let Some(x) = r.st.leader_mut(&l.id) {
                 x.unit = None;
             }
-            msg.push(format!("{} moves alone", l.name));
+            msg.push(m("ecw.move.alone", &[("leader", l.name.clone())]));
         }
     }
     if let Some(c) = r.st.card.as_mut() {
         c.moving = true;
     }
-    let m = msg.join("; ");
-    r.step("Leader moves [004, Section Cards; CCN]", m.clone());
-    r.say(m);
+    let said = super::super::join(&msg);
+    r.step(k("ecw.step.leader-moves"), said.clone());
+    r.say(said);
     Ok(done(r))
 }

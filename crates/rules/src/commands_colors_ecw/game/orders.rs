@@ -41,7 +41,7 @@ pub(super) fn effective(
                     return Err(reject(
                         "nothing-to-copy",
                         Some("card"),
-                        "card: Counter-Attack has nothing to copy (house rule ecw.counter_attack_fallback = 0)",
+                        m("ecw.reject.nothing-to-copy", &[("card", kind.title())]),
                     ));
                 }
                 return Ok((ANY_ONE.into(), None, false, false));
@@ -85,7 +85,7 @@ pub(super) fn play(st: &State, id: &str, mode: Option<&str>) -> Result<P, Reject
         return Err(reject(
             "unknown-card",
             Some("card"),
-            format!("card: unknown command card \"{id}\""),
+            m("ecw.reject.unknown-card", &[("card", id.into())]),
         ));
     };
     let Some(pos) = st.sides[side]
@@ -96,14 +96,14 @@ pub(super) fn play(st: &State, id: &str, mode: Option<&str>) -> Result<P, Reject
         return Err(reject(
             "not-in-hand",
             Some("card"),
-            format!("card: {} is not in your hand", kind.name),
+            m("ecw.reject.not-in-hand", &[("card", kind.title())]),
         ));
     };
     if id == "evade" {
         return Err(reject(
             "evade-is-a-response",
             Some("card"),
-            "card: Evade is played by the defender after a melee is announced against it (004, Tactic Cards)",
+            m("ecw.reject.evade-response", &[("card", kind.title())]),
         ));
     }
     let mode = mode.unwrap_or(if id == "hazzard-a-chaunce" {
@@ -116,21 +116,23 @@ pub(super) fn play(st: &State, id: &str, mode: Option<&str>) -> Result<P, Reject
         return Err(reject(
             "bad-choice",
             Some("mode"),
-            "mode: only Hazzard a Chaunce is presented to the opponent",
+            m(
+                "ecw.reject.only-hazzard",
+                &[(
+                    "card",
+                    command_card("hazzard-a-chaunce").map_or(String::new(), |c| c.title()),
+                )],
+            ),
         ));
     }
     if id == "hazzard-a-chaunce" && !matches!(mode, "present" | "order") {
-        return Err(reject(
-            "bad-choice",
-            Some("mode"),
-            "mode: present (the opponent takes a Chaunce card; your turn ends) or order (1 unit or leader)",
-        ).question());
+        return Err(reject("bad-choice", Some("mode"), k("ecw.reject.hazzard-mode")).question());
     }
     if present && !st.cfg.chaunce {
         return Err(reject(
             "no-chaunce",
             Some("mode"),
-            "mode: the scenario plays without the Chaunce pack (ecw.chaunce = 0): Hazzard a Chaunce orders 1 unit",
+            m("ecw.reject.hazzard-no-pack", &[("card", kind.title())]),
         ));
     }
     let (eff, limits, shared, scout) = if id == "hazzard-a-chaunce" {
@@ -141,7 +143,7 @@ pub(super) fn play(st: &State, id: &str, mode: Option<&str>) -> Result<P, Reject
     let mut r = Res::new(st);
     let card = r.st.sides[side].hand.remove(pos);
     r.st.discard.push(card);
-    let name = kind.name;
+    let name = kind.title();
     if present {
         r.st.sides[1 - side].chaunce_due += 1;
         r.st.card = Some(Played {
@@ -157,28 +159,37 @@ pub(super) fn play(st: &State, id: &str, mode: Option<&str>) -> Result<P, Reject
             combat: false,
             moving: false,
         });
-        let msg = format!(
-            "{} present Hazzard a Chaunce: {} must take a Chaunce card at the start of their turn; the turn ends (004, Tactic Cards; decision 2)",
-            r.st.side_name(side),
-            r.st.side_name(1 - side)
+        let msg = m(
+            "ecw.play.present",
+            &[
+                ("side", r.st.side_name(side)),
+                ("card", name.clone()),
+                ("other", r.st.side_name(1 - side)),
+            ],
         );
-        r.step(format!("{name} [004, Tactic Cards]"), msg.clone());
+        r.step(name, msg.clone());
         r.say(msg);
         finish_turn(&mut r, true);
         return Ok(done(r));
     }
-    let copy = if kind.id == "counter-attack" {
-        format!(
-            " — a copy of {}{}",
-            command_card(&eff).map_or("1 unit or leader of your choice", |c| c.name),
+    let title = if kind.id == "counter-attack" {
+        m(
             if limits.is_some() {
-                ", flanks swapped"
+                "ecw.play.copy-swapped"
             } else {
-                ""
-            }
+                "ecw.play.copy"
+            },
+            &[
+                ("card", name.clone()),
+                (
+                    "copied",
+                    command_card(&eff)
+                        .map_or_else(|| k("ecw.board.one-of-your-choice"), |c| c.title()),
+                ),
+            ],
         )
     } else {
-        String::new()
+        name.clone()
     };
     r.st.card = Some(Played {
         card,
@@ -196,52 +207,74 @@ pub(super) fn play(st: &State, id: &str, mode: Option<&str>) -> Result<P, Reject
     r.st.phase = Phase::Orders;
     let side_name = r.st.side_name(side);
     let what = describe_orders(&r.st);
-    r.step(
-        format!("{name}{copy} [004, COMMAND CARDS]"),
-        format!("{side_name} play {name}{copy}: {what}"),
+    let msg = m(
+        "ecw.play.played",
+        &[("side", side_name), ("card", title.clone()), ("what", what)],
     );
-    r.say(format!("{side_name} play {name}{copy}: {what}"));
+    r.step(title, msg.clone());
+    r.say(msg);
     // Cards that roll when played.
     match eff.as_str() {
         "rallye" | "lord-is-with-us" => {
             let n = st.command(side);
             let lord = eff == "lord-is-with-us";
             let classes = FaceClasses::of(&[0, 0, 1, 2, 3, 4]);
-            Ok(throw(n as usize, 6, "Battle die", Depends::Classes(classes)).map(move |faces| {
+            Ok(throw(
+                n as usize,
+                6,
+                &k("ecw.die.battle"),
+                Depends::Classes(classes),
+            )
+            .map(move |faces| {
                 let mut r = r.clone();
                 let count = |k: u8| faces.iter().filter(|&&f| classes.class(f) == k).count() as u32;
                 let (f, h, ar, fl) = (count(0), count(1), count(2), count(4));
-                let dice = symbol_dice("Battle die", &faces);
+                let dice = symbol_dice(&k("ecw.die.battle"), &faces);
+                let card = command_card(if lord { "lord-is-with-us" } else { "rallye" })
+                    .map_or(String::new(), |c| c.title());
                 let mut step = Step {
-                    title: format!("{} dice equal to command ({n}) [004, Tactic Cards]", if lord { "The Lord Is With Us:" } else { "Rallye:" }),
+                    title: m(
+                        "ecw.step.dice-equal-command",
+                        &[("card", card), ("count", n.to_string())],
+                    ),
                     dice,
                     modifiers: Vec::new(),
-                    totals: vec![("foot".into(), f as i32), ("horse".into(), h as i32), ("artillery".into(), ar as i32), ("flags".into(), fl as i32)],
+                    totals: vec![
+                        (k("ecw.term.foot"), f as i32),
+                        (k("ecw.term.horse"), h as i32),
+                        (k("ecw.term.artillery"), ar as i32),
+                        (k(resolve::TOTAL_FLAGS), fl as i32),
+                    ],
                     result: String::new(),
                 };
+                let args = [
+                    ("foot", f.to_string()),
+                    ("horse", h.to_string()),
+                    ("artillery", ar.to_string()),
+                    ("choice", fl.to_string()),
+                ];
                 if let Some(c) = r.st.card.as_mut() {
                     if lord {
                         c.pool = Some([f, h, ar, fl]);
-                        step.result = format!("orders: {f} foot, {h} horse, {ar} artillery, {fl} of your choice; sabres order nothing; ordered units battle with 1 additional die all turn");
+                        step.result = m("ecw.play.lord-orders", &args);
                     } else {
                         c.rally = Some([f, h, ar]);
-                        step.result = format!("blocks to return: {f} foot, {h} horse, {ar} artillery (`rally` one block at a time)");
+                        step.result = m("ecw.play.rallye-blocks", &args);
                     }
                 }
-                r.facets.push(("foot".into(), f.to_string()));
-                r.facets.push(("horse".into(), h.to_string()));
-                r.facets.push(("artillery".into(), ar.to_string()));
+                r.facets.push((k("ecw.term.foot"), f.to_string()));
+                r.facets.push((k("ecw.term.horse"), h.to_string()));
+                r.facets.push((k("ecw.term.artillery"), ar.to_string()));
                 r.say(step.result.clone());
                 r.steps.push(step);
                 if lord {
                     // "Reshuffle the Command card deck and discard pile" (decision 11).
                     let mut notes = Vec::new();
                     r.st.reshuffle_commands(&mut notes);
-                    r.say(notes.join("; "));
+                    r.say(join(&notes));
                 }
                 if can_order_none(&r.st) {
-                    let m = "the card can order no unit: straight to the draw (CCS-play; decision 49)".to_string();
-                    r.say(m);
+                    r.say(k("ecw.play.orders-none"));
                     finish_turn(&mut r, true);
                 }
                 r
@@ -249,7 +282,7 @@ pub(super) fn play(st: &State, id: &str, mode: Option<&str>) -> Result<P, Reject
         }
         _ => {
             if can_order_none(&r.st) {
-                r.say("the card can order no unit: straight to the draw (CCS-play; decision 49)");
+                r.say(k("ecw.play.orders-none"));
                 finish_turn(&mut r, true);
             }
             Ok(done(r))
@@ -263,46 +296,59 @@ pub(super) fn describe_orders(st: &State) -> String {
         return String::new();
     };
     if let Some(l) = c.limits {
-        let parts: Vec<String> = Section::ALL
+        let secs: Vec<(Section, u32)> = Section::ALL
             .iter()
             .zip(l)
-            .filter_map(|(s, n)| n.map(|n| format!("{n} {}", s.name())))
+            .filter_map(|(s, n)| n.map(|n| (*s, n)))
             .collect();
-        return format!(
-            "orders {}{}",
-            if c.shared {
-                format!(
-                    "{} in all, {}",
-                    l.iter().flatten().max().unwrap_or(&0),
-                    parts
-                        .iter()
-                        .map(|p| p.split(' ').nth(1).unwrap_or(""))
-                        .collect::<Vec<_>>()
-                        .join(" or ")
-                )
-            } else {
-                parts.join(", ")
-            },
+        let what = if c.shared {
+            m(
+                "ecw.orders.shared",
+                &[
+                    ("count", l.iter().flatten().max().unwrap_or(&0).to_string()),
+                    (
+                        "sections",
+                        secs.iter()
+                            .map(|(s, _)| k(s.term().trim_start_matches('@')))
+                            .collect::<Vec<_>>()
+                            .join(" / "),
+                    ),
+                ],
+            )
+        } else {
+            secs.iter()
+                .map(|(s, n)| {
+                    m(
+                        "ecw.orders.in-section",
+                        &[("count", n.to_string()), ("section", s.term())],
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        return m(
             if c.scout {
-                "; draw two and keep one at the end of the turn"
+                "ecw.orders.sections-scout"
             } else {
-                ""
-            }
+                "ecw.orders.sections"
+            },
+            &[("what", what)],
         );
     }
-    match c.effective.as_str() {
-        ANY_ONE => "orders 1 unit or leader of your choice".into(),
-        "bold-dragooneers" => "orders 1 unit of dragoons: a further move after firing".into(),
-        "bombard" => "orders up to 4 artillery: move up to 2 and not battle, or fire with 1 additional die".into(),
-        "charge-of-horse" => "orders up to 4 horse (not dragoons): 1 additional die all turn; cuirassiers and trotters may move 3 and battle".into(),
-        "fire-and-hold" => "orders up to 4 foot or artillery not adjacent to the enemy: ranged combat with 1 additional die, no move".into(),
-        "leadership" => "orders every leader, and the unit each is attached to: 1 additional die".into(),
-        "march-to-victorye" => "orders all the units and leaders of one section: a normal move, no contact, no combat".into(),
-        "push" => "orders every unit adjacent to the enemy: melee with 1 additional die, no fire, no move before the melee".into(),
-        "rallye" => "blocks return to under-strength units by symbol".into(),
-        "lord-is-with-us" => "units ordered by symbol; 1 additional die all turn".into(),
-        _ => String::new(),
-    }
+    let key = match c.effective.as_str() {
+        ANY_ONE => "ecw.orders.any-one",
+        "bold-dragooneers" => "ecw.orders.bold-dragooneers",
+        "bombard" => "ecw.orders.bombard",
+        "charge-of-horse" => "ecw.orders.charge-of-horse",
+        "fire-and-hold" => "ecw.orders.fire-and-hold",
+        "leadership" => "ecw.orders.leadership",
+        "march-to-victorye" => "ecw.orders.march-to-victorye",
+        "push" => "ecw.orders.push",
+        "rallye" => "ecw.orders.rallye",
+        "lord-is-with-us" => "ecw.orders.lord-is-with-us",
+        _ => return String::new(),
+    };
+    k(key)
 }
 
 /// Nothing the card could order is on the table.
@@ -369,22 +415,15 @@ pub(super) fn order(
     let c = st
         .card
         .as_ref()
-        .ok_or_else(|| reject("no-card", None, "no card in play").not_now())?;
+        .ok_or_else(|| reject("no-card", None, k("ecw.reject.no-card")).not_now())?;
     if c.moving || c.combat {
-        return Err(reject(
-            "orders-closed",
-            Some("unit"),
-            "unit: orders are given before any move or battle (CCN sequence of play: order, move, combat)",
-        ).not_now());
+        return Err(reject("orders-closed", Some("unit"), k("ecw.reject.orders-closed")).not_now());
     }
     let section = match section {
-        Some(x) => Some(Section::parse(x).ok_or_else(|| {
-            reject(
-                "bad-choice",
-                Some("section"),
-                "section: left, centre or right",
-            )
-        })?),
+        Some(x) => Some(
+            Section::parse(x)
+                .ok_or_else(|| reject("bad-choice", Some("section"), k("ecw.reject.section")))?,
+        ),
         None => None,
     };
     let leader = st.leader(id);
@@ -393,7 +432,7 @@ pub(super) fn order(
         return Err(reject(
             "no-such-unit",
             Some("unit"),
-            format!("unit: no unit or leader \"{id}\""),
+            m("ecw.reject.no-unit-or-leader", &[("unit", id.into())]),
         ));
     }
     let (owner, gone, ordered) = match (unit, leader) {
@@ -405,26 +444,42 @@ pub(super) fn order(
         return Err(reject(
             "not-yours",
             Some("unit"),
-            format!("unit: {id} belongs to {}", st.side_name(owner)),
+            m(
+                "ecw.reject.belongs-to",
+                &[("unit", id.into()), ("side", st.side_name(owner))],
+            ),
         ));
     }
     if gone {
         return Err(reject(
             "not-on-table",
             Some("unit"),
-            format!("unit: {id} is not on the table"),
+            m("ecw.reject.not-on-table", &[("unit", id.into())]),
         ));
     }
     if ordered {
         return Err(reject(
             "already-ordered",
             Some("unit"),
-            format!("unit: {id} is already ordered this turn (one order each, CCN)"),
+            m("ecw.reject.already-ordered", &[("unit", id.into())]),
         ));
     }
     if let Some(u) = unit {
         if u.no_orders_until_leader && st.leader_of(&u.id).is_none() {
-            return Err(reject("coronels-trubble", Some("unit"), format!("unit: {} takes no orders until a leader is attached (The Coronel's Trubble Again)", u.name)));
+            return Err(reject(
+                "coronels-trubble",
+                Some("unit"),
+                m(
+                    "ecw.reject.coronel",
+                    &[
+                        ("unit", u.name.clone()),
+                        (
+                            "card",
+                            chaunce_card("coronels-trubble").map_or(String::new(), |c| c.title()),
+                        ),
+                    ],
+                ),
+            ));
         }
     }
     // The section it is counted in: given, or the unit's (a leader's: its unit's).
@@ -446,7 +501,10 @@ pub(super) fn order(
             Err(reject(
                 "card-limit",
                 Some("unit"),
-                format!("unit: the card orders {what}; {count} already ordered"),
+                m(
+                    "ecw.reject.card-limit",
+                    &[("what", k(what)), ("count", count.to_string())],
+                ),
             ))
         } else {
             Ok(())
@@ -458,7 +516,7 @@ pub(super) fn order(
             _ => Err(reject(
                 "card-type",
                 Some("unit"),
-                format!("unit: the card orders {what} only"),
+                m("ecw.reject.card-type", &[("what", k(what))]),
             )),
         }
     };
@@ -467,7 +525,7 @@ pub(super) fn order(
             return Err(reject(
                 "section-needed",
                 Some("section"),
-                "section: a lone leader's section (left, centre or right)",
+                k("ecw.reject.lone-leader-section"),
             )
             .question());
         };
@@ -475,10 +533,7 @@ pub(super) fn order(
             reject(
                 "wrong-section",
                 Some("section"),
-                format!(
-                    "section: the card orders no unit in the {} section",
-                    s.name()
-                ),
+                m("ecw.reject.wrong-section", &[("section", s.term())]),
             )
         })?;
         let used = c
@@ -490,46 +545,69 @@ pub(super) fn order(
             return Err(reject(
                 "card-limit",
                 Some("unit"),
-                format!(
-                    "unit: the card orders {n} in the {}{}; {used} already ordered",
-                    s.name(),
+                m(
                     if c.shared {
-                        " and the other section it names"
+                        "ecw.reject.section-limit-shared"
                     } else {
-                        ""
-                    }
+                        "ecw.reject.section-limit"
+                    },
+                    &[
+                        ("count", n.to_string()),
+                        ("section", s.term()),
+                        ("used", used.to_string()),
+                    ],
                 ),
             ));
         }
     } else {
         match eff {
-            ANY_ONE | "hazzard-a-chaunce" => too_many(1, "1 unit or leader")?,
+            ANY_ONE | "hazzard-a-chaunce" => too_many(1, "ecw.what-orders.one-unit-or-leader")?,
             "bold-dragooneers" => {
-                too_many(1, "1 unit of dragoons")?;
-                is_unit(&|u| u.class == Class::Dragoons, "dragoons")?;
+                too_many(1, "ecw.what-orders.one-dragoons")?;
+                is_unit(&|u| u.class == Class::Dragoons, "ecw.what-orders.dragoons")?;
             }
             "bombard" => {
-                too_many(4, "4 or fewer artillery units")?;
-                is_unit(&|u| u.class == Class::Artillery, "artillery")?;
+                too_many(4, "ecw.what-orders.four-artillery")?;
+                is_unit(&|u| u.class == Class::Artillery, "ecw.term.artillery")?;
             }
             "charge-of-horse" => {
-                too_many(4, "4 or fewer units of horse")?;
-                is_unit(&is_horse, "horse (not dragoons)")?;
+                too_many(4, "ecw.what-orders.four-horse")?;
+                is_unit(&is_horse, "ecw.what-orders.horse-not-dragoons")?;
                 card_bonus = 1;
             }
             "fire-and-hold" => {
-                too_many(4, "4 or fewer foot or artillery units")?;
+                too_many(4, "ecw.what-orders.four-foot-artillery")?;
                 is_unit(
                     &|u| matches!(u.class, Class::Foot | Class::Artillery),
-                    "foot or artillery",
+                    "ecw.what-orders.foot-or-artillery",
                 )?;
                 if adjacent_enemy {
-                    return Err(reject("adjacent", Some("adjacent_enemy"), "adjacent_enemy: Fire and Hold orders units not adjacent to enemy troops (004)"));
+                    return Err(reject(
+                        "adjacent",
+                        Some("adjacent_enemy"),
+                        m(
+                            "ecw.reject.fire-and-hold-adjacent",
+                            &[(
+                                "card",
+                                command_card("fire-and-hold").map_or(String::new(), |c| c.title()),
+                            )],
+                        ),
+                    ));
                 }
             }
             "leadership" => {
                 if leader.is_none() {
-                    return Err(reject("card-type", Some("unit"), "unit: Leadership orders leaders; a unit is ordered with its attached leader"));
+                    return Err(reject(
+                        "card-type",
+                        Some("unit"),
+                        m(
+                            "ecw.reject.leadership-unit",
+                            &[(
+                                "card",
+                                command_card("leadership").map_or(String::new(), |c| c.title()),
+                            )],
+                        ),
+                    ));
                 }
                 card_bonus = 1;
             }
@@ -538,7 +616,7 @@ pub(super) fn order(
                     return Err(reject(
                         "section-needed",
                         Some("section"),
-                        "section: the section marching",
+                        k("ecw.reject.section-marching"),
                     )
                     .question());
                 };
@@ -547,9 +625,16 @@ pub(super) fn order(
                         return Err(reject(
                             "wrong-section",
                             Some("section"),
-                            format!(
-                                "section: March to Victorye orders the {} section only",
-                                m.name()
+                            super::super::m(
+                                "ecw.reject.march-section",
+                                &[
+                                    (
+                                        "card",
+                                        command_card("march-to-victorye")
+                                            .map_or(String::new(), |c| c.title()),
+                                    ),
+                                    ("section", m.term()),
+                                ],
                             ),
                         ));
                     }
@@ -557,9 +642,19 @@ pub(super) fn order(
                 march = Some(s);
             }
             "push" => {
-                is_unit(&|_| true, "units")?;
+                is_unit(&|_| true, "ecw.what-orders.units")?;
                 if !adjacent_enemy {
-                    return Err(reject("not-adjacent", Some("adjacent_enemy"), "adjacent_enemy: Push! orders units adjacent to the enemy; tick it if this unit is"));
+                    return Err(reject(
+                        "not-adjacent",
+                        Some("adjacent_enemy"),
+                        m(
+                            "ecw.reject.push-adjacent",
+                            &[(
+                                "card",
+                                command_card("push").map_or(String::new(), |c| c.title()),
+                            )],
+                        ),
+                    ));
                 }
                 push = true;
             }
@@ -567,7 +662,13 @@ pub(super) fn order(
                 return Err(reject(
                     "rallye",
                     Some("unit"),
-                    "unit: Rallye orders the units that gain a block (`rally`)",
+                    m(
+                        "ecw.reject.rallye-order",
+                        &[(
+                            "card",
+                            command_card("rallye").map_or(String::new(), |c| c.title()),
+                        )],
+                    ),
                 ));
             }
             "lord-is-with-us" => {
@@ -577,12 +678,24 @@ pub(super) fn order(
                     Some(t) if pool[t] > 0 => Some(t),
                     _ if pool[3] > 0 => Some(3),
                     _ => {
-                        return Err(reject("card-limit", Some("unit"), format!("unit: no symbol left for it (foot {}, horse {}, artillery {}, flags {})", pool[0], pool[1], pool[2], pool[3])));
+                        return Err(reject(
+                            "card-limit",
+                            Some("unit"),
+                            m(
+                                "ecw.reject.no-symbol-left",
+                                &[
+                                    ("foot", pool[0].to_string()),
+                                    ("horse", pool[1].to_string()),
+                                    ("artillery", pool[2].to_string()),
+                                    ("choice", pool[3].to_string()),
+                                ],
+                            ),
+                        ));
                     }
                 };
                 card_bonus = 1;
             }
-            _ => too_many(1, "1 unit")?,
+            _ => too_many(1, "ecw.what-orders.one-unit")?,
         }
     }
     let mut r = Res::new(st);
@@ -618,12 +731,18 @@ pub(super) fn order(
             p[t] -= 1;
         }
     }
-    let msg = format!(
-        "ordered: {}{}",
-        named.join(" with "),
-        sec.map_or(String::new(), |x| format!(" ({})", x.name()))
-    );
-    r.step("Order [design 3, step 2]", msg.clone());
+    let named = named
+        .into_iter()
+        .reduce(|a, b| m("ecw.order.with", &[("a", a), ("b", b)]))
+        .unwrap_or_default();
+    let msg = match sec {
+        Some(x) => m(
+            "ecw.order.ordered-in",
+            &[("unit", named), ("section", x.term())],
+        ),
+        None => m("ecw.order.ordered", &[("unit", named)]),
+    };
+    r.step(k("ecw.step.order"), msg.clone());
     r.say(msg);
     Ok(done(r))
 }
@@ -636,12 +755,18 @@ pub(super) fn rally(st: &State, id: &str) -> Result<P, Rejection> {
     let c = st
         .card
         .as_ref()
-        .ok_or_else(|| reject("no-card", None, "no card in play").not_now())?;
+        .ok_or_else(|| reject("no-card", None, k("ecw.reject.no-card")).not_now())?;
     let Some(pool) = c.rally else {
         return Err(reject(
             "not-rallye",
             Some("action"),
-            "rally: only with Rallye in play",
+            m(
+                "ecw.reject.rally-only",
+                &[(
+                    "card",
+                    command_card("rallye").map_or(String::new(), |c| c.title()),
+                )],
+            ),
         ));
     };
     let u = st
@@ -651,7 +776,7 @@ pub(super) fn rally(st: &State, id: &str) -> Result<P, Rejection> {
             reject(
                 "no-such-unit",
                 Some("unit"),
-                format!("unit: no unit \"{id}\" of yours on the table"),
+                m("ecw.reject.no-such-unit", &[("unit", id.into())]),
             )
         })?;
     let t = type_of(u);
@@ -659,16 +784,22 @@ pub(super) fn rally(st: &State, id: &str) -> Result<P, Rejection> {
         return Err(reject(
             "no-symbol",
             Some("unit"),
-            format!("unit: no {} symbol left", ["foot", "horse", "artillery"][t]),
+            m(
+                "ecw.reject.no-symbol",
+                &[("symbol", term(["foot", "horse", "artillery"][t]))],
+            ),
         ));
     }
     if u.blocks >= u.start_blocks {
         return Err(reject(
             "full-strength",
             Some("unit"),
-            format!(
-                "unit: {} is at its starting strength ({} blocks; decision 30)",
-                u.name, u.start_blocks
+            m(
+                "ecw.reject.full-strength",
+                &[
+                    ("unit", u.name.clone()),
+                    ("count", u.start_blocks.to_string()),
+                ],
             ),
         ));
     }
@@ -686,8 +817,12 @@ pub(super) fn rally(st: &State, id: &str) -> Result<P, Rejection> {
             c.orders.push((id.to_string(), None));
         }
     }
-    let msg = format!("{name} regains a block and is ordered (Rallye)");
-    r.step("Rallye [004, Tactic Cards]", msg.clone());
+    let card = command_card("rallye").map_or(String::new(), |c| c.title());
+    let msg = m(
+        "ecw.rally.regains",
+        &[("unit", name), ("card", card.clone())],
+    );
+    r.step(card, msg.clone());
     r.say(msg);
     Ok(done(r))
 }

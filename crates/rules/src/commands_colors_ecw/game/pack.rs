@@ -7,35 +7,32 @@ use super::*;
 // The Chaunce pack (design 5).
 
 /// Cards whose resolution needs the table's answer (which units are within 4 hexes, which river
-/// sections...): the side lists the candidates and Tercio draws among them (decision 5).
+/// sections...): the side lists the candidates and Tercio draws among them (decision 5). The
+/// question is a catalogue key.
 pub fn needs_candidates(id: &str) -> Option<&'static str> {
     Some(match id {
-        "damned-turncotes" => "your units within 4 hexes of the enemy",
-        "exceeding-nervose" => "your most advanced unit(s)",
-        "friendly-fire" => {
-            "the nearest friendly unit within 5 hexes of the gun drawn (empty: none)"
-        }
-        "fumblethumbs" => "hexes the foot can retreat (a number; empty: room enough)",
-        "going-for-it" => "your horse within 4 hexes of the enemy",
-        "lay-down-your-armes" => "your units adjacent to an enemy",
-        "old-davey" => "the unfordable river sections",
-        "two-inches-depe" => "the fordable river sections",
-        "weak-bridge" => "the bridges",
-        "what-was-in-that-barn" => "the occupied built-up hexes (or, if none, the unoccupied ones)",
-        "who-drew-this-mappe" => "your units in open terrain",
+        "damned-turncotes" => "ecw.ask.damned-turncotes",
+        "exceeding-nervose" => "ecw.ask.exceeding-nervose",
+        "friendly-fire" => "ecw.ask.friendly-fire",
+        "fumblethumbs" => "ecw.ask.fumblethumbs",
+        "going-for-it" => "ecw.ask.going-for-it",
+        "lay-down-your-armes" => "ecw.ask.lay-down-your-armes",
+        "old-davey" => "ecw.ask.old-davey",
+        "two-inches-depe" => "ecw.ask.two-inches-depe",
+        "weak-bridge" => "ecw.ask.weak-bridge",
+        "what-was-in-that-barn" => "ecw.ask.what-was-in-that-barn",
+        "who-drew-this-mappe" => "ecw.ask.who-drew-this-mappe",
         _ => return None,
     })
 }
 
-/// A card with a second question once the first draw is made.
+/// A card with a second question once the first draw is made (a catalogue key).
 pub fn second_question(id: &str) -> Option<&'static str> {
     Some(match id {
-        "going-for-it" => "the nearest enemy unit it charges",
-        "lay-down-your-armes" => "the adjacent enemy units it may surrender to",
-        "weak-bridge" => "the units on that bridge (empty: none)",
-        "devils-match" => {
-            "the units adjacent to the exploding gun, not in a town, wood or earthworks"
-        }
+        "going-for-it" => "ecw.ask2.going-for-it",
+        "lay-down-your-armes" => "ecw.ask2.lay-down-your-armes",
+        "weak-bridge" => "ecw.ask2.weak-bridge",
+        "devils-match" => "ecw.ask2.devils-match",
         _ => return None,
     })
 }
@@ -45,7 +42,7 @@ pub(super) fn draw_chaunce(st: &State) -> Result<P, Rejection> {
     let mut r = Res::new(st);
     let mut notes = Vec::new();
     let Some(c) = r.st.draw_chaunce_card(&mut notes) else {
-        return Err(reject("empty-pack", None, "the Chaunce pack is empty"));
+        return Err(reject("empty-pack", None, k("ecw.reject.empty-pack")));
     };
     Ok(chaunce_drawn(st, r, c, notes))
 }
@@ -55,11 +52,7 @@ pub(super) fn draw_chaunce(st: &State) -> Result<P, Rejection> {
 pub fn chaunce_odds(st: &State) -> Result<P, Rejection> {
     let left: Vec<u8> = unseen_chaunce(st).iter().map(|&c| c + 1).collect();
     if !st.cfg.chaunce || left.is_empty() {
-        return Err(reject(
-            "empty-pack",
-            None,
-            "this game has no Chaunce pack (house rule ecw.chaunce)",
-        ));
+        return Err(reject("empty-pack", None, k("ecw.reject.no-pack")));
     }
     let title = |n: u8| {
         let id = chaunce_of(n - 1).id;
@@ -67,7 +60,7 @@ pub fn chaunce_odds(st: &State) -> Result<P, Rejection> {
     };
     let st = st.clone();
     Ok(Plan::card(
-        "Chaunce card",
+        k("ecw.facet.chaunce-card"),
         pack_size(&st.cfg),
         left,
         title,
@@ -90,18 +83,20 @@ fn chaunce_drawn(st: &State, mut r: Res, c: u8, mut notes: Vec<String>) -> P {
     r.st.pack_discard.push(c);
     r.st.chaunce = Some(c);
     let card = chaunce_of(c);
-    r.facet("Chaunce card", card.name);
-    notes.push(format!(
-        "{} draw {}: {}",
-        st.side_name(side),
-        card.name,
-        card.text
+    r.facet(k("ecw.facet.chaunce-card"), card.title());
+    notes.push(m(
+        "ecw.chaunce.drawn",
+        &[
+            ("side", st.side_name(side)),
+            ("card", card.title()),
+            ("text", card.rules()),
+        ],
     ));
     r.step(
-        format!("Hazzard a Chaunce: {} [004, CHAUNCE CARDS]", card.name),
-        notes.join("; "),
+        m("ecw.step.chaunce", &[("card", card.title())]),
+        join(&notes),
     );
-    r.say(notes.join("; "));
+    r.say(join(&notes));
     if needs_candidates(card.id).is_some() {
         // A card with nothing on the table to act on is ignored at once (decision 3).
         let applies = match card.id {
@@ -117,7 +112,7 @@ fn chaunce_drawn(st: &State, mut r: Res, c: u8, mut notes: Vec<String>) -> P {
             _ => true,
         };
         if !applies {
-            return done(card_ignored(r, card, "it finds no target"));
+            return done(card_ignored(r, card, "ecw.chaunce.no-target"));
         }
         r.st.phase = Phase::ChaunceResolve;
         // Friendly Fire draws its gun first; the table then names the nearest friendly unit.
@@ -128,13 +123,11 @@ fn chaunce_drawn(st: &State, mut r: Res, c: u8, mut notes: Vec<String>) -> P {
                 .map(|u| u.id.clone())
                 .collect();
             if guns.is_empty() {
-                return done(card_ignored(r, card, "you have no artillery"));
+                return done(card_ignored(r, card, "ecw.chaunce.no-artillery"));
             }
-            return pick_one(r, guns, "Friendly Fire: gun", |mut r, gun| {
+            return pick_one(r, guns, &k("ecw.pick.friendly-fire-gun"), |mut r, gun| {
                 let name = r.st.unit(&gun).map_or(String::new(), |u| u.name.clone());
-                r.say(format!(
-                    "the gun drawn: {name}; name the nearest friendly unit within 5 hexes"
-                ));
+                r.say(m("ecw.chaunce.gun-drawn", &[("unit", name)]));
                 r.st.pending = Some(gun.clone());
                 done(r)
             });
@@ -144,10 +137,11 @@ fn chaunce_drawn(st: &State, mut r: Res, c: u8, mut notes: Vec<String>) -> P {
     chaunce_effect(r, card, Vec::new(), Vec::new())
 }
 
+/// A card without effect; `why` is a catalogue key.
 pub(super) fn card_ignored(mut r: Res, card: &ChaunceCard, why: &str) -> Res {
-    r.say(format!(
-        "{}: no effect ({why}); the turn goes on (decision 3)",
-        card.name
+    r.say(m(
+        "ecw.chaunce.ignored",
+        &[("card", card.title()), ("why", k(why))],
     ));
     r.st.chaunce = None;
     next_after_chaunce(&mut r);
@@ -173,7 +167,10 @@ pub(super) fn pick_one(
         let mut r = r.clone();
         let chosen = from[usize::from(f - 1)].clone();
         r.steps.push(Step {
-            title: format!("{label}: drawn at random among {n} [decision 5]"),
+            title: m(
+                "ecw.step.drawn-at-random",
+                &[("label", label.clone()), ("n", n.to_string())],
+            ),
             dice: vec![tercio_core::RolledDie {
                 label: label.clone(),
                 sides: n,
@@ -210,9 +207,9 @@ pub(super) fn chaunce_turn_over(r: &mut Res, swap: bool) {
     r.st.sides[r.st.active].last_card = None;
     if swap && !r.st.sides[r.st.active].hand.is_empty() {
         r.st.phase = Phase::Swap;
-        r.say("this card replaces the turn; you may discard one command card and draw another (`swap`)");
+        r.say(k("ecw.chaunce.replaces-turn-swap"));
     } else {
-        hand_over(r, vec!["this card replaces the turn".into()]);
+        hand_over(r, vec![k("ecw.chaunce.replaces-turn")]);
     }
 }
 
@@ -224,7 +221,7 @@ pub(super) fn resolve_chaunce(
 ) -> Result<P, Rejection> {
     let c = st
         .chaunce
-        .ok_or_else(|| reject("no-chaunce", None, "no Chaunce card waits").not_now())?;
+        .ok_or_else(|| reject("no-chaunce", None, k("ecw.reject.no-chaunce")).not_now())?;
     let card = chaunce_of(c);
     let mut cands = candidates.to_vec();
     if let Some(n) = ranged("room", room, 0, 12)? {
@@ -243,9 +240,15 @@ pub(super) fn resolve_chaunce(
                     return Err(reject(
                         "bad-candidate",
                         Some("candidates"),
-                        format!(
-                            "candidates: \"{x}\" is not one of {}",
-                            needs_candidates(card.id).unwrap_or("the units asked for")
+                        m(
+                            "ecw.reject.bad-candidate",
+                            &[
+                                ("x", x.clone()),
+                                (
+                                    "asked",
+                                    k(needs_candidates(card.id).unwrap_or("ecw.ask.units")),
+                                ),
+                            ],
                         ),
                     ));
                 }
@@ -270,7 +273,7 @@ pub(super) fn resolve_chaunce(
                     return Err(reject(
                         "bad-candidate",
                         Some("candidates"),
-                        format!("candidates: \"{x}\" is not one of your units on the table other than the gun"),
+                        m("ecw.reject.bad-friendly", &[("x", x.clone())]),
                     ));
                 }
             }
@@ -278,7 +281,7 @@ pub(super) fn resolve_chaunce(
                 return Err(reject(
                     "one-target",
                     Some("candidates"),
-                    "candidates: the one nearest friendly unit",
+                    k("ecw.reject.one-target"),
                 ));
             }
         }
@@ -288,7 +291,7 @@ pub(super) fn resolve_chaunce(
                     return Err(reject(
                         "bad-number",
                         Some("candidates"),
-                        "candidates: a number of hexes, or empty",
+                        k("ecw.reject.room-number"),
                     ));
                 }
             }
@@ -299,8 +302,8 @@ pub(super) fn resolve_chaunce(
 }
 
 /// A Chaunce card's effect for the rest of the day: kept in the chronicle the board shows, and
-/// said in the result.
-pub(super) fn lasting(r: &mut Res, note: String, said: &str) {
+/// said in the result (both messages).
+pub(super) fn lasting(r: &mut Res, note: String, said: String) {
     r.st.chronicle.push(note);
     r.say(said);
 }
@@ -339,7 +342,7 @@ pub(super) fn swap(st: &State, card: Option<&str>) -> Result<P, Rejection> {
             return Err(reject(
                 "not-in-hand",
                 Some("card"),
-                format!("card: \"{id}\" is not in your hand"),
+                m("ecw.reject.not-in-hand", &[("card", id.into())]),
             ));
         };
         let c = r.st.sides[side].hand.remove(p);
@@ -349,14 +352,16 @@ pub(super) fn swap(st: &State, card: Option<&str>) -> Result<P, Rejection> {
         }
         notes.insert(
             0,
-            format!(
-                "{} discard {} and draw a card",
-                st.side_name(side),
-                command_kind(c).name
+            m(
+                "ecw.swap.discard",
+                &[
+                    ("side", st.side_name(side)),
+                    ("card", command_kind(c).title()),
+                ],
             ),
         );
     } else {
-        notes.push(format!("{} keep their hand", st.side_name(side)));
+        notes.push(m("ecw.swap.keep", &[("side", st.side_name(side))]));
     }
     r.st.sync_counts();
     hand_over(&mut r, notes);
@@ -370,7 +375,7 @@ pub(super) fn dizzy_pick(st: &State, position: Option<i64>) -> Result<P, Rejecti
         reject(
             "missing-field",
             Some("position"),
-            format!("position: 1 to {n}"),
+            m("ecw.reject.position", &[("n", n.to_string())]),
         )
     })?;
     let mut r = Res::new(st);
@@ -381,15 +386,29 @@ pub(super) fn dizzy_pick(st: &State, position: Option<i64>) -> Result<P, Rejecti
     r.st.discard.push(c);
     let lim = &mut r.st.sides[side].hand_limit;
     *lim = (*lim).saturating_sub(1).max(1);
-    let msg = format!(
-        "{} pick card {p}: {} goes to the discards; {} hold {} cards from now on (decision 29)",
-        st.side_name(1 - side),
-        command_kind(c).name,
-        st.side_name(side),
-        r.st.sides[side].hand_limit
+    let msg = m(
+        "ecw.chaunce.dizzy-picked",
+        &[
+            ("side", st.side_name(1 - side)),
+            ("p", p.to_string()),
+            ("card", command_kind(c).title()),
+            ("other", st.side_name(side)),
+            ("count", r.st.sides[side].hand_limit.to_string()),
+        ],
     );
-    r.step("The Dizziness [004, CHAUNCE CARDS]", msg.clone());
+    r.step(card_step("the-dizziness"), msg.clone());
     r.say(msg);
     next_after_chaunce(&mut r);
     Ok(done(r))
+}
+
+/// A Chaunce card's step title: "Hazzard a Chaunce: <card>".
+pub(super) fn card_step(id: &str) -> String {
+    m(
+        "ecw.step.chaunce",
+        &[(
+            "card",
+            chaunce_card(id).map_or(id.to_string(), |c| c.title()),
+        )],
+    )
 }

@@ -10,18 +10,12 @@ pub(super) fn deal(st: &State, hands: Option<&str>, referee: bool) -> Result<P, 
     let single = match mode {
         "per-seat" => false,
         "single-device" => true,
-        _ => {
-            return Err(reject(
-                "bad-choice",
-                Some("hands"),
-                "hands: per-seat (each player on their own link) or single-device (one device, hands behind a tap)",
-            ))
-        }
+        _ => return Err(reject("bad-choice", Some("hands"), k("ecw.reject.hands"))),
     };
     let st = st.clone();
     // The shuffle key: eight dice of 255 faces from the seeded stream.
     Ok(
-        throw(8, 255, "Shuffle key", Depends::Nothing).map(move |faces| {
+        throw(8, 255, &k("ecw.die.shuffle-key"), Depends::Nothing).map(move |faces| {
             let mut r = Res::new(&st);
             let salt = faces
                 .iter()
@@ -52,24 +46,33 @@ pub(super) fn deal(st: &State, hands: Option<&str>, referee: bool) -> Result<P, 
             let hands: Vec<String> = s
                 .sides
                 .iter()
-                .map(|x| format!("{} {} cards", x.name, x.hand.len()))
+                .map(|x| {
+                    m(
+                        "ecw.deal.side-cards",
+                        &[
+                            ("side", x.name.clone()),
+                            ("count", x.hand.len().to_string()),
+                        ],
+                    )
+                })
                 .collect();
             r.step(
-                "The deal [design 4.3]",
-                format!(
-                    "the command deck (72) and the Chaunce pack ({}) are shuffled; dealt: {}",
-                    r.st.pack.len(),
-                    hands.join(", ")
+                k("ecw.step.deal"),
+                m(
+                    "ecw.deal.shuffled",
+                    &[
+                        ("pack", r.st.pack.len().to_string()),
+                        ("dealt", hands.join(", ")),
+                    ],
                 ),
             );
-            r.say(format!(
-                "cards dealt ({}); {} play first",
+            r.say(m(
                 if single {
-                    "one device: hands behind a tap"
+                    "ecw.deal.dealt-single"
                 } else {
-                    "each side on its own link"
+                    "ecw.deal.dealt-per-seat"
                 },
-                r.st.side_name(0)
+                &[("side", r.st.side_name(0))],
             ));
             r
         }),
@@ -126,20 +129,22 @@ pub(super) fn end_turn_action(st: &State) -> Result<P, Rejection> {
         return Err(reject(
             "rash-compelled",
             None,
-            format!(
-                "the rash {} is out of control: it must break through and make its bonus melee if it can (004, Horse); `stop` with no_target if no enemy is in reach{}",
-                st.unit(&c.unit).map_or("unit", |u| u.name.as_str()),
-                if c.control_rolled { "" } else { ", or roll for control" }
+            m(
+                if c.control_rolled {
+                    "ecw.reject.rash-compelled-rolled"
+                } else {
+                    "ecw.reject.rash-compelled"
+                },
+                &[(
+                    "unit",
+                    st.unit(&c.unit).map_or(String::new(), |u| u.name.clone()),
+                )],
             ),
-        ).not_now());
-    }
-    if st.phase == Phase::Command && !st.sides[st.active].hand.is_empty() {
-        return Err(reject(
-            "play-a-card",
-            Some("action"),
-            "a turn begins by playing a command card (or presenting Hazzard a Chaunce)",
         )
         .not_now());
+    }
+    if st.phase == Phase::Command && !st.sides[st.active].hand.is_empty() {
+        return Err(reject("play-a-card", Some("action"), k("ecw.reject.play-a-card")).not_now());
     }
     let mut r = Res::new(st);
     if st.chase.as_ref().is_some_and(|c| c.chaunce) {
@@ -162,7 +167,10 @@ pub(super) fn finish_turn(r: &mut Res, draw: bool) {
         // A defender who played Evade draws first (004, Evade).
         if s.sides[o].evade_draw > 0 {
             let n = refill(s, o, &mut notes);
-            notes.push(format!("{} draw {n} card(s) first (Evade)", s.side_name(o)));
+            notes.push(m(
+                "ecw.draw.evade-first",
+                &[("side", s.side_name(o)), ("count", n.to_string())],
+            ));
         }
         let scout = s.card.as_ref().is_some_and(|c| c.scout);
         if scout {
@@ -173,13 +181,13 @@ pub(super) fn finish_turn(r: &mut Res, draw: bool) {
                 }
             }
             s.sides[a].scout = pair;
-            notes.push(format!(
-                "{} draw two cards and keep one (Scout)",
-                s.side_name(a)
-            ));
+            notes.push(m("ecw.draw.scout", &[("side", s.side_name(a))]));
         } else {
             let n = refill(s, a, &mut notes);
-            notes.push(format!("{} draw {n} card(s)", s.side_name(a)));
+            notes.push(m(
+                "ecw.draw.cards",
+                &[("side", s.side_name(a)), ("count", n.to_string())],
+            ));
         }
     }
     for side in &mut s.sides {
@@ -191,8 +199,8 @@ pub(super) fn finish_turn(r: &mut Res, draw: bool) {
     s.sync_counts();
     if !s.sides[a].scout.is_empty() {
         s.phase = Phase::Scout;
-        r.step("Draw [CCN sequence of play, draw phase]", notes.join("; "));
-        r.say(notes.join("; "));
+        r.step(k("ecw.step.draw"), join(&notes));
+        r.say(join(&notes));
         return;
     }
     hand_over(r, notes);
@@ -208,24 +216,25 @@ pub(super) fn hand_over(r: &mut Res, mut notes: Vec<String>) {
     if s.rain > 0 {
         s.rain -= 1;
         if s.rain == 0 {
-            notes.push("St. Swithun's rain has passed: ranged combat is possible again".into());
+            notes.push(k("ecw.draw.rain-passed"));
         }
     }
     s.active = 1 - a;
     s.turn += 1;
     start_turn(s);
-    notes.push(format!(
-        "turn {}: {} to play{}",
-        s.turn,
-        s.side_name(s.active),
+    notes.push(m(
         if s.phase == Phase::Chaunce {
-            " (a Chaunce card first)"
+            "ecw.draw.next-turn-chaunce"
         } else {
-            ""
-        }
+            "ecw.draw.next-turn"
+        },
+        &[
+            ("turn", s.turn.to_string()),
+            ("side", s.side_name(s.active)),
+        ],
     ));
-    r.step("End of turn [CCN sequence of play]", notes.join("; "));
-    r.say(notes.join("; "));
+    r.step(k("ecw.step.end-turn"), join(&notes));
+    r.say(join(&notes));
 }
 
 pub(super) fn keep(st: &State, id: &str) -> Result<P, Rejection> {
@@ -234,31 +243,34 @@ pub(super) fn keep(st: &State, id: &str) -> Result<P, Rejection> {
         return Err(reject(
             "not-scouted",
             Some("card"),
-            format!(
-                "card: keep one of the two scouted cards: {}",
-                side.scout
-                    .iter()
-                    .map(|&c| command_kind(c).id)
-                    .collect::<Vec<_>>()
-                    .join(", ")
+            m(
+                "ecw.reject.not-scouted",
+                &[(
+                    "cards",
+                    side.scout
+                        .iter()
+                        .map(|&c| command_kind(c).id)
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                )],
             ),
         ));
     };
     let mut r = Res::new(st);
     let s = &mut r.st;
     let pair = std::mem::take(&mut s.sides[s.active].scout);
-    let mut dropped = "";
+    let mut dropped = String::new();
     for (i, c) in pair.into_iter().enumerate() {
         if i == pos {
             s.sides[s.active].hand.push(c);
         } else {
-            dropped = command_kind(c).name;
+            dropped = command_kind(c).title();
             s.discard.push(c);
         }
     }
-    let msg = format!(
-        "{} keep one scouted card and discard {dropped} face up (decision 10)",
-        s.side_name(s.active)
+    let msg = m(
+        "ecw.draw.keep-scouted",
+        &[("side", s.side_name(s.active)), ("card", dropped)],
     );
     hand_over(&mut r, vec![msg]);
     Ok(done(r))
@@ -274,13 +286,16 @@ pub(super) fn objective(
         return Err(reject(
             "no-such-side",
             Some("side"),
-            format!(
-                "side: allowed: {}",
-                st.sides
-                    .iter()
-                    .map(|s| s.id.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+            m(
+                "ecw.reject.no-such-side",
+                &[(
+                    "sides",
+                    st.sides
+                        .iter()
+                        .map(|s| s.id.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                )],
             ),
         ));
     };
@@ -289,22 +304,28 @@ pub(super) fn objective(
         return Err(reject(
             "bad-number",
             Some("banners"),
-            "banners: +1 gained or -1 lost (not 0)",
+            k("ecw.reject.banners-zero"),
         ));
     }
-    let hex = hex.unwrap_or("an objective");
+    let hex = hex.map_or_else(|| k("ecw.objective.an-objective"), str::to_string);
     let mut r = Res::new(st);
     let b = &mut r.st.sides[i].banners;
     *b = u32::try_from(i64::from(*b) + change).unwrap_or(0);
-    let msg = format!(
-        "{} {} {} banner(s) for {hex} (scenario objective, design 8)",
-        r.st.side_name(i),
-        if change > 0 { "gain" } else { "lose" },
-        change.abs()
+    let msg = m(
+        if change > 0 {
+            "ecw.objective.gain"
+        } else {
+            "ecw.objective.lose"
+        },
+        &[
+            ("side", r.st.side_name(i)),
+            ("count", change.abs().to_string()),
+            ("hex", hex),
+        ],
     );
     r.st.chronicle.push(msg.clone());
     r.say(msg.clone());
-    r.step("Objective [CCN object of the game; design 8]", msg);
+    r.step(k("ecw.step.objective"), msg);
     check_victory(&mut r);
     Ok(done(r))
 }
@@ -312,11 +333,14 @@ pub(super) fn objective(
 /// A side gains a banner for an enemy unit or leader lost (design 8).
 pub(super) fn banner(r: &mut Res, to: usize, why: String) {
     r.st.sides[to].banners += 1;
-    let msg = format!(
-        "{} gain a victory banner ({}/{}): {why}",
-        r.st.side_name(to),
-        r.st.sides[to].banners,
-        r.st.sides[to].banners_to_win
+    let msg = m(
+        "ecw.banner.gain",
+        &[
+            ("side", r.st.side_name(to)),
+            ("banners", r.st.sides[to].banners.to_string()),
+            ("needed", r.st.sides[to].banners_to_win.to_string()),
+            ("why", why),
+        ],
     );
     r.st.chronicle.push(msg.clone());
     r.say(msg);
@@ -334,15 +358,15 @@ pub(super) fn check_victory(r: &mut Res) {
             r.st.window = None;
             r.st.chase = None;
             let v = verdict(&r.st);
-            r.say(format!("Victory: {v}"));
-            r.step("Victory [CCN object of the game: 'Victory is achieved the instant the last Victory Banner required is gained']", v);
+            r.say(m("ecw.victory.say", &[("verdict", v.clone())]));
+            r.step(k("ecw.step.victory"), v);
             return;
         }
     }
 }
 
 /// Remove blocks from a unit; at none it is eliminated, its Stand of Pikes card returns, and the
-/// enemy gains a banner.
+/// enemy gains a banner. `cause` is a message.
 pub(super) fn lose_blocks(r: &mut Res, unit: &str, n: u32, cause: &str) -> bool {
     let Some(u) = r.st.unit_mut(unit) else {
         return false;
@@ -364,7 +388,14 @@ pub(super) fn lose_blocks(r: &mut Res, unit: &str, n: u32, cause: &str) -> bool 
             l.unit = None;
         }
     }
-    banner(r, 1 - side, format!("{name} eliminated ({cause})"));
+    banner(
+        r,
+        1 - side,
+        m(
+            "ecw.banner.eliminated",
+            &[("unit", name), ("cause", cause.into())],
+        ),
+    );
     true
 }
 
@@ -392,5 +423,12 @@ pub(super) fn lose_leader(r: &mut Res, leader: &str, cause: &str) {
     l.gone = Some(cause.to_string());
     l.unit = None;
     let (side, name) = (l.side, l.name.clone());
-    banner(r, 1 - side, format!("{name} lost ({cause})"));
+    banner(
+        r,
+        1 - side,
+        m(
+            "ecw.banner.leader-lost",
+            &[("leader", name), ("cause", cause.into())],
+        ),
+    );
 }
