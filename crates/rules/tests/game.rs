@@ -426,7 +426,10 @@ fn a_melee_opens_a_combat_between_units_that_touch_without_a_charge() {
     let melee = json!({"action": "melee", "actor": actor, "target": target});
     let e = g.act(melee.clone()).expect_err("no combat yet");
     assert!(e.to_string().contains("not-in-combat"), "{e}");
-    assert!(en(&e.to_string()).contains("touches the enemy"), "{e}");
+    assert!(
+        en(&e.to_string()).contains("In contact without a Charge"),
+        "{e}"
+    );
     let mut touching = melee.clone();
     touching["in_contact"] = json!(true);
     let ev = g.act(touching).expect("they touch on the table").clone();

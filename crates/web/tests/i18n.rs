@@ -802,7 +802,8 @@ fn app_driven_refusals_under_a_form_speak_italian() {
         .unwrap_or_default()
         .to_string();
     assert!(
-        m.contains("non è in una mischia in corso: aprila con una Carica"),
+        m.contains("non è in una mischia in corso: cominciatene una con una Carica")
+            && m.contains("A contatto senza Carica"),
         "{m}"
     );
     for en in [
