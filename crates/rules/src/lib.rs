@@ -44,6 +44,7 @@ pub mod registry;
 pub mod report;
 pub mod scenario;
 pub mod sword_and_flame_renaissance;
+pub mod text;
 
 pub use interface::{
     ActionForm, Board, BoardTable, Choice, Engine, FieldKind, FormField, Outcome, Rejection,

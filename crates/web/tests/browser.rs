@@ -1241,21 +1241,10 @@ fn every_rule_set_fits_a_phone_in_italian_in_chromium() {
     let b = Browser::start_sized(360, 740, "it-IT,it");
     // How often each form is measured, per rule set: enough to see it in several states.
     const TIMES: usize = 3;
-    for rules in [
-        "el-gran-capitan",
-        "bloody-dismal-fight",
-        "callan-renaissance",
-        "sword-and-flame-renaissance",
-        "commands-colors-ecw",
-    ] {
+    for rules in common::RULE_SETS {
         let (scenario, seed, mut steps) = example_game(rules);
-        // ECW's hands on the game master's one device, behind their prompts, so that one page
-        // plays every card.
-        for (_, a) in &mut steps {
-            if a["action"] == "deal" {
-                a["hands"] = json!("single-device");
-            }
-        }
+        // ECW's hands behind their prompts, so that one page plays every card.
+        common::on_one_device(&mut steps);
         let v = s.create(&json!({"scenario": scenario, "seed": seed}));
         let gm = common::token(&v["links"][0]["url"]);
         b.go(&format!("http://{}/s/{gm}", s.addr));

@@ -256,12 +256,7 @@ fn every_page_in_both_languages_shows_no_marker_placeholder_or_key() {
     ];
     for (i, sc) in scenarios.iter().enumerate() {
         let v = s.create(&json!({"scenario": sc, "seed": 7}));
-        let links: Vec<String> = v["links"]
-            .as_array()
-            .expect("links")
-            .iter()
-            .map(|l| token(&l["url"]))
-            .collect();
+        let links = common::tokens(&v);
         play(&s, sc, &links[0]);
         if i == 1 {
             let r = s.request(
@@ -1001,20 +996,9 @@ fn english_left(text: &str, allowed: &[String]) -> Vec<String> {
 fn italian_pages_show_no_english_engine_text_or_internal_id() {
     let s = server();
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    for rules in [
-        "el-gran-capitan",
-        "bloody-dismal-fight",
-        "callan-renaissance",
-        "sword-and-flame-renaissance",
-        "commands-colors-ecw",
-    ] {
+    for rules in common::RULE_SETS {
         let (scenario, seed, mut steps) = common::example_game(rules);
-        // ECW's hands on the game master's one device, so that its page shows them too.
-        for (_, a) in &mut steps {
-            if a["action"] == "deal" {
-                a["hands"] = json!("single-device");
-            }
-        }
+        common::on_one_device(&mut steps);
         // The games' printed titles are proper names too (item 16).
         let mut allowed = scenario_texts(
             &std::fs::read_to_string(root.join(format!("scenarios/{scenario}.toml")))
@@ -1037,12 +1021,7 @@ fn italian_pages_show_no_english_engine_text_or_internal_id() {
         );
         allowed.sort_by_key(|s| std::cmp::Reverse(s.len()));
         let v = s.create(&json!({"scenario": scenario, "seed": seed}));
-        let links: Vec<String> = v["links"]
-            .as_array()
-            .expect("links")
-            .iter()
-            .map(|l| token(&l["url"]))
-            .collect();
+        let links = common::tokens(&v);
         let gm = &links[0];
         let mut problems = Vec::new();
         let mut check = |what: &str, text: &str| {

@@ -254,36 +254,19 @@ pub fn melee_modifiers(ch: &Charts, s: &MeleeSetup) -> Vec<Modifier> {
             ));
         }
     }
-    let higher = || t(keys::APP_DRIVEN_MOD_HIGHER_GROUND);
-    match ground {
-        Ground::ActorUphill => out.push(m(&actor, higher(), c::UPHILL, DESIGN)),
-        Ground::TargetUphill => out.push(m(&target, higher(), c::UPHILL, DESIGN)),
-        Ground::Obstacle => out.push(m(
-            &target,
-            t(keys::APP_DRIVEN_MOD_OBSTACLE),
-            c::BEHIND_OBSTACLE,
-            DESIGN,
-        )),
-        Ground::Fortified => out.push(m(
-            &target,
-            t(keys::APP_DRIVEN_MOD_FORTIFIED),
-            c::FORTIFIED,
-            DESIGN,
-        )),
-        // The Actor holds the position (issue 17, item 11): the same bonus, to the Actor.
-        Ground::ActorObstacle => out.push(m(
-            &actor,
-            t(keys::APP_DRIVEN_MOD_OBSTACLE),
-            c::BEHIND_OBSTACLE,
-            DESIGN,
-        )),
-        Ground::ActorFortified => out.push(m(
-            &actor,
-            t(keys::APP_DRIVEN_MOD_FORTIFIED),
-            c::FORTIFIED,
-            DESIGN,
-        )),
-        _ => {}
+    // The side the ground favours: higher ground, or an obstacle or works it holds (the
+    // Actor's own, issue 17, item 11, count as the target's do).
+    let favoured = match ground {
+        Ground::ActorUphill => Some((&actor, keys::APP_DRIVEN_MOD_HIGHER_GROUND, c::UPHILL)),
+        Ground::TargetUphill => Some((&target, keys::APP_DRIVEN_MOD_HIGHER_GROUND, c::UPHILL)),
+        Ground::Obstacle => Some((&target, keys::APP_DRIVEN_MOD_OBSTACLE, c::BEHIND_OBSTACLE)),
+        Ground::Fortified => Some((&target, keys::APP_DRIVEN_MOD_FORTIFIED, c::FORTIFIED)),
+        Ground::ActorObstacle => Some((&actor, keys::APP_DRIVEN_MOD_OBSTACLE, c::BEHIND_OBSTACLE)),
+        Ground::ActorFortified => Some((&actor, keys::APP_DRIVEN_MOD_FORTIFIED, c::FORTIFIED)),
+        _ => None,
+    };
+    if let Some((side, key, value)) = favoured {
+        out.push(m(side, t(key), value, DESIGN));
     }
     // Troops good against fixed positions, attacking one: the Actor against the target's, the
     // Target against the Actor's.

@@ -22,17 +22,8 @@ pub mod tables;
 
 pub const RULESET_ID: &str = "callan-renaissance";
 
-/// A message: the catalogue key `key` with named arguments (an argument starting with `@` is
-/// itself a key, rendered in the viewer's language).
-pub fn m(key: &str, args: &[(&str, String)]) -> String {
-    let a: Vec<(&str, &str)> = args.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    tercio_i18n::msg(key, &a)
-}
-
-/// A message without arguments.
-pub fn k(key: &str) -> String {
-    m(key, &[])
-}
+/// Every text a player reads is a message of `callan.toml`: [`m`], [`k`].
+pub use crate::text::{k, m};
 
 /// An argument naming a catalogue term (`@callan.term.<id>`).
 pub fn term(id: &str) -> String {

@@ -13,18 +13,8 @@ pub mod tables;
 
 pub const RULESET_ID: &str = "commands-colors-ecw";
 
-/// A message: the catalogue key `key` (in `ecw.toml`) with named arguments (an argument starting
-/// with `@` is itself a key, rendered in the viewer's language; a scenario's names are plain
-/// text, shown as written). Every text a player reads is one.
-pub fn m(key: &str, args: &[(&str, String)]) -> String {
-    let a: Vec<(&str, &str)> = args.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    tercio_i18n::msg(key, &a)
-}
-
-/// A message without arguments.
-pub fn k(key: &str) -> String {
-    m(key, &[])
-}
+/// Every text a player reads is a message of `ecw.toml` (or `ecw_cards.toml`): [`m`], [`k`].
+pub use crate::text::{k, m};
 
 /// An argument naming a term of the glossary (`@ecw.term.<id>`).
 pub fn term(id: &str) -> String {

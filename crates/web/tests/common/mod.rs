@@ -181,3 +181,31 @@ pub fn example_game(rules: &str) -> (String, u64, Vec<(String, Value)>) {
         .collect();
     (scenario, expect["seed"].as_u64().expect("seed"), steps)
 }
+
+/// The five rule sets, by id, in the order the tests walk them.
+pub const RULE_SETS: [&str; 5] = [
+    "el-gran-capitan",
+    "bloody-dismal-fight",
+    "callan-renaissance",
+    "sword-and-flame-renaissance",
+    "commands-colors-ecw",
+];
+
+/// The seat tokens of a new game's answer, in the order of its links (game master first).
+pub fn tokens(created: &Value) -> Vec<String> {
+    created["links"]
+        .as_array()
+        .expect("links")
+        .iter()
+        .map(|l| token(&l["url"]))
+        .collect()
+}
+
+/// ECW's hands dealt to the game master's one device, so that one page plays every card.
+pub fn on_one_device(steps: &mut [(String, Value)]) {
+    for (_, a) in steps {
+        if a["action"] == "deal" {
+            a["hands"] = json!("single-device");
+        }
+    }
+}

@@ -5,19 +5,6 @@ use super::*;
 // ------------------------------------------------------------------------------------------------
 // The board.
 
-/// A class's name, a glossary term argument (`@ecw.term.class-<name>`; FT, CL… in English).
-pub(super) fn class_name(c: Class) -> String {
-    term(match c {
-        Class::Foot => "class-foot",
-        Class::Clubmen => "class-clubmen",
-        Class::Cuirassiers => "class-cuirassiers",
-        Class::Trotters => "class-trotters",
-        Class::Gallopers => "class-gallopers",
-        Class::Dragoons => "class-dragoons",
-        Class::Artillery => "class-artillery",
-    })
-}
-
 /// A training's name, a glossary term argument.
 pub(super) fn training_name(t: Training) -> String {
     term(match t {
@@ -35,7 +22,9 @@ fn cell(term_arg: &str) -> String {
 
 /// A unit's troop type: its class, then shot, mounted or on foot, rash (a message).
 pub(super) fn unit_label(u: &UnitState) -> String {
-    let mut k = vec![cell(&class_name(u.class))];
+    let mut k = vec![cell(&crate::commands_colors_ecw::resolve::class_term(
+        u.class,
+    ))];
     if u.class == Class::Foot && !u.pikes {
         k.push(cell(&term("shot")));
     }
