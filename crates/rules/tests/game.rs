@@ -442,3 +442,57 @@ fn a_melee_opens_a_combat_between_units_that_touch_without_a_charge() {
     }
     assert!(a.acted, "the actor has acted");
 }
+
+#[test]
+fn a_unit_leaves_the_table_uncounted_and_a_late_one_arrives_on_its_turn() {
+    // Issue 17, item 12: Cerignola's Spanish guns leave at the start of turn 2, uncounted; the
+    // French guns may not act, nor be a target, before turn 3; the game master may take any unit
+    // off the table without counting it as lost.
+    let mut g = Game::new(scenario("el-gran-capitan", "cerignola-1503.toml"), 5).expect("game");
+    let bp = |g: &Game, side: &str| {
+        let st = state(g);
+        let engine = tercio_rules::el_gran_capitan::tables::charts();
+        tercio_rules::app_driven::game::break_points(&engine, &st, side).0
+    };
+    let e = g
+        .act(json!({"action": "fire", "actor": "french-guns", "target": "spanish-pike-left"}))
+        .expect_err("not there yet");
+    assert!(e.to_string().contains("not-arrived"), "{e}");
+    assert!(en(&e.to_string()).contains("before turn 3"), "{e}");
+    // Nor is it a target.
+    let st = state(&g);
+    assert!(!st.units["french-guns"].on_table(st.turn));
+    // The game master removes a unit: gone, not counted.
+    let before = bp(&g, "french");
+    let ev = g
+        .act(json!({"action": "remove", "unit": "gascon-skirmishers"}))
+        .expect("remove")
+        .clone();
+    assert!(en(&ev.resolution.summary).contains("does not count"));
+    let st = state(&g);
+    assert!(st.units["gascon-skirmishers"].destroyed);
+    assert_eq!(bp(&g, "french"), before, "an uncounted loss");
+    let e = g
+        .act(json!({"action": "remove", "unit": "gascon-skirmishers"}))
+        .expect_err("already gone");
+    assert!(e.to_string().contains("unknown-unit"), "{e}");
+    // To the end of turn 1: the Spanish guns leave as turn 2 begins, uncounted.
+    let spanish = bp(&g, "spanish");
+    g.act(json!({"action": "end-initiatives"}))
+        .expect("end initiatives");
+    g.act(json!({"action": "end-fire", "fires": [], "swiss_without_targets": ["swiss-first-block", "swiss-second-block"]}))
+        .expect("end fire");
+    let ev = g
+        .act(json!({"action": "end-turn"}))
+        .expect("end turn")
+        .clone();
+    assert!(en(&ev.resolution.summary).contains("Spanish guns among the vines leaves the battle"));
+    let st = state(&g);
+    assert_eq!(st.turn, 2);
+    assert!(st.units["spanish-guns"].destroyed);
+    assert_eq!(bp(&g, "spanish"), spanish, "their loss does not count");
+    assert!(
+        !st.units["french-guns"].on_table(st.turn),
+        "turn 2: not yet"
+    );
+}

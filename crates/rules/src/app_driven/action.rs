@@ -123,6 +123,12 @@ pub enum Action {
         #[serde(default, deserialize_with = "input::opt_text")]
         to: Option<String>,
     },
+    /// The game master takes a unit off the table without counting it as lost (a unit that leaves
+    /// the battle by a scenario's rule or the table's decision).
+    Remove {
+        #[serde(default, deserialize_with = "input::opt_text")]
+        unit: Option<String>,
+    },
     #[serde(alias = "end_fire")]
     EndFire(EndFire),
     #[serde(alias = "end_turn")]
@@ -431,6 +437,7 @@ impl Action {
             Action::Melee(_) => ActionKind::Melee,
             Action::Attach { .. } => ActionKind::Attach,
             Action::AssignCommand { .. } => ActionKind::AssignCommand,
+            Action::Remove { .. } => ActionKind::Remove,
             Action::EndFire(_) => ActionKind::EndFire,
             Action::EndTurn(_) => ActionKind::EndTurn,
         }
@@ -555,6 +562,7 @@ impl Action {
                 r.leader = leader;
                 r.to = to;
             }
+            Action::Remove { unit } => r.unit = unit,
             Action::EndFire(e) => {
                 r.fires = Some(e.fires.iter().map(Action::request).collect());
                 r.swiss_without_targets = e.swiss_without_targets;
@@ -611,6 +619,7 @@ mod tests {
             "melee",
             "attach",
             "assign-command",
+            "remove",
             "end-fire",
             "end-turn",
         ] {

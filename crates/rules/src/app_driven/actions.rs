@@ -228,6 +228,7 @@ fn allowed_fields(k: ActionKind) -> &'static [&'static str] {
         ],
         Attach => &["leader", "unit"],
         AssignCommand => &["leader", "to"],
+        Remove => &["unit"],
         EndFire => &["fires", "swiss_without_targets"],
         EndTurn => &["camps_sacked"],
     }

@@ -276,7 +276,7 @@ fn unit_row(e: &AppEngine, st: &GameState, u: &UnitState) -> Vec<String> {
 fn shooters<'a>(e: &AppEngine, st: &'a GameState) -> Vec<&'a UnitState> {
     st.units
         .values()
-        .filter(|u| !u.destroyed && !u.acted && u.in_combat_with.is_empty())
+        .filter(|u| u.on_table(st.turn) && !u.acted && u.in_combat_with.is_empty())
         .filter(|u| {
             e.charts.troop(&u.troop).is_some_and(|t| {
                 t.fire
@@ -485,6 +485,27 @@ pub fn forms(e: &AppEngine, st: &GameState, side: Option<&str>) -> Vec<ActionFor
             ));
         }
     }
+    // The game master takes a unit off the table, uncounted (issue 17, item 12).
+    if gm {
+        let on_table: Vec<Choice> = st
+            .units
+            .values()
+            .filter(|u| !u.destroyed)
+            .map(|u| Choice::new(u.id.clone(), u.name.clone()))
+            .collect();
+        if !on_table.is_empty() {
+            out.push(form(
+                "remove",
+                vec![FormField::choice(
+                    "unit",
+                    &m(keys::APP_DRIVEN_FIELD_REMOVE_UNIT),
+                    on_table,
+                    false,
+                )],
+                false,
+            ));
+        }
+    }
     out
 }
 
@@ -500,7 +521,7 @@ fn unit_fields(e: &AppEngine, st: &GameState, side: Option<&str>, kind: &str) ->
     let mut actors: Vec<&UnitState> = st
         .units
         .values()
-        .filter(|u| !u.destroyed && mine(&u.side))
+        .filter(|u| u.on_table(st.turn) && mine(&u.side))
         .filter(|u| kind != "charge" || st.phase != Phase::EndOfTurn || u.troop == "swiss-pike")
         // Only units that may fire are offered to Fire (issue 17, item 6).
         .filter(|u| {
@@ -526,7 +547,7 @@ fn unit_fields(e: &AppEngine, st: &GameState, side: Option<&str>, kind: &str) ->
         let targets = st
             .units
             .values()
-            .filter(|u| !u.destroyed && (gm || !mine(&u.side)))
+            .filter(|u| u.on_table(st.turn) && (gm || !mine(&u.side)))
             .map(|u| Choice::new(u.id.clone(), u.name.clone()))
             .collect();
         f.push(FormField::choice(

@@ -417,6 +417,30 @@ pub(super) fn end_turn(
             &[("lines", &lines.join("; ")), ("verdict", &verdict)],
         ),
     });
+    // A scenario's units that leave at the start of the next turn (`leaves-N`), uncounted: said
+    // before the verdict.
+    if broken.is_empty() {
+        let next = st.turn + 1;
+        for u in after
+            .units
+            .values()
+            .filter(|u| !u.destroyed && u.leaves() == Some(next))
+        {
+            let text = msg(
+                keys::APP_DRIVEN_RESULT_LEAVES,
+                &[("unit", &u.name), ("turn", &next.to_string())],
+            );
+            acc.steps.push(Step {
+                title: msg(keys::APP_DRIVEN_STEP_REMOVE, &[("unit", &u.name)]),
+                dice: vec![],
+                modifiers: vec![],
+                totals: vec![],
+                result: text.clone(),
+            });
+            acc.summary.push(text);
+            acc.effects.extend(super::game::leave_uncounted(&after, u));
+        }
+    }
     acc.summary.push(verdict);
     acc.effects.push(Effect::TurnEnded { broken });
     Ok(Plan::Done(acc))

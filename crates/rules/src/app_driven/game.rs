@@ -511,6 +511,34 @@ pub fn plan(
         }
         ActionKind::EndFire => end_of_turn::end_fire(ch, egc, st, req),
         ActionKind::EndTurn => end_of_turn::end_turn(ch, st, req),
+        ActionKind::Remove => {
+            let uid = req.unit.clone().ok_or_else(|| {
+                rej(
+                    "missing-field",
+                    Some("unit"),
+                    msg(keys::APP_DRIVEN_REJECT_NAME_UNIT, &[]),
+                )
+            })?;
+            let u = st.units.get(&uid).filter(|u| !u.destroyed).ok_or_else(|| {
+                rej(
+                    "unknown-unit",
+                    Some("unit"),
+                    msg(keys::APP_DRIVEN_REJECT_NOT_ON_TABLE, &[("unit", &uid)]),
+                )
+            })?;
+            let mut acc = acc;
+            let text = msg(keys::APP_DRIVEN_RESULT_REMOVED, &[("unit", &u.name)]);
+            acc.steps.push(Step {
+                title: msg(keys::APP_DRIVEN_STEP_REMOVE, &[("unit", &u.name)]),
+                dice: vec![],
+                modifiers: vec![],
+                totals: vec![],
+                result: text.clone(),
+            });
+            acc.summary.push(text);
+            acc.effects.extend(leave_uncounted(st, u));
+            Ok(Plan::Done(acc))
+        }
         _ => unit_action(ch, egc, st, req),
     }
 }
@@ -550,6 +578,32 @@ fn leader_may_move(st: &GameState, l: &LeaderState, to: Option<&str>) -> Result<
     Ok(())
 }
 
+/// The effects of a unit leaving the table uncounted (a `remove`, or a scenario's `leaves-N`):
+/// gone, its break points not counted, out of its combats, its leaders standing alone.
+pub(super) fn leave_uncounted(st: &GameState, u: &UnitState) -> Vec<Effect> {
+    let mut out = vec![Effect::Unit {
+        unit: u.id.clone(),
+        status: u.status,
+        lost: u.lost,
+        destroyed: true,
+        uncounted: true,
+    }];
+    out.extend(u.in_combat_with.iter().map(|b| Effect::CombatLeft {
+        a: u.id.clone(),
+        b: b.clone(),
+    }));
+    out.extend(
+        st.leaders
+            .values()
+            .filter(|l| l.attached_to.as_deref() == Some(u.id.as_str()))
+            .map(|l| Effect::LeaderAttached {
+                leader: l.id.clone(),
+                unit: None,
+            }),
+    );
+    out
+}
+
 fn unit_action(
     ch: &Arc<Charts>,
     egc: bool,
@@ -586,6 +640,24 @@ fn unit_action(
             Some("actor"),
             msg(keys::APP_DRIVEN_REJECT_DESTROYED, &[("unit", &u.name)]),
         ));
+    }
+    // A scenario's late arrival is not on the table yet, as actor or target.
+    let target = match &req.target {
+        Some(UnitRef::Id(t)) => st.units.get(t),
+        _ => None,
+    };
+    for (field, x) in [("actor", Some(u)), ("target", target)] {
+        if let Some(turn) = x.and_then(|x| x.arrives()).filter(|&t| st.turn < t) {
+            let x = x.map_or("", |x| x.name.as_str());
+            return Err(not_now(
+                "not-arrived",
+                Some(field),
+                msg(
+                    keys::APP_DRIVEN_REJECT_NOT_ARRIVED,
+                    &[("unit", x), ("turn", &turn.to_string())],
+                ),
+            ));
+        }
     }
     if u.acted {
         return Err(not_now(

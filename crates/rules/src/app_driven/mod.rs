@@ -259,10 +259,26 @@ impl RuleSet for AppDriven {
     fn troop_types(&self) -> Vec<&'static str> {
         self.charts.troop_ids()
     }
+    /// The troop type's flags, and for every type a scenario's arrivals and departures:
+    /// `arrives-N` (on the table from turn N) and `leaves-N` (leaves, uncounted, at the start of
+    /// turn N), N from 2 to 30 (issue 17, item 12).
     fn allowed_flags(&self, troop: &str) -> Vec<&'static str> {
+        static TURN_FLAGS: std::sync::LazyLock<Vec<&'static str>> =
+            std::sync::LazyLock::new(|| {
+                ["arrives", "leaves"]
+                    .iter()
+                    .flat_map(|f| (2..=30).map(move |n| &*format!("{f}-{n}").leak()))
+                    .collect()
+            });
         self.charts
             .troop(troop)
-            .map(|t| t.flags.to_vec())
+            .map(|t| {
+                t.flags
+                    .iter()
+                    .copied()
+                    .chain(TURN_FLAGS.iter().copied())
+                    .collect()
+            })
             .unwrap_or_default()
     }
     fn required_nationality(&self, troop: &str) -> Option<&'static [&'static str]> {
@@ -456,7 +472,8 @@ impl Rules for AppEngine {
             ActionKind::Initiative
             | ActionKind::EndInitiatives
             | ActionKind::EndFire
-            | ActionKind::EndTurn => None,
+            | ActionKind::EndTurn
+            | ActionKind::Remove => None,
             ActionKind::Command | ActionKind::Attach | ActionKind::AssignCommand => {
                 state.leaders.get(action.leader()?).map(|l| l.side.clone())
             }

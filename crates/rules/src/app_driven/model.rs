@@ -288,6 +288,8 @@ pub enum ActionKind {
     Melee,
     Attach,
     AssignCommand,
+    /// The game master takes a unit off the table, its loss not counted.
+    Remove,
     EndFire,
     EndTurn,
 }
@@ -604,7 +606,27 @@ pub struct UnitState {
     pub nationality: Option<String>,
 }
 
+/// The turn a scenario flag `<name>-<turn>` names (`arrives-3`, `leaves-2`).
+fn flag_turn(flags: &[String], name: &str) -> Option<u32> {
+    flags
+        .iter()
+        .find_map(|f| f.strip_prefix(name)?.strip_prefix('-')?.parse().ok())
+}
+
 impl UnitState {
+    /// The turn a unit flagged `arrives-N` comes on (a scenario's late arrivals: it may not act
+    /// or be a target before).
+    pub fn arrives(&self) -> Option<u32> {
+        flag_turn(&self.flags, "arrives")
+    }
+    /// The turn at whose start a unit flagged `leaves-N` leaves the battle, uncounted.
+    pub fn leaves(&self) -> Option<u32> {
+        flag_turn(&self.flags, "leaves")
+    }
+    /// On the table in `turn`: not destroyed, and arrived.
+    pub fn on_table(&self, turn: u32) -> bool {
+        !self.destroyed && self.arrives().is_none_or(|t| turn >= t)
+    }
     pub fn cond(&self) -> Condition {
         Condition {
             status: self.status,
