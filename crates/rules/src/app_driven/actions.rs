@@ -448,13 +448,10 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
                 in_combat_rule(&u, "@app_driven.field.stakes")?;
                 let mut acc = acc;
                 let unit = [("unit", u.name.as_str())];
-                acc.steps.push(Step {
-                    title: msg(keys::APP_DRIVEN_STEP_PLANTS_STAKES, &unit),
-                    dice: vec![],
-                    modifiers: vec![],
-                    totals: vec![],
-                    result: msg(keys::APP_DRIVEN_RESULT_STAKES_PLANTED, &[]),
-                });
+                acc.steps.push(super::resolve::told(
+                    msg(keys::APP_DRIVEN_STEP_PLANTS_STAKES, &unit),
+                    msg(keys::APP_DRIVEN_RESULT_STAKES_PLANTED, &[]),
+                ));
                 acc.summary
                     .push(msg(keys::APP_DRIVEN_SUMMARY_PLANTS_STAKES, &unit));
                 acc.effects
@@ -475,13 +472,10 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
             if u.cond.status == Status::Ok && !u.in_combat {
                 let mut acc = acc;
                 let unit = [("unit", u.name.as_str())];
-                acc.steps.push(Step {
-                    title: msg(keys::APP_DRIVEN_STEP_REST, &unit),
-                    dice: vec![],
-                    modifiers: vec![],
-                    totals: vec![],
-                    result: msg(keys::APP_DRIVEN_RESULT_RESTS, &unit),
-                });
+                acc.steps.push(super::resolve::told(
+                    msg(keys::APP_DRIVEN_STEP_REST, &unit),
+                    msg(keys::APP_DRIVEN_RESULT_RESTS, &unit),
+                ));
                 acc.summary.push(msg(keys::APP_DRIVEN_SUMMARY_RESTS, &unit));
                 acc.facet(
                     &msg(keys::APP_DRIVEN_FACET_REGROUP, &[]),
@@ -600,13 +594,10 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
                 let n = inches.to_string();
                 let args = [("unit", u.name.as_str()), ("inches", n.as_str())];
                 let text = msg(keys::APP_DRIVEN_RESULT_RETIRES_FREE, &args);
-                acc.steps.push(Step {
-                    title: msg(keys::APP_DRIVEN_STEP_RETIRE_FREE, &args),
-                    dice: vec![],
-                    modifiers: vec![],
-                    totals: vec![],
-                    result: text.clone(),
-                });
+                acc.steps.push(super::resolve::told(
+                    msg(keys::APP_DRIVEN_STEP_RETIRE_FREE, &args),
+                    text.clone(),
+                ));
                 acc.summary.push(text);
                 acc.facet(
                     &msg(keys::APP_DRIVEN_FACET_RETIRE, &[]),
@@ -1062,13 +1053,10 @@ fn charge(ctx: &Ctx, req: &ActionRequest, acc: Acc) -> Result<Plan<Acc>, Rejecti
                     }
                     if levels >= 2 || a3.cond.destroyed {
                         let unit = [("unit", a2.name.as_str())];
-                        acc.steps.push(Step {
-                            title: msg(keys::APP_DRIVEN_STEP_CHARGE_STOPPED, &[]),
-                            dice: vec![],
-                            modifiers: vec![],
-                            totals: vec![],
-                            result: msg(keys::APP_DRIVEN_RESULT_CHARGE_STOPPED, &unit),
-                        });
+                        acc.steps.push(super::resolve::told(
+                            msg(keys::APP_DRIVEN_STEP_CHARGE_STOPPED, &[]),
+                            msg(keys::APP_DRIVEN_RESULT_CHARGE_STOPPED, &unit),
+                        ));
                         acc.summary
                             .push(msg(keys::APP_DRIVEN_SUMMARY_CHARGE_STOPPED, &unit));
                         acc.facet(

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use tercio_i18n::{keys, msg};
 
-use tercio_core::{Plan, Step};
+use tercio_core::Plan;
 
 use super::actions::{self, Ctx};
 use super::fold::apply_effect;
@@ -189,13 +189,10 @@ fn combine_simultaneous(st: &GameState, parts: Vec<Acc>) -> Acc {
         }
     }
     if acc.steps.is_empty() {
-        acc.steps.push(Step {
-            title: msg(keys::APP_DRIVEN_STEP_END_FIRE, &[]),
-            dice: vec![],
-            modifiers: vec![],
-            totals: vec![],
-            result: msg(keys::APP_DRIVEN_RESULT_NO_UNIT_FIRES, &[]),
-        });
+        acc.steps.push(super::resolve::told(
+            msg(keys::APP_DRIVEN_STEP_END_FIRE, &[]),
+            msg(keys::APP_DRIVEN_RESULT_NO_UNIT_FIRES, &[]),
+        ));
         acc.summary
             .push(msg(keys::APP_DRIVEN_SUMMARY_NO_END_FIRE, &[]));
     }
@@ -234,13 +231,10 @@ fn combine_simultaneous(st: &GameState, parts: Vec<Acc>) -> Acc {
     }
     if !lines.is_empty() {
         let text = lines.join("; ");
-        acc.steps.push(Step {
-            title: msg(keys::APP_DRIVEN_STEP_SIMULTANEOUS, &[]),
-            dice: vec![],
-            modifiers: vec![],
-            totals: vec![],
-            result: text.clone(),
-        });
+        acc.steps.push(super::resolve::told(
+            msg(keys::APP_DRIVEN_STEP_SIMULTANEOUS, &[]),
+            text.clone(),
+        ));
         acc.summary = vec![text];
     }
     acc.effects.push(Effect::EndFireDone);
@@ -359,13 +353,10 @@ pub(super) fn end_turn(
             keys::APP_DRIVEN_RESULT_CAMP_SACKED,
             &[("side", &side.name), ("looters", &looters.join(", "))],
         );
-        acc.steps.push(Step {
-            title: msg(keys::APP_DRIVEN_STEP_CAMP_SACKED, &[]),
-            dice: vec![],
-            modifiers: vec![],
-            totals: vec![],
-            result: text.clone(),
-        });
+        acc.steps.push(super::resolve::told(
+            msg(keys::APP_DRIVEN_STEP_CAMP_SACKED, &[]),
+            text.clone(),
+        ));
         acc.summary.push(text);
     }
     for e in &acc.effects {
@@ -404,19 +395,16 @@ pub(super) fn end_turn(
         ),
         _ => msg(keys::APP_DRIVEN_RESULT_BOTH_BREAK, &[]),
     };
-    acc.steps.push(Step {
-        title: msg(
+    acc.steps.push(super::resolve::told(
+        msg(
             keys::APP_DRIVEN_STEP_BREAK_CHECK,
             &[("turn", &st.turn.to_string())],
         ),
-        dice: vec![],
-        modifiers: vec![],
-        totals: vec![],
-        result: msg(
+        msg(
             keys::APP_DRIVEN_RESULT_BREAK_CHECK,
             &[("lines", &lines.join("; ")), ("verdict", &verdict)],
         ),
-    });
+    ));
     // A scenario's units that leave at the start of the next turn (`leaves-N`), uncounted: said
     // before the verdict.
     if broken.is_empty() {
@@ -430,13 +418,10 @@ pub(super) fn end_turn(
                 keys::APP_DRIVEN_RESULT_LEAVES,
                 &[("unit", &u.name), ("turn", &next.to_string())],
             );
-            acc.steps.push(Step {
-                title: msg(keys::APP_DRIVEN_STEP_REMOVE, &[("unit", &u.name)]),
-                dice: vec![],
-                modifiers: vec![],
-                totals: vec![],
-                result: text.clone(),
-            });
+            acc.steps.push(super::resolve::told(
+                msg(keys::APP_DRIVEN_STEP_REMOVE, &[("unit", &u.name)]),
+                text.clone(),
+            ));
             acc.summary.push(text);
             acc.effects.extend(super::game::leave_uncounted(&after, u));
         }

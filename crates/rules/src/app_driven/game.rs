@@ -12,7 +12,7 @@
 
 use std::sync::Arc;
 
-use tercio_core::{Plan, Step};
+use tercio_core::Plan;
 use tercio_i18n::{keys, msg};
 
 use super::actions::{self, Ctx};
@@ -247,13 +247,10 @@ pub fn plan(
                         keys::APP_DRIVEN_RESULT_INITIATIVE_ALONE,
                         &[("side", &side.name)],
                     );
-                    acc.steps.push(Step {
-                        title: msg(keys::APP_DRIVEN_ACTION_INITIATIVE, &[]),
-                        dice: vec![],
-                        modifiers: vec![],
-                        totals: vec![],
-                        result: text.clone(),
-                    });
+                    acc.steps.push(super::resolve::told(
+                        msg(keys::APP_DRIVEN_ACTION_INITIATIVE, &[]),
+                        text.clone(),
+                    ));
                     acc.summary.push(text);
                     acc.effects.push(Effect::Initiative {
                         side: side.id.clone(),
@@ -373,13 +370,10 @@ pub fn plan(
                 args.push(("ferocious", "@app_driven.field.ferocious"));
                 msg(keys::APP_DRIVEN_RESULT_END_INITIATIVES_SWISS, &args)
             };
-            acc.steps.push(Step {
-                title: msg(keys::APP_DRIVEN_STEP_END_INITIATIVES, &[]),
-                dice: vec![],
-                modifiers: vec![],
-                totals: vec![],
-                result: text.clone(),
-            });
+            acc.steps.push(super::resolve::told(
+                msg(keys::APP_DRIVEN_STEP_END_INITIATIVES, &[]),
+                text.clone(),
+            ));
             acc.summary.push(text);
             acc.effects.push(Effect::Phase {
                 phase: Phase::EndOfTurn,
@@ -429,13 +423,10 @@ pub fn plan(
                 ),
                 None => msg(keys::APP_DRIVEN_RESULT_DETACHES, &[("leader", &l.name)]),
             };
-            acc.steps.push(Step {
-                title: msg(keys::APP_DRIVEN_STEP_LEADER, &[]),
-                dice: vec![],
-                modifiers: vec![],
-                totals: vec![],
-                result: text.clone(),
-            });
+            acc.steps.push(super::resolve::told(
+                msg(keys::APP_DRIVEN_STEP_LEADER, &[]),
+                text.clone(),
+            ));
             acc.summary.push(text);
             acc.effects.push(Effect::LeaderAttached {
                 leader: lid,
@@ -498,13 +489,10 @@ pub fn plan(
                 keys::APP_DRIVEN_RESULT_COMMAND_PASSES,
                 &[("to", &t.name), ("from", &f.name)],
             );
-            acc.steps.push(Step {
-                title: msg(keys::APP_DRIVEN_STEP_COMMAND_PASSES, &[]),
-                dice: vec![],
-                modifiers: vec![],
-                totals: vec![],
-                result: text.clone(),
-            });
+            acc.steps.push(super::resolve::told(
+                msg(keys::APP_DRIVEN_STEP_COMMAND_PASSES, &[]),
+                text.clone(),
+            ));
             acc.summary.push(text);
             acc.effects.push(Effect::CommandAssigned { from, to });
             Ok(Plan::Done(acc))
@@ -528,13 +516,10 @@ pub fn plan(
             })?;
             let mut acc = acc;
             let text = msg(keys::APP_DRIVEN_RESULT_REMOVED, &[("unit", &u.name)]);
-            acc.steps.push(Step {
-                title: msg(keys::APP_DRIVEN_STEP_REMOVE, &[("unit", &u.name)]),
-                dice: vec![],
-                modifiers: vec![],
-                totals: vec![],
-                result: text.clone(),
-            });
+            acc.steps.push(super::resolve::told(
+                msg(keys::APP_DRIVEN_STEP_REMOVE, &[("unit", &u.name)]),
+                text.clone(),
+            ));
             acc.summary.push(text);
             acc.effects.extend(leave_uncounted(st, u));
             Ok(Plan::Done(acc))

@@ -354,6 +354,17 @@ fn leader_risk(ch: &Charts, acc: Acc, leader: LeaderSnap, unit_destroyed: bool) 
     })
 }
 
+/// A step that rolls nothing: its title and what happened (a move, a leader, a turn's step).
+pub fn told(title: String, result: String) -> Step {
+    Step {
+        title,
+        dice: vec![],
+        modifiers: vec![],
+        totals: vec![],
+        result,
+    }
+}
+
 /// The labels of `n` dice numbered from 1 (`key` has an `{n}` placeholder).
 fn numbered(key: &str, n: usize) -> Vec<String> {
     (1..=n)
