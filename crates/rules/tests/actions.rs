@@ -143,3 +143,81 @@ fn every_recorded_action_has_a_name_players_read() {
         assert!(named >= 5, "{rules}: {named} results");
     }
 }
+
+/// Issue 17, items 6 and 15: at every step of every rule set's example game, each choice of what
+/// acts that a game master's form offers goes through when pressed as the form stands (or asks the
+/// table a question, or waits on another field), each choice it marks is refused for that choice
+/// when pressed, and a form marked refused as a whole is refused and not highlighted.
+#[test]
+fn forms_mark_what_the_rules_refuse_and_offer_the_rest() {
+    use tercio_rules::game::GameError;
+    use tercio_rules::interface::RejectKind;
+    use tercio_rules::FieldKind;
+    let mut total_marked = 0;
+    for rules in common::RULE_SETS {
+        let (mut game, steps) = common::example_game(rules);
+        let (mut offered, mut marked, mut forms_refused) = (0, 0, 0);
+        for step in steps {
+            let engine = game.engine().expect("engine");
+            for f in engine.forms(&game.state, None) {
+                // Whether pressing `a` is refused for what acts (`actor`) or outright.
+                let refused_for = |a: Value, actor: Option<&str>| match game.clone().act(a) {
+                    Err(GameError::Rejected(r)) => {
+                        r.kind != RejectKind::Question
+                            && (r.field.is_none()
+                                || r.field.as_deref() == Some("action")
+                                || r.field.as_deref() == actor)
+                    }
+                    _ => false,
+                };
+                if let Some(why) = &f.refused {
+                    assert!(!f.primary, "{rules}: {} refused yet highlighted", f.action);
+                    assert!(!why.is_empty());
+                    forms_refused += 1;
+                }
+                let Some(field) = f.actor_field() else {
+                    if f.refused.is_some() {
+                        assert!(
+                            refused_for(f.default_action(None), None),
+                            "{rules}: {} marked refused but goes through",
+                            f.action
+                        );
+                    }
+                    continue;
+                };
+                let FieldKind::Choice { options, .. } = &field.kind else {
+                    continue;
+                };
+                // The legal choices come first.
+                let legal = options.iter().take_while(|o| o.refused.is_none()).count();
+                assert!(
+                    options[legal..].iter().all(|o| o.refused.is_some()),
+                    "{rules}: {}: a legal choice after a refused one",
+                    f.action
+                );
+                for o in options {
+                    let refused = refused_for(f.default_action(Some(&o.value)), Some(&field.name));
+                    // One reason for every choice is the form's alone.
+                    assert_eq!(
+                        refused,
+                        o.refused.is_some() || f.refused.is_some(),
+                        "{rules}: {} {}={} marked {:?}",
+                        f.action,
+                        field.name,
+                        o.value,
+                        o.refused.as_deref().map(common::en)
+                    );
+                    if refused {
+                        marked += 1;
+                    } else {
+                        offered += 1;
+                    }
+                }
+            }
+            let _ = game.act(step);
+        }
+        println!("{rules}: {offered} choices offered, {marked} marked refused, {forms_refused} forms refused");
+        total_marked += marked + forms_refused;
+    }
+    assert!(total_marked > 0, "nothing was ever marked refused");
+}

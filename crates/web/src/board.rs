@@ -117,10 +117,10 @@ pub(crate) fn seat_forms(ctx: &SeatCtx, state: &Value) -> Vec<ActionForm> {
         return Vec::new();
     }
     if ctx.is_gm() {
-        return ctx.game.engine.forms(state, None);
+        return ctx.game.forms(state, None);
     }
     match ctx.side() {
-        Some(side) => ctx.game.engine.forms(state, Some(side)),
+        Some(side) => ctx.game.forms(state, Some(side)),
         None => Vec::new(),
     }
 }
@@ -257,9 +257,10 @@ fn form_html(ui: &Ui, f: &ActionForm, prefix: &str) -> String {
         )
     };
     let mut b = format!(
-        "<form class=\"action-form{}{}\" id=\"form-{prefix}\" data-action=\"{}\" data-odds=\"{}\"{fixed}{} novalidate>",
+        "<form class=\"action-form{}{}{}\" id=\"form-{prefix}\" data-action=\"{}\" data-odds=\"{}\"{fixed}{} novalidate>",
         if f.primary { " primary" } else { "" },
         if f.fields.is_empty() { " bare" } else { "" },
+        if f.refused.is_some() { " refused" } else { "" },
         esc(&f.action),
         if f.odds { "1" } else { "0" },
         if f.quiet { " data-quiet" } else { "" }
@@ -312,7 +313,10 @@ fn form_html(ui: &Ui, f: &ActionForm, prefix: &str) -> String {
         if f.primary { " class=\"primary\"" } else { "" },
         ui.e(&f.label)
     ));
-    if !f.hint.is_empty() {
+    // Pressing it now would be refused: why, beside the button (it is not highlighted).
+    if let Some(why) = &f.refused {
+        b.push_str(&format!("<p class=\"hint why\">{}</p>", ui.e(why)));
+    } else if !f.hint.is_empty() {
         b.push_str(&format!("<p class=\"hint\">{}</p>", ui.e(&f.hint)));
     }
     b.push_str("</form>");
@@ -367,11 +371,20 @@ fn field_control_html(ui: &Ui, field: &FormField, id: &str) -> String {
                 b.push_str("<option value=\"\">—</option>");
             }
             for o in options {
-                b.push_str(&format!(
-                    "<option value=\"{}\">{}</option>",
-                    esc(&o.value),
-                    ui.e(&o.label)
-                ));
+                // A choice the rules would refuse: offered disabled, with the reason.
+                match &o.refused {
+                    None => b.push_str(&format!(
+                        "<option value=\"{}\">{}</option>",
+                        esc(&o.value),
+                        ui.e(&o.label)
+                    )),
+                    Some(why) => b.push_str(&format!(
+                        "<option value=\"{}\" disabled>{} — {}</option>",
+                        esc(&o.value),
+                        ui.e(&o.label),
+                        ui.e(why)
+                    )),
+                }
             }
             b.push_str("</select></label>");
             b
@@ -410,6 +423,7 @@ mod tests {
             reveal: None,
             fixed: Default::default(),
             quiet: false,
+            refused: None,
         }
     }
 

@@ -62,6 +62,10 @@ pub struct LiveGame {
     /// What undoing the latest entry puts back ([`tercio_rules::game::Appended::restore`]), with
     /// that entry's sequence number: good only while it is still the latest entry.
     pub restore: Option<(u64, serde_json::Value)>,
+    /// The forms of the latest entry's state, per seat kind (the game master, each side): drawn
+    /// for every page a live event redraws, and worked out once, since marking what the rules
+    /// would refuse plans each choice ([`tercio_rules::interface::forms::mark_refusals`]).
+    forms: std::sync::Mutex<Vec<(u64, Option<String>, Vec<tercio_rules::ActionForm>)>>,
 }
 
 impl std::ops::Deref for LiveGame {
@@ -91,7 +95,26 @@ impl LiveGame {
             rev: l.rev,
             stale: false,
             restore: None,
+            forms: Default::default(),
         }))
+    }
+
+    /// The actions `side` (`None`: the game master) may take in `state`, the state after the
+    /// latest entry as that seat sees it: the engine's forms, kept until the next entry.
+    pub fn forms(
+        &self,
+        state: &serde_json::Value,
+        side: Option<&str>,
+    ) -> Vec<tercio_rules::ActionForm> {
+        let seq = self.head.seq;
+        let mut memo = self.forms.lock().unwrap_or_else(|p| p.into_inner());
+        memo.retain(|(s, _, _)| *s == seq);
+        if let Some((_, _, f)) = memo.iter().find(|(_, x, _)| x.as_deref() == side) {
+            return f.clone();
+        }
+        let f = self.engine.forms(state, side);
+        memo.push((seq, side.map(str::to_string), f.clone()));
+        f
     }
 
     /// Whether this copy reflects the store at revision `rev`.

@@ -89,6 +89,11 @@ pub struct ActionForm {
     /// line at the foot of the page, not in a box to dismiss; it is logged like any other.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub quiet: bool,
+    /// Why pressing it as it stands would be refused now (the rules' own refusal, found by
+    /// [`mark_refusals`]): the shell draws it without the highlight of the turn's next step, with
+    /// the reason beside its button. `None`: it would go through (or needs the table's answer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -142,6 +147,11 @@ pub enum FieldKind {
 pub struct Choice {
     pub value: String,
     pub label: String,
+    /// Why the action would be refused with this choice for what acts (the rules' own refusal,
+    /// found by [`mark_refusals`]): the shell offers it disabled, after the others, with the
+    /// reason. `None`: a legal choice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
 }
 
 impl ActionForm {
@@ -157,6 +167,7 @@ impl ActionForm {
             reveal: None,
             fixed: serde_json::Map::new(),
             quiet: false,
+            refused: None,
         }
     }
 
@@ -177,6 +188,158 @@ impl ActionForm {
         self.primary = true;
         self
     }
+
+    /// The field that says what acts (the unit, the attacker): a required choice that resets the
+    /// others ([`FormField::resets`]).
+    pub fn actor_field(&self) -> Option<&FormField> {
+        self.fields.iter().find(|f| {
+            f.resets
+                && matches!(
+                    f.kind,
+                    FieldKind::Choice {
+                        optional: false,
+                        ..
+                    }
+                )
+        })
+    }
+
+    /// The action the page sends when nothing but what acts is touched, as `game.js`'s
+    /// `formAction` builds it: a required choice gives its first option (what acts: `actor`, when
+    /// given), an optional one or an empty text nothing, a tick box `true` when it starts ticked
+    /// for what acts ([`FormField::checked_for`]), a number its value; a field that does not
+    /// apply ([`FormField::only_for`]) is left out; the form's `fixed` fields go as they are.
+    pub fn default_action(&self, actor: Option<&str>) -> serde_json::Value {
+        let mut a = serde_json::Map::new();
+        a.insert("action".into(), self.action.clone().into());
+        for (k, v) in &self.fixed {
+            a.insert(k.clone(), v.clone());
+        }
+        let first = |f: &FormField| match &f.kind {
+            FieldKind::Choice {
+                options,
+                optional: false,
+            } => options
+                .iter()
+                .find(|o| o.refused.is_none())
+                .or(options.first())
+                .map(|o| o.value.clone()),
+            _ => None,
+        };
+        let value = |f: &FormField| -> Option<String> {
+            if f.resets && actor.is_some() {
+                actor.map(str::to_string)
+            } else {
+                first(f)
+            }
+        };
+        let acting = self.fields.iter().find(|f| f.resets).and_then(value);
+        for f in &self.fields {
+            if !f.only_for.is_empty() {
+                let by = match &f.only_with {
+                    Some(name) => self.fields.iter().find(|x| &x.name == name).and_then(value),
+                    None => acting.clone(),
+                };
+                if !by.is_some_and(|v| f.only_for.contains(&v)) {
+                    continue;
+                }
+            }
+            match &f.kind {
+                FieldKind::Choice { .. } => {
+                    if let Some(v) = value(f) {
+                        a.insert(f.name.clone(), v.into());
+                    }
+                }
+                FieldKind::Flag => {
+                    if acting.as_ref().is_some_and(|v| f.checked_for.contains(v)) {
+                        a.insert(f.name.clone(), true.into());
+                    }
+                }
+                FieldKind::Number { value, .. } => {
+                    a.insert(f.name.clone(), (*value).into());
+                }
+                FieldKind::Text { .. } => {}
+            }
+        }
+        serde_json::Value::Object(a)
+    }
+}
+
+/// Mark what the rules would refuse, from the same code that resolves (issue 17, items 6 and 15):
+/// `refusal` answers for an action as [`ActionForm::default_action`] builds it. For a form with
+/// what acts ([`ActionForm::actor_field`]), each choice whose action is refused for that choice
+/// (a refusal naming that field, the action, or none) carries its reason and goes after the legal ones; when
+/// none is legal (with one reason for all, only the form carries it), or for a form without one
+/// whose action is refused outright (naming no field, or the action), the form carries the reason and is no
+/// longer the turn's highlighted step. A refusal naming
+/// another field (a default the table changes) or a question to answer marks nothing.
+pub fn mark_refusals(
+    forms: Vec<ActionForm>,
+    refusal: impl Fn(&serde_json::Value) -> Option<super::Rejection>,
+) -> Vec<ActionForm> {
+    let blocking = |r: &super::Rejection, actor: Option<&str>| {
+        r.kind != super::RejectKind::Question
+            && (r.field.is_none()
+                || r.field.as_deref() == Some("action")
+                || r.field.as_deref() == actor)
+    };
+    forms
+        .into_iter()
+        .map(|mut f| {
+            let actor = f.actor_field().map(|a| a.name.clone());
+            let reason = match actor {
+                Some(name) => {
+                    let fi = f.fields.iter().position(|x| x.name == name);
+                    let reasons: Vec<Option<String>> = match fi.map(|i| &f.fields[i].kind) {
+                        Some(FieldKind::Choice { options, .. }) => options
+                            .iter()
+                            .map(|o| {
+                                refusal(&f.default_action(Some(&o.value)))
+                                    .filter(|r| blocking(r, Some(&name)))
+                                    .map(|r| r.message)
+                            })
+                            .collect(),
+                        _ => Vec::new(),
+                    };
+                    // One reason for every choice (no leader has the initiative): the form's,
+                    // not repeated on each choice.
+                    let whole = match reasons.first() {
+                        Some(Some(first)) if reasons.iter().all(|r| r.is_some()) => Some((
+                            first.clone(),
+                            reasons.iter().all(|r| r.as_ref() == Some(first)),
+                        )),
+                        _ => None,
+                    };
+                    if let Some(FieldKind::Choice { options, .. }) =
+                        fi.map(|i| &mut f.fields[i].kind)
+                    {
+                        if !whole.as_ref().is_some_and(|(_, same)| *same) {
+                            for (o, r) in options.iter_mut().zip(&reasons) {
+                                o.refused = r.clone();
+                            }
+                            // The legal choices first, so the one a form starts with can act.
+                            options.sort_by_key(|o| o.refused.is_some());
+                        }
+                    }
+                    whole.map(|(why, same)| {
+                        if same {
+                            why
+                        } else {
+                            tercio_i18n::msg(tercio_i18n::keys::INPUT_NO_LEGAL_CHOICE, &[])
+                        }
+                    })
+                }
+                None => refusal(&f.default_action(None))
+                    .filter(|r| blocking(r, None))
+                    .map(|r| r.message),
+            };
+            if reason.is_some() {
+                f.primary = false;
+                f.refused = reason;
+            }
+            f
+        })
+        .collect()
 }
 
 impl FormField {
@@ -247,6 +410,7 @@ impl Choice {
         Choice {
             value: value.into(),
             label: label.into(),
+            refused: None,
         }
     }
 }

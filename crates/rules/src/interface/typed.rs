@@ -46,6 +46,12 @@ pub trait Rules: Send + Sync + 'static {
     ) -> Result<Plan<Outcome<Self::Effect>>, Rejection> {
         self.plan(state, action)
     }
+    /// Why [`Rules::plan`] would refuse `action` now, if it would: the forms mark what pressing
+    /// would refuse with it ([`super::forms::mark_refusals`]). A rule set whose plan does costly
+    /// work before its first die (writing the state out, say) answers without it.
+    fn refusal(&self, state: &Self::State, action: &Self::Action) -> Option<Rejection> {
+        self.plan(state, action).err()
+    }
     /// The independent parts of an action whose odds are shown part by part, each previewed on
     /// its own: a simultaneous fire, target by target (the fires at one target decide nothing at
     /// another, and their product would be too many outcomes to enumerate). Empty: the action
@@ -347,9 +353,16 @@ impl<R: Rules> Engine for Typed<R> {
         read_state(state).ok().and_then(|st| self.0.board(&st))
     }
     fn forms(&self, state: &Value, side: Option<&str>) -> Vec<ActionForm> {
-        read_state(state)
-            .map(|st| self.0.forms(&st, side))
-            .unwrap_or_default()
+        let Ok(st) = read_state::<R::State>(state) else {
+            return Vec::new();
+        };
+        // What pressing would refuse is found by planning it, as pressing does.
+        super::forms::mark_refusals(self.0.forms(&st, side), |a| {
+            match read_action::<R::Action>(a) {
+                Ok(a) => self.0.refusal(&st, &a),
+                Err(r) => Some(r),
+            }
+        })
     }
     fn game_master_may(&self, state: &Value, action: &Value) -> Result<(), Rejection> {
         if !R::GAME_MASTER_LIMITED {

@@ -54,6 +54,11 @@ impl Rules for CallanEngine {
         Ok(game::plan(st, action)?.map(move |r| outcome(name, before.as_ref(), r)))
     }
 
+    /// The plan's own refusal, without writing the state out for the outcome's changes.
+    fn refusal(&self, st: &State, action: &Action) -> Option<Rejection> {
+        game::plan(st, action).err()
+    }
+
     fn standalone(&self, action: &Action) -> Result<Plan<Outcome<Value>>, Rejection> {
         standalone(action)
     }

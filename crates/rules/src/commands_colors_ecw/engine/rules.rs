@@ -61,6 +61,11 @@ impl Rules for EcwEngine {
         Ok(game::plan(st, &a.action)?.map(move |r| outcome(name.clone(), before.as_ref(), r)))
     }
 
+    /// The plan's own refusal, without writing the state out for the outcome's changes.
+    fn refusal(&self, st: &State, a: &Sent) -> Option<Rejection> {
+        game::plan(st, &a.action).err()
+    }
+
     fn standalone(&self, a: &Sent) -> Result<Plan<Outcome>, Rejection> {
         standalone(&a.action)
     }
