@@ -371,6 +371,316 @@ fn quicker_movement_rolls_a_d4_capped_at_the_units_left() {
     assert!(h.state["current"].is_null());
 }
 
+/// A game with Quicker Movement at the movement step, a black card drawn (the imperials') with a
+/// D4 of `d4`, as thrown at the table.
+fn quicker_card(d4: u8, house_rules: &str) -> Game {
+    let mut g = game(&format!("options.quicker_movement = 1\n{house_rules}"));
+    g.act(json!({"action": "start-turn"})).expect("start");
+    // Cards 27-52 are black; then the D4.
+    g.act_entered(json!({"action": "draw"}), &[30, d4])
+        .expect("draw");
+    assert_eq!(g.state["current"], "imperial");
+    assert_eq!(g.state["moves_left"], d4);
+    g
+}
+
+/// The values of a form's choice field.
+fn choice_values(f: &tercio_rules::FormField) -> Vec<String> {
+    match &f.kind {
+        tercio_rules::FieldKind::Choice { options, .. } => {
+            options.iter().map(|o| o.value.clone()).collect()
+        }
+        other => panic!("{} is not a choice: {other:?}", f.name),
+    }
+}
+
+#[test]
+fn one_move_names_every_unit_a_quicker_card_allows() {
+    // Decision 67: a D4 of 3 moves three units on one form, in one event, each with its own dice.
+    let mut g = quicker_card(3, "");
+    let before = g.log.len();
+    let ev = g
+        .act(json!({"action": "move", "unit": "arq", "unit_2": "rt", "unit_3": "pk2", "uphill": true}))
+        .expect("three units move")
+        .clone();
+    assert_eq!(g.log.len(), before + 1, "one logged event");
+    for u in ["arq", "rt", "pk2"] {
+        assert_eq!(g.state["units"][u]["moved"], true, "{u}");
+        assert!(g.state["acted"]
+            .as_array()
+            .expect("acted")
+            .contains(&json!(u)));
+    }
+    assert_eq!(g.state["units"]["pk"]["moved"], false);
+    // The card is used up.
+    assert!(g.state["current"].is_null());
+    assert_eq!(g.state["moves_left"], 0);
+    // Each unit rolled its own dice, uphill each: arquebusiers 3D6 - 1, reiters 6D6 - 2,
+    // closed pike 2D6 - 1.
+    assert_eq!(ev.draws.len(), 2 + 4 + 1);
+    // The steps and the summary name every unit.
+    let summary = en(&ev.resolution.summary);
+    for name in ["Arquebusiers", "Reiters", "Pikes"] {
+        assert!(
+            summary.contains(&format!("{name}: moves up to")),
+            "{summary}"
+        );
+        assert!(
+            ev.resolution
+                .steps
+                .iter()
+                .any(|s| en(&s.title).starts_with(&format!("{name}: "))),
+            "{name}"
+        );
+    }
+    // A second card's D4 of 2, one unit named: the card waits for the other.
+    let mut g = quicker_card(2, "");
+    g.act(json!({"action": "move", "unit": "arq"}))
+        .expect("move");
+    assert_eq!(g.state["current"], "imperial");
+    assert_eq!(g.state["moves_left"], 1);
+}
+
+#[test]
+fn a_move_of_several_units_refuses_naming_the_field() {
+    let g = quicker_card(2, "options.brigade_movement = 1");
+    let e = engine(&g);
+    let refused = |a: Value, code: &str, field: &str| {
+        let r = rejected(e.as_ref(), &g.state, a.clone());
+        assert_eq!(r.code, code, "{a}: {}", en(&r.message));
+        assert_eq!(r.field.as_deref(), Some(field), "{a}");
+        // The page names the field by its label: the text does not start with its id.
+        assert!(
+            !en(&r.message).starts_with(&format!("{field}:")),
+            "{}",
+            en(&r.message)
+        );
+        r
+    };
+    // A unit named twice.
+    let r = refused(
+        json!({"action": "move", "unit": "arq", "unit_2": "arq"}),
+        "named-twice",
+        "unit_2",
+    );
+    assert_eq!(
+        localize(Lang::It, &r.message),
+        "Arquebusiers è già nominata in questo movimento"
+    );
+    // A unit of the other side; named first, the refusal reads as it always did.
+    refused(
+        json!({"action": "move", "unit": "arq", "unit_2": "gd"}),
+        "not-your-card",
+        "unit_2",
+    );
+    let r = refused(
+        json!({"action": "move", "unit": "gd"}),
+        "not-your-card",
+        "unit",
+    );
+    assert_eq!(en(&r.message), "the card drawn is the other side's");
+    assert_eq!(
+        localize(Lang::It, &r.message),
+        "la carta pescata è dell'altro esercito"
+    );
+    // More units than the card allows (2).
+    let r = refused(
+        json!({"action": "move", "unit": "arq", "unit_2": "rt", "unit_3": "pk2"}),
+        "too-many-units",
+        "unit_3",
+    );
+    assert!(
+        en(&r.message).contains("moves 2 units"),
+        "{}",
+        en(&r.message)
+    );
+    // A unit already moving with the first unit's brigade.
+    refused(
+        json!({"action": "move", "unit": "pk", "unit_2": "pk2"}),
+        "moves-with-brigade",
+        "unit_2",
+    );
+    // A heavy gun without permission, and a gun in the woods ticked for every unit.
+    refused(
+        json!({"action": "move", "unit": "arq", "unit_2": "hg"}),
+        "heavy-guns-do-not-move",
+        "unit_2",
+    );
+    // Unknown, and (as the first unit already says) a unit that has had its chance.
+    refused(
+        json!({"action": "move", "unit": "arq", "unit_2": "nobody"}),
+        "unknown-unit",
+        "unit_2",
+    );
+    let acted = with(&g, |s| s["acted"] = json!(["rt"]));
+    let r = rejected(
+        e.as_ref(),
+        &acted,
+        json!({"action": "move", "unit": "arq", "unit_2": "rt"}),
+    );
+    assert_eq!(
+        (r.code.as_str(), r.field.as_deref()),
+        ("already-acted", Some("unit_2"))
+    );
+    // Without Quicker Movement a card moves one unit.
+    let mut h = game("");
+    h.act(json!({"action": "start-turn"})).expect("start");
+    h.state["current"] = json!("imperial");
+    let r = rejected(
+        engine(&h).as_ref(),
+        &h.state,
+        json!({"action": "move", "unit": "arq", "unit_2": "rt"}),
+    );
+    assert_eq!(
+        (r.code.as_str(), r.field.as_deref()),
+        ("too-many-units", Some("unit_2"))
+    );
+    assert!(
+        en(&r.message).contains("moves 1 unit "),
+        "{}",
+        en(&r.message)
+    );
+    // A refused move changes nothing.
+    let mut h = g.clone();
+    let len = h.log.len();
+    assert!(h
+        .act(json!({"action": "move", "unit": "arq", "unit_2": "arq"}))
+        .is_err());
+    assert_eq!(h.log.len(), len);
+    assert_eq!(h.state, g.state);
+}
+
+#[test]
+fn a_gun_named_after_the_first_unit_may_not_enter_the_woods_ticked() {
+    // The ground ticked is every unit's (decision 67): a gun the game master permits to move
+    // (decision 57), named second, is the unit at fault.
+    let mut h = quicker_card(2, "");
+    h.state["units"]["hg"]["may_move"] = json!(true);
+    let e = engine(&h);
+    let r = rejected(
+        e.as_ref(),
+        &h.state,
+        json!({"action": "move", "unit": "arq", "unit_2": "hg", "woods": true}),
+    );
+    assert_eq!(
+        (r.code.as_str(), r.field.as_deref()),
+        ("no-woods", Some("unit_2"))
+    );
+    assert!(en(&r.message).contains("Great gun"), "{}", en(&r.message));
+    // The gun first: the woods themselves are at fault, as for any move.
+    let r = rejected(
+        e.as_ref(),
+        &h.state,
+        json!({"action": "move", "unit": "hg", "unit_2": "arq", "woods": true}),
+    );
+    assert_eq!(
+        (r.code.as_str(), r.field.as_deref()),
+        ("no-woods", Some("woods"))
+    );
+}
+
+#[test]
+fn the_move_form_offers_the_units_a_quicker_card_still_allows() {
+    let fields = |st: &Value| -> Vec<tercio_rules::FormField> {
+        let e = engine(&game("options.quicker_movement = 1"));
+        e.forms(st, Some("imperial"))
+            .into_iter()
+            .find(|f| f.action == "move")
+            .expect("move form")
+            .fields
+    };
+    // A D4 of 3: two more units, each listing the units that may move (the heavy gun may not).
+    let g = quicker_card(3, "");
+    let f = fields(&g.state);
+    let names: Vec<&str> = f.iter().map(|x| x.name.as_str()).collect();
+    assert!(
+        names.contains(&"unit_2") && names.contains(&"unit_3"),
+        "{names:?}"
+    );
+    assert!(!names.contains(&"unit_4"), "{names:?}");
+    let extra = f.iter().find(|x| x.name == "unit_2").expect("unit_2");
+    assert_eq!(choice_values(extra), ["arq", "pk", "pk2", "rt"]);
+    assert!(matches!(
+        extra.kind,
+        tercio_rules::FieldKind::Choice { optional: true, .. }
+    ));
+    // Two units have had their chance and the card still allows four: one more, of the two left.
+    let st = with(&g, |s| {
+        s["acted"] = json!(["arq", "pk"]);
+        s["moves_left"] = json!(4);
+    });
+    let f = fields(&st);
+    let extras: Vec<&tercio_rules::FormField> =
+        f.iter().filter(|x| x.name.starts_with("unit_")).collect();
+    assert_eq!(extras.len(), 1);
+    assert_eq!(choice_values(extras[0]), ["pk2", "rt"]);
+    // A card for one unit (a D4 of 1, or no Quicker Movement): the form as it always was.
+    let g1 = quicker_card(1, "");
+    assert!(fields(&g1.state)
+        .iter()
+        .all(|x| !x.name.starts_with("unit_")));
+    let mut h = game("");
+    h.act(json!({"action": "start-turn"})).expect("start");
+    h.state["current"] = json!("imperial");
+    assert!(fields(&h.state)
+        .iter()
+        .all(|x| !x.name.starts_with("unit_")));
+}
+
+#[test]
+fn the_odds_of_a_move_of_two_units_are_the_product_of_their_own() {
+    let g = quicker_card(2, "");
+    // The arquebusiers are shaken: they rally first (Stand and Fight, -1) or stay.
+    let st = with(&g, |s| s["units"]["arq"]["status"] = json!("shaken"));
+    let e = engine(&g);
+    let single = |unit: &str, inches: &str| {
+        p(
+            e.as_ref(),
+            &st,
+            json!({"action": "move", "unit": unit}),
+            "inches",
+            inches,
+        )
+    };
+    let both = json!({"action": "move", "unit": "arq", "unit_2": "rt"});
+    let plan = e.plan(Some(&st), &both).expect("two units");
+    let joint = plan.exact(|o| {
+        o.facets
+            .iter()
+            .map(|(f, v)| (en(f), en(v)))
+            .collect::<Vec<_>>()
+    });
+    let pair = |a: &str, b: &str| {
+        joint.p(|f| {
+            f.contains(&("Arquebusiers: inches".to_string(), a.to_string()))
+                && f.contains(&("Reiters: inches".to_string(), b.to_string()))
+        })
+    };
+    for (a, b) in [("10", "21"), ("3", "36"), ("18", "6"), ("11", "20")] {
+        let want = single("arq", a) * single("rt", b);
+        assert!(want > 0.0);
+        assert!(
+            (pair(a, b) - want).abs() < 1e-12,
+            "{a} {b}: {} vs {want}",
+            pair(a, b)
+        );
+    }
+    // The arquebusiers fail to rally: they stay, and the reiters still move.
+    let stays = 1.0 - (3..=18).map(|i| single("arq", &i.to_string())).sum::<f64>();
+    assert!((stays - 21.0 / 36.0).abs() < 1e-12, "{stays}");
+    let o = odds(&plan);
+    assert!((o.p("Arquebusiers: inches", "(not reached)") - stays).abs() < 1e-12);
+    assert!((o.p("Reiters: inches", "21") - single("rt", "21")).abs() < 1e-12);
+    // Shown part by part, unit by unit, the same marginals under the same names.
+    let parts = e.preview_parts(Some(&st), &both).expect("parts");
+    assert_eq!(parts.len(), 2);
+    let (arq, rt) = (odds(&parts[0]), odds(&parts[1]));
+    assert!((arq.p("Arquebusiers: inches", "10") - single("arq", "10")).abs() < 1e-12);
+    assert!((rt.p("Reiters: inches", "21") - single("rt", "21")).abs() < 1e-12);
+    assert_eq!(arq.facets.len(), 1);
+    assert_eq!(rt.facets.len(), 1);
+}
+
 #[test]
 fn a_brigade_moves_on_one_card_until_its_colonel_falls() {
     let mut g = game("options.brigade_movement = 1");

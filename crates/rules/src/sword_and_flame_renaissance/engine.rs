@@ -354,9 +354,57 @@ impl Rules for TsatfEngine {
             st.current = Some(u.side.clone());
             st.acted.remove(unit);
         }
+        // A move of several units: as if its card allowed them all (decision 67).
+        let named = game::named_units(a);
+        if named.len() > 1 {
+            for (_, id) in &named {
+                st.acted.remove(id);
+            }
+            st.moves_left = st.moves_left.max(named.len() as u8);
+        }
         st.phase = phase;
         st.fire_morale_done = true;
         game::plan(&st, self.th, a)
+    }
+
+    /// A move of several units, unit by unit: each unit's move is its own throw, so the odds of
+    /// the whole are the product of the parts', and four cavalry moves together would be too
+    /// many outcomes to enumerate (decision 67). Each part is named by its unit, as the whole's
+    /// facets are.
+    fn odds_parts(&self, _st: &State, a: &Action) -> Vec<Action> {
+        let named = game::named_units(a);
+        let Action::Move {
+            uphill,
+            downhill,
+            obstacle,
+            woods,
+            dismount,
+            order,
+            ..
+        } = a
+        else {
+            return Vec::new();
+        };
+        if named.len() < 2 {
+            return Vec::new();
+        }
+        named
+            .into_iter()
+            .enumerate()
+            .map(|(i, (_, unit))| Action::Move {
+                unit,
+                uphill: *uphill,
+                downhill: *downhill,
+                obstacle: *obstacle,
+                woods: *woods,
+                dismount: *dismount && i == 0,
+                order: order.filter(|_| i == 0),
+                unit_2: None,
+                unit_3: None,
+                unit_4: None,
+                by_unit: true,
+            })
+            .collect()
     }
 
     fn apply(&self, st: &mut State, effects: &Vec<game::Effect>) -> Result<(), String> {
@@ -789,19 +837,33 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                     .filter(|u| game::can_move(u))
                     .collect();
                 if st.phase == Phase::Movement && !movers.is_empty() {
-                    let mut fields = vec![
-                        FormField::choice(
-                            "unit",
-                            &t("field.unit"),
+                    let mut fields = vec![FormField::choice(
+                        "unit",
+                        &t("field.unit"),
+                        unit_choices(movers.iter().copied()),
+                        false,
+                    )
+                    .resets()];
+                    // A Quicker Movement card allowing several units: the others on the same
+                    // form, as many as the card still allows (decision 67).
+                    let several = usize::from(st.moves_left).min(movers.len()).min(4);
+                    for n in 2..=several {
+                        fields.push(FormField::choice(
+                            &format!("unit_{n}"),
+                            &tw(
+                                "field.unit-more",
+                                &[("n", &n.to_string()), ("count", &several.to_string())],
+                            ),
                             unit_choices(movers.iter().copied()),
-                            false,
-                        )
-                        .resets(),
+                            true,
+                        ));
+                    }
+                    fields.extend([
                         FormField::flag("uphill", &t("field.uphill")),
                         FormField::flag("downhill", &t("field.downhill")),
                         FormField::flag("obstacle", &t("field.obstacle")),
                         FormField::flag("woods", &t("field.woods")),
-                    ];
+                    ]);
                     fields.push(FormField::choice(
                         "order",
                         &t("field.order"),
@@ -813,10 +875,15 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                     if st.options.dismounting {
                         fields.push(FormField::flag("dismount", &t("field.dismount")));
                     }
+                    let hint = if several > 1 {
+                        tw("hint.move-several", &[("count", &several.to_string())])
+                    } else {
+                        t("hint.move")
+                    };
                     out.push(primary(ActionForm::new(
                         "move",
                         &title("move"),
-                        &t("hint.move"),
+                        &hint,
                         fields,
                         true,
                     )));

@@ -48,7 +48,7 @@ pub fn default_class(t: &UnitState) -> u8 {
 pub(super) fn fire(st: &State, th: Thresholds, f: FireOrder<'_>) -> Result<Plan<Out>, Rejection> {
     let _ = th;
     need_phase(st, Phase::Fire, "fire")?;
-    let u = activated(st, f.unit)?.clone();
+    let u = activated(st, f.unit, "unit")?.clone();
     if !can_fire(&u) {
         return Err(reject("cannot-fire", Some("unit"), k("refuse.cannot-fire")));
     }

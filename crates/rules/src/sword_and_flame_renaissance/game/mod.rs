@@ -52,6 +52,19 @@ pub enum Action {
         /// Change to this order first (decision 60): the move is rolled in the new order.
         #[serde(default, deserialize_with = "input::opt_choice")]
         order: Option<Order>,
+        /// More units of the side on the same card, when Quicker Movement's D4 allows them
+        /// (design 8.4, decision 67): each rolls its own move over the same ground; the order
+        /// change and dismounting are the first unit's.
+        #[serde(default, deserialize_with = "input::opt_text")]
+        unit_2: Option<String>,
+        #[serde(default, deserialize_with = "input::opt_text")]
+        unit_3: Option<String>,
+        #[serde(default, deserialize_with = "input::opt_text")]
+        unit_4: Option<String>,
+        /// Name the odds' facets by unit, as a move of several units does: set only for the
+        /// parts whose odds are shown one by one (`odds_parts`), never read from an action.
+        #[serde(skip)]
+        by_unit: bool,
     },
     /// The side whose card it is fires one unit (the game master gives what the table shows:
     /// range band, target class, figures that may fire).
@@ -313,6 +326,28 @@ fn chain<I: Clone + 'static>(
     each(acc, first).and_then(move |a| chain(a, rest.clone(), each2.clone()))
 }
 
+/// The units a `move` names, each with its field: `unit`, then `unit_2` to `unit_4` as given
+/// (empty for any other action).
+pub fn named_units(action: &Action) -> Vec<(&'static str, String)> {
+    match action {
+        Action::Move {
+            unit,
+            unit_2,
+            unit_3,
+            unit_4,
+            ..
+        } => std::iter::once(("unit", Some(unit)))
+            .chain([
+                ("unit_2", unit_2.as_ref()),
+                ("unit_3", unit_3.as_ref()),
+                ("unit_4", unit_4.as_ref()),
+            ])
+            .filter_map(|(f, u)| u.map(|u| (f, u.clone())))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
 pub fn plan(st: &State, th: Thresholds, action: &Action) -> Result<Plan<Out>, Rejection> {
     if st.phase == Phase::Over {
         return Err(reject("game-over", None, k("step.over")));
@@ -321,19 +356,21 @@ pub fn plan(st: &State, th: Thresholds, action: &Action) -> Result<Plan<Out>, Re
         Action::StartTurn {} => start_turn(st, th),
         Action::Draw {} => draw(st),
         Action::Move {
-            unit,
             uphill,
             downhill,
             obstacle,
             woods,
             dismount,
             order,
-        } => move_unit(
+            by_unit,
+            ..
+        } => move_units(
             st,
             th,
-            unit,
+            &named_units(action),
             [*uphill, *downhill, *obstacle, *woods],
             (*dismount, *order),
+            *by_unit,
         ),
         Action::Fire {
             unit,
@@ -358,7 +395,7 @@ pub fn plan(st: &State, th: Thresholds, action: &Action) -> Result<Plan<Out>, Re
             },
         ),
         Action::Pass { unit } => {
-            let u = activated(st, unit)?;
+            let u = activated(st, unit, "unit")?;
             let mut acc = Acc::default();
             acc.effects.push(Effect::Acted { unit: u.id.clone() });
             acc.summary

@@ -3,12 +3,17 @@
 
 use super::*;
 
-/// The unit the current side names: its own, on the table, not yet activated this phase.
-pub(super) fn activated<'a>(st: &'a State, unit: &str) -> Result<&'a UnitState, Rejection> {
+/// The unit the current side names in `field` (`unit`, or `unit_2` to `unit_4` of a move on a
+/// Quicker Movement card): its own, on the table, not yet activated this phase.
+pub(super) fn activated<'a>(
+    st: &'a State,
+    unit: &str,
+    field: &str,
+) -> Result<&'a UnitState, Rejection> {
     let u = st.units.get(unit).ok_or_else(|| {
         reject(
             "unknown-unit",
-            Some("unit"),
+            Some(field),
             msg("refuse.unknown-unit", &[("unit", unit.to_string())]),
         )
     })?;
@@ -17,36 +22,155 @@ pub(super) fn activated<'a>(st: &'a State, unit: &str) -> Result<&'a UnitState, 
         Some(_) => {
             return Err(reject(
                 "not-your-card",
-                Some("unit"),
-                k("refuse.not-your-card"),
+                Some(field),
+                msg("refuse.not-your-card", &[]),
             ))
         }
         None => return Err(reject("no-card", None, k("refuse.no-card"))),
     }
     if !u.on_table() {
-        return Err(reject("unit-gone", Some("unit"), k("refuse.unit-gone")));
+        return Err(reject(
+            "unit-gone",
+            Some(field),
+            msg("refuse.unit-gone", &[]),
+        ));
     }
     if st.acted.contains(&u.id) {
         return Err(reject(
             "already-acted",
-            Some("unit"),
-            k("refuse.already-acted"),
+            Some(field),
+            msg("refuse.already-acted", &[]),
         ));
     }
     Ok(u)
 }
 
-/// A movement card: shaken units try to rally first (Stand and Fight, −1); routed units may not
-/// move; a unit without leaders tests To Close to move (decision 42); then the movement dice.
-pub(super) fn move_unit(
+/// The steady members of a brigade that move with `u` on its card (001, OPTIONAL RULES,
+/// BRIGADE MOVEMENT; design 8.1, decision 54): none without the option, or when `u` itself is
+/// not steady.
+fn brigade_of(st: &State, u: &UnitState) -> Vec<UnitState> {
+    match (&u.brigade, st.options.brigade_movement) {
+        (Some(col), true) if u.status == Status::Steady => st
+            .units
+            .values()
+            .filter(|x| {
+                x.id != u.id
+                    && x.brigade.as_deref() == Some(col.as_str())
+                    && x.troop == u.troop
+                    && x.on_table()
+                    && x.status == Status::Steady
+                    && !st.acted.contains(&x.id)
+            })
+            .cloned()
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// A `move` naming one unit or, on a Quicker Movement card, several (`named`: each with its
+/// field, `unit` first). One unit, without `by_unit`: the move as it always was. Several: each
+/// unit in turn, as if the ones before it had had their chance, rolls its own move (its own
+/// rally or To Close first) over the ground ticked, the order change and dismounting being the
+/// first unit's; the result is one resolution whose steps and odds' facets are named by unit,
+/// and the card ends when its units are used (decision 67).
+pub(super) fn move_units(
     st: &State,
     th: Thresholds,
-    unit: &str,
+    named: &[(&'static str, String)],
+    ground: [bool; 4],
+    first: (bool, Option<Order>),
+    by_unit: bool,
+) -> Result<Plan<Out>, Rejection> {
+    let Some((_, unit)) = named.first() else {
+        return Err(reject(
+            "unknown-unit",
+            Some("unit"),
+            msg("refuse.unknown-unit", &[("unit", String::new())]),
+        ));
+    };
+    if named.len() == 1 && !by_unit {
+        return Ok(
+            move_plan(st, th, (unit, "unit"), ground, first, false)?.map(|a| a.finish("move"))
+        );
+    }
+    // Quicker Movement's D4, as many as are left on the card; one unit without it.
+    let allowed = usize::from(st.moves_left.max(1));
+    let mut seen: Vec<(String, Vec<String>)> = Vec::new();
+    let mut st2 = st.clone();
+    let mut plan: Plan<Acc> = Plan::Done(Acc::default());
+    for (i, (field, id)) in named.iter().enumerate() {
+        if i > 0 {
+            if i >= allowed {
+                return Err(reject(
+                    "too-many-units",
+                    Some(field),
+                    msg("refuse.too-many-units", &[("count", allowed.to_string())]),
+                ));
+            }
+            let unit_name = || st.units.get(id).map_or(id.clone(), |u| u.name.clone());
+            if seen.iter().any(|(x, _)| x == id) {
+                return Err(reject(
+                    "named-twice",
+                    Some(field),
+                    msg("refuse.named-twice", &[("unit", unit_name())]),
+                ));
+            }
+            if let Some((leader, _)) = seen.iter().find(|(_, members)| members.contains(id)) {
+                return Err(reject(
+                    "moves-with-brigade",
+                    Some(field),
+                    msg(
+                        "refuse.moves-with-brigade",
+                        &[
+                            ("unit", unit_name()),
+                            ("first", st.units[leader].name.clone()),
+                        ],
+                    ),
+                ));
+            }
+        }
+        let mover = if i == 0 { first } else { (false, None) };
+        let p = move_plan(&st2, th, (id, field), ground, mover, true)?;
+        // The units after it are planned as if it (and its brigade) had had its chance.
+        let u = &st.units[id];
+        let members: Vec<String> = brigade_of(&st2, u).into_iter().map(|m| m.id).collect();
+        st2.acted.insert(u.id.clone());
+        st2.acted.extend(members.iter().cloned());
+        seen.push((u.id.clone(), members));
+        let who = u.name.clone();
+        plan = plan.and_then(move |acc: Acc| {
+            let who = who.clone();
+            p.clone().map(move |mut a| {
+                // Each unit's odds under its own name: "Swiss: inches" (decision 67).
+                for f in &mut a.facets {
+                    f.0 = format!("{who}: {}", f.0);
+                }
+                let mut acc = acc.clone();
+                acc.steps.extend(a.steps);
+                acc.effects.extend(a.effects);
+                acc.summary.extend(a.summary);
+                acc.facets.extend(a.facets);
+                acc
+            })
+        });
+    }
+    Ok(plan.map(|a| a.finish("move")))
+}
+
+/// A movement card: shaken units try to rally first (Stand and Fight, −1); routed units may not
+/// move; a unit without leaders tests To Close to move (decision 42); then the movement dice.
+/// `(unit, field)`: the unit and the field that names it. `several`: one of the units of a move
+/// naming several, its steps headed by its name.
+fn move_plan(
+    st: &State,
+    th: Thresholds,
+    (unit, field): (&str, &str),
     ground: [bool; 4],
     (dismount, order): (bool, Option<Order>),
-) -> Result<Plan<Out>, Rejection> {
+    several: bool,
+) -> Result<Plan<Acc>, Rejection> {
     need_phase(st, Phase::Movement, "move")?;
-    let mut u = activated(st, unit)?.clone();
+    let mut u = activated(st, unit, field)?.clone();
     if let Some(o) = order {
         let allowed = tables::troop(&u.troop).map_or(&[][..], |t| resolve::orders(t).1);
         if !allowed.contains(&o) || u.dismounted {
@@ -74,19 +198,29 @@ pub(super) fn move_unit(
     let t = tables::troop(&u.troop).ok_or_else(|| {
         reject(
             "unknown-type",
-            Some("unit"),
-            msg("refuse.unknown-type", &[("field", "unit".into())]),
+            Some(field),
+            msg("refuse.unknown-type", &[("field", field.into())]),
         )
     })?;
     if !can_move(&u) {
         return Err(reject(
             "heavy-guns-do-not-move",
-            Some("unit"),
-            k("refuse.heavy-guns-do-not-move"),
+            Some(field),
+            msg("refuse.heavy-guns-do-not-move", &[]),
         ));
     }
     if ground[3] && matches!(t.kind, tables::Kind::Gun | tables::Kind::Train) {
-        return Err(reject("no-woods", Some("woods"), k("refuse.woods")));
+        // The ground ticked is every unit's; a gun or wagon named after the first is at fault
+        // (decision 67).
+        return Err(if field == "unit" {
+            reject("no-woods", Some("woods"), k("refuse.woods"))
+        } else {
+            reject(
+                "no-woods",
+                Some(field),
+                msg("refuse.woods-unit", &[("unit", u.name.clone())]),
+            )
+        });
     }
     if dismount
         && !(st.options.dismounting
@@ -103,26 +237,11 @@ pub(super) fn move_unit(
     if u.status == Status::Routed {
         acc.summary
             .push(msg("result.routed-stays", &[("unit", u.name.clone())]));
-        return Ok(Plan::Done(acc.finish("move")));
+        return Ok(Plan::Done(acc));
     }
     // A brigade moves on one card, all at the same rate: its steady members go with the unit
     // named (001, OPTIONAL RULES, BRIGADE MOVEMENT; design 8.1).
-    let brigade: Vec<UnitState> = match (&u.brigade, st.options.brigade_movement) {
-        (Some(col), true) if u.status == Status::Steady => st
-            .units
-            .values()
-            .filter(|x| {
-                x.id != u.id
-                    && x.brigade.as_deref() == Some(col.as_str())
-                    && x.troop == u.troop
-                    && x.on_table()
-                    && x.status == Status::Steady
-                    && !st.acted.contains(&x.id)
-            })
-            .cloned()
-            .collect(),
-        _ => Vec::new(),
-    };
+    let brigade = brigade_of(st, &u);
     // The brigade's other members go first, so that the unit named, last, ends the card.
     for m in &brigade {
         acc.effects
@@ -203,7 +322,11 @@ pub(super) fn move_unit(
     let moved = move |acc: Acc, u: UnitState| {
         let members = members.clone();
         dice.clone().map(move |o| {
-            let mut acc = acc.clone().with(o);
+            let mut acc = if several {
+                acc.clone().named(&u.name, o)
+            } else {
+                acc.clone().with(o)
+            };
             acc.effects.push(Effect::Unit(UnitState {
                 moved: true,
                 dismounted: u.dismounted != dismount,
@@ -248,8 +371,7 @@ pub(super) fn move_unit(
                 }
             })
         }
-    }
-    .map(|a| a.finish("move")))
+    })
 }
 
 pub(super) fn officer_of(st: &State, id: &str) -> Result<Officer, Rejection> {
