@@ -65,8 +65,11 @@ pub struct LiveGame {
     /// The forms of the latest entry's state, per seat kind (the game master, each side): drawn
     /// for every page a live event redraws, and worked out once, since marking what the rules
     /// would refuse plans each choice ([`tercio_rules::interface::forms::mark_refusals`]).
-    forms: std::sync::Mutex<Vec<(u64, Option<String>, Vec<tercio_rules::ActionForm>)>>,
+    forms: std::sync::Mutex<Vec<SeatForms>>,
 }
+
+/// The forms one seat kind (`None`: the game master) sees after the entry `.0`.
+type SeatForms = (u64, Option<String>, Vec<tercio_rules::ActionForm>);
 
 impl std::ops::Deref for LiveGame {
     type Target = Head;
