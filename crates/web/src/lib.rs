@@ -103,7 +103,8 @@ impl LiveGame {
     }
 
     /// The actions `side` (`None`: the game master) may take in `state`, the state after the
-    /// latest entry as that seat sees it: the engine's forms, kept until the next entry.
+    /// latest entry as that seat sees it: the engine's forms ([`tercio_rules::Engine::seat_forms`],
+    /// their refusals found against the whole state), kept until the next entry.
     pub fn forms(
         &self,
         state: &serde_json::Value,
@@ -115,7 +116,7 @@ impl LiveGame {
         if let Some((_, _, f)) = memo.iter().find(|(_, x, _)| x.as_deref() == side) {
             return f.clone();
         }
-        let f = self.engine.forms(state, side);
+        let f = self.engine.seat_forms(state, &self.head.state, side);
         memo.push((seq, side.map(str::to_string), f.clone()));
         f
     }

@@ -200,7 +200,14 @@ pub trait Engine: Send + Sync {
     }
     /// The actions that can be taken now, as forms the shell draws without knowing the rule set:
     /// every action for the game master (`side` = `None`), a side's own actions otherwise.
-    fn forms(&self, _state: &Value, _side: Option<&str>) -> Vec<ActionForm> {
+    fn forms(&self, state: &Value, side: Option<&str>) -> Vec<ActionForm> {
+        self.seat_forms(state, state, side)
+    }
+    /// [`Engine::forms`] for a seat that sees `view` of the game whose whole state is `state`:
+    /// the forms are drawn from what the seat sees, and what pressing would refuse is found as
+    /// pressing finds it, against the whole state (a deck's order hidden from the seat still
+    /// holds the cards it has left).
+    fn seat_forms(&self, _view: &Value, _state: &Value, _side: Option<&str>) -> Vec<ActionForm> {
         Vec::new()
     }
     /// Whether the game master's seat may take `action`: rule sets with secret hands refuse the

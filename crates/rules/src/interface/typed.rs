@@ -352,16 +352,23 @@ impl<R: Rules> Engine for Typed<R> {
     fn board(&self, state: &Value) -> Option<Board> {
         read_state(state).ok().and_then(|st| self.0.board(&st))
     }
-    fn forms(&self, state: &Value, side: Option<&str>) -> Vec<ActionForm> {
-        let Ok(st) = read_state::<R::State>(state) else {
+    fn seat_forms(&self, view: &Value, state: &Value, side: Option<&str>) -> Vec<ActionForm> {
+        let Ok(seen) = read_state::<R::State>(view) else {
             return Vec::new();
         };
-        // What pressing would refuse is found by planning it, as pressing does.
-        super::forms::mark_refusals(self.0.forms(&st, side), |a| {
-            match read_action::<R::Action>(a) {
-                Ok(a) => self.0.refusal(&st, &a),
-                Err(r) => Some(r),
+        let forms = self.0.forms(&seen, side);
+        let st = if std::ptr::eq(view, state) {
+            seen
+        } else {
+            match read_state::<R::State>(state) {
+                Ok(st) => st,
+                Err(_) => return forms,
             }
+        };
+        // What pressing would refuse is found by planning it, as pressing does.
+        super::forms::mark_refusals(forms, |a| match read_action::<R::Action>(a) {
+            Ok(a) => self.0.refusal(&st, &a),
+            Err(r) => Some(r),
         })
     }
     fn game_master_may(&self, state: &Value, action: &Value) -> Result<(), Rejection> {
