@@ -458,6 +458,63 @@ fn odds_of_many_simultaneous_fires_are_refused_not_hung() {
     );
 }
 
+/// One unit's fire split between two targets by the page's form (its front rank's bases, a second
+/// target with its own; issue 17, item 9): the odds come target by target, each those of the
+/// fire at it alone, and a split over the unit's bases is refused at the form's field.
+#[test]
+fn a_split_fire_from_the_form_has_its_odds_per_target_and_its_refusal_at_its_field() {
+    let s = server();
+    let id = s.new_game("bloody-dismal-fight/agincourt-1415", 1);
+    let r = s.post(
+        &format!("/api/s/{id}/actions"),
+        &json!({"action": "end-initiatives"}),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let u = "english-archers-right-outer";
+    let (x, y) = ("french-vanguard-constable", "french-vanguard-boucicaut");
+    let form = |bases: u8, split_bases: u8| {
+        json!({"action": "end-fire", format!("fire.{u}"): x, format!("bases.{u}"): bases,
+            format!("ground.{u}"): "open", format!("split.{u}"): y,
+            format!("split-bases.{u}"): split_bases, format!("split-ground.{u}"): "open"})
+    };
+    let r = s.post(&format!("/api/s/{id}/odds"), &form(3, 1));
+    assert_eq!(r.status, 200, "{}", r.body);
+    let facets = r.json()["facets"].as_array().cloned().unwrap_or_default();
+    let mut parts = 0;
+    for (target, bases) in [(x, 3), (y, 1)] {
+        let alone = s.post(
+            &format!("/api/s/{id}/odds"),
+            &json!({"action": "end-fire", "fires": [{"action": "fire", "actor": u,
+                "target": target, "firing_bases": bases}]}),
+        );
+        assert_eq!(alone.status, 200, "{}", alone.body);
+        let own = alone.json()["facets"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        assert!(!own.is_empty());
+        parts += own.len();
+        for f in &own {
+            assert!(facets.contains(f), "{target}: {f} not among {facets:?}");
+        }
+    }
+    assert_eq!(
+        facets.len(),
+        parts,
+        "every facet is one target's: {facets:?}"
+    );
+    // Four bases at the first target and one more at the second: refused, at the second's bases.
+    for path in ["odds", "actions"] {
+        let r = s.post(&format!("/api/s/{id}/{path}"), &form(4, 1));
+        assert_eq!(
+            (r.status, r.json()["error"]["field"].clone()),
+            (422, json!(format!("split-bases.{u}"))),
+            "{path}: {}",
+            r.body
+        );
+    }
+}
+
 /// A rule set's refusal says what kind it is: a question to answer (409), an action the turn does
 /// not allow yet (its odds still shown, with the reason), or an invalid one.
 #[test]

@@ -4,9 +4,12 @@
 //! ([`ActionRequest`]) the planner works on.
 //!
 //! The end of the turn takes its fires and its sacked camps either as lists (`fires`,
-//! `camps_sacked`, as the API and recorded games write them) or as one field per unit or camp,
-//! as the page's form sends them: `fire.<unit>` (the target), `ground.<unit>`,
-//! `no-target.<unit>` (a Swiss block with no enemy in reach) and `sack.<side>.<n>` (a looter).
+//! `camps_sacked`, as the API and recorded games write them) or as fields per unit or camp, as
+//! the page's form sends them: `fire.<unit>` (the target), `bases.<unit>` (its firing bases, the
+//! front rank), `ground.<unit>`, the second target of a split fire `split.<unit>` with
+//! `split-bases.<unit>` and `split-ground.<unit>`, `no-target.<unit>` (a Swiss block with no enemy
+//! in reach) and `sack.<side>.<n>` (a looter). Each fire made from the form remembers its field
+//! ([`FormSlot`]), so that a refusal names the form's field, not `fires[i]`.
 
 use std::collections::BTreeMap;
 
@@ -267,6 +270,18 @@ pub struct Fire {
     pub force: Option<Force>,
     #[serde(default, deserialize_with = "opt_bases")]
     pub firing_bases: Option<u8>,
+    /// The end-of-turn form's fields this fire was made from; never read from JSON.
+    #[serde(skip)]
+    pub slot: Option<FormSlot>,
+}
+
+/// Which of the end-of-turn form's fields made a fire: a unit's first target (`fire.<unit>`,
+/// `bases.<unit>`, `ground.<unit>`) or its second (`split.<unit>`, `split-bases.<unit>`,
+/// `split-ground.<unit>`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FormSlot {
+    pub unit: String,
+    pub split: bool,
 }
 
 /// A Melee (an ongoing combat, or one the page resolves by itself).
@@ -312,6 +327,50 @@ pub struct EndFire {
     pub fires: Vec<Action>,
     /// Swiss Pikemen with no eligible enemy within 9" (El Gran Capitán).
     pub swiss_without_targets: Option<Vec<String>>,
+    /// What the page's form gave, unit by unit, checked as a whole before the fire is planned
+    /// (a second target needs a first, and its own bases).
+    pub form: Vec<FormFire>,
+}
+
+/// One unit's fields of the end-of-turn form, as given (absent: left out).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FormFire {
+    pub unit: String,
+    /// `fire.<unit>`: the first target.
+    pub target: Option<String>,
+    /// `bases.<unit>`: the bases firing at it (absent: all the unit's bases).
+    pub bases: Option<u8>,
+    /// `ground.<unit>`: its cover (absent: open).
+    pub ground: Option<Ground>,
+    /// `split.<unit>`: a second target, for a fire split between two.
+    pub split: Option<String>,
+    /// `split-bases.<unit>`: the bases firing at the second target.
+    pub split_bases: Option<u8>,
+    /// `split-ground.<unit>`: the second target's cover (absent: open).
+    pub split_ground: Option<Ground>,
+}
+
+impl EndFire {
+    /// The form's field behind a refusal of `fires[i]…` when fire `i` was made from the form
+    /// (`fires[2].firing_bases` → `split-bases.<unit>`); any other field as it is.
+    pub fn form_field(&self, field: &str) -> Option<String> {
+        let (i, rest) = field.strip_prefix("fires[")?.split_once(']')?;
+        let Action::Fire(Fire {
+            slot: Some(slot), ..
+        }) = self.fires.get(i.parse::<usize>().ok()?)?
+        else {
+            return None;
+        };
+        let name = match (slot.split, rest.trim_start_matches('.')) {
+            (false, "firing_bases") => "bases",
+            (false, "ground") => "ground",
+            (false, _) => "fire",
+            (true, "firing_bases") => "split-bases",
+            (true, "ground") => "split-ground",
+            (true, _) => "split",
+        };
+        Some(format!("{name}.{}", slot.unit))
+    }
 }
 
 /// Camps sacked, and the break check.
@@ -335,12 +394,19 @@ fn field<T>(
 
 impl<'de> Deserialize<'de> for EndFire {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        const ALLOWED: &str =
-            "`fires`, `swiss_without_targets`, `fire.<unit>`, `ground.<unit>`, `no-target.<unit>`";
+        const ALLOWED: &str = "`fires`, `swiss_without_targets`, `fire.<unit>`, `bases.<unit>`, \
+            `ground.<unit>`, `split.<unit>`, `split-bases.<unit>`, `split-ground.<unit>`, \
+            `no-target.<unit>`";
         let map = BTreeMap::<String, Value>::deserialize(d)?;
         let mut out = EndFire::default();
-        // Per unit: the target and the ground, in the order of the units' ids.
-        let mut targets: BTreeMap<String, (Option<String>, Option<Ground>)> = BTreeMap::new();
+        // Per unit, in the order of the units' ids: its fields as given.
+        let mut units: BTreeMap<String, FormFire> = BTreeMap::new();
+        fn of<'a>(units: &'a mut BTreeMap<String, FormFire>, id: &str) -> &'a mut FormFire {
+            units.entry(id.to_string()).or_insert_with(|| FormFire {
+                unit: id.to_string(),
+                ..FormFire::default()
+            })
+        }
         let mut swiss: Vec<String> = Vec::new();
         for (k, v) in map {
             let r = if k == "fires" {
@@ -349,20 +415,32 @@ impl<'de> Deserialize<'de> for EndFire {
                 })
             } else if k == "swiss_without_targets" {
                 field(v, |v| input::ids(v).map(|ids| swiss.extend(ids)))
-            } else if let Some(unit) = k.strip_prefix("fire.") {
+            } else if let Some(id) = k.strip_prefix("fire.") {
                 field(v, |v| {
-                    input::opt_text(v).map(|t| targets.entry(unit.to_string()).or_default().0 = t)
+                    input::opt_text(v).map(|t| of(&mut units, id).target = t)
                 })
-            } else if let Some(unit) = k.strip_prefix("ground.") {
+            } else if let Some(id) = k.strip_prefix("bases.") {
                 field(v, |v| {
-                    let g: Option<Ground> = opt_choice(v)?;
-                    targets.entry(unit.to_string()).or_default().1 = g;
-                    Ok(())
+                    input::opt_number(v).map(|n| of(&mut units, id).bases = n)
                 })
-            } else if let Some(unit) = k.strip_prefix("no-target.") {
+            } else if let Some(id) = k.strip_prefix("ground.") {
+                field(v, |v| opt_choice(v).map(|g| of(&mut units, id).ground = g))
+            } else if let Some(id) = k.strip_prefix("split.") {
+                field(v, |v| {
+                    input::opt_text(v).map(|t| of(&mut units, id).split = t)
+                })
+            } else if let Some(id) = k.strip_prefix("split-bases.") {
+                field(v, |v| {
+                    input::opt_number(v).map(|n| of(&mut units, id).split_bases = n)
+                })
+            } else if let Some(id) = k.strip_prefix("split-ground.") {
+                field(v, |v| {
+                    opt_choice(v).map(|g| of(&mut units, id).split_ground = g)
+                })
+            } else if let Some(id) = k.strip_prefix("no-target.") {
                 field(v, |v| {
                     if input::flag(v)? {
-                        swiss.push(unit.to_string());
+                        swiss.push(id.to_string());
                     }
                     Ok(())
                 })
@@ -371,16 +449,31 @@ impl<'de> Deserialize<'de> for EndFire {
             };
             r.map_err(D::Error::custom)?;
         }
-        for (unit, (target, ground)) in targets {
-            if let Some(target) = target {
-                out.fires.push(Action::Fire(Fire {
-                    actor: Some(UnitRef::Id(unit)),
-                    target: Some(UnitRef::Id(target)),
-                    ground: Some(ground.unwrap_or_default()),
-                    ..Fire::default()
-                }));
+        // A unit's first target, then its second (a split needs a first target and another
+        // one: `check_form` refuses the rest by field before anything is planned).
+        let fire = |f: &FormFire, target: &str, ground: Option<Ground>, bases, split| {
+            Action::Fire(Fire {
+                actor: Some(UnitRef::Id(f.unit.clone())),
+                target: Some(UnitRef::Id(target.to_string())),
+                ground: Some(ground.unwrap_or_default()),
+                firing_bases: bases,
+                slot: Some(FormSlot {
+                    unit: f.unit.clone(),
+                    split,
+                }),
+                ..Fire::default()
+            })
+        };
+        for f in units.values() {
+            if let Some(target) = &f.target {
+                out.fires.push(fire(f, target, f.ground, f.bases, false));
+                if let Some(second) = f.split.as_ref().filter(|s| *s != target) {
+                    out.fires
+                        .push(fire(f, second, f.split_ground, f.split_bases, true));
+                }
             }
         }
+        out.form = units.into_values().collect();
         out.swiss_without_targets = (!swiss.is_empty()).then_some(swiss);
         Ok(out)
     }
@@ -650,6 +743,60 @@ mod tests {
         ] {
             assert_eq!(read(json!({"action": old})).unwrap().kind(), kind, "{old}");
         }
+    }
+
+    /// A unit's bases and a second target from the form (issue 17, item 9) read into the
+    /// same fires as the list, and a refusal of each fire names the form's field it came from.
+    #[test]
+    fn a_split_fire_reads_from_the_forms_fields_each_fire_with_its_field() {
+        let fire = |a: &str, t: &str, bases: u8, ground: &str| json!({"action": "fire", "actor": a, "target": t, "firing_bases": bases, "ground": ground});
+        let listed = read(json!({"action": "end-fire", "fires": [
+            fire("a", "x", 2, "open"), fire("a", "y", 1, "rough"), fire("b", "y", 3, "open")]}))
+        .unwrap()
+        .request();
+        let sent = json!({"action": "end-fire", "fire.a": "x", "bases.a": "2", "split.a": "y",
+            "split-bases.a": 1, "split-ground.a": "rough", "fire.b": "y", "bases.b": 3,
+            "ground.b": "open", "split.b": ""});
+        assert_eq!(read(sent.clone()).unwrap().request(), listed);
+        let Action::EndFire(end) = read(sent).unwrap() else {
+            panic!("end-fire");
+        };
+        for (field, form) in [
+            ("fires[0].firing_bases", "bases.a"),
+            ("fires[0].ground", "ground.a"),
+            ("fires[0].actor", "fire.a"),
+            ("fires[1].firing_bases", "split-bases.a"),
+            ("fires[1].ground", "split-ground.a"),
+            ("fires[1].target", "split.a"),
+            ("fires[1]", "split.a"),
+            ("fires[2].target", "fire.b"),
+        ] {
+            assert_eq!(end.form_field(field).as_deref(), Some(form), "{field}");
+        }
+        assert_eq!(end.form_field("fires[3].target"), None);
+        assert_eq!(end.form.len(), 2);
+        // The list's own fires keep their place.
+        let Action::EndFire(end) = read(json!({"action": "end-fire",
+            "fires": [fire("c", "x", 1, "open")], "fire.a": "x"}))
+        .unwrap() else {
+            panic!("end-fire");
+        };
+        assert_eq!(end.form_field("fires[0].firing_bases"), None);
+        assert_eq!(
+            end.form_field("fires[1].firing_bases").as_deref(),
+            Some("bases.a")
+        );
+        // A number that cannot be read is refused at its field.
+        for bad in ["bases.a", "split-bases.a"] {
+            let r = read(json!({"action": "end-fire", "fire.a": "x", "split.a": "y", bad: "two"}))
+                .unwrap_err();
+            assert_eq!(
+                (r.code.as_str(), r.field.as_deref()),
+                ("bad-field", Some(bad))
+            );
+        }
+        let r = read(json!({"action": "end-fire", "split-ground.a": "swamp"})).unwrap_err();
+        assert_eq!(r.field.as_deref(), Some("split-ground.a"), "{r:?}");
     }
 
     #[test]

@@ -683,7 +683,9 @@ fn unit_fields(e: &AppEngine, st: &GameState, side: Option<&str>, kind: &str) ->
 }
 
 /// The simultaneous fire: the Swiss with no enemy in reach (El Gran Capitán), then each unit
-/// that may fire, its target and the target's cover.
+/// that may fire, its target, its firing bases (the front rank: all of them at first), shown once
+/// a target is chosen, and one tap away the target's cover and a second target to split the
+/// fire between, with its own bases and cover (a unit of one base cannot split).
 fn end_fire_fields(e: &AppEngine, st: &GameState) -> Vec<FormField> {
     let mut f = Vec::new();
     if e.egc {
@@ -695,26 +697,42 @@ fn end_fire_fields(e: &AppEngine, st: &GameState) -> Vec<FormField> {
         }
     }
     for u in shooters(e, st) {
-        let targets = st
+        let targets: Vec<Choice> = st
             .units
             .values()
             .filter(|t| t.side != u.side && !t.destroyed)
             .map(|t| Choice::new(t.id.clone(), t.name.clone()))
             .collect();
-        f.push(FormField::choice(
-            &format!("fire.{}", u.id),
-            &msg(keys::APP_DRIVEN_FIELD_FIRES, &[("unit", &u.name)]),
-            targets,
-            true,
-        ));
+        let ids: Vec<String> = targets.iter().map(|c| c.value.clone()).collect();
+        let name =
+            |key: &str, field: &str| (format!("{field}.{}", u.id), msg(key, &[("unit", &u.name)]));
+        let bases = i64::from(u.bases.saturating_sub(u.lost));
+        let (fire, label) = name(keys::APP_DRIVEN_FIELD_FIRES, "fire");
+        f.push(FormField::choice(&fire, &label, targets.clone(), true));
+        if !ids.is_empty() {
+            let (field, label) = name(keys::APP_DRIVEN_FIELD_FIRE_BASES, "bases");
+            f.push(
+                FormField::number(&field, &label, 1, bases, bases).only_when(&fire, ids.clone()),
+            );
+        }
+        let (field, label) = name(keys::APP_DRIVEN_FIELD_FIRE_GROUND, "ground");
+        f.push(FormField::choice(&field, &label, ground_choices(false), false).more());
+        if bases < 2 || ids.is_empty() {
+            continue;
+        }
+        let (split, label) = name(keys::APP_DRIVEN_FIELD_SPLIT, "split");
+        f.push(FormField::choice(&split, &label, targets, true).more());
+        let (field, label) = name(keys::APP_DRIVEN_FIELD_SPLIT_BASES, "split-bases");
         f.push(
-            FormField::choice(
-                &format!("ground.{}", u.id),
-                &msg(keys::APP_DRIVEN_FIELD_FIRE_GROUND, &[("unit", &u.name)]),
-                ground_choices(false),
-                false,
-            )
-            .more(),
+            FormField::number(&field, &label, 1, bases - 1, 1)
+                .only_when(&split, ids.clone())
+                .more(),
+        );
+        let (field, label) = name(keys::APP_DRIVEN_FIELD_SPLIT_GROUND, "split-ground");
+        f.push(
+            FormField::choice(&field, &label, ground_choices(false), false)
+                .only_when(&split, ids)
+                .more(),
         );
     }
     f
@@ -976,6 +994,344 @@ mod tests {
         assert!(forms(&e, &st, Some(&st.sides[0].id))
             .iter()
             .all(|f| f.action != "end-fire" && f.action != "end-turn"));
+    }
+
+    /// Agincourt at the end of turn 1: the end-of-turn form, one shooter of 4 bases and two of
+    /// its targets.
+    fn end_of_turn_1() -> (
+        AppEngine,
+        GameState,
+        &'static str,
+        &'static str,
+        &'static str,
+    ) {
+        let (e, mut st) = engine("bloody-dismal-fight", "agincourt-1415");
+        act(&e, &mut st, json!({"action": "end-initiatives"}));
+        let u = "english-archers-right-outer";
+        assert_eq!(st.units[u].bases, 4);
+        (
+            e,
+            st,
+            u,
+            "french-vanguard-constable",
+            "french-vanguard-boucicaut",
+        )
+    }
+
+    fn end_fire_form(e: &AppEngine, st: &GameState) -> ActionForm {
+        forms(e, st, None)
+            .into_iter()
+            .find(|f| f.action == "end-fire")
+            .expect("end-fire")
+    }
+
+    /// The action the page sends: the fields in `set` as given, every other as drawn (a choice
+    /// its first option, an optional one left out, a number its value, a tick box left out), and
+    /// a field shown only for some values of another left out when that one holds none of them.
+    fn as_sent(form: &ActionForm, set: &[(&str, Value)]) -> Value {
+        let mut a = json!({"action": form.action});
+        for f in &form.fields {
+            let given = set
+                .iter()
+                .find(|(n, _)| *n == f.name)
+                .map(|(_, v)| v.clone());
+            let drawn = match &f.kind {
+                FieldKind::Choice { options, optional } if !optional => {
+                    Some(json!(options[0].value))
+                }
+                FieldKind::Number { value, .. } => Some(json!(value)),
+                _ => None,
+            };
+            if let Some(v) = given.or(drawn) {
+                a[&f.name] = v;
+            }
+        }
+        for f in &form.fields {
+            let Some(with) = &f.only_with else { continue };
+            let by = a.get(with).and_then(Value::as_str).map(str::to_string);
+            if !by.is_some_and(|b| f.only_for.contains(&b)) {
+                a.as_object_mut().expect("object").remove(&f.name);
+            }
+        }
+        a
+    }
+
+    /// Every outcome of an action with its chance: resolution, effects and facets.
+    fn outcomes(e: &AppEngine, st: &GameState, a: &Value) -> Vec<(String, f64)> {
+        let a = read_action(a).expect("read");
+        let plan = e.plan(st, &a).expect("plan");
+        plan.exact(|o| format!("{:?}", (&o.resolution, &o.effects, &o.facets)))
+            .outcomes
+            .into_iter()
+            .collect()
+    }
+
+    /// Issue 17, item 9: per shooter, its firing bases (the front rank, all its bases at first)
+    /// once a target is chosen, and one tap away a second target with its own bases and cover.
+    #[test]
+    fn each_shooter_has_its_firing_bases_and_may_split_its_fire() {
+        let (e, mut st, u, _, _) = end_of_turn_1();
+        st.units.get_mut(u).expect("unit").lost = 1;
+        let one = "english-archers-right-inner";
+        st.units.get_mut(one).expect("unit").lost = 3;
+        let form = end_fire_form(&e, &st);
+        let field = |name: String| {
+            form.fields
+                .iter()
+                .find(|f| f.name == name)
+                .unwrap_or_else(|| panic!("{name}"))
+        };
+        let fire = field(format!("fire.{u}"));
+        let FieldKind::Choice { options, .. } = &fire.kind else {
+            panic!("a choice");
+        };
+        let targets: Vec<String> = options.iter().map(|o| o.value.clone()).collect();
+        let bases = field(format!("bases.{u}"));
+        assert_eq!(
+            bases.kind,
+            FieldKind::Number {
+                min: 1,
+                max: 3,
+                value: 3
+            },
+            "1 to the bases it has left, all of them at first"
+        );
+        assert_eq!(
+            (bases.only_with.clone(), &bases.only_for, bases.more),
+            (Some(fire.name.clone()), &targets, false)
+        );
+        let split = field(format!("split.{u}"));
+        assert_eq!(
+            split.kind,
+            FieldKind::Choice {
+                options: options.clone(),
+                optional: true
+            }
+        );
+        assert!(split.more && split.only_with.is_none());
+        let split_bases = field(format!("split-bases.{u}"));
+        assert_eq!(
+            split_bases.kind,
+            FieldKind::Number {
+                min: 1,
+                max: 2,
+                value: 1
+            }
+        );
+        let split_ground = field(format!("split-ground.{u}"));
+        for f in [split_bases, split_ground] {
+            assert!(f.more, "{}", f.name);
+            assert_eq!(
+                (f.only_with.clone(), &f.only_for),
+                (Some(split.name.clone()), &targets),
+                "{}",
+                f.name
+            );
+        }
+        // A unit with one base left fires it at one target.
+        assert_eq!(
+            field(format!("bases.{one}")).kind,
+            FieldKind::Number {
+                min: 1,
+                max: 1,
+                value: 1
+            }
+        );
+        assert!(form
+            .fields
+            .iter()
+            .all(|f| !f.name.starts_with("split") || !f.name.ends_with(one)));
+        // Every label is a message in both languages.
+        for f in &form.fields {
+            assert_ne!(
+                localize(Lang::En, &f.label),
+                localize(Lang::It, &f.label),
+                "{}",
+                f.name
+            );
+        }
+    }
+
+    /// Nothing touched but the target: the page sends the unit's bases (all of them) with the
+    /// open ground, and the fire comes out exactly as the form's action did before it asked for
+    /// bases (the target and the ground only). Nothing touched at all: no unit fires.
+    #[test]
+    fn the_forms_defaults_fire_as_the_end_fire_did_before() {
+        let (e, st, u, x, _) = end_of_turn_1();
+        let form = end_fire_form(&e, &st);
+        let a = as_sent(&form, &[(&format!("fire.{u}"), json!(x))]);
+        assert_eq!(a[format!("bases.{u}")], json!(4), "{a}");
+        assert!(
+            a.as_object()
+                .expect("object")
+                .keys()
+                .all(|k| !k.starts_with("split") && (!k.starts_with("bases.") || k.ends_with(u))),
+            "no split, and no bases for a unit that holds its fire: {a}"
+        );
+        let before =
+            json!({"action": "end-fire", format!("fire.{u}"): x, format!("ground.{u}"): "open"});
+        let now = outcomes(&e, &st, &a);
+        assert!(now.len() > 1, "the fire rolls");
+        assert_eq!(now, outcomes(&e, &st, &before));
+        let untouched = as_sent(&form, &[]);
+        assert!(
+            untouched
+                .as_object()
+                .expect("object")
+                .keys()
+                .all(|k| !k.starts_with("bases.") && !k.starts_with("split")),
+            "{untouched}"
+        );
+        assert_eq!(
+            outcomes(&e, &st, &untouched),
+            outcomes(&e, &st, &json!({"action": "end-fire"}))
+        );
+    }
+
+    /// A split from the form is two fires with their bases and covers, and its odds come target
+    /// by target: each target's are those of the fire at it alone.
+    #[test]
+    fn a_split_fire_reads_from_the_form_and_its_odds_come_target_by_target() {
+        let (e, st, u, x, y) = end_of_turn_1();
+        let form = end_fire_form(&e, &st);
+        let a = as_sent(
+            &form,
+            &[
+                (&format!("fire.{u}"), json!(x)),
+                (&format!("bases.{u}"), json!(3)),
+                (&format!("split.{u}"), json!(y)),
+                (&format!("split-bases.{u}"), json!(1)),
+                (&format!("split-ground.{u}"), json!("rough")),
+            ],
+        );
+        let fire = |t: &str, bases: u8, ground: &str| json!({"action": "fire", "actor": u, "target": t, "firing_bases": bases, "ground": ground});
+        let listed =
+            json!({"action": "end-fire", "fires": [fire(x, 3, "open"), fire(y, 1, "rough")]});
+        let action: super::super::action::Action = read_action(&a).expect("read");
+        let request = |v: &Value| {
+            read_action::<super::super::action::Action>(v)
+                .expect("read")
+                .request()
+        };
+        assert_eq!(action.request(), request(&listed), "{a}");
+        assert!(e.plan(&st, &action).is_ok());
+        let parts = e.odds_parts(&st, &action);
+        assert_eq!(parts.len(), 2, "one per target");
+        let facets = |a: &super::super::action::Action| {
+            e.plan(&st, a)
+                .expect("plan")
+                .exact(|o| o.facets.clone())
+                .outcomes
+        };
+        let of_parts: Vec<_> = parts.iter().map(facets).collect();
+        let alone = |f: Value| {
+            facets(&read_action(&json!({"action": "end-fire", "fires": [f]})).expect("read"))
+        };
+        for f in [fire(x, 3, "open"), fire(y, 1, "rough")] {
+            assert!(of_parts.contains(&alone(f.clone())), "{f}: {of_parts:?}");
+        }
+        // The bases reach the odds: three bases at the first target are not four.
+        assert!(!of_parts.contains(&alone(fire(x, 4, "open"))));
+    }
+
+    /// A split that does not add up is refused at the form's field that is wrong, in both
+    /// languages; the API's list keeps naming `fires[i]`.
+    #[test]
+    fn a_split_that_does_not_add_up_is_refused_at_the_forms_field() {
+        let (e, st, u, x, y) = end_of_turn_1();
+        let f = |name: &str| format!("{name}.{u}");
+        let cases: Vec<(Value, &str, String)> = vec![
+            (
+                json!({f("fire"): x, f("split"): y, f("split-bases"): 1}),
+                "bad-firing-bases",
+                f("split-bases"),
+            ),
+            (
+                json!({f("fire"): x, f("bases"): 3, f("split"): y, f("split-bases"): 2}),
+                "bad-firing-bases",
+                f("split-bases"),
+            ),
+            (
+                json!({f("fire"): x, f("bases"): 5}),
+                "bad-firing-bases",
+                f("bases"),
+            ),
+            (
+                json!({f("fire"): x, f("bases"): 0}),
+                "bad-firing-bases",
+                f("bases"),
+            ),
+            (
+                json!({f("fire"): x, f("bases"): 2, f("split"): x, f("split-bases"): 2}),
+                "duplicate-fire",
+                f("split"),
+            ),
+            (
+                json!({f("fire"): x, f("bases"): 2, f("split-bases"): 2}),
+                "field-not-used",
+                f("split-bases"),
+            ),
+            (
+                json!({f("fire"): x, f("split-ground"): "rough"}),
+                "field-not-used",
+                f("split-ground"),
+            ),
+            (
+                json!({f("fire"): x, f("bases"): 2, f("split"): y}),
+                "missing-field",
+                f("split-bases"),
+            ),
+            (json!({f("bases"): 2}), "field-not-used", f("bases")),
+            (
+                json!({f("split"): y, f("split-bases"): 1}),
+                "field-not-used",
+                f("split"),
+            ),
+            (
+                json!({f("fire"): x, f("bases"): 2, f("split"): "nobody", f("split-bases"): 1}),
+                "unknown-unit",
+                f("split"),
+            ),
+        ];
+        for (fields, code, field) in cases {
+            let mut a = fields.clone();
+            a["action"] = json!("end-fire");
+            let r = e
+                .plan(&st, &read_action(&a).expect("read"))
+                .err()
+                .unwrap_or_else(|| panic!("{a} is refused"));
+            assert_eq!(
+                (r.code.as_str(), r.field.as_deref()),
+                (code, Some(field.as_str())),
+                "{a}: {r:?}"
+            );
+            if code == "unknown-unit" {
+                continue; // (its text is not a message yet)
+            }
+            let (en, it) = (
+                localize(Lang::En, &r.message),
+                localize(Lang::It, &r.message),
+            );
+            assert!(
+                en != it && !en.contains('\u{27e6}') && !it.contains('\u{27e6}'),
+                "{en} / {it}"
+            );
+        }
+        let fire = |t: &str, bases: u8| json!({"action": "fire", "actor": u, "target": t, "firing_bases": bases});
+        let listed = json!({"action": "end-fire", "fires": [fire(x, 3), fire(y, 2)]});
+        let r = e
+            .plan(&st, &read_action(&listed).expect("read"))
+            .err()
+            .expect("refused");
+        assert_eq!(
+            (r.code.as_str(), r.field.as_deref()),
+            ("bad-firing-bases", Some("fires[1].firing_bases"))
+        );
+        assert!(
+            localize(Lang::En, &r.message).contains("3 of them already fire"),
+            "{}",
+            localize(Lang::En, &r.message)
+        );
     }
 
     #[test]

@@ -7,6 +7,7 @@ use tercio_i18n::{keys, msg};
 
 use tercio_core::Plan;
 
+use super::action::FormFire;
 use super::actions::{self, Ctx};
 use super::fold::apply_effect;
 use super::game::{break_points, not_now, rej, swiss_to_charge};
@@ -111,9 +112,11 @@ pub(super) fn end_fire(
             ));
         }
         // A unit may split its fire between targets, base by base, but no base fires twice.
+        // (A single fire's own bases, 1 to the unit's, are checked with the fire.)
+        let left = u32::from(u.bases.saturating_sub(u.lost));
         let used = bases_used.entry(id.clone()).or_default();
-        *used += u32::from(f.firing_bases.unwrap_or(u.bases - u.lost));
-        if *used > u32::from(u.bases - u.lost) {
+        let firing = f.firing_bases.map_or(left, u32::from);
+        if *used > 0 && *used + firing > left {
             return Err(rej(
                 "bad-firing-bases",
                 Some(&format!("fires[{i}].firing_bases")),
@@ -121,11 +124,14 @@ pub(super) fn end_fire(
                     keys::APP_DRIVEN_REJECT_FIRE_BASES_ONCE,
                     &[
                         ("unit", &u.name),
-                        ("bases", &(u.bases - u.lost).to_string()),
+                        ("bases", &left.to_string()),
+                        ("used", &used.to_string()),
+                        ("firing", &firing.to_string()),
                     ],
                 ),
             ));
         }
+        *used += firing;
         if !seen.insert((id.clone(), format!("{:?}", f.target))) {
             return Err(rej(
                 "duplicate-fire",
@@ -153,6 +159,66 @@ pub(super) fn end_fire(
     }
     let st = st.clone();
     Ok(plan.map(move |parts| combine_simultaneous(&st, parts)))
+}
+
+/// The end-of-turn form's fields, unit by unit, as a whole: a unit's bases and second target
+/// need its first target, the second target is another unit and comes with its own bases, and
+/// the second target's fields need it. Each refusal names the form's field.
+pub(super) fn check_form(form: &[FormFire], st: &GameState) -> Result<(), Rejection> {
+    for f in form {
+        let name = st.units.get(&f.unit).map_or_else(
+            || tercio_i18n::plain(&f.unit).into_owned(),
+            |u| u.name.clone(),
+        );
+        let field = |prefix: &str| format!("{prefix}.{}", f.unit);
+        let not_used = |prefix: &str, key: &str| {
+            Err(rej(
+                "field-not-used",
+                Some(&field(prefix)),
+                msg(key, &[("unit", &name)]),
+            ))
+        };
+        let Some(target) = &f.target else {
+            if f.bases.is_some() {
+                return not_used("bases", keys::APP_DRIVEN_REJECT_FIRE_NEEDS_TARGET);
+            }
+            if f.split.is_some() {
+                return not_used("split", keys::APP_DRIVEN_REJECT_FIRE_NEEDS_TARGET);
+            }
+            continue;
+        };
+        match &f.split {
+            Some(second) if second == target => {
+                return Err(rej(
+                    "duplicate-fire",
+                    Some(&field("split")),
+                    msg(
+                        keys::APP_DRIVEN_REJECT_SPLIT_SAME_TARGET,
+                        &[("unit", &name)],
+                    ),
+                ));
+            }
+            Some(_) if f.split_bases.is_none() => {
+                return Err(rej(
+                    "missing-field",
+                    Some(&field("split-bases")),
+                    msg(
+                        keys::APP_DRIVEN_REJECT_SPLIT_NEEDS_BASES,
+                        &[("unit", &name)],
+                    ),
+                ));
+            }
+            Some(_) => {}
+            None if f.split_bases.is_some() => {
+                return not_used("split-bases", keys::APP_DRIVEN_REJECT_SPLIT_NEEDS_TARGET);
+            }
+            None if f.split_ground.is_some() => {
+                return not_used("split-ground", keys::APP_DRIVEN_REJECT_SPLIT_NEEDS_TARGET);
+            }
+            None => {}
+        }
+    }
+    Ok(())
 }
 
 /// The rung of a unit on the status ladder: OK 0, Disordered 1, Demoralized 2, then one per base.

@@ -374,7 +374,21 @@ impl Rules for AppEngine {
     ) -> Result<Plan<Outcome<Vec<Effect>>>, Rejection> {
         let req = action.request();
         let kind = req.action;
-        let plan = game::plan(&self.charts, self.egc, st, &req)?;
+        // The end-of-turn form's fields are checked as a whole, and a refusal of a fire made
+        // from them names the form's field, not `fires[i]`.
+        let end_fire = match action {
+            Action::EndFire(e) => Some(e),
+            _ => None,
+        };
+        if let Some(e) = end_fire {
+            end_of_turn::check_form(&e.form, st)?;
+        }
+        let plan = game::plan(&self.charts, self.egc, st, &req).map_err(|mut r| {
+            if let Some(f) = end_fire.and_then(|e| e.form_field(r.field.as_deref()?)) {
+                r.field = Some(f);
+            }
+            r
+        })?;
         Ok(plan.map(move |acc| finish(kind, acc)))
     }
 
@@ -438,6 +452,8 @@ impl Rules for AppEngine {
                         .cloned()
                         .collect(),
                     swiss_without_targets: end.swiss_without_targets.clone(),
+                    // Checked as a whole in every part; each fire keeps its form field.
+                    form: end.form.clone(),
                 })
             })
             .collect()
