@@ -433,27 +433,48 @@ fn odds_of_many_simultaneous_fires_are_refused_not_hung() {
         at(archers[0], x), at(archers[1], x), at(archers[2], y), at(archers[3], y)]});
     let r = s.post(&format!("/api/s/{id}/odds"), &split);
     assert_eq!(r.status, 200, "{}", r.body);
-    let facets = r.json()["facets"].as_array().cloned().unwrap_or_default();
-    let mut parts = 0;
-    for (target, fires) in [(x, [archers[0], archers[1]]), (y, [archers[2], archers[3]])] {
-        let alone = s.post(
-            &format!("/api/s/{id}/odds"),
-            &json!({"action": "end-fire", "fires": fires.map(|a| at(a, target))}),
-        );
+    facets_are_the_targets_own(
+        &s,
+        &id,
+        &r,
+        [(x, [archers[0], archers[1]]), (y, [archers[2], archers[3]])].map(|(t, fires)| {
+            (
+                t,
+                json!({"action": "end-fire", "fires": fires.map(|a| at(a, t))}),
+            )
+        }),
+    );
+}
+
+/// The odds of a fire split between targets (`whole`, answered) are each target's own: every
+/// facet of the whole is one of the facets of the fires at one target alone (`parts`, asked).
+fn facets_are_the_targets_own<const N: usize>(
+    s: &Server,
+    id: &str,
+    whole: &Reply,
+    parts: [(&str, Value); N],
+) {
+    let facets = whole.json()["facets"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let mut count = 0;
+    for (target, alone) in parts {
+        let alone = s.post(&format!("/api/s/{id}/odds"), &alone);
         assert_eq!(alone.status, 200, "{}", alone.body);
         let own = alone.json()["facets"]
             .as_array()
             .cloned()
             .unwrap_or_default();
         assert!(!own.is_empty());
-        parts += own.len();
+        count += own.len();
         for f in &own {
             assert!(facets.contains(f), "{target}: {f} not among {facets:?}");
         }
     }
     assert_eq!(
         facets.len(),
-        parts,
+        count,
         "every facet is one target's: {facets:?}"
     );
 }
@@ -479,29 +500,17 @@ fn a_split_fire_from_the_form_has_its_odds_per_target_and_its_refusal_at_its_fie
     };
     let r = s.post(&format!("/api/s/{id}/odds"), &form(3, 1));
     assert_eq!(r.status, 200, "{}", r.body);
-    let facets = r.json()["facets"].as_array().cloned().unwrap_or_default();
-    let mut parts = 0;
-    for (target, bases) in [(x, 3), (y, 1)] {
-        let alone = s.post(
-            &format!("/api/s/{id}/odds"),
-            &json!({"action": "end-fire", "fires": [{"action": "fire", "actor": u,
-                "target": target, "firing_bases": bases}]}),
-        );
-        assert_eq!(alone.status, 200, "{}", alone.body);
-        let own = alone.json()["facets"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default();
-        assert!(!own.is_empty());
-        parts += own.len();
-        for f in &own {
-            assert!(facets.contains(f), "{target}: {f} not among {facets:?}");
-        }
-    }
-    assert_eq!(
-        facets.len(),
-        parts,
-        "every facet is one target's: {facets:?}"
+    facets_are_the_targets_own(
+        &s,
+        &id,
+        &r,
+        [(x, 3), (y, 1)].map(|(target, bases)| {
+            (
+                target,
+                json!({"action": "end-fire", "fires": [{"action": "fire", "actor": u,
+                    "target": target, "firing_bases": bases}]}),
+            )
+        }),
     );
     // Four bases at the first target and one more at the second: refused, at the second's bases.
     for path in ["odds", "actions"] {

@@ -683,9 +683,10 @@ fn unit_fields(e: &AppEngine, st: &GameState, side: Option<&str>, kind: &str) ->
 }
 
 /// The simultaneous fire: the Swiss with no enemy in reach (El Gran Capitán), then each unit
-/// that may fire, its target, its firing bases (the front rank: all of them at first), shown once
-/// a target is chosen, and one tap away the target's cover and a second target to split the
-/// fire between, with its own bases and cover (a unit of one base cannot split).
+/// that may fire and its target; one tap away (so that a dozen shooters fit a phone), its firing
+/// bases (the front rank: all of them at first), shown once a target is chosen, the target's
+/// cover, and a second target to split the fire between, with its own bases and cover (a unit of
+/// one base cannot split).
 fn end_fire_fields(e: &AppEngine, st: &GameState) -> Vec<FormField> {
     let mut f = Vec::new();
     if e.egc {
@@ -712,7 +713,9 @@ fn end_fire_fields(e: &AppEngine, st: &GameState) -> Vec<FormField> {
         if !ids.is_empty() {
             let (field, label) = name(keys::APP_DRIVEN_FIELD_FIRE_BASES, "bases");
             f.push(
-                FormField::number(&field, &label, 1, bases, bases).only_when(&fire, ids.clone()),
+                FormField::number(&field, &label, 1, bases, bases)
+                    .only_when(&fire, ids.clone())
+                    .more(),
             );
         }
         let (field, label) = name(keys::APP_DRIVEN_FIELD_FIRE_GROUND, "ground");
@@ -1098,7 +1101,7 @@ mod tests {
         );
         assert_eq!(
             (bases.only_with.clone(), &bases.only_for, bases.more),
-            (Some(fire.name.clone()), &targets, false)
+            (Some(fire.name.clone()), &targets, true)
         );
         let split = field(format!("split.{u}"));
         assert_eq!(
