@@ -43,6 +43,17 @@ pub struct Resolution {
     pub steps: Vec<Step>,
 }
 
+/// A modifier as its rule says it, then its value when it has one ("taken in flank/rear (-2)");
+/// a modifier of 0 only says what counted ("3 bases in the front rank at 2 dice each"). The page
+/// writes the same (`pages/seat.rs`, `game.js`).
+pub fn modifier_text(name: &str, value: i32) -> String {
+    if value == 0 {
+        name.to_string()
+    } else {
+        format!("{name} ({value:+})")
+    }
+}
+
 impl Resolution {
     /// A plain-text rendering for the command line.
     pub fn render(&self) -> String {
@@ -60,10 +71,9 @@ impl Resolution {
             }
             for m in &step.modifiers {
                 s.push_str(&format!(
-                    "    {:<9} {:+} {}  [{}]\n",
+                    "    {:<9} {}  [{}]\n",
                     format!("{}:", m.side),
-                    m.value,
-                    m.name,
+                    modifier_text(&m.name, m.value),
                     m.source
                 ));
             }

@@ -14,6 +14,6 @@ pub mod plan;
 pub mod stats;
 
 pub use dice::{DiceStream, Die, Draw};
-pub use explain::{Modifier, Resolution, RolledDie, Step};
+pub use explain::{modifier_text, Modifier, Resolution, RolledDie, Step};
 pub use log::{EventLog, LogEntry, Signed};
 pub use plan::{Depends, Distribution, FaceClasses, Plan};

@@ -94,14 +94,20 @@ fn flatten(
     }
 }
 
-/// The placeholders of a text: `{name}` with name made of letters, digits and '_'.
+/// The placeholders of a text: `{name}` (or an inline plural `{name|one|other}`) with name made
+/// of letters, digits and '_'.
 pub fn placeholders(text: &str) -> BTreeSet<String> {
     let mut set = BTreeSet::new();
     let mut rest = text;
     while let Some(i) = rest.find('{') {
         rest = &rest[i + 1..];
         if let Some(j) = rest.find('}') {
-            let name = &rest[..j];
+            // An inline plural, `{name|one|other}`, uses its number `name`.
+            let inner = &rest[..j];
+            let name = match inner.split('|').collect::<Vec<_>>()[..] {
+                [name, _, _] => name,
+                _ => inner,
+            };
             if !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
                 set.insert(name.to_string());
                 rest = &rest[j + 1..];

@@ -7,7 +7,9 @@
 //!   key does not compile.
 //! - **[`t`]** renders a key in a language with named arguments (`{name}` in the text). A key
 //!   with `.one` and `.other` children is a plural: render the parent key with a `count`
-//!   argument (1 chooses `one`, anything else `other`, in both languages).
+//!   argument (1 chooses `one`, anything else `other`, in both languages). Inside a text,
+//!   `{name|one|other}` is the word that goes with the argument `name` the same way ("{bases}
+//!   {bases|base|bases}"), for a sentence with more than one count.
 //! - **Language-neutral messages.** A rules engine or the event log cannot know who will read
 //!   its text, so it carries [`msg`] markers inside plain strings: `⟦key|name=value|…⟧`. Every
 //!   viewer renders them with [`localize`] (or [`localize_json`]) in their own language; text
@@ -158,7 +160,8 @@ pub fn placeholders(text: &str) -> Vec<&str> {
     while let Some(i) = rest.find('{') {
         rest = &rest[i + 1..];
         if let Some(j) = rest.find('}') {
-            let name = &rest[..j];
+            let inner = &rest[..j];
+            let name = inline_plural(inner).map_or(inner, |p| p.0);
             if is_name(name) {
                 if !out.contains(&name) {
                     out.push(name);
@@ -175,6 +178,15 @@ fn is_key(s: &str) -> bool {
     !s.is_empty()
         && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+}
+
+/// An inline plural's parts, `name|one|other` (inside its braces): the number's name and its two
+/// words.
+fn inline_plural(s: &str) -> Option<(&str, &str, &str)> {
+    let mut parts = s.split('|');
+    let (name, one, other) = (parts.next()?, parts.next()?, parts.next()?);
+    (parts.next().is_none() && is_name(name) && !one.contains('{') && !other.contains('{'))
+        .then_some((name, one, other))
 }
 
 fn is_name(s: &str) -> bool {
@@ -210,6 +222,15 @@ fn fill(text: &str, args: &[(&str, &str)]) -> String {
                         out.push('}');
                     }
                 }
+                rest = &after[j + 1..];
+            }
+            // `{name|one|other}`: the word that goes with the number `name` (a sentence with two
+            // counts in it: "3 bases at 2 dice each").
+            Some(j) if inline_plural(&after[..j]).is_some() => {
+                let (name, one, other) = inline_plural(&after[..j]).unwrap_or_default();
+                let n = args.iter().find(|(n, _)| *n == name).map(|a| a.1);
+                let n = n.and_then(|v| v.trim().replace(',', ".").parse::<f64>().ok());
+                out.push_str(if n == Some(1.0) { one } else { other });
                 rest = &after[j + 1..];
             }
             _ => {

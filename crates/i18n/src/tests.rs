@@ -83,6 +83,29 @@ fn fill_leaves_braces_that_are_not_placeholders() {
 }
 
 #[test]
+fn an_inline_plural_takes_the_word_of_its_own_number() {
+    let text = "{bases} {bases|base|bases} at {per} {per|die|dice} each";
+    assert_eq!(
+        fill(text, &[("bases", "1"), ("per", "2")]),
+        "1 base at 2 dice each"
+    );
+    assert_eq!(
+        fill(text, &[("bases", "3"), ("per", "1")]),
+        "3 bases at 1 die each"
+    );
+    // Without its number: the other word. Not three parts: braces as written.
+    assert_eq!(fill("{n|a|b}", &[]), "b");
+    assert_eq!(fill("{n|a}", &[("n", "1")]), "{n|a}");
+    assert_eq!(placeholders(text), vec!["bases", "per"]);
+    assert_eq!(
+        crate::check::placeholders(text)
+            .into_iter()
+            .collect::<Vec<_>>(),
+        vec!["bases".to_string(), "per".to_string()]
+    );
+}
+
+#[test]
 fn plurals_choose_one_for_one_and_other_for_anything_else() {
     let ev = |lang, n: &str| t(lang, keys::WEB_GAMES_EVENTS, &[("count", n)]);
     assert_eq!(ev(Lang::It, "1"), "1 evento");

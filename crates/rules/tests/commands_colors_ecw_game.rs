@@ -1984,7 +1984,7 @@ fn decision_18_veteran_dragoons_halve_then_add() {
     assert_eq!(
         mods,
         vec![
-            ("base: half of 3 blocks, rounded up".to_string(), 2),
+            ("half of 3 blocks, rounded up".to_string(), 2),
             ("veteran".to_string(), 1)
         ]
     );

@@ -131,7 +131,9 @@
       for (const g of diceGroups(st.dice || [])) {
         s += `  ${plural("dice_group", g.faces.length, { label: g.label || st.title, count: g.faces.length, sides: g.sides === 6 ? "" : ` (d${g.sides})`, faces: g.faces.join(", ") })}\n`;
       }
-      for (const m of st.modifiers || []) s += `  ${m.side}: ${m.value >= 0 ? "+" : ""}${m.value} ${m.name}\n`;
+      // A modifier as its rule says it, then its value when it has one (as explain.rs's
+      // modifier_text): "Target: taken in flank/rear (-2)", "Attacker: 3 bases in the front rank".
+      for (const m of st.modifiers || []) s += `  ${m.side}: ${m.name}${m.value ? ` (${m.value > 0 ? "+" : ""}${m.value})` : ""}\n`;
       if (st.totals && st.totals.length) s += `  ${tr("totals")} ${st.totals.map((t) => `${t[0]} ${t[1]}`).join(", ")}\n`;
       s += `  → ${st.result}\n`;
     }

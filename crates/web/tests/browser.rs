@@ -1193,14 +1193,29 @@ fn an_italian_game_master_draws_a_card_and_fires_with_the_odds_in_chromium() {
         result.lines().any(|l| l.contains(": 3 dadi → ")),
         "{result}"
     );
+    // Its modifier reads as a sentence, its value after it, in the box and in the log (item 14);
+    // no line starts its modifier with a value ("tiratore: +3 basi: 1, dadi per base: 3").
+    let sentence = "tiratore: 1 base a 3 dadi ciascuna (+3)";
+    let value_first = |t: &str| {
+        t.lines().any(|l| {
+            l.split_once(": ").is_some_and(|(_, r)| {
+                r.starts_with(['+', '-']) && r[1..].starts_with(|c: char| c.is_ascii_digit())
+            })
+        })
+    };
+    assert!(
+        result.contains(sentence) && !value_first(&result),
+        "{result}"
+    );
     let logged = b.wait(
         "const li = document.querySelector('#log li[data-seq=\"3\"]'); return li && li.textContent;",
         "the volley in the log",
     );
     assert!(
-        logged
-            .as_str()
-            .is_some_and(|t| t.contains("Tiro") && t.contains("Lanzichenecchi di Frundsberg")),
+        logged.as_str().is_some_and(|t| t.contains("Tiro")
+            && t.contains("Lanzichenecchi di Frundsberg")
+            && t.contains(sentence)
+            && !value_first(t)),
         "{logged}"
     );
     assert!(b.alert_text().is_none());

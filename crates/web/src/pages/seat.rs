@@ -365,10 +365,9 @@ fn render_resolution(ui: &Ui, r: &Resolution, title: &str) -> String {
         }
         for m in &step.modifiers {
             s.push_str(&format!(
-                "    {:<9} {:+} {}\n",
+                "    {:<9} {}\n",
                 format!("{}:", ui.loc(&m.side)),
-                m.value,
-                ui.loc(&m.name)
+                tercio_core::modifier_text(&ui.loc(&m.name), m.value)
             ));
         }
         if !step.totals.is_empty() {
