@@ -147,7 +147,8 @@ fn every_recorded_action_has_a_name_players_read() {
 /// Issue 17, items 6 and 15: at every step of every rule set's example game, each choice of what
 /// acts that a game master's form offers goes through when pressed as the form stands (or asks the
 /// table a question, or waits on another field), each choice it marks is refused for that choice
-/// when pressed, and a form marked refused as a whole is refused and not highlighted.
+/// when pressed (and not merely for the turn, while another choice is legal), and a form marked
+/// refused as a whole is refused and not highlighted.
 #[test]
 fn forms_mark_what_the_rules_refuse_and_offer_the_rest() {
     use tercio_rules::game::GameError;
@@ -160,16 +161,19 @@ fn forms_mark_what_the_rules_refuse_and_offer_the_rest() {
         for step in steps {
             let engine = game.engine().expect("engine");
             for f in engine.forms(&game.state, None) {
-                // Whether pressing `a` is refused for what acts (`actor`) or outright.
-                let refused_for = |a: Value, actor: Option<&str>| match game.clone().act(a) {
-                    Err(GameError::Rejected(r)) => {
-                        r.kind != RejectKind::Question
+                // How pressing `a` is refused for what acts (`actor`) or outright, if it is.
+                let refusal = |a: Value, actor: Option<&str>| match game.clone().act(a) {
+                    Err(GameError::Rejected(r))
+                        if r.kind != RejectKind::Question
                             && (r.field.is_none()
                                 || r.field.as_deref() == Some("action")
-                                || r.field.as_deref() == actor)
+                                || r.field.as_deref() == actor) =>
+                    {
+                        Some(r.kind)
                     }
-                    _ => false,
+                    _ => None,
                 };
+                let refused_for = |a: Value, actor: Option<&str>| refusal(a, actor).is_some();
                 if let Some(why) = &f.refused {
                     assert!(!f.primary, "{rules}: {} refused yet highlighted", f.action);
                     assert!(!why.is_empty());
@@ -196,7 +200,17 @@ fn forms_mark_what_the_rules_refuse_and_offer_the_rest() {
                     f.action
                 );
                 for o in options {
-                    let refused = refused_for(f.default_action(Some(&o.value)), Some(&field.name));
+                    let kind = refusal(f.default_action(Some(&o.value)), Some(&field.name));
+                    let refused = kind.is_some();
+                    // A choice whose turn will come is left out while another may act.
+                    assert!(
+                        !(legal > 0 && f.refused.is_none() && kind == Some(RejectKind::NotNow)),
+                        "{rules}: {} offers {}={} though it is not its turn ({:?})",
+                        f.action,
+                        field.name,
+                        o.value,
+                        o.refused.as_deref().map(common::en)
+                    );
                     // One reason for every choice is the form's alone.
                     assert_eq!(
                         refused,

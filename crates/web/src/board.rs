@@ -367,20 +367,32 @@ fn field_control_html(ui: &Ui, field: &FormField, id: &str) -> String {
             let resets = if field.resets { " data-resets" } else { "" };
             let mut b =
                 format!("<label>{label} <select name=\"{name}\" id=\"{id}\"{resets}>");
+            // What acts: the choices change as units act, so each carries an id and a live patch
+            // adds or removes the ones that changed rather than the whole list.
+            let oid = |v: &str| {
+                if field.resets {
+                    format!(" id=\"{id}-{:x}\"", fnv(v))
+                } else {
+                    String::new()
+                }
+            };
             if *optional {
-                b.push_str("<option value=\"\">—</option>");
+                b.push_str(&format!("<option value=\"\"{}>—</option>", oid("")));
             }
             for o in options {
-                // A choice the rules would refuse: offered disabled, with the reason.
+                // A choice the rules would refuse as the form stands: offered after the legal
+                // ones, with the reason, and still open to choose (another field may lift it).
                 match &o.refused {
                     None => b.push_str(&format!(
-                        "<option value=\"{}\">{}</option>",
+                        "<option value=\"{}\"{}>{}</option>",
                         esc(&o.value),
+                        oid(&o.value),
                         ui.e(&o.label)
                     )),
                     Some(why) => b.push_str(&format!(
-                        "<option value=\"{}\" disabled>{} — {}</option>",
+                        "<option value=\"{}\"{} class=\"refused\">{} — {}</option>",
                         esc(&o.value),
+                        oid(&o.value),
                         ui.e(&o.label),
                         ui.e(why)
                     )),

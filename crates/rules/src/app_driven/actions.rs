@@ -719,9 +719,10 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
             actor_status(ctx, req, &mut a)?;
             let touching = req.in_contact == Some(true);
             if ctx.state.is_some() && !a.in_combat && !touching {
+                // Beside the tick that would open a combat: any unit may melee one it touches.
                 return Err(rej(
                     "not-in-combat",
-                    Some("actor"),
+                    Some("in_contact"),
                     msg(
                         keys::APP_DRIVEN_REJECT_MELEE_NOT_IN_COMBAT,
                         &[

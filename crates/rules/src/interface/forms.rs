@@ -148,8 +148,8 @@ pub struct Choice {
     pub value: String,
     pub label: String,
     /// Why the action would be refused with this choice for what acts (the rules' own refusal,
-    /// found by [`mark_refusals`]): the shell offers it disabled, after the others, with the
-    /// reason. `None`: a legal choice.
+    /// found by [`mark_refusals`]): the shell offers it after the others, with the reason (still
+    /// open to choose: another field may lift the refusal). `None`: a legal choice.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refused: Option<String>,
 }
@@ -267,11 +267,13 @@ impl ActionForm {
 
 /// Mark what the rules would refuse, from the same code that resolves (issue 17, items 6 and 15):
 /// `refusal` answers for an action as [`ActionForm::default_action`] builds it. For a form with
-/// what acts ([`ActionForm::actor_field`]), each choice whose action is refused for that choice
-/// (a refusal naming that field, the action, or none) carries its reason and goes after the legal ones; when
-/// none is legal (with one reason for all, only the form carries it), or for a form without one
-/// whose action is refused outright (naming no field, or the action), the form carries the reason and is no
-/// longer the turn's highlighted step. A refusal naming
+/// what acts ([`ActionForm::actor_field`]), a choice whose action is refused for that choice (a
+/// refusal naming that field, the action, or none) is left out when the refusal is the turn's
+/// ([`super::RejectKind::NotNow`]: its turn will come) and another choice is legal; otherwise it
+/// carries its reason and goes after the legal ones. When none is legal (with one reason for all,
+/// only the form carries it), or for a form without one whose action is refused outright (naming
+/// no field, or the action), the form carries the reason and is no longer the turn's highlighted
+/// step. A refusal naming
 /// another field (a default the table changes) or a question to answer marks nothing.
 pub fn mark_refusals(
     forms: Vec<ActionForm>,
@@ -290,44 +292,57 @@ pub fn mark_refusals(
             let reason = match actor {
                 Some(name) => {
                     let fi = f.fields.iter().position(|x| x.name == name);
-                    let reasons: Vec<Option<String>> = match fi.map(|i| &f.fields[i].kind) {
-                        Some(FieldKind::Choice { options, .. }) => options
-                            .iter()
-                            .map(|o| {
-                                refusal(&f.default_action(Some(&o.value)))
-                                    .filter(|r| blocking(r, Some(&name)))
-                                    .map(|r| r.message)
-                            })
-                            .collect(),
-                        _ => Vec::new(),
-                    };
-                    // One reason for every choice (no leader has the initiative): the form's,
-                    // not repeated on each choice.
-                    let whole = match reasons.first() {
-                        Some(Some(first)) if reasons.iter().all(|r| r.is_some()) => Some((
-                            first.clone(),
-                            reasons.iter().all(|r| r.as_ref() == Some(first)),
-                        )),
-                        _ => None,
-                    };
+                    let refusals: Vec<Option<super::Rejection>> =
+                        match fi.map(|i| &f.fields[i].kind) {
+                            Some(FieldKind::Choice { options, .. }) => options
+                                .iter()
+                                .map(|o| {
+                                    refusal(&f.default_action(Some(&o.value)))
+                                        .filter(|r| blocking(r, Some(&name)))
+                                })
+                                .collect(),
+                            _ => Vec::new(),
+                        };
+                    let legal = refusals.iter().filter(|r| r.is_none()).count();
+                    let first = refusals
+                        .first()
+                        .and_then(|r| r.as_ref().map(|r| &r.message));
+                    let same = refusals
+                        .iter()
+                        .all(|r| r.as_ref().map(|r| &r.message) == first);
                     if let Some(FieldKind::Choice { options, .. }) =
                         fi.map(|i| &mut f.fields[i].kind)
                     {
-                        if !whole.as_ref().is_some_and(|(_, same)| *same) {
-                            for (o, r) in options.iter_mut().zip(&reasons) {
-                                o.refused = r.clone();
+                        // One reason for every choice (no leader has the initiative) is the
+                        // form's, not repeated on each choice.
+                        if !(legal == 0 && same) {
+                            let mut kept = Vec::new();
+                            for (o, r) in options.drain(..).zip(&refusals) {
+                                match r {
+                                    None => kept.push(o),
+                                    // Its turn will come (a unit outside the activation, one
+                                    // that has acted): not offered while another may act.
+                                    Some(r) if r.kind == super::RejectKind::NotNow && legal > 0 => {
+                                    }
+                                    Some(r) => kept.push(Choice {
+                                        refused: Some(r.message.clone()),
+                                        ..o
+                                    }),
+                                }
                             }
                             // The legal choices first, so the one a form starts with can act.
-                            options.sort_by_key(|o| o.refused.is_some());
+                            kept.sort_by_key(|o| o.refused.is_some());
+                            *options = kept;
                         }
                     }
-                    whole.map(|(why, same)| {
-                        if same {
-                            why
-                        } else {
-                            tercio_i18n::msg(tercio_i18n::keys::INPUT_NO_LEGAL_CHOICE, &[])
-                        }
-                    })
+                    match first {
+                        Some(why) if legal == 0 && same => Some(why.clone()),
+                        Some(_) if legal == 0 => Some(tercio_i18n::msg(
+                            tercio_i18n::keys::INPUT_NO_LEGAL_CHOICE,
+                            &[],
+                        )),
+                        _ => None,
+                    }
                 }
                 None => refusal(&f.default_action(None))
                     .filter(|r| blocking(r, None))

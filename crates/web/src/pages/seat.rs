@@ -352,14 +352,17 @@ fn titles_json(ctx: &SeatCtx, ui: &Ui) -> String {
         .replace('<', "\\u003c")
 }
 
-/// A resolution as the log shows it, in the page's language: the action, each step with its
-/// dice, modifiers (their sources one tap away, [`sources_html`]), totals and result, then the
-/// outcome. The words are the
-/// catalogue's; everything the engine wrote goes through [`Ui::loc`].
-fn render_resolution(ui: &Ui, r: &Resolution, title: &str) -> String {
-    let mut s = format!("{}\n", ui.loc(title));
-    for step in &r.steps {
-        s.push_str(&format!("\n  {}\n", ui.loc(&step.title)));
+/// A resolution as the log shows it under its entry's line (which says the action and the
+/// outcome), in the page's language: each step with its dice, modifiers (their sources one tap
+/// away, [`sources_html`]), totals and result. The words are the catalogue's; everything the
+/// engine wrote goes through [`Ui::loc`].
+fn render_resolution(ui: &Ui, r: &Resolution) -> String {
+    let mut s = String::new();
+    for (i, step) in r.steps.iter().enumerate() {
+        if i > 0 {
+            s.push('\n');
+        }
+        s.push_str(&format!("{}\n", ui.loc(&step.title)));
         for line in dice_lines(ui, &step.dice, &step.title) {
             s.push_str(&format!("    {line}\n"));
         }
@@ -388,10 +391,6 @@ fn render_resolution(ui: &Ui, r: &Resolution, title: &str) -> String {
             ui.loc(&step.result)
         ));
     }
-    s.push_str(&format!(
-        "\n{}\n",
-        ui.t(keys::WEB_LOG_OUTCOME, &[("summary", &ui.loc(&r.summary))])
-    ));
     s
 }
 
@@ -513,7 +512,7 @@ fn log_html(ctx: &SeatCtx, ui: &Ui, entries: &[LogEntry<GameEvent>]) -> String {
                     if voided { "voided" } else { "" },
                     esc(&res
                         .as_ref()
-                        .map(|r| render_resolution(ui, r, &title))
+                        .map(|r| render_resolution(ui, r))
                         .unwrap_or_default()),
                     res.as_ref().map(|r| sources_html(ui, r)).unwrap_or_default()
                 ));
