@@ -109,6 +109,19 @@ fn fnv(s: &str) -> u32 {
     })
 }
 
+/// A number in base 36 (digits and lower-case letters): a short id.
+fn base36(mut n: u32) -> String {
+    let mut d = Vec::new();
+    loop {
+        d.push(char::from_digit(n % 36, 36).unwrap_or('0'));
+        n /= 36;
+        if n == 0 {
+            break;
+        }
+    }
+    d.iter().rev().collect()
+}
+
 /// The actions this seat may take now: every action for the game master, a side's own for a
 /// side allowed to resolve them, none for a spectator, a watching side, or once the game has
 /// ended.
@@ -369,9 +382,11 @@ fn field_control_html(ui: &Ui, field: &FormField, id: &str) -> String {
                 format!("<label>{label} <select name=\"{name}\" id=\"{id}\"{resets}>");
             // What acts: the choices change as units act, so each carries an id and a live patch
             // adds or removes the ones that changed rather than the whole list.
+            // (A short hash of the list's id and the value: a clash only makes a patch replace
+            // more, never a wrong one, as the patch gives up on an id used twice.)
             let oid = |v: &str| {
                 if field.resets {
-                    format!(" id=\"{id}-{:x}\"", fnv(v))
+                    format!(" id=\"o{}\"", base36(fnv(&format!("{id}\u{0}{v}"))))
                 } else {
                     String::new()
                 }

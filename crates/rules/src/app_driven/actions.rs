@@ -725,10 +725,7 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
                     Some("in_contact"),
                     msg(
                         keys::APP_DRIVEN_REJECT_MELEE_NOT_IN_COMBAT,
-                        &[
-                            ("unit", &a.name),
-                            ("contact", "@app_driven.field.in-contact"),
-                        ],
+                        &[("unit", &a.name)],
                     ),
                 ));
             }
