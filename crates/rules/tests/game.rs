@@ -426,10 +426,12 @@ fn a_melee_opens_a_combat_between_units_that_touch_without_a_charge() {
     let melee = json!({"action": "melee", "actor": actor, "target": target});
     let e = g.act(melee.clone()).expect_err("no combat yet");
     assert!(e.to_string().contains("not-in-combat"), "{e}");
-    assert!(
-        en(&e.to_string()).contains("In contact without a Charge"),
-        "{e}"
-    );
+    // Refused at the tick that lifts it, which the page labels "In contact without a Charge".
+    let tercio_rules::game::GameError::Rejected(r) = &e else {
+        panic!("{e}")
+    };
+    assert_eq!(r.field.as_deref(), Some("in_contact"), "{e}");
+    assert!(en(&r.message).contains("tick this"), "{e}");
     let mut touching = melee.clone();
     touching["in_contact"] = json!(true);
     let ev = g.act(touching).expect("they touch on the table").clone();
