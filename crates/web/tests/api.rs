@@ -12,6 +12,17 @@ impl Server {
         token(&self.create(&json!({"scenario": scenario, "seed": seed}))["links"][0]["url"])
     }
 
+    /// Agincourt with its initiatives ended, at the end-of-turn fire; its game master's token.
+    fn agincourt_at_its_end_fire(&self) -> String {
+        let id = self.new_game("bloody-dismal-fight/agincourt-1415", 1);
+        let r = self.post(
+            &format!("/api/s/{id}/actions"),
+            &json!({"action": "end-initiatives"}),
+        );
+        assert_eq!(r.status, 200, "{}", r.body);
+        id
+    }
+
     /// Requests as the host (with the host key); seat routes ignore it.
     fn get(&self, path: &str) -> Reply {
         let auth = format!("Bearer {}", self.key);
@@ -393,12 +404,7 @@ fn every_api_error_has_the_json_shape_and_names_the_field() {
 #[test]
 fn odds_of_many_simultaneous_fires_are_refused_not_hung() {
     let s = server();
-    let id = s.new_game("bloody-dismal-fight/agincourt-1415", 1);
-    let r = s.post(
-        &format!("/api/s/{id}/actions"),
-        &json!({"action": "end-initiatives"}),
-    );
-    assert_eq!(r.status, 200, "{}", r.body);
+    let id = s.agincourt_at_its_end_fire();
     let fire = |actor: &str| json!({"action": "fire", "actor": actor, "target": "french-vanguard-constable"});
     let archers = [
         "english-archers-right-outer",
@@ -485,12 +491,7 @@ fn facets_are_the_targets_own<const N: usize>(
 #[test]
 fn a_split_fire_from_the_form_has_its_odds_per_target_and_its_refusal_at_its_field() {
     let s = server();
-    let id = s.new_game("bloody-dismal-fight/agincourt-1415", 1);
-    let r = s.post(
-        &format!("/api/s/{id}/actions"),
-        &json!({"action": "end-initiatives"}),
-    );
-    assert_eq!(r.status, 200, "{}", r.body);
+    let id = s.agincourt_at_its_end_fire();
     let u = "english-archers-right-outer";
     let (x, y) = ("french-vanguard-constable", "french-vanguard-boucicaut");
     let form = |bases: u8, split_bases: u8| {

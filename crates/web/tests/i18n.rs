@@ -796,10 +796,11 @@ fn app_driven_refusals_under_a_form_speak_italian() {
         .as_str()
         .unwrap_or_default()
         .to_string();
+    // Refused at the tick that opens a combat ("A contatto senza Carica"), beside which it shows.
     assert!(
-        m.contains("non è in una mischia in corso: cominciatene una con una Carica")
-            && m.contains("A contatto senza Carica"),
-        "{m}"
+        m.contains("non è in una mischia: cominciatela con una Carica, o spuntate qui")
+            && v["error"]["field"] == "in_contact",
+        "{v}"
     );
     for en in [
         "may not fire",
