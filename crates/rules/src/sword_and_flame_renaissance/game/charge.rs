@@ -170,14 +170,7 @@ pub(super) fn charge(
             return fall_back(acc, &shaken, "fall.falls-back");
         }
         if let Some(ev) = evasion.clone() {
-            return ev.map(move |o| {
-                let mut acc = acc.clone();
-                acc.steps.extend(o.steps);
-                acc.summary.extend(o.summary);
-                acc.facets.extend(o.facets);
-                acc.effects.extend(o.effects);
-                acc
-            });
+            return ev.map(move |o| acc.clone().then(o));
         }
         if instant {
             acc.summary

@@ -206,6 +206,14 @@ impl Acc {
         );
         self
     }
+    /// This accumulation followed by `next`: its steps, effects, summary and facets after ours.
+    fn then(mut self, next: Acc) -> Self {
+        self.steps.extend(next.steps);
+        self.effects.extend(next.effects);
+        self.summary.extend(next.summary);
+        self.facets.extend(next.facets);
+        self
+    }
     /// Like [`Acc::with`], the steps headed by the unit (or army) they are about.
     fn named<E>(self, who: &str, mut o: Outcome<E>) -> Self {
         for st in &mut o.resolution.steps {

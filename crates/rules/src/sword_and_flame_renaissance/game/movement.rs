@@ -145,12 +145,7 @@ pub(super) fn move_units(
                 for f in &mut a.facets {
                     f.0 = format!("{who}: {}", f.0);
                 }
-                let mut acc = acc.clone();
-                acc.steps.extend(a.steps);
-                acc.effects.extend(a.effects);
-                acc.summary.extend(a.summary);
-                acc.facets.extend(a.facets);
-                acc
+                acc.clone().then(a)
             })
         });
     }
