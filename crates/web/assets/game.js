@@ -105,17 +105,15 @@
   const plural = (key, n, args) => tr(`${key}.${n === 1 ? "one" : "other"}`, args);
 
   // A step's dice, one line per unit (or purpose) rather than per die: consecutive dice with
-  // the same label and sides together, a label numbered per die ("Swiss 1", "Swiss 2") by its
-  // name ("Swiss: 3 dice → 3, 5, 6").
+  // the same label, less a die's number ("Swiss 2"), and the same sides together ("Swiss: 3 dice
+  // → 3, 5, 6"), as the log's entries say them (pages/seat.rs, `dice_lines`).
   function diceGroups(dice) {
     const groups = [];
     for (const d of dice) {
       const stem = (d.label || "").replace(/ \d+$/, "");
       const g = groups[groups.length - 1];
-      if (g && g.stem === stem && g.sides === d.sides) {
-        g.faces.push(d.face);
-        g.label = stem;
-      } else groups.push({ stem, label: d.label, sides: d.sides, faces: [d.face] });
+      if (g && g.stem === stem && g.sides === d.sides) g.faces.push(d.face);
+      else groups.push({ stem, sides: d.sides, faces: [d.face] });
     }
     return groups;
   }
@@ -124,27 +122,31 @@
   const TITLES = SEAT.titles || {};
   const titleOf = (a) => TITLES[a] || TITLES[String(a).replace(/_/g, "-")] || a;
 
-  function render(res) {
-    let s = `${titleOf(res.action)}\n`;
-    for (const st of res.steps) {
-      s += `\n${st.title}\n`;
+  // A resolution's steps as the log's entry shows them under its line (pages/seat.rs,
+  // `render_resolution`, writes the same text for the page): each step with its dice, its
+  // modifiers as their rules say them with their values (as `modifier_text`: "Leader with unit
+  // (+1)"), its totals and its result. Another seat's result is read from its log entry, so what
+  // every seat's box shows is this text; the browser tests compare the two.
+  function stepsText(res) {
+    return (res.steps || []).map((st) => {
+      let s = `${st.title}\n`;
       for (const g of diceGroups(st.dice || [])) {
-        s += `  ${plural("dice_group", g.faces.length, { label: g.label || st.title, count: g.faces.length, sides: g.sides === 6 ? "" : ` (d${g.sides})`, faces: g.faces.join(", ") })}\n`;
+        s += `    ${plural("dice_group", g.faces.length, { label: g.stem || st.title, count: g.faces.length, sides: g.sides === 6 ? "" : ` (d${g.sides})`, faces: g.faces.join(", ") })}\n`;
       }
-      // A modifier as its rule says it, then its value when it has one (as explain.rs's
-      // modifier_text): "Target: taken in flank/rear (-2)", "Attacker: 3 bases in the front rank".
-      for (const m of st.modifiers || []) s += `  ${m.side}: ${m.name}${m.value ? ` (${m.value > 0 ? "+" : ""}${m.value})` : ""}\n`;
-      if (st.totals && st.totals.length) s += `  ${tr("totals")} ${st.totals.map((t) => `${t[0]} ${t[1]}`).join(", ")}\n`;
-      s += `  → ${st.result}\n`;
-    }
-    return s + `\n${tr("outcome", { summary: res.summary })}`;
+      for (const m of st.modifiers || []) s += `    ${`${m.side}:`.padEnd(9)} ${m.name}${m.value ? ` (${m.value > 0 ? "+" : ""}${m.value})` : ""}\n`;
+      if (st.totals && st.totals.length) s += `    ${tr("totals").padEnd(10)} ${st.totals.map((t) => `${t[0]} ${t[1]}`).join(", ")}\n`;
+      return s + `    ${tr("result").padEnd(10)} ${st.result}\n`;
+    }).join("\n");
   }
+
+  // A result for its box: the action, its steps (`steps`: their text), its outcome.
+  const boxText = (action, steps, summary) => `${titleOf(action)}\n\n${steps}\n${tr("outcome", { summary })}`;
 
   // A result in the box to dismiss (already open: its text replaced).
   // The game master can undo it from there (a result and its undo sit together) while it is the
   // newest entry.
-  function openResult(res, newest) {
-    $("result-text").textContent = render(res);
+  function openResult(text, newest) {
+    $("result-text").textContent = text;
     const undo = $("result-undo");
     if (undo) undo.hidden = !newest || !$("undo");
     if (!$("result-box").open) $("result-box").showModal();
@@ -155,12 +157,27 @@
 
   // Another seat's result shows on this page too, as this page's own do (those come with their
   // answer); only the newest, so a page catching up after a cut is not shown every one it missed.
+  // The stream sends the entry brief (its action, summary and whether it rolled dice): the
+  // result's text is its log entry's, once the page shows it (`pendingResult` until then).
+  let pendingResult = null;
   function othersResult(d) {
     const ev = d.entry && d.entry.event;
     if (!ev || !ev.resolution || ev.by === SEAT.by || d.seq !== d.events) return;
+    pendingResult = d;
+    showPendingResult();
+  }
+  // `settled`: the page is drawn whole (no later chance for the entry to appear).
+  function showPendingResult(settled) {
+    const d = pendingResult;
+    if (!d) return;
+    const res = d.entry.event.resolution;
     // What rolled no die (a card drawn, a turn's step) is a line at the foot, not a box.
-    if ((ev.resolution.steps || []).some((st) => st.dice && st.dice.length)) openResult(ev.resolution, true);
-    else resultLine(ev.resolution);
+    if (!res.rolled) { pendingResult = null; resultLine(res); return; }
+    const pre = document.querySelector(`#e-${d.seq} pre`);
+    if (!pre && !settled) return;
+    pendingResult = null;
+    if (!pre) { resultLine(res); return; }
+    openResult(boxText(res.action, pre.textContent, res.summary), true);
   }
 
   // A described form's action: `{"action": …, field: value…}`. A choice gives its option's value
@@ -299,7 +316,7 @@
     if (status === 200) {
       // A quiet action (a card drawn): its outcome as a line at the foot of the page.
       if (form && form.dataset.quiet !== undefined) resultLine(data.resolution);
-      else openResult(data.resolution, true);
+      else openResult(boxText(data.resolution.action, stepsText(data.resolution), data.resolution.summary), true);
       afterOwnChange();
       return null;
     }
@@ -526,6 +543,7 @@
     if (!fresh || fresh.id !== "main") return;
     redraw(() => $("main").replaceWith(fresh));
     setView(parseInt(fresh.dataset.seq, 10) || 0, fresh.dataset.etag || "");
+    showPendingResult(true);
   }
 
   // Fetch #main whole: when the stream is down, or a patch did not fit. The stream is then
@@ -584,12 +602,13 @@
     };
     es.addEventListener("entry", (e) => {
       const d = JSON.parse(e.data);
-      if (d.seq > lastEvent) {
+      const fresh = d.seq > lastEvent;
+      if (fresh) {
         lastEvent = d.seq;
         live.received.push(d.seq);
-        othersResult(d);
       }
       if (d.patch) patched(d.patch);
+      if (fresh) othersResult(d);
     });
     es.addEventListener("changed", (e) => {
       const d = JSON.parse(e.data || "{}");

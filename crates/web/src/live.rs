@@ -46,7 +46,7 @@ pub const MAIN: &str = "main";
 /// What a page says of itself when it opens the stream: the version of the `#main` it has
 /// (`?etag=`, its `data-etag`: without it the stream sends no patches), and `?brief=1` when it
 /// needs of each entry only what it is, not its resolution, dice and effects (the patch's log
-/// entry shows them).
+/// entry shows them: [`brief`]).
 #[derive(Deserialize)]
 pub struct Baseline {
     etag: Option<String>,
@@ -64,7 +64,7 @@ struct Feed {
     lang: Lang,
     /// The page the stream keeps up to date, when the client said which it has.
     page: Option<Page>,
-    /// Entries without their resolution, dice and effects (`?brief=1`).
+    /// Entries without their resolution's steps, dice and effects (`?brief=1`).
     brief: bool,
     /// How many times in a row the view could not be read (a passing storage error).
     retries: u32,
@@ -117,6 +117,24 @@ async fn view(
         })
     })
     .await
+}
+
+/// An event as a live page needs it (`?brief=1`): the patch's log entry shows its resolution,
+/// dice and effects, so the event keeps only what the page does with it besides: the action and
+/// who took it, and of the resolution its action, its summary and whether it rolled dice (a
+/// result with dice opens in a box, the others are a line; the box shows the log entry's text).
+fn brief(ev: &mut serde_json::Map<String, Value>) {
+    for k in ["draws", "effects"] {
+        ev.remove(k);
+    }
+    if let Some(r) = ev.get_mut("resolution").and_then(Value::as_object_mut) {
+        let rolled = r.get("steps").and_then(Value::as_array).is_some_and(|s| {
+            s.iter()
+                .any(|st| st["dice"].as_array().is_some_and(|d| !d.is_empty()))
+        });
+        r.retain(|k, _| k == "action" || k == "summary");
+        r.insert("rolled".into(), Value::Bool(rolled));
+    }
 }
 
 /// How many entries one read of a catch-up takes.
@@ -252,10 +270,7 @@ fn catch_up(mut f: Feed, v: View, connecting: bool) -> Feed {
     for (i, mut e) in entries.into_iter().enumerate() {
         let seq = e["seq"].as_u64().unwrap_or(0);
         if let (true, Some(ev)) = (f.brief, e.get_mut("event").and_then(Value::as_object_mut)) {
-            // The resolution stays: every seat's page shows the result (issue 17, item 8).
-            for k in ["draws", "effects"] {
-                ev.remove(k);
-            }
+            brief(ev);
         }
         let mut data = json!({"seq": seq, "events": v.seq, "entry": e});
         tercio_i18n::localize_json(f.lang, &mut data);

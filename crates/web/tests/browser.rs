@@ -686,6 +686,13 @@ fn an_action_is_patched_into_another_seats_open_page_in_chromium() {
     side.js("document.querySelector('#tabs [data-tab=\"play\"]').click();");
     let text = gm.dismiss_result();
     assert!(text.contains("Disordered"), "{text}");
+    // The acting page writes its result from its answer, another page reads it from the log's
+    // entry the patch inserted (game.js `stepsText` against pages/seat.rs `render_resolution`):
+    // the same text, dice, modifiers and all.
+    assert!(
+        text.contains("Leader with unit (+1)") && text.contains("Actor die: 1 die → "),
+        "{text}"
+    );
     // The side sees the result itself, not only its line in the log (issue 17, item 8).
     let shown = side.wait(
         "const d = document.getElementById('result-box'); return d.open && document.getElementById('result-text').textContent;",

@@ -381,13 +381,13 @@ fn render_resolution(ui: &Ui, r: &Resolution) -> String {
                 .collect();
             s.push_str(&format!(
                 "    {:<10} {}\n",
-                ui.t(keys::WEB_LOG_TOTALS, &[]),
+                ui.t(keys::WEB_JS_TOTALS, &[]),
                 t.join(", ")
             ));
         }
         s.push_str(&format!(
             "    {:<10} {}\n",
-            ui.t(keys::WEB_LOG_RESULT, &[]),
+            ui.t(keys::WEB_JS_RESULT, &[]),
             ui.loc(&step.result)
         ));
     }
