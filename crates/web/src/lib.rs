@@ -40,10 +40,17 @@ pub struct AppState {
     pub store: Arc<dyn Store>,
     games: Mutex<cache::Lru<Arc<RwLock<LiveGame>>>>,
     changes: Mutex<HashMap<String, tokio::sync::watch::Sender<u64>>>,
+    /// Which game each token used for a change opened ([`seat::with_write`]): a change takes
+    /// its game's lock before its one trip to the store, which checks the token is still
+    /// current. Only a hint: a token is always checked against the store.
+    tokens: Mutex<HashMap<String, String>>,
     /// The address players reach the server by (`--public-url`), for the links and QR codes;
     /// without it, the address the game master's browser used.
     pub public_url: Option<String>,
 }
+
+/// How many tokens' games [`AppState::remember_token`] keeps (a few per live game).
+const TOKENS_REMEMBERED: usize = 20_000;
 
 /// How many games the server keeps in memory by default (least recently used evicted).
 pub const LIVE_GAMES: usize = 1000;
@@ -146,6 +153,7 @@ impl AppState {
             store,
             games: Mutex::new(cache::Lru::new(live_games.max(1))),
             changes: Mutex::new(HashMap::new()),
+            tokens: Mutex::new(HashMap::new()),
             public_url: public_url.map(|u| u.trim_end_matches('/').to_string()),
         })
     }
@@ -185,6 +193,29 @@ impl AppState {
         let g = Arc::new(RwLock::new(game));
         m.put(id.to_string(), g.clone());
         g
+    }
+
+    /// The game a token opened for an earlier change, if this server remembers it.
+    pub fn token_game(&self, token: &str) -> Option<String> {
+        let m = self.tokens.lock().unwrap_or_else(|e| e.into_inner());
+        m.get(token).cloned()
+    }
+
+    /// Remember (`Some`) or forget (`None`) the game a token opens. At most
+    /// [`TOKENS_REMEMBERED`] are kept: past that they are all forgotten and found again.
+    pub fn remember_token(&self, token: &str, game_id: Option<&str>) {
+        let mut m = self.tokens.lock().unwrap_or_else(|e| e.into_inner());
+        match game_id {
+            Some(id) => {
+                if m.len() >= TOKENS_REMEMBERED {
+                    m.clear();
+                }
+                m.insert(token.to_string(), id.to_string());
+            }
+            None => {
+                m.remove(token);
+            }
+        }
     }
 
     /// Forget a game (deleted): the next request reads the store.

@@ -229,6 +229,12 @@ fn only_the_game_master_manages_and_links_can_be_withdrawn() {
     assert_eq!(r.json()["error"]["code"], "seat-may-not");
     // A withdrawn link opens nothing, and its live stream is told so.
     let old = l.sides[1].1.clone();
+    // The server has used the link for a change (refused: watch only), so it knows its game.
+    let r = s.post(
+        &format!("/api/s/{old}/actions"),
+        &json!({"action": "initiative"}),
+    );
+    assert_eq!(r.json()["error"]["code"], "seat-may-not");
     let t = std::thread::spawn({
         let addr = s.addr.clone();
         let old = old.clone();
@@ -254,6 +260,16 @@ fn only_the_game_master_manages_and_links_can_be_withdrawn() {
     let (_, events, _) = t.join().expect("thread");
     assert!(events.iter().any(|e| e.event == "revoked"), "{events:?}");
     assert_eq!(s.get(&format!("/api/s/{old}")).status, 404);
+    // Nor does it change anything, though the server knew the game it opened.
+    let before = s.get(&format!("/api/s/{}", l.gm)).json()["events"].clone();
+    for path in ["actions", "undo"] {
+        let r = s.post(
+            &format!("/api/s/{old}/{path}"),
+            &json!({"action": "initiative"}),
+        );
+        assert_eq!(r.status, 404, "{path}: {}", r.body);
+    }
+    assert_eq!(s.get(&format!("/api/s/{}", l.gm)).json()["events"], before);
     assert_eq!(s.get(&format!("/s/{old}")).status, 404);
     assert_eq!(s.get(&format!("/api/s/{new}")).status, 200);
     // The host API needs the key; a wrong key is refused; the right one becomes a cookie.

@@ -21,13 +21,15 @@ async fn locked<T: Send + 'static>(
     let f = Arc::new(f);
     let mut tries = 0;
     loop {
-        let ctx = seat::open_write(st, &token).await?;
-        let id = ctx.seat.game_id.clone();
         let (st2, f2) = (st.clone(), f.clone());
-        let out = blocking(move || f2(&st2, ctx)).await;
+        let out = seat::with_write(st, &token, move |ctx| {
+            let id = ctx.seat.game_id.clone();
+            Ok((f2(&st2, ctx), id))
+        })
+        .await?;
         match out {
-            Err(e) if e.code() == "conflict" && tries == 0 => tries += 1,
-            out => {
+            (Err(e), _) if e.code() == "conflict" && tries == 0 => tries += 1,
+            (out, id) => {
                 if out.is_ok() {
                     st.notify(&id);
                 }
