@@ -7,7 +7,7 @@ use sha2::{Digest, Sha256};
 use tercio_core::{DiceStream, Die, Draw, EventLog, LogEntry, Resolution, Signed};
 
 use crate::diag::{line_col, Diagnostic};
-use crate::interface::{Engine, Rejection, RuleSet};
+use crate::interface::{Engine, Kept, Rejection, RuleSet};
 use crate::registry;
 use crate::scenario::{Scenario, ScenarioFile, Source};
 
@@ -484,6 +484,20 @@ pub fn resolve(
     action: Value,
     faces: Option<&[u8]>,
 ) -> Result<GameEvent, GameError> {
+    resolve_kept(engine, None, state, seed, stream_pos, action, faces)
+}
+
+/// [`resolve`], planned from the rule set's reading of `state` that `kept` holds for the
+/// position given with it, when it holds that one ([`Kept`]).
+fn resolve_kept(
+    engine: &dyn Engine,
+    kept: Option<(&Kept, u64)>,
+    state: &Value,
+    seed: u64,
+    stream_pos: u64,
+    action: Value,
+    faces: Option<&[u8]>,
+) -> Result<GameEvent, GameError> {
     let faces = match faces {
         Some(f) if engine.seeded_only(state, &action) => {
             if !f.is_empty() {
@@ -497,9 +511,11 @@ pub fn resolve(
         }
         other => other,
     };
-    let plan = engine
-        .plan(Some(state), &action)
-        .map_err(GameError::Rejected)?;
+    let plan = match kept {
+        Some((kept, at)) => engine.plan_kept(kept, at, state, &action),
+        None => engine.plan(Some(state), &action),
+    }
+    .map_err(GameError::Rejected)?;
     let (outcome, draws, pos, entered) = match faces {
         None => {
             let mut stream = DiceStream::at(seed, u128::from(stream_pos));
@@ -595,6 +611,9 @@ pub struct Head {
     pub live: Vec<u64>,
     /// The latest checkpoint the store holds (0: none; the scenario's initial state).
     pub checkpoint: u64,
+    /// The rule set's reading of `state` after the entry that made it ([`Head::act`] keeps it
+    /// for the next action); not part of the head's value.
+    pub kept: Kept,
 }
 
 /// An entry a [`Head`] has just appended, with what the store keeps of it.
@@ -640,6 +659,7 @@ impl Head {
                 .ok()
                 .and_then(|c| c.last().map(|(s, _)| *s))
                 .unwrap_or(0),
+            kept: Kept::default(),
         }
     }
 
@@ -669,8 +689,9 @@ impl Head {
         by: Option<String>,
         changes: bool,
     ) -> Result<Appended, GameError> {
-        let mut event = resolve(
+        let mut event = resolve_kept(
             engine,
+            Some((&self.kept, self.seq)),
             &self.state,
             self.seed,
             self.stream_pos,
@@ -681,10 +702,11 @@ impl Head {
         let compared = if changes {
             Some(
                 engine
-                    .fold_changes(&mut self.state, &event.effects)
+                    .fold_changes_kept(&mut self.kept, self.seq, &mut self.state, &event.effects)
                     .map_err(GameError::Corrupt)?,
             )
         } else {
+            self.kept.clear();
             engine
                 .apply(&mut self.state, &event.effects)
                 .map_err(GameError::Corrupt)?;
@@ -758,8 +780,20 @@ impl Head {
                 "event {target} is folded into a checkpoint: undo folds from an earlier one"
             )));
         }
-        crate::effects::apply(&mut self.state, &restore).map_err(GameError::Corrupt)?;
-        Ok(Some(self.void_latest(engine, restore)))
+        // The reading kept before the event is the state's again, if the event is the latest
+        // entry (nothing has been appended since).
+        let latest = self.seq == target;
+        if let Err(e) = crate::effects::apply(&mut self.state, &restore) {
+            self.kept.clear();
+            return Err(GameError::Corrupt(e));
+        }
+        let a = self.void_latest(engine, restore);
+        if latest {
+            self.kept.undone(target, self.seq);
+        } else {
+            self.kept.clear();
+        }
+        Ok(Some(a))
     }
 
     /// Append the void of the latest live event, whose state the caller has put back.

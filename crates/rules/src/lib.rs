@@ -47,7 +47,7 @@ pub mod sword_and_flame_renaissance;
 pub mod text;
 
 pub use interface::{
-    ActionForm, Board, BoardTable, Choice, Engine, FieldKind, FormField, Outcome, Rejection,
+    ActionForm, Board, BoardTable, Choice, Engine, FieldKind, FormField, Kept, Outcome, Rejection,
     RuleSet, Rules, SideScore, Typed, Viewer,
 };
 pub use registry::lookup;

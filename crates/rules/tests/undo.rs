@@ -69,3 +69,74 @@ fn undo_by_restoring_agrees_with_undo_by_folding_in_every_rule_set() {
         assert!(restored >= 5, "{rules}: {restored} undos compared");
     }
 }
+
+/// A live head keeps the rule set's reading of its state between actions ([`tercio_rules::Kept`]):
+/// every action it resolves and folds from that reading is the very entry (resolution, dice,
+/// effects) and state that reading the recorded JSON gives, in every rule set's example game,
+/// with undos between (after an undo the reading held is of another position, and unused).
+#[test]
+fn a_head_that_keeps_its_typed_state_acts_as_one_that_reads_the_json() {
+    for rules in RULE_SETS {
+        let (game, steps) = example_game(rules);
+        let mut kept = Head::of(&game);
+        let mut read = Head::of(&game);
+        let engine = kept.engine().expect("engine");
+        // Actions taken, actions compared (a refusal too: the same for both), and actions
+        // planned from the kept state.
+        let (mut acted, mut compared, mut from_kept) = (0, 0, 0);
+        for (i, step) in steps.into_iter().enumerate() {
+            for again in [false, true] {
+                if kept.kept.at() == Some(kept.seq) {
+                    from_kept += 1;
+                }
+                read.kept.clear();
+                compared += 1;
+                let a = kept.act(engine.as_ref(), step.clone(), None, None, true);
+                let b = read.act(engine.as_ref(), step.clone(), None, None, true);
+                let (a, b) = match (a, b) {
+                    (Ok(a), Ok(b)) => (a, b),
+                    (Err(x), Err(y)) => {
+                        assert_eq!(x.to_string(), y.to_string(), "{rules} step {i}");
+                        break;
+                    }
+                    (a, b) => panic!("{rules} step {i}: {:?} against {:?}", a.err(), b.err()),
+                };
+                acted += 1;
+                assert_eq!(a.text, b.text, "{rules} step {i}: the entry");
+                assert_eq!(a.changes, b.changes, "{rules} step {i}: the changes");
+                assert_eq!(kept, read, "{rules} step {i}: the heads");
+                // Every fourth action is undone and taken again: the reading kept is then of a
+                // position the head has left.
+                if again || i % 4 != 0 || !kept.can_restore(a.entry.seq()) {
+                    break;
+                }
+                kept.undo_restoring(engine.as_ref(), a.restore.expect("restore"))
+                    .expect("undo");
+                read.undo_restoring(engine.as_ref(), b.restore.expect("restore"))
+                    .expect("undo");
+                assert_eq!(kept, read, "{rules} step {i}: undone");
+                // The reading before the event is the one kept now (a typed rule set's).
+                assert_eq!(
+                    kept.kept.at() == Some(kept.seq),
+                    !matches!(rules, "callan-renaissance" | "commands-colors-ecw"),
+                    "{rules} step {i}: the reading after the undo"
+                );
+            }
+        }
+        assert!(
+            compared >= 8 && acted >= 2,
+            "{rules}: {compared} actions compared, {acted} taken"
+        );
+        // The rule sets whose effects are patches of the JSON keep nothing; the others plan
+        // most actions from what they kept.
+        let patches = matches!(rules, "callan-renaissance" | "commands-colors-ecw");
+        assert!(
+            if patches {
+                from_kept == 0
+            } else {
+                from_kept * 2 >= acted
+            },
+            "{rules}: {from_kept} of {acted} actions planned from the kept state"
+        );
+    }
+}

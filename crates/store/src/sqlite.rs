@@ -678,6 +678,7 @@ impl Store for SqliteStore {
                 checkpoint: c
                     .prepare_cached("SELECT COALESCE(MAX(seq), 0) FROM checkpoints WHERE game_id = ?1")?
                     .query_row(params![id], |r| r.get::<_, i64>(0))? as u64,
+                kept: Default::default(),
             };
             head.state = fold_state(c, id, &head)?;
             Ok(Some(Live {

@@ -100,6 +100,82 @@ pub struct Outcome<E = Value> {
     pub facets: Vec<(String, String)>,
 }
 
+/// A rule set's own reading of a game's recorded state, kept beside it between actions so that
+/// the next action is planned and folded without reading the JSON into the rule set's types
+/// again (two readings were a tenth of an action's instructions, `docs/performance.md`).
+///
+/// It holds the state of one log position (`at`, the number of entries the state is after) and
+/// is good only there: any change of the recorded state that does not go through
+/// [`Engine::fold_changes_kept`] moves the position on (an undo appends a void) or drops the
+/// holder (a copy, a reload), so a stale reading is never used. Beside it, the reading before
+/// the latest event, which an undo of that event puts back ([`Kept::undone`]). Not part of a
+/// head's value: a copy holds nothing, and two holders compare equal.
+#[derive(Default)]
+pub struct Kept {
+    now: Option<(u64, Box<dyn std::any::Any + Send + Sync>)>,
+    /// The reading before the event with this sequence number.
+    before: Option<(u64, Box<dyn std::any::Any + Send + Sync>)>,
+}
+
+impl Kept {
+    /// The state kept for position `at`, if it is of type `S`.
+    pub fn get<S: 'static>(&self, at: u64) -> Option<&S> {
+        match &self.now {
+            Some((p, s)) if *p == at => s.downcast_ref(),
+            _ => None,
+        }
+    }
+    /// Take the state kept for position `at` out, leaving nothing.
+    pub fn take<S: 'static>(&mut self, at: u64) -> Option<S> {
+        self.before = None;
+        match self.now.take() {
+            Some((p, s)) if p == at => s.downcast().ok().map(|b| *b),
+            _ => None,
+        }
+    }
+    /// Keep `state` as the reading of position `at`, and `before` as the reading before the
+    /// event that made it (the entry `at`).
+    pub fn put<S: Send + Sync + 'static>(&mut self, at: u64, state: S, before: S) {
+        self.now = Some((at, Box::new(state)));
+        self.before = Some((at, Box::new(before)));
+    }
+    /// The event `target`, the latest entry, was undone by putting back what it replaced, and
+    /// the void made the log `at` entries long: the reading before it is the reading now.
+    pub fn undone(&mut self, target: u64, at: u64) {
+        self.now = match self.before.take() {
+            Some((t, s)) if t == target => Some((at, s)),
+            _ => None,
+        };
+    }
+    /// Keep nothing.
+    pub fn clear(&mut self) {
+        self.now = None;
+        self.before = None;
+    }
+    /// The position held, if any.
+    pub fn at(&self) -> Option<u64> {
+        self.now.as_ref().map(|(p, _)| *p)
+    }
+}
+
+impl Clone for Kept {
+    fn clone(&self) -> Kept {
+        Kept::default()
+    }
+}
+
+impl PartialEq for Kept {
+    fn eq(&self, _: &Kept) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for Kept {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Kept({:?})", self.at())
+    }
+}
+
 /// A rule set's engine, bound to a scenario (for games) or to none (for stand-alone actions).
 pub trait Engine: Send + Sync {
     /// The state of a new game of the bound scenario.
@@ -140,6 +216,30 @@ pub trait Engine: Send + Sync {
         let changes = crate::effects::diff(&before, state);
         let restore = crate::effects::reverse(&before, &changes);
         Ok((changes, restore))
+    }
+    /// [`Engine::plan`] of an action against the state after `at` entries, read from `kept`
+    /// when it holds that position's reading ([`Kept`]), else from `state`.
+    fn plan_kept(
+        &self,
+        _kept: &Kept,
+        _at: u64,
+        state: &Value,
+        action: &Value,
+    ) -> Result<Plan<Outcome>, Rejection> {
+        self.plan(Some(state), action)
+    }
+    /// [`Engine::fold_changes`] of the state after `at` entries, which then is the state after
+    /// `at + 1`: a typed rule set folds the reading `kept` holds for `at` (or reads `state`) and
+    /// keeps the folded one for `at + 1`. On failure `kept` holds nothing.
+    fn fold_changes_kept(
+        &self,
+        kept: &mut Kept,
+        _at: u64,
+        state: &mut Value,
+        effects: &Value,
+    ) -> Result<(Value, Value), String> {
+        kept.clear();
+        self.fold_changes(state, effects)
     }
     /// Each action's name as players read it (a message), by the action's id: the title of a
     /// result whose resolution names its action by id (a page shows the name, never the id).

@@ -12,12 +12,12 @@ use serde_json::Value;
 use tercio_core::Plan;
 
 use super::input::{read_action, read_state};
-use super::{ActionForm, Board, Engine, Outcome, Rejection, SideScore, Viewer};
+use super::{ActionForm, Board, Engine, Kept, Outcome, Rejection, SideScore, Viewer};
 
 /// A rule set's engine, typed. Implement it, wrap it in [`Typed`], and the shell can play it.
 pub trait Rules: Send + Sync + 'static {
     /// A game's state, as recorded in checkpoints and exports.
-    type State: Serialize + DeserializeOwned + Clone + 'static;
+    type State: Serialize + DeserializeOwned + Clone + Send + Sync + 'static;
     /// The actions, a typed enum tagged by `"action"`: canonical kebab-case names, older
     /// spellings as serde aliases, every variant a struct variant that refuses unknown fields.
     type Action: DeserializeOwned + 'static;
@@ -107,14 +107,8 @@ pub trait Rules: Send + Sync + 'static {
         if Self::EFFECTS_ARE_PATCHES {
             return crate::effects::fold_patch(state, effects);
         }
-        let mut st: Self::State = read_state(state).map_err(|r| r.message)?;
-        let eff: Self::Effect =
-            serde::Deserialize::deserialize(effects).map_err(|e| e.to_string())?;
-        self.apply(&mut st, &eff)?;
-        let changes = crate::effects::diff_typed(state, &st);
-        let restore = crate::effects::reverse(state, &changes);
-        crate::effects::apply(state, &changes)?;
-        Ok((changes, restore))
+        let st: Self::State = read_state(state).map_err(|r| r.message)?;
+        fold_typed(self, st, state, effects).map(|(changes, restore, _)| (changes, restore))
     }
     /// The catalogue's prefix of the actions' names (`"ecw.action."`): each key under it names
     /// the action whose id follows ([`Engine::action_titles`]). `None`: the resolutions name
@@ -191,6 +185,23 @@ pub trait Rules: Send + Sync + 'static {
     fn verdict(&self, _state: &Self::State) -> Option<String> {
         None
     }
+}
+
+/// Fold `effects` into `st`, the typed reading of the recorded `state`, and patch `state` in
+/// place with what changed (found by walking `st` beside it, [`crate::effects::diff_typed`]):
+/// the changes, the values they replaced, and the folded typed state.
+fn fold_typed<R: Rules + ?Sized>(
+    rules: &R,
+    mut st: R::State,
+    state: &mut Value,
+    effects: &Value,
+) -> Result<(Value, Value, R::State), String> {
+    let eff: R::Effect = serde::Deserialize::deserialize(effects).map_err(|e| e.to_string())?;
+    rules.apply(&mut st, &eff)?;
+    let changes = crate::effects::diff_typed(state, &st);
+    let restore = crate::effects::reverse(state, &changes);
+    crate::effects::apply(state, &changes)?;
+    Ok((changes, restore, st))
 }
 
 impl Board {
@@ -289,6 +300,39 @@ impl<R: Rules> Engine for Typed<R> {
     }
     fn fold_changes(&self, state: &mut Value, effects: &Value) -> Result<(Value, Value), String> {
         self.0.fold_recorded_changes(state, effects)
+    }
+    fn plan_kept(
+        &self,
+        kept: &Kept,
+        at: u64,
+        state: &Value,
+        action: &Value,
+    ) -> Result<Plan<Outcome>, Rejection> {
+        let Some(st) = kept.get::<R::State>(at) else {
+            return self.plan(Some(state), action);
+        };
+        let action: R::Action = read_action(action)?;
+        Ok(self.0.plan(st, &action)?.map(Self::to_json))
+    }
+    fn fold_changes_kept(
+        &self,
+        kept: &mut Kept,
+        at: u64,
+        state: &mut Value,
+        effects: &Value,
+    ) -> Result<(Value, Value), String> {
+        let held = kept.take::<R::State>(at);
+        if R::EFFECTS_ARE_PATCHES {
+            return self.0.fold_recorded_changes(state, effects);
+        }
+        let st = match held {
+            Some(st) => st,
+            None => read_state(state).map_err(|r| r.message)?,
+        };
+        let before = st.clone();
+        let (changes, restore, st) = fold_typed(&self.0, st, state, effects)?;
+        kept.put(at + 1, st, before);
+        Ok((changes, restore))
     }
     fn action_titles(&self) -> Vec<(String, String)> {
         let Some(prefix) = R::ACTION_TITLES else {
