@@ -246,6 +246,13 @@ impl SqliteStore {
     }
 
     /// Run `f` in the next group commit; returns once that commit is durable.
+    ///
+    /// The caller queues its write, then leads if no one does: it commits what is queued, again
+    /// while more arrives, and after letting the connection go looks at the queue once more (a
+    /// write queued while it led, by a caller that found it leading, would otherwise wait for
+    /// no one). A caller that finds another leading waits for its own answer alone: it is woken
+    /// once, when its write is committed, not to queue behind the next commit for the
+    /// connection.
     fn write<T: Send + 'static>(
         &self,
         f: impl FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
@@ -255,18 +262,28 @@ impl SqliteStore {
             run: Box::new(move |t| f(t).map(|v| Box::new(v) as Done)),
             done: tx,
         });
-        let done = loop {
-            if let Ok(r) = rx.try_recv() {
-                break r;
+        loop {
+            let mut conn = match self.writer.try_lock() {
+                Ok(c) => c,
+                Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+                // The leader looks at the queue after it lets the connection go.
+                Err(std::sync::TryLockError::WouldBlock) => break,
+            };
+            loop {
+                let jobs = std::mem::take(&mut *lock(&self.queue));
+                if jobs.is_empty() {
+                    break;
+                }
+                commit_group(&mut conn, jobs);
             }
-            let mut conn = lock(&self.writer);
-            // A leader that held the connection before us may have committed our write.
-            if let Ok(r) = rx.try_recv() {
-                break r;
+            drop(conn);
+            if lock(&self.queue).is_empty() {
+                break;
             }
-            let jobs = std::mem::take(&mut *lock(&self.queue));
-            commit_group(&mut conn, jobs);
-        };
+        }
+        let done = rx
+            .recv()
+            .map_err(|_| StoreError::Db("the write was lost: its commit stopped".into()))?;
         done.and_then(|b| {
             b.downcast::<T>()
                 .map(|b| *b)
