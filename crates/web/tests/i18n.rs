@@ -359,6 +359,30 @@ fn json_answers_render_messages_in_the_requests_language() {
         .get_with(&format!("/api/s/{gm}?lang=it"), &[])
         .headers("set-cookie")
         .is_empty());
+    // An action's answer, rendered as a value before it is written (`api::Answer`), reads as
+    // the log, rendered from the written answer, does.
+    let r = s.request(
+        "POST",
+        &format!("/api/s/{gm}/actions?lang=it"),
+        &[],
+        Some("{\"action\": \"initiative\"}"),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(!r.body.contains(tercio_i18n::OPEN), "{}", r.body);
+    let log = s.get_with(&format!("/api/s/{gm}/log?lang=it"), &[]);
+    let last = log.json()["entries"]
+        .as_array()
+        .and_then(|e| e.last().cloned())
+        .expect("an entry");
+    assert_eq!(r.json()["resolution"], last["event"]["resolution"]);
+    assert_ne!(
+        r.json()["resolution"],
+        s.get_with(&format!("/api/s/{gm}/log"), &[]).json()["entries"]
+            .as_array()
+            .and_then(|e| e.last().cloned())
+            .expect("an entry")["event"]["resolution"],
+        "Italian, not English"
+    );
     // Errors the server writes.
     let r = s.request(
         "POST",

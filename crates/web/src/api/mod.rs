@@ -256,15 +256,42 @@ pub async fn json_errors(req: axum::extract::Request, next: axum::middleware::Ne
     .into_response()
 }
 
+/// A JSON answer handed to [`localize_json`] as a value: its messages are rendered in place and
+/// it is written out once (an answer written as [`Json`] is read back to be rendered, and
+/// written again). The answers of actions and undos, the server's busiest.
+pub struct Answer(pub Value);
+
+/// An [`Answer`]'s value, carried to [`localize_json`] in the response's extensions.
+#[derive(Clone)]
+struct Unwritten(Value);
+
+impl IntoResponse for Answer {
+    fn into_response(self) -> Response {
+        let mut r = (
+            [(header::CONTENT_TYPE, "application/json")],
+            axum::body::Body::empty(),
+        )
+            .into_response();
+        r.extensions_mut().insert(Unwritten(self.0));
+        r
+    }
+}
+
 /// Every JSON answer under `/api`, errors included, in the request's language: each string's
 /// language-neutral messages rendered ([`tercio_i18n::localize_json`]). An answer sent as a file
 /// (the export) is the game's record and goes out as recorded, markers and all.
 pub async fn localize_json(req: axum::extract::Request, next: axum::middleware::Next) -> Response {
-    if !req.uri().path().starts_with("/api/") {
-        return next.run(req).await;
-    }
     let lang = crate::lang::of_request(req.uri().query(), req.headers());
-    let res = next.run(req).await;
+    let api = req.uri().path().starts_with("/api/");
+    let mut res = next.run(req).await;
+    if let Some(Unwritten(mut v)) = res.extensions_mut().remove::<Unwritten>() {
+        tercio_i18n::localize_json(lang, &mut v);
+        let (parts, _) = res.into_parts();
+        return Response::from_parts(parts, axum::body::Body::from(v.to_string()));
+    }
+    if !api {
+        return res;
+    }
     let headers = res.headers();
     let json = headers
         .get(header::CONTENT_TYPE)

@@ -188,7 +188,7 @@ pub(super) fn record(
     mut ctx: SeatCtx,
     action: Value,
     faces: Option<&[u8]>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Answer, ApiError> {
     // What the answer's `changed` is measured from: the seat's view before the action, or, when
     // the seat sees the whole state, the fold's own comparison of the old state with the new
     // (which also keeps what an undo of this action puts back).
@@ -217,7 +217,7 @@ pub(super) fn record(
     let changed = changed(&ctx, view_before, changes);
     let v = ctx.entry(&entry);
     let ev = &v["event"];
-    Ok(Json(json!({
+    Ok(Answer(json!({
         "seq": entry.seq(),
         "events": ctx.seq(),
         "entry": v["entry"],
@@ -237,7 +237,7 @@ pub async fn act(
     Path(token): Path<String>,
     headers: HeaderMap,
     body: Bytes,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Answer, ApiError> {
     let action = parse_body(&body)?;
     let expect = expected_seq(&headers)?;
     locked(&st, token, move |st, ctx| {
@@ -307,7 +307,7 @@ pub async fn act_entered(
     Path(token): Path<String>,
     headers: HeaderMap,
     body: Bytes,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Answer, ApiError> {
     let (action, faces) = action_and_faces(&parse_body(&body)?)?;
     let expect = expected_seq(&headers)?;
     locked(&st, token, move |st, ctx| {
@@ -417,7 +417,7 @@ pub async fn undo(
     State(st): State<Arc<AppState>>,
     Path(token): Path<String>,
     headers: HeaderMap,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Answer, ApiError> {
     let expect = expected_seq(&headers)?;
     locked(&st, token, move |st, mut ctx| {
         require_gm(&ctx)?;
@@ -462,7 +462,7 @@ pub async fn undo(
         };
         commit(st, &mut ctx, &appended)?;
         let changed = changed(&ctx, view_before, appended.changes);
-        Ok(Json(json!({
+        Ok(Answer(json!({
             "voided": voided,
             "seq": ctx.seq(),
             "events": ctx.seq(),
