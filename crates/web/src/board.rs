@@ -217,13 +217,15 @@ pub(crate) fn forms_html(ui: &Ui, forms: &[ActionForm], tables: &[BoardTable]) -
         "<section class=\"forms secret\" id=\"forms\" data-panel=\"play\">".to_string()
     } else {
         format!(
-            "<section class=\"forms\" id=\"forms\" data-panel=\"play\"><h2>{}</h2>",
+            "<section class=\"forms\" id=\"forms\" data-panel=\"play\"><h2 id=\"forms-h\">{}</h2>",
             ui.h(keys::WEB_GAME_ACTIONS, &[])
         )
     };
-    for p in prompts {
+    // Every child of the section has an id, so that a live patch of it is a keyed list: the
+    // forms added and dropped, the others patched where they changed (`patch::diff`).
+    for (n, p) in prompts.into_iter().enumerate() {
         b.push_str(&format!(
-            "<details class=\"reveal\"><summary>{}</summary>",
+            "<details class=\"reveal\" id=\"reveal-{n}\"><summary>{}</summary>",
             ui.e(p)
         ));
         for f in ordered.iter().filter(|f| f.reveal.as_deref() == Some(p)) {
@@ -692,7 +694,7 @@ mod tests {
         let block = blocks[0];
         assert!(
             block.starts_with(
-                "<details class=\"reveal\"><summary>Royalists: tap to reveal &lt;your&gt; hand</summary>"
+                "<details class=\"reveal\" id=\"reveal-0\"><summary>Royalists: tap to reveal &lt;your&gt; hand</summary>"
             ),
             "closed, with the escaped prompt: {block}"
         );
@@ -712,7 +714,7 @@ mod tests {
         let end = h.find("data-action=\"end\"").expect("end");
         assert!(details < start && start < end, "{h}");
         assert!(
-            h.starts_with("<section class=\"forms\" id=\"forms\" data-panel=\"play\"><h2>Actions</h2><details"),
+            h.starts_with("<section class=\"forms\" id=\"forms\" data-panel=\"play\"><h2 id=\"forms-h\">Actions</h2><details"),
             "{h}"
         );
         for outside in ["data-action=\"start turn\"", "data-action=\"end\""] {

@@ -1074,7 +1074,11 @@ fn single_device_hands_are_behind_a_closed_tap() {
         .match_indices("<details class=\"reveal\"")
         .map(|(i, _)| &page[i..i + page[i..].find('>').expect("tag end") + 1])
         .collect();
-    assert_eq!(opening, ["<details class=\"reveal\">"], "closed: {page}");
+    assert_eq!(
+        opening,
+        ["<details class=\"reveal\" id=\"reveal-0\">"],
+        "closed: {page}"
+    );
     let blocks = reveal_blocks(&page);
     let block = blocks[0];
     assert!(block.contains("tap to reveal"), "{block}");
