@@ -110,6 +110,57 @@ fn the_recorded_phase_says_over_exactly_when_the_rules_do() {
     }
 }
 
+/// A rule set that says no seat sees less of an event than was recorded
+/// (`Engine::events_differ`, so the shell shows events unfiltered and uncopied) shows every seat
+/// every event of its example game whole; one that says otherwise hides something from someone.
+#[test]
+fn events_are_shown_whole_exactly_where_the_rule_set_says_so() {
+    for rules in common::RULE_SETS {
+        let (mut game, steps) = common::example_game(rules);
+        let engine = game.engine().expect("engine");
+        for step in steps {
+            if rules == "commands-colors-ecw" && step["action"] == "deal" {
+                // One device for both sides: the game master plays the cards.
+                let mut deal = step.clone();
+                deal["hands"] = json!("single-device");
+                let _ = game.act(deal);
+            } else {
+                let _ = game.act(step);
+            }
+        }
+        let mut viewers = vec![
+            tercio_rules::Viewer::GameMaster,
+            tercio_rules::Viewer::Spectator,
+        ];
+        viewers.extend(
+            game.scenario
+                .sides
+                .iter()
+                .map(|s| tercio_rules::Viewer::Side(s.id.clone())),
+        );
+        let mut events = 0;
+        let mut hidden = 0;
+        for e in game.log.entries() {
+            let tercio_core::LogEntry::Event { event, .. } = e else {
+                continue;
+            };
+            events += 1;
+            let ev = serde_json::to_value(event).expect("event");
+            for v in &viewers {
+                if engine.view_event(&ev, v).as_ref() != Some(&ev) {
+                    hidden += 1;
+                }
+            }
+        }
+        assert!(events >= 5, "{rules}: {events} events");
+        if engine.events_differ() {
+            assert!(hidden > 0, "{rules}: says it hides, hid nothing");
+        } else {
+            assert_eq!(hidden, 0, "{rules}: hides from some seat, says it does not");
+        }
+    }
+}
+
 /// Every result of every rule set's example game names its action by a message or by an id the
 /// rule set gives a name for in both languages (`Engine::action_titles`): no page has to show
 /// "start-turn" or "end_turn".

@@ -369,12 +369,38 @@ impl SeatCtx {
         Ok(())
     }
 
+    /// Whether this seat sees every event as recorded: the game has ended, or the rule set
+    /// hides nothing of its events from anyone ([`tercio_rules::Engine::events_differ`]).
+    fn sees_events_whole(&self) -> bool {
+        self.ended() || !self.game.engine.events_differ()
+    }
+
+    /// Of a new entry, what an action's answer carries: [`SeatCtx::entry`], whose event, when
+    /// this seat sees events whole, holds only its resolution, dice, whether they were thrown at
+    /// the table and who recorded it (its effects are not written out for nothing).
+    pub fn answer_entry(&self, e: &LogEntry<GameEvent>) -> Value {
+        match e {
+            LogEntry::Event { seq, event } if self.sees_events_whole() => json!({
+                "entry": "event",
+                "seq": seq,
+                "event": {
+                    "resolution": event.resolution,
+                    "draws": event.draws,
+                    "entered": event.entered,
+                    "by": event.by,
+                },
+                "voided": self.game.is_voided(*seq, true),
+            }),
+            _ => self.entry(e),
+        }
+    }
+
     /// One log entry as this seat may see it.
     pub fn entry(&self, e: &LogEntry<GameEvent>) -> Value {
         match e {
             LogEntry::Event { seq, event } => {
                 let ev = serde_json::to_value(event).unwrap_or(Value::Null);
-                let shown = if self.ended() {
+                let shown = if self.sees_events_whole() {
                     Some(ev)
                 } else {
                     self.game.engine.view_event(&ev, &self.viewer())

@@ -288,6 +288,11 @@ pub trait Engine: Send + Sync {
     fn views_differ(&self) -> bool {
         false
     }
+    /// Whether any seat's [`Engine::view_event`] may differ from the event (the rule set hides
+    /// draws or effects). When not, the shell shows events as recorded without copying them.
+    fn events_differ(&self) -> bool {
+        true
+    }
     /// What `viewer` may see of one recorded event (an event's secret draws, voided or not, are
     /// hidden here). `None` hides the event's content altogether.
     fn view_event(&self, event: &Value, _viewer: &Viewer) -> Option<Value> {

@@ -160,10 +160,15 @@ pub trait Rules: Send + Sync + 'static {
     fn view_state(&self, state: &Self::State, _viewer: &Viewer) -> Self::State {
         state.clone()
     }
-    /// What `viewer` may see of one recorded event; `None` hides it altogether.
+    /// What `viewer` may see of one recorded event; `None` hides it altogether. A rule set that
+    /// overrides it sets [`Rules::EVENTS_DIFFER`].
     fn view_event(&self, event: &Value, _viewer: &Viewer) -> Option<Value> {
         Some(event.clone())
     }
+    /// [`Rules::view_event`] is overridden: some seat may see less of an event than was
+    /// recorded. When not, the shell shows every seat the event as recorded, with no copy
+    /// (`tests/layers.rs` holds every registered rule set to it).
+    const EVENTS_DIFFER: bool = false;
     /// Whether [`Rules::game_master_may`] ever refuses (it is overridden): only then does the
     /// adapter read the state into its type before each of the game master's actions.
     const GAME_MASTER_LIMITED: bool = false;
@@ -389,6 +394,9 @@ impl<R: Rules> Engine for Typed<R> {
     }
     fn views_differ(&self) -> bool {
         self.0.views_differ()
+    }
+    fn events_differ(&self) -> bool {
+        R::EVENTS_DIFFER
     }
     fn view_event(&self, event: &Value, viewer: &Viewer) -> Option<Value> {
         self.0.view_event(event, viewer)

@@ -215,7 +215,7 @@ pub(super) fn record(
     } = appended;
     ctx.game_mut()?.restore = restore.map(|r| (entry.seq(), r));
     let changed = changed(&ctx, view_before, changes);
-    let v = ctx.entry(&entry);
+    let v = ctx.answer_entry(&entry);
     let ev = &v["event"];
     Ok(Answer(json!({
         "seq": entry.seq(),

@@ -97,6 +97,7 @@ impl Rules for CallanEngine {
     /// The effects are patches of the recorded JSON: folded there, in place, as before the
     /// typed trait.
     const EFFECTS_ARE_PATCHES: bool = true;
+    const EVENTS_DIFFER: bool = true;
 
     fn is_over(&self, state: &State) -> bool {
         state.phase == Phase::Over

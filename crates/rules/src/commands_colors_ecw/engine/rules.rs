@@ -110,6 +110,7 @@ impl Rules for EcwEngine {
     /// The effects are patches of the recorded JSON: folded there, in place, as before the
     /// typed trait.
     const EFFECTS_ARE_PATCHES: bool = true;
+    const EVENTS_DIFFER: bool = true;
 
     fn is_over(&self, st: &State) -> bool {
         st.phase == Phase::Over
