@@ -201,21 +201,20 @@ impl AppState {
         m.get(token).cloned()
     }
 
-    /// Remember (`Some`) or forget (`None`) the game a token opens. At most
-    /// [`TOKENS_REMEMBERED`] are kept: past that they are all forgotten and found again.
-    pub fn remember_token(&self, token: &str, game_id: Option<&str>) {
+    /// Remember the game a token opens. At most [`TOKENS_REMEMBERED`] are kept: past that they
+    /// are all forgotten and found again.
+    pub fn remember_token(&self, token: &str, game_id: &str) {
         let mut m = self.tokens.lock().unwrap_or_else(|e| e.into_inner());
-        match game_id {
-            Some(id) => {
-                if m.len() >= TOKENS_REMEMBERED {
-                    m.clear();
-                }
-                m.insert(token.to_string(), id.to_string());
-            }
-            None => {
-                m.remove(token);
-            }
+        if m.len() >= TOKENS_REMEMBERED {
+            m.clear();
         }
+        m.insert(token.to_string(), game_id.to_string());
+    }
+
+    /// Forget the game a token opened (it no longer opens it).
+    pub fn forget_token(&self, token: &str) {
+        let mut m = self.tokens.lock().unwrap_or_else(|e| e.into_inner());
+        m.remove(token);
     }
 
     /// Forget a game (deleted): the next request reads the store.

@@ -75,7 +75,7 @@ pub async fn with_write<T: Send + 'static>(
         .and_then(|id| Some((st.cached(&id)?, id)));
     let Some((slot, id)) = known else {
         let ctx = open_as(st, token, true).await?;
-        st.remember_token(token, Some(&ctx.seat.game_id));
+        st.remember_token(token, &ctx.seat.game_id);
         return api::blocking(move || f(ctx)).await;
     };
     let mut g = slot.write_owned().await;
@@ -83,7 +83,7 @@ pub async fn with_write<T: Send + 'static>(
     api::blocking(move || {
         let at = st2.store.seat_at(&tok)?;
         let Some((seat, rev)) = at.filter(|(s, _)| s.game_id == id) else {
-            st2.remember_token(&tok, None);
+            st2.forget_token(&tok);
             return Err(no_such_link());
         };
         if !g.fresh(rev) {
