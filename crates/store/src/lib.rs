@@ -17,12 +17,18 @@ use tercio_rules::game::{
 };
 use tercio_rules::scenario::{Scenario, ScenarioFile, Source};
 
+mod common;
 mod migrations;
+mod pg;
+pub use pg::PgStore;
 mod sqlite;
+pub mod testing;
+use common::*;
 use migrations::*;
+
 pub use sqlite::*;
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum StoreError {
     Db(String),
     Corrupt(String),
@@ -137,6 +143,9 @@ pub struct Row {
     /// What the games list shows: the turn, and whether the rules say the battle is over.
     pub turn: u64,
     pub over: bool,
+    /// The game's revision the writer's copy reflects, when it acted on a copy without asking
+    /// the store first: refused as a conflict if anything was written to the game since.
+    pub rev: Option<u64>,
 }
 
 impl Row {
@@ -155,6 +164,7 @@ impl Row {
             stream_pos: head.stream_pos,
             turn: turn_of(&head.state),
             over: a.over,
+            rev: None,
         })
     }
 }
@@ -165,6 +175,93 @@ impl Row {
 pub struct FoldBase {
     pub checkpoint: Option<(u64, Value)>,
     pub effects: Vec<Value>,
+}
+
+/// A whole game as `tercio migrate` copies it between databases: its log, the scenario it came
+/// from, its current seats (their links keep working), its settings and end, whether it is
+/// archived and when it was made.
+#[derive(Debug, Clone)]
+pub struct GameRecord {
+    pub id: String,
+    pub game: Game,
+    pub scenario_id: Option<String>,
+    pub seats: Vec<Seat>,
+    pub meta: Meta,
+    pub archived: bool,
+    pub created_at: i64,
+}
+
+/// Every game of a store, as [`GameRecord`]s, one at a time (a club's database need not fit in
+/// memory): `each` is called with each in turn.
+pub fn each_record(
+    store: &dyn Store,
+    mut each: impl FnMut(GameRecord) -> Result<(), StoreError>,
+) -> Result<(), StoreError> {
+    let mut games = store.list(false)?;
+    games.extend(store.list(true)?);
+    for g in games {
+        let (Some(game), Some(meta)) = (store.load(&g.id)?, store.meta(&g.id)?) else {
+            continue;
+        };
+        each(GameRecord {
+            seats: store.seats(&g.id)?,
+            id: g.id,
+            game,
+            scenario_id: g.scenario,
+            meta,
+            archived: g.archived,
+            created_at: g.created_at,
+        })?;
+    }
+    Ok(())
+}
+
+/// A `--db` fit to show: a PostgreSQL address's password replaced by `***`.
+pub fn redact(spec: &str) -> String {
+    if let Some((scheme, rest)) = spec.split_once("://") {
+        let (auth, host) = match rest.rsplit_once('@') {
+            Some(x) => x,
+            None => return spec.to_string(),
+        };
+        if let Some((user, _)) = auth.split_once(':') {
+            return format!("{scheme}://{user}:***@{host}");
+        }
+        return spec.to_string();
+    }
+    spec.split_whitespace()
+        .map(|kv| {
+            if kv.starts_with("password=") {
+                "password=***"
+            } else {
+                kv
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// What [`Store::watch`] calls: with a game and its new revision when another process wrote to
+/// it, or with `None` when writes may have been missed (the database was lost and is back).
+pub type Watcher = Box<dyn Fn(Option<(&str, u64)>) + Send + Sync>;
+
+/// Open the store a `--db` names: `postgres://…` or `postgresql://…` (or PostgreSQL's
+/// `key=value` form with a `host=`) is PostgreSQL; `sqlite:PATH` or a plain path is SQLite.
+pub fn open(spec: &str) -> Result<std::sync::Arc<dyn Store>, StoreError> {
+    if is_postgres(spec) {
+        return Ok(std::sync::Arc::new(PgStore::connect(spec)?));
+    }
+    let path = spec.strip_prefix("sqlite:").unwrap_or(spec);
+    if path.is_empty() {
+        return Err(StoreError::Db("no database file named".into()));
+    }
+    Ok(std::sync::Arc::new(SqliteStore::open(Path::new(path))?))
+}
+
+/// Whether a `--db` names a PostgreSQL database.
+pub fn is_postgres(spec: &str) -> bool {
+    spec.starts_with("postgres://")
+        || spec.starts_with("postgresql://")
+        || spec.split_whitespace().any(|kv| kv.starts_with("host="))
 }
 
 pub trait Store: Send + Sync {
@@ -179,8 +276,9 @@ pub trait Store: Send + Sync {
     /// A game as a live server keeps it, read without parsing any log entry.
     fn live(&self, id: &str) -> Result<Option<Live>, StoreError>;
     /// Append one entry and the head after it, in the group commit; durable when this returns.
-    /// The database judges the order: an entry whose sequence number is taken, or that does not
-    /// follow the stored head, is refused as [`StoreError::Conflict`] with nothing written.
+    /// The database judges the order: an entry whose sequence number is taken, that does not
+    /// follow the stored head, or (with [`Row::rev`]) written on a copy of the game older than
+    /// the store's, is refused as [`StoreError::Conflict`] with nothing written.
     /// Returns the game's new revision.
     fn append(&self, id: &str, row: Row) -> Result<u64, StoreError>;
     /// The log entries after `after`, at most `limit`, in order.
@@ -212,6 +310,17 @@ pub trait Store: Send + Sync {
     fn conclude(&self, game_id: &str) -> Result<bool, StoreError>;
     /// The key that opens the host's pages (all games, new games), created on first use.
     fn host_key(&self) -> Result<String, StoreError>;
+    /// Store a game copied from another database with its id and seats' tokens; `false`, with
+    /// nothing written, when a game with its id is already here.
+    fn import(&self, record: &GameRecord) -> Result<bool, StoreError>;
+    /// Hear of writes by other processes sharing the database (see [`Watcher`]), from now on.
+    /// The embedded SQLite store has no other process to hear from.
+    fn watch(&self, on: Watcher) -> Result<(), StoreError> {
+        drop(on);
+        Ok(())
+    }
+    /// Which database this is, for people (never with a password).
+    fn describe(&self) -> String;
 }
 
 #[cfg(test)]

@@ -97,61 +97,22 @@ impl Drop for Lent<'_> {
     }
 }
 
-pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-pub(super) fn now() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64)
-}
-
-pub(super) fn new_id() -> String {
-    let n = getrandom::u64().unwrap_or_else(|_| now() as u64 ^ 0x9e37_79b9_7f4a_7c15);
-    format!("{n:016x}")
-}
-
-/// 128 random bits, hex: a seat's token or the host key. Without the system's entropy there is
-/// no unguessable token, so this fails rather than fall back on anything predictable.
-pub(super) fn new_token() -> Result<String, StoreError> {
-    let mut b = [0u8; 16];
-    getrandom::fill(&mut b).map_err(|e| StoreError::Db(format!("no system randomness: {e}")))?;
-    Ok(b.iter().map(|x| format!("{x:02x}")).collect())
-}
-
-/// The turn a state is in, for the games list (0 when it has none).
-pub(super) fn turn_of(state: &Value) -> u64 {
-    state["turn"].as_u64().unwrap_or(0)
-}
-
-pub(super) fn json_text<T: Serialize>(v: &T) -> Result<String, StoreError> {
-    serde_json::to_string(v).map_err(|x| StoreError::Corrupt(x.to_string()))
-}
-
-pub(super) fn role_text(r: &Role) -> String {
-    match r {
-        Role::GameMaster => "game-master".into(),
-        Role::Side(s) => format!("side:{s}"),
-        Role::Spectator => "spectator".into(),
-    }
-}
-
-pub(super) fn role_of(t: &str) -> Role {
-    match t.strip_prefix("side:") {
-        Some(s) => Role::Side(s.to_string()),
-        None if t == "game-master" => Role::GameMaster,
-        None => Role::Spectator,
-    }
-}
-
 pub(super) fn insert_seat(
     tx: &Connection,
     game_id: &str,
     role: &Role,
     ord: i64,
 ) -> Result<Seat, StoreError> {
-    let token = new_token()?;
+    insert_seat_token(tx, game_id, role, ord, new_token()?)
+}
+
+fn insert_seat_token(
+    tx: &Connection,
+    game_id: &str,
+    role: &Role,
+    ord: i64,
+    token: String,
+) -> Result<Seat, StoreError> {
     tx.execute(
         "INSERT INTO seats (token, game_id, role, ord, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
         params![token, game_id, role_text(role), ord, now()],
@@ -262,25 +223,7 @@ impl SqliteStore {
             run: Box::new(move |t| f(t).map(|v| Box::new(v) as Done)),
             done: tx,
         });
-        loop {
-            let mut conn = match self.writer.try_lock() {
-                Ok(c) => c,
-                Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
-                // The leader looks at the queue after it lets the connection go.
-                Err(std::sync::TryLockError::WouldBlock) => break,
-            };
-            loop {
-                let jobs = std::mem::take(&mut *lock(&self.queue));
-                if jobs.is_empty() {
-                    break;
-                }
-                commit_group(&mut conn, jobs);
-            }
-            drop(conn);
-            if lock(&self.queue).is_empty() {
-                break;
-            }
-        }
+        lead_groups(&self.queue, &self.writer, commit_group);
         let done = rx
             .recv()
             .map_err(|_| StoreError::Db("the write was lost: its commit stopped".into()))?;
@@ -357,48 +300,22 @@ pub(super) fn load_game_with(
     } else {
         "SELECT rule_set, scenario, seed, nonce, 1 FROM games WHERE id = ?1"
     };
-    let row: Option<(String, String, i64, String, i64)> = conn
+    let row = conn
         .query_row(sql, params![id], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+            Ok(GameRow {
+                rule_set: r.get(0)?,
+                scenario: r.get(1)?,
+                seed: r.get(2)?,
+                nonce: r.get(3)?,
+                rules_version: r.get(4)?,
+            })
         })
         .optional()?;
-    let Some((rule_set, scenario, seed, nonce, rules_version)) = row else {
+    let Some(row) = row else {
         return Ok(None);
     };
-    let scenario = stored_scenario(id, &scenario)?;
     let entries = query_entries(conn, id, 0, u64::MAX)?;
-    let mut game = Game {
-        format: FORMAT.to_string(),
-        ruleset: rule_set,
-        seed: seed as u64,
-        nonce,
-        scenario,
-        rules_version: u32::try_from(rules_version).unwrap_or(1),
-        log: EventLog::from_entries(entries)
-            .map_err(|e| StoreError::Corrupt(format!("game {id}: log.{e}")))?,
-        state: Value::Null,
-    };
-    game.state = game
-        .refold()
-        .map_err(|e| StoreError::Corrupt(e.to_string()))?;
-    Ok(Some(game))
-}
-
-/// A stored game's scenario (its JSON column), accepted as recorded: the game was played with it,
-/// so a check it fails (one added since it was stored) does not stop the game loading; it is in
-/// [`Scenario::warnings`], named as `game ID: scenario` with the line and column in that JSON.
-pub(super) fn stored_scenario(id: &str, json: &str) -> Result<Scenario, StoreError> {
-    let file = format!("game {id}: scenario");
-    let raw: ScenarioFile = serde_json::from_str(json)
-        .map_err(|e| StoreError::Corrupt(format!("{file}:{}:{}: {e}", e.line(), e.column())))?;
-    Ok(Scenario::recorded(
-        raw,
-        &Source {
-            file: &file,
-            text: json,
-            path: "",
-        },
-    ))
+    game_of(id, row, entries).map(Some)
 }
 
 /// The nearest checkpoint before `target` and the effects of the live events between it and
@@ -438,44 +355,15 @@ pub(super) fn fold_base_of(
     let rows = stmt.query_map(params![id, as_sql(from), as_sql(target)], |r| {
         Ok((r.get::<_, i64>(0)?, r.get::<_, Option<String>>(1)?))
     })?;
-    let mut rows = rows.collect::<Result<Vec<_>, _>>()?;
-    rows.sort_unstable_by_key(|(s, _)| *s);
-    let effects = rows
-        .into_iter()
-        .map(|(_, t)| {
-            let t = t.unwrap_or_else(|| "null".into());
-            serde_json::from_str::<Value>(&t).map_err(|e| StoreError::Corrupt(e.to_string()))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    let checkpoint = match cp {
-        Some(text) => Some((
-            from,
-            serde_json::from_str(&text).map_err(|e| StoreError::Corrupt(e.to_string()))?,
-        )),
-        None => None,
-    };
-    Ok(FoldBase {
-        checkpoint,
-        effects,
-    })
+    let rows = rows.collect::<Result<Vec<_>, _>>()?;
+    fold_base_from(cp.map(|t| (from, t)), rows)
 }
 
 /// The state at the end of a game's log: its latest checkpoint with the live events after it
 /// folded in (fewer than [`tercio_rules::game::CHECKPOINT_EVERY`]), or the scenario's initial
 /// state with all of them when it has no checkpoint yet.
 pub(super) fn fold_state(conn: &Connection, id: &str, head: &Head) -> Result<Value, StoreError> {
-    let engine = head
-        .engine()
-        .map_err(|e| StoreError::Corrupt(e.to_string()))?;
-    let base = fold_base_of(conn, id, head.seq + 1, head.checkpoint)?;
-    let mut state = match base.checkpoint {
-        Some((_, s)) => s,
-        None => engine.initial_state().map_err(StoreError::Corrupt)?,
-    };
-    for e in &base.effects {
-        engine.apply(&mut state, e).map_err(StoreError::Corrupt)?;
-    }
-    Ok(state)
+    state_from(head, fold_base_of(conn, id, head.seq + 1, head.checkpoint)?)
 }
 
 /// The entries of game `id` with `after < seq <= upto`, in order. (No `ORDER BY` in the
@@ -492,19 +380,7 @@ pub(super) fn query_entries(
     let rows = stmt.query_map(params![id, as_sql(after), as_sql(upto)], |r| {
         Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
     })?;
-    let mut rows = rows.collect::<Result<Vec<_>, _>>()?;
-    rows.sort_unstable_by_key(|(s, _)| *s);
-    rows.into_iter()
-        .map(|(_, t)| {
-            serde_json::from_str::<LogEntry<GameEvent>>(&t)
-                .map_err(|e| StoreError::Corrupt(e.to_string()))
-        })
-        .collect()
-}
-
-/// A sequence number as SQLite's integer.
-pub(super) fn as_sql(n: u64) -> i64 {
-    i64::try_from(n).unwrap_or(i64::MAX)
+    entries_from(rows.collect::<Result<Vec<_>, _>>()?)
 }
 
 pub(super) fn seats_of(conn: &Connection, game_id: &str) -> Result<Vec<Seat>, StoreError> {
@@ -521,14 +397,6 @@ pub(super) fn seats_of(conn: &Connection, game_id: &str) -> Result<Vec<Seat>, St
     Ok(rows.collect::<Result<Vec<_>, _>>()?)
 }
 
-pub(super) fn meta_of(settings: &str, concluded: Option<i64>) -> Result<Meta, StoreError> {
-    Ok(Meta {
-        settings: serde_json::from_str(settings)
-            .map_err(|e| StoreError::Corrupt(format!("settings: {e}")))?,
-        concluded: concluded.is_some(),
-    })
-}
-
 /// Write the entries of `game` after `from_seq`, with their chain hashes, and its head.
 pub(super) fn write_game(
     tx: &Connection,
@@ -536,24 +404,15 @@ pub(super) fn write_game(
     game: &Game,
     from_seq: u64,
 ) -> Result<(), StoreError> {
-    let mut h = chain_start();
+    let rows = game_rows(game, from_seq)?;
     let mut stmt = tx.prepare_cached(
         "INSERT INTO log_entries (game_id, seq, entry, voids, hash) VALUES (?1, ?2, ?3, ?4, ?5)",
     )?;
-    for e in game.log.entries() {
-        let text = entry_text(e);
-        h = chain_next(&h, &text);
-        if e.seq() <= from_seq {
-            continue;
-        }
-        let voids = match e {
-            LogEntry::Void { voids, .. } => Some(*voids as i64),
-            LogEntry::Event { .. } => None,
-        };
-        stmt.execute(params![id, e.seq() as i64, text, voids, h])
+    for e in &rows.entries {
+        stmt.execute(params![id, e.seq, e.text, e.voids, e.hash])
             .map_err(|x| {
                 if is_conflict(&x) {
-                    StoreError::Conflict(format!("entry {} of game {id} exists", e.seq()))
+                    StoreError::Conflict(format!("entry {} of game {id} exists", e.seq))
                 } else {
                     x.into()
                 }
@@ -561,30 +420,38 @@ pub(super) fn write_game(
     }
     let n = tx.execute(
         "UPDATE heads SET turn = ?2, over = ?7, seq = ?3, stream_pos = ?4, chain = ?5, rev = rev + 1, updated_at = ?6 WHERE game_id = ?1",
-        params![
-            id,
-            turn_of(&game.state) as i64,
-            game.log.entries().len() as i64,
-            game.stream_pos() as i64,
-            h,
-            now(),
-            game.is_over().map_err(|e| StoreError::Corrupt(e.to_string()))?
-        ],
+        params![id, rows.turn, rows.seq, rows.stream_pos, rows.chain, now(), rows.over],
     )?;
     if n != 1 {
         return Err(StoreError::Db(format!("no game {id}")));
     }
     tx.execute("DELETE FROM checkpoints WHERE game_id = ?1", params![id])?;
-    for (seq, state) in game
-        .checkpoints()
-        .map_err(|e| StoreError::Corrupt(e.to_string()))?
-    {
+    for (seq, state) in &rows.checkpoints {
         tx.execute(
             "INSERT INTO checkpoints (game_id, seq, state) VALUES (?1, ?2, ?3)",
-            params![id, seq as i64, json_text(&state)?],
+            params![id, seq, state],
         )?;
     }
     Ok(())
+}
+
+/// A game's row, its head and its log (no seats).
+fn insert_game(
+    tx: &Connection,
+    id: &str,
+    game: &Game,
+    scenario_id: Option<&str>,
+    created_at: i64,
+) -> Result<(), StoreError> {
+    tx.execute(
+        "INSERT INTO games (id, title, rule_set, scenario_id, scenario, seed, nonce, created_at, rules_version) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        params![id, game.scenario.title, game.ruleset, scenario_id, json_text(&game.scenario)?, game.seed as i64, game.nonce, created_at, i64::from(game.rules_version)],
+    )?;
+    tx.execute(
+        "INSERT INTO heads (game_id, updated_at) VALUES (?1, ?2)",
+        params![id, now()],
+    )?;
+    write_game(tx, id, game, 0)
 }
 
 impl Store for SqliteStore {
@@ -593,23 +460,39 @@ impl Store for SqliteStore {
         let scenario_id = scenario_id.map(str::to_string);
         self.write(move |tx| {
             let id = new_id();
-            let t = now();
-            tx.execute(
-                "INSERT INTO games (id, title, rule_set, scenario_id, scenario, seed, nonce, created_at, rules_version) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-                params![id, game.scenario.title, game.ruleset, scenario_id, json_text(&game.scenario)?, game.seed as i64, game.nonce, t, i64::from(game.rules_version)],
-            )?;
-            tx.execute(
-                "INSERT INTO heads (game_id, updated_at) VALUES (?1, ?2)",
-                params![id, t],
-            )?;
-            write_game(tx, &id, &game, 0)?;
-            let mut roles = vec![Role::GameMaster];
-            roles.extend(game.scenario.sides.iter().map(|s| Role::Side(s.id.clone())));
-            roles.push(Role::Spectator);
-            for (i, r) in roles.iter().enumerate() {
+            insert_game(tx, &id, &game, scenario_id.as_deref(), now())?;
+            for (i, r) in seat_roles(&game).iter().enumerate() {
                 insert_seat(tx, &id, r, i as i64)?;
             }
             Ok(id)
+        })
+    }
+
+    fn import(&self, r: &GameRecord) -> Result<bool, StoreError> {
+        let r = r.clone();
+        self.write(move |tx| {
+            let there: Option<i64> = tx
+                .query_row("SELECT 1 FROM games WHERE id = ?1", params![r.id], |x| {
+                    x.get(0)
+                })
+                .optional()?;
+            if there.is_some() {
+                return Ok(false);
+            }
+            insert_game(tx, &r.id, &r.game, r.scenario_id.as_deref(), r.created_at)?;
+            tx.execute(
+                "UPDATE games SET settings = ?2, archived = ?3, concluded_at = ?4 WHERE id = ?1",
+                params![
+                    r.id,
+                    json_text(&r.meta.settings)?,
+                    r.archived as i64,
+                    r.meta.concluded.then(now)
+                ],
+            )?;
+            for (i, s) in r.seats.iter().enumerate() {
+                insert_seat_token(tx, &r.id, &s.role, i as i64, s.token.clone())?;
+            }
+            Ok(true)
         })
     }
 
@@ -631,42 +514,26 @@ impl Store for SqliteStore {
 
     fn live(&self, id: &str) -> Result<Option<Live>, StoreError> {
         self.read(|c| {
-            type GameRow = (String, String, i64, String, i64, i64, String, i64, String, Option<i64>, i64);
-            let row: Option<GameRow> = c
+            type HeadCols = (i64, i64, String, i64, String, Option<i64>);
+            let row: Option<(GameRow, HeadCols)> = c
                 .prepare_cached(
-                    "SELECT g.rule_set, g.scenario, g.seed, g.nonce, h.seq, h.stream_pos, h.chain, h.rev, g.settings, g.concluded_at, g.rules_version
+                    "SELECT g.rule_set, g.scenario, g.seed, g.nonce, g.rules_version, h.seq, h.stream_pos, h.chain, h.rev, g.settings, g.concluded_at
                      FROM games g JOIN heads h ON h.game_id = g.id WHERE g.id = ?1",
                 )?
                 .query_row(params![id], |r| {
                     Ok((
-                        r.get(0)?,
-                        r.get(1)?,
-                        r.get(2)?,
-                        r.get(3)?,
-                        r.get(4)?,
-                        r.get(5)?,
-                        r.get(6)?,
-                        r.get(7)?,
-                        r.get(8)?,
-                        r.get(9)?,
-                        r.get(10)?,
+                        GameRow {
+                            rule_set: r.get(0)?,
+                            scenario: r.get(1)?,
+                            seed: r.get(2)?,
+                            nonce: r.get(3)?,
+                            rules_version: r.get(4)?,
+                        },
+                        (r.get(5)?, r.get(6)?, r.get(7)?, r.get(8)?, r.get(9)?, r.get(10)?),
                     ))
                 })
                 .optional()?;
-            let Some((
-                ruleset,
-                scenario,
-                seed,
-                nonce,
-                seq,
-                pos,
-                chain,
-                rev,
-                settings,
-                concluded,
-                rules_version,
-            )) = row
-            else {
+            let Some((game, (seq, pos, chain, rev, settings, concluded))) = row else {
                 return Ok(None);
             };
             let live: Vec<u64> = {
@@ -681,22 +548,10 @@ impl Store for SqliteStore {
                 live.sort_unstable();
                 live
             };
-            let mut head = Head {
-                ruleset,
-                seed: seed as u64,
-                nonce,
-                scenario: stored_scenario(id, &scenario)?,
-                rules_version: u32::try_from(rules_version).unwrap_or(1),
-                state: Value::Null,
-                seq: seq as u64,
-                stream_pos: pos as u64,
-                chain,
-                live,
-                checkpoint: c
-                    .prepare_cached("SELECT COALESCE(MAX(seq), 0) FROM checkpoints WHERE game_id = ?1")?
-                    .query_row(params![id], |r| r.get::<_, i64>(0))? as u64,
-                kept: Default::default(),
-            };
+            let checkpoint = c
+                .prepare_cached("SELECT COALESCE(MAX(seq), 0) FROM checkpoints WHERE game_id = ?1")?
+                .query_row(params![id], |r| r.get::<_, i64>(0))?;
+            let mut head = head_of(id, game, seq, pos, chain, live, checkpoint)?;
             head.state = fold_state(c, id, &head)?;
             Ok(Some(Live {
                 head,
@@ -724,9 +579,9 @@ impl Store for SqliteStore {
             let n = tx
                 .prepare_cached(
                     "UPDATE heads SET turn = ?3, over = ?7, seq = ?2, stream_pos = ?4, chain = ?5, rev = rev + 1, updated_at = ?6
-                     WHERE game_id = ?1 AND seq = ?2 - 1",
+                     WHERE game_id = ?1 AND seq = ?2 - 1 AND (?8 IS NULL OR rev = ?8)",
                 )?
-                .execute(params![id, row.seq as i64, row.turn as i64, row.stream_pos as i64, row.chain, now(), row.over])?;
+                .execute(params![id, row.seq as i64, row.turn as i64, row.stream_pos as i64, row.chain, now(), row.over, row.rev.map(as_sql)])?;
             if n != 1 {
                 return Err(conflict());
             }
@@ -910,6 +765,13 @@ impl Store for SqliteStore {
             bump(tx, &game_id, true)?;
             Ok(n == 1)
         })
+    }
+
+    fn describe(&self) -> String {
+        match &self.readers {
+            Some(r) => format!("SQLite database {}", r.path.display()),
+            None => "SQLite database in memory".into(),
+        }
     }
 
     fn host_key(&self) -> Result<String, StoreError> {

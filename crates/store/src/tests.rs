@@ -1,8 +1,60 @@
-//! Tests of the SQLite store: appends and undos against whole games, concurrency, seats,
-//! upgrades.
+//! Tests of the stores: appends and undos against whole games, concurrency, seats, copies
+//! between databases, on both backends (one shared suite, [`on_both`]); SQLite's upgrades.
 
 use super::*;
 use serde_json::json;
+use std::sync::Arc;
+
+/// A database for one test; `open` opens the same database again (another connection, or
+/// another server's).
+struct Backend {
+    open: Box<dyn Fn() -> Arc<dyn Store>>,
+    _dir: Option<tempfile::TempDir>,
+}
+
+fn sqlite() -> Backend {
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("sub/t.db");
+    Backend {
+        open: Box::new(move || Arc::new(SqliteStore::open(&path).expect("open"))),
+        _dir: Some(dir),
+    }
+}
+
+/// A new database in this test binary's throw-away PostgreSQL cluster.
+fn postgres() -> Backend {
+    let url = testing::shared().database();
+    Backend {
+        open: Box::new(move || Arc::new(PgStore::connect(&url).expect("connect"))),
+        _dir: None,
+    }
+}
+
+/// Each test named runs on SQLite and on PostgreSQL, as `NAME::sqlite` and `NAME::postgres`.
+macro_rules! on_both {
+    ($($name:ident),* $(,)?) => {
+        $(mod $name {
+            #[test]
+            fn sqlite() {
+                super::$name(&super::sqlite());
+            }
+            #[test]
+            fn postgres() {
+                super::$name(&super::postgres());
+            }
+        })*
+    };
+}
+
+on_both!(
+    appends_and_undos_from_checkpoints_agree_with_the_whole_game,
+    a_second_writer_with_the_same_sequence_is_refused,
+    concurrent_games_commit_in_groups,
+    every_writer_is_answered_whoever_leads_the_commit,
+    games_round_trip_and_logs_only_grow,
+    seats_are_issued_withdrawn_and_reissued,
+    games_copy_whole_and_only_once,
+);
 
 fn game() -> Game {
     let src = std::fs::read_to_string(concat!(
@@ -15,7 +67,7 @@ fn game() -> Game {
 }
 
 /// Take `action` on the live head and append it, as the server does.
-fn act(store: &SqliteStore, id: &str, head: &mut Head, action: Value) -> Appended {
+fn act(store: &dyn Store, id: &str, head: &mut Head, action: Value) -> Appended {
     let engine = head.engine().expect("engine");
     let a = head
         .act(engine.as_ref(), action, None, None, false)
@@ -26,7 +78,7 @@ fn act(store: &SqliteStore, id: &str, head: &mut Head, action: Value) -> Appende
     a
 }
 
-fn undo(store: &SqliteStore, id: &str, head: &mut Head) -> (Appended, FoldBase) {
+fn undo(store: &dyn Store, id: &str, head: &mut Head) -> (Appended, FoldBase) {
     let engine = head.engine().expect("engine");
     let target = head.undo_target().expect("something to undo");
     let base = store.fold_base(id, target, head.checkpoint).expect("base");
@@ -46,10 +98,9 @@ fn undo(store: &SqliteStore, id: &str, head: &mut Head) -> (Appended, FoldBase) 
 
 /// The bench's loop: a Swiss charge and its undo, again and again, past several
 /// checkpoints; the live head, the stored game and a whole `Game` doing the same agree.
-#[test]
-fn appends_and_undos_from_checkpoints_agree_with_the_whole_game() {
-    let dir = tempfile::tempdir().expect("tmp");
-    let store = SqliteStore::open(&dir.path().join("t.db")).expect("open");
+fn appends_and_undos_from_checkpoints_agree_with_the_whole_game(db: &Backend) {
+    let store = (db.open)();
+    let store = store.as_ref();
     let mut g = game();
     let id = store.create(&g, None).expect("create");
     let mut head = store.live(&id).expect("live").expect("game").head;
@@ -61,15 +112,15 @@ fn appends_and_undos_from_checkpoints_agree_with_the_whole_game() {
     ];
     let charge = json!({"action": "charge", "actor": "swiss-first-block", "target": "spanish-pike-left", "ground": "obstacle"});
     for a in setup {
-        act(&store, &id, &mut head, a.clone());
+        act(store, &id, &mut head, a.clone());
         g.act(a).expect("act");
     }
     let mut from_checkpoint = 0;
     for i in 0..40 {
-        let a = act(&store, &id, &mut head, charge.clone());
+        let a = act(store, &id, &mut head, charge.clone());
         g.act(charge.clone()).expect("act");
         assert_eq!(Some(&a.entry), g.log.entries().last(), "charge {i}");
-        let (_, base) = undo(&store, &id, &mut head);
+        let (_, base) = undo(store, &id, &mut head);
         g.undo().expect("undo");
         if let Some((cp, _)) = base.checkpoint {
             from_checkpoint += 1;
@@ -108,13 +159,13 @@ fn appends_and_undos_from_checkpoints_agree_with_the_whole_game() {
 
 /// The database judges the order: an entry whose number is taken is refused, nothing
 /// written, and the game as it was.
-#[test]
-fn a_second_writer_with_the_same_sequence_is_refused() {
-    let store = SqliteStore::in_memory().expect("open");
+fn a_second_writer_with_the_same_sequence_is_refused(db: &Backend) {
+    let store = (db.open)();
+    let store = store.as_ref();
     let id = store.create(&game(), None).expect("create");
     let mut a = store.live(&id).expect("live").expect("game").head;
     let mut b = a.clone();
-    act(&store, &id, &mut a, json!({"action": "initiative"}));
+    act(store, &id, &mut a, json!({"action": "initiative"}));
     let engine = b.engine().expect("engine");
     let late = b
         .act(
@@ -136,10 +187,8 @@ fn a_second_writer_with_the_same_sequence_is_refused() {
 
 /// Many games writing at once: every append is committed (in groups), every log whole and
 /// in order, and one refused write in a group spoils no other.
-#[test]
-fn concurrent_games_commit_in_groups() {
-    let dir = tempfile::tempdir().expect("tmp");
-    let store = std::sync::Arc::new(SqliteStore::open(&dir.path().join("t.db")).expect("open"));
+fn concurrent_games_commit_in_groups(db: &Backend) {
+    let store = (db.open)();
     let ids: Vec<String> = (0..8)
         .map(|_| store.create(&game(), None).expect("create"))
         .collect();
@@ -150,16 +199,17 @@ fn concurrent_games_commit_in_groups() {
             let store = store.clone();
             std::thread::spawn(move || {
                 let mut head = store.live(&id).expect("live").expect("game").head;
-                act(&store, &id, &mut head, json!({"action": "initiative"}));
+                let store = store.as_ref();
+                act(store, &id, &mut head, json!({"action": "initiative"}));
                 for _ in 0..10 {
                     let stale = head.clone();
                     act(
-                        &store,
+                        store,
                         &id,
                         &mut head,
                         json!({"action": "command", "leader": "chandieu"}),
                     );
-                    undo(&store, &id, &mut head);
+                    undo(store, &id, &mut head);
                     // A stale copy's write is refused, and nothing else is.
                     let mut stale = stale;
                     let engine = stale.engine().expect("engine");
@@ -193,10 +243,8 @@ fn concurrent_games_commit_in_groups() {
 /// committed, whether it led a commit or waited for another's, and every write is kept. (The
 /// narrowest case, a write queued just as a leader lets the connection go, is argued in
 /// `SqliteStore::write`; load like this makes it happen now and then, not every run.)
-#[test]
-fn every_writer_is_answered_whoever_leads_the_commit() {
-    let dir = tempfile::tempdir().expect("tmp");
-    let store = std::sync::Arc::new(SqliteStore::open(&dir.path().join("t.db")).expect("open"));
+fn every_writer_is_answered_whoever_leads_the_commit(db: &Backend) {
+    let store = (db.open)();
     let ids: Vec<String> = (0..24)
         .map(|_| store.create(&game(), None).expect("create"))
         .collect();
@@ -228,11 +276,8 @@ fn every_writer_is_answered_whoever_leads_the_commit() {
     assert!(store.list(true).expect("archived").is_empty());
 }
 
-#[test]
-fn games_round_trip_and_logs_only_grow() {
-    let dir = tempfile::tempdir().expect("tmp");
-    let path = dir.path().join("sub/tercio.db");
-    let store = SqliteStore::open(&path).expect("open");
+fn games_round_trip_and_logs_only_grow(db: &Backend) {
+    let store = (db.open)();
     let mut g = game();
     let id = store
         .create(&g, Some("el-gran-capitan/cerignola-1503"))
@@ -244,7 +289,7 @@ fn games_round_trip_and_logs_only_grow() {
     g.undo().expect("undo");
     store.save(&id, &g).expect("save");
     drop(store);
-    let store = SqliteStore::open(&path).expect("reopen");
+    let store = (db.open)();
     let back = store.load(&id).expect("load").expect("exists");
     assert_eq!(back, g);
     assert_eq!(back.replay(), Ok(2));
@@ -262,9 +307,8 @@ fn games_round_trip_and_logs_only_grow() {
     assert!(!store.delete(&id).expect("delete"));
 }
 
-#[test]
-fn seats_are_issued_withdrawn_and_reissued() {
-    let store = SqliteStore::in_memory().expect("open");
+fn seats_are_issued_withdrawn_and_reissued(db: &Backend) {
+    let store = (db.open)();
     let mut g = game();
     g.nonce = "abc".into();
     let id = store.create(&g, None).expect("create");
@@ -407,4 +451,180 @@ fn a_stored_scenario_that_fails_a_check_loads_with_warnings() {
     assert_eq!(back.scenario.warnings().len(), 1);
     assert_eq!(back.log, g.log);
     assert_eq!(back.replay(), Ok(1));
+}
+
+/// Every game of one database copied to another (`tercio migrate`): its log byte for byte, its
+/// seats' tokens, settings, end and archive; copying again copies nothing; and the copy plays
+/// on from where it was.
+fn games_copy_whole_and_only_once(db: &Backend) {
+    let other = sqlite();
+    let (from, to) = ((db.open)(), (other.open)());
+    let mut g = game();
+    let a = from
+        .create(&g, Some("el-gran-capitan/cerignola-1503"))
+        .expect("create");
+    g.act(json!({"action": "initiative"})).expect("act");
+    g.act(json!({"action": "command", "leader": "chandieu"}))
+        .expect("act");
+    g.undo().expect("undo");
+    from.save(&a, &g).expect("save");
+    from.set_settings(
+        &a,
+        &Settings {
+            side_rights: SideRights::OwnUnits,
+            physical_dice: false,
+        },
+    )
+    .expect("settings");
+    let b = from.create(&game(), None).expect("create");
+    from.conclude(&b).expect("conclude");
+    from.set_archived(&b, true).expect("archive");
+    let copy = |from: &dyn Store, to: &dyn Store| {
+        let mut n = (0, 0);
+        each_record(from, |r| {
+            if to.import(&r)? {
+                n.0 += 1;
+            } else {
+                n.1 += 1;
+            }
+            Ok(())
+        })
+        .expect("copy");
+        n
+    };
+    // There and back again: each backend writes what the other reads.
+    assert_eq!(copy(from.as_ref(), to.as_ref()), (2, 0));
+    assert_eq!(copy(from.as_ref(), to.as_ref()), (0, 2), "copied once");
+    let back = (db.open)();
+    let back = back.as_ref();
+    for id in [&a, &b] {
+        back.delete(id).expect("delete");
+    }
+    assert_eq!(copy(to.as_ref(), back), (2, 0));
+    for id in [&a, &b] {
+        let (x, y) = (to.load(id).expect("load"), back.load(id).expect("load"));
+        assert_eq!(x, y, "{id}");
+        let x = x.expect("game");
+        assert_eq!(
+            x.log
+                .entries()
+                .iter()
+                .map(tercio_rules::game::entry_text)
+                .collect::<Vec<_>>(),
+            g_entries(id == &a, &g, &x),
+            "{id}: entries byte for byte"
+        );
+        assert_eq!(to.seats(id).expect("seats"), back.seats(id).expect("seats"));
+        assert_eq!(to.meta(id).expect("meta"), back.meta(id).expect("meta"));
+        let l = to.live(id).expect("live").expect("game");
+        assert_eq!(l.head, back.live(id).expect("live").expect("game").head);
+    }
+    let listed = back.list(true).expect("archived");
+    assert_eq!(listed.iter().map(|s| &s.id).collect::<Vec<_>>(), [&b]);
+    assert!(listed[0].over, "concluded");
+    assert_eq!(
+        back.meta(&a)
+            .expect("meta")
+            .expect("game")
+            .settings
+            .side_rights,
+        SideRights::OwnUnits
+    );
+    // The old links open the copies, and the copy plays on.
+    let gm = from.seats(&a).expect("seats")[0].token.clone();
+    assert_eq!(
+        back.seat(&gm).expect("seat").map(|s| s.game_id),
+        Some(a.clone())
+    );
+    let mut head = back.live(&a).expect("live").expect("game").head;
+    act(
+        back,
+        &a,
+        &mut head,
+        json!({"action": "command", "leader": "chandieu"}),
+    );
+    g.act(json!({"action": "command", "leader": "chandieu"}))
+        .expect("act");
+    assert_eq!(back.load(&a).expect("load").expect("game"), g);
+}
+
+/// The texts of the entries a copied game should have: `g`'s for the played one, the copy's
+/// own for the other (checked equal across databases above).
+fn g_entries(played: bool, g: &Game, copy: &Game) -> Vec<String> {
+    let src = if played { g } else { copy };
+    src.log
+        .entries()
+        .iter()
+        .map(tercio_rules::game::entry_text)
+        .collect()
+}
+
+/// Two servers on one PostgreSQL database: each write to a game is heard by the other (the
+/// game and its new revision), and of two appends of the same entry, racing from the two, the
+/// database takes exactly one.
+#[test]
+fn servers_on_one_postgres_database_hear_each_other_and_never_both_append() {
+    let db = postgres();
+    let (a, b) = ((db.open)(), (db.open)());
+    let (tx, rx) = std::sync::mpsc::channel::<Option<(String, u64)>>();
+    let tx = Mutex::new(tx);
+    b.watch(Box::new(move |h| {
+        let _ = lock(&tx).send(h.map(|(g, r)| (g.to_string(), r)));
+    }))
+    .expect("watch");
+    // The listener says it is connected (changes before it may have been missed).
+    let wait = || {
+        rx.recv_timeout(std::time::Duration::from_secs(30))
+            .expect("heard within 30 s")
+    };
+    assert_eq!(wait(), None);
+    let id = a.create(&game(), None).expect("create");
+    assert!(
+        matches!(wait(), Some((g, _)) if g == id),
+        "the game's creation"
+    );
+    let mut head = a.live(&id).expect("live").expect("game").head;
+    act(a.as_ref(), &id, &mut head, json!({"action": "initiative"}));
+    let rev = a.live(&id).expect("live").expect("game").rev;
+    assert_eq!(wait(), Some((id.clone(), rev)), "the append");
+    a.set_settings(&id, &Settings::default()).expect("settings");
+    assert_eq!(wait(), Some((id.clone(), rev + 1)), "the settings");
+    // The race: both servers hold the same head and append its next entry at once.
+    for round in 0..10 {
+        let base = a.live(&id).expect("live").expect("game").head;
+        let barrier = Arc::new(std::sync::Barrier::new(2));
+        let racers: Vec<_> = [a.clone(), b.clone()]
+            .into_iter()
+            .map(|s| {
+                let (mut h, id, barrier) = (base.clone(), id.clone(), barrier.clone());
+                std::thread::spawn(move || {
+                    let engine = h.engine().expect("engine");
+                    let action = json!({"action": "command", "leader": "chandieu"});
+                    let ap = h
+                        .act(engine.as_ref(), action, None, None, false)
+                        .expect("accepted");
+                    let row = Row::of(&ap, &h).expect("row");
+                    barrier.wait();
+                    s.append(&id, row)
+                })
+            })
+            .collect();
+        let outs: Vec<_> = racers
+            .into_iter()
+            .map(|t| t.join().expect("racer"))
+            .collect();
+        let won = outs.iter().filter(|o| o.is_ok()).count();
+        assert_eq!(won, 1, "round {round}: {outs:?}");
+        assert!(
+            outs.iter()
+                .any(|o| matches!(o, Err(StoreError::Conflict(_)))),
+            "round {round}: {outs:?}"
+        );
+        // Undone through `a`, so the next round's command is legal again.
+        let mut h = a.live(&id).expect("live").expect("game").head;
+        undo(a.as_ref(), &id, &mut h);
+    }
+    let g = b.load(&id).expect("load").expect("game");
+    assert_eq!(g.log.entries().len(), 21);
+    assert_eq!(g.replay(), Ok(11));
 }

@@ -5,7 +5,7 @@
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use tercio_rules::game::{Game, Head};
-use tercio_store::{Role, Row, SqliteStore, Store};
+use tercio_store::{PgStore, Role, Row, SqliteStore, Store};
 
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/release-0.1");
 
@@ -41,6 +41,43 @@ fn a_release_01_database_migrates_and_keeps_every_game() {
         store.host_key().expect("key"),
         expected["host_key"].as_str().expect("key")
     );
+    holds_every_game(&store, &expected);
+    let games = expected["games"].as_object().expect("games");
+    // A migrated game plays on: the next action appends after its log, an undo folds back.
+    let id = games
+        .iter()
+        .find(|(_, g)| g["label"] == "egc-cerignola-undos")
+        .map(|(id, _)| id.clone())
+        .expect("cerignola");
+    let mut head = store.live(&id).expect("live").expect("game").head;
+    let engine = head.engine().expect("engine");
+    let before = head.state.clone();
+    let target = head.undo_target().expect("a live event");
+    let base = store.fold_base(&id, target, head.checkpoint).expect("base");
+    let (from, state) = base
+        .checkpoint
+        .unwrap_or_else(|| (0, engine.initial_state().expect("initial")));
+    let a = head
+        .undo(engine.as_ref(), from, state, &base.effects)
+        .expect("undo")
+        .expect("voided");
+    store
+        .append(&id, Row::of(&a, &head).expect("row"))
+        .expect("append");
+    let g = store.load(&id).expect("load").expect("game");
+    assert_eq!(g.log.entries().len(), 44);
+    assert_ne!(g.state, before, "the undo changed the state");
+    assert_eq!(g.replay().map(|n| n > 0), Ok(true));
+    assert_eq!(Head::of(&g), head);
+    // Opening it again migrates nothing more.
+    drop(store);
+    let again = SqliteStore::open(&path).expect("reopen");
+    assert_eq!(again.live(&id).expect("live").expect("game").head, head);
+}
+
+/// Every game of the fixture is in `store` as release 0.1 had it: its log byte for byte, its
+/// state, head, settings, end, seats (and no withdrawn one), archive and games-list line.
+fn holds_every_game(store: &dyn Store, expected: &Value) {
     let games = expected["games"].as_object().expect("games");
     assert_eq!(games.len(), 6);
     let listed: Vec<_> = store
@@ -112,34 +149,29 @@ fn a_release_01_database_migrates_and_keeps_every_game() {
         assert_eq!(json!(line.turn), want["list"]["turn"], "{label}");
         assert_eq!(json!(line.over), want["list"]["over"], "{label}");
     }
-    // A migrated game plays on: the next action appends after its log, an undo folds back.
-    let id = games
-        .iter()
-        .find(|(_, g)| g["label"] == "egc-cerignola-undos")
-        .map(|(id, _)| id.clone())
-        .expect("cerignola");
-    let mut head = store.live(&id).expect("live").expect("game").head;
-    let engine = head.engine().expect("engine");
-    let before = head.state.clone();
-    let target = head.undo_target().expect("a live event");
-    let base = store.fold_base(&id, target, head.checkpoint).expect("base");
-    let (from, state) = base
-        .checkpoint
-        .unwrap_or_else(|| (0, engine.initial_state().expect("initial")));
-    let a = head
-        .undo(engine.as_ref(), from, state, &base.effects)
-        .expect("undo")
-        .expect("voided");
-    store
-        .append(&id, Row::of(&a, &head).expect("row"))
-        .expect("append");
-    let g = store.load(&id).expect("load").expect("game");
-    assert_eq!(g.log.entries().len(), 44);
-    assert_ne!(g.state, before, "the undo changed the state");
-    assert_eq!(g.replay().map(|n| n > 0), Ok(true));
-    assert_eq!(Head::of(&g), head);
-    // Opening it again migrates nothing more.
-    drop(store);
-    let again = SqliteStore::open(&path).expect("reopen");
-    assert_eq!(again.live(&id).expect("live").expect("game").head, head);
+}
+
+/// The migrated database copied to PostgreSQL (`tercio migrate`'s path) holds every game the
+/// same way, and the copy keeps its own host key.
+#[test]
+fn a_release_01_database_copies_to_postgres_whole() {
+    let expected: Value = serde_json::from_str(
+        &std::fs::read_to_string(format!("{FIXTURE}.json")).expect("fixture json"),
+    )
+    .expect("json");
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("tercio.db");
+    std::fs::copy(format!("{FIXTURE}.db"), &path).expect("copy");
+    let from = SqliteStore::open(&path).expect("open and migrate");
+    let to = PgStore::connect(&tercio_store::testing::shared().database()).expect("connect");
+    let mut n = 0;
+    tercio_store::each_record(&from, |r| {
+        assert!(to.import(&r)?, "{} is new there", r.id);
+        n += 1;
+        Ok(())
+    })
+    .expect("copy");
+    assert_eq!(n, 6);
+    holds_every_game(&to, &expected);
+    assert_ne!(to.host_key().expect("key"), expected["host_key"]);
 }

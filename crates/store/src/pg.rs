@@ -1,0 +1,968 @@
+//! PostgreSQL: several Tercio servers on one database.
+//!
+//! Each write is one transaction on a pooled connection, durable when it commits (PostgreSQL's
+//! default `synchronous_commit = on`; concurrent commits share their WAL flushes). The database
+//! orders a game's entries: the unique (game, sequence) key and the head's expected sequence
+//! refuse an entry another server appended first, as [`StoreError::Conflict`], with nothing
+//! written. Every write to a game tells the other servers with `NOTIFY` on [`CHANNEL`], carrying
+//! the game and its new revision only (payloads are capped at 8 KB); [`Store::watch`] hears them.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use ::postgres::error::SqlState;
+use ::postgres::types::ToSql;
+use ::postgres::{Client, Config, GenericClient, NoTls, Statement};
+use fallible_iterator::FallibleIterator;
+
+use super::*;
+
+/// The channel a write to a game is announced on: `NOTIFY tercio_games, 'GAME REV'` (a group
+/// of appends: one such line per game).
+pub const CHANNEL: &str = "tercio_games";
+
+/// How many connections a server opens at most; a request beyond them waits for one.
+const CONNECTIONS: usize = 16;
+
+/// How long connecting may take before the database counts as down (the request answers 503).
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// How often the listener looks at whether its store is gone, and how long it waits before
+/// connecting again after losing the database.
+const LISTEN_TICK: Duration = Duration::from_millis(500);
+
+/// The schema, in order; `tercio_schema.version` records how many ran. Migrations run under an
+/// advisory lock, so servers started together do not run one twice.
+const SCHEMA: &[&str] = &["CREATE TABLE games (
+        id TEXT PRIMARY KEY,
+        title TEXT NOT NULL,
+        rule_set TEXT NOT NULL,
+        scenario_id TEXT,
+        scenario TEXT NOT NULL,
+        seed BIGINT NOT NULL,
+        nonce TEXT NOT NULL,
+        settings TEXT NOT NULL DEFAULT '{}',
+        concluded_at BIGINT,
+        created_at BIGINT NOT NULL,
+        archived BOOLEAN NOT NULL DEFAULT FALSE,
+        rules_version BIGINT NOT NULL DEFAULT 1
+    );
+    CREATE TABLE heads (
+        game_id TEXT PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,
+        rev BIGINT NOT NULL DEFAULT 1,
+        seq BIGINT NOT NULL DEFAULT 0,
+        stream_pos BIGINT NOT NULL DEFAULT 0,
+        updated_at BIGINT NOT NULL,
+        turn BIGINT NOT NULL DEFAULT 0,
+        over BOOLEAN NOT NULL DEFAULT FALSE,
+        chain TEXT NOT NULL DEFAULT ''
+    );
+    CREATE TABLE log_entries (
+        game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+        seq BIGINT NOT NULL,
+        entry TEXT NOT NULL,
+        voids BIGINT,
+        hash TEXT NOT NULL,
+        PRIMARY KEY (game_id, seq)
+    );
+    CREATE INDEX log_voids ON log_entries(game_id, voids) WHERE voids IS NOT NULL;
+    -- An entry (a few KB) and a checkpoint's state stay in their row, uncompressed, up to a
+    -- page: compressing each as it is written cost more CPU than the rest of the append.
+    ALTER TABLE log_entries SET (toast_tuple_target = 8160);
+    CREATE TABLE checkpoints (
+        game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+        seq BIGINT NOT NULL,
+        state TEXT NOT NULL,
+        PRIMARY KEY (game_id, seq)
+    );
+    ALTER TABLE checkpoints SET (toast_tuple_target = 8160);
+    CREATE TABLE seats (
+        token TEXT PRIMARY KEY,
+        game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+        role TEXT NOT NULL,
+        ord BIGINT NOT NULL,
+        created_at BIGINT NOT NULL,
+        revoked_at BIGINT
+    );
+    CREATE INDEX seats_by_game ON seats(game_id);
+    CREATE TABLE host (
+        one BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (one),
+        key TEXT NOT NULL
+    );
+    -- An action's append in one statement (alone, its own transaction: one round trip): the
+    -- entry, the head after it, the checkpoints, the announcement; the new revision back. Only
+    -- if the head is still where the writer saw it (the entry before, and the revision `seen`
+    -- when given); otherwise NULL, with nothing written. The head is locked first, so of two
+    -- servers appending to one game the second waits, then finds the head moved on. A group
+    -- of appends is announced once, after the last (`announce` false for each).
+    CREATE FUNCTION tercio_append(g TEXT, n BIGINT, body TEXT, voided BIGINT, link TEXT,
+        kept TEXT, pos BIGINT, turn_now BIGINT, ended BOOLEAN, at_time BIGINT, seen BIGINT,
+        announce BOOLEAN)
+    RETURNS BIGINT LANGUAGE plpgsql AS $fn$
+    DECLARE r BIGINT;
+    BEGIN
+        PERFORM 1 FROM heads WHERE game_id = g AND seq = n - 1 AND (seen IS NULL OR rev = seen)
+            FOR UPDATE;
+        IF NOT FOUND THEN
+            RETURN NULL;
+        END IF;
+        INSERT INTO log_entries (game_id, seq, entry, voids, hash) VALUES (g, n, body, voided, link);
+        UPDATE heads SET turn = turn_now, over = ended, seq = n, stream_pos = pos, chain = link,
+            rev = rev + 1, updated_at = at_time
+            WHERE game_id = g RETURNING rev INTO r;
+        IF voided IS NOT NULL THEN
+            DELETE FROM checkpoints WHERE game_id = g AND seq >= voided;
+        END IF;
+        IF kept IS NOT NULL THEN
+            INSERT INTO checkpoints (game_id, seq, state) VALUES (g, n, kept)
+                ON CONFLICT (game_id, seq) DO UPDATE SET state = EXCLUDED.state;
+        END IF;
+        IF announce THEN
+            PERFORM pg_notify('tercio_games', g || ' ' || r);
+        END IF;
+        RETURN r;
+    END
+    $fn$;"];
+
+/// Any number the advisory lock of the migrations is taken on, the same in every server.
+const MIGRATION_LOCK: i64 = 0x7465_7263_696f;
+
+/// The PostgreSQL store.
+pub struct PgStore {
+    config: Config,
+    /// Idle connections, and how many are open in all.
+    pool: Mutex<(Vec<Conn>, usize)>,
+    freed: Condvar,
+    /// Set when the store is dropped: its listener, if any, stops.
+    gone: Arc<AtomicBool>,
+    /// Appends waiting for the next group commit, and the token its leader holds.
+    appends: Mutex<Vec<AppendJob>>,
+    leading: Mutex<()>,
+}
+
+/// An append waiting for its group commit, and where its answer goes.
+struct AppendJob {
+    id: String,
+    row: Row,
+    done: mpsc::Sender<Result<u64, StoreError>>,
+}
+
+/// The call that appends one entry ([`SCHEMA`]'s `tercio_append`).
+const APPEND: &str = "SELECT tercio_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)";
+
+/// The most a notification carries (PostgreSQL's cap is 8,000 bytes).
+const PAYLOAD_MAX: usize = 7_000;
+
+/// A connection and the statements prepared on it.
+struct Conn {
+    client: Client,
+    prepared: HashMap<&'static str, Statement>,
+}
+
+impl From<::postgres::Error> for StoreError {
+    fn from(e: ::postgres::Error) -> Self {
+        if e.code() == Some(&SqlState::UNIQUE_VIOLATION) {
+            return StoreError::Conflict(e.to_string());
+        }
+        StoreError::Db(error_text(&e))
+    }
+}
+
+/// An error with its causes (the driver's own text says only "error connecting to server").
+fn error_text(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        let t = c.to_string();
+        if !text.contains(&t) {
+            text = format!("{text}: {t}");
+        }
+        cause = c.source();
+    }
+    text
+}
+
+/// A connection inside a write's transaction or a read: statements are prepared once per
+/// connection and kept.
+struct Db<'a, C: GenericClient> {
+    c: &'a mut C,
+    prepared: &'a mut HashMap<&'static str, Statement>,
+}
+
+type Params<'p> = [&'p (dyn ToSql + Sync)];
+
+impl<C: GenericClient> Db<'_, C> {
+    fn statement(&mut self, sql: &'static str) -> Result<Statement, StoreError> {
+        if let Some(s) = self.prepared.get(sql) {
+            return Ok(s.clone());
+        }
+        let s = self.c.prepare(sql)?;
+        self.prepared.insert(sql, s.clone());
+        Ok(s)
+    }
+
+    fn exec(&mut self, sql: &'static str, p: &Params) -> Result<u64, StoreError> {
+        let s = self.statement(sql)?;
+        Ok(self.c.execute(&s, p)?)
+    }
+
+    fn rows(&mut self, sql: &'static str, p: &Params) -> Result<Vec<::postgres::Row>, StoreError> {
+        let s = self.statement(sql)?;
+        Ok(self.c.query(&s, p)?)
+    }
+
+    fn opt(
+        &mut self,
+        sql: &'static str,
+        p: &Params,
+    ) -> Result<Option<::postgres::Row>, StoreError> {
+        let s = self.statement(sql)?;
+        Ok(self.c.query_opt(&s, p)?)
+    }
+
+    /// Tell the other servers that the game is at revision `rev` (sent when the write commits).
+    fn announce(&mut self, game_id: &str, rev: i64) -> Result<(), StoreError> {
+        let payload = format!("{game_id} {rev}");
+        self.exec("SELECT pg_notify('tercio_games', $1)::text", &[&payload])?;
+        Ok(())
+    }
+
+    /// A write to a game besides its log: its revision moves on (so cached copies are read
+    /// again, here and on the other servers) and, when `touched`, its time in the games list.
+    fn bump(&mut self, game_id: &str, touched: bool) -> Result<(), StoreError> {
+        let row = if touched {
+            self.opt(
+                "UPDATE heads SET rev = rev + 1, updated_at = $2 WHERE game_id = $1 RETURNING rev",
+                &[&game_id, &now()],
+            )?
+        } else {
+            self.opt(
+                "UPDATE heads SET rev = rev + 1 WHERE game_id = $1 RETURNING rev",
+                &[&game_id],
+            )?
+        };
+        if let Some(r) = row {
+            self.announce(game_id, r.get(0))?;
+        }
+        Ok(())
+    }
+
+    /// A game's row, its head and its log (no seats).
+    fn insert_game(
+        &mut self,
+        id: &str,
+        game: &Game,
+        scenario_id: Option<&str>,
+        created_at: i64,
+    ) -> Result<(), StoreError> {
+        self.exec(
+            "INSERT INTO games (id, title, rule_set, scenario_id, scenario, seed, nonce, created_at, rules_version)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+            &[
+                &id,
+                &game.scenario.title,
+                &game.ruleset,
+                &scenario_id,
+                &json_text(&game.scenario)?,
+                &(game.seed as i64),
+                &game.nonce,
+                &created_at,
+                &i64::from(game.rules_version),
+            ],
+        )?;
+        self.exec(
+            "INSERT INTO heads (game_id, updated_at) VALUES ($1, $2)",
+            &[&id, &now()],
+        )?;
+        self.write_game(id, game, 0)
+    }
+
+    /// One append ([`APPEND`]): the new revision, or `None` when the game has moved on.
+    fn append(&mut self, j: &AppendJob, announce: bool) -> Result<Option<i64>, StoreError> {
+        let row = &j.row;
+        Ok(self
+            .opt(
+                APPEND,
+                &[
+                    &j.id,
+                    &as_sql(row.seq),
+                    &row.entry,
+                    &row.voids.map(as_sql),
+                    &row.chain,
+                    &row.state,
+                    &as_sql(row.stream_pos),
+                    &as_sql(row.turn),
+                    &row.over,
+                    &now(),
+                    &row.rev.map(as_sql),
+                    &announce,
+                ],
+            )?
+            .and_then(|r| r.get::<_, Option<i64>>(0)))
+    }
+
+    /// Tell the other servers of several games' new revisions in as few notifications as fit:
+    /// one line `GAME REV` each.
+    fn announce_all(&mut self, lines: &[String]) -> Result<(), StoreError> {
+        let mut payload = String::new();
+        for l in lines {
+            if !payload.is_empty() && payload.len() + 1 + l.len() > PAYLOAD_MAX {
+                self.exec("SELECT pg_notify('tercio_games', $1)::text", &[&payload])?;
+                payload.clear();
+            }
+            if !payload.is_empty() {
+                payload.push('\n');
+            }
+            payload.push_str(l);
+        }
+        if !payload.is_empty() {
+            self.exec("SELECT pg_notify('tercio_games', $1)::text", &[&payload])?;
+        }
+        Ok(())
+    }
+
+    fn insert_seat(
+        &mut self,
+        game_id: &str,
+        role: &Role,
+        ord: i64,
+        token: String,
+    ) -> Result<Seat, StoreError> {
+        self.exec(
+            "INSERT INTO seats (token, game_id, role, ord, created_at) VALUES ($1, $2, $3, $4, $5)",
+            &[&token, &game_id, &role_text(role), &ord, &now()],
+        )?;
+        Ok(Seat {
+            token,
+            game_id: game_id.to_string(),
+            role: role.clone(),
+        })
+    }
+
+    fn entries(
+        &mut self,
+        id: &str,
+        after: u64,
+        upto: u64,
+    ) -> Result<Vec<LogEntry<GameEvent>>, StoreError> {
+        let rows = self.rows(
+            "SELECT seq, entry FROM log_entries WHERE game_id = $1 AND seq > $2 AND seq <= $3",
+            &[&id, &as_sql(after), &as_sql(upto)],
+        )?;
+        entries_from(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+    }
+
+    fn game_row(&mut self, id: &str) -> Result<Option<GameRow>, StoreError> {
+        Ok(self
+            .opt(
+                "SELECT rule_set, scenario, seed, nonce, rules_version FROM games WHERE id = $1",
+                &[&id],
+            )?
+            .map(|r| GameRow {
+                rule_set: r.get(0),
+                scenario: r.get(1),
+                seed: r.get(2),
+                nonce: r.get(3),
+                rules_version: r.get(4),
+            }))
+    }
+
+    fn fold_base(&mut self, id: &str, target: u64, latest: u64) -> Result<FoldBase, StoreError> {
+        // As in SQLite: the latest checkpoint, unless the voided event is folded into it.
+        let at = if latest < target {
+            as_sql(latest)
+        } else {
+            self.opt(
+                "SELECT MAX(seq) FROM checkpoints WHERE game_id = $1 AND seq < $2",
+                &[&id, &as_sql(target)],
+            )?
+            .and_then(|r| r.get::<_, Option<i64>>(0))
+            .unwrap_or(0)
+        };
+        let cp: Option<String> = if at == 0 {
+            None
+        } else {
+            self.opt(
+                "SELECT state FROM checkpoints WHERE game_id = $1 AND seq = $2",
+                &[&id, &at],
+            )?
+            .map(|r| r.get(0))
+        };
+        let from = if cp.is_some() { at } else { 0 };
+        // `json`, not `jsonb`: the effects come back as they were written.
+        let rows = self.rows(
+            "SELECT seq, ((entry::json) -> 'event' -> 'effects')::text FROM log_entries
+             WHERE game_id = $1 AND seq > $2 AND seq < $3 AND voids IS NULL
+             AND seq NOT IN (SELECT voids FROM log_entries WHERE game_id = $1 AND voids > $2)",
+            &[&id, &from, &as_sql(target)],
+        )?;
+        fold_base_from(
+            cp.map(|t| (from as u64, t)),
+            rows.iter().map(|r| (r.get(0), r.get(1))).collect(),
+        )
+    }
+
+    fn seats(&mut self, game_id: &str) -> Result<Vec<Seat>, StoreError> {
+        Ok(self
+            .rows(
+                "SELECT token, role FROM seats WHERE game_id = $1 AND revoked_at IS NULL ORDER BY ord",
+                &[&game_id],
+            )?
+            .iter()
+            .map(|r| Seat {
+                token: r.get(0),
+                game_id: game_id.to_string(),
+                role: role_of(r.get(1)),
+            })
+            .collect())
+    }
+
+    fn write_game(&mut self, id: &str, game: &Game, from_seq: u64) -> Result<(), StoreError> {
+        let rows = game_rows(game, from_seq)?;
+        for e in &rows.entries {
+            self.exec(
+                "INSERT INTO log_entries (game_id, seq, entry, voids, hash) VALUES ($1, $2, $3, $4, $5)",
+                &[&id, &e.seq, &e.text, &e.voids, &e.hash],
+            )
+            .map_err(|x| match x {
+                StoreError::Conflict(_) => {
+                    StoreError::Conflict(format!("entry {} of game {id} exists", e.seq))
+                }
+                x => x,
+            })?;
+        }
+        let rev = self
+            .opt(
+                "UPDATE heads SET turn = $2, over = $7, seq = $3, stream_pos = $4, chain = $5, rev = rev + 1, updated_at = $6
+                 WHERE game_id = $1 RETURNING rev",
+                &[&id, &rows.turn, &rows.seq, &rows.stream_pos, &rows.chain, &now(), &rows.over],
+            )?
+            .ok_or_else(|| StoreError::Db(format!("no game {id}")))?;
+        self.exec("DELETE FROM checkpoints WHERE game_id = $1", &[&id])?;
+        for (seq, state) in &rows.checkpoints {
+            self.exec(
+                "INSERT INTO checkpoints (game_id, seq, state) VALUES ($1, $2, $3)",
+                &[&id, seq, state],
+            )?;
+        }
+        self.announce(id, rev.get(0))
+    }
+}
+
+impl PgStore {
+    /// Connect to the database at `url` (`postgres://user@host/db`, or PostgreSQL's
+    /// `key=value` form) and bring its schema up to date.
+    pub fn connect(url: &str) -> Result<PgStore, StoreError> {
+        let mut config: Config = url
+            .parse()
+            .map_err(|e| StoreError::Db(format!("not a PostgreSQL address: {e}")))?;
+        config.connect_timeout(CONNECT_TIMEOUT);
+        let store = PgStore {
+            config,
+            pool: Mutex::new((Vec::new(), 0)),
+            freed: Condvar::new(),
+            gone: Arc::new(AtomicBool::new(false)),
+            appends: Mutex::new(Vec::new()),
+            leading: Mutex::new(()),
+        };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    fn migrate(&self) -> Result<(), StoreError> {
+        self.with(|c| {
+            let mut tx = c.client.transaction()?;
+            tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])?;
+            tx.batch_execute("CREATE TABLE IF NOT EXISTS tercio_schema (version BIGINT NOT NULL)")?;
+            let version: i64 = match tx.query_opt("SELECT version FROM tercio_schema", &[])? {
+                Some(r) => r.get(0),
+                None => {
+                    tx.execute("INSERT INTO tercio_schema (version) VALUES (0)", &[])?;
+                    0
+                }
+            };
+            for (i, m) in SCHEMA
+                .iter()
+                .enumerate()
+                .skip(usize::try_from(version).unwrap_or(0))
+            {
+                tx.batch_execute(m)?;
+                tx.execute("UPDATE tercio_schema SET version = $1", &[&(i as i64 + 1)])?;
+            }
+            tx.commit()?;
+            Ok(())
+        })
+    }
+
+    fn open_conn(&self) -> Result<Conn, StoreError> {
+        let client = self.config.connect(NoTls).map_err(|e| {
+            StoreError::Db(format!("the database is unavailable: {}", error_text(&e)))
+        })?;
+        Ok(Conn {
+            client,
+            prepared: HashMap::new(),
+        })
+    }
+
+    fn take(&self) -> Result<Conn, StoreError> {
+        let mut pool = lock(&self.pool);
+        loop {
+            // A connection the database closed (it restarted) is dropped, not lent.
+            while let Some(c) = pool.0.pop() {
+                if !c.client.is_closed() {
+                    return Ok(c);
+                }
+                pool.1 -= 1;
+            }
+            if pool.1 < CONNECTIONS {
+                pool.1 += 1;
+                break;
+            }
+            pool = self.freed.wait(pool).unwrap_or_else(|e| e.into_inner());
+        }
+        drop(pool);
+        let opened = self.open_conn();
+        if opened.is_err() {
+            lock(&self.pool).1 -= 1;
+            self.freed.notify_one();
+        }
+        opened
+    }
+
+    fn give(&self, c: Conn) {
+        let mut pool = lock(&self.pool);
+        if c.client.is_closed() {
+            pool.1 -= 1;
+        } else {
+            pool.0.push(c);
+        }
+        drop(pool);
+        self.freed.notify_one();
+    }
+
+    /// Run `f` on a pooled connection.
+    fn with<T>(&self, f: impl FnOnce(&mut Conn) -> Result<T, StoreError>) -> Result<T, StoreError> {
+        let mut c = self.take()?;
+        let out = f(&mut c);
+        self.give(c);
+        out
+    }
+
+    fn read<T>(
+        &self,
+        f: impl FnOnce(&mut Db<'_, Client>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        self.with(|c| {
+            f(&mut Db {
+                c: &mut c.client,
+                prepared: &mut c.prepared,
+            })
+        })
+    }
+
+    /// Run `f` in a transaction of its own; returns once it is committed.
+    fn write<T>(
+        &self,
+        f: impl FnOnce(&mut Db<'_, ::postgres::Transaction<'_>>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        self.with(|c| {
+            let mut tx = c.client.transaction()?;
+            let v = f(&mut Db {
+                c: &mut tx,
+                prepared: &mut c.prepared,
+            })?;
+            tx.commit()?;
+            Ok(v)
+        })
+    }
+}
+
+impl PgStore {
+    /// Commit a group of appends and answer each: its revision once committed, a conflict for
+    /// one whose game has moved on (nothing of it written), or the group's error. Alone, an
+    /// append is one statement; a group is one transaction, so the appends queued while the
+    /// last commit was on its way share one flush of the log to disk. Every server locks the
+    /// games' heads in the order of their ids, so two groups never wait on each other in a
+    /// circle.
+    fn commit_appends(&self, mut jobs: Vec<AppendJob>) {
+        jobs.sort_by(|a, b| a.id.cmp(&b.id));
+        let out: Result<Vec<Option<i64>>, StoreError> = if jobs.len() == 1 {
+            self.read(|db| Ok(vec![db.append(&jobs[0], true)?]))
+        } else {
+            self.write(|db| {
+                let revs = jobs
+                    .iter()
+                    .map(|j| db.append(j, false))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let lines: Vec<String> = jobs
+                    .iter()
+                    .zip(&revs)
+                    .filter_map(|(j, r)| r.map(|r| format!("{} {r}", j.id)))
+                    .collect();
+                db.announce_all(&lines)?;
+                Ok(revs)
+            })
+        };
+        match out {
+            Ok(revs) => {
+                for (j, rev) in jobs.into_iter().zip(revs) {
+                    let _ = j.done.send(rev.map(|r| r.max(0) as u64).ok_or_else(|| {
+                        StoreError::Conflict(format!(
+                            "game {} has moved on: entry {} is taken",
+                            j.id, j.row.seq
+                        ))
+                    }));
+                }
+            }
+            Err(e) => {
+                for j in jobs {
+                    let _ = j.done.send(Err(e.clone()));
+                }
+            }
+        }
+    }
+}
+
+impl Drop for PgStore {
+    fn drop(&mut self) {
+        self.gone.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Listen on [`CHANNEL`] until the store is gone, connecting again whenever the database is
+/// lost; every (re)connection is reported as `None` (changes may have been missed).
+fn listen(config: Config, gone: Arc<AtomicBool>, on: Watcher) {
+    while !gone.load(Ordering::Relaxed) {
+        let mut client = match config.connect(NoTls) {
+            Ok(c) => c,
+            Err(_) => {
+                std::thread::sleep(LISTEN_TICK);
+                continue;
+            }
+        };
+        if client.batch_execute(&format!("LISTEN {CHANNEL}")).is_err() {
+            std::thread::sleep(LISTEN_TICK);
+            continue;
+        }
+        on(None);
+        while !gone.load(Ordering::Relaxed) && !client.is_closed() {
+            let mut heard = client.notifications();
+            let mut it = heard.timeout_iter(LISTEN_TICK);
+            while let Ok(Some(n)) = it.next() {
+                for line in n.payload().lines() {
+                    let mut parts = line.split(' ');
+                    if let (Some(game), Some(Ok(rev))) =
+                        (parts.next(), parts.next().map(str::parse::<u64>))
+                    {
+                        on(Some((game, rev)));
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Store for PgStore {
+    fn create(&self, game: &Game, scenario_id: Option<&str>) -> Result<String, StoreError> {
+        self.write(|db| {
+            let id = new_id();
+            db.insert_game(&id, game, scenario_id, now())?;
+            for (i, r) in seat_roles(game).iter().enumerate() {
+                db.insert_seat(&id, r, i as i64, new_token()?)?;
+            }
+            Ok(id)
+        })
+    }
+
+    fn import(&self, r: &GameRecord) -> Result<bool, StoreError> {
+        self.write(|db| {
+            if db
+                .opt("SELECT 1 FROM games WHERE id = $1", &[&r.id])?
+                .is_some()
+            {
+                return Ok(false);
+            }
+            db.insert_game(&r.id, &r.game, r.scenario_id.as_deref(), r.created_at)?;
+            db.exec(
+                "UPDATE games SET settings = $2, archived = $3, concluded_at = $4 WHERE id = $1",
+                &[
+                    &r.id,
+                    &json_text(&r.meta.settings)?,
+                    &r.archived,
+                    &r.meta.concluded.then(now),
+                ],
+            )?;
+            for (i, s) in r.seats.iter().enumerate() {
+                db.insert_seat(&r.id, &s.role, i as i64, s.token.clone())?;
+            }
+            Ok(true)
+        })
+    }
+
+    fn load(&self, id: &str) -> Result<Option<Game>, StoreError> {
+        self.read(|db| {
+            let Some(row) = db.game_row(id)? else {
+                return Ok(None);
+            };
+            let entries = db.entries(id, 0, u64::MAX)?;
+            game_of(id, row, entries).map(Some)
+        })
+    }
+
+    fn save(&self, id: &str, game: &Game) -> Result<(), StoreError> {
+        self.write(|db| {
+            let stored: i64 = db
+                .opt(
+                    "SELECT COALESCE(MAX(seq), 0) FROM log_entries WHERE game_id = $1",
+                    &[&id],
+                )?
+                .map_or(0, |r| r.get(0));
+            db.write_game(id, game, stored.max(0) as u64)
+        })
+    }
+
+    fn live(&self, id: &str) -> Result<Option<Live>, StoreError> {
+        self.read(|db| {
+            let Some(r) = db.opt(
+                "SELECT g.rule_set, g.scenario, g.seed, g.nonce, g.rules_version, h.seq, h.stream_pos, h.chain, h.rev, g.settings, g.concluded_at,
+                        (SELECT COALESCE(MAX(seq), 0) FROM checkpoints WHERE game_id = g.id)
+                 FROM games g JOIN heads h ON h.game_id = g.id WHERE g.id = $1",
+                &[&id],
+            )?
+            else {
+                return Ok(None);
+            };
+            let game = GameRow {
+                rule_set: r.get(0),
+                scenario: r.get(1),
+                seed: r.get(2),
+                nonce: r.get(3),
+                rules_version: r.get(4),
+            };
+            let mut live: Vec<u64> = db
+                .rows(
+                    "SELECT seq FROM log_entries WHERE game_id = $1 AND voids IS NULL
+                     AND seq NOT IN (SELECT voids FROM log_entries WHERE game_id = $1 AND voids IS NOT NULL)",
+                    &[&id],
+                )?
+                .iter()
+                .map(|r| r.get::<_, i64>(0).max(0) as u64)
+                .collect();
+            live.sort_unstable();
+            let mut head = head_of(id, game, r.get(5), r.get(6), r.get(7), live, r.get(11))?;
+            let base = db.fold_base(id, head.seq + 1, head.checkpoint)?;
+            head.state = state_from(&head, base)?;
+            Ok(Some(Live {
+                head,
+                meta: meta_of(r.get(9), r.get(10))?,
+                seats: db.seats(id)?,
+                rev: r.get::<_, i64>(8).max(0) as u64,
+            }))
+        })
+    }
+
+    fn append(&self, id: &str, row: Row) -> Result<u64, StoreError> {
+        let (tx, rx) = mpsc::channel();
+        lock(&self.appends).push(AppendJob {
+            id: id.to_string(),
+            row,
+            done: tx,
+        });
+        lead_groups(&self.appends, &self.leading, |_, jobs| {
+            self.commit_appends(jobs)
+        });
+        rx.recv()
+            .map_err(|_| StoreError::Db("the write was lost: its commit stopped".into()))?
+    }
+
+    fn entries(
+        &self,
+        id: &str,
+        after: u64,
+        limit: u64,
+    ) -> Result<Vec<LogEntry<GameEvent>>, StoreError> {
+        self.read(|db| db.entries(id, after, after.saturating_add(limit)))
+    }
+
+    fn last_entries(&self, id: &str, n: u64) -> Result<Vec<LogEntry<GameEvent>>, StoreError> {
+        self.read(|db| {
+            let seq = db
+                .opt("SELECT seq FROM heads WHERE game_id = $1", &[&id])?
+                .map_or(0, |r| r.get::<_, i64>(0).max(0) as u64);
+            db.entries(id, seq.saturating_sub(n), seq)
+        })
+    }
+
+    fn fold_base(&self, id: &str, target: u64, latest: u64) -> Result<FoldBase, StoreError> {
+        self.read(|db| db.fold_base(id, target, latest))
+    }
+
+    fn list(&self, archived: bool) -> Result<Vec<GameSummary>, StoreError> {
+        self.read(|db| {
+            Ok(db
+                .rows(
+                    "SELECT g.id, g.title, g.rule_set, g.scenario_id, h.turn, h.over OR g.concluded_at IS NOT NULL,
+                            g.created_at, h.updated_at, g.archived, h.seq
+                     FROM games g JOIN heads h ON h.game_id = g.id WHERE g.archived = $1
+                     ORDER BY h.updated_at DESC, g.id",
+                    &[&archived],
+                )?
+                .iter()
+                .map(|r| GameSummary {
+                    id: r.get(0),
+                    title: r.get(1),
+                    rule_set: r.get(2),
+                    scenario: r.get(3),
+                    turn: r.get::<_, i64>(4).max(0) as u64,
+                    over: r.get(5),
+                    created_at: r.get(6),
+                    updated_at: r.get(7),
+                    archived: r.get(8),
+                    events: r.get::<_, i64>(9).max(0) as u64,
+                })
+                .collect())
+        })
+    }
+
+    fn set_archived(&self, id: &str, archived: bool) -> Result<bool, StoreError> {
+        self.write(|db| {
+            let n = db.exec(
+                "UPDATE games SET archived = $2 WHERE id = $1",
+                &[&id, &archived],
+            )?;
+            db.bump(id, false)?;
+            Ok(n == 1)
+        })
+    }
+
+    fn delete(&self, id: &str) -> Result<bool, StoreError> {
+        self.write(|db| {
+            let n = db.exec("DELETE FROM games WHERE id = $1", &[&id])?;
+            // Past any revision: every server reads it again, and finds it gone.
+            db.announce(id, i64::MAX)?;
+            Ok(n == 1)
+        })
+    }
+
+    fn seat(&self, token: &str) -> Result<Option<Seat>, StoreError> {
+        Ok(self.seat_at(token)?.map(|(s, _)| s))
+    }
+
+    fn seat_at(&self, token: &str) -> Result<Option<(Seat, u64)>, StoreError> {
+        self.read(|db| {
+            Ok(db
+                .opt(
+                    "SELECT s.game_id, s.role, h.rev FROM seats s JOIN heads h ON h.game_id = s.game_id
+                     WHERE s.token = $1 AND s.revoked_at IS NULL",
+                    &[&token],
+                )?
+                .map(|r| {
+                    (
+                        Seat {
+                            token: token.to_string(),
+                            game_id: r.get(0),
+                            role: role_of(r.get(1)),
+                        },
+                        r.get::<_, i64>(2).max(0) as u64,
+                    )
+                }))
+        })
+    }
+
+    fn seats(&self, game_id: &str) -> Result<Vec<Seat>, StoreError> {
+        self.read(|db| db.seats(game_id))
+    }
+
+    fn reissue(&self, game_id: &str, role: &Role) -> Result<Option<Seat>, StoreError> {
+        self.write(|db| {
+            let role_t = role_text(role);
+            let Some(ord) = db
+                .opt(
+                    "UPDATE seats SET revoked_at = $3 WHERE game_id = $1 AND role = $2 AND revoked_at IS NULL
+                     RETURNING ord",
+                    &[&game_id, &role_t, &now()],
+                )?
+                .map(|r| r.get::<_, i64>(0))
+            else {
+                return Ok(None);
+            };
+            db.bump(game_id, false)?;
+            db.insert_seat(game_id, role, ord, new_token()?).map(Some)
+        })
+    }
+
+    fn meta(&self, game_id: &str) -> Result<Option<Meta>, StoreError> {
+        self.read(|db| {
+            db.opt(
+                "SELECT settings, concluded_at FROM games WHERE id = $1",
+                &[&game_id],
+            )?
+            .map(|r| meta_of(r.get(0), r.get(1)))
+            .transpose()
+        })
+    }
+
+    fn set_settings(&self, game_id: &str, settings: &Settings) -> Result<bool, StoreError> {
+        let text = json_text(settings)?;
+        self.write(|db| {
+            let n = db.exec(
+                "UPDATE games SET settings = $2 WHERE id = $1",
+                &[&game_id, &text],
+            )?;
+            db.bump(game_id, true)?;
+            Ok(n == 1)
+        })
+    }
+
+    fn conclude(&self, game_id: &str) -> Result<bool, StoreError> {
+        self.write(|db| {
+            let n = db.exec(
+                "UPDATE games SET concluded_at = COALESCE(concluded_at, $2) WHERE id = $1",
+                &[&game_id, &now()],
+            )?;
+            db.bump(game_id, true)?;
+            Ok(n == 1)
+        })
+    }
+
+    fn host_key(&self) -> Result<String, StoreError> {
+        // Servers started together agree: the first key inserted is everyone's.
+        self.write(|db| {
+            db.exec(
+                "INSERT INTO host (key) VALUES ($1) ON CONFLICT (one) DO NOTHING",
+                &[&new_token()?],
+            )?;
+            db.opt("SELECT key FROM host", &[])?
+                .map(|r| r.get(0))
+                .ok_or_else(|| StoreError::Db("no host key".into()))
+        })
+    }
+
+    fn watch(&self, on: Watcher) -> Result<(), StoreError> {
+        let (config, gone) = (self.config.clone(), self.gone.clone());
+        std::thread::Builder::new()
+            .name("tercio-listen".into())
+            .spawn(move || listen(config, gone, on))
+            .map_err(|e| StoreError::Db(format!("cannot start the listener: {e}")))?;
+        Ok(())
+    }
+
+    fn describe(&self) -> String {
+        let c = &self.config;
+        let host = c
+            .get_hosts()
+            .first()
+            .map(|h| match h {
+                ::postgres::config::Host::Tcp(h) => h.clone(),
+                ::postgres::config::Host::Unix(p) => p.display().to_string(),
+            })
+            .unwrap_or_default();
+        format!(
+            "PostgreSQL database {} on {host} as {}",
+            c.get_dbname().unwrap_or(""),
+            c.get_user().unwrap_or("")
+        )
+    }
+}
