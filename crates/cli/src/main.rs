@@ -120,14 +120,17 @@ enum Cmd {
     /// A readable battle report in Markdown: the result, the break points turn by turn, the log
     /// and the dice.
     Report { game: PathBuf },
-    /// Run the game app: pages for the browser and the JSON API, on an embedded SQLite database.
+    /// Run the game app: pages for the browser and the JSON API, on an embedded SQLite database
+    /// (or a PostgreSQL one that several servers share).
     Serve {
         /// Address to listen on.
         #[arg(long, default_value = "127.0.0.1:8080")]
         addr: String,
-        /// Database file (default: tercio.db in the platform's data directory).
-        #[arg(long)]
-        db: Option<PathBuf>,
+        /// The database: a file (or sqlite:FILE; default: tercio.db in the platform's data
+        /// directory), or postgres://USER@HOST/DB for PostgreSQL, which several servers can
+        /// share. TERCIO_DB keeps a password out of the process list.
+        #[arg(long, env = "TERCIO_DB", hide_env_values = true)]
+        db: Option<String>,
         /// The address players' phones reach this server by, for their links and QR codes
         /// (e.g. http://192.168.1.20:8080 with --addr 0.0.0.0:8080). Default: the address the
         /// game master's browser used.
@@ -137,6 +140,18 @@ enum Cmd {
         /// first; a dropped game is read again from the database when it is next used).
         #[arg(long, default_value_t = tercio_web::LIVE_GAMES, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
         live_games: usize,
+    },
+    /// Copy every game, with its log and its seats' links, from one database to another (e.g.
+    /// from a club's SQLite file to the PostgreSQL database its servers will share). Games the
+    /// target already has are left alone, so it can be run again; the target keeps its own
+    /// host key.
+    Migrate {
+        /// Where the games are: a file, sqlite:FILE or postgres://USER@HOST/DB.
+        #[arg(long)]
+        from: String,
+        /// Where they go (same forms).
+        #[arg(long)]
+        to: String,
     },
 }
 
@@ -269,6 +284,7 @@ fn run(cli: Cli) -> Res {
         Cmd::Replay { game } => replay(&game),
         Cmd::Verify { file } => verify(&file),
         Cmd::Report { game } => report_cmd(&game),
+        Cmd::Migrate { from, to } => migrate(&from, &to),
         Cmd::Serve {
             addr,
             db,
@@ -703,10 +719,10 @@ fn default_db() -> PathBuf {
 /// own charts (El Gran Capitán's Cerignola), so a first look needs no set-up.
 const DEMO_SCENARIO: &str = "el-gran-capitan/cerignola-1503";
 
-fn serve(addr: &str, db: Option<PathBuf>, public_url: Option<String>, live_games: usize) -> Res {
-    let db = db.unwrap_or_else(default_db);
-    let store = tercio_store::SqliteStore::open(&db)
-        .map_err(|e| fail(format!("--db {}: {e}", db.display())))?;
+fn serve(addr: &str, db: Option<String>, public_url: Option<String>, live_games: usize) -> Res {
+    let db = db.unwrap_or_else(|| default_db().display().to_string());
+    let shown = tercio_store::redact(&db);
+    let store = tercio_store::open(&db).map_err(|e| fail(format!("--db {shown}: {e}")))?;
     if let Some(u) = &public_url {
         if !(u.starts_with("http://") || u.starts_with("https://")) {
             return Err(fail(format!(
@@ -714,10 +730,11 @@ fn serve(addr: &str, db: Option<PathBuf>, public_url: Option<String>, live_games
             )));
         }
     }
-    let key = tercio_store::Store::host_key(&store)
-        .map_err(|e| fail(format!("--db {}: {e}", db.display())))?;
-    let state =
-        tercio_web::AppState::with_cache(std::sync::Arc::new(store), public_url, live_games);
+    let key = store
+        .host_key()
+        .map_err(|e| fail(format!("--db {shown}: {e}")))?;
+    let described = store.describe();
+    let state = tercio_web::AppState::with_cache(store, public_url, live_games);
     let demo = tercio_web::ensure_demo_game(&state, DEMO_SCENARIO).map_err(fail)?;
     let rt = tercio_web::runtime().map_err(|e| fail(e.to_string()))?;
     rt.block_on(async move {
@@ -729,10 +746,7 @@ fn serve(addr: &str, db: Option<PathBuf>, public_url: Option<String>, live_games
             .public_url
             .clone()
             .unwrap_or_else(|| format!("http://{local}"));
-        say!(
-            "Tercio is serving on {base}/?key={key}  (open this to manage games; database: {})",
-            db.display()
-        );
+        say!("Tercio is serving on {base}/?key={key}  (open this to manage games; {described})");
         if let Some(token) = demo {
             say!("A demo game is ready; its game master's link: {base}/s/{token}");
         }
@@ -740,6 +754,34 @@ fn serve(addr: &str, db: Option<PathBuf>, public_url: Option<String>, live_games
             .await
             .map_err(|e| fail(e.to_string()))
     })
+}
+
+/// `tercio migrate`: every game of `from` that `to` lacks, copied whole.
+fn migrate(from: &str, to: &str) -> Res {
+    let (from_shown, to_shown) = (tercio_store::redact(from), tercio_store::redact(to));
+    if from == to {
+        return Err(fail(format!(
+            "--to {to_shown}: the same database as --from"
+        )));
+    }
+    let source = tercio_store::open(from).map_err(|e| fail(format!("--from {from_shown}: {e}")))?;
+    let target = tercio_store::open(to).map_err(|e| fail(format!("--to {to_shown}: {e}")))?;
+    let (mut copied, mut there) = (0u64, 0u64);
+    tercio_store::each_record(source.as_ref(), |r| {
+        if target.import(&r)? {
+            copied += 1;
+        } else {
+            there += 1;
+        }
+        Ok(())
+    })
+    .map_err(|e| fail(format!("{from_shown} -> {to_shown}: {e}")))?;
+    say!(
+        "{copied} game(s) copied from {} to {}; {there} already there, left alone",
+        source.describe(),
+        target.describe()
+    );
+    Ok(())
 }
 
 /// What an export recorded of its log: the head of the hash chain (`tercio-export/2`), or nothing

@@ -1,45 +1,16 @@
 //! `tercio serve` as a separate process: every acknowledged action survives SIGKILL.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+mod common;
+
+use std::process::{Child, Command};
 
 use serde_json::json;
 use tercio_web::client::{request, request_with};
 
-/// Start `tercio serve`; returns the child, its address, the host key and (on a new database)
-/// the demo game's game-master token.
+/// Start `tercio serve` on a database file.
 fn start(db: &std::path::Path, new_db: bool) -> (Child, String, String, Option<String>) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tercio"))
-        .args(["serve", "--addr", "127.0.0.1:0", "--db"])
-        .arg(db)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn tercio serve");
-    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
-    let first = lines.next().and_then(Result::ok).expect("serving line");
-    let addr = first
-        .split("http://")
-        .nth(1)
-        .and_then(|x| x.split('/').next())
-        .expect("address")
-        .to_string();
-    let key = first
-        .split("?key=")
-        .nth(1)
-        .and_then(|x| x.split_whitespace().next())
-        .expect("host key")
-        .to_string();
-    // The demo line is printed only for a new database.
-    let demo = if new_db {
-        lines
-            .next()
-            .and_then(Result::ok)
-            .and_then(|l| l.split("/s/").nth(1).map(str::to_string))
-    } else {
-        None
-    };
-    (child, addr, key, demo)
+    let db = db.display().to_string();
+    common::serve(&["--db", &db], &[], new_db)
 }
 
 /// The army commander of the side holding the initiative in the demo game (Cerignola).

@@ -52,6 +52,11 @@ impl<V> Lru<V> {
         self.map.insert(k, (v, self.tick));
     }
 
+    /// Every value, in no order, none marked as used.
+    pub fn values(&self) -> impl Iterator<Item = &V> {
+        self.map.values().map(|(v, _)| v)
+    }
+
     pub fn remove(&mut self, k: &str) -> Option<V> {
         self.map.remove(k).map(|(v, _)| v)
     }

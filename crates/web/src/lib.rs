@@ -149,13 +149,49 @@ impl AppState {
         public_url: Option<String>,
         live_games: usize,
     ) -> Arc<AppState> {
-        Arc::new(AppState {
+        let st = Arc::new(AppState {
             store,
             games: Mutex::new(cache::Lru::new(live_games.max(1))),
             changes: Mutex::new(HashMap::new()),
             tokens: Mutex::new(HashMap::new()),
             public_url: public_url.map(|u| u.trim_end_matches('/').to_string()),
-        })
+        });
+        // Writes by other servers on the same database reach this one's live pages.
+        let weak = Arc::downgrade(&st);
+        let watched = st.store.watch(Box::new(move |heard| {
+            if let Some(st) = weak.upgrade() {
+                st.heard(heard);
+            }
+        }));
+        if let Err(e) = watched {
+            eprintln!("warning: {e}: pages on this server will not hear of other servers' actions");
+        }
+        st
+    }
+
+    /// Another server wrote to a game (`Some`: the game and its revision), or may have
+    /// (`None`: the database was lost and is back): its live pages here are told, unless this
+    /// server's copy already has that revision (its own write, heard back).
+    fn heard(&self, what: Option<(&str, u64)>) {
+        match what {
+            Some((id, rev)) => {
+                let known = self
+                    .cached(id)
+                    .and_then(|slot| slot.try_read().ok().map(|g| g.fresh(rev)));
+                if known != Some(true) {
+                    self.notify(id);
+                }
+            }
+            None => {
+                let games: Vec<String> = {
+                    let m = self.changes.lock().unwrap_or_else(|e| e.into_inner());
+                    m.keys().cloned().collect()
+                };
+                for id in games {
+                    self.notify(&id);
+                }
+            }
+        }
     }
 
     /// Tell every live page of a game that it changed (a new event, an undo, new settings or
@@ -215,6 +251,26 @@ impl AppState {
     pub fn forget_token(&self, token: &str) {
         let mut m = self.tokens.lock().unwrap_or_else(|e| e.into_inner());
         m.remove(token);
+    }
+
+    /// The seat a token opens in a game in memory, and that game, found without the store: for
+    /// reading while the store cannot be reached (a scan of the games in memory; an outage is
+    /// no time for an index to be kept on every request).
+    pub fn cached_seat(&self, token: &str) -> Option<(Seat, Arc<RwLock<LiveGame>>)> {
+        let slots: Vec<_> = {
+            let m = self.games.lock().unwrap_or_else(|e| e.into_inner());
+            m.values().cloned().collect()
+        };
+        slots.into_iter().find_map(|slot| {
+            let seat = slot
+                .try_read()
+                .ok()?
+                .seats
+                .iter()
+                .find(|s| s.token == token)
+                .cloned()?;
+            Some((seat, slot))
+        })
     }
 
     /// Forget a game (deleted): the next request reads the store.

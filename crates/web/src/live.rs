@@ -155,7 +155,13 @@ pub async fn events(
     uri: axum::http::Uri,
     Params(q): Params<After>,
     Params(b): Params<Baseline>,
-) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
+) -> Result<
+    (
+        [(&'static str, &'static str); 1],
+        Sse<impl Stream<Item = Result<Event, Infallible>>>,
+    ),
+    ApiError,
+> {
     let lang = crate::lang::of_request(uri.query(), &headers);
     let page = b.etag.map(|etag| Page {
         base: crate::api::base_url(&st, &headers),
@@ -237,7 +243,11 @@ pub async fn events(
             }
         }
     });
-    Ok(Sse::new(s).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
+    // A reverse proxy (nginx) passes each message on as it comes, whatever its buffering.
+    Ok((
+        [("x-accel-buffering", "no")],
+        Sse::new(s).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))),
+    ))
 }
 
 /// Queue what takes the client from what it has to the view `ctx`: each entry after the last

@@ -58,6 +58,20 @@ pub async fn open(st: &Arc<AppState>, token: &str) -> Result<SeatCtx, ApiError> 
     open_as(st, token, false).await
 }
 
+/// How a change is checked before it runs: its token, and whether the copy of the game in
+/// memory is the store's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Check {
+    /// Against the store first: settings, links, the end, which the store writes whatever the
+    /// copy in memory says.
+    Store,
+    /// Against the copy in memory, when it is not known to be stale and has the token among
+    /// its seats: an action or an undo, which the store refuses at its append if anything was
+    /// written to the game since that copy ([`tercio_store::Row::rev`]: another server's
+    /// entry, a link withdrawn there); the change then runs again, checked against the store.
+    AtAppend,
+}
+
 /// Run `f` on the seat a token opens, holding its game's lock alone: for a change. Changes to
 /// one game are applied one at a time, in arrival order; other games do not wait.
 ///
@@ -68,6 +82,7 @@ pub async fn open(st: &Arc<AppState>, token: &str) -> Result<SeatCtx, ApiError> 
 pub async fn with_write<T: Send + 'static>(
     st: &Arc<AppState>,
     token: &str,
+    check: Check,
     f: impl FnOnce(SeatCtx) -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, ApiError> {
     let known = st
@@ -79,6 +94,19 @@ pub async fn with_write<T: Send + 'static>(
         return api::blocking(move || f(ctx)).await;
     };
     let mut g = slot.write_owned().await;
+    if check == Check::AtAppend && !g.stale {
+        if let Some(seat) = g.seats.iter().find(|s| s.token == token).cloned() {
+            let store = st.store.clone();
+            return api::blocking(move || {
+                f(SeatCtx {
+                    seat,
+                    game: Guard::Write(g),
+                    store,
+                })
+            })
+            .await;
+        }
+    }
     let (st2, tok) = (st.clone(), token.to_string());
     api::blocking(move || {
         let at = st2.store.seat_at(&tok)?;
@@ -104,9 +132,21 @@ async fn open_as(st: &Arc<AppState>, token: &str, write: bool) -> Result<SeatCtx
         return Err(no_such_link());
     }
     let (st2, tok) = (st.clone(), token.to_string());
-    let (seat, rev) = api::blocking(move || st2.store.seat_at(&tok).map_err(ApiError::from))
-        .await?
-        .ok_or_else(no_such_link)?;
+    let at = api::blocking(move || st2.store.seat_at(&tok).map_err(ApiError::from)).await;
+    let (seat, rev) = match at {
+        Ok(at) => at.ok_or_else(no_such_link)?,
+        // The store cannot be reached: a game in memory is still shown as this server last
+        // had it (a change still needs the store, and answers 503).
+        Err(e) if !write => {
+            let (seat, slot) = st.cached_seat(token).ok_or(e)?;
+            return Ok(SeatCtx {
+                seat,
+                game: Guard::Read(slot.read_owned().await),
+                store: st.store.clone(),
+            });
+        }
+        Err(e) => return Err(e),
+    };
     let load = |st: &Arc<AppState>, id: &str| {
         let (st, id) = (st.clone(), id.to_string());
         api::blocking(move || LiveGame::load(st.store.as_ref(), &id))

@@ -147,6 +147,8 @@ fn the_live_stream_is_never_compressed_and_arrives_at_once() {
     assert_eq!(status, 200, "{raw}");
     assert!(head.contains("content-type: text/event-stream"), "{head}");
     assert!(!head.contains("content-encoding"), "{head}");
+    // And a reverse proxy in front (docs/deploy.md) is told not to hold it back either.
+    assert!(head.contains("x-accel-buffering: no"), "{head}");
     let entries: Vec<_> = events.iter().filter(|e| e.event == "entry").collect();
     assert_eq!(entries.len(), 1, "{raw}");
     assert_eq!(entries[0].id.as_deref(), Some("1"));

@@ -8,27 +8,37 @@ async fn open_seat(st: &Arc<AppState>, token: String) -> Result<SeatCtx, ApiErro
     seat::open(st, &token).await
 }
 
+/// How many times a change is tried again after another server's write came first (each time
+/// on the game as the store has it then).
+const CONFLICT_RETRIES: u32 = 4;
+
 /// Run `f` on a seat's game under the game's lock alone (other games do not wait), then tell
 /// the game's live pages. Everything that records goes through here, so concurrent seats are
 /// serialised. Should the store find that another writer came first (another server on the
-/// same database), the game is read again and `f` runs once more: its checks then see the
-/// newer game (a client that sent `If-Match` is told its view is stale).
+/// same database), the game is read again and `f` runs again (a few times at most): its checks
+/// then see the newer game (a client that sent `If-Match` is told its view is stale). `check`
+/// says whether `f` may first run on the copy in memory ([`seat::Check`]); if that run is
+/// refused, it runs again checked against the store.
 async fn locked<T: Send + 'static>(
     st: &Arc<AppState>,
     token: String,
+    check: seat::Check,
     f: impl Fn(&AppState, SeatCtx) -> Result<T, ApiError> + Send + Sync + 'static,
 ) -> Result<T, ApiError> {
     let f = Arc::new(f);
-    let mut tries = 0;
+    let (mut tries, mut check) = (0, check);
     loop {
         let (st2, f2) = (st.clone(), f.clone());
-        let out = seat::with_write(st, &token, move |ctx| {
+        let out = seat::with_write(st, &token, check, move |ctx| {
             let id = ctx.seat.game_id.clone();
             Ok((f2(&st2, ctx), id))
         })
         .await?;
         match out {
-            (Err(e), _) if e.code() == "conflict" && tries == 0 => tries += 1,
+            (Err(e), _) if e.code() == "conflict" && tries < CONFLICT_RETRIES => tries += 1,
+            // Refused on the copy in memory, without asking the store: asked again against
+            // the store (the copy may be behind another server's writes) before it is final.
+            (Err(_), _) if check == seat::Check::AtAppend => check = seat::Check::Store,
             (out, id) => {
                 if out.is_ok() {
                     st.notify(&id);
@@ -44,7 +54,12 @@ async fn locked<T: Send + 'static>(
 pub(super) fn commit(st: &AppState, ctx: &mut SeatCtx, a: &Appended) -> Result<(), ApiError> {
     let id = ctx.seat.game_id.clone();
     let g = ctx.game_mut()?;
-    let out = tercio_store::Row::of(a, &g.head).and_then(|row| st.store.append(&id, row));
+    // Acted on the copy in memory (perhaps without asking the store: [`seat::with_write`]), so
+    // the store refuses it if anything was written to the game since.
+    let out = tercio_store::Row::of(a, &g.head).and_then(|mut row| {
+        row.rev = Some(g.rev);
+        st.store.append(&id, row)
+    });
     match out {
         Ok(rev) => {
             g.rev = rev;
@@ -240,7 +255,7 @@ pub async fn act(
 ) -> Result<Answer, ApiError> {
     let action = parse_body(&body)?;
     let expect = expected_seq(&headers)?;
-    locked(&st, token, move |st, ctx| {
+    locked(&st, token, seat::Check::AtAppend, move |st, ctx| {
         ctx.refuse_if_ended()?;
         ctx.may(&action)?;
         check_fresh(&ctx, expect)?;
@@ -310,7 +325,7 @@ pub async fn act_entered(
 ) -> Result<Answer, ApiError> {
     let (action, faces) = action_and_faces(&parse_body(&body)?)?;
     let expect = expected_seq(&headers)?;
-    locked(&st, token, move |st, ctx| {
+    locked(&st, token, seat::Check::AtAppend, move |st, ctx| {
         ctx.refuse_if_ended()?;
         ctx.may(&action)?;
         require_physical(&ctx)?;
@@ -419,7 +434,7 @@ pub async fn undo(
     headers: HeaderMap,
 ) -> Result<Answer, ApiError> {
     let expect = expected_seq(&headers)?;
-    locked(&st, token, move |st, mut ctx| {
+    locked(&st, token, seat::Check::AtAppend, move |st, mut ctx| {
         require_gm(&ctx)?;
         ctx.refuse_if_ended()?;
         check_fresh(&ctx, expect)?;
@@ -556,7 +571,7 @@ pub async fn reissue(
 ) -> Result<Json<Value>, ApiError> {
     let v = parse_body(&body)?;
     let base = base_url(&st, &headers);
-    locked(&st, token, move |st, mut ctx| {
+    locked(&st, token, seat::Check::Store, move |st, mut ctx| {
         require_gm(&ctx)?;
         if let Some(k) = v
             .as_object()
@@ -595,7 +610,7 @@ pub async fn settings(
     body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
     let v = parse_body(&body)?;
-    locked(&st, token, move |st, mut ctx| {
+    locked(&st, token, seat::Check::Store, move |st, mut ctx| {
         require_gm(&ctx)?;
         let mut s: Settings = ctx.game.meta.settings;
         let obj = v.as_object().ok_or_else(|| {
@@ -655,7 +670,7 @@ pub async fn conclude(
     State(st): State<Arc<AppState>>,
     Path(token): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    locked(&st, token, move |st, mut ctx| {
+    locked(&st, token, seat::Check::Store, move |st, mut ctx| {
         require_gm(&ctx)?;
         st.store.conclude(&ctx.seat.game_id)?;
         let g = ctx.game_mut()?;

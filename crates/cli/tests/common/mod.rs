@@ -1,0 +1,46 @@
+//! Starting `tercio serve` as users do, for the tests that run it as a separate process.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+
+/// Start `tercio serve` on any free port with `args` (its database) and environment `env`;
+/// returns the child, its address, the host key and (when `demo`: a new database) the demo
+/// game's game-master token.
+pub fn serve(
+    args: &[&str],
+    env: &[(&str, &str)],
+    demo: bool,
+) -> (Child, String, String, Option<String>) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tercio"))
+        .args(["serve", "--addr", "127.0.0.1:0"])
+        .args(args)
+        .envs(env.iter().copied())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn tercio serve");
+    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let first = lines.next().and_then(Result::ok).expect("serving line");
+    let addr = first
+        .split("http://")
+        .nth(1)
+        .and_then(|x| x.split('/').next())
+        .expect("address")
+        .to_string();
+    let key = first
+        .split("?key=")
+        .nth(1)
+        .and_then(|x| x.split_whitespace().next())
+        .expect("host key")
+        .to_string();
+    // The demo line is printed only for a new database.
+    let demo = if demo {
+        lines
+            .next()
+            .and_then(Result::ok)
+            .and_then(|l| l.split("/s/").nth(1).map(str::to_string))
+    } else {
+        None
+    };
+    (child, addr, key, demo)
+}

@@ -1,0 +1,294 @@
+//! Several `tercio serve` processes on one PostgreSQL database (a throw-away cluster of
+//! Debian's `postgresql`): every game on every server, live across servers, ordered by the
+//! database; a server killed loses nothing acknowledged; the database restarting is survived.
+
+mod common;
+
+use std::process::Child;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use tercio_store::testing::{self, Cluster};
+use tercio_web::client::{request, request_with, EventStream};
+
+/// A running server, killed when dropped (so a failing test leaves none behind).
+struct Server {
+    child: Child,
+    addr: String,
+    key: String,
+    demo: Option<String>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A server on `url`, named by `--db` or, with `env`, by `TERCIO_DB` (as a password would be).
+fn server(url: &str, env: bool, demo: bool) -> Server {
+    let (child, addr, key, demo) = if env {
+        common::serve(&[], &[("TERCIO_DB", url)], demo)
+    } else {
+        common::serve(&["--db", url], &[], demo)
+    };
+    Server {
+        child,
+        addr,
+        key,
+        demo,
+    }
+}
+
+fn post(addr: &str, path: &str, body: &Value, headers: &[(&str, &str)]) -> (u16, Value) {
+    let r = request_with(addr, "POST", path, headers, Some(&body.to_string())).expect("post");
+    assert!(r.status != 500, "{path}: {}", r.body);
+    let v = serde_json::from_str(&r.body).unwrap_or(Value::Null);
+    (r.status, v)
+}
+
+fn view(addr: &str, token: &str) -> Value {
+    let r = request(addr, "GET", &format!("/api/s/{token}"), None).expect("view");
+    assert_eq!(r.status, 200, "{}", r.body);
+    r.json()
+}
+
+/// The army commander of the side holding the initiative in the demo game (Cerignola).
+fn commander(state: &Value) -> &'static str {
+    match state["initiative_side"].as_str().expect("side") {
+        "french" => "nemours",
+        _ => "gonzalo",
+    }
+}
+
+/// The sequence numbers in a game's log, as a server shows it.
+fn log_seqs(addr: &str, token: &str) -> Vec<u64> {
+    request(addr, "GET", &format!("/api/s/{token}/log"), None)
+        .expect("log")
+        .json()["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .filter_map(|e| e["seq"].as_u64())
+        .collect()
+}
+
+/// Read `es` until an entry with sequence number `seq` comes, within `wait`; the time it took.
+fn until_entry(es: &mut EventStream, seq: u64, wait: Duration) -> Duration {
+    let t = Instant::now();
+    while t.elapsed() < wait {
+        if let Some(e) = es.next(Duration::from_millis(200)).expect("read") {
+            if e.id.as_deref() == Some(&seq.to_string()) {
+                return t.elapsed();
+            }
+        }
+    }
+    panic!("entry {seq} did not arrive within {wait:?}");
+}
+
+#[test]
+fn two_servers_on_postgres_share_every_game_live_and_the_database_orders_them() {
+    let url = testing::shared().database();
+    let a = server(&url, false, true);
+    let b = server(&url, true, false);
+    assert_eq!(a.key, b.key, "one host key for every server");
+    let gm = a.demo.clone().expect("a demo game on a new database");
+    // The host's list and the seat links work on both.
+    for s in [&a, &b] {
+        let auth = format!("Bearer {}", s.key);
+        let games = request_with(
+            &s.addr,
+            "GET",
+            "/api/games",
+            &[("Authorization", &auth)],
+            None,
+        )
+        .expect("games")
+        .json();
+        assert_eq!(games.as_array().map(Vec::len), Some(1), "one demo game");
+        assert_eq!(view(&s.addr, &gm)["events"], 0);
+    }
+    // An action through A reaches a live page on B.
+    let mut live_b =
+        EventStream::open(&b.addr, &format!("/api/s/{gm}/events?after=0"), &[]).expect("stream");
+    let (st, r) = post(
+        &a.addr,
+        &format!("/api/s/{gm}/actions"),
+        &json!({"action": "initiative"}),
+        &[],
+    );
+    assert_eq!(st, 200, "{r}");
+    let took = until_entry(&mut live_b, 1, Duration::from_secs(10));
+    println!("an action through A reached a live page on B in {took:?}");
+    assert_eq!(view(&b.addr, &gm)["events"], 1, "B reads what A wrote");
+    // Two actions expecting the same sequence, through A and B: the second is stale.
+    let leader = commander(&view(&b.addr, &gm)["state"]);
+    let command = json!({"action": "command", "leader": leader});
+    let expect = [("If-Match", "\"1\"")];
+    let (st, r) = post(&a.addr, &format!("/api/s/{gm}/actions"), &command, &expect);
+    assert_eq!(st, 200, "{r}");
+    let (st, r) = post(&b.addr, &format!("/api/s/{gm}/actions"), &command, &expect);
+    assert_eq!(st, 412, "{r}");
+    assert_eq!(
+        log_seqs(&b.addr, &gm),
+        [1, 2],
+        "nothing recorded by the stale one"
+    );
+    // Without an expected sequence, two undos at once through A and B both apply, in order.
+    let undos: Vec<_> = [a.addr.clone(), b.addr.clone()]
+        .into_iter()
+        .map(|addr| {
+            let gm = gm.clone();
+            std::thread::spawn(move || post(&addr, &format!("/api/s/{gm}/undo"), &json!({}), &[]))
+        })
+        .collect();
+    for u in undos {
+        let (st, r) = u.join().expect("undo");
+        assert_eq!(st, 200, "{r}");
+    }
+    let log = request(&a.addr, "GET", &format!("/api/s/{gm}/log"), None)
+        .expect("log")
+        .json();
+    let entries = log["entries"].as_array().expect("entries");
+    assert_eq!(entries.len(), 4);
+    assert!(entries[..2].iter().all(|e| e["voided"] == true), "{log}");
+    assert_eq!(view(&b.addr, &gm)["events"], 4);
+    assert_eq!(view(&a.addr, &gm)["events"], 4);
+}
+
+#[test]
+fn a_server_killed_under_load_loses_nothing_and_its_pages_catch_up_on_the_other() {
+    let url = testing::shared().database();
+    let mut a = server(&url, false, true);
+    let b = server(&url, false, false);
+    let gm = a.demo.clone().expect("demo");
+    let mut live =
+        EventStream::open(&a.addr, &format!("/api/s/{gm}/events?after=0"), &[]).expect("stream");
+    let (st, r) = post(
+        &a.addr,
+        &format!("/api/s/{gm}/actions"),
+        &json!({"action": "initiative"}),
+        &[],
+    );
+    assert_eq!(st, 200, "{r}");
+    let leader = commander(&view(&a.addr, &gm)["state"]);
+    // Load: a command and its undo, again and again, until the server is gone.
+    let (addr, token) = (a.addr.clone(), gm.clone());
+    let count = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(1));
+    let counted = count.clone();
+    let load = std::thread::spawn(move || {
+        let mut acked = vec![1];
+        for i in 0.. {
+            let (path, body) = if i % 2 == 0 {
+                ("actions", json!({"action": "command", "leader": leader}))
+            } else {
+                ("undo", json!({}))
+            };
+            match request(
+                &addr,
+                "POST",
+                &format!("/api/s/{token}/{path}"),
+                Some(&body.to_string()),
+            ) {
+                Ok(r) if r.status == 200 => {
+                    acked.push(r.json()["seq"].as_u64().expect("seq"));
+                    counted.store(acked.len(), std::sync::atomic::Ordering::SeqCst);
+                }
+                // Cut off mid-answer by the kill: not acknowledged.
+                Ok(r) if r.status == 0 => break,
+                Ok(r) => panic!("{path}: {} {}", r.status, r.body),
+                Err(_) => break,
+            }
+        }
+        acked
+    });
+    // The page has seen the first entries, then loses its connection (a phone going to
+    // sleep); the server is killed while the load goes on.
+    let seen = 5;
+    until_entry(&mut live, seen, Duration::from_secs(60));
+    drop(live);
+    let t = Instant::now();
+    while count.load(std::sync::atomic::Ordering::SeqCst) < 20 {
+        assert!(t.elapsed() < Duration::from_secs(60), "the load stalled");
+        std::thread::yield_now();
+    }
+    a.child.kill().expect("kill -9");
+    let acked = load.join().expect("load");
+    // Every acknowledged action is on the other server.
+    let on_b = log_seqs(&b.addr, &gm);
+    for s in &acked {
+        assert!(on_b.contains(s), "acknowledged entry {s} lost: {on_b:?}");
+    }
+    // The page reconnects to B from the last entry it had, and gets every one after it.
+    let last_b = *on_b.last().expect("entries");
+    let mut again = EventStream::open(
+        &b.addr,
+        &format!("/api/s/{gm}/events"),
+        &[("Last-Event-ID", &seen.to_string())],
+    )
+    .expect("reconnect");
+    let mut caught = Vec::new();
+    let t = Instant::now();
+    while caught.last() != Some(&last_b) && t.elapsed() < Duration::from_secs(30) {
+        if let Some(e) = again.next(Duration::from_millis(200)).expect("read") {
+            caught.extend(e.id.and_then(|i| i.parse::<u64>().ok()));
+        }
+    }
+    assert_eq!(caught, ((seen + 1)..=last_b).collect::<Vec<_>>());
+    println!(
+        "{} actions acknowledged by the killed server, all on the other; its page caught up from {seen} to {last_b}",
+        acked.len()
+    );
+}
+
+#[test]
+fn while_the_database_is_down_writes_answer_503_and_the_servers_recover_by_themselves() {
+    let cluster = Cluster::start().unwrap_or_else(|e| panic!("{e}"));
+    let url = cluster.database();
+    let (a, b) = (server(&url, false, true), server(&url, false, false));
+    let gm = a.demo.clone().expect("demo");
+    let mut live_b =
+        EventStream::open(&b.addr, &format!("/api/s/{gm}/events?after=0"), &[]).expect("stream");
+    let initiative = json!({"action": "initiative"});
+    // A second game, made through B: A has never read it.
+    let auth = format!("Bearer {}", b.key);
+    let other = request_with(
+        &b.addr,
+        "POST",
+        "/api/games",
+        &[("Authorization", &auth)],
+        Some(&json!({"scenario": "el-gran-capitan/cerignola-1503"}).to_string()),
+    )
+    .expect("create")
+    .json();
+    let other = other["links"][0]["url"]
+        .as_str()
+        .and_then(|u| u.rsplit('/').next())
+        .expect("link")
+        .to_string();
+    assert_eq!(view(&a.addr, &gm)["events"], 0);
+    cluster.down().expect("stop the database");
+    let (st, r) = post(&a.addr, &format!("/api/s/{gm}/actions"), &initiative, &[]);
+    assert_eq!(st, 503, "{r}");
+    assert_eq!(r["error"]["code"], "storage", "{r}");
+    // A game in A's memory is still shown; one that is not answers 503.
+    assert_eq!(view(&a.addr, &gm)["events"], 0);
+    let r = request(&a.addr, "GET", &format!("/api/s/{other}"), None).expect("view");
+    assert_eq!(r.status, 503, "{}", r.body);
+    cluster.up().expect("start it again");
+    // The next try succeeds once the server has reconnected, with no restart.
+    let t = Instant::now();
+    loop {
+        let (st, r) = post(&a.addr, &format!("/api/s/{gm}/actions"), &initiative, &[]);
+        if st == 200 {
+            break;
+        }
+        assert_eq!(st, 503, "{r}");
+        assert!(t.elapsed() < Duration::from_secs(60), "no recovery: {r}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // And B's page hears of it: its listener reconnected too.
+    until_entry(&mut live_b, 1, Duration::from_secs(30));
+    assert_eq!(log_seqs(&b.addr, &gm), [1]);
+}
