@@ -1,11 +1,14 @@
 //! PostgreSQL: several Tercio servers on one database.
 //!
 //! Each write is one transaction on a pooled connection, durable when it commits (PostgreSQL's
-//! default `synchronous_commit = on`; concurrent commits share their WAL flushes). The database
-//! orders a game's entries: the unique (game, sequence) key and the head's expected sequence
-//! refuse an entry another server appended first, as [`StoreError::Conflict`], with nothing
-//! written. Every write to a game tells the other servers with `NOTIFY` on [`CHANNEL`], carrying
-//! the game and its new revision only (payloads are capped at 8 KB); [`Store::watch`] hears them.
+//! default `synchronous_commit = on`). Appends, the hot path, go in groups: those queued while
+//! one group commits are the next group, one call of `tercio_append` (one statement, one round
+//! trip, one flush of the log to disk). The database orders a game's entries: the head is locked
+//! and must be where the writer saw it (the entry before, and the revision its copy reflects),
+//! and the unique (game, sequence) key stands behind it; an entry another server appended first
+//! is refused as [`StoreError::Conflict`], with nothing written. Every write to a game tells the
+//! other servers with `NOTIFY` on [`CHANNEL`], carrying games and revisions only (payloads are
+//! capped at 8 KB); [`Store::watch`] hears them.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -91,38 +94,52 @@ const SCHEMA: &[&str] = &["CREATE TABLE games (
         one BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (one),
         key TEXT NOT NULL
     );
-    -- An action's append in one statement (alone, its own transaction: one round trip): the
-    -- entry, the head after it, the checkpoints, the announcement; the new revision back. Only
-    -- if the head is still where the writer saw it (the entry before, and the revision `seen`
-    -- when given); otherwise NULL, with nothing written. The head is locked first, so of two
-    -- servers appending to one game the second waits, then finds the head moved on. A group
-    -- of appends is announced once, after the last (`announce` false for each).
-    CREATE FUNCTION tercio_append(g TEXT, n BIGINT, body TEXT, voided BIGINT, link TEXT,
-        kept TEXT, pos BIGINT, turn_now BIGINT, ended BOOLEAN, at_time BIGINT, seen BIGINT,
-        announce BOOLEAN)
-    RETURNS BIGINT LANGUAGE plpgsql AS $fn$
-    DECLARE r BIGINT;
+    -- Appends in one statement, so in one transaction and one round trip: for each (the
+    -- arrays side by side, in the order given) the entry, the head after it, the checkpoints;
+    -- only if the head is still where its writer saw it (the entry before, and the revision
+    -- `seen` when given), else NULL for it with nothing of it written. Heads are locked as
+    -- they come: of two servers appending to one game the second waits, then finds the head
+    -- moved on. The new revisions back; the group announced in as few notifications as fit,
+    -- a line `GAME REV` each.
+    CREATE FUNCTION tercio_append(g TEXT[], n BIGINT[], body TEXT[], voided BIGINT[],
+        link TEXT[], kept TEXT[], pos BIGINT[], turn_now BIGINT[], ended BOOLEAN[],
+        seen BIGINT[], at_time BIGINT)
+    RETURNS BIGINT[] LANGUAGE plpgsql AS $fn$
+    DECLARE
+        revs BIGINT[] := '{}';
+        said TEXT := '';
+        r BIGINT;
     BEGIN
-        PERFORM 1 FROM heads WHERE game_id = g AND seq = n - 1 AND (seen IS NULL OR rev = seen)
-            FOR UPDATE;
-        IF NOT FOUND THEN
-            RETURN NULL;
+        FOR i IN 1 .. coalesce(array_length(g, 1), 0) LOOP
+            r := NULL;
+            PERFORM 1 FROM heads
+                WHERE game_id = g[i] AND seq = n[i] - 1 AND (seen[i] IS NULL OR rev = seen[i])
+                FOR UPDATE;
+            IF FOUND THEN
+                INSERT INTO log_entries (game_id, seq, entry, voids, hash)
+                    VALUES (g[i], n[i], body[i], voided[i], link[i]);
+                UPDATE heads SET turn = turn_now[i], over = ended[i], seq = n[i],
+                    stream_pos = pos[i], chain = link[i], rev = rev + 1, updated_at = at_time
+                    WHERE game_id = g[i] RETURNING rev INTO r;
+                IF voided[i] IS NOT NULL THEN
+                    DELETE FROM checkpoints WHERE game_id = g[i] AND seq >= voided[i];
+                END IF;
+                IF kept[i] IS NOT NULL THEN
+                    INSERT INTO checkpoints (game_id, seq, state) VALUES (g[i], n[i], kept[i])
+                        ON CONFLICT (game_id, seq) DO UPDATE SET state = EXCLUDED.state;
+                END IF;
+                IF length(said) > 7000 THEN
+                    PERFORM pg_notify('tercio_games', said);
+                    said := '';
+                END IF;
+                said := said || CASE WHEN said = '' THEN '' ELSE E'\n' END || g[i] || ' ' || r;
+            END IF;
+            revs := array_append(revs, r);
+        END LOOP;
+        IF said <> '' THEN
+            PERFORM pg_notify('tercio_games', said);
         END IF;
-        INSERT INTO log_entries (game_id, seq, entry, voids, hash) VALUES (g, n, body, voided, link);
-        UPDATE heads SET turn = turn_now, over = ended, seq = n, stream_pos = pos, chain = link,
-            rev = rev + 1, updated_at = at_time
-            WHERE game_id = g RETURNING rev INTO r;
-        IF voided IS NOT NULL THEN
-            DELETE FROM checkpoints WHERE game_id = g AND seq >= voided;
-        END IF;
-        IF kept IS NOT NULL THEN
-            INSERT INTO checkpoints (game_id, seq, state) VALUES (g, n, kept)
-                ON CONFLICT (game_id, seq) DO UPDATE SET state = EXCLUDED.state;
-        END IF;
-        IF announce THEN
-            PERFORM pg_notify('tercio_games', g || ' ' || r);
-        END IF;
-        RETURN r;
+        RETURN revs;
     END
     $fn$;"];
 
@@ -149,11 +166,8 @@ struct AppendJob {
     done: mpsc::Sender<Result<u64, StoreError>>,
 }
 
-/// The call that appends one entry ([`SCHEMA`]'s `tercio_append`).
-const APPEND: &str = "SELECT tercio_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)";
-
-/// The most a notification carries (PostgreSQL's cap is 8,000 bytes).
-const PAYLOAD_MAX: usize = 7_000;
+/// The call that appends entries ([`SCHEMA`]'s `tercio_append`).
+const APPEND: &str = "SELECT tercio_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)";
 
 /// A connection and the statements prepared on it.
 struct Conn {
@@ -277,50 +291,6 @@ impl<C: GenericClient> Db<'_, C> {
             &[&id, &now()],
         )?;
         self.write_game(id, game, 0)
-    }
-
-    /// One append ([`APPEND`]): the new revision, or `None` when the game has moved on.
-    fn append(&mut self, j: &AppendJob, announce: bool) -> Result<Option<i64>, StoreError> {
-        let row = &j.row;
-        Ok(self
-            .opt(
-                APPEND,
-                &[
-                    &j.id,
-                    &as_sql(row.seq),
-                    &row.entry,
-                    &row.voids.map(as_sql),
-                    &row.chain,
-                    &row.state,
-                    &as_sql(row.stream_pos),
-                    &as_sql(row.turn),
-                    &row.over,
-                    &now(),
-                    &row.rev.map(as_sql),
-                    &announce,
-                ],
-            )?
-            .and_then(|r| r.get::<_, Option<i64>>(0)))
-    }
-
-    /// Tell the other servers of several games' new revisions in as few notifications as fit:
-    /// one line `GAME REV` each.
-    fn announce_all(&mut self, lines: &[String]) -> Result<(), StoreError> {
-        let mut payload = String::new();
-        for l in lines {
-            if !payload.is_empty() && payload.len() + 1 + l.len() > PAYLOAD_MAX {
-                self.exec("SELECT pg_notify('tercio_games', $1)::text", &[&payload])?;
-                payload.clear();
-            }
-            if !payload.is_empty() {
-                payload.push('\n');
-            }
-            payload.push_str(l);
-        }
-        if !payload.is_empty() {
-            self.exec("SELECT pg_notify('tercio_games', $1)::text", &[&payload])?;
-        }
-        Ok(())
     }
 
     fn insert_seat(
@@ -580,31 +550,54 @@ impl PgStore {
 }
 
 impl PgStore {
-    /// Commit a group of appends and answer each: its revision once committed, a conflict for
-    /// one whose game has moved on (nothing of it written), or the group's error. Alone, an
-    /// append is one statement; a group is one transaction, so the appends queued while the
-    /// last commit was on its way share one flush of the log to disk. Every server locks the
-    /// games' heads in the order of their ids, so two groups never wait on each other in a
-    /// circle.
+    /// Commit a group of appends (one statement: one round trip, one transaction, so the
+    /// appends queued while the last commit was on its way share one flush of the log to disk)
+    /// and answer each: its revision once committed, a conflict for one whose game has moved on
+    /// (nothing of it written), or the group's error. Every server locks the games' heads in
+    /// the order of their ids, so two groups never wait on each other in a circle.
     fn commit_appends(&self, mut jobs: Vec<AppendJob>) {
         jobs.sort_by(|a, b| a.id.cmp(&b.id));
-        let out: Result<Vec<Option<i64>>, StoreError> = if jobs.len() == 1 {
-            self.read(|db| Ok(vec![db.append(&jobs[0], true)?]))
-        } else {
-            self.write(|db| {
-                let revs = jobs
-                    .iter()
-                    .map(|j| db.append(j, false))
-                    .collect::<Result<Vec<_>, _>>()?;
-                let lines: Vec<String> = jobs
-                    .iter()
-                    .zip(&revs)
-                    .filter_map(|(j, r)| r.map(|r| format!("{} {r}", j.id)))
-                    .collect();
-                db.announce_all(&lines)?;
+        let col = |f: &dyn Fn(&AppendJob) -> i64| jobs.iter().map(f).collect::<Vec<i64>>();
+        let ids: Vec<&str> = jobs.iter().map(|j| j.id.as_str()).collect();
+        let seqs = col(&|j| as_sql(j.row.seq));
+        let bodies: Vec<&str> = jobs.iter().map(|j| j.row.entry.as_str()).collect();
+        let voids: Vec<Option<i64>> = jobs.iter().map(|j| j.row.voids.map(as_sql)).collect();
+        let chains: Vec<&str> = jobs.iter().map(|j| j.row.chain.as_str()).collect();
+        let kept: Vec<Option<&str>> = jobs.iter().map(|j| j.row.state.as_deref()).collect();
+        let pos = col(&|j| as_sql(j.row.stream_pos));
+        let turns = col(&|j| as_sql(j.row.turn));
+        let ended: Vec<bool> = jobs.iter().map(|j| j.row.over).collect();
+        let seen: Vec<Option<i64>> = jobs.iter().map(|j| j.row.rev.map(as_sql)).collect();
+        let out: Result<Vec<Option<i64>>, StoreError> = self.read(|db| {
+            let revs = db
+                .opt(
+                    APPEND,
+                    &[
+                        &ids,
+                        &seqs,
+                        &bodies,
+                        &voids,
+                        &chains,
+                        &kept,
+                        &pos,
+                        &turns,
+                        &ended,
+                        &seen,
+                        &now(),
+                    ],
+                )?
+                .map(|r| r.get::<_, Vec<Option<i64>>>(0))
+                .unwrap_or_default();
+            if revs.len() == jobs.len() {
                 Ok(revs)
-            })
-        };
+            } else {
+                Err(StoreError::Db(format!(
+                    "{} appends answered for {}",
+                    revs.len(),
+                    jobs.len()
+                )))
+            }
+        });
         match out {
             Ok(revs) => {
                 for (j, rev) in jobs.into_iter().zip(revs) {
