@@ -292,3 +292,62 @@ fn while_the_database_is_down_writes_answer_503_and_the_servers_recover_by_thems
     until_entry(&mut live_b, 1, Duration::from_secs(30));
     assert_eq!(log_seqs(&b.addr, &gm), [1]);
 }
+
+/// `tercio migrate` moves a club's SQLite games to PostgreSQL: a server there opens them by the
+/// same links, the exports taken on either side are the same and `tercio verify` passes on both,
+/// and a second run copies nothing.
+#[test]
+fn migrate_moves_a_clubs_games_to_postgres_and_verify_passes_on_both_sides() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = dir.path().join("club.db");
+    let file_s = file.display().to_string();
+    let s = server(&file_s, false, true);
+    let gm = s.demo.clone().expect("demo");
+    let (st, r) = post(&s.addr, &format!("/api/s/{gm}/actions"), &json!({"action": "initiative"}), &[]);
+    assert_eq!(st, 200, "{r}");
+    let leader = commander(&view(&s.addr, &gm)["state"]);
+    let command = json!({"action": "command", "leader": leader});
+    let (st, r) = post(&s.addr, &format!("/api/s/{gm}/actions"), &command, &[]);
+    assert_eq!(st, 200, "{r}");
+    let (st, r) = post(&s.addr, &format!("/api/s/{gm}/conclude"), &json!({}), &[]);
+    assert_eq!(st, 200, "{r}");
+    let export = |addr: &str, name: &str| {
+        let r = request(addr, "GET", &format!("/api/s/{gm}/export"), None).expect("export");
+        assert_eq!(r.status, 200, "{}", r.body);
+        let p = dir.path().join(name);
+        std::fs::write(&p, &r.body).expect("write");
+        (p, r.json())
+    };
+    let (from_sqlite, a) = export(&s.addr, "sqlite.json");
+    drop(s);
+    let url = testing::shared().database();
+    let migrate = || {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_tercio"))
+            .args(["migrate", "--from", &file_s, "--to", &url])
+            .output()
+            .expect("tercio migrate");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let said = migrate();
+    assert!(said.starts_with("1 game(s) copied"), "{said}");
+    assert!(migrate().starts_with("0 game(s) copied"), "copied once");
+    let p = server(&url, true, false);
+    let (from_postgres, b) = export(&p.addr, "postgres.json");
+    assert_eq!(a, b, "the same export from either side");
+    for f in [&from_sqlite, &from_postgres] {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_tercio"))
+            .args(["verify"])
+            .arg(f)
+            .env("TERCIO_LANG", "en")
+            .output()
+            .expect("tercio verify");
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            o.status.success() && out.contains("verified"),
+            "{}: {out}{}",
+            f.display(),
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}
