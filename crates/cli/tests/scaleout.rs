@@ -48,6 +48,12 @@ fn post(addr: &str, path: &str, body: &Value, headers: &[(&str, &str)]) -> (u16,
     (r.status, v)
 }
 
+/// An action through a server, which must accept it.
+fn act(addr: &str, token: &str, action: &Value) {
+    let (st, r) = post(addr, &format!("/api/s/{token}/actions"), action, &[]);
+    assert_eq!(st, 200, "{r}");
+}
+
 fn view(addr: &str, token: &str) -> Value {
     let r = request(addr, "GET", &format!("/api/s/{token}"), None).expect("view");
     assert_eq!(r.status, 200, "{}", r.body);
@@ -96,29 +102,14 @@ fn two_servers_on_postgres_share_every_game_live_and_the_database_orders_them() 
     let gm = a.demo.clone().expect("a demo game on a new database");
     // The host's list and the seat links work on both.
     for s in [&a, &b] {
-        let auth = format!("Bearer {}", s.key);
-        let games = request_with(
-            &s.addr,
-            "GET",
-            "/api/games",
-            &[("Authorization", &auth)],
-            None,
-        )
-        .expect("games")
-        .json();
+        let games = common::games(&s.addr, &s.key);
         assert_eq!(games.as_array().map(Vec::len), Some(1), "one demo game");
         assert_eq!(view(&s.addr, &gm)["events"], 0);
     }
     // An action through A reaches a live page on B.
     let mut live_b =
         EventStream::open(&b.addr, &format!("/api/s/{gm}/events?after=0"), &[]).expect("stream");
-    let (st, r) = post(
-        &a.addr,
-        &format!("/api/s/{gm}/actions"),
-        &json!({"action": "initiative"}),
-        &[],
-    );
-    assert_eq!(st, 200, "{r}");
+    act(&a.addr, &gm, &json!({"action": "initiative"}));
     let took = until_entry(&mut live_b, 1, Duration::from_secs(10));
     println!("an action through A reached a live page on B in {took:?}");
     assert_eq!(view(&b.addr, &gm)["events"], 1, "B reads what A wrote");
@@ -165,13 +156,7 @@ fn a_server_killed_under_load_loses_nothing_and_its_pages_catch_up_on_the_other(
     let gm = a.demo.clone().expect("demo");
     let mut live =
         EventStream::open(&a.addr, &format!("/api/s/{gm}/events?after=0"), &[]).expect("stream");
-    let (st, r) = post(
-        &a.addr,
-        &format!("/api/s/{gm}/actions"),
-        &json!({"action": "initiative"}),
-        &[],
-    );
-    assert_eq!(st, 200, "{r}");
+    act(&a.addr, &gm, &json!({"action": "initiative"}));
     let leader = commander(&view(&a.addr, &gm)["state"]);
     // Load: a command and its undo, again and again, until the server is gone.
     let (addr, token) = (a.addr.clone(), gm.clone());
@@ -303,7 +288,12 @@ fn migrate_moves_a_clubs_games_to_postgres_and_verify_passes_on_both_sides() {
     let file_s = file.display().to_string();
     let s = server(&file_s, false, true);
     let gm = s.demo.clone().expect("demo");
-    let (st, r) = post(&s.addr, &format!("/api/s/{gm}/actions"), &json!({"action": "initiative"}), &[]);
+    let (st, r) = post(
+        &s.addr,
+        &format!("/api/s/{gm}/actions"),
+        &json!({"action": "initiative"}),
+        &[],
+    );
     assert_eq!(st, 200, "{r}");
     let leader = commander(&view(&s.addr, &gm)["state"]);
     let command = json!({"action": "command", "leader": leader});

@@ -5,7 +5,7 @@ mod common;
 use std::process::{Child, Command};
 
 use serde_json::json;
-use tercio_web::client::{request, request_with};
+use tercio_web::client::request;
 
 /// Start `tercio serve` on a database file.
 fn start(db: &std::path::Path, new_db: bool) -> (Child, String, String, Option<String>) {
@@ -90,16 +90,7 @@ fn acknowledged_actions_survive_a_kill() {
     child.wait().expect("wait");
 
     let (mut child, addr, key, _) = start(&db, false);
-    let auth = format!("Bearer {key}");
-    let games = request_with(
-        &addr,
-        "GET",
-        "/api/games",
-        &[("Authorization", &auth)],
-        None,
-    )
-    .expect("games")
-    .json();
+    let games = common::games(&addr, &key);
     assert_eq!(
         games.as_array().map(Vec::len),
         Some(1),

@@ -27,8 +27,9 @@ fn role(v: &Value) -> Role {
     }
 }
 
-#[test]
-fn a_release_01_database_migrates_and_keeps_every_game() {
+/// What the fixture's games were in release 0.1, and a copy of its database in a temporary
+/// folder (kept while the folder is).
+fn fixture() -> (Value, tempfile::TempDir, std::path::PathBuf) {
     let expected: Value = serde_json::from_str(
         &std::fs::read_to_string(format!("{FIXTURE}.json")).expect("fixture json"),
     )
@@ -36,6 +37,12 @@ fn a_release_01_database_migrates_and_keeps_every_game() {
     let dir = tempfile::tempdir().expect("tmp");
     let path = dir.path().join("tercio.db");
     std::fs::copy(format!("{FIXTURE}.db"), &path).expect("copy");
+    (expected, dir, path)
+}
+
+#[test]
+fn a_release_01_database_migrates_and_keeps_every_game() {
+    let (expected, _dir, path) = fixture();
     let store = SqliteStore::open(&path).expect("open and migrate");
     assert_eq!(
         store.host_key().expect("key"),
@@ -155,13 +162,7 @@ fn holds_every_game(store: &dyn Store, expected: &Value) {
 /// same way, and the copy keeps its own host key.
 #[test]
 fn a_release_01_database_copies_to_postgres_whole() {
-    let expected: Value = serde_json::from_str(
-        &std::fs::read_to_string(format!("{FIXTURE}.json")).expect("fixture json"),
-    )
-    .expect("json");
-    let dir = tempfile::tempdir().expect("tmp");
-    let path = dir.path().join("tercio.db");
-    std::fs::copy(format!("{FIXTURE}.db"), &path).expect("copy");
+    let (expected, _dir, path) = fixture();
     let from = SqliteStore::open(&path).expect("open and migrate");
     let to = PgStore::connect(&tercio_store::testing::shared().database()).expect("connect");
     let mut n = 0;

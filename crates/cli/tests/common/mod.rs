@@ -44,3 +44,11 @@ pub fn serve(
     };
     (child, addr, key, demo)
 }
+
+/// The host's list of games on a server, with its host key.
+pub fn games(addr: &str, key: &str) -> serde_json::Value {
+    let auth = format!("Bearer {key}");
+    tercio_web::client::request_with(addr, "GET", "/api/games", &[("Authorization", &auth)], None)
+        .expect("games")
+        .json()
+}
