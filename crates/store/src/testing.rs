@@ -86,7 +86,14 @@ impl Cluster {
         let bin = bindir()?;
         let as_postgres = run(Command::new("id").arg("-u"), "id -u")?.trim() == "0";
         static N: AtomicU64 = AtomicU64::new(0);
-        let dir = std::env::temp_dir().join(format!(
+        // As root, the cluster's folder must be reachable by `postgres`: under /tmp, whatever
+        // TMPDIR says (a folder under /root is not). Short, too: its socket's path is capped.
+        let base = if as_postgres {
+            PathBuf::from("/tmp")
+        } else {
+            std::env::temp_dir()
+        };
+        let dir = base.join(format!(
             "tercio-pg-{}-{}",
             std::process::id(),
             N.fetch_add(1, Ordering::Relaxed)
