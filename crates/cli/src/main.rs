@@ -149,8 +149,9 @@ enum Cmd {
         /// Where the games are: a file, sqlite:FILE or postgres://USER@HOST/DB.
         #[arg(long)]
         from: String,
-        /// Where they go (same forms).
-        #[arg(long)]
+        /// Where they go (same forms). TERCIO_DB names it when this is not given, which keeps a
+        /// password out of the process list.
+        #[arg(long, env = "TERCIO_DB", hide_env_values = true)]
         to: String,
     },
 }

@@ -105,6 +105,17 @@ fn two_servers_on_postgres_share_every_game_live_and_the_database_orders_them() 
         let games = common::games(&s.addr, &s.key);
         assert_eq!(games.as_array().map(Vec::len), Some(1), "one demo game");
         assert_eq!(view(&s.addr, &gm)["events"], 0);
+        // The host's pages too: the games list, by the key the server printed.
+        let cookie = format!("tercio_host={}", s.key);
+        let page = request_with(&s.addr, "GET", "/", &[("Cookie", &cookie)], None).expect("home");
+        assert_eq!(page.status, 200, "{}", page.body);
+        assert!(
+            page.body.contains(&format!("/s/{gm}")) || page.body.contains("/games/"),
+            "{}",
+            page.body
+        );
+        let r = request(&s.addr, "GET", &format!("/?key={}", s.key), None).expect("key");
+        assert!(r.status < 400, "{}", r.status);
     }
     // An action through A reaches a live page on B.
     let mut live_b =
@@ -196,7 +207,7 @@ fn a_server_killed_under_load_loses_nothing_and_its_pages_catch_up_on_the_other(
     let t = Instant::now();
     while count.load(std::sync::atomic::Ordering::SeqCst) < 20 {
         assert!(t.elapsed() < Duration::from_secs(60), "the load stalled");
-        std::thread::yield_now();
+        std::thread::sleep(Duration::from_millis(5));
     }
     a.child.kill().expect("kill -9");
     let acked = load.join().expect("load");
@@ -252,20 +263,34 @@ fn while_the_database_is_down_writes_answer_503_and_the_servers_recover_by_thems
         .and_then(|u| u.rsplit('/').next())
         .expect("link")
         .to_string();
-    assert_eq!(view(&a.addr, &gm)["events"], 0);
+    // A has acted for this link before: its next action runs on the game in memory, and only
+    // its append meets the outage.
+    act(&a.addr, &gm, &initiative);
+    // B has read it too (its page was told).
+    until_entry(&mut live_b, 1, Duration::from_secs(30));
+    let leader = commander(&view(&a.addr, &gm)["state"]);
+    let command = json!({"action": "command", "leader": leader});
     cluster.down().expect("stop the database");
-    let (st, r) = post(&a.addr, &format!("/api/s/{gm}/actions"), &initiative, &[]);
+    let (st, r) = post(&a.addr, &format!("/api/s/{gm}/actions"), &command, &[]);
     assert_eq!(st, 503, "{r}");
     assert_eq!(r["error"]["code"], "storage", "{r}");
-    // A game in A's memory is still shown; one that is not answers 503.
-    assert_eq!(view(&a.addr, &gm)["events"], 0);
+    // What was not stored is never shown: the game as stored, or 503.
+    let r = request(&a.addr, "GET", &format!("/api/s/{gm}"), None).expect("view");
+    assert!(
+        r.status == 503 || (r.status == 200 && r.json()["events"] == 1),
+        "{} {}",
+        r.status,
+        r.body
+    );
+    // A game in memory is still shown (B's copy of the first game); one never read, 503.
+    assert_eq!(view(&b.addr, &gm)["events"], 1);
     let r = request(&a.addr, "GET", &format!("/api/s/{other}"), None).expect("view");
     assert_eq!(r.status, 503, "{}", r.body);
     cluster.up().expect("start it again");
     // The next try succeeds once the server has reconnected, with no restart.
     let t = Instant::now();
     loop {
-        let (st, r) = post(&a.addr, &format!("/api/s/{gm}/actions"), &initiative, &[]);
+        let (st, r) = post(&a.addr, &format!("/api/s/{gm}/actions"), &command, &[]);
         if st == 200 {
             break;
         }
@@ -274,8 +299,12 @@ fn while_the_database_is_down_writes_answer_503_and_the_servers_recover_by_thems
         std::thread::sleep(Duration::from_millis(100));
     }
     // And B's page hears of it: its listener reconnected too.
-    until_entry(&mut live_b, 1, Duration::from_secs(30));
-    assert_eq!(log_seqs(&b.addr, &gm), [1]);
+    until_entry(&mut live_b, 2, Duration::from_secs(30));
+    assert_eq!(
+        log_seqs(&b.addr, &gm),
+        [1, 2],
+        "the refused command was never stored"
+    );
 }
 
 /// `tercio migrate` moves a club's SQLite games to PostgreSQL: a server there opens them by the

@@ -216,28 +216,75 @@ pub fn each_record(
     Ok(())
 }
 
-/// A `--db` fit to show: a PostgreSQL address's password replaced by `***`.
+/// A `--db` fit to show: a PostgreSQL address's password replaced by `***`, wherever it is
+/// given (`user:password@`, `?password=`, or `password=` in the `key=value` form, quoted or
+/// not).
 pub fn redact(spec: &str) -> String {
     if let Some((scheme, rest)) = spec.split_once("://") {
-        let (auth, host) = match rest.rsplit_once('@') {
-            Some(x) => x,
-            None => return spec.to_string(),
+        let rest = match rest.rsplit_once('@') {
+            Some((auth, host)) => match auth.split_once(':') {
+                Some((user, _)) => format!("{user}:***@{host}"),
+                None => rest.to_string(),
+            },
+            None => rest.to_string(),
         };
-        if let Some((user, _)) = auth.split_once(':') {
-            return format!("{scheme}://{user}:***@{host}");
-        }
-        return spec.to_string();
-    }
-    spec.split_whitespace()
-        .map(|kv| {
-            if kv.starts_with("password=") {
-                "password=***"
-            } else {
-                kv
+        // Query parameters: `password=...` up to the next `&`.
+        let rest = match rest.split_once('?') {
+            Some((path, query)) => {
+                let q: Vec<String> = query
+                    .split('&')
+                    .map(|kv| {
+                        if kv.starts_with("password=") {
+                            "password=***".to_string()
+                        } else {
+                            kv.to_string()
+                        }
+                    })
+                    .collect();
+                format!("{path}?{}", q.join("&"))
             }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+            None => rest,
+        };
+        return format!("{scheme}://{rest}");
+    }
+    // key=value: the value of `password` runs to the next space, or to its closing quote.
+    let mut out = String::new();
+    let mut rest = spec;
+    while let Some(at) = rest.find("password") {
+        let (before, from) = rest.split_at(at);
+        out.push_str(before);
+        let Some(value) = from
+            .strip_prefix("password")
+            .map(str::trim_start)
+            .and_then(|v| v.strip_prefix('='))
+            .map(str::trim_start)
+        else {
+            out.push_str("password");
+            rest = &from["password".len()..];
+            continue;
+        };
+        out.push_str("password=***");
+        rest = match value.strip_prefix('\'') {
+            Some(q) => {
+                let mut end = q.len();
+                let mut escaped = false;
+                for (i, ch) in q.char_indices() {
+                    match ch {
+                        '\\' if !escaped => escaped = true,
+                        '\'' if !escaped => {
+                            end = i + 1;
+                            break;
+                        }
+                        _ => escaped = false,
+                    }
+                }
+                &q[end.min(q.len())..]
+            }
+            None => value.find(char::is_whitespace).map_or("", |i| &value[i..]),
+        };
+    }
+    out.push_str(rest);
+    out
 }
 
 /// What [`Store::watch`] calls: with a game and its new revision when another process wrote to
@@ -257,11 +304,18 @@ pub fn open(spec: &str) -> Result<std::sync::Arc<dyn Store>, StoreError> {
     Ok(std::sync::Arc::new(SqliteStore::open(Path::new(path))?))
 }
 
-/// Whether a `--db` names a PostgreSQL database.
+/// Whether a `--db` names a PostgreSQL database: a `postgres://` or `postgresql://` address, or
+/// PostgreSQL's `key=value` form (a file's name has no `=` followed by one of its keys).
 pub fn is_postgres(spec: &str) -> bool {
+    const KEYS: [&str; 7] = [
+        "host", "hostaddr", "port", "dbname", "user", "password", "sslmode",
+    ];
     spec.starts_with("postgres://")
         || spec.starts_with("postgresql://")
-        || spec.split_whitespace().any(|kv| kv.starts_with("host="))
+        || spec.split_whitespace().any(|kv| {
+            kv.split_once('=')
+                .is_some_and(|(k, _)| KEYS.contains(&k.trim()))
+        })
 }
 
 pub trait Store: Send + Sync {
@@ -325,3 +379,38 @@ pub trait Store: Send + Sync {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod names {
+    use super::*;
+
+    #[test]
+    fn a_password_is_never_shown_and_postgres_is_told_from_a_file() {
+        for (spec, shown) in [
+            (
+                "postgres://tercio:s3cret@db/tercio",
+                "postgres://tercio:***@db/tercio",
+            ),
+            (
+                "postgresql://tercio@db/tercio?sslmode=require&password=s3cret",
+                "postgresql://tercio@db/tercio?sslmode=require&password=***",
+            ),
+            (
+                "host=db user=t password=s3cret dbname=x",
+                "host=db user=t password=*** dbname=x",
+            ),
+            (
+                "dbname=x password = 'a b\\' c' user=t",
+                "dbname=x password=*** user=t",
+            ),
+            ("/srv/tercio/tercio.db", "/srv/tercio/tercio.db"),
+        ] {
+            assert_eq!(redact(spec), shown, "{spec}");
+            assert!(!redact(spec).contains("s3cret") && !redact(spec).contains("a b"));
+        }
+        assert!(is_postgres("dbname=t user=u password=s"));
+        assert!(is_postgres("postgres://u@h/d"));
+        assert!(!is_postgres("/srv/tercio/club=1.db"));
+        assert!(!is_postgres("sqlite:/srv/tercio.db"));
+    }
+}

@@ -32,6 +32,14 @@ const CONNECTIONS: usize = 16;
 /// How long connecting may take before the database counts as down (the request answers 503).
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
 
+/// How long a request waits for a free connection before it answers 503.
+const POOL_WAIT: Duration = Duration::from_secs(30);
+
+/// A connection whose network went silent (the database's machine lost) is found dead after
+/// this long without an answer, rather than the system's two hours: by keepalive probes while
+/// idle (the listener), and by the time a sent request may go unacknowledged.
+const DEAD_AFTER: Duration = Duration::from_secs(30);
+
 /// How often the listener looks at whether its store is gone, and how long it waits before
 /// connecting again after losing the database.
 const LISTEN_TICK: Duration = Duration::from_millis(500);
@@ -428,7 +436,13 @@ impl PgStore {
         let mut config: Config = url
             .parse()
             .map_err(|e| StoreError::Db(format!("not a PostgreSQL address: {e}")))?;
-        config.connect_timeout(CONNECT_TIMEOUT);
+        config
+            .connect_timeout(CONNECT_TIMEOUT)
+            .keepalives(true)
+            .keepalives_idle(DEAD_AFTER / 3)
+            .keepalives_interval(DEAD_AFTER / 6)
+            .keepalives_retries(3)
+            .tcp_user_timeout(DEAD_AFTER);
         let store = PgStore {
             config,
             pool: Mutex::new((Vec::new(), 0)),
@@ -490,7 +504,17 @@ impl PgStore {
                 pool.1 += 1;
                 break;
             }
-            pool = self.freed.wait(pool).unwrap_or_else(|e| e.into_inner());
+            let (p, waited) = self
+                .freed
+                .wait_timeout(pool, POOL_WAIT)
+                .unwrap_or_else(|e| e.into_inner());
+            pool = p;
+            if waited.timed_out() && pool.0.is_empty() && pool.1 >= CONNECTIONS {
+                return Err(StoreError::Db(format!(
+                    "no connection to the database came free in {} s",
+                    POOL_WAIT.as_secs()
+                )));
+            }
         }
         drop(pool);
         let opened = self.open_conn();
@@ -512,15 +536,57 @@ impl PgStore {
         self.freed.notify_one();
     }
 
-    /// Run `f` on a pooled connection.
+    /// Run `f` on a pooled connection, given back however `f` ends (dropped if it panicked:
+    /// it may be inside a transaction).
     fn with<T>(&self, f: impl FnOnce(&mut Conn) -> Result<T, StoreError>) -> Result<T, StoreError> {
-        let mut c = self.take()?;
-        let out = f(&mut c);
-        self.give(c);
-        out
+        struct Lent<'a> {
+            store: &'a PgStore,
+            conn: Option<Conn>,
+        }
+        impl Drop for Lent<'_> {
+            fn drop(&mut self) {
+                if let Some(c) = self.conn.take() {
+                    if std::thread::panicking() {
+                        lock(&self.store.pool).1 -= 1;
+                        self.store.freed.notify_one();
+                    } else {
+                        self.store.give(c);
+                    }
+                }
+            }
+        }
+        let mut lent = Lent {
+            store: self,
+            conn: Some(self.take()?),
+        };
+        match lent.conn.as_mut() {
+            Some(c) => f(c),
+            None => Err(StoreError::Db("no connection".into())),
+        }
     }
 
+    /// Run `f` outside a transaction: a read, which is tried once more on a new connection if
+    /// the one it had was found closed (the database restarted since it was last used).
     fn read<T>(
+        &self,
+        f: impl Fn(&mut Db<'_, Client>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let (out, closed) = self.with(|c| {
+            let out = f(&mut Db {
+                c: &mut c.client,
+                prepared: &mut c.prepared,
+            });
+            Ok((out, c.client.is_closed()))
+        })?;
+        match out {
+            Err(_) if closed => self.once(f),
+            out => out,
+        }
+    }
+
+    /// Run `f` outside a transaction, once: one statement is its own transaction, and is never
+    /// sent twice (it may have been committed with its answer lost).
+    fn once<T>(
         &self,
         f: impl FnOnce(&mut Db<'_, Client>) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
@@ -568,7 +634,7 @@ impl PgStore {
         let turns = col(&|j| as_sql(j.row.turn));
         let ended: Vec<bool> = jobs.iter().map(|j| j.row.over).collect();
         let seen: Vec<Option<i64>> = jobs.iter().map(|j| j.row.rev.map(as_sql)).collect();
-        let out: Result<Vec<Option<i64>>, StoreError> = self.read(|db| {
+        let out: Result<Vec<Option<i64>>, StoreError> = self.once(|db| {
             let revs = db
                 .opt(
                     APPEND,
@@ -832,6 +898,9 @@ impl Store for PgStore {
 
     fn delete(&self, id: &str) -> Result<bool, StoreError> {
         self.write(|db| {
+            // The head first, as an append locks it before the game's row: the two never wait
+            // on each other in a circle.
+            db.exec("SELECT 1 FROM heads WHERE game_id = $1 FOR UPDATE", &[&id])?;
             let n = db.exec("DELETE FROM games WHERE id = $1", &[&id])?;
             // Past any revision: every server reads it again, and finds it gone.
             db.announce(id, i64::MAX)?;

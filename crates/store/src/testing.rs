@@ -29,10 +29,9 @@ const READY_WITHIN: Duration = Duration::from_secs(60);
 pub fn shared() -> &'static Cluster {
     static SHARED: OnceLock<Cluster> = OnceLock::new();
     SHARED.get_or_init(|| {
-        let c = Cluster::start().unwrap_or_else(|e| panic!("{e}"));
-        // Statics are not dropped: a watcher stops the cluster once this process has gone.
-        c.stop_when_gone(std::process::id());
-        c
+        // Statics are not dropped: the watcher `start` leaves stops it once this process has
+        // gone.
+        Cluster::start().unwrap_or_else(|e| panic!("{e}"))
     })
 }
 
@@ -126,6 +125,8 @@ impl Cluster {
             "initdb",
         )?;
         c.up()?;
+        // Stopped when dropped; and, should this process be killed first, once it is gone.
+        c.stop_when_gone(std::process::id());
         Ok(c)
     }
 

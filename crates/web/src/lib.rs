@@ -47,6 +47,8 @@ pub struct AppState {
     /// The address players reach the server by (`--public-url`), for the links and QR codes;
     /// without it, the address the game master's browser used.
     pub public_url: Option<String>,
+    /// The host key, read once: it is made with the database and never changes.
+    host_key: std::sync::OnceLock<String>,
 }
 
 /// How many tokens' games [`AppState::remember_token`] keeps (a few per live game).
@@ -155,7 +157,13 @@ impl AppState {
             changes: Mutex::new(HashMap::new()),
             tokens: Mutex::new(HashMap::new()),
             public_url: public_url.map(|u| u.trim_end_matches('/').to_string()),
+            host_key: std::sync::OnceLock::new(),
         });
+        // Read now, outside any request: a store that blocks (PostgreSQL's client) must not be
+        // called on the async runtime's threads.
+        if let Ok(k) = st.store.host_key() {
+            let _ = st.host_key.set(k);
+        }
         // Writes by other servers on the same database reach this one's live pages.
         let weak = Arc::downgrade(&st);
         let watched = st.store.watch(Box::new(move |heard| {
@@ -167,6 +175,15 @@ impl AppState {
             eprintln!("warning: {e}: pages on this server will not hear of other servers' actions");
         }
         st
+    }
+
+    /// The host key (read from the store only if it could not be at start).
+    pub fn host_key(&self) -> Result<String, tercio_store::StoreError> {
+        if let Some(k) = self.host_key.get() {
+            return Ok(k.clone());
+        }
+        let k = self.store.host_key()?;
+        Ok(self.host_key.get_or_init(|| k).clone())
     }
 
     /// Another server wrote to a game (`Some`: the game and its revision), or may have
@@ -262,13 +279,13 @@ impl AppState {
             m.values().cloned().collect()
         };
         slots.into_iter().find_map(|slot| {
-            let seat = slot
-                .try_read()
-                .ok()?
-                .seats
-                .iter()
-                .find(|s| s.token == token)
-                .cloned()?;
+            let g = slot.try_read().ok()?;
+            // A copy left stale (a change whose commit failed) shows what was never stored.
+            if g.stale {
+                return None;
+            }
+            let seat = g.seats.iter().find(|s| s.token == token).cloned()?;
+            drop(g);
             Some((seat, slot))
         })
     }

@@ -6,7 +6,7 @@ pub const HOST_COOKIE: &str = "tercio_host";
 
 /// Does the request carry the host key (cookie or bearer)? Compared in constant time.
 pub fn is_host(st: &AppState, headers: &HeaderMap) -> bool {
-    let Ok(key) = st.store.host_key() else {
+    let Ok(key) = st.host_key() else {
         return false;
     };
     let bearer = headers

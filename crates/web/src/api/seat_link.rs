@@ -38,7 +38,11 @@ async fn locked<T: Send + 'static>(
             (Err(e), _) if e.code() == "conflict" && tries < CONFLICT_RETRIES => tries += 1,
             // Refused on the copy in memory, without asking the store: asked again against
             // the store (the copy may be behind another server's writes) before it is final.
-            (Err(_), _) if check == seat::Check::AtAppend => check = seat::Check::Store,
+            // Not a storage error: the append may have been committed with its answer lost,
+            // and running the change again would record it twice.
+            (Err(e), _) if check == seat::Check::AtAppend && e.code() != "storage" => {
+                check = seat::Check::Store
+            }
             (out, id) => {
                 if out.is_ok() {
                     st.notify(&id);

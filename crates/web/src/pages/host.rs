@@ -106,22 +106,32 @@ pub(super) async fn game_master_of(
     ui: Ui,
     Path(id): Path<String>,
 ) -> Response {
-    match st.store.seats(&id) {
+    match on_store(&st, move |s| s.seats(&id)).await {
         Ok(seats) => match seats.into_iter().next() {
             Some(gm) => Redirect::to(&format!("/s/{}", gm.token)).into_response(),
             None => not_found_page(&ui),
         },
-        Err(e) => error_page(&ui, StatusCode::SERVICE_UNAVAILABLE, &e.into()),
+        Err(e) => error_page(&ui, StatusCode::SERVICE_UNAVAILABLE, &e),
     }
+}
+
+/// Run `f` on the store in the blocking pool: a store may block (PostgreSQL's client must not
+/// run on the async runtime's threads).
+async fn on_store<T: Send + 'static>(
+    st: &Arc<AppState>,
+    f: impl FnOnce(&dyn tercio_store::Store) -> Result<T, tercio_store::StoreError> + Send + 'static,
+) -> Result<T, api::ApiError> {
+    let st = st.clone();
+    api::blocking(move || f(st.store.as_ref()).map_err(Into::into)).await
 }
 
 /// The host's page; `error`: why the last new game was not made (then `toml` is what was sent).
 /// Drawn in answer to a form's POST too, so its language switch points at `/`.
-async fn home_with(st: &AppState, ui: &Ui, error: Option<&str>, toml: &str) -> Response {
+async fn home_with(st: &Arc<AppState>, ui: &Ui, error: Option<&str>, toml: &str) -> Response {
     let ui = &ui.at("/");
-    let games = match st.store.list(false) {
+    let (games, archived) = match on_store(st, |s| Ok((s.list(false)?, s.list(true)))).await {
         Ok(g) => g,
-        Err(e) => return error_page(ui, StatusCode::SERVICE_UNAVAILABLE, &e.into()),
+        Err(e) => return error_page(ui, StatusCode::SERVICE_UNAVAILABLE, &e),
     };
     let mut b = format!("<h1>{}</h1>", ui.h(keys::WEB_GAMES_TITLE, &[]));
     if games.is_empty() {
@@ -170,7 +180,7 @@ async fn home_with(st: &AppState, ui: &Ui, error: Option<&str>, toml: &str) -> R
         }
         b.push_str("</ul>");
     }
-    if let Ok(archived) = st.store.list(true) {
+    if let Ok(archived) = archived {
         if !archived.is_empty() {
             b.push_str(&format!(
                 "<details><summary>{}</summary><ul class=\"games\">",
@@ -261,7 +271,10 @@ pub(super) async fn create_from_form(
     let st2 = st.clone();
     let created = tokio::task::spawn_blocking(move || api::new_game(&st2, &source, None)).await;
     match created {
-        Ok(Ok(id)) => match st.store.seats(&id).map(|s| s.into_iter().next()) {
+        Ok(Ok(id)) => match on_store(&st, move |s| s.seats(&id))
+            .await
+            .map(|s| s.into_iter().next())
+        {
             Ok(Some(gm)) => Redirect::to(&format!("/s/{}", gm.token)).into_response(),
             _ => Redirect::to("/").into_response(),
         },
@@ -275,7 +288,7 @@ pub(super) async fn archive(
     ui: Ui,
     Path(id): Path<String>,
 ) -> Response {
-    set_archived(&st, &ui, &id, true)
+    set_archived(&st, &ui, id, true).await
 }
 
 pub(super) async fn restore(
@@ -283,14 +296,14 @@ pub(super) async fn restore(
     ui: Ui,
     Path(id): Path<String>,
 ) -> Response {
-    set_archived(&st, &ui, &id, false)
+    set_archived(&st, &ui, id, false).await
 }
 
-fn set_archived(st: &AppState, ui: &Ui, id: &str, archived: bool) -> Response {
-    match st.store.set_archived(id, archived) {
+async fn set_archived(st: &Arc<AppState>, ui: &Ui, id: String, archived: bool) -> Response {
+    match on_store(st, move |s| s.set_archived(&id, archived)).await {
         Ok(true) => Redirect::to("/").into_response(),
         Ok(false) => not_found_page(&ui.at("/")),
-        Err(e) => error_page(&ui.at("/"), StatusCode::SERVICE_UNAVAILABLE, &e.into()),
+        Err(e) => error_page(&ui.at("/"), StatusCode::SERVICE_UNAVAILABLE, &e),
     }
 }
 
@@ -299,14 +312,15 @@ pub(super) async fn delete(
     ui: Ui,
     Path(id): Path<String>,
 ) -> Response {
-    match st.store.delete(&id) {
+    let gone = id.clone();
+    match on_store(&st, move |s| s.delete(&gone)).await {
         Ok(true) => {
             st.forget(&id);
             st.notify(&id);
             Redirect::to("/").into_response()
         }
         Ok(false) => not_found_page(&ui.at("/")),
-        Err(e) => error_page(&ui.at("/"), StatusCode::SERVICE_UNAVAILABLE, &e.into()),
+        Err(e) => error_page(&ui.at("/"), StatusCode::SERVICE_UNAVAILABLE, &e),
     }
 }
 
