@@ -613,6 +613,28 @@ impl PgStore {
             Ok(v)
         })
     }
+
+    /// Run `f` on one snapshot of the database (a read-only, repeatable-read transaction): for
+    /// a read of several statements that must agree, however other servers write meanwhile.
+    fn snapshot<T>(
+        &self,
+        f: impl FnOnce(&mut Db<'_, ::postgres::Transaction<'_>>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        self.with(|c| {
+            let mut tx = c
+                .client
+                .build_transaction()
+                .isolation_level(::postgres::IsolationLevel::RepeatableRead)
+                .read_only(true)
+                .start()?;
+            let v = f(&mut Db {
+                c: &mut tx,
+                prepared: &mut c.prepared,
+            })?;
+            tx.commit()?;
+            Ok(v)
+        })
+    }
 }
 
 impl PgStore {
@@ -783,7 +805,8 @@ impl Store for PgStore {
     }
 
     fn live(&self, id: &str) -> Result<Option<Live>, StoreError> {
-        self.read(|db| {
+        // Its head, live events, checkpoint and seats as of one moment.
+        self.snapshot(|db| {
             let Some(r) = db.opt(
                 "SELECT g.rule_set, g.scenario, g.seed, g.nonce, g.rules_version, h.seq, h.stream_pos, h.chain, h.rev, g.settings, g.concluded_at,
                         (SELECT COALESCE(MAX(seq), 0) FROM checkpoints WHERE game_id = g.id)
