@@ -614,6 +614,22 @@ impl PgStore {
         })
     }
 
+    /// `sql` on a game's own row (`$1` its id, `$2` the value), its revision moved on and, when
+    /// `touched`, its time in the games list: whether the game was there.
+    fn update_game(
+        &self,
+        id: &str,
+        sql: &'static str,
+        value: &(dyn ToSql + Sync),
+        touched: bool,
+    ) -> Result<bool, StoreError> {
+        self.write(|db| {
+            let n = db.exec(sql, &[&id, value])?;
+            db.bump(id, touched)?;
+            Ok(n == 1)
+        })
+    }
+
     /// Run `f` on one snapshot of the database (a read-only, repeatable-read transaction): for
     /// a read of several statements that must agree, however other servers write meanwhile.
     fn snapshot<T>(
@@ -909,14 +925,12 @@ impl Store for PgStore {
     }
 
     fn set_archived(&self, id: &str, archived: bool) -> Result<bool, StoreError> {
-        self.write(|db| {
-            let n = db.exec(
-                "UPDATE games SET archived = $2 WHERE id = $1",
-                &[&id, &archived],
-            )?;
-            db.bump(id, false)?;
-            Ok(n == 1)
-        })
+        self.update_game(
+            id,
+            "UPDATE games SET archived = $2 WHERE id = $1",
+            &archived,
+            false,
+        )
     }
 
     fn delete(&self, id: &str) -> Result<bool, StoreError> {
@@ -990,26 +1004,21 @@ impl Store for PgStore {
     }
 
     fn set_settings(&self, game_id: &str, settings: &Settings) -> Result<bool, StoreError> {
-        let text = json_text(settings)?;
-        self.write(|db| {
-            let n = db.exec(
-                "UPDATE games SET settings = $2 WHERE id = $1",
-                &[&game_id, &text],
-            )?;
-            db.bump(game_id, true)?;
-            Ok(n == 1)
-        })
+        self.update_game(
+            game_id,
+            "UPDATE games SET settings = $2 WHERE id = $1",
+            &json_text(settings)?,
+            true,
+        )
     }
 
     fn conclude(&self, game_id: &str) -> Result<bool, StoreError> {
-        self.write(|db| {
-            let n = db.exec(
-                "UPDATE games SET concluded_at = COALESCE(concluded_at, $2) WHERE id = $1",
-                &[&game_id, &now()],
-            )?;
-            db.bump(game_id, true)?;
-            Ok(n == 1)
-        })
+        self.update_game(
+            game_id,
+            "UPDATE games SET concluded_at = COALESCE(concluded_at, $2) WHERE id = $1",
+            &now(),
+            true,
+        )
     }
 
     fn host_key(&self) -> Result<String, StoreError> {
