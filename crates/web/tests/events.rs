@@ -157,6 +157,49 @@ fn a_change_made_by_another_process_is_seen() {
     assert_eq!(g.replay(), Ok(4));
 }
 
+/// An action runs first on the game in memory. If another process's write makes it legal
+/// again, the server's copy, which has not seen that write, refuses it. The refusal is asked
+/// again against the store before it is final, so the action is taken. Here the charge was
+/// undone elsewhere, so the unit may charge again.
+#[test]
+fn a_refusal_on_a_copy_behind_the_store_is_asked_again_against_it() {
+    let s = common::server();
+    let gm = setup(&s);
+    let charge =
+        |s: &common::Server| s.request("POST", &format!("/api/s/{gm}/actions"), &[], Some(CHARGE));
+    let r = charge(&s);
+    assert_eq!(r.status, 200, "{}", r.body);
+    let r = charge(&s);
+    assert_eq!(r.status, 422, "the unit has acted: {}", r.body);
+    // Another process undoes the charge; this server's copy does not know.
+    let (v, _) = view(&s, &gm);
+    let game_id = v["game_id"].as_str().expect("game id").to_string();
+    let other = SqliteStore::open(&s.path).expect("second store");
+    let mut head: Head = other.live(&game_id).expect("live").expect("game").head;
+    let engine = head.engine().expect("engine");
+    let target = head.undo_target().expect("the charge");
+    let base = other
+        .fold_base(&game_id, target, head.checkpoint)
+        .expect("base");
+    let (from, state) = base
+        .checkpoint
+        .clone()
+        .unwrap_or_else(|| (0, engine.initial_state().expect("initial")));
+    let a = head
+        .undo(engine.as_ref(), from, state, &base.effects)
+        .expect("undo")
+        .expect("voided");
+    other
+        .append(&game_id, Row::of(&a, &head).expect("row"))
+        .expect("append");
+    let r = charge(&s);
+    assert_eq!(r.status, 200, "taken on the game as stored: {}", r.body);
+    assert_eq!(r.json()["seq"], 6);
+    let g = other.load(&game_id).expect("load").expect("game");
+    assert_eq!(g.log.entries().len(), 6);
+    assert_eq!(g.replay(), Ok(5));
+}
+
 /// With room for two games in memory, three games played in turn keep coming back from the
 /// store exactly as they were.
 #[test]
