@@ -729,18 +729,21 @@ impl Head {
         self.live.last().copied()
     }
 
-    /// Void the latest live event, whose state before it is `base` (the state at the nearest
-    /// checkpoint before it, at `base_seq`, 0 for the initial state) with `effects` (the live
-    /// events between that checkpoint and it) folded in.
+    /// Void the latest live event, whose state before it is `checkpoint` (the nearest one before
+    /// it, its sequence number and state; none: the scenario's initial state) with `effects`
+    /// (the live events between that checkpoint and it) folded in.
     pub fn undo(
         &mut self,
         engine: &dyn Engine,
-        base_seq: u64,
-        base: Value,
+        checkpoint: Option<(u64, Value)>,
         effects: &[Value],
     ) -> Result<Option<Appended>, GameError> {
         let Some(&target) = self.live.last() else {
             return Ok(None);
+        };
+        let (base_seq, base) = match checkpoint {
+            Some(cp) => cp,
+            None => (0, engine.initial_state().map_err(GameError::Rules)?),
         };
         if self.checkpoint >= target {
             // The store drops the checkpoints the voided event is folded into.

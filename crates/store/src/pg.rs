@@ -603,8 +603,27 @@ impl PgStore {
         &self,
         f: impl FnOnce(&mut Db<'_, ::postgres::Transaction<'_>>) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
+        self.transaction(false, f)
+    }
+
+    /// Run `f` in a transaction, committed once `f` is done; as a snapshot, one read-only,
+    /// repeatable-read transaction: for a read of several statements that must agree, however
+    /// other servers write meanwhile.
+    fn transaction<T>(
+        &self,
+        snapshot: bool,
+        f: impl FnOnce(&mut Db<'_, ::postgres::Transaction<'_>>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
         self.with(|c| {
-            let mut tx = c.client.transaction()?;
+            let begin = c.client.build_transaction();
+            let mut tx = if snapshot {
+                begin
+                    .isolation_level(::postgres::IsolationLevel::RepeatableRead)
+                    .read_only(true)
+                    .start()?
+            } else {
+                begin.start()?
+            };
             let v = f(&mut Db {
                 c: &mut tx,
                 prepared: &mut c.prepared,
@@ -627,28 +646,6 @@ impl PgStore {
             let n = db.exec(sql, &[&id, value])?;
             db.bump(id, touched)?;
             Ok(n == 1)
-        })
-    }
-
-    /// Run `f` on one snapshot of the database (a read-only, repeatable-read transaction): for
-    /// a read of several statements that must agree, however other servers write meanwhile.
-    fn snapshot<T>(
-        &self,
-        f: impl FnOnce(&mut Db<'_, ::postgres::Transaction<'_>>) -> Result<T, StoreError>,
-    ) -> Result<T, StoreError> {
-        self.with(|c| {
-            let mut tx = c
-                .client
-                .build_transaction()
-                .isolation_level(::postgres::IsolationLevel::RepeatableRead)
-                .read_only(true)
-                .start()?;
-            let v = f(&mut Db {
-                c: &mut tx,
-                prepared: &mut c.prepared,
-            })?;
-            tx.commit()?;
-            Ok(v)
         })
     }
 }
@@ -822,7 +819,7 @@ impl Store for PgStore {
 
     fn live(&self, id: &str) -> Result<Option<Live>, StoreError> {
         // Its head, live events, checkpoint and seats as of one moment.
-        self.snapshot(|db| {
+        self.transaction(true, |db| {
             let Some(r) = db.opt(
                 "SELECT g.rule_set, g.scenario, g.seed, g.nonce, g.rules_version, h.seq, h.stream_pos, h.chain, h.rev, g.settings, g.concluded_at,
                         (SELECT COALESCE(MAX(seq), 0) FROM checkpoints WHERE game_id = g.id)

@@ -82,12 +82,8 @@ fn undo(store: &dyn Store, id: &str, head: &mut Head) -> (Appended, FoldBase) {
     let engine = head.engine().expect("engine");
     let target = head.undo_target().expect("something to undo");
     let base = store.fold_base(id, target, head.checkpoint).expect("base");
-    let (from, state) = match &base.checkpoint {
-        Some((c, s)) => (*c, s.clone()),
-        None => (0, engine.initial_state().expect("initial")),
-    };
     let a = head
-        .undo(engine.as_ref(), from, state, &base.effects)
+        .undo(engine.as_ref(), base.checkpoint.clone(), &base.effects)
         .expect("undo")
         .expect("voided");
     store

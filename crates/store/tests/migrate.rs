@@ -61,11 +61,8 @@ fn a_release_01_database_migrates_and_keeps_every_game() {
     let before = head.state.clone();
     let target = head.undo_target().expect("a live event");
     let base = store.fold_base(&id, target, head.checkpoint).expect("base");
-    let (from, state) = base
-        .checkpoint
-        .unwrap_or_else(|| (0, engine.initial_state().expect("initial")));
     let a = head
-        .undo(engine.as_ref(), from, state, &base.effects)
+        .undo(engine.as_ref(), base.checkpoint, &base.effects)
         .expect("undo")
         .expect("voided");
     store

@@ -181,12 +181,8 @@ fn a_refusal_on_a_copy_behind_the_store_is_asked_again_against_it() {
     let base = other
         .fold_base(&game_id, target, head.checkpoint)
         .expect("base");
-    let (from, state) = base
-        .checkpoint
-        .clone()
-        .unwrap_or_else(|| (0, engine.initial_state().expect("initial")));
     let a = head
-        .undo(engine.as_ref(), from, state, &base.effects)
+        .undo(engine.as_ref(), base.checkpoint, &base.effects)
         .expect("undo")
         .expect("voided");
     other

@@ -464,11 +464,7 @@ pub async fn undo(
             Some(r) => head.undo_restoring(engine.as_ref(), r),
             None => {
                 let base = st.store.fold_base(&id, voided, head.checkpoint)?;
-                let (from, state) = match base.checkpoint {
-                    Some(cp) => cp,
-                    None => (0, engine.initial_state().map_err(GameError::Rules)?),
-                };
-                head.undo(engine.as_ref(), from, state, &base.effects)
+                head.undo(engine.as_ref(), base.checkpoint, &base.effects)
             }
         };
         let appended = match undone {
