@@ -243,20 +243,16 @@ fn forms_mark_what_the_rules_refuse_and_offer_the_rest() {
                 let FieldKind::Choice { options, .. } = &field.kind else {
                     continue;
                 };
-                // The legal choices come first.
-                let legal = options.iter().take_while(|o| o.refused.is_none()).count();
-                assert!(
-                    options[legal..].iter().all(|o| o.refused.is_some()),
-                    "{rules}: {}: a legal choice after a refused one",
-                    f.action
-                );
+                let legal = options.iter().filter(|o| o.refused.is_none()).count();
                 for o in options {
                     let kind = refusal(f.default_action(Some(&o.value)), Some(&field.name));
                     let refused = kind.is_some();
-                    // A choice whose turn will come is left out while another may act.
-                    assert!(
-                        !(legal > 0 && f.refused.is_none() && kind == Some(RejectKind::NotNow)),
-                        "{rules}: {} offers {}={} though it is not its turn ({:?})",
+                    // A choice whose turn will come is not offered while another may act, and
+                    // only such a choice.
+                    assert_eq!(
+                        o.later,
+                        legal > 0 && f.refused.is_none() && kind == Some(RejectKind::NotNow),
+                        "{rules}: {} {}={} offered now or not against its turn ({:?})",
                         f.action,
                         field.name,
                         o.value,

@@ -442,7 +442,8 @@
   }
 
   // After #main changed: what the page draws itself (the odds of each form as the game now
-  // stands). A secret on a shared device is drawn closed again.
+  // stands, what the rules would refuse of each choice). A secret on a shared device is drawn
+  // closed again.
   function drawn() {
     answers = {};
     lastLine();
@@ -451,6 +452,55 @@
       applies(form);
       if (form.dataset.odds === "1") refreshOdds(formAction(form), form.querySelector(".odds"));
     });
+    refreshChoices();
+  }
+
+  // What the rules would refuse of each choice of what acts (`GET /choices`: by list id and
+  // value, `why` and `later`), drawn into the lists: the page and its live patches list every
+  // choice plainly in the rules' order, since what is refused changes for nearly every unit as
+  // a turn goes on. An answer for another version of the page than the one on screen is dropped
+  // (the page's next drawing asks again).
+  let choicesTicket = 0;
+  async function refreshChoices() {
+    if (!document.querySelector("#main form.action-form select[data-resets]")) return;
+    const ticket = ++choicesTicket;
+    let data;
+    try {
+      const r = await fetch(`/api/s/${T}/choices`, { cache: "no-store" });
+      if (!r.ok) return;
+      data = await r.json();
+    } catch (e) { return; }
+    if (ticket !== choicesTicket || data.seq !== seq) return;
+    document.querySelectorAll("#main form.action-form select[data-resets]").forEach((sel) => markChoices(sel, (data.choices || {})[sel.id] || {}));
+    live.choices = seq;
+  }
+
+  // Each choice's own words, before its reason was added.
+  const labels = new WeakMap();
+
+  // Draw one list's choices as `marks` says: the legal ones first, then those refused (with the
+  // reason after the name: still open to choose, as another field may lift it), then those whose
+  // turn will come, hidden while another may act. A list the user has not touched starts at its
+  // first choice, the first that may act.
+  function markChoices(sel, marks) {
+    const touched = changed(sel);
+    const opts = [...sel.options];
+    for (const o of opts) {
+      if (!labels.has(o)) labels.set(o, o.textContent);
+      const m = marks[o.value];
+      const text = m ? `${labels.get(o)} — ${m.why}` : labels.get(o);
+      if (o.textContent !== text) o.textContent = text;
+      o.classList.toggle("refused", Boolean(m));
+      o.hidden = o.disabled = Boolean(m && m.later);
+    }
+    const rank = (o) => (!marks[o.value] ? 0 : marks[o.value].later ? 2 : 1);
+    const order = opts.slice().sort((a, b) => rank(a) - rank(b));
+    if (order.some((o, i) => o !== opts[i])) sel.append(...order);
+    if (touched || !order.length || order[0].selected) return;
+    order[0].selected = true;
+    const form = sel.closest("form");
+    applies(form);
+    if (form.dataset.odds === "1") refreshOdds(formAction(form), form.querySelector(".odds"));
   }
 
   // Change #main by `change`, keeping what the user was doing.
@@ -531,12 +581,45 @@
     return true;
   }
 
-  function patched(p) {
-    if (applyPatch(p)) return;
+  // A patch too big for one live message names the parts of the new page it is made of
+  // (`fetch`: ids) instead of carrying them: fetched for the version the patch makes and put in
+  // its ops (as patch.rs's `Op::fill`). False when they could not be had (the page has moved on).
+  async function withParts(p) {
+    const ops = Array.isArray(p.ops) ? p.ops : [];
+    const ids = [...new Set(ops.flatMap((o) => o.fetch || []))];
+    if (!ids.length || p.base !== etag) return true;
+    live.busy = true;
+    try {
+      const r = await fetch(`/api/s/${T}/parts?etag=${encodeURIComponent(p.etag)}&lang=${encodeURIComponent(I18N.lang)}&ids=${ids.map(encodeURIComponent).join(",")}`, { cache: "no-store" });
+      if (!r.ok) return false;
+      const { parts } = await r.json();
+      if (!ids.every((id) => typeof parts[id] === "string")) return false;
+      for (const o of ops) {
+        if (!o.fetch) continue;
+        if (o.op === "children") { o.add = o.add || {}; for (const id of o.fetch) o.add[id] = parts[id]; }
+        else o.html = o.fetch.map((id) => parts[id]).join("");
+        delete o.fetch;
+      }
+      live.parts = (live.parts || 0) + 1;
+      return true;
+    } catch (e) {
+      return false;
+    } finally {
+      live.busy = refreshing;
+    }
+  }
+
+  async function patched(p) {
+    if (await withParts(p) && applyPatch(p)) return;
     live.mismatches += 1;
     if (p.base !== etag) live.error = `patch for ${p.base}, page at ${etag}`;
     refresh();
   }
+
+  // The stream's messages are carried out one after the other: a patch waiting for its parts
+  // holds back the next.
+  let pending = Promise.resolve();
+  const inTurn = (f) => { pending = pending.then(f).catch((e) => { live.error = String(e); }); };
 
   function swap(html) {
     const fresh = fragment(html).firstElementChild;
@@ -607,12 +690,14 @@
         lastEvent = d.seq;
         live.received.push(d.seq);
       }
-      if (d.patch) patched(d.patch);
-      if (fresh) othersResult(d);
+      inTurn(async () => {
+        if (d.patch) await patched(d.patch);
+        if (fresh) othersResult(d);
+      });
     });
     es.addEventListener("changed", (e) => {
       const d = JSON.parse(e.data || "{}");
-      if (d.patch) patched(d.patch);
+      if (d.patch) inTurn(() => patched(d.patch));
     });
     es.addEventListener("revoked", () => { es.close(); setLive("revoked"); });
   }

@@ -67,14 +67,17 @@ pub(crate) fn board_main(ctx: &SeatCtx, ui: &Ui, state: &Value, board: &Board) -
 /// `id` and each row's is `id` and the row's first cell (as the engine wrote it, hashed: a unit's
 /// name, the same from one turn to the next), so a live patch replaces only the rows that change.
 pub(crate) fn table_html(ui: &Ui, t: &BoardTable, id: &str) -> String {
+    // The title, the table and its columns carry ids, so that a live patch changes them alone
+    // (an army's losses in its title, a table added) rather than every table beside them.
+    let id = esc(id);
     let mut b = format!(
-        "<h3>{}</h3><div class=\"scroll\"><table class=\"board\"><thead><tr>",
+        "<h3 id=\"{id}-h\">{}</h3><div class=\"scroll\" id=\"{id}-s\"><table class=\"board\"><thead><tr id=\"{id}-c\">",
         ui.e(&t.title)
     );
     for c in &t.columns {
         b.push_str(&format!("<th>{}</th>", ui.e(c)));
     }
-    b.push_str(&format!("</tr></thead><tbody id=\"{}\">", esc(id)));
+    b.push_str(&format!("</tr></thead><tbody id=\"{id}\">"));
     let mut used = HashSet::new();
     for row in &t.rows {
         let key = row.first().map_or("", String::as_str);
@@ -84,7 +87,7 @@ pub(crate) fn table_html(ui: &Ui, t: &BoardTable, id: &str) -> String {
             n += 1;
             row_id = format!("{id}-{:08x}-{n}", fnv(key));
         }
-        b.push_str(&format!("<tr id=\"{}\">", esc(&row_id)));
+        b.push_str(&format!("<tr id=\"{row_id}\">"));
         // Each cell but the first names its column, for a phone's card layout (app.css).
         for (i, cell) in row.iter().enumerate() {
             match t.columns.get(i).filter(|_| i > 0) {
@@ -189,6 +192,67 @@ impl FormIds {
     }
 }
 
+/// The forms in the order a page draws them, each with the prefix of its ids: the secrets on a
+/// shared device first (by prompt, in the order the prompts first appear), then the others; the
+/// turn's next steps first among each.
+fn drawn_forms(forms: &[ActionForm]) -> Vec<(&ActionForm, String)> {
+    let mut ordered: Vec<&ActionForm> = forms.iter().collect();
+    ordered.sort_by_key(|f| !f.primary);
+    let mut prompts: Vec<&str> = Vec::new();
+    for p in ordered.iter().filter_map(|f| f.reveal.as_deref()) {
+        if !prompts.contains(&p) {
+            prompts.push(p);
+        }
+    }
+    let mut ids = FormIds::default();
+    let mut drawn = Vec::new();
+    for p in prompts {
+        for f in ordered.iter().filter(|f| f.reveal.as_deref() == Some(p)) {
+            drawn.push((*f, ids.prefix(f)));
+        }
+    }
+    for f in ordered.iter().filter(|f| f.reveal.is_none()) {
+        drawn.push((*f, ids.prefix(f)));
+    }
+    drawn
+}
+
+/// What the rules would refuse of each choice of what acts on the page's forms, by the id of
+/// its list (`<select>`) and the choice's value: `why` in the page's language, and `later` when
+/// it is refused only until its turn comes while another choice may act (not offered now).
+/// The legal choices are not named. game.js draws them (the legal ones first, each refused one
+/// with its reason) when the page is drawn or patched: they change as units act, and carried in
+/// each choice they made a live patch as big as every list on the page.
+pub(crate) fn choices_json(ui: &Ui, forms: &[ActionForm]) -> Value {
+    let mut lists = serde_json::Map::new();
+    for (f, prefix) in drawn_forms(forms) {
+        let Some(field) = f.actor_field() else {
+            continue;
+        };
+        let FieldKind::Choice { options, .. } = &field.kind else {
+            continue;
+        };
+        let marked: serde_json::Map<String, Value> = options
+            .iter()
+            .filter_map(|o| {
+                let why = o.refused.as_deref()?;
+                let mut m = serde_json::json!({"why": ui.loc(why)});
+                if o.later {
+                    m["later"] = Value::Bool(true);
+                }
+                Some((o.value.clone(), m))
+            })
+            .collect();
+        if !marked.is_empty() {
+            lists.insert(
+                format!("{prefix}-{}", id_part(&field.name)),
+                Value::Object(marked),
+            );
+        }
+    }
+    Value::Object(lists)
+}
+
 /// Every form, the turn's next steps first, each with ids unique on the page. Secrets on a shared
 /// device come first: the forms and the tables (of `tables`, those with a `reveal` prompt; the
 /// others are the caller's) sharing a prompt are drawn together in one `<details class="reveal">`,
@@ -199,20 +263,18 @@ pub(crate) fn forms_html(ui: &Ui, forms: &[ActionForm], tables: &[BoardTable]) -
     if forms.is_empty() && secret_tables.is_empty() {
         return String::new();
     }
-    let mut ordered: Vec<&ActionForm> = forms.iter().collect();
-    ordered.sort_by_key(|f| !f.primary);
+    let drawn = drawn_forms(forms);
     // The prompts, in the order they first appear.
     let mut prompts: Vec<&str> = Vec::new();
-    for p in ordered
+    for p in drawn
         .iter()
-        .filter_map(|f| f.reveal.as_deref())
+        .filter_map(|(f, _)| f.reveal.as_deref())
         .chain(secret_tables.iter().filter_map(|t| t.reveal.as_deref()))
     {
         if !prompts.contains(&p) {
             prompts.push(p);
         }
     }
-    let mut ids = FormIds::default();
     let mut b = if forms.is_empty() {
         "<section class=\"forms secret\" id=\"forms\" data-panel=\"play\">".to_string()
     } else {
@@ -228,8 +290,8 @@ pub(crate) fn forms_html(ui: &Ui, forms: &[ActionForm], tables: &[BoardTable]) -
             "<details class=\"reveal\" id=\"reveal-{n}\"><summary>{}</summary>",
             ui.e(p)
         ));
-        for f in ordered.iter().filter(|f| f.reveal.as_deref() == Some(p)) {
-            b.push_str(&form_html(ui, f, &ids.prefix(f)));
+        for (f, prefix) in drawn.iter().filter(|(f, _)| f.reveal.as_deref() == Some(p)) {
+            b.push_str(&form_html(ui, f, prefix));
         }
         for (i, t) in secret_tables
             .iter()
@@ -245,15 +307,14 @@ pub(crate) fn forms_html(ui: &Ui, forms: &[ActionForm], tables: &[BoardTable]) -
     }
     // The turn's next step drawn open; any other action with fields is its title, one tap from
     // its fields (one open at a time), so the step at hand is on the first screen of a phone.
-    for f in ordered.iter().filter(|f| f.reveal.is_none()) {
-        let prefix = ids.prefix(f);
+    for (f, prefix) in drawn.iter().filter(|(f, _)| f.reveal.is_none()) {
         if f.primary || f.fields.is_empty() {
-            b.push_str(&form_html(ui, f, &prefix));
+            b.push_str(&form_html(ui, f, prefix));
         } else {
             b.push_str(&format!(
                 "<details class=\"act\" id=\"act-{prefix}\" name=\"acts\"><summary>{}</summary>{}</details>",
                 ui.e(&f.label),
-                form_html(ui, f, &prefix)
+                form_html(ui, f, prefix)
             ));
         }
     }
@@ -323,16 +384,24 @@ fn form_html(ui: &Ui, f: &ActionForm, prefix: &str) -> String {
     if f.odds {
         b.push_str("<div class=\"odds\" aria-live=\"polite\"></div>");
     }
+    // The button and the line under it carry ids, so that a form becoming refused or the next
+    // step (or no longer) is patched there, not sent whole with every choice.
     b.push_str(&format!(
-        "<button type=\"submit\"{}>{}</button>",
+        "<button type=\"submit\" id=\"go-{prefix}\"{}>{}</button>",
         if f.primary { " class=\"primary\"" } else { "" },
         ui.e(&f.label)
     ));
     // Pressing it now would be refused: why, beside the button (it is not highlighted).
     if let Some(why) = &f.refused {
-        b.push_str(&format!("<p class=\"hint why\">{}</p>", ui.e(why)));
+        b.push_str(&format!(
+            "<p class=\"hint why\" id=\"hint-{prefix}\">{}</p>",
+            ui.e(why)
+        ));
     } else if !f.hint.is_empty() {
-        b.push_str(&format!("<p class=\"hint\">{}</p>", ui.e(&f.hint)));
+        b.push_str(&format!(
+            "<p class=\"hint\" id=\"hint-{prefix}\">{}</p>",
+            ui.e(&f.hint)
+        ));
     }
     b.push_str("</form>");
     b
@@ -396,24 +465,17 @@ fn field_control_html(ui: &Ui, field: &FormField, id: &str) -> String {
             if *optional {
                 b.push_str(&format!("<option value=\"\"{}>—</option>", oid("")));
             }
+            // Every choice in the rules' order, as plain as the state leaves it: what the rules
+            // would refuse for each, and so the order the list is offered in, changes as units
+            // act, and the page asks for it apart (`GET /api/s/{token}/choices`, drawn by
+            // game.js), so a live patch carries none of it.
             for o in options {
-                // A choice the rules would refuse as the form stands: offered after the legal
-                // ones, with the reason, and still open to choose (another field may lift it).
-                match &o.refused {
-                    None => b.push_str(&format!(
-                        "<option value=\"{}\"{}>{}</option>",
-                        esc(&o.value),
-                        oid(&o.value),
-                        ui.e(&o.label)
-                    )),
-                    Some(why) => b.push_str(&format!(
-                        "<option value=\"{}\"{} class=\"refused\">{} — {}</option>",
-                        esc(&o.value),
-                        oid(&o.value),
-                        ui.e(&o.label),
-                        ui.e(why)
-                    )),
-                }
+                b.push_str(&format!(
+                    "<option value=\"{}\"{}>{}</option>",
+                    esc(&o.value),
+                    oid(&o.value),
+                    ui.e(&o.label)
+                ));
             }
             b.push_str("</select></label>");
             b
@@ -592,6 +654,72 @@ mod tests {
     }
 
     #[test]
+    fn what_the_rules_refuse_of_each_choice_goes_apart_from_the_lists_by_their_ids() {
+        let choice = |v: &str, why: Option<&str>, later: bool| Choice {
+            refused: why.map(str::to_string),
+            later,
+            ..Choice::new(v, v.to_uppercase())
+        };
+        let acting = |action: &str, primary: bool, shot: bool| {
+            form(
+                action,
+                primary,
+                vec![FormField::choice(
+                    "unit",
+                    "Unit",
+                    vec![
+                        choice("a", Some("<a> has acted"), true),
+                        choice("b", None, false),
+                        choice("c", (!shot).then_some("c has no shot"), false),
+                    ],
+                    false,
+                )
+                .resets()],
+            )
+        };
+        // The same action twice, the second the turn's next step (drawn first), and one
+        // without what acts.
+        let forms = vec![
+            acting("fire", false, false),
+            acting("fire", true, true),
+            form("end", false, vec![]),
+        ];
+        let h = forms_html(&en(), &forms, &[]);
+        // The lists name every choice plainly, in the rules' order.
+        for id in ["f-fire-unit", "f-fire-2-unit"] {
+            assert!(
+                h.contains(&format!("<select name=\"unit\" id=\"{id}\" data-resets>")),
+                "{h}"
+            );
+        }
+        assert!(!h.contains("has acted") && !h.contains("refused"), "{h}");
+        let a = h.find(">A</option>").expect("a");
+        assert!(a < h.find(">B</option>").expect("b"), "{h}");
+        let c = choices_json(&en(), &forms);
+        // The next step is drawn first: its list has the plain id, the other one numbered.
+        let acted = serde_json::json!({"why": "<a> has acted", "later": true});
+        assert_eq!(
+            c,
+            serde_json::json!({
+                "f-fire-unit": {"a": acted},
+                "f-fire-2-unit": {"a": acted, "c": {"why": "c has no shot"}},
+            }),
+            "{c}"
+        );
+        assert!(
+            h.find("id=\"f-fire-unit\"") < h.find("id=\"f-fire-2-unit\""),
+            "{h}"
+        );
+        // Nothing refused: nothing said.
+        let legal = form(
+            "fire",
+            false,
+            vec![FormField::choice("unit", "Unit", vec![Choice::new("b", "B")], false).resets()],
+        );
+        assert_eq!(choices_json(&en(), &[legal]), serde_json::json!({}));
+    }
+
+    #[test]
     fn forms_in_order_with_unique_ids_and_escaped_text() {
         let forms = vec![
             form("end", false, vec![]),
@@ -617,7 +745,7 @@ mod tests {
         let end = h.find("data-action=\"end\"").expect("end");
         assert!(start < end, "the primary form comes first: {h}");
         assert!(h.contains("id=\"form-f-start-turn\""), "{h}");
-        assert!(h.contains("<button type=\"submit\" class=\"primary\">Do start turn</button>"));
+        assert!(h.contains("<button type=\"submit\" id=\"go-f-start-turn\" class=\"primary\">Do start turn</button>"));
         assert!(h.contains(
             "<select name=\"unit\" id=\"f-fire-unit\"><option value=\"\">—</option><option value=\"a&quot;b\">&lt;Arquebusiers&gt;</option></select>"
         ), "{h}");
@@ -701,7 +829,7 @@ mod tests {
         assert!(!h.contains(" open"), "no open attribute: {h}");
         assert_eq!(block.matches("data-action=\"play\"").count(), 2, "{block}");
         assert!(
-            block.contains("<h3>Hand</h3>") && block.contains("Hand card"),
+            block.contains("<h3 id=\"secret-t0-h\">Hand</h3>") && block.contains("Hand card"),
             "{block}"
         );
         assert!(

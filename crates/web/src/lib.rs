@@ -316,6 +316,8 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/api/s/{token}/actions/entered", post(api::act_entered))
         .route("/api/s/{token}/dice-needed", post(api::dice_needed))
         .route("/api/s/{token}/odds", post(api::odds_for))
+        .route("/api/s/{token}/choices", get(api::choices))
+        .route("/api/s/{token}/parts", get(api::parts))
         .route("/api/s/{token}/undo", post(api::undo))
         .route("/api/s/{token}/dice", get(api::dice))
         .route("/api/s/{token}/export", get(api::export))

@@ -264,11 +264,12 @@ fn catch_up(mut f: Feed, v: View, connecting: bool) -> Feed {
                 None => vec![Op::Replace {
                     id: MAIN.into(),
                     html: html.clone(),
+                    fetch: Vec::new(),
                 }],
                 Some(old) => patch::diff(old, &html),
             };
             let patch = (!ops.is_empty() || page.etag != etag)
-                .then(|| json!({"base": page.etag, "etag": etag, "seq": v.seq, "ops": ops}));
+                .then(|| (json!({"base": page.etag, "etag": etag, "seq": v.seq}), ops));
             page.html = Some(html);
             page.etag = etag;
             patch
@@ -286,7 +287,7 @@ fn catch_up(mut f: Feed, v: View, connecting: bool) -> Feed {
         tercio_i18n::localize_json(f.lang, &mut data);
         // The page was drawn in the stream's language already.
         if let (true, Some(p)) = (i + 1 == n, &patch) {
-            data["patch"] = p.clone();
+            data = with_patch(data, p);
         }
         f.queue.push_back(
             Event::default()
@@ -301,7 +302,7 @@ fn catch_up(mut f: Feed, v: View, connecting: bool) -> Feed {
             (Some(_), Some(p)) => f.queue.push_back(
                 Event::default()
                     .event("changed")
-                    .data(json!({ "patch": p }).to_string()),
+                    .data(with_patch(json!({}), &p).to_string()),
             ),
             (None, _) if !connecting => f
                 .queue
@@ -310,4 +311,26 @@ fn catch_up(mut f: Feed, v: View, connecting: bool) -> Feed {
         }
     }
     f
+}
+
+/// The most a live message weighs, raw (issue 14's target for a live event per seat): a bigger
+/// patch names the parts of the new page it needs instead of carrying them ([`patch::defer`]),
+/// and the page fetches them (`GET /api/s/{token}/parts`, compressed like any answer; the
+/// stream is not).
+pub const MESSAGE_BUDGET: usize = 4096;
+
+/// The message `data` with the patch `p` (its head and its ops), its ops deferred where the
+/// whole would weigh more than [`MESSAGE_BUDGET`].
+fn with_patch(mut data: Value, (head, ops): &(Value, Vec<Op>)) -> Value {
+    let mut patch = head.clone();
+    patch["ops"] = serde_json::to_value(ops).unwrap_or_default();
+    data["patch"] = patch;
+    let size = data.to_string().len();
+    if size > MESSAGE_BUDGET {
+        let rest = size - data["patch"]["ops"].to_string().len();
+        let mut ops = ops.clone();
+        patch::defer(&mut ops, MESSAGE_BUDGET.saturating_sub(rest));
+        data["patch"]["ops"] = serde_json::to_value(ops).unwrap_or_default();
+    }
+    data
 }

@@ -29,30 +29,48 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 
 /// One change to a page, addressed by element id.
+///
+/// An op that would carry much HTML may name instead the elements of the new page it is made of
+/// (`fetch`, [`defer`]): the page fetches their outer HTML for the version the patch makes
+/// (`GET /api/s/{token}/parts`) and puts it in (`Op::fill`) before carrying the patch out, so
+/// a live message stays small when a turn's phase brings a form or a table whole.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "lowercase")]
 pub enum Op {
-    /// Replace the element (its outer HTML) with `html`.
-    Replace { id: String, html: String },
+    /// Replace the element (its outer HTML) with `html` (fetched: the element's new outer HTML).
+    Replace {
+        id: String,
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        html: String,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        fetch: Vec<String>,
+    },
     /// Give the element the attributes of the start tag `tag` (same element name), keeping its
     /// content.
     Attrs { id: String, tag: String },
     /// The element's content is its id'ed children: put them in `order`, the ones in `add` made
-    /// from their HTML, the others the element's own children with those ids (any other is
-    /// removed).
+    /// from their HTML (or fetched, those in `fetch`), the others the element's own children
+    /// with those ids (any other is removed).
     Children {
         id: String,
         order: Vec<String>,
+        #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
         add: BTreeMap<String, String>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        fetch: Vec<String>,
     },
     /// Remove the element's children with these ids.
     Remove { id: String, ids: Vec<String> },
-    /// Insert `html` into the element before its child `before`, or at its end.
+    /// Insert `html` into the element before its child `before`, or at its end (fetched: the
+    /// new elements `fetch`, one after the other).
     Insert {
         id: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         before: Option<String>,
+        #[serde(default, skip_serializing_if = "String::is_empty")]
         html: String,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        fetch: Vec<String>,
     },
 }
 
@@ -73,22 +91,150 @@ impl Op {
         const OVERHEAD: usize = 32;
         OVERHEAD
             + match self {
-                Op::Replace { id, html } => id.len() + html.len(),
+                Op::Replace { id, html, fetch } => id.len() + html.len() + ids_weight(fetch),
                 Op::Attrs { id, tag } => id.len() + tag.len(),
-                Op::Children { id, order, add } => {
+                Op::Children {
+                    id,
+                    order,
+                    add,
+                    fetch,
+                } => {
                     id.len()
-                        + order.iter().map(|x| x.len() + 3).sum::<usize>()
+                        + ids_weight(order)
+                        + ids_weight(fetch)
                         + add
                             .iter()
                             .map(|(k, v)| k.len() + v.len() + 6)
                             .sum::<usize>()
                 }
-                Op::Remove { id, ids } => id.len() + ids.iter().map(|x| x.len() + 3).sum::<usize>(),
-                Op::Insert { id, before, html } => {
-                    id.len() + before.as_ref().map_or(0, |b| b.len() + 12) + html.len()
+                Op::Remove { id, ids } => id.len() + ids_weight(ids),
+                Op::Insert {
+                    id,
+                    before,
+                    html,
+                    fetch,
+                } => {
+                    id.len()
+                        + before.as_ref().map_or(0, |b| b.len() + 12)
+                        + html.len()
+                        + ids_weight(fetch)
                 }
             }
     }
+
+    /// Put in the HTML of the elements the op names in `fetch`, from `parts` (each one's outer
+    /// HTML, by id): the op is then whole, as [`diff`] made it before [`defer`].
+    pub fn fill(&mut self, parts: &BTreeMap<String, String>) -> Result<(), String> {
+        let part = |id: &String| {
+            parts
+                .get(id)
+                .cloned()
+                .ok_or_else(|| format!("the part {id:?} is missing"))
+        };
+        match self {
+            Op::Replace { html, fetch, .. } | Op::Insert { html, fetch, .. } => {
+                if !fetch.is_empty() {
+                    *html = fetch.iter().map(part).collect::<Result<String, String>>()?;
+                    fetch.clear();
+                }
+            }
+            Op::Children { add, fetch, .. } => {
+                for id in std::mem::take(fetch) {
+                    add.insert(id.clone(), part(&id)?);
+                }
+            }
+            Op::Attrs { .. } | Op::Remove { .. } => {}
+        }
+        Ok(())
+    }
+
+    /// Whether the op names parts of the page not yet put in ([`Op::fill`]).
+    pub fn waits(&self) -> bool {
+        match self {
+            Op::Replace { fetch, .. } | Op::Insert { fetch, .. } | Op::Children { fetch, .. } => {
+                !fetch.is_empty()
+            }
+            Op::Attrs { .. } | Op::Remove { .. } => false,
+        }
+    }
+
+    /// The same op naming the elements its HTML is made of instead of carrying it, when it
+    /// carries any: each is an element with an id in the new page.
+    fn deferred(&self) -> Option<Op> {
+        let mut op = self.clone();
+        match &mut op {
+            Op::Replace { id, html, fetch } if !html.is_empty() => {
+                *fetch = vec![id.clone()];
+                html.clear();
+            }
+            Op::Insert { html, fetch, .. } if !html.is_empty() => {
+                // A run of new children, each with an id (a keyed list's).
+                let t = parse(html).ok()?;
+                let mut at = 0;
+                for &c in &t.top {
+                    let n = &t.nodes[c];
+                    if !html[at..n.start].trim().is_empty() {
+                        return None;
+                    }
+                    at = n.end;
+                }
+                if t.top.is_empty() || !html[at..].trim().is_empty() {
+                    return None;
+                }
+                *fetch = t.top.iter().map(|&c| t.nodes[c].id.clone()).collect();
+                html.clear();
+            }
+            Op::Children { add, fetch, .. } if !add.is_empty() => {
+                fetch.extend(std::mem::take(add).into_keys());
+            }
+            _ => return None,
+        }
+        Some(op)
+    }
+}
+
+/// What a list of ids weighs in an op.
+fn ids_weight(ids: &[String]) -> usize {
+    ids.iter().map(|x| x.len() + 3).sum()
+}
+
+/// Make `ops` weigh at most `budget` bytes once sent (JSON), where it can: the heaviest ops
+/// name the elements of the new page they are made of instead of carrying their HTML
+/// ([`Op::fill`] puts it back), one at a time until they fit or none is left to defer.
+pub fn defer(ops: &mut [Op], budget: usize) {
+    let size = |ops: &[Op]| serde_json::to_string(ops).map_or(usize::MAX, |s| s.len());
+    let mut total = size(ops);
+    while total > budget {
+        let heaviest = ops
+            .iter()
+            .enumerate()
+            .filter_map(|(i, o)| {
+                let d = o.deferred()?;
+                (d.weight() < o.weight()).then_some((i, o.weight(), d))
+            })
+            .max_by_key(|(_, w, _)| *w);
+        let Some((i, _, d)) = heaviest else {
+            return;
+        };
+        ops[i] = d;
+        total = size(ops);
+    }
+}
+
+/// The outer HTML of the elements `ids` of the page `html` (its `#main`), by id: what a deferred
+/// op names ([`defer`]).
+pub fn parts(html: &str, ids: &[String]) -> Result<BTreeMap<String, String>, String> {
+    let t = parse(html)?;
+    ids.iter()
+        .map(|id| {
+            let n = t
+                .by_id
+                .get(id)
+                .map(|&n| &t.nodes[n])
+                .ok_or_else(|| format!("the page has no element {id:?}"))?;
+            Ok((id.clone(), html[n.start..n.end].to_string()))
+        })
+        .collect()
 }
 
 /// Elements that never have content or a close tag.
@@ -378,6 +524,7 @@ pub fn diff(old: &str, new: &str) -> Vec<Op> {
         vec![Op::Replace {
             id: id.to_string(),
             html: new.to_string(),
+            fetch: Vec::new(),
         }]
     };
     let (Ok(ot), Ok(nt)) = (parse(old), parse(new)) else {
@@ -428,6 +575,7 @@ impl Differ<'_> {
         let replace = vec![Op::Replace {
             id: nn.id.clone(),
             html: outer_new.to_string(),
+            fetch: Vec::new(),
         }];
         if on.name != nn.name {
             return replace;
@@ -515,6 +663,7 @@ impl Differ<'_> {
                 id: n.id.clone(),
                 order: new_ids.iter().map(|x| x.to_string()).collect(),
                 add,
+                fetch: Vec::new(),
             }];
         }
         let mut ops = Vec::new();
@@ -546,6 +695,7 @@ impl Differ<'_> {
                 id: n.id.clone(),
                 before: new_ids.get(i).map(|x| x.to_string()),
                 html,
+                fetch: Vec::new(),
             });
         }
         ops
@@ -587,6 +737,9 @@ fn keyed(t: &Tree, n: &Node) -> bool {
 pub fn apply(html: &str, ops: &[Op]) -> Result<String, String> {
     let mut s = html.to_string();
     for op in ops {
+        if op.waits() {
+            return Err(format!("the parts of {:?} were not fetched", op.id()));
+        }
         let t = parse_any(&s)?;
         let &n = t
             .by_id

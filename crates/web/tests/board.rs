@@ -185,7 +185,7 @@ fn the_game_masters_page_draws_the_board_and_the_forms() {
         assert!(all[0].primary);
         assert!(all[0]
             .html
-            .contains("<button type=\"submit\" class=\"primary\">"));
+            .contains("<button type=\"submit\" id=\"go-f-start-turn\" class=\"primary\">"));
         let firsts: Vec<bool> = all.iter().map(|f| f.primary).collect();
         assert!(
             firsts.windows(2).all(|w| w[0] >= w[1]),

@@ -28,7 +28,7 @@ fn browser_available() -> bool {
 
 mod common;
 
-use common::{example_game, server};
+use common::{example_game, server, Server};
 
 /// A chromedriver process and one browser session.
 struct Browser {
@@ -253,6 +253,75 @@ fn submit(action: &str) -> String {
     format!("#form-f-{action} button[type=submit]")
 }
 
+/// What the rules would refuse of each choice of the list `list` (what acts), as the page draws
+/// it once `/choices` has answered for the version on screen (issue 14: neither the page nor its
+/// live patches carry it): checked against the server's answer, and returned (value → `why`,
+/// `later`). The legal choices come first, plain; each refused one after them, marked, with its
+/// reason after its name; one whose turn will come hidden; a list left untouched starts at its
+/// first choice.
+fn choices_drawn(s: &Server, b: &Browser, list: &str, untouched: bool) -> Value {
+    let token = b.js("return window.TERCIO_SEAT;");
+    let r = s.request(
+        "GET",
+        &format!("/api/s/{}/choices", token.as_str().expect("token")),
+        &[],
+        None,
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let v = r.json();
+    // The page at the game's version, and what it drew for that version.
+    b.wait(
+        &format!(
+            "const l = window.TERCIO_LIVE; return l.seq === {0} && l.choices === {0} && !l.busy;",
+            v["seq"]
+        ),
+        "the choices drawn",
+    );
+    let marks = v["choices"][list].clone();
+    let options = b.js(&format!(
+        "return [...document.getElementById('{list}').options].map(o => [o.value, o.textContent, o.classList.contains('refused'), o.hidden, o.selected]);"
+    ));
+    let options = options.as_array().expect("options");
+    assert!(!options.is_empty(), "{list}: no choice");
+    let rank = |o: &Value| {
+        let m = &marks[o[0].as_str().unwrap_or_default()];
+        match (m.is_null(), m["later"] == json!(true)) {
+            (true, _) => 0,
+            (false, false) => 1,
+            (false, true) => 2,
+        }
+    };
+    assert!(
+        options.windows(2).all(|w| rank(&w[0]) <= rank(&w[1])),
+        "{list}: not the legal first: {options:?} {marks}"
+    );
+    for o in options {
+        let m = &marks[o[0].as_str().unwrap_or_default()];
+        let text = o[1].as_str().unwrap_or_default();
+        if m.is_null() {
+            assert!(
+                o[2] == json!(false) && o[3] == json!(false) && !text.contains(" — "),
+                "{o}"
+            );
+        } else {
+            let why = m["why"].as_str().expect("why");
+            assert!(
+                o[2] == json!(true) && text.ends_with(&format!(" — {why}")),
+                "{o}: {m}"
+            );
+            assert_eq!(o[3], m["later"] == json!(true), "{o}: {m}");
+        }
+    }
+    if untouched {
+        assert_eq!(
+            options[0][4],
+            json!(true),
+            "{list}: starts elsewhere: {options:?}"
+        );
+    }
+    marks
+}
+
 #[test]
 fn charge_questions_result_status_and_undo_in_chromium() {
     if !browser_available() {
@@ -291,6 +360,15 @@ fn charge_questions_result_status_and_undo_in_chromium() {
     b.click(&submit("command"));
     let text = b.dismiss_result();
     assert!(text.contains("activation"), "{text}");
+    // The other side's units are not under this command: their turn will come, so they are not
+    // offered while the commander's may charge.
+    let marks = choices_drawn(&s, &b, "f-charge-actor", true);
+    assert!(
+        marks
+            .as_object()
+            .is_some_and(|m| m.values().any(|x| x["later"] == json!(true))),
+        "{marks}"
+    );
     // Gendarmes charge missile troops: the rules ask whether the charge crosses their arc of fire.
     let ((actor, actor_name), (target, target_name)) = if side_is_french {
         (
@@ -340,6 +418,16 @@ fn charge_questions_result_status_and_undo_in_chromium() {
     );
     let text = b.dismiss_result();
     assert!(text.contains("Defensive fire"), "{text}");
+    // The charger has acted: the live patch of its list left it as it was, and the page drew
+    // its refusal again from `/choices`.
+    let marks = choices_drawn(&s, &b, "f-charge-actor", false);
+    let listed = b.js(&format!(
+        "return [...document.getElementById('f-charge-actor').options].some(o => o.value === '{actor}');"
+    ));
+    assert!(
+        listed == json!(false) || !marks[actor].is_null(),
+        "{actor}: {marks}"
+    );
     // The state panel shows the change: the charger has acted, and someone is no longer OK.
     let rows = b.js(&format!(
         "{ROW} return [row(\"{actor_name}\").textContent, row(\"{actor_name}\").cells[2].textContent, row(\"{target_name}\").cells[2].textContent];"
@@ -742,6 +830,32 @@ fn an_action_is_patched_into_another_seats_open_page_in_chromium() {
     for (who, b) in [("side", &side), ("game master", &gm)] {
         assert_eq!(b.js(SEEN), json!(["OK", [5, 4, 3, 2, 1], 0]), "{who}");
         assert_eq!(b.js("return window.__same_page === true && window.TERCIO_LIVE.patches >= 2 && window.TERCIO_LIVE.mismatches === 0;"), true, "{who}");
+    }
+    // The initiatives end: the turn's end brings its forms, more than one live message carries
+    // (issue 14: at most 4 KB). The message names the parts of the page they are; the game
+    // master's page fetches them for the version the patch makes and is patched, not reloaded.
+    let r = request(
+        &s.addr,
+        "POST",
+        &format!("/api/s/{}/actions", links[0]),
+        Some(&json!({"action": "end-initiatives"}).to_string()),
+    )
+    .expect("act");
+    assert_eq!(r.status, 200, "{}", r.body);
+    gm.wait(
+        "const l = window.TERCIO_LIVE; return l.seq === 6 && !l.busy && l.parts >= 1 && document.getElementById('form-f-end-fire') !== null;",
+        "the turn's end, its parts fetched",
+    );
+    side.wait(
+        "const l = window.TERCIO_LIVE; return l.seq === 6 && !l.busy;",
+        "the turn's end on the side's page",
+    );
+    for (who, b) in [("side", &side), ("game master", &gm)] {
+        assert_eq!(
+            b.js("const l = window.TERCIO_LIVE; return [window.__same_page === true, l.mismatches, l.error || null];"),
+            json!([true, 0, null]),
+            "{who}"
+        );
     }
     assert!(gm.alert_text().is_none() && side.alert_text().is_none());
 }

@@ -314,7 +314,7 @@ fn string_values<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
 fn without_next_draw(html: &str) -> String {
     let mut h = html.to_string();
     while let Some(i) = h.find(": next draw") {
-        let start = h[..i].rfind("<h3>").expect("the table's title");
+        let start = h[..i].rfind("<h3").expect("the table's title");
         let end = i + h[i..].find("</table>").expect("the table's end") + "</table>".len();
         h.replace_range(start..end, "");
     }

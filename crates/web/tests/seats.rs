@@ -646,17 +646,46 @@ fn open_live(s: &Server, t: &str) -> (tercio_web::client::EventStream, String) {
 
 /// What a live message's patch does to the page it was sent for: the patched `#main`, and the
 /// patch's size in bytes.
-fn patched(data: &Value, before: &str) -> (String, usize) {
+fn patched(s: &Server, t: &str, data: &Value, before: &str) -> (String, usize) {
     let p = &data["patch"];
     assert_eq!(
         p["base"].as_str(),
         Some(attr_of(before, "data-etag").as_str()),
         "the patch is for the page the seat has"
     );
-    let ops: Vec<tercio_web::patch::Op> =
-        serde_json::from_value(p["ops"].clone()).expect("the patch's ops");
+    let ops = ops_of(s, t, data);
     let after = tercio_web::patch::apply(before, &ops).unwrap_or_else(|e| panic!("{e}: {ops:?}"));
     (after, p["ops"].to_string().len())
+}
+
+/// A live message's ops, with the parts of the page they name (`fetch`, a patch too big for one
+/// message) fetched as the page does (`GET /api/s/{t}/parts` for the version the patch makes).
+fn ops_of(s: &Server, t: &str, data: &Value) -> Vec<tercio_web::patch::Op> {
+    let p = &data["patch"];
+    let mut ops: Vec<tercio_web::patch::Op> =
+        serde_json::from_value(p["ops"].clone()).expect("the patch's ops");
+    let ids: Vec<&str> = p["ops"]
+        .as_array()
+        .expect("ops")
+        .iter()
+        .flat_map(|o| o["fetch"].as_array().into_iter().flatten())
+        .filter_map(Value::as_str)
+        .collect();
+    if ids.is_empty() {
+        return ops;
+    }
+    let r = s.get(&format!(
+        "/api/s/{t}/parts?etag={}&ids={}",
+        p["etag"].as_str().expect("etag"),
+        ids.join(",")
+    ));
+    assert_eq!(r.status, 200, "{}", r.body);
+    let parts: std::collections::BTreeMap<String, String> =
+        serde_json::from_value(r.json()["parts"].clone()).expect("parts");
+    for op in &mut ops {
+        op.fill(&parts).expect("every part named");
+    }
+    ops
 }
 
 fn example(name: &str) -> Value {
@@ -706,7 +735,7 @@ fn a_live_event_is_a_small_patch_that_makes_each_page_the_new_one() {
                 .unwrap_or_else(|| panic!("{what}: nothing reached the {who}"));
             assert_eq!(e.event, "entry", "{what}, {who}: {e:?}");
             let data: Value = serde_json::from_str(&e.data).expect("json");
-            let (patched, ops) = patched(&data, before);
+            let (patched, ops) = patched(&s, t, &data, before);
             let now = main_of(&s, t);
             eprintln!(
                 "live: {what}, the {who}'s page: one message of {} bytes (patch {ops} bytes), where #main is {} bytes",
@@ -770,7 +799,7 @@ fn a_page_behind_gets_its_main_once_and_changes_without_entries_come_patched() {
         .expect("changed");
     assert_eq!(e.event, "changed", "{e:?}");
     let data: Value = serde_json::from_str(&e.data).expect("json");
-    let (patched, _) = patched(&data, &before);
+    let (patched, _) = patched(&s, t, &data, &before);
     let now = main_of(&s, t);
     assert_eq!(patched, now);
     assert!(patched.contains("class=\"action-form"), "the action forms");
@@ -801,13 +830,14 @@ fn a_page_behind_gets_its_main_once_and_changes_without_entries_come_patched() {
         .expect("entry");
     assert_eq!((e.event.as_str(), e.id.as_deref()), ("entry", Some("1")));
     let data: Value = serde_json::from_str(&e.data).expect("json");
-    let ops: Vec<tercio_web::patch::Op> =
-        serde_json::from_value(data["patch"]["ops"].clone()).expect("ops");
+    // Bigger than a live message: the page is told to fetch it (once).
+    assert!(e.data.len() <= 4096, "{} bytes", e.data.len());
     assert_eq!(
-        ops,
+        ops_of(&s, t, &data),
         vec![tercio_web::patch::Op::Replace {
             id: "main".into(),
-            html: main_of(&s, t)
+            html: main_of(&s, t),
+            fetch: Vec::new(),
         }],
         "one replace of #main"
     );
@@ -886,8 +916,8 @@ fn every_shipped_scenarios_pages_have_unique_ids_and_patch_from_one_action_to_th
 /// Every action of every rule set's example game reaches the game master's page and a side's
 /// as one live message whose patch makes the page it had the page it would now be served, never
 /// by sending `#main` whole; the largest message of each game is printed (`docs/performance.md`:
-/// where the forms' refusal marks flip for every unit, the game master's is far above the 4 KB
-/// the charge above keeps to).
+/// where a turn's phase brings a new form, the game master's is far above the 4 KB the charge
+/// above keeps to).
 #[test]
 fn every_example_games_live_messages_patch_the_page() {
     let s = server();
@@ -929,7 +959,7 @@ fn every_example_games_live_messages_patch_the_page() {
         steps.sort();
         let seats = [l.gm.clone(), l.sides[0].1.clone()];
         let mut most = (0, String::new());
-        let (mut over, mut messages) = (0, 0);
+        let (mut over, mut messages, mut fetching) = (0, 0, 0);
         for step in steps {
             let mut open: Vec<_> = seats.iter().map(|t| open_live(&s, t)).collect();
             let mut action: Value =
@@ -946,7 +976,7 @@ fn every_example_games_live_messages_patch_the_page() {
                     .expect("read")
                     .unwrap_or_else(|| panic!("{}: no message", step.display()));
                 let data: Value = serde_json::from_str(&e.data).expect("json");
-                let (patched, _) = patched(&data, before);
+                let (patched, _) = patched(&s, &seats[i], &data, before);
                 assert_eq!(patched, main_of(&s, &seats[i]), "{}", step.display());
                 let ops = data["patch"]["ops"].as_array().cloned().unwrap_or_default();
                 assert!(
@@ -962,13 +992,144 @@ fn every_example_games_live_messages_patch_the_page() {
                 if e.data.len() > 4096 {
                     over += 1;
                 }
+                if ops.iter().any(|o| o.get("fetch").is_some()) {
+                    fetching += 1;
+                }
                 messages += 1;
             }
         }
         worst.push(format!(
-            "{rules}: {over} of {messages} over 4 KB, the largest {} bytes ({})",
+            "{rules}: {over} of {messages} over 4 KB, the largest {} bytes ({}); {fetching} naming parts to fetch",
             most.0, most.1
         ));
     }
     eprintln!("live: each example game's messages: {worst:#?}");
+    assert!(
+        worst.iter().all(|w| w.contains(": 0 of ")),
+        "messages over 4 KB: {worst:#?}"
+    );
+}
+
+/// `GET /api/s/{token}/choices` (issue 14): what the rules would refuse of each choice of what
+/// acts, apart from the page. At every step of El Gran Capitán's example game each seat is
+/// answered for the lists its own page draws and the choices they hold, never a spectator; the
+/// game master is told of choices refused for the turn only (`later`) and of others.
+#[test]
+fn each_seat_is_told_what_its_own_lists_would_refuse() {
+    let s = server();
+    let l = s.new_game("el-gran-capitan/cerignola-1503", 5);
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/el-gran-capitan/game");
+    let mut steps: Vec<_> = std::fs::read_dir(&dir)
+        .expect("examples")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(|c: char| c.is_ascii_digit()))
+        })
+        .collect();
+    steps.sort();
+    let (mut later, mut refused) = (0, 0);
+    for (n, step) in steps.iter().enumerate() {
+        for (role, t) in l.all() {
+            let r = s.get(&format!("/api/s/{t}/choices"));
+            assert_eq!(r.status, 200, "{role}: {}", r.body);
+            let v = r.json();
+            assert_eq!(v["seq"], json!(n), "{role}");
+            let lists = v["choices"].as_object().expect("choices");
+            if role == "spectator" {
+                assert!(lists.is_empty(), "{role}: {v}");
+            }
+            let page = main_of(&s, &t);
+            for (id, marks) in lists {
+                let at = page
+                    .find(&format!(" id=\"{id}\""))
+                    .unwrap_or_else(|| panic!("{role}: no list {id} on the page"));
+                let list = &page[at..at + page[at..].find("</select>").expect("its end")];
+                for (value, m) in marks.as_object().expect("marks") {
+                    assert!(
+                        list.contains(&format!("<option value=\"{value}\"")),
+                        "{role}: {id} has no {value}"
+                    );
+                    assert!(m["why"].as_str().is_some_and(|w| !w.is_empty()), "{m}");
+                    // The page itself says none of it.
+                    assert!(!list.contains(m["why"].as_str().unwrap_or_default()));
+                    if role == "game-master" {
+                        if m["later"] == json!(true) {
+                            later += 1;
+                        } else {
+                            refused += 1;
+                        }
+                    }
+                }
+            }
+        }
+        let action: Value =
+            serde_json::from_str(&std::fs::read_to_string(step).expect("step")).expect("json");
+        let r = s.post(&format!("/api/s/{}/actions", l.gm), &action);
+        assert_eq!(r.status, 200, "{}: {}", step.display(), r.body);
+    }
+    assert!(later > 0 && refused > 0, "later {later}, refused {refused}");
+}
+
+/// `GET /api/s/{token}/parts` (issue 14): the parts of a seat's page a live patch names, for the
+/// version it makes; asked wrongly, a clear refusal naming the field, in the page's language.
+#[test]
+fn the_parts_of_a_page_are_sent_for_its_version_only() {
+    let s = server();
+    let l = s.new_game("el-gran-capitan/cerignola-1503", 5);
+    let main = main_of(&s, &l.gm);
+    let etag = attr_of(&main, "data-etag");
+    let r = s.get(&format!(
+        "/api/s/{}/parts?etag={etag}&ids=forms,log-list",
+        l.gm
+    ));
+    assert_eq!(r.status, 200, "{}", r.body);
+    let v = r.json();
+    assert_eq!(v["etag"], json!(etag));
+    for id in ["forms", "log-list"] {
+        let part = v["parts"][id].as_str().expect("part");
+        assert!(
+            part.contains(&format!(" id=\"{id}\"")) && main.contains(part),
+            "{id}: {part}"
+        );
+    }
+    // The game moves on: that version's parts are no longer to be had.
+    let r = s.post(
+        &format!("/api/s/{}/actions", l.gm),
+        &json!({"action": "initiative"}),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    for (query, status, code, field) in [
+        (format!("etag={etag}&ids=forms"), 412, "stale", "etag"),
+        ("ids=forms".to_string(), 412, "stale", "etag"),
+        (format!("etag={etag}"), 400, "bad-field", "ids"),
+        (format!("etag={etag}&ids=%20,"), 400, "bad-field", "ids"),
+    ] {
+        let r = s.get(&format!("/api/s/{}/parts?{query}", l.gm));
+        assert_eq!(r.status, status, "{query}: {}", r.body);
+        let e = &r.json()["error"];
+        assert_eq!(
+            (e["code"].as_str(), e["field"].as_str()),
+            (Some(code), Some(field)),
+            "{e}"
+        );
+    }
+    // The version of the page in Italian.
+    let now = attr_of(
+        &s.get(&format!("/s/{}?part=main&lang=it", l.gm)).body,
+        "data-etag",
+    );
+    let r = s.get(&format!(
+        "/api/s/{}/parts?etag={now}&ids=forms,nowhere&lang=it",
+        l.gm
+    ));
+    assert_eq!(r.status, 404, "{}", r.body);
+    let e = &r.json()["error"];
+    assert_eq!(e["field"], "ids", "{e}");
+    assert_eq!(
+        e["message"], "ids: la pagina non ha l'elemento nowhere",
+        "{e}"
+    );
 }

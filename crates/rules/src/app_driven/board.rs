@@ -418,16 +418,13 @@ pub fn forms(e: &AppEngine, st: &GameState, side: Option<&str>) -> Vec<ActionFor
         .values()
         .filter(|u| !u.destroyed && mine(&u.side))
         .collect();
-    let ferocious_only = st.phase == Phase::EndOfTurn;
-    if !units.is_empty() && !(ferocious_only && (st.end_fire_done || !e.egc)) {
-        let kinds: &[&str] = if ferocious_only {
-            &["charge"]
-        } else {
-            &[
-                "charge", "fire", "melee", "advance", "march", "retire", "regroup",
-            ]
-        };
-        for kind in kinds {
+    // Every phase offers them (the rules refuse them at the turn's end but for El Gran
+    // Capitán's Ferocious Charge, and `mark_refusals` says so on each form): a page that keeps
+    // its forms from turn to turn is patched where they changed, not sent them whole again.
+    if !units.is_empty() {
+        for kind in [
+            "charge", "fire", "melee", "advance", "march", "retire", "regroup",
+        ] {
             let fields = unit_fields(e, st, side, kind);
             // No form for an action none of the seat's units may take (no one may fire).
             let none = matches!(
@@ -522,7 +519,6 @@ fn unit_fields(e: &AppEngine, st: &GameState, side: Option<&str>, kind: &str) ->
         .units
         .values()
         .filter(|u| u.on_table(st.turn) && mine(&u.side))
-        .filter(|u| kind != "charge" || st.phase != Phase::EndOfTurn || u.troop == "swiss-pike")
         // Only units that may fire are offered to Fire (issue 17, item 6).
         .filter(|u| {
             kind != "fire"

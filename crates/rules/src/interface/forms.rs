@@ -152,6 +152,11 @@ pub struct Choice {
     /// open to choose: another field may lift the refusal). `None`: a legal choice.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refused: Option<String>,
+    /// Refused only for the turn while another choice may act ([`super::RejectKind::NotNow`]: a
+    /// unit outside the activation, one that has acted): its turn will come, so the shell does
+    /// not offer it now.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub later: bool,
 }
 
 impl ActionForm {
@@ -269,8 +274,10 @@ impl ActionForm {
 /// `refusal` answers for an action as [`ActionForm::default_action`] builds it. For a form with
 /// what acts ([`ActionForm::actor_field`]), a choice whose action is refused for that choice (a
 /// refusal naming that field, the action, or none) is left out when the refusal is the turn's
-/// ([`super::RejectKind::NotNow`]: its turn will come) and another choice is legal; otherwise it
-/// carries its reason and goes after the legal ones. When none is legal (with one reason for all,
+/// ([`super::RejectKind::NotNow`]: its turn will come) and another choice is legal (marked
+/// [`Choice::later`]); otherwise it carries its reason. The choices keep their order (the shell
+/// offers the legal ones first): a page patched as units act then changes no choice, only what
+/// the shell asks for when drawing them. When none is legal (with one reason for all,
 /// only the form carries it), or for a form without one whose action is refused outright (naming
 /// no field, or the action), the form carries the reason and is no longer the turn's highlighted
 /// step. A refusal naming
@@ -316,23 +323,14 @@ pub fn mark_refusals(
                         // One reason for every choice (no leader has the initiative) is the
                         // form's, not repeated on each choice.
                         if !(legal == 0 && same) {
-                            let mut kept = Vec::new();
-                            for (o, r) in options.drain(..).zip(&refusals) {
-                                match r {
-                                    None => kept.push(o),
+                            for (o, r) in options.iter_mut().zip(&refusals) {
+                                if let Some(r) = r {
+                                    o.refused = Some(r.message.clone());
                                     // Its turn will come (a unit outside the activation, one
                                     // that has acted): not offered while another may act.
-                                    Some(r) if r.kind == super::RejectKind::NotNow && legal > 0 => {
-                                    }
-                                    Some(r) => kept.push(Choice {
-                                        refused: Some(r.message.clone()),
-                                        ..o
-                                    }),
+                                    o.later = r.kind == super::RejectKind::NotNow && legal > 0;
                                 }
                             }
-                            // The legal choices first, so the one a form starts with can act.
-                            kept.sort_by_key(|o| o.refused.is_some());
-                            *options = kept;
                         }
                     }
                     match first {
@@ -426,6 +424,7 @@ impl Choice {
             value: value.into(),
             label: label.into(),
             refused: None,
+            later: false,
         }
     }
 }

@@ -110,6 +110,103 @@ pub async fn seat_game(
     Ok((tag, Json(view)).into_response())
 }
 
+/// What the rules would refuse of each choice of what acts on the seat's forms, in the page's
+/// language ([`crate::board::choices_json`]), with `seq`, the entries it reflects: game.js asks
+/// for it whenever it draws the forms, so the page and its live patches carry none of it.
+pub async fn choices(
+    State(st): State<Arc<AppState>>,
+    Path(token): Path<String>,
+    headers: HeaderMap,
+    uri: axum::http::Uri,
+) -> Result<Json<Value>, ApiError> {
+    let ui = crate::lang::Ui::from_parts(&uri, &headers);
+    let ctx = open_seat(&st, token).await?;
+    blocking(move || {
+        let state = ctx.state();
+        let forms = crate::board::seat_forms(&ctx, &state);
+        Ok(Json(json!({
+            "seq": ctx.seq(),
+            "choices": crate::board::choices_json(&ui, &forms),
+        })))
+    })
+    .await
+}
+
+/// `?etag=` and `?ids=` of [`parts`].
+#[derive(Deserialize)]
+pub struct PartsOf {
+    etag: Option<String>,
+    ids: Option<String>,
+}
+
+/// The outer HTML of elements of the seat's page by id (`?ids=a,b`): its `#main` as the live
+/// stream draws it (in the request's language, its links at this server's address), at the
+/// version `?etag=` a live patch made. A patch too big for one live message names these parts
+/// instead of carrying them ([`crate::patch::defer`]). A page that has moved on since is
+/// answered 412 `stale`: the page then fetches its `#main` whole.
+pub async fn parts(
+    State(st): State<Arc<AppState>>,
+    Path(token): Path<String>,
+    headers: HeaderMap,
+    uri: axum::http::Uri,
+    Params(q): Params<PartsOf>,
+) -> Result<Json<Value>, ApiError> {
+    let lang = crate::lang::of_request(uri.query(), &headers);
+    let base = base_url(&st, &headers);
+    let ids: Vec<String> = q
+        .ids
+        .as_deref()
+        .unwrap_or_default()
+        .split(',')
+        .map(str::trim)
+        .filter(|x| !x.is_empty())
+        .map(String::from)
+        .collect();
+    if ids.is_empty() {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "bad-field",
+            Some("ids"),
+            msg(keys::WEB_ERR_PARTS_IDS, &[]),
+        ));
+    }
+    let ctx = open_seat(&st, token.clone()).await?;
+    blocking(move || {
+        let etag = ctx.etag(lang);
+        if q.etag.as_deref() != Some(etag.as_str()) {
+            return Err(ApiError::new(
+                StatusCode::PRECONDITION_FAILED,
+                "stale",
+                Some("etag"),
+                msg(keys::WEB_ERR_PARTS_STALE, &[("now", &etag)]),
+            ));
+        }
+        let ui = crate::lang::Ui::new(lang, &format!("/s/{token}"));
+        let main = crate::pages::seat_main(&ctx, &ui, &base);
+        let missing = ids
+            .iter()
+            .find(|id| !main.contains(&format!(" id=\"{id}\"")));
+        if let Some(id) = missing {
+            return Err(ApiError::new(
+                StatusCode::NOT_FOUND,
+                "bad-field",
+                Some("ids"),
+                msg(keys::WEB_ERR_PARTS_MISSING, &[("id", id)]),
+            ));
+        }
+        let parts = crate::patch::parts(&main, &ids).map_err(|e| {
+            ApiError::new(
+                StatusCode::NOT_FOUND,
+                "bad-field",
+                Some("ids"),
+                msg(keys::WEB_ERR_PARTS_MISSING, &[("id", &e)]),
+            )
+        })?;
+        Ok(Json(json!({"etag": etag, "parts": parts})))
+    })
+    .await
+}
+
 #[derive(Deserialize)]
 pub struct After {
     after: Option<String>,

@@ -30,7 +30,8 @@ fn a_changed_element_is_replaced_alone() {
             },
             Op::Replace {
                 id: "b".into(),
-                html: r#"<p id="b">z</p>"#.into()
+                html: r#"<p id="b">z</p>"#.into(),
+                fetch: Vec::new(),
             }
         ]
     );
@@ -61,7 +62,8 @@ fn a_keyed_list_gets_its_new_children_only() {
             Op::Insert {
                 id: "log-list".into(),
                 before: Some("e-2".into()),
-                html: li(3, "z")
+                html: li(3, "z"),
+                fetch: Vec::new(),
             },
             Op::Attrs {
                 id: "e-1".into(),
@@ -168,7 +170,8 @@ fn unreadable_or_ambiguous_html_replaces_the_root() {
             ops,
             vec![Op::Replace {
                 id: "main".into(),
-                html: new.into()
+                html: new.into(),
+                fetch: Vec::new(),
             }],
             "{new}"
         );
@@ -185,16 +188,19 @@ fn apply_refuses_what_the_document_could_not_do() {
         Op::Replace {
             id: "nope".into(),
             html: String::new(),
+            fetch: Vec::new(),
         },
         Op::Children {
             id: "l".into(),
             order: vec!["b".into()],
             add: BTreeMap::new(),
+            fetch: Vec::new(),
         },
         Op::Children {
             id: "l".into(),
             order: vec![],
             add: BTreeMap::from([("b".into(), "<li id=\"b\"></li>".into())]),
+            fetch: Vec::new(),
         },
         Op::Attrs {
             id: "l".into(),
@@ -208,11 +214,19 @@ fn apply_refuses_what_the_document_could_not_do() {
             id: "l".into(),
             before: Some("main".into()),
             html: String::new(),
+            fetch: Vec::new(),
         },
         Op::Insert {
             id: "l".into(),
             before: None,
             html: "<li id=\"a\"></li>".into(),
+            fetch: Vec::new(),
+        },
+        // Parts named and not put in.
+        Op::Replace {
+            id: "a".into(),
+            html: String::new(),
+            fetch: vec!["a".into()],
         },
     ];
     for op in bad {
@@ -392,6 +406,27 @@ proptest! {
         // Never more than replacing the whole.
         let weight: usize = ops.iter().map(Op::weight).sum();
         prop_assert!(weight <= new.len() + 64, "{} ops weigh {}", ops.len(), weight);
+        // Deferred to fit nothing, the ops carry no HTML but name its parts of the new page;
+        // filled from them, they make the same page.
+        let mut deferred = ops.clone();
+        defer(&mut deferred, 0);
+        let json = serde_json::to_string(&deferred).expect("json");
+        prop_assert!(!json.contains("\"html\""), "{}", json);
+        if deferred.iter().any(Op::waits) {
+            prop_assert!(apply(&old, &deferred).is_err());
+        }
+        let named: Vec<String> = deferred
+            .iter()
+            .flat_map(|o| match o {
+                Op::Replace { fetch, .. } | Op::Insert { fetch, .. } | Op::Children { fetch, .. } => fetch.clone(),
+                _ => Vec::new(),
+            })
+            .collect();
+        let got_parts = parts(&new, &named).expect("parts");
+        for o in &mut deferred {
+            o.fill(&got_parts).expect("filled");
+        }
+        prop_assert_eq!(&deferred, &ops);
     }
 
     #[test]
