@@ -291,12 +291,16 @@ fn is_special(c: char) -> bool {
 }
 
 fn escape_into(out: &mut String, s: &str) {
-    for c in s.chars() {
-        if is_special(c) {
-            out.push('\\');
-        }
+    // The text between special characters goes in whole (nearly always all of it).
+    let mut rest = s;
+    while let Some(i) = rest.find(is_special) {
+        out.push_str(&rest[..i]);
+        let c = rest[i..].chars().next().unwrap_or('\\');
+        out.push('\\');
         out.push(c);
+        rest = &rest[i + c.len_utf8()..];
     }
+    out.push_str(rest);
 }
 
 /// Text a person wrote, as message text: its `\`, `⟦` and `⟧` escaped with a backslash, so
@@ -387,7 +391,15 @@ fn parse_marker(s: &str) -> Option<(Marker, usize)> {
                 return is_key(&key).then_some((Marker { key, args }, pos));
             }
             OPEN | '=' => return None,
-            c => key.push(c),
+            c => {
+                // The run of plain characters up to the next that means something.
+                let run = s[pos..]
+                    .find(['\\', '|', CLOSE, OPEN, '='])
+                    .unwrap_or(bytes_len - pos);
+                key.push(c);
+                key.push_str(&s[pos..pos + run]);
+                pos += run;
+            }
         }
     }
     if !is_key(&key) {
@@ -440,8 +452,13 @@ fn parse_marker(s: &str) -> Option<(Marker, usize)> {
                     break c;
                 }
                 c => {
+                    // The run of plain text up to the next character that means something.
+                    let from = pos;
                     pos += c.len_utf8();
-                    text.push(c);
+                    pos += s[pos..]
+                        .find(['\\', '|', CLOSE, OPEN])
+                        .unwrap_or(bytes_len - pos);
+                    text.push_str(&s[from..pos]);
                 }
             }
         };

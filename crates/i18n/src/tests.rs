@@ -472,3 +472,28 @@ fn text_a_person_wrote_is_never_read_as_a_marker() {
     // Unescaped, the same text is a marker: what plain() is for.
     assert_eq!(localize(Lang::En, "⟦web.games.turn|turn=4⟧"), "turn 4");
 }
+
+/// Every text of up to four characters from the syntax's own (and a plain one, a space and an
+/// accented letter), written as [`plain`] text in a message's argument, renders as written: the
+/// parser's runs of plain text (taken whole, not a character at a time) end exactly where a
+/// character means something.
+#[test]
+fn every_short_text_of_syntax_characters_renders_as_written() {
+    let alphabet = ['a', '|', '=', '\\', '⟦', '⟧', ' ', 'é'];
+    let mut texts = vec![String::new()];
+    let mut checked = 0;
+    for _ in 0..4 {
+        let mut longer = Vec::new();
+        for t in &texts {
+            for c in alphabet {
+                let v = format!("{t}{c}");
+                let m = msg(keys::WEB_GAMES_TURN, &[("turn", &plain(&v))]);
+                assert_eq!(localize(Lang::En, &m), format!("turn {v}"), "{v:?}: {m:?}");
+                checked += 1;
+                longer.push(v);
+            }
+        }
+        texts = longer;
+    }
+    assert_eq!(checked, 8 + 64 + 512 + 4096);
+}

@@ -103,6 +103,25 @@ impl Walk<'_> {
     }
 }
 
+/// The recorded entry named `k`, looked for from just after the last one found (`at`): a map's
+/// keys come in their recorded, sorted order, and a struct's fields often nearly so; lengths are
+/// compared before bytes. A search of the sorted map compares the bytes of every key it passes,
+/// and those searches were a sixth of an action's instructions (`docs/performance.md`).
+fn find<'a>(entries: &[(&'a str, &'a Value)], at: &mut usize, k: &str) -> Option<&'a Value> {
+    let from = (*at).min(entries.len());
+    let (after, before) = (&entries[from..], &entries[..from]);
+    let hit = |part: &[(&'a str, &'a Value)]| {
+        part.iter()
+            .position(|(key, _)| key.len() == k.len() && *key == k)
+    };
+    let i = match hit(after) {
+        Some(i) => from + i,
+        None => hit(before)?,
+    };
+    *at = i + 1;
+    Some(entries[i].1)
+}
+
 /// A container being walked. `Same`: its recorded counterpart has its shape, and its entries
 /// are walked beside theirs (`len` `None`: a length serde did not say, checked at the end).
 /// `Built`: the shape changed, so it is built whole and is one change (as the diff replaces a
@@ -113,6 +132,10 @@ enum Body<'a> {
         path: &'a mut Vec<Seg>,
         out: &'a mut Out,
         seen: usize,
+        /// The recorded object's entries in their (sorted) order, and where the last key was
+        /// found ([`find`]).
+        entries: Vec<(&'a str, &'a Value)>,
+        at: usize,
         key: Option<Cow<'static, str>>,
         /// `{"variant": …}` entered: one more step of the path to leave at the end.
         variant: bool,
@@ -158,11 +181,17 @@ impl<'a> Body<'a> {
                 _ => false,
             };
         if same {
+            let entries = match old {
+                Value::Object(m) => m.iter().map(|(k, v)| (k.as_str(), v)).collect(),
+                _ => Vec::new(),
+            };
             Body::Same {
                 old,
                 path,
                 out,
                 seen: 0,
+                entries,
+                at: 0,
                 key: None,
                 variant: entered,
             }
@@ -221,17 +250,18 @@ impl<'a> Body<'a> {
     fn value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), GiveUp> {
         match self {
             Body::Same {
-                old,
                 path,
                 out,
                 key,
                 seen,
+                entries,
+                at,
                 ..
             } => {
                 let k = key.take().ok_or(GiveUp)?;
                 // As many keys as recorded, and this one is not among them: the keys changed.
                 // The diff replaces such a map whole, which the walk did not keep: give up.
-                let o = old.get(&*k).ok_or(GiveUp)?;
+                let o = find(entries, at, &k).ok_or(GiveUp)?;
                 *seen += 1;
                 path.push(Seg::Key(k));
                 let r = value.serialize(Walk { old: o, path, out });
