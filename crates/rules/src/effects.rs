@@ -88,7 +88,7 @@ pub fn reverse(before: &Value, changes: &Value) -> Value {
         ops.iter()
             .map(|op| {
                 let p = op["p"].as_str().unwrap_or_default();
-                let v = before.pointer(p).cloned().unwrap_or(Value::Null);
+                let v = at(before, p).cloned().unwrap_or(Value::Null);
                 json!({"p": p, "v": v})
             })
             .collect(),
@@ -103,6 +103,53 @@ fn escape(k: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// The tokens of a JSON pointer (RFC 6901: `/a/b~1c` is `a`, `b/c`), or `None` when it does not
+/// start with `/`. As `serde_json::Value::pointer` reads them, without its two replacements of
+/// every token (a token is unescaped only when it holds a `~`): those were 3.6% of an action's
+/// instructions.
+fn tokens(p: &str) -> Option<impl Iterator<Item = std::borrow::Cow<'_, str>>> {
+    let rest = p.strip_prefix('/')?;
+    Some(rest.split('/').map(|t| {
+        if t.contains('~') {
+            std::borrow::Cow::Owned(t.replace("~1", "/").replace("~0", "~"))
+        } else {
+            std::borrow::Cow::Borrowed(t)
+        }
+    }))
+}
+
+/// An array index as a pointer writes it (no sign, no leading zero).
+fn index(t: &str) -> Option<usize> {
+    if t.starts_with('+') || (t.starts_with('0') && t.len() != 1) {
+        return None;
+    }
+    t.parse().ok()
+}
+
+/// The value at the pointer `p` (`""`: the whole), as `serde_json::Value::pointer`.
+fn at<'a>(v: &'a Value, p: &str) -> Option<&'a Value> {
+    if p.is_empty() {
+        return Some(v);
+    }
+    tokens(p)?.try_fold(v, |v, t| match v {
+        Value::Object(m) => m.get(&*t),
+        Value::Array(a) => index(&t).and_then(|i| a.get(i)),
+        _ => None,
+    })
+}
+
+/// The value at the pointer `p`, to change, as `serde_json::Value::pointer_mut`.
+fn at_mut<'a>(v: &'a mut Value, p: &str) -> Option<&'a mut Value> {
+    if p.is_empty() {
+        return Some(v);
+    }
+    tokens(p)?.try_fold(v, |v, t| match v {
+        Value::Object(m) => m.get_mut(&*t),
+        Value::Array(a) => index(&t).and_then(|i| a.get_mut(i)),
+        _ => None,
+    })
+}
+
 /// Fold effects made by [`diff`] into a state.
 pub fn apply(state: &mut Value, effects: &Value) -> Result<(), String> {
     let ops = effects.as_array().ok_or("effects: not a list")?;
@@ -112,9 +159,7 @@ pub fn apply(state: &mut Value, effects: &Value) -> Result<(), String> {
             *state = op["v"].clone();
             continue;
         }
-        let slot = state
-            .pointer_mut(p)
-            .ok_or_else(|| format!("effects: no value at {p}"))?;
+        let slot = at_mut(state, p).ok_or_else(|| format!("effects: no value at {p}"))?;
         *slot = op["v"].clone();
     }
     Ok(())
@@ -171,4 +216,45 @@ pub fn shuffled(salt: u64, k: u32, mut cards: Vec<u8>) -> Vec<u8> {
         cards.swap(i, j);
     }
     cards
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The pointers read as serde_json reads them: escapes, indices, missing steps, the root.
+    #[test]
+    fn pointers_read_as_serde_json_reads_them() {
+        let mut v = json!({
+            "a/b": {"c~d": [10, {"e": 1}]},
+            "units": {"x": {"status": "OK"}, "0": "zero"},
+            "list": [1, 2, 3],
+            "": "empty key",
+        });
+        for p in [
+            "",
+            "/",
+            "/a~1b",
+            "/a~1b/c~0d",
+            "/a~1b/c~0d/1/e",
+            "/a~1b/c~0d/2",
+            "/units/x/status",
+            "/units/0",
+            "/list/0",
+            "/list/00",
+            "/list/+1",
+            "/list/-1",
+            "/list/3",
+            "/list/x",
+            "/nope",
+            "units",
+            "/units/x/status/deeper",
+            "/a~2b",
+            "/a~1b/c~01d",
+        ] {
+            assert_eq!(at(&v, p), v.pointer(p), "{p}");
+            let want = v.clone().pointer_mut(p).cloned();
+            assert_eq!(at_mut(&mut v, p).map(|x| x.clone()), want, "{p}");
+        }
+    }
 }
