@@ -466,24 +466,29 @@
     const ticket = ++choicesTicket;
     let data;
     try {
-      const r = await fetch(`/api/s/${T}/choices`, { cache: "no-store" });
+      const r = await fetch(`/api/s/${T}/choices?lang=${encodeURIComponent(I18N.lang)}`, { cache: "no-store" });
       if (!r.ok) return;
       data = await r.json();
     } catch (e) { return; }
-    if (ticket !== choicesTicket || data.seq !== seq) return;
+    if (ticket !== choicesTicket || data.etag !== etag) return;
     document.querySelectorAll("#main form.action-form select[data-resets]").forEach((sel) => markChoices(sel, (data.choices || {})[sel.id] || {}));
     live.choices = seq;
   }
 
   // Each choice's own words, before its reason was added.
   const labels = new WeakMap();
+  // What the user chose by hand in each list of what acts (by the list's id): kept through the
+  // lists' redrawing and reordering, until its turn is to come.
+  const chosen = new Map();
 
   // Draw one list's choices as `marks` says: the legal ones first, then those refused (with the
   // reason after the name: still open to choose, as another field may lift it), then those whose
-  // turn will come, hidden while another may act. A list the user has not touched starts at its
-  // first choice, the first that may act.
+  // turn will come, hidden while another may act. A list starts at its first choice, the first
+  // that may act, unless the user chose in it one that is not waiting for its turn.
   function markChoices(sel, marks) {
-    const touched = changed(sel);
+    const want = chosen.get(sel.id);
+    const keep = want !== undefined && [...sel.options].some((o) => o.value === want) && !(marks[want] && marks[want].later);
+    if (want !== undefined && !keep) chosen.delete(sel.id);
     const opts = [...sel.options];
     for (const o of opts) {
       if (!labels.has(o)) labels.set(o, o.textContent);
@@ -495,9 +500,14 @@
     }
     const rank = (o) => (!marks[o.value] ? 0 : marks[o.value].later ? 2 : 1);
     const order = opts.slice().sort((a, b) => rank(a) - rank(b));
+    // Moving the options moves the selection (the browser selects another while one is out of
+    // the list): it is put back below.
+    const was = sel.value;
     if (order.some((o, i) => o !== opts[i])) sel.append(...order);
-    if (touched || !order.length || order[0].selected) return;
-    order[0].selected = true;
+    const to = keep ? order.find((o) => o.value === want) : order[0];
+    if (!to) return;
+    if (sel.value !== to.value) to.selected = true;
+    if (was === to.value) return;
     const form = sel.closest("form");
     applies(form);
     if (form.dataset.odds === "1") refreshOdds(formAction(form), form.querySelector(".odds"));
@@ -590,7 +600,8 @@
     if (!ids.length || p.base !== etag) return true;
     live.busy = true;
     try {
-      const r = await fetch(`/api/s/${T}/parts?etag=${encodeURIComponent(p.etag)}&lang=${encodeURIComponent(I18N.lang)}&ids=${ids.map(encodeURIComponent).join(",")}`, { cache: "no-store" });
+      // No answer within 10 s: the page fetches its #main whole instead.
+      const r = await fetch(`/api/s/${T}/parts?etag=${encodeURIComponent(p.etag)}&lang=${encodeURIComponent(I18N.lang)}&ids=${ids.map(encodeURIComponent).join(",")}`, { cache: "no-store", signal: AbortSignal.timeout(10000) });
       if (!r.ok) return false;
       const { parts } = await r.json();
       if (!ids.every((id) => typeof parts[id] === "string")) return false;
@@ -729,7 +740,7 @@
     if (!form) return;
     clearErrors(form);
     // Another unit: nothing set for the last one carries over.
-    if (el.matches("select[data-resets]")) resetFields(form, el);
+    if (el.matches("select[data-resets]")) { chosen.set(el.id, el.value); resetFields(form, el); }
     applies(form);
     if (form.dataset.odds === "1") refreshOdds(formAction(form), form.querySelector(".odds"));
   }, true);

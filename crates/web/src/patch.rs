@@ -221,17 +221,27 @@ pub fn defer(ops: &mut [Op], budget: usize) {
     }
 }
 
+/// Why [`parts`] could not give the parts asked for.
+#[derive(Debug, PartialEq, Eq)]
+pub enum PartsError {
+    /// The page has no element with this id.
+    Missing(String),
+    /// The page cannot be read (a tag left open…).
+    Unreadable,
+}
+
 /// The outer HTML of the elements `ids` of the page `html` (its `#main`), by id: what a deferred
-/// op names ([`defer`]).
-pub fn parts(html: &str, ids: &[String]) -> Result<BTreeMap<String, String>, String> {
-    let t = parse(html)?;
+/// op names ([`defer`]). An id on two elements gives the first, as the document's
+/// `getElementById` does (a page [`diff`] could only replace whole).
+pub fn parts(html: &str, ids: &[String]) -> Result<BTreeMap<String, String>, PartsError> {
+    let t = parse_any(html).map_err(|_| PartsError::Unreadable)?;
     ids.iter()
         .map(|id| {
             let n = t
                 .by_id
                 .get(id)
                 .map(|&n| &t.nodes[n])
-                .ok_or_else(|| format!("the page has no element {id:?}"))?;
+                .ok_or_else(|| PartsError::Missing(id.clone()))?;
             Ok((id.clone(), html[n.start..n.end].to_string()))
         })
         .collect()

@@ -748,6 +748,10 @@ fn an_action_is_patched_into_another_seats_open_page_in_chromium() {
     }
     assert_eq!(side.js(SEEN), json!(["OK", [3, 2, 1], 0]));
     // The game master charges the Spanish pikes with the Swiss, through the page's form.
+    // The game master has already chosen the unit to advance next: the second block of Swiss.
+    gm.js(&format!(
+        "{SET} set('f-advance-actor', 'swiss-second-block');"
+    ));
     gm.js(&format!(
         "{SET} set('f-charge-actor', 'swiss-first-block'); set('f-charge-target', 'spanish-pike-left'); set('f-charge-ground', 'obstacle');"
     ));
@@ -802,6 +806,15 @@ fn an_action_is_patched_into_another_seats_open_page_in_chromium() {
         "the acting page took the change from its stream: {}",
         gm.js("const l = window.TERCIO_LIVE; return [l.mismatches, l.error, l.patches, l.state];")
     );
+    // The first block has acted: it goes to the end of the lists, and the unit chosen to advance
+    // next stays chosen, though the lists were drawn again and reordered.
+    let marks = choices_drawn(&s, &gm, "f-advance-actor", false);
+    assert_eq!(marks["swiss-first-block"]["later"], true, "{marks}");
+    assert!(marks["swiss-second-block"].is_null(), "{marks}");
+    assert_eq!(
+        gm.js("return document.getElementById('f-advance-actor').value;"),
+        "swiss-second-block"
+    );
     // The charger's status and the turn's banner on the game master's page, patched too; its
     // action form keeps working: the odds of the next action show.
     assert_eq!(
@@ -827,6 +840,14 @@ fn an_action_is_patched_into_another_seats_open_page_in_chromium() {
         "the undo on the side's page",
     );
     gm.caught_up();
+    // The unit the game master chose for the advance stays chosen while the lists are drawn
+    // again and reordered (the charger is back among those that may act).
+    let marks = choices_drawn(&s, &gm, "f-advance-actor", false);
+    assert!(marks["swiss-second-block"].is_null(), "{marks}");
+    assert_eq!(
+        gm.js("const l = document.getElementById('f-advance-actor'); return [l.value, l.options[0].value !== 'swiss-second-block'];"),
+        json!(["swiss-second-block", true])
+    );
     for (who, b) in [("side", &side), ("game master", &gm)] {
         assert_eq!(b.js(SEEN), json!(["OK", [5, 4, 3, 2, 1], 0]), "{who}");
         assert_eq!(b.js("return window.__same_page === true && window.TERCIO_LIVE.patches >= 2 && window.TERCIO_LIVE.mismatches === 0;"), true, "{who}");

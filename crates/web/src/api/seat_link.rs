@@ -126,6 +126,7 @@ pub async fn choices(
         let forms = crate::board::seat_forms(&ctx, &state);
         Ok(Json(json!({
             "seq": ctx.seq(),
+            "etag": ctx.etag(ui.lang),
             "choices": crate::board::choices_json(&ui, &forms),
         })))
     })
@@ -183,24 +184,20 @@ pub async fn parts(
         }
         let ui = crate::lang::Ui::new(lang, &format!("/s/{token}"));
         let main = crate::pages::seat_main(&ctx, &ui, &base);
-        let missing = ids
-            .iter()
-            .find(|id| !main.contains(&format!(" id=\"{id}\"")));
-        if let Some(id) = missing {
-            return Err(ApiError::new(
+        let parts = crate::patch::parts(&main, &ids).map_err(|e| match e {
+            crate::patch::PartsError::Missing(id) => ApiError::new(
                 StatusCode::NOT_FOUND,
                 "bad-field",
                 Some("ids"),
-                msg(keys::WEB_ERR_PARTS_MISSING, &[("id", id)]),
-            ));
-        }
-        let parts = crate::patch::parts(&main, &ids).map_err(|e| {
-            ApiError::new(
-                StatusCode::NOT_FOUND,
-                "bad-field",
-                Some("ids"),
-                msg(keys::WEB_ERR_PARTS_MISSING, &[("id", &e)]),
-            )
+                msg(keys::WEB_ERR_PARTS_MISSING, &[("id", &plain(&id))]),
+            ),
+            // Our own page, unreadable as patches read it: the page is to fetch it whole.
+            crate::patch::PartsError::Unreadable => ApiError::new(
+                StatusCode::PRECONDITION_FAILED,
+                "stale",
+                Some("etag"),
+                msg(keys::WEB_ERR_PARTS_STALE, &[("now", &etag)]),
+            ),
         })?;
         Ok(Json(json!({"etag": etag, "parts": parts})))
     })

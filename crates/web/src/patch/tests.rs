@@ -459,3 +459,21 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn parts_are_elements_by_id_the_first_of_an_id_used_twice() {
+    let page =
+        r#"<div id="main"><p id="a">1</p><p id="a">2</p><ul id="l"><li id="x">x</li></ul></div>"#;
+    let got = parts(page, &["a".into(), "x".into(), "main".into()]).expect("parts");
+    assert_eq!(got["a"], r#"<p id="a">1</p>"#);
+    assert_eq!(got["x"], r#"<li id="x">x</li>"#);
+    assert_eq!(got["main"], page);
+    assert_eq!(
+        parts(page, &["nowhere".into()]),
+        Err(PartsError::Missing("nowhere".into()))
+    );
+    assert_eq!(
+        parts(r#"<div id="main"><p id="a">"#, &["a".into()]),
+        Err(PartsError::Unreadable)
+    );
+}
