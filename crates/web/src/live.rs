@@ -92,10 +92,7 @@ async fn view(
     let ctx = seat::open(st, token).await?;
     let token = token.to_string();
     blocking(move || {
-        let main = base.map(|base| {
-            let ui = Ui::new(lang, &format!("/s/{token}"));
-            (pages::seat_main(&ctx, &ui, &base), ctx.etag(lang))
-        });
+        let main = base.map(|base| live_main(&ctx, lang, &token, &base));
         // A page far behind gets every entry it missed, read a page at a time.
         let mut entries = Vec::new();
         loop {
@@ -135,6 +132,18 @@ fn brief(ev: &mut serde_json::Map<String, Value>) {
         r.retain(|k, _| k == "action" || k == "summary");
         r.insert("rolled".into(), Value::Bool(rolled));
     }
+}
+
+/// A seat's `#main` as a live page has it (drawn in `lang`, its links at `base`), with its
+/// version: what the stream patches, and what `/parts` takes a patch's parts from.
+pub(crate) fn live_main(
+    ctx: &seat::SeatCtx,
+    lang: Lang,
+    token: &str,
+    base: &str,
+) -> (String, String) {
+    let ui = Ui::new(lang, &format!("/s/{token}"));
+    (pages::seat_main(ctx, &ui, base), ctx.etag(lang))
 }
 
 /// How many entries one read of a catch-up takes.

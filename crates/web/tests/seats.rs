@@ -922,71 +922,33 @@ fn every_shipped_scenarios_pages_have_unique_ids_and_patch_from_one_action_to_th
 fn every_example_games_live_messages_patch_the_page() {
     let s = server();
     let mut worst = Vec::new();
-    for (rules, scenario, seed) in [
-        (
-            "bloody-dismal-fight",
-            "bloody-dismal-fight/agincourt-1415",
-            1,
-        ),
-        ("callan-renaissance", "callan-renaissance/pavia-1525", 151),
-        (
-            "commands-colors-ecw",
-            "commands-colors-ecw/tibbermore-1644",
-            3,
-        ),
-        ("el-gran-capitan", "el-gran-capitan/cerignola-1503", 5),
-        (
-            "sword-and-flame-renaissance",
-            "sword-and-flame-renaissance/bicocca-1522",
-            10,
-        ),
-    ] {
-        let l = s.new_game(scenario, seed);
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../examples")
-            .join(rules)
-            .join("game");
-        let mut steps: Vec<_> = std::fs::read_dir(&dir)
-            .expect("examples")
-            .map(|e| e.expect("entry").path())
-            // The numbered steps are the game; the others are examples of single actions.
-            .filter(|p| {
-                p.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.starts_with(|c: char| c.is_ascii_digit()))
-            })
-            .collect();
-        steps.sort();
+    for rules in common::RULE_SETS {
+        let (scenario, seed, mut steps) = common::example_game(rules);
+        // The cards are played from the game master's link: one device for both sides.
+        common::on_one_device(&mut steps);
+        let l = s.new_game(&scenario, seed);
         let seats = [l.gm.clone(), l.sides[0].1.clone()];
         let mut most = (0, String::new());
         let (mut over, mut messages, mut fetching) = (0, 0, 0);
-        for step in steps {
+        for (step, action) in steps {
             let mut open: Vec<_> = seats.iter().map(|t| open_live(&s, t)).collect();
-            let mut action: Value =
-                serde_json::from_str(&std::fs::read_to_string(&step).expect("step")).expect("json");
-            // The cards are played from the game master's link: one device for both sides.
-            if action["action"] == "deal" {
-                action["hands"] = json!("single-device");
-            }
             let r = s.post(&format!("/api/s/{}/actions", l.gm), &action);
-            assert_eq!(r.status, 200, "{}: {}", step.display(), r.body);
+            assert_eq!(r.status, 200, "{step}: {}", r.body);
             for (i, (es, before)) in open.iter_mut().enumerate() {
                 let e = es
                     .next(Duration::from_secs(20))
                     .expect("read")
-                    .unwrap_or_else(|| panic!("{}: no message", step.display()));
+                    .unwrap_or_else(|| panic!("{step}: no message"));
                 let data: Value = serde_json::from_str(&e.data).expect("json");
                 let (patched, _) = patched(&s, &seats[i], &data, before);
-                assert_eq!(patched, main_of(&s, &seats[i]), "{}", step.display());
+                assert_eq!(patched, main_of(&s, &seats[i]), "{step}");
                 let ops = data["patch"]["ops"].as_array().cloned().unwrap_or_default();
                 assert!(
                     !ops.iter()
                         .any(|o| o["id"] == "main" && o["op"] == "replace"),
-                    "{}, seat {i}: the page whole",
-                    step.display()
+                    "{step}, seat {i}: the page whole"
                 );
                 if e.data.len() > most.0 {
-                    let step = step.file_name().and_then(|n| n.to_str()).unwrap_or("");
                     most = (e.data.len(), format!("{step}, seat {i}"));
                 }
                 if e.data.len() > 4096 {
@@ -1017,21 +979,10 @@ fn every_example_games_live_messages_patch_the_page() {
 #[test]
 fn each_seat_is_told_what_its_own_lists_would_refuse() {
     let s = server();
-    let l = s.new_game("el-gran-capitan/cerignola-1503", 5);
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples/el-gran-capitan/game");
-    let mut steps: Vec<_> = std::fs::read_dir(&dir)
-        .expect("examples")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with(|c: char| c.is_ascii_digit()))
-        })
-        .collect();
-    steps.sort();
+    let (scenario, seed, steps) = common::example_game("el-gran-capitan");
+    let l = s.new_game(&scenario, seed);
     let (mut later, mut refused) = (0, 0);
-    for (n, step) in steps.iter().enumerate() {
+    for (n, (step, action)) in steps.iter().enumerate() {
         for (role, t) in l.all() {
             let r = s.get(&format!("/api/s/{t}/choices"));
             assert_eq!(r.status, 200, "{role}: {}", r.body);
@@ -1065,10 +1016,8 @@ fn each_seat_is_told_what_its_own_lists_would_refuse() {
                 }
             }
         }
-        let action: Value =
-            serde_json::from_str(&std::fs::read_to_string(step).expect("step")).expect("json");
-        let r = s.post(&format!("/api/s/{}/actions", l.gm), &action);
-        assert_eq!(r.status, 200, "{}: {}", step.display(), r.body);
+        let r = s.post(&format!("/api/s/{}/actions", l.gm), action);
+        assert_eq!(r.status, 200, "{step}: {}", r.body);
     }
     assert!(later > 0 && refused > 0, "later {later}, refused {refused}");
 }

@@ -173,7 +173,7 @@ pub async fn parts(
     }
     let ctx = open_seat(&st, token.clone()).await?;
     blocking(move || {
-        let etag = ctx.etag(lang);
+        let (main, etag) = crate::live::live_main(&ctx, lang, &token, &base);
         if q.etag.as_deref() != Some(etag.as_str()) {
             return Err(ApiError::new(
                 StatusCode::PRECONDITION_FAILED,
@@ -182,8 +182,6 @@ pub async fn parts(
                 msg(keys::WEB_ERR_PARTS_STALE, &[("now", &etag)]),
             ));
         }
-        let ui = crate::lang::Ui::new(lang, &format!("/s/{token}"));
-        let main = crate::pages::seat_main(&ctx, &ui, &base);
         let parts = crate::patch::parts(&main, &ids).map_err(|e| match e {
             crate::patch::PartsError::Missing(id) => ApiError::new(
                 StatusCode::NOT_FOUND,
