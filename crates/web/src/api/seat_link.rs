@@ -173,15 +173,17 @@ pub async fn parts(
     }
     let ctx = open_seat(&st, token.clone()).await?;
     blocking(move || {
-        let (main, etag) = crate::live::live_main(&ctx, lang, &token, &base);
-        if q.etag.as_deref() != Some(etag.as_str()) {
+        // The version first: a page that has moved on is not drawn for nothing.
+        let now = ctx.etag(lang);
+        if q.etag.as_deref() != Some(now.as_str()) {
             return Err(ApiError::new(
                 StatusCode::PRECONDITION_FAILED,
                 "stale",
                 Some("etag"),
-                msg(keys::WEB_ERR_PARTS_STALE, &[("now", &etag)]),
+                msg(keys::WEB_ERR_PARTS_STALE, &[("now", &now)]),
             ));
         }
+        let (main, etag) = crate::live::live_main(&ctx, lang, &token, &base);
         let parts = crate::patch::parts(&main, &ids).map_err(|e| match e {
             crate::patch::PartsError::Missing(id) => ApiError::new(
                 StatusCode::NOT_FOUND,
