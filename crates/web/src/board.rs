@@ -192,18 +192,24 @@ impl FormIds {
     }
 }
 
+/// The secrets' prompts, each once, in the order they first appear.
+fn first_seen<'a>(prompts: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut seen: Vec<&str> = Vec::new();
+    for p in prompts {
+        if !seen.contains(&p) {
+            seen.push(p);
+        }
+    }
+    seen
+}
+
 /// The forms in the order a page draws them, each with the prefix of its ids: the secrets on a
 /// shared device first (by prompt, in the order the prompts first appear), then the others; the
 /// turn's next steps first among each.
 fn drawn_forms(forms: &[ActionForm]) -> Vec<(&ActionForm, String)> {
     let mut ordered: Vec<&ActionForm> = forms.iter().collect();
     ordered.sort_by_key(|f| !f.primary);
-    let mut prompts: Vec<&str> = Vec::new();
-    for p in ordered.iter().filter_map(|f| f.reveal.as_deref()) {
-        if !prompts.contains(&p) {
-            prompts.push(p);
-        }
-    }
+    let prompts = first_seen(ordered.iter().filter_map(|f| f.reveal.as_deref()));
     let mut ids = FormIds::default();
     let mut drawn = Vec::new();
     for p in prompts {
@@ -264,17 +270,12 @@ pub(crate) fn forms_html(ui: &Ui, forms: &[ActionForm], tables: &[BoardTable]) -
         return String::new();
     }
     let drawn = drawn_forms(forms);
-    // The prompts, in the order they first appear.
-    let mut prompts: Vec<&str> = Vec::new();
-    for p in drawn
-        .iter()
-        .filter_map(|(f, _)| f.reveal.as_deref())
-        .chain(secret_tables.iter().filter_map(|t| t.reveal.as_deref()))
-    {
-        if !prompts.contains(&p) {
-            prompts.push(p);
-        }
-    }
+    let prompts = first_seen(
+        drawn
+            .iter()
+            .filter_map(|(f, _)| f.reveal.as_deref())
+            .chain(secret_tables.iter().filter_map(|t| t.reveal.as_deref())),
+    );
     let mut b = if forms.is_empty() {
         "<section class=\"forms secret\" id=\"forms\" data-panel=\"play\">".to_string()
     } else {
