@@ -103,6 +103,29 @@ enum Cmd {
         json: bool,
         action: PathBuf,
     },
+    /// A designer's balance sheet: every troop type against every troop type, exact odds of
+    /// one action and of the fight to the finish it opens (no sampling).
+    Matchup {
+        /// The rule set (id or alias).
+        #[arg(long)]
+        rules: String,
+        /// The action that opens each matchup: charge, melee or fire (default: the rule set's
+        /// first).
+        #[arg(long)]
+        action: Option<String>,
+        /// The units' size (bases, figures or blocks as the rule set counts; default: the rule
+        /// set's usual unit).
+        #[arg(long)]
+        size: Option<u8>,
+        /// Only one pair, in detail: the actor's and the target's troop types.
+        #[arg(long, num_args = 2, value_names = ["ACTOR", "TARGET"])]
+        fight: Option<Vec<String>>,
+        #[arg(long)]
+        json: bool,
+        /// Also write a self-contained HTML page with the heatmaps to this file.
+        #[arg(long)]
+        report: Option<PathBuf>,
+    },
     /// Games: an append-only event log on file.
     Game {
         #[command(subcommand)]
@@ -271,6 +294,14 @@ fn run(cli: Cli) -> Res {
             json,
             action,
         } => odds_cmd(&rules, json, &action),
+        Cmd::Matchup {
+            rules,
+            action,
+            size,
+            fight,
+            json,
+            report,
+        } => matchup(&rules, action, size, fight, json, report.as_deref()),
         Cmd::Game { cmd } => match cmd {
             GameCmd::New {
                 scenario,
@@ -316,6 +347,124 @@ fn rulesets(json: bool) -> Res {
                 }
             );
         }
+    }
+    Ok(())
+}
+
+fn matchup(
+    id: &str,
+    action: Option<String>,
+    size: Option<u8>,
+    fight: Option<Vec<String>>,
+    json: bool,
+    report: Option<&Path>,
+) -> Res {
+    use tercio_rules::interface::balance;
+    let r = rules(id)?;
+    let b = r.balance().ok_or_else(|| {
+        fail(format!(
+            "--rules: {} has no balance sheets yet; these have: {}",
+            r.id(),
+            registry::all()
+                .iter()
+                .filter(|r| r.balance().is_some())
+                .map(|r| r.id())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+    })?;
+    let action = action.unwrap_or_else(|| b.actions()[0].id.to_string());
+    let (unit, lo, hi) = r.unit_size();
+    let size = size.unwrap_or(b.default_size());
+    if !(lo..=hi).contains(&i64::from(size)) {
+        return Err(fail(format!("--size: {size} {unit}: allowed {lo} to {hi}")));
+    }
+    let refused = |e: tercio_rules::Rejection| {
+        let field = match e.field.as_deref() {
+            Some("action") | None => "--action",
+            Some(f) if f.starts_with("actor") => "--fight ACTOR",
+            Some(f) if f.starts_with("target") => "--fight TARGET",
+            Some(_) => "--fight",
+        };
+        fail(format!("{field}: {}", e.message))
+    };
+    if let Some(pair) = fight {
+        let (a, t) = (&pair[0], &pair[1]);
+        let cell = balance::Cell::of(
+            "actor",
+            "target",
+            &b.exchange(&action, a, t, size).map_err(refused)?,
+        );
+        let f = b.finish(&action, a, t, size).map_err(refused)?;
+        if json {
+            print_json(
+                &json!({"ruleset": r.id(), "action": action, "size": size, "actor": a, "target": t, "exchange": cell, "finish": f}),
+            );
+            return Ok(());
+        }
+        say!(
+            "{} — {action}, {a} against {t}, {size} {unit} each",
+            r.title()
+        );
+        say!("One {action}: actor ahead {:.2}%, tie {:.2}%, target ahead {:.2}%; levels lost: actor {:.3}, target {:.3}",
+            cell.actor_ahead * 100.0, cell.tie * 100.0, cell.target_ahead * 100.0, cell.actor_loss, cell.target_loss);
+        say!(
+            "Fight to the finish ({} states, {:.3} rounds expected):",
+            f.states,
+            f.rounds
+        );
+        for (e, p) in &f.ends {
+            say!(
+                "  {:<18} {:>7.2}%",
+                serde_json::to_value(e)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default(),
+                p * 100.0
+            );
+        }
+        return Ok(());
+    }
+    let sheet = balance::sheet(r.id(), &*b, &action, size).map_err(refused)?;
+    if let Some(path) = report {
+        let lang = LANG.get().copied().unwrap_or_default();
+        let html = tercio_web::balance_report(lang, r, &sheet);
+        std::fs::write(path, html)
+            .map_err(|e| fail(format!("--report: {}: {e}", path.display())))?;
+    }
+    if json {
+        print_json(&sheet);
+        return Ok(());
+    }
+    say!("{} — {action}, {size} {unit} each", r.title());
+    say!("Each cell, in percent: the chance that the row's unit comes out ahead of the column's (loses fewer levels) / that it destroys the column's in a fight to the finish; - where the rules forbid it.");
+    let w = sheet.fighters.iter().map(|f| f.id.len()).max().unwrap_or(0);
+    for (i, (a, row)) in sheet.fighters.iter().zip(&sheet.cells).enumerate() {
+        say_inline!("{:<w$} ", a.id);
+        for (j, cell) in row.iter().enumerate() {
+            match (cell, &sheet.finish[i][j]) {
+                (Some(c), Some(f)) => say_inline!(
+                    " {:>3.0}/{:<3.0}",
+                    c.actor_ahead * 100.0,
+                    f.p(balance::End::TargetDestroyed) * 100.0
+                ),
+                (Some(c), None) => say_inline!(" {:>3.0}/-  ", c.actor_ahead * 100.0),
+                _ => say_inline!("    -    "),
+            }
+        }
+        say!();
+    }
+    say!(
+        "Columns, in order: {}",
+        sheet
+            .fighters
+            .iter()
+            .map(|f| f.id)
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    if let Some(path) = report {
+        say!("Report written to {}", path.display());
     }
     Ok(())
 }

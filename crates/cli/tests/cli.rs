@@ -820,3 +820,101 @@ fn a_broken_game_file_is_refused_at_its_field_line_and_column() {
         );
     }
 }
+
+#[test]
+fn matchup_prints_the_sheet_one_fight_and_writes_a_report() {
+    // Every troop type against every other: one line per type, the forbidden pairs as "-".
+    let out = ok(&["matchup", "--rules", "egc"]);
+    assert!(
+        out.starts_with("El Gran Capitán — charge, 4 bases each"),
+        "{out}"
+    );
+    let cannon = out
+        .lines()
+        .find(|l| l.starts_with("heavy-cannon "))
+        .expect("a cannon row");
+    assert!(
+        cannon.split_whitespace().skip(1).all(|c| c == "-"),
+        "cannon never charge: {cannon}"
+    );
+    // One pair in detail, as JSON: the chances of each end sum to one.
+    let v: serde_json::Value = serde_json::from_str(&ok(&[
+        "matchup",
+        "--rules",
+        "egc",
+        "--fight",
+        "swiss-pike",
+        "gendarmes",
+        "--size",
+        "6",
+        "--json",
+    ]))
+    .expect("json");
+    let sum: f64 = v["finish"]["ends"]
+        .as_array()
+        .expect("ends")
+        .iter()
+        .map(|e| e[1].as_f64().expect("p"))
+        .sum();
+    assert!((sum - 1.0).abs() < 1e-9, "{v}");
+    assert!(v["finish"]["rounds"].as_f64().expect("rounds") > 1.0);
+    // The report: a page of its own, in the language asked for.
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = dir.path().join("balance.html");
+    let out = ok(&[
+        "matchup",
+        "--rules",
+        "abdf",
+        "--action",
+        "melee",
+        "--lang",
+        "it",
+        "--report",
+        file.to_str().expect("path"),
+    ]);
+    assert!(out.contains("balance.html"), "{out}");
+    let html = std::fs::read_to_string(&file).expect("report");
+    assert!(
+        html.starts_with("<!doctype html><html lang=\"it\">"),
+        "{html}"
+    );
+    assert!(
+        html.contains("equilibrio") && html.contains("<svg"),
+        "{html}"
+    );
+    assert!(!html.contains("<script"), "self-contained, no script");
+}
+
+#[test]
+fn matchup_refuses_bad_input_by_name() {
+    let e = err(&["matchup", "--rules", "egc", "--size", "9"]);
+    assert!(e.contains("--size: 9 bases: allowed 1 to 6"), "{e}");
+    let e = err(&["matchup", "--rules", "egc", "--action", "parley"]);
+    assert!(e.contains("--action: \"parley\" is not an action"), "{e}");
+    let e = err(&[
+        "matchup",
+        "--rules",
+        "egc",
+        "--fight",
+        "gendarmes",
+        "hussars",
+    ]);
+    assert!(
+        e.contains("--fight TARGET: unknown troop type \"hussars\""),
+        "{e}"
+    );
+    let e = err(&[
+        "matchup",
+        "--rules",
+        "egc",
+        "--fight",
+        "heavy-cannon",
+        "levy",
+    ]);
+    assert!(e.contains("--fight ACTOR:"), "{e}");
+    let e = err(&["matchup", "--rules", "ecw"]);
+    assert!(
+        e.contains("--rules: commands-colors-ecw has no balance sheets yet; these have: bloody-dismal-fight, el-gran-capitan"),
+        "{e}"
+    );
+}

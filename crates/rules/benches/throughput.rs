@@ -142,4 +142,31 @@ fn main() {
             black_box(odds(&plan));
         });
     }
+
+    // The designers' balance sheets: an exact fight to the finish between two 6-base units, and
+    // a whole sheet (every troop type against every other, one action and its fight).
+    for r in tercio_rules::registry::all() {
+        let Some(b) = r.balance() else { continue };
+        let f = b.fighters();
+        let (a, t) = (f[0].id, f[f.len() / 4].id);
+        for (action, size) in [("charge", 6), ("melee", 6)] {
+            measure(
+                &format!("finish   {}: {action}, {a} v {t}, {size} bases", r.alias()),
+                budget,
+                || {
+                    black_box(b.finish(action, a, t, size).expect("finish"));
+                },
+            );
+        }
+        measure(
+            &format!("sheet    {}: charge, every pair, 4 bases", r.alias()),
+            budget,
+            || {
+                black_box(
+                    tercio_rules::interface::balance::sheet(r.id(), &*b, "charge", 4)
+                        .expect("sheet"),
+                );
+            },
+        );
+    }
 }

@@ -21,6 +21,9 @@ pub mod lang;
 pub mod live;
 pub mod pages;
 pub mod patch;
+
+/// A balance sheet as a self-contained HTML page (`tercio matchup --report`).
+pub use pages::balance_report;
 pub mod scenarios;
 pub mod seat;
 

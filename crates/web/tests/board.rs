@@ -350,3 +350,45 @@ fn the_rules_page_draws_the_reference_tables() {
     let r = get(&s, "/rules/egc");
     assert!(r.body.contains("friends pass"));
 }
+
+#[test]
+fn the_balance_page_draws_both_heatmaps_and_refuses_bad_queries_by_name() {
+    let s = server();
+    // Linked from the rules page of a rule set that has one.
+    let r = get(&s, "/rules/egc");
+    assert!(
+        r.body
+            .contains("href=\"/rules/el-gran-capitan/balance?lang=en\""),
+        "{}",
+        r.body
+    );
+    assert!(!get(&s, "/rules/tsatf").body.contains("/balance"));
+    let r = get(&s, "/rules/egc/balance?action=melee&size=6");
+    assert_eq!(r.status, 200, "{}", r.body);
+    for id in ["balance-ahead", "balance-finish"] {
+        assert!(r.body.contains(&format!("<svg id=\"{id}\"")), "{id}");
+    }
+    // Each of 16 x 16 cells has its tooltip: a pair the rules allow gives its chances.
+    assert_eq!(r.body.matches("<g class=\"cell\">").count(), 2 * 16 * 16);
+    assert!(
+        r.body.contains("<title>Swiss Pikemen against Levy: ahead "),
+        "{}",
+        r.body
+    );
+    assert!(r.body.contains("<option value=\"melee\" selected>"));
+    // In Italian.
+    let r = get(&s, "/rules/egc/balance?lang=it");
+    assert!(r.body.contains("equilibrio"), "{}", r.body);
+    // Bad queries: a 400 page naming the field, never a 500.
+    for (q, field) in [
+        ("size=9", "size"),
+        ("size=many", "size"),
+        ("action=parley", "action"),
+    ] {
+        let r = get(&s, &format!("/rules/egc/balance?{q}"));
+        assert_eq!(r.status, 400, "{q}: {}", r.body);
+        assert!(r.body.contains(field), "{q}: {}", r.body);
+    }
+    // A rule set with no balance sheets: not found.
+    assert_eq!(get(&s, "/rules/ecw/balance").status, 404);
+}

@@ -97,7 +97,7 @@ impl Browser {
             // A phone's viewport, not the desktop minimum window width.
             "mobileEmulation": {"deviceMetrics": {"width": width, "height": height, "pixelRatio": 2.0}},
             "prefs": {"intl": {"accept_languages": accept_languages}}
-        }}}});
+        }, "goog:loggingPrefs": {"browser": "ALL"}}}});
         let r = request(&addr, "POST", "/session", Some(&caps.to_string())).expect("session");
         let session = r.json()["value"]["sessionId"]
             .as_str()
@@ -206,6 +206,17 @@ impl Browser {
             json!([0, 0, null]),
             "refreshes, patches that did not fit, the error"
         );
+    }
+
+    /// The page's console errors and uncaught script errors since the last call.
+    fn script_errors(&self) -> Vec<String> {
+        let v = self.cmd("POST", "/se/log", json!({"type": "browser"}));
+        v.as_array()
+            .into_iter()
+            .flatten()
+            .filter(|e| e["level"] == "SEVERE")
+            .map(|e| e["message"].as_str().unwrap_or_default().to_string())
+            .collect()
     }
 
     fn screenshot(&self, path: &std::path::Path) {
@@ -1590,4 +1601,76 @@ fn a_charge_move_ticks_the_charge_of_its_attack_in_chromium() {
          return [l.dataset.onlyWith, pick(list[0]), without ? pick(without) : 'none without shot'];",
     );
     assert_eq!(shown, json!(["defender", true, false]));
+}
+
+/// The Balance page on a phone and on a desktop: both heatmaps drawn, the page never scrolls
+/// sideways (a map scrolls in its own box), a tap on a cell opens its pair in detail; and the
+/// report `tercio matchup --report` writes renders from disk. No script error anywhere.
+#[test]
+fn the_balance_page_and_report_render_on_a_phone_and_a_desktop_in_chromium() {
+    if !browser_available() {
+        return;
+    }
+    let s = server();
+    for width in [360, 1280] {
+        let b = Browser::start_sized(width, 740, "it-IT,it");
+        b.go(&format!("http://{}/rules/egc/balance", s.addr));
+        b.wait(
+            "return document.readyState === 'complete' && document.getElementById('balance-finish');",
+            "the balance page",
+        );
+        phone_screenshot(&b, &format!("balance-{width}.png"));
+        let v = b.js("const r = id => document.getElementById(id).getBoundingClientRect(); return [document.documentElement.scrollWidth, window.innerWidth, r('balance-ahead').width, r('balance-finish').height, document.querySelectorAll('#balance-ahead a').length];");
+        assert!(
+            v[0].as_u64() <= v[1].as_u64(),
+            "{width}: the page scrolls sideways: {v}"
+        );
+        assert!(v[2].as_f64().is_some_and(|w| w > 300.0), "{width}: {v}");
+        assert!(v[3].as_f64().is_some_and(|h| h > 300.0), "{width}: {v}");
+        // Cells of the pairs the rules allow are links (cannon never charge: not all 256).
+        assert!(
+            v[4].as_u64().is_some_and(|n| n > 100 && n < 256),
+            "{width}: {v}"
+        );
+        b.js("document.querySelector('#balance-finish a').dispatchEvent(new MouseEvent('click', {bubbles: true}));");
+        let text = b.wait(
+            "const p = document.getElementById('pair'); return p && p.checkVisibility() && p.innerText;",
+            "the pair in detail",
+        );
+        assert!(
+            text.as_str().is_some_and(
+                |t| t.contains("Gendarmi contro Gendarmi") && t.contains("round attesi")
+            ),
+            "{text}"
+        );
+        assert_eq!(b.script_errors(), Vec::<String>::new(), "{width}");
+    }
+    // The report, opened from disk.
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = dir.path().join("balance.html");
+    let sheet = tercio_rules::interface::balance::sheet(
+        "bloody-dismal-fight",
+        &*tercio_rules::lookup("abdf")
+            .expect("abdf")
+            .balance()
+            .expect("balance"),
+        "fire",
+        4,
+    )
+    .expect("sheet");
+    let html = tercio_web::balance_report(
+        tercio_i18n::Lang::En,
+        tercio_rules::lookup("abdf").expect("abdf"),
+        &sheet,
+    );
+    std::fs::write(&file, html).expect("write");
+    let b = Browser::start(360);
+    b.go(&format!("file://{}", file.display()));
+    let v = b.wait(
+        "const m = document.getElementById('balance-ahead'); return m && document.readyState === 'complete' && [m.getBBox().width, document.title];",
+        "the report",
+    );
+    assert!(v[0].as_f64().is_some_and(|w| w > 300.0), "{v}");
+    assert!(v[1].as_str().is_some_and(|t| t.contains("balance")), "{v}");
+    assert_eq!(b.script_errors(), Vec::<String>::new());
 }

@@ -3,6 +3,7 @@
 
 pub mod action;
 pub mod actions;
+pub mod balance;
 pub mod board;
 mod end_of_turn;
 mod fold;
@@ -302,6 +303,16 @@ impl RuleSet for AppDriven {
     }
     fn reference_tables(&self) -> Vec<BoardTable> {
         reference::tables(self.charts)
+    }
+    fn balance(&self) -> Option<Box<dyn crate::interface::balance::Balance>> {
+        Some(Box::new(balance::AppBalance {
+            charts: self
+                .shared
+                .get_or_init(|| Arc::new((*self.charts).clone()))
+                .clone(),
+            egc: self.egc,
+            nationalities: self.nationalities,
+        }))
     }
     fn engine(&self, scenario: Option<&Scenario>) -> Result<Box<dyn Engine>, String> {
         // House rules give the game its own charts, owned by its engine and dropped with it.

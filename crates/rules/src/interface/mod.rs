@@ -7,11 +7,13 @@
 //! - [`RuleSet`]: a rule set's name, scenario checks, house rules and charts, and the factory of
 //!   its engine.
 //! - [`house`]: the house rules as data, one table per rule set.
+//! - [`balance`]: the designers' matchups, exact, from the same plans that roll.
 //! - [`forms`]: the board and action forms the shell draws; [`input`]: the one reading of
 //!   form text ("3", "on") into typed fields.
 //!
 //! Nothing here names a rule set: the list of them is [`crate::registry`].
 
+pub mod balance;
 pub mod forms;
 pub mod house;
 pub mod input;
@@ -414,6 +416,11 @@ pub trait RuleSet: Sync {
     /// from data (empty: the shell has its own page for them).
     fn reference_tables(&self) -> Vec<BoardTable> {
         Vec::new()
+    }
+    /// The designers' balance sheets: troop type against troop type, and fights to the finish
+    /// (`tercio matchup`, the Balance page). `None`: the rule set offers none yet.
+    fn balance(&self) -> Option<Box<dyn balance::Balance>> {
+        None
     }
     fn engine(&self, scenario: Option<&Scenario>) -> Result<Box<dyn Engine>, String>;
 }

@@ -4,6 +4,8 @@
 //! and embedded. Nothing here knows a rule set: every game page is drawn from the board and
 //! forms its engine describes ([`crate::board`]).
 
+mod balance;
+pub use balance::report as balance_report;
 mod host;
 mod reports;
 mod rules;
@@ -74,6 +76,7 @@ pub fn routes(state: Arc<AppState>) -> Router<Arc<AppState>> {
         .route("/s/{token}/dice", get(reports::dice_page))
         .route("/s/{token}/report.md", get(reports::report_md))
         .route("/rules/{id}", get(rules::rules_page))
+        .route("/rules/{id}/balance", get(balance::balance_page))
         .route("/static/{file}", get(assets::file))
         .route("/favicon.ico", get(assets::favicon))
 }

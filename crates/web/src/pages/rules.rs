@@ -35,6 +35,14 @@ pub(super) async fn rules_page(ui: Ui, Path(id): Path<String>) -> Response {
         &[("seed", &ui.loc(r.seed())), ("id", r.id())],
     );
     let mut b = format!("<h1>{}</h1><p class=\"muted\">{intro}</p>", esc(&title));
+    if r.balance().is_some() {
+        b.push_str(&format!(
+            "<p><a href=\"/rules/{}/balance?lang={}\" id=\"balance-link\">{}</a></p>",
+            esc(r.id()),
+            ui.lang.code(),
+            ui.h(keys::WEB_BALANCE_LINK, &[])
+        ));
+    }
     for (i, t) in r.reference_tables().iter().enumerate() {
         b.push_str(&crate::board::table_html(&ui, t, &format!("ref-t{i}")));
     }
