@@ -126,6 +126,35 @@ enum Cmd {
         #[arg(long)]
         report: Option<PathBuf>,
     },
+    /// Play whole battles of a scenario with automatic players for both sides, on every core,
+    /// and say who wins, how often, how long it takes and which troop types do the work.
+    Simulate {
+        /// The scenario file.
+        scenario: PathBuf,
+        /// How many battles.
+        #[arg(long, default_value_t = 1000)]
+        games: u32,
+        /// The seed of the run (default: fresh from the operating system, and printed): the same
+        /// seed gives the same battles, however many threads play them.
+        #[arg(long)]
+        seed: Option<u64>,
+        /// The players' policy: one for both sides (aggressive, cautious, random), or one side's
+        /// as SIDE=POLICY, given once per side.
+        #[arg(long)]
+        policy: Vec<String>,
+        /// The turn after which a battle stops if no army has broken: the side that has lost the
+        /// smaller share of its break point wins.
+        #[arg(long, default_value_t = 20)]
+        turns: u32,
+        /// Threads (default: one per core).
+        #[arg(long)]
+        threads: Option<usize>,
+        #[arg(long)]
+        json: bool,
+        /// Also write a self-contained HTML page with the plots and tables to this file.
+        #[arg(long)]
+        report: Option<PathBuf>,
+    },
     /// Games: an append-only event log on file.
     Game {
         #[command(subcommand)]
@@ -302,6 +331,25 @@ fn run(cli: Cli) -> Res {
             json,
             report,
         } => matchup(&rules, action, size, fight, json, report.as_deref()),
+        Cmd::Simulate {
+            scenario,
+            games,
+            seed,
+            policy,
+            turns,
+            threads,
+            json,
+            report,
+        } => simulate(&Simulation {
+            scenario: &scenario,
+            games,
+            seed,
+            policy: &policy,
+            turns,
+            threads,
+            json,
+            report: report.as_deref(),
+        }),
         Cmd::Game { cmd } => match cmd {
             GameCmd::New {
                 scenario,
@@ -464,6 +512,238 @@ fn matchup(
             .join(", ")
     );
     if let Some(path) = report {
+        say!("Report written to {}", path.display());
+    }
+    Ok(())
+}
+
+/// `tercio simulate`'s arguments.
+struct Simulation<'a> {
+    scenario: &'a Path,
+    games: u32,
+    seed: Option<u64>,
+    policy: &'a [String],
+    turns: u32,
+    threads: Option<usize>,
+    json: bool,
+    report: Option<&'a Path>,
+}
+
+fn simulate(a: &Simulation) -> Res {
+    use rayon::prelude::*;
+    use tercio_rules::interface::simulate::{battle_seed, Summary};
+    let src = read(a.scenario)?;
+    let sc = scenario::parse(&a.scenario.display().to_string(), &src).map_err(|d| {
+        fail(
+            d.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join("\n"),
+        )
+    })?;
+    let r = rules(&sc.ruleset)?;
+    let sim = r.simulator().ok_or_else(|| {
+        fail(format!(
+            "{}: {} cannot play itself yet; these can: {}",
+            a.scenario.display(),
+            r.id(),
+            registry::all()
+                .iter()
+                .filter(|r| r.simulator().is_some())
+                .map(|r| r.id())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+    })?;
+    if a.games == 0 {
+        return Err(fail("--games: 0: give at least 1"));
+    }
+    if a.turns == 0 {
+        return Err(fail("--turns: 0: give at least 1"));
+    }
+    let sides: Vec<String> = sc.sides.iter().map(|s| s.id.clone()).collect();
+    let known: Vec<&str> = sim.policies().iter().map(|p| p.id).collect();
+    let mut policies: Vec<&str> = (0..sides.len())
+        .map(|i| sim.default_policy(&sc, i))
+        .collect();
+    let mut both: Option<&str> = None;
+    for p in a.policy {
+        let (side, name) = match p.split_once('=') {
+            Some((s, n)) => (Some(s), n),
+            None => (None, p.as_str()),
+        };
+        if !known.contains(&name) {
+            return Err(fail(format!(
+                "--policy: \"{name}\" is not a policy; allowed: {}",
+                known.join(", ")
+            )));
+        }
+        match side {
+            Some(s) => {
+                let i = sides.iter().position(|x| x == s).ok_or_else(|| {
+                    fail(format!(
+                        "--policy: no side \"{s}\" in {}; its sides: {}",
+                        a.scenario.display(),
+                        sides.join(", ")
+                    ))
+                })?;
+                policies[i] = name;
+            }
+            None => both = Some(name),
+        }
+    }
+    if let Some(b) = both {
+        for (i, p) in policies.iter_mut().enumerate() {
+            if !a
+                .policy
+                .iter()
+                .any(|x| x.starts_with(&format!("{}=", sides[i])))
+            {
+                *p = b;
+            }
+        }
+    }
+    let seed = a.seed.unwrap_or_else(fresh_seed);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(a.threads.unwrap_or(0))
+        .build()
+        .map_err(|e| fail(format!("--threads: {e}")))?;
+    let bar = indicatif::ProgressBar::new(u64::from(a.games));
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} battles, {per_sec}, about {eta} left",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let started = std::time::Instant::now();
+    let results: Vec<Result<tercio_rules::interface::simulate::Battle, String>> =
+        pool.install(|| {
+            (0..a.games)
+                .into_par_iter()
+                .map(|i| {
+                    let b = sim.play(
+                        &sc,
+                        battle_seed(seed, u64::from(i)),
+                        &policies,
+                        a.turns,
+                        false,
+                    );
+                    bar.inc(1);
+                    b
+                })
+                .collect()
+        });
+    bar.finish_and_clear();
+    let secs = started.elapsed().as_secs_f64();
+    let mut battles = Vec::with_capacity(results.len());
+    for (i, b) in results.into_iter().enumerate() {
+        battles.push(b.map_err(|e| {
+            fail(format!(
+                "battle {i} (seed {}): {e}",
+                battle_seed(seed, i as u64)
+            ))
+        })?);
+    }
+    let summary = Summary::of(&sides, &battles);
+    let meta = json!({
+        "scenario": a.scenario.display().to_string(),
+        "title": sc.title,
+        "ruleset": r.id(),
+        "games": a.games,
+        "seed": seed,
+        "policies": sides.iter().zip(&policies).map(|(s, p)| json!({"side": s, "policy": p})).collect::<Vec<_>>(),
+        "turns": a.turns,
+    });
+    if let Some(path) = a.report {
+        let lang = LANG.get().copied().unwrap_or_default();
+        let names: Vec<(String, String)> = sc
+            .sides
+            .iter()
+            .map(|s| (s.id.clone(), tercio_i18n::plain(&s.name).into_owned()))
+            .collect();
+        let html = tercio_web::simulation_report(
+            lang,
+            r,
+            &tercio_web::SimulationRun {
+                title: tercio_i18n::plain(&sc.title).into_owned(),
+                sides: names,
+                policies: policies.iter().map(|p| p.to_string()).collect(),
+                seed,
+                turns: a.turns,
+                gap: sim.gap(),
+            },
+            &summary,
+        );
+        std::fs::write(path, html)
+            .map_err(|e| fail(format!("--report: {}: {e}", path.display())))?;
+    }
+    if a.json {
+        print_json(&json!({"run": meta, "summary": summary}));
+        return Ok(());
+    }
+    let n = f64::from(summary.battles);
+    say!(
+        "{}: {} battles, seed {seed}, at most {} turns, the armies {} inches apart ({:.0} battles/s on {} threads)",
+        tercio_i18n::plain(&sc.title),
+        summary.battles,
+        a.turns,
+        sim.gap(),
+        n / secs.max(1e-9),
+        pool.current_num_threads()
+    );
+    for (s, p) in sc.sides.iter().zip(&policies) {
+        say!("  {} ({}): {p}", tercio_i18n::plain(&s.name), s.id);
+    }
+    say!("Result (95% intervals):");
+    for (side, w) in &summary.wins {
+        say!(
+            "  {side:<12} wins {:>6.1}%  [{:.1}%, {:.1}%]",
+            w.p * 100.0,
+            w.low * 100.0,
+            w.high * 100.0
+        );
+    }
+    let d = summary.draws;
+    say!(
+        "  {:<12}      {:>6.1}%  [{:.1}%, {:.1}%]",
+        "draw",
+        d.p * 100.0,
+        d.low * 100.0,
+        d.high * 100.0
+    );
+    say!(
+        "  decided at the turn limit: {:.1}%",
+        summary.at_turn_limit.p * 100.0
+    );
+    say!(
+        "Length: {:.2} turns on average, {:.1} actions",
+        summary.turns_mean,
+        summary.actions_mean
+    );
+    say!("Losses per battle, by side and troop type: units fielded, bases lost, units destroyed, bases inflicted");
+    for l in &summary.losses {
+        say!(
+            "  {:<10} {:<26} {:>5.2} {:>6.2} {:>6.2} {:>6.2}",
+            l.side,
+            l.troop,
+            f64::from(l.units) / n,
+            f64::from(l.lost) / n,
+            f64::from(l.destroyed) / n,
+            f64::from(l.inflicted) / n
+        );
+    }
+    say!("Rules and charts used, per battle:");
+    let mut usage: Vec<(&String, &u32)> = summary.usage.iter().collect();
+    usage.sort_by_key(|(k, v)| (std::cmp::Reverse(**v), (*k).clone()));
+    let lang = LANG.get().copied().unwrap_or_default();
+    for (k, v) in usage {
+        say!(
+            "  {:<44} {:>8.2}",
+            tercio_i18n::outline(lang, k),
+            f64::from(*v) / n
+        );
+    }
+    if let Some(path) = a.report {
         say!("Report written to {}", path.display());
     }
     Ok(())

@@ -918,3 +918,95 @@ fn matchup_refuses_bad_input_by_name() {
         "{e}"
     );
 }
+
+#[test]
+fn simulate_repeats_from_its_seed_whatever_the_threads_and_writes_a_report() {
+    let run = |threads: &str| {
+        ok(&[
+            "simulate",
+            "scenarios/el-gran-capitan/cerignola-1503.toml",
+            "--games",
+            "60",
+            "--seed",
+            "42",
+            "--threads",
+            threads,
+            "--json",
+        ])
+    };
+    let one = run("1");
+    assert_eq!(one, run("2"), "the same battles on 1 and 2 threads");
+    let v: serde_json::Value = serde_json::from_str(&one).expect("json");
+    let s = &v["summary"];
+    assert_eq!(s["battles"], 60);
+    let wins: u64 = s["wins"]
+        .as_array()
+        .expect("wins")
+        .iter()
+        .map(|w| w[1]["count"].as_u64().expect("count"))
+        .sum();
+    assert_eq!(wins + s["draws"]["count"].as_u64().expect("draws"), 60);
+    // Unless told, the attacker attacks and the defender is cautious.
+    assert_eq!(
+        v["run"]["policies"],
+        serde_json::json!([{"side": "spanish", "policy": "cautious"}, {"side": "french", "policy": "aggressive"}])
+    );
+    // Text, with one side's policy given, and the report.
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = dir.path().join("sim.html");
+    let out = ok(&[
+        "simulate",
+        "scenarios/bloody-dismal-fight/agincourt-1415.toml",
+        "--games",
+        "20",
+        "--seed",
+        "3",
+        "--policy",
+        "english=random",
+        "--report",
+        file.to_str().expect("path"),
+    ]);
+    assert!(out.contains("Agincourt: 20 battles, seed 3"), "{out}");
+    assert!(
+        out.contains("(english): random") && out.contains("(french): aggressive"),
+        "{out}"
+    );
+    assert!(
+        out.contains("wins") && out.contains("[") && out.contains("Rules and charts used"),
+        "{out}"
+    );
+    let html = std::fs::read_to_string(&file).expect("report");
+    for id in [
+        "sim-results",
+        "sim-over-n",
+        "sim-losses",
+        "sim-troops",
+        "sim-usage",
+    ] {
+        assert!(html.contains(&format!("id=\"{id}\"")), "{id}: {html}");
+    }
+    assert!(!html.contains("<script"));
+}
+
+#[test]
+fn simulate_refuses_bad_input_by_name() {
+    let agincourt = "scenarios/bloody-dismal-fight/agincourt-1415.toml";
+    let e = err(&["simulate", agincourt, "--policy", "bold"]);
+    assert!(
+        e.contains("--policy: \"bold\" is not a policy; allowed: aggressive, cautious, random"),
+        "{e}"
+    );
+    let e = err(&["simulate", agincourt, "--policy", "scots=random"]);
+    assert!(e.contains("--policy: no side \"scots\""), "{e}");
+    let e = err(&["simulate", agincourt, "--games", "0"]);
+    assert!(e.contains("--games: 0"), "{e}");
+    let e = err(&[
+        "simulate",
+        "scenarios/commands-colors-ecw/edgehill-1642.toml",
+        "--games",
+        "1",
+    ]);
+    assert!(e.contains("commands-colors-ecw cannot play itself yet; these can: bloody-dismal-fight, el-gran-capitan"), "{e}");
+    let e = err(&["simulate", "no/such.toml"]);
+    assert!(e.contains("no/such.toml"), "{e}");
+}

@@ -197,6 +197,33 @@ fn is_name(s: &str) -> bool {
 /// key (`x.one` / `x.other` in the catalogue, `x` here) chooses its form by the `count`
 /// argument. A missing key renders as the key itself; a placeholder without an argument stays
 /// as written (the tests make sure neither happens).
+/// A key's text as a name for what it describes, without its arguments ("Melee: … against …"
+/// for `app_driven.step.melee`): each placeholder shown as "…", a bracketed remark dropped. A
+/// key the catalogue does not have is given back as it is.
+pub fn outline(lang: Lang, key: &str) -> String {
+    let Some(text) = lookup(lang, key) else {
+        return key.to_string();
+    };
+    let text = text.split(" (").next().unwrap_or(text);
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find('{') {
+        out.push_str(&rest[..i]);
+        match rest[i..].find('}') {
+            Some(j) => {
+                out.push('\u{2026}');
+                rest = &rest[i + j + 1..];
+            }
+            None => {
+                rest = &rest[i..];
+                break;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 pub fn t(lang: Lang, key: &str, args: &[(&str, &str)]) -> String {
     let count = args.iter().find(|(n, _)| *n == "count").map_or("", |a| a.1);
     let Some(text) = lookup(lang, key).or_else(|| plural(lang, key, count)) else {

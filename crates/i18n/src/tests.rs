@@ -497,3 +497,16 @@ fn every_short_text_of_syntax_characters_renders_as_written() {
     }
     assert_eq!(checked, 8 + 64 + 512 + 4096);
 }
+
+#[test]
+fn an_outline_names_a_step_without_its_arguments() {
+    assert_eq!(
+        outline(Lang::En, "app_driven.step.melee"),
+        "Melee: \u{2026} against \u{2026}"
+    );
+    assert_eq!(
+        outline(Lang::En, "app_driven.step.regroup"),
+        "Regroup: \u{2026}"
+    );
+    assert_eq!(outline(Lang::En, "no.such.key"), "no.such.key");
+}

@@ -24,6 +24,8 @@ pub mod patch;
 
 /// A balance sheet as a self-contained HTML page (`tercio matchup --report`).
 pub use pages::balance_report;
+/// A run of simulated battles as a self-contained HTML page (`tercio simulate --report`).
+pub use pages::{simulation_report, SimulationRun};
 pub mod scenarios;
 pub mod seat;
 

@@ -1673,4 +1673,60 @@ fn the_balance_page_and_report_render_on_a_phone_and_a_desktop_in_chromium() {
     assert!(v[0].as_f64().is_some_and(|w| w > 300.0), "{v}");
     assert!(v[1].as_str().is_some_and(|t| t.contains("balance")), "{v}");
     assert_eq!(b.script_errors(), Vec::<String>::new());
+    // The report of simulated battles (`tercio simulate --report`), on the same phone.
+    let src = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/el-gran-capitan/cerignola-1503.toml"
+    ))
+    .expect("read");
+    let sc = tercio_rules::scenario::parse("cerignola-1503.toml", &src).expect("scenario");
+    let r = tercio_rules::lookup("egc").expect("egc");
+    let sim = r.simulator().expect("simulator");
+    let sides: Vec<String> = sc.sides.iter().map(|s| s.id.clone()).collect();
+    let battles: Vec<_> = (0..30)
+        .map(|i| {
+            sim.play(
+                &sc,
+                tercio_rules::interface::simulate::battle_seed(1, i),
+                &[],
+                20,
+                false,
+            )
+            .expect("battle")
+        })
+        .collect();
+    let summary = tercio_rules::interface::simulate::Summary::of(&sides, &battles);
+    let html = tercio_web::simulation_report(
+        tercio_i18n::Lang::It,
+        r,
+        &tercio_web::SimulationRun {
+            title: sc.title.clone(),
+            sides: sc
+                .sides
+                .iter()
+                .map(|s| (s.id.clone(), s.name.clone()))
+                .collect(),
+            policies: vec!["cautious".into(), "aggressive".into()],
+            seed: 1,
+            turns: 20,
+            gap: 24,
+        },
+        &summary,
+    );
+    let file = dir.path().join("simulation.html");
+    std::fs::write(&file, html).expect("write");
+    b.go(&format!("file://{}", file.display()));
+    let v = b.wait(
+        "const p = id => document.getElementById(id); return document.readyState === 'complete' && p('sim-losses') && [p('sim-over-n').getBBox().width, p('sim-losses').querySelectorAll('polyline').length, document.querySelectorAll('#sim-troops tbody tr').length, document.documentElement.scrollWidth, window.innerWidth];",
+        "the simulation report",
+    );
+    assert!(v[0].as_f64().is_some_and(|w| w > 300.0), "{v}");
+    assert_eq!(v[1], 2, "one loss curve per side: {v}");
+    assert!(v[2].as_u64().is_some_and(|n| n >= 10), "{v}");
+    assert!(
+        v[3].as_u64() <= v[4].as_u64(),
+        "the report scrolls sideways: {v}"
+    );
+    phone_screenshot(&b, "simulation-360.png");
+    assert_eq!(b.script_errors(), Vec::<String>::new());
 }

@@ -11,6 +11,7 @@ pub mod game;
 pub mod model;
 pub mod reference;
 pub mod resolve;
+pub mod simulate;
 pub mod tables;
 
 use std::sync::{Arc, LazyLock, OnceLock};
@@ -312,6 +313,24 @@ impl RuleSet for AppDriven {
                 .clone(),
             egc: self.egc,
             nationalities: self.nationalities,
+        }))
+    }
+    fn simulator(&self) -> Option<Box<dyn crate::interface::simulate::Simulator>> {
+        let base: &'static LazyLock<Charts> = self.charts;
+        let camps = self.camps_section();
+        let shared = self
+            .shared
+            .get_or_init(|| Arc::new((*self.charts).clone()))
+            .clone();
+        Some(Box::new(simulate::AppSimulator {
+            charts: Box::new(move |sc: &Scenario| {
+                if sc.house_rules.is_empty() {
+                    shared.clone()
+                } else {
+                    Arc::new(apply_house_rules(base, camps, &sc.house_rules))
+                }
+            }),
+            egc: self.egc,
         }))
     }
     fn engine(&self, scenario: Option<&Scenario>) -> Result<Box<dyn Engine>, String> {

@@ -8,6 +8,7 @@
 //!   its engine.
 //! - [`house`]: the house rules as data, one table per rule set.
 //! - [`balance`]: the designers' matchups, exact, from the same plans that roll.
+//! - [`simulate`]: whole battles played by automatic players, and their sums.
 //! - [`forms`]: the board and action forms the shell draws; [`input`]: the one reading of
 //!   form text ("3", "on") into typed fields.
 //!
@@ -18,6 +19,7 @@ pub mod forms;
 pub mod house;
 pub mod input;
 pub mod scenario;
+pub mod simulate;
 pub mod typed;
 
 use serde::Serialize;
@@ -420,6 +422,11 @@ pub trait RuleSet: Sync {
     /// The designers' balance sheets: troop type against troop type, and fights to the finish
     /// (`tercio matchup`, the Balance page). `None`: the rule set offers none yet.
     fn balance(&self) -> Option<Box<dyn balance::Balance>> {
+        None
+    }
+    /// The automatic players that play whole battles of a scenario (`tercio simulate`).
+    /// `None`: the rule set cannot play itself yet.
+    fn simulator(&self) -> Option<Box<dyn simulate::Simulator>> {
         None
     }
     fn engine(&self, scenario: Option<&Scenario>) -> Result<Box<dyn Engine>, String>;

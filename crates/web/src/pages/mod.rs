@@ -6,6 +6,8 @@
 
 mod balance;
 pub use balance::report as balance_report;
+mod simulation;
+pub use simulation::{report as simulation_report, SimulationRun};
 mod host;
 mod reports;
 mod rules;

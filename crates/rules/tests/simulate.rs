@@ -1,0 +1,140 @@
+//! The automatic players (`interface::simulate`): every shipped scenario of every rule set that
+//! plays itself ends, with every policy; every action a player picked is one the app accepts,
+//! and a battle played again as a recorded game, action by action from the same seed, comes out
+//! exactly as the simulation said (the simulation is the game's own rules, not a second
+//! implementation); runs repeat from their seed.
+
+use std::path::PathBuf;
+
+use tercio_rules::game::Game;
+use tercio_rules::interface::simulate::{battle_seed, Ending, Summary};
+use tercio_rules::{registry, scenario, RuleSet};
+
+fn scenarios_of(r: &dyn RuleSet) -> Vec<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scenarios")
+        .join(r.id());
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    files.retain(|f| f.extension().is_some_and(|e| e == "toml"));
+    files.sort();
+    files
+}
+
+fn load(path: &PathBuf) -> tercio_rules::interface::scenario::Scenario {
+    let src = std::fs::read_to_string(path).expect("read");
+    scenario::parse(&path.display().to_string(), &src).expect("scenario")
+}
+
+#[test]
+fn the_app_driven_rule_sets_play_themselves() {
+    let ids: Vec<&str> = registry::all()
+        .iter()
+        .filter(|r| r.simulator().is_some())
+        .map(|r| r.id())
+        .collect();
+    assert_eq!(ids, ["bloody-dismal-fight", "el-gran-capitan"]);
+}
+
+#[test]
+fn every_scenario_ends_with_every_policy_and_plays_again_as_a_game() {
+    for r in registry::all().iter().filter(|r| r.simulator().is_some()) {
+        let sim = r.simulator().expect("simulator");
+        let files = scenarios_of(*r);
+        assert!(!files.is_empty(), "{}: no scenarios", r.id());
+        for file in files {
+            let sc = load(&file);
+            for policy in sim.policies() {
+                let mut ended = 0;
+                for i in 0..6 {
+                    let seed = battle_seed(11, i);
+                    let at = format!("{} {} seed {seed}", file.display(), policy.id);
+                    let b = sim
+                        .play(&sc, seed, &[policy.id, policy.id], 40, true)
+                        .unwrap_or_else(|e| panic!("{at}: {e}"));
+                    assert!(b.actions > 0 && b.log.len() == b.actions as usize, "{at}");
+                    if b.ending != Ending::TurnLimit {
+                        ended += 1;
+                    }
+                    // The same battle as a recorded game: every action accepted, the same end.
+                    let mut g = Game::new(sc.clone(), seed).expect("game");
+                    for (k, action) in b.log.iter().enumerate() {
+                        if let Err(e) = g.act(action.clone()) {
+                            panic!("{at}: action {k} {action} refused by the game: {e}");
+                        }
+                    }
+                    let engine = g.engine().expect("engine");
+                    assert_eq!(
+                        engine.is_over(&g.state),
+                        b.ending != Ending::TurnLimit,
+                        "{at}: the game and the simulation disagree on the end"
+                    );
+                    let scores: Vec<u32> = engine.scores(&g.state).iter().map(|s| s.lost).collect();
+                    assert_eq!(
+                        Some(&scores),
+                        b.lost_by_turn.last(),
+                        "{at}: break points lost"
+                    );
+                    let bps: Vec<u32> = engine
+                        .scores(&g.state)
+                        .iter()
+                        .map(|s| s.threshold)
+                        .collect();
+                    assert_eq!(bps, b.break_points, "{at}");
+                    if b.ending == Ending::Broken {
+                        let winner = b.winner.clone().expect("a winner");
+                        let verdict = engine.verdict(&g.state).unwrap_or_default();
+                        assert!(
+                            engine
+                                .scores(&g.state)
+                                .iter()
+                                .any(|s| s.side != winner && s.lost >= s.threshold),
+                            "{at}: {winner} won but its enemy did not break: {verdict}"
+                        );
+                    }
+                }
+                assert!(
+                    ended > 0,
+                    "{} {}: no battle ended before turn 40",
+                    file.display(),
+                    policy.id
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_run_repeats_from_its_seed_and_another_seed_differs() {
+    let r = registry::lookup("egc").expect("egc");
+    let sim = r.simulator().expect("simulator");
+    let sc = load(
+        &PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../scenarios/el-gran-capitan/cerignola-1503.toml"),
+    );
+    let sides: Vec<String> = sc.sides.iter().map(|s| s.id.clone()).collect();
+    let run = |seed: u64| {
+        let battles: Vec<_> = (0..40)
+            .map(|i| {
+                sim.play(&sc, battle_seed(seed, i), &[], 20, false)
+                    .expect("battle")
+            })
+            .collect();
+        serde_json::to_string(&Summary::of(&sides, &battles)).expect("json")
+    };
+    assert_eq!(run(5), run(5));
+    assert_ne!(run(5), run(6));
+}
+
+#[test]
+fn a_policy_that_is_not_one_is_refused_by_name() {
+    let r = registry::lookup("abdf").expect("abdf");
+    let sim = r.simulator().expect("simulator");
+    let sc = load(
+        &PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../scenarios/bloody-dismal-fight/agincourt-1415.toml"),
+    );
+    let e = sim.play(&sc, 1, &["bold"], 20, false).unwrap_err();
+    assert!(e.starts_with("policy: \"bold\" is not a policy"), "{e}");
+}
