@@ -971,5 +971,8 @@ pub fn throw(n: usize, sides: u8, label: &str, dep: Depends) -> Plan<Vec<u8>> {
     )
 }
 
+pub mod sampler;
+pub use sampler::Sampler;
+
 #[cfg(test)]
 mod tests;

@@ -10,9 +10,10 @@ use tercio_core::DiceStream;
 use tercio_rules::odds::odds;
 use tercio_rules::{lookup, Engine};
 
-fn measure(name: &str, budget: Duration, mut f: impl FnMut()) {
+/// Run `f` for `budget` and print its rate; the rate, or 0 when filtered out.
+fn measure(name: &str, budget: Duration, mut f: impl FnMut()) -> f64 {
     if !FILTERS.with(|fs| fs.iter().all(|x| name.contains(x.as_str()))) {
-        return;
+        return 0.0;
     }
     // Warm up: 50 runs, or a quarter of the budget for slow entries.
     let warm = Instant::now();
@@ -39,6 +40,7 @@ fn measure(name: &str, budget: Duration, mut f: impl FnMut()) {
         n as f64 / secs,
         secs * 1e6 / n as f64
     );
+    n as f64 / secs
 }
 
 thread_local! {
@@ -98,10 +100,26 @@ fn main() {
             .engine(None)
             .expect("engine");
         let mut stream = DiceStream::from_seed(1);
-        measure(&format!("resolve  {rules}: {name}"), budget, || {
+        let resolved = measure(&format!("resolve  {rules}: {name}"), budget, || {
             let plan = engine.plan(None, action).expect("plan");
             black_box(plan.roll(&mut stream));
         });
+        // The designers' sampling path: the same plan compiled once, its dice thrown.
+        let sampler = engine
+            .plan(None, action)
+            .expect("plan")
+            .compile(|o| o.facets.clone(), 1_000_000)
+            .expect("compile");
+        let sampled = measure(&format!("sampled  {rules}: {name}"), budget, || {
+            black_box(sampler.sample_index(&mut stream));
+        });
+        if resolved > 0.0 && sampled > 0.0 {
+            println!(
+                "{:<58} {:>10.1} x",
+                "  sampled / resolved",
+                sampled / resolved
+            );
+        }
         measure(&format!("odds     {rules}: {name}"), budget, || {
             let plan = engine.plan(None, action).expect("plan");
             black_box(odds(&plan));
@@ -141,6 +159,26 @@ fn main() {
             let plan = tercio_rules::sword_and_flame_renaissance::plan(action).expect("plan");
             black_box(odds(&plan));
         });
+    }
+
+    // Whole battles by the automatic players (`tercio simulate`), one core.
+    for (id, file) in [
+        ("egc", "el-gran-capitan/cerignola-1503.toml"),
+        ("abdf", "bloody-dismal-fight/agincourt-1415.toml"),
+    ] {
+        let path = format!("{}/../../scenarios/{file}", env!("CARGO_MANIFEST_DIR"));
+        let src = std::fs::read_to_string(&path).expect("scenario");
+        let sc = tercio_rules::scenario::parse(&path, &src).expect("scenario");
+        let sim = lookup(id).expect("rules").simulator().expect("simulator");
+        let mut i = 0u64;
+        measure(
+            &format!("battle   {id}: {}, default policies", sc.title),
+            budget,
+            || {
+                i += 1;
+                black_box(sim.play(&sc, i, &[], 20, false).expect("battle"));
+            },
+        );
     }
 
     // The designers' balance sheets: an exact fight to the finish between two 6-base units, and
