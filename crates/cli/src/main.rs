@@ -732,16 +732,24 @@ fn simulate(a: &Simulation) -> Res {
             f64::from(l.inflicted) / n
         );
     }
-    say!("Rules and charts used, per battle:");
-    let mut usage: Vec<(&String, &u32)> = summary.usage.iter().collect();
-    usage.sort_by_key(|(k, v)| (std::cmp::Reverse(**v), (*k).clone()));
     let lang = LANG.get().copied().unwrap_or_default();
-    for (k, v) in usage {
-        say!(
-            "  {:<44} {:>8.2}",
-            tercio_i18n::outline(lang, k),
-            f64::from(*v) / n
-        );
+    for (title, counts) in [
+        ("Actions taken, per battle:", &summary.actions_taken),
+        (
+            "Rules and charts used (the steps of the results), per battle:",
+            &summary.usage,
+        ),
+    ] {
+        say!("{title}");
+        let mut rows: Vec<(&String, &u32)> = counts.iter().collect();
+        rows.sort_by_key(|(k, v)| (std::cmp::Reverse(**v), (*k).clone()));
+        for (k, v) in rows {
+            say!(
+                "  {:<44} {:>8.2}",
+                tercio_i18n::outline(lang, k),
+                f64::from(*v) / n
+            );
+        }
     }
     if let Some(path) = a.report {
         say!("Report written to {}", path.display());

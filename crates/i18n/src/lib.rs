@@ -204,7 +204,15 @@ pub fn outline(lang: Lang, key: &str) -> String {
     let Some(text) = lookup(lang, key) else {
         return key.to_string();
     };
-    let text = text.split(" (").next().unwrap_or(text);
+    // The remark stays when nothing else would: "{title} (Bad War: to the last base)".
+    let head = text.split(" (").next().unwrap_or(text);
+    let said = head.split('{').any(|part| {
+        part.split_once('}')
+            .map_or(part, |(_, rest)| rest)
+            .chars()
+            .any(char::is_alphanumeric)
+    });
+    let text = if said { head } else { text };
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(i) = rest.find('{') {

@@ -509,4 +509,8 @@ fn an_outline_names_a_step_without_its_arguments() {
         "Regroup: \u{2026}"
     );
     assert_eq!(outline(Lang::En, "no.such.key"), "no.such.key");
+    assert_eq!(
+        outline(Lang::En, "app_driven.step.bad-war"),
+        "\u{2026} (Bad War: to the last base)"
+    );
 }

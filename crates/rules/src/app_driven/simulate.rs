@@ -89,6 +89,7 @@ struct Play<'a> {
     policies: BTreeMap<String, Policy>,
     actions: u32,
     usage: BTreeMap<String, u32>,
+    actions_taken: BTreeMap<String, u32>,
     losses: BTreeMap<(String, String), TroopLosses>,
     lost_by_turn: Vec<Vec<u32>>,
     sides: &'a [String],
@@ -192,7 +193,7 @@ impl Play<'_> {
             .and_then(|v| v.as_str().map(str::to_string))
             .unwrap_or_default();
         *self
-            .usage
+            .actions_taken
             .entry(format!("app_driven.action.{action}"))
             .or_insert(0) += 1;
         for s in &acc.steps {
@@ -679,6 +680,7 @@ impl Simulator for AppSimulator {
             policies: chosen,
             actions: 0,
             usage: BTreeMap::new(),
+            actions_taken: BTreeMap::new(),
             losses: BTreeMap::new(),
             lost_by_turn: Vec::new(),
             sides: &sides,
@@ -737,6 +739,7 @@ impl Simulator for AppSimulator {
             actions: p.actions,
             losses: p.losses.into_values().collect(),
             usage: p.usage,
+            actions_taken: p.actions_taken,
             lost_by_turn: p.lost_by_turn,
             break_points: break_points.iter().map(|(_, t)| *t).collect(),
             log: p.log.unwrap_or_default(),

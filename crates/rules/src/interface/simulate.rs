@@ -52,7 +52,9 @@ pub struct Battle {
     /// Actions resolved (initiatives, activations, fires, end of turns...).
     pub actions: u32,
     pub losses: Vec<TroopLosses>,
-    /// How often each rule or chart was used: a resolution step's message key, or an action's.
+    /// How often each action was taken, by the message key of its name.
+    pub actions_taken: BTreeMap<String, u32>,
+    /// How often each rule or chart was used: the message key of a resolution step's title.
     pub usage: BTreeMap<String, u32>,
     /// Each side's break points lost at the end of each turn, sides in the scenario's order.
     pub lost_by_turn: Vec<Vec<u32>>,
@@ -149,6 +151,8 @@ pub struct Summary {
     pub actions_mean: f64,
     /// Each side's and troop type's losses, added over every battle.
     pub losses: Vec<TroopLosses>,
+    /// Each action, and how many times it was taken over every battle.
+    pub actions_taken: BTreeMap<String, u32>,
     /// Each rule or chart, and how many times it was used over every battle.
     pub usage: BTreeMap<String, u32>,
     /// Each side's mean break points lost at the end of each turn (a battle that ended earlier
@@ -175,6 +179,7 @@ impl Summary {
             .collect();
         let mut turns = BTreeMap::new();
         let mut usage = BTreeMap::new();
+        let mut actions_taken = BTreeMap::new();
         let mut losses: Vec<TroopLosses> = Vec::new();
         let longest = battles.iter().map(|b| b.turns).max().unwrap_or(0) as usize;
         let mut by_turn = vec![vec![0.0; sides.len()]; longest];
@@ -184,6 +189,9 @@ impl Summary {
             *turns.entry(b.turns).or_insert(0) += 1;
             for (k, v) in &b.usage {
                 *usage.entry(k.clone()).or_insert(0) += v;
+            }
+            for (k, v) in &b.actions_taken {
+                *actions_taken.entry(k.clone()).or_insert(0) += v;
             }
             for l in &b.losses {
                 match losses
@@ -232,6 +240,7 @@ impl Summary {
             turns,
             actions_mean: mean(&|b| b.actions),
             losses,
+            actions_taken,
             usage,
             lost_by_turn: by_turn,
             break_points: battles

@@ -313,23 +313,38 @@ pub fn report(lang: Lang, r: &dyn RuleSet, run: &SimulationRun, sum: &Summary) -
         ));
     }
     b.push_str("</tbody></table></div>");
-    // Rules and charts used.
-    let mut usage: Vec<(&String, &u32)> = sum.usage.iter().collect();
-    usage.sort_by_key(|(k, v)| (std::cmp::Reverse(**v), (*k).clone()));
-    b.push_str(&format!(
-        "<h2>{}</h2><table id=\"sim-usage\"><thead><tr><th>{}</th><th>{}</th></tr></thead><tbody>",
-        ui.h(keys::WEB_SIMULATION_USAGE, &[]),
-        ui.h(keys::WEB_SIMULATION_RULE, &[]),
-        ui.h(keys::WEB_SIMULATION_PER_BATTLE, &[]),
-    ));
-    for (k, v) in usage {
+    // Actions taken, and rules and charts used.
+    for (id, title, column, counts) in [
+        (
+            "sim-actions",
+            keys::WEB_SIMULATION_ACTIONS,
+            keys::WEB_SIMULATION_ACTION,
+            &sum.actions_taken,
+        ),
+        (
+            "sim-usage",
+            keys::WEB_SIMULATION_USAGE,
+            keys::WEB_SIMULATION_RULE,
+            &sum.usage,
+        ),
+    ] {
+        let mut rows: Vec<(&String, &u32)> = counts.iter().collect();
+        rows.sort_by_key(|(k, v)| (std::cmp::Reverse(**v), (*k).clone()));
         b.push_str(&format!(
-            "<tr><td>{}</td><td>{}</td></tr>",
-            esc(&tercio_i18n::outline(lang, k)),
-            ui.num(f64::from(*v) / n, 2)
+            "<h2>{}</h2><table id=\"{id}\"><thead><tr><th>{}</th><th>{}</th></tr></thead><tbody>",
+            ui.h(title, &[]),
+            ui.h(column, &[]),
+            ui.h(keys::WEB_SIMULATION_PER_BATTLE, &[]),
         ));
+        for (k, v) in rows {
+            b.push_str(&format!(
+                "<tr><td>{}</td><td>{}</td></tr>",
+                esc(&tercio_i18n::outline(lang, k)),
+                ui.num(f64::from(*v) / n, 2)
+            ));
+        }
+        b.push_str("</tbody></table>");
     }
-    b.push_str("</tbody></table>");
     format!(
         "<!doctype html><html lang=\"{lang}\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{t}</title><style>body{{font-family:sans-serif;margin:1rem;max-width:60rem}}.muted{{color:#555}}.scroll{{overflow-x:auto}}table{{border-collapse:collapse}}td,th{{padding:2px 8px;border-bottom:1px solid #ddd;text-align:left}}</style></head><body>{b}</body></html>",
         lang = lang.code(),
