@@ -1,6 +1,7 @@
 // What every page does in the browser, kept out of the HTML so that the Content-Security-Policy
 // can forbid inline script: a form with `data-confirm` asks first; a link field selects itself
-// when tapped; a scenario file chosen on the new-game form fills its text box.
+// when tapped; a scenario file chosen on the new-game form fills its text box; a run of
+// simulated battles shows its progress as it goes, and what it found when it is over.
 "use strict";
 document.addEventListener("submit", (e) => {
   const f = e.target;
@@ -21,3 +22,16 @@ document.addEventListener("change", (e) => {
     });
   }
 });
+const simProgress = document.getElementById("sim-progress");
+if (simProgress && simProgress.dataset.events && window.EventSource) {
+  const events = new EventSource(simProgress.dataset.events);
+  events.addEventListener("progress", (e) => {
+    simProgress.value = Number(e.data);
+    const count = document.getElementById("sim-count");
+    if (count) count.textContent = e.data;
+  });
+  events.addEventListener("done", () => {
+    events.close();
+    location.reload();
+  });
+}

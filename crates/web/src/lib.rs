@@ -21,6 +21,7 @@ pub mod lang;
 pub mod live;
 pub mod pages;
 pub mod patch;
+pub mod simulations;
 
 /// A balance sheet as a self-contained HTML page (`tercio matchup --report`).
 pub use pages::balance_report;
@@ -54,6 +55,8 @@ pub struct AppState {
     pub public_url: Option<String>,
     /// The host key, read once: it is made with the database and never changes.
     host_key: std::sync::OnceLock<String>,
+    /// The host's runs of simulated battles.
+    pub simulations: simulations::Jobs,
 }
 
 /// How many tokens' games [`AppState::remember_token`] keeps (a few per live game).
@@ -163,6 +166,7 @@ impl AppState {
             tokens: Mutex::new(HashMap::new()),
             public_url: public_url.map(|u| u.trim_end_matches('/').to_string()),
             host_key: std::sync::OnceLock::new(),
+            simulations: simulations::Jobs::default(),
         });
         // Read now, outside any request: a store that blocks (PostgreSQL's client) must not be
         // called on the async runtime's threads.

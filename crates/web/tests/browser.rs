@@ -1730,3 +1730,37 @@ fn the_balance_page_and_report_render_on_a_phone_and_a_desktop_in_chromium() {
     phone_screenshot(&b, "simulation-360.png");
     assert_eq!(b.script_errors(), Vec::<String>::new());
 }
+
+/// The host simulates a scenario from the games page, on a phone: the run's page follows its
+/// progress live and shows what it found when it is over, with no script error.
+#[test]
+fn the_host_simulates_a_battle_on_a_phone_in_chromium() {
+    if !browser_available() {
+        return;
+    }
+    let s = server();
+    let b = Browser::start(360);
+    b.go(&format!("http://{}/?key={}", s.addr, s.key));
+    b.wait(
+        "return document.getElementById('simulate');",
+        "the simulate form",
+    );
+    b.js("const f = document.getElementById('simulate'); f.querySelector('select').value = 'bloody-dismal-fight/agincourt-1415'; setTimeout(() => f.querySelector('button').click(), 0);");
+    // The run's page: a progress bar while it plays (it may already be over on a fast machine),
+    // then, by itself, what the battles found.
+    b.wait(
+        "return location.pathname.startsWith('/simulations/') && (document.getElementById('sim-progress') || document.getElementById('sim-results'));",
+        "the run's page",
+    );
+    let v = b.wait(
+        "const t = document.getElementById('sim-results'); return t && [t.querySelectorAll('tbody tr').length, document.documentElement.scrollWidth, window.innerWidth];",
+        "the results, without a reload by hand",
+    );
+    assert_eq!(v[0], 4, "two sides, draws, the turn limit: {v}");
+    assert!(
+        v[1].as_u64() <= v[2].as_u64(),
+        "the page scrolls sideways: {v}"
+    );
+    phone_screenshot(&b, "simulate-360.png");
+    assert_eq!(b.script_errors(), Vec::<String>::new());
+}

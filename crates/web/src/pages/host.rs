@@ -227,6 +227,31 @@ async fn home_with(st: &Arc<AppState>, ui: &Ui, error: Option<&str>, toml: &str)
             ui.e(e)
         ));
     }
+    // Simulated battles of a shipped scenario whose rule set plays itself.
+    let simulable: Vec<(&str, String)> = scenarios::parsed()
+        .iter()
+        .filter(|(_, sc)| registry::lookup(&sc.ruleset).is_ok_and(|r| r.simulator().is_some()))
+        .map(|(s, sc)| (s.id, sc.title.clone()))
+        .collect();
+    if !simulable.is_empty() {
+        b.push_str(&format!(
+            "<h2>{}</h2><p class=\"muted\">{}</p><form method=\"post\" action=\"/simulations?lang={}\" class=\"stack\" id=\"simulate\"><select name=\"scenario\">",
+            ui.h(keys::WEB_SIM_JOB_HEADING, &[]),
+            ui.h(keys::WEB_SIM_JOB_INTRO, &[]),
+            ui.lang.code()
+        ));
+        for (id, title) in &simulable {
+            b.push_str(&format!(
+                "<option value=\"{}\">{}</option>",
+                esc(id),
+                esc(title)
+            ));
+        }
+        b.push_str(&format!(
+            "</select><button>{}</button></form>",
+            ui.h(keys::WEB_SIM_JOB_START, &[])
+        ));
+    }
     b.push_str(&format!(
         "<h2>{}</h2><ul>",
         ui.h(keys::WEB_GAMES_RULES, &[])

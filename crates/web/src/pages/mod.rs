@@ -69,6 +69,10 @@ pub fn routes(state: Arc<AppState>) -> Router<Arc<AppState>> {
         .route("/games/{id}/archive", post(host::archive))
         .route("/games/{id}/restore", post(host::restore))
         .route("/games/{id}/delete", post(host::delete))
+        .route("/simulations", post(simulation::start))
+        .route("/simulations/{id}", get(simulation::job_page))
+        .route("/simulations/{id}/events", get(simulation::job_events))
+        .route("/simulations/{id}/cancel", post(simulation::cancel))
         .route_layer(axum::middleware::from_fn_with_state(state, host::host_only));
     Router::new()
         .merge(host)

@@ -118,6 +118,18 @@ fn plot(ui: &Ui, p: &Plot) -> String {
 pub fn report(lang: Lang, r: &dyn RuleSet, run: &SimulationRun, sum: &Summary) -> String {
     let ui = Ui::new(lang, "/");
     let title = ui.t(keys::WEB_SIMULATION_TITLE, &[("title", &run.title)]);
+    format!(
+        "<!doctype html><html lang=\"{lang}\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{t}</title><style>body{{font-family:sans-serif;margin:1rem;max-width:60rem}}.muted{{color:#555}}.scroll{{overflow-x:auto}}table{{border-collapse:collapse}}td,th{{padding:2px 8px;border-bottom:1px solid #ddd;text-align:left}}</style></head><body><h1>{t}</h1>{b}</body></html>",
+        lang = lang.code(),
+        t = esc(&title),
+        b = body(&ui, r, run, sum),
+    )
+}
+
+/// What a run found: its settings, who wins, the plots and the tables (the report's body, and
+/// the host's page of a run once it is over).
+pub(crate) fn body(ui: &Ui, r: &dyn RuleSet, run: &SimulationRun, sum: &Summary) -> String {
+    let lang = ui.lang;
     let name_of = |id: &str| {
         run.sides
             .iter()
@@ -126,8 +138,7 @@ pub fn report(lang: Lang, r: &dyn RuleSet, run: &SimulationRun, sum: &Summary) -
     };
     let n = f64::from(sum.battles.max(1));
     let mut b = format!(
-        "<h1>{}</h1><p class=\"muted\">{}</p><ul>",
-        esc(&title),
+        "<p class=\"muted\">{}</p><ul>",
         ui.h(
             keys::WEB_SIMULATION_INTRO,
             &[
@@ -174,9 +185,9 @@ pub fn report(lang: Lang, r: &dyn RuleSet, run: &SimulationRun, sum: &Summary) -
         b.push_str(&format!(
             "<tr><td>{}</td><td>{}</td><td>{} – {}</td></tr>",
             esc(&label),
-            pct(&ui, w.p),
-            pct(&ui, w.low),
-            pct(&ui, w.high)
+            pct(ui, w.p),
+            pct(ui, w.low),
+            pct(ui, w.high)
         ));
     }
     b.push_str("</tbody></table>");
@@ -193,7 +204,7 @@ pub fn report(lang: Lang, r: &dyn RuleSet, run: &SimulationRun, sum: &Summary) -
             ui.h(keys::WEB_SIMULATION_OVER_N, &[("side", &name_of(first))])
         ));
         b.push_str(&plot(
-            &ui,
+            ui,
             &Plot {
                 id: "sim-over-n",
                 x_label: ui.t(keys::WEB_SIMULATION_BATTLES, &[]),
@@ -253,7 +264,7 @@ pub fn report(lang: Lang, r: &dyn RuleSet, run: &SimulationRun, sum: &Summary) -
                 .join("; "))
         ));
         b.push_str(&plot(
-            &ui,
+            ui,
             &Plot {
                 id: "sim-losses",
                 x_label: ui.t(keys::WEB_SIMULATION_TURN, &[]),
@@ -281,7 +292,7 @@ pub fn report(lang: Lang, r: &dyn RuleSet, run: &SimulationRun, sum: &Summary) -
     for (t, c) in &sum.turns {
         b.push_str(&format!(
             "<tr><td>{t}</td><td>{}</td></tr>",
-            pct(&ui, f64::from(*c) / n)
+            pct(ui, f64::from(*c) / n)
         ));
     }
     b.push_str("</tbody></table>");
@@ -345,9 +356,189 @@ pub fn report(lang: Lang, r: &dyn RuleSet, run: &SimulationRun, sum: &Summary) -
         }
         b.push_str("</tbody></table>");
     }
-    format!(
-        "<!doctype html><html lang=\"{lang}\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{t}</title><style>body{{font-family:sans-serif;margin:1rem;max-width:60rem}}.muted{{color:#555}}.scroll{{overflow-x:auto}}table{{border-collapse:collapse}}td,th{{padding:2px 8px;border-bottom:1px solid #ddd;text-align:left}}</style></head><body>{b}</body></html>",
-        lang = lang.code(),
-        t = esc(&title),
+    b
+}
+
+/// The host's "simulate 1,000 battles" form: which shipped scenario.
+#[derive(serde::Deserialize)]
+pub(super) struct StartForm {
+    scenario: String,
+}
+
+fn job_url(ui: &Ui, id: &str) -> String {
+    format!("/simulations/{id}?lang={}", ui.lang.code())
+}
+
+/// Start a run and go to its page.
+pub(super) async fn start(
+    axum::extract::State(st): axum::extract::State<std::sync::Arc<crate::AppState>>,
+    ui: Ui,
+    axum::Form(f): axum::Form<StartForm>,
+) -> axum::response::Response {
+    use crate::simulations::StartError;
+    use axum::http::StatusCode;
+    use axum::response::IntoResponse;
+    let mut b = [0u8; 8];
+    let seed = getrandom::fill(&mut b).map_or(0, |_| u64::from_le_bytes(b));
+    match st.simulations.start(&f.scenario, seed) {
+        Ok(job) => axum::response::Redirect::to(&job_url(&ui, &job.id)).into_response(),
+        Err(e) => {
+            let message = match e {
+                StartError::Unknown(id) => {
+                    ui.t(keys::WEB_SIM_JOB_UNKNOWN_SCENARIO, &[("scenario", &id)])
+                }
+                StartError::NotSimulable(rules) => {
+                    ui.t(keys::WEB_SIM_JOB_NOT_SIMULABLE, &[("ruleset", &rules)])
+                }
+            };
+            let e = crate::api::ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "bad-scenario",
+                Some("scenario"),
+                message,
+            );
+            super::error_page(&ui, StatusCode::BAD_REQUEST, &e)
+        }
+    }
+}
+
+/// A run's page: its progress while it plays (followed live, with a button to cancel it), what
+/// it found once it is over.
+pub(super) async fn job_page(
+    axum::extract::State(st): axum::extract::State<std::sync::Arc<crate::AppState>>,
+    ui: Ui,
+    axum::extract::Path(id): axum::extract::Path<String>,
+) -> axum::response::Response {
+    use crate::simulations::Status;
+    use axum::response::IntoResponse;
+    let Some(job) = st.simulations.get(&id) else {
+        return super::not_found_page(&ui);
+    };
+    let Some((_, sc)) = crate::scenarios::parsed()
+        .iter()
+        .find(|(s, _)| s.id == job.scenario)
+    else {
+        return super::not_found_page(&ui);
+    };
+    let Ok(r) = tercio_rules::lookup(&sc.ruleset) else {
+        return super::not_found_page(&ui);
+    };
+    let title = ui.t(keys::WEB_SIMULATION_TITLE, &[("title", &sc.title)]);
+    let mut b = format!("<h1>{}</h1>", esc(&title));
+    let status = job.status();
+    match &status {
+        Status::Waiting | Status::Running => {
+            let done = job.done();
+            b.push_str(&format!(
+                "<p id=\"sim-state\">{}</p><p><progress id=\"sim-progress\" max=\"{total}\" value=\"{done}\" data-events=\"/simulations/{id}/events\"></progress> {}</p><form method=\"post\" action=\"/simulations/{id}/cancel?lang={lang}\"><button id=\"sim-cancel\">{}</button></form>",
+                ui.h(
+                    if status == Status::Waiting {
+                        keys::WEB_SIM_JOB_WAITING
+                    } else {
+                        keys::WEB_SIM_JOB_RUNNING
+                    },
+                    &[]
+                ),
+                ui.html(
+                    keys::WEB_SIM_JOB_COUNT_HTML,
+                    &[("done", &done.to_string()), ("total", &job.total.to_string())]
+                ),
+                ui.h(keys::WEB_SIM_JOB_CANCEL, &[]),
+                total = job.total,
+                id = esc(&job.id),
+                lang = ui.lang.code(),
+            ));
+        }
+        Status::Failed(e) => b.push_str(&format!(
+            "<pre class=\"error\" id=\"sim-state\">{}</pre>",
+            ui.e(e)
+        )),
+        Status::Done | Status::Cancelled(_) => {
+            if let Status::Cancelled(n) = status {
+                b.push_str(&format!(
+                    "<p id=\"sim-state\">{}</p>",
+                    ui.h(keys::WEB_SIM_JOB_CANCELLED, &[("done", &n.to_string())])
+                ));
+            }
+            if let Some(sum) = job.summary() {
+                let run = SimulationRun {
+                    title: sc.title.clone(),
+                    sides: sc
+                        .sides
+                        .iter()
+                        .map(|s| (s.id.clone(), s.name.clone()))
+                        .collect(),
+                    policies: job.policies.clone(),
+                    seed: job.seed,
+                    turns: 20,
+                    gap: job.gap,
+                };
+                b.push_str(&body(&ui, r, &run, &sum));
+            }
+        }
+    }
+    super::page(&ui, &title, &b).into_response()
+}
+
+/// Cancel a run (the battles played so far are kept), and back to its page.
+pub(super) async fn cancel(
+    axum::extract::State(st): axum::extract::State<std::sync::Arc<crate::AppState>>,
+    ui: Ui,
+    axum::extract::Path(id): axum::extract::Path<String>,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    match st.simulations.get(&id) {
+        Some(job) => {
+            job.cancel();
+            axum::response::Redirect::to(&job_url(&ui, &job.id)).into_response()
+        }
+        None => super::not_found_page(&ui),
+    }
+}
+
+/// A run's progress as server-sent events: `progress` with the battles played, as they go, and
+/// `done` once it is over (the page then shows what it found).
+pub(super) async fn job_events(
+    axum::extract::State(st): axum::extract::State<std::sync::Arc<crate::AppState>>,
+    ui: Ui,
+    axum::extract::Path(id): axum::extract::Path<String>,
+) -> axum::response::Response {
+    use crate::simulations::Status;
+    use axum::response::sse::{Event, KeepAlive, Sse};
+    use axum::response::IntoResponse;
+    let Some(job) = st.simulations.get(&id) else {
+        return super::not_found_page(&ui);
+    };
+    let rx = job.tick.subscribe();
+    let s = futures_util::stream::unfold((job, rx, false), |(job, mut rx, over)| async move {
+        if over {
+            return None;
+        }
+        // Each battle, or the end, wakes it; a page that misses some sees the latest count.
+        let running = matches!(job.status(), Status::Waiting | Status::Running);
+        if running && rx.changed().await.is_err() {
+            return None;
+        }
+        let ev = if matches!(job.status(), Status::Waiting | Status::Running) {
+            Event::default()
+                .event("progress")
+                .data(job.done().to_string())
+        } else {
+            Event::default().event("done").data(job.done().to_string())
+        };
+        let over = ev_is_done(&job);
+        Some((Ok::<_, std::convert::Infallible>(ev), (job, rx, over)))
+    });
+    (
+        [("x-accel-buffering", "no")],
+        Sse::new(s).keep_alive(KeepAlive::new().interval(std::time::Duration::from_secs(15))),
+    )
+        .into_response()
+}
+
+fn ev_is_done(job: &crate::simulations::Job) -> bool {
+    !matches!(
+        job.status(),
+        crate::simulations::Status::Waiting | crate::simulations::Status::Running
     )
 }

@@ -1,0 +1,199 @@
+//! The host's "simulate 1,000 battles" of a shipped scenario: a job on a thread of its own, at
+//! the lowest priority and one at a time (so a run takes at most one core, and live games keep
+//! their latency), whose progress the page follows live and which the host can cancel. The
+//! battles are the rule set's own [`tercio_rules::interface::simulate::Simulator`]; a cancelled
+//! run keeps the battles it played.
+
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+
+use tercio_rules::interface::simulate::{battle_seed, Battle, Summary};
+
+use crate::scenarios;
+
+/// How many battles a host's run plays.
+pub const BATTLES: u32 = 1000;
+/// How many runs the server remembers (the oldest finished forgotten first).
+const KEPT: usize = 20;
+
+/// How a run stands.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Status {
+    /// Waiting for the run before it to finish.
+    Waiting,
+    Running,
+    Done,
+    /// Cancelled after this many battles.
+    Cancelled(u32),
+    Failed(String),
+}
+
+/// One run of simulated battles.
+pub struct Job {
+    pub id: String,
+    /// The shipped scenario's id.
+    pub scenario: &'static str,
+    pub seed: u64,
+    pub policies: Vec<String>,
+    pub total: u32,
+    pub gap: u32,
+    done: AtomicU32,
+    cancelled: AtomicBool,
+    /// The worker's nice value once it lowered its priority (read from `/proc`), if it could.
+    pub niceness: Mutex<Option<i32>>,
+    status: Mutex<Status>,
+    summary: Mutex<Option<Summary>>,
+    /// The battles played so far, sent to the page as they go.
+    pub tick: tokio::sync::watch::Sender<u32>,
+}
+
+impl Job {
+    pub fn done(&self) -> u32 {
+        self.done.load(Ordering::Relaxed)
+    }
+    pub fn status(&self) -> Status {
+        self.status
+            .lock()
+            .map(|s| s.clone())
+            .unwrap_or(Status::Running)
+    }
+    pub fn summary(&self) -> Option<Summary> {
+        self.summary.lock().ok().and_then(|s| s.clone())
+    }
+    pub fn cancel(&self) {
+        self.cancelled.store(true, Ordering::Relaxed);
+    }
+    fn set(&self, s: Status) {
+        if let Ok(mut st) = self.status.lock() {
+            *st = s;
+        }
+        // Wake the pages following it, even when no battle was added.
+        self.tick.send_modify(|_| {});
+    }
+}
+
+/// The runs a server knows.
+#[derive(Default)]
+pub struct Jobs {
+    map: Mutex<Vec<Arc<Job>>>,
+    /// Held by the run that is playing: one at a time.
+    running: Arc<Mutex<()>>,
+}
+
+/// Why a run could not start.
+#[derive(Debug)]
+pub enum StartError {
+    /// No shipped scenario has this id.
+    Unknown(String),
+    /// Its rule set cannot play itself (its id).
+    NotSimulable(String),
+}
+
+impl Jobs {
+    pub fn get(&self, id: &str) -> Option<Arc<Job>> {
+        self.map.lock().ok()?.iter().find(|j| j.id == id).cloned()
+    }
+
+    /// Start a run of [`BATTLES`] battles of the shipped scenario `scenario`, the sides following
+    /// their default policies.
+    pub fn start(&self, scenario: &str, seed: u64) -> Result<Arc<Job>, StartError> {
+        let (shipped, sc) = scenarios::parsed()
+            .iter()
+            .find(|(s, _)| s.id == scenario)
+            .ok_or_else(|| StartError::Unknown(scenario.to_string()))?;
+        let rules = tercio_rules::lookup(&sc.ruleset)
+            .map_err(|_| StartError::NotSimulable(sc.ruleset.clone()))?;
+        let sim = rules
+            .simulator()
+            .ok_or_else(|| StartError::NotSimulable(rules.id().to_string()))?;
+        let policies: Vec<&'static str> = (0..sc.sides.len())
+            .map(|i| sim.default_policy(sc, i))
+            .collect();
+        let job = Arc::new(Job {
+            id: format!("{seed:016x}"),
+            scenario: shipped.id,
+            seed,
+            policies: policies.iter().map(|p| p.to_string()).collect(),
+            total: BATTLES,
+            gap: sim.gap(),
+            done: AtomicU32::new(0),
+            cancelled: AtomicBool::new(false),
+            niceness: Mutex::new(None),
+            status: Mutex::new(Status::Waiting),
+            summary: Mutex::new(None),
+            tick: tokio::sync::watch::channel(0).0,
+        });
+        if let Ok(mut m) = self.map.lock() {
+            while m.len() >= KEPT {
+                match m
+                    .iter()
+                    .position(|j| !matches!(j.status(), Status::Waiting | Status::Running))
+                {
+                    Some(i) => {
+                        m.remove(i);
+                    }
+                    None => break,
+                }
+            }
+            m.push(job.clone());
+        }
+        let running = self.running.clone();
+        let worker = job.clone();
+        let sides: Vec<String> = sc.sides.iter().map(|s| s.id.clone()).collect();
+        let spawned = std::thread::Builder::new()
+            .name("tercio-simulate".into())
+            .spawn(move || {
+                // The lowest priority there is, before waiting for the run ahead.
+                let _ = thread_priority::set_current_thread_priority(
+                    thread_priority::ThreadPriority::Min,
+                );
+                if let Ok(mut n) = worker.niceness.lock() {
+                    *n = own_niceness();
+                }
+                let _one_at_a_time = running.lock();
+                worker.set(Status::Running);
+                let mut battles: Vec<Battle> = Vec::with_capacity(worker.total as usize);
+                for i in 0..worker.total {
+                    if worker.cancelled.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    match sim.play(
+                        sc,
+                        battle_seed(worker.seed, u64::from(i)),
+                        &policies,
+                        20,
+                        false,
+                    ) {
+                        Ok(b) => battles.push(b),
+                        Err(e) => {
+                            worker.set(Status::Failed(e));
+                            return;
+                        }
+                    }
+                    worker.done.store(i + 1, Ordering::Relaxed);
+                    worker.tick.send_replace(i + 1);
+                }
+                if let Ok(mut s) = worker.summary.lock() {
+                    *s = Some(Summary::of(&sides, &battles));
+                }
+                let n = battles.len() as u32;
+                worker.set(if n < worker.total {
+                    Status::Cancelled(n)
+                } else {
+                    Status::Done
+                });
+            });
+        if let Err(e) = spawned {
+            job.set(Status::Failed(e.to_string()));
+        }
+        Ok(job)
+    }
+}
+
+/// The calling thread's nice value, from `/proc/thread-self/stat` (Linux; `None` elsewhere).
+fn own_niceness() -> Option<i32> {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
+    // The fields after the command's closing bracket: state is the 3rd field, nice the 19th.
+    let rest = stat.rsplit_once(')')?.1;
+    rest.split_whitespace().nth(16)?.parse().ok()
+}
