@@ -1,5 +1,5 @@
 //! The host's "simulate 1,000 battles" of a shipped scenario: a job on a thread of its own, at
-//! the lowest priority and one at a time (so a run takes at most one core, and live games keep
+//! the lowest priority (SCHED_IDLE on Linux) and one at a time (so a run takes at most one core, and live games keep
 //! their latency), whose progress the page follows live and which the host can cancel. The
 //! battles are the rule set's own [`tercio_rules::interface::simulate::Simulator`]; a cancelled
 //! run keeps the battles it played.
@@ -39,8 +39,9 @@ pub struct Job {
     pub gap: u32,
     done: AtomicU32,
     cancelled: AtomicBool,
-    /// The worker's nice value once it lowered its priority (read from `/proc`), if it could.
-    pub niceness: Mutex<Option<i32>>,
+    /// The worker's scheduling policy and nice value once it lowered its priority (read from
+    /// `/proc`: policy 5 is SCHED_IDLE), if it could read them.
+    pub priority: Mutex<Option<(u32, i32)>>,
     status: Mutex<Status>,
     summary: Mutex<Option<Summary>>,
     /// The battles played so far, sent to the page as they go.
@@ -76,8 +77,62 @@ impl Job {
 #[derive(Default)]
 pub struct Jobs {
     map: Mutex<Vec<Arc<Job>>>,
-    /// Held by the run that is playing: one at a time.
-    running: Arc<Mutex<()>>,
+    /// The queue of runs: one plays at a time, in the order they were started.
+    queue: Arc<Queue>,
+}
+
+/// Tickets in the order runs start; the run holding `serving` plays.
+#[derive(Default)]
+struct Queue {
+    next: Mutex<u64>,
+    serving: Mutex<u64>,
+    /// Tickets whose run never started (its thread could not be made): passed over.
+    skipped: Mutex<std::collections::BTreeSet<u64>>,
+    turn: std::sync::Condvar,
+}
+
+impl Queue {
+    fn ticket(&self) -> u64 {
+        let mut n = self.next.lock().unwrap_or_else(|e| e.into_inner());
+        *n += 1;
+        *n - 1
+    }
+    fn wait_for(&self, ticket: u64) {
+        let mut s = self.serving.lock().unwrap_or_else(|e| e.into_inner());
+        while *s != ticket {
+            s = self.turn.wait(s).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+    fn done(&self) {
+        let mut s = self.serving.lock().unwrap_or_else(|e| e.into_inner());
+        *s += 1;
+        self.pass_skipped(&mut s);
+        self.turn.notify_all();
+    }
+    fn skip(&self, ticket: u64) {
+        let mut s = self.serving.lock().unwrap_or_else(|e| e.into_inner());
+        if let Ok(mut k) = self.skipped.lock() {
+            k.insert(ticket);
+        }
+        self.pass_skipped(&mut s);
+        self.turn.notify_all();
+    }
+    fn pass_skipped(&self, serving: &mut u64) {
+        if let Ok(mut k) = self.skipped.lock() {
+            while k.remove(serving) {
+                *serving += 1;
+            }
+        }
+    }
+}
+
+/// Passes the turn to the next run when the playing one ends, however it ends.
+struct Turn(Arc<Queue>);
+
+impl Drop for Turn {
+    fn drop(&mut self) {
+        self.0.done();
+    }
 }
 
 /// Why a run could not start.
@@ -118,7 +173,7 @@ impl Jobs {
             gap: sim.gap(),
             done: AtomicU32::new(0),
             cancelled: AtomicBool::new(false),
-            niceness: Mutex::new(None),
+            priority: Mutex::new(None),
             status: Mutex::new(Status::Waiting),
             summary: Mutex::new(None),
             tick: tokio::sync::watch::channel(0).0,
@@ -137,20 +192,26 @@ impl Jobs {
             }
             m.push(job.clone());
         }
-        let running = self.running.clone();
+        let queue = self.queue.clone();
+        let ticket = queue.ticket();
         let worker = job.clone();
         let sides: Vec<String> = sc.sides.iter().map(|s| s.id.clone()).collect();
         let spawned = std::thread::Builder::new()
             .name("tercio-simulate".into())
             .spawn(move || {
-                // The lowest priority there is, before waiting for the run ahead.
-                let _ = thread_priority::set_current_thread_priority(
-                    thread_priority::ThreadPriority::Min,
-                );
-                if let Ok(mut n) = worker.niceness.lock() {
-                    *n = own_niceness();
+                // The lowest priority there is, before waiting for the run ahead: Linux's
+                // SCHED_IDLE (it runs only when nothing else would, and any request that wakes
+                // takes its core at once); elsewhere, or if refused, the highest nice value.
+                if lower_priority().is_err() {
+                    let _ = thread_priority::set_current_thread_priority(
+                        thread_priority::ThreadPriority::Min,
+                    );
                 }
-                let _one_at_a_time = running.lock();
+                if let Ok(mut n) = worker.priority.lock() {
+                    *n = own_priority();
+                }
+                queue.wait_for(ticket);
+                let _turn = Turn(queue);
                 worker.set(Status::Running);
                 let mut battles: Vec<Battle> = Vec::with_capacity(worker.total as usize);
                 for i in 0..worker.total {
@@ -184,16 +245,39 @@ impl Jobs {
                 });
             });
         if let Err(e) = spawned {
+            // Its ticket must not hold up the runs after it.
+            self.queue.skip(ticket);
             job.set(Status::Failed(e.to_string()));
         }
         Ok(job)
     }
 }
 
-/// The calling thread's nice value, from `/proc/thread-self/stat` (Linux; `None` elsewhere).
-fn own_niceness() -> Option<i32> {
+/// Put the calling thread in Linux's SCHED_IDLE class.
+#[cfg(target_os = "linux")]
+fn lower_priority() -> Result<(), thread_priority::Error> {
+    use thread_priority::unix::{
+        set_thread_priority_and_policy, thread_native_id, NormalThreadSchedulePolicy,
+        ThreadSchedulePolicy,
+    };
+    set_thread_priority_and_policy(
+        thread_native_id(),
+        thread_priority::ThreadPriority::Min,
+        ThreadSchedulePolicy::Normal(NormalThreadSchedulePolicy::Idle),
+    )
+}
+
+#[cfg(not(target_os = "linux"))]
+fn lower_priority() -> Result<(), thread_priority::Error> {
+    Err(thread_priority::Error::Priority("SCHED_IDLE is Linux's"))
+}
+
+/// The calling thread's scheduling policy and nice value, from `/proc/thread-self/stat`
+/// (Linux; `None` elsewhere).
+fn own_priority() -> Option<(u32, i32)> {
     let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
-    // The fields after the command's closing bracket: state is the 3rd field, nice the 19th.
-    let rest = stat.rsplit_once(')')?.1;
-    rest.split_whitespace().nth(16)?.parse().ok()
+    // The fields after the command's closing bracket, from the 3rd (state): nice is the 19th,
+    // the policy the 41st.
+    let rest: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    Some((rest.get(38)?.parse().ok()?, rest.get(16)?.parse().ok()?))
 }
