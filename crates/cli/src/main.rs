@@ -413,12 +413,7 @@ fn matchup(
         fail(format!(
             "--rules: {} has no balance sheets yet; these have: {}",
             r.id(),
-            registry::all()
-                .iter()
-                .filter(|r| r.balance().is_some())
-                .map(|r| r.id())
-                .collect::<Vec<_>>()
-                .join(", ")
+            rule_sets_that(|r| r.balance().is_some())
         ))
     })?;
     let action = action.unwrap_or_else(|| b.actions()[0].id.to_string());
@@ -547,12 +542,7 @@ fn simulate(a: &Simulation) -> Res {
             "{}: {} cannot play itself yet; these can: {}",
             a.scenario.display(),
             r.id(),
-            registry::all()
-                .iter()
-                .filter(|r| r.simulator().is_some())
-                .map(|r| r.id())
-                .collect::<Vec<_>>()
-                .join(", ")
+            rule_sets_that(|r| r.simulator().is_some())
         ))
     })?;
     if a.games == 0 {
@@ -755,6 +745,16 @@ fn simulate(a: &Simulation) -> Res {
         say!("Report written to {}", path.display());
     }
     Ok(())
+}
+
+/// The ids of the rule sets that `can` something, for a refusal that names them.
+fn rule_sets_that(can: impl Fn(&dyn tercio_rules::RuleSet) -> bool) -> String {
+    registry::all()
+        .iter()
+        .filter(|r| can(**r))
+        .map(|r| r.id())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn rules(id: &str) -> Result<&'static dyn tercio_rules::RuleSet, Failure> {

@@ -193,17 +193,11 @@ fn in_combat(acc: &Acc) -> bool {
 
 impl Balance for AppBalance {
     fn actions(&self) -> Vec<Named> {
-        [
+        Named::keyed(&[
             ("charge", keys::APP_DRIVEN_ACTION_CHARGE),
             ("melee", keys::APP_DRIVEN_ACTION_MELEE),
             ("fire", keys::APP_DRIVEN_ACTION_FIRE),
-        ]
-        .into_iter()
-        .map(|(id, key)| Named {
-            id,
-            name: msg(key, &[]),
-        })
-        .collect()
+        ])
     }
 
     fn fighters(&self) -> Vec<Named> {

@@ -35,7 +35,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use tercio_core::DiceStream;
-use tercio_i18n::{keys, msg};
+use tercio_i18n::keys;
 
 use super::game::{self, apply_effect, break_points, commands, eligible_leaders};
 use super::model::{ActionKind, ActionRequest, Effect, GameState, Ground, Phase, Status, UnitRef};
@@ -628,17 +628,11 @@ impl Play<'_> {
 
 impl Simulator for AppSimulator {
     fn policies(&self) -> Vec<Named> {
-        [
+        Named::keyed(&[
             ("aggressive", keys::APP_DRIVEN_POLICY_AGGRESSIVE),
             ("cautious", keys::APP_DRIVEN_POLICY_CAUTIOUS),
             ("random", keys::APP_DRIVEN_POLICY_RANDOM),
-        ]
-        .into_iter()
-        .map(|(id, key)| Named {
-            id,
-            name: msg(key, &[]),
-        })
-        .collect()
+        ])
     }
 
     fn gap(&self) -> u32 {

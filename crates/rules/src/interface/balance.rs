@@ -22,6 +22,18 @@ pub struct Named {
     pub name: String,
 }
 
+impl Named {
+    /// Each id named by its catalogue key (a message with no arguments).
+    pub fn keyed(list: &[(&'static str, &str)]) -> Vec<Named> {
+        list.iter()
+            .map(|(id, key)| Named {
+                id,
+                name: tercio_i18n::msg(key, &[]),
+            })
+            .collect()
+    }
+}
+
 /// What one action did to the two units: the status levels each lost (a base lost counts as a
 /// level, as on the app-driven ladder) and whether each was destroyed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Serialize)]

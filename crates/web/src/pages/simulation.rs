@@ -21,8 +21,14 @@ pub struct SimulationRun {
     pub gap: u32,
 }
 
-/// Colours of the sides' lines, in the scenario's order.
+/// Colours of the sides' lines, in the scenario's order, and their names.
 const COLOURS: [&str; 4] = ["#b2182b", "#2166ac", "#1b7837", "#762a83"];
+const COLOUR_NAMES: [&str; 4] = [
+    keys::WEB_SIMULATION_COLOUR_0,
+    keys::WEB_SIMULATION_COLOUR_1,
+    keys::WEB_SIMULATION_COLOUR_2,
+    keys::WEB_SIMULATION_COLOUR_3,
+];
 
 fn pct(ui: &Ui, p: f64) -> String {
     format!("{}%", ui.num(p * 100.0, 1))
@@ -256,7 +262,7 @@ pub(crate) fn body(ui: &Ui, r: &dyn RuleSet, run: &SimulationRun, sum: &Summary)
                 .map(|(i, (_, name))| ui.t(
                     keys::WEB_SIMULATION_LINE,
                     &[
-                        ("colour", &ui.t(&format!("web.simulation.colour.{i}"), &[])),
+                        ("colour", &ui.t(COLOUR_NAMES[i % COLOUR_NAMES.len()], &[])),
                         ("side", name)
                     ]
                 ))
