@@ -527,15 +527,7 @@ struct Simulation<'a> {
 fn simulate(a: &Simulation) -> Res {
     use rayon::prelude::*;
     use tercio_rules::interface::simulate::{battle_seed, Summary};
-    let src = read(a.scenario)?;
-    let sc = scenario::parse(&a.scenario.display().to_string(), &src).map_err(|d| {
-        fail(
-            d.iter()
-                .map(|x| x.to_string())
-                .collect::<Vec<_>>()
-                .join("\n"),
-        )
-    })?;
+    let sc = read_scenario(a.scenario)?;
     let r = rules(&sc.ruleset)?;
     let sim = r.simulator().ok_or_else(|| {
         fail(format!(
@@ -1003,16 +995,21 @@ fn save_game(path: &Path, g: &Game) -> Res {
     std::fs::rename(&tmp, path).map_err(|e| fail(format!("{}: cannot write: {e}", path.display())))
 }
 
-fn game_new(scenario_path: &Path, seed: Option<u64>, out: &Path) -> Res {
-    let src = read(scenario_path)?;
-    let sc = scenario::parse(&scenario_path.display().to_string(), &src).map_err(|d| {
+/// A scenario file read and checked; every problem at its line and column.
+fn read_scenario(path: &Path) -> Result<scenario::Scenario, Failure> {
+    let src = read(path)?;
+    scenario::parse(&path.display().to_string(), &src).map_err(|d| {
         fail(
             d.iter()
                 .map(|x| x.to_string())
                 .collect::<Vec<_>>()
                 .join("\n"),
         )
-    })?;
+    })
+}
+
+fn game_new(scenario_path: &Path, seed: Option<u64>, out: &Path) -> Res {
+    let sc = read_scenario(scenario_path)?;
     if out.exists() {
         return Err(fail(format!(
             "{}: already exists; not overwriting a recorded game",
