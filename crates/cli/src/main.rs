@@ -143,9 +143,10 @@ enum Cmd {
         #[arg(long)]
         policy: Vec<String>,
         /// The turn after which a battle stops if no army has broken: the side that has lost the
-        /// smaller share of its break point wins.
-        #[arg(long, default_value_t = 20)]
-        turns: u32,
+        /// smaller share of its break point wins (default: the rule set's, 20; 60 for Commands &
+        /// Colors, whose turn is one side's card).
+        #[arg(long)]
+        turns: Option<u32>,
         /// Threads (default: one per core).
         #[arg(long)]
         threads: Option<usize>,
@@ -480,7 +481,7 @@ fn matchup(
         return Ok(());
     }
     say!("{} — {action}, {size} {unit} each", r.title());
-    say!("Each cell, in percent: the chance that the row's unit comes out ahead of the column's (loses fewer levels) / that it destroys the column's in a fight to the finish; - where the rules forbid it.");
+    say!("Each cell, in percent: the chance that the row's unit comes out ahead of the column's (loses less: status levels, or bases, figures or blocks) / that it carries the field in a fight to the finish (destroys the column's or drives it off); - where the rules forbid it.");
     let w = sheet.fighters.iter().map(|f| f.id.len()).max().unwrap_or(0);
     for (i, (a, row)) in sheet.fighters.iter().zip(&sheet.cells).enumerate() {
         say_inline!("{:<w$} ", a.id);
@@ -489,7 +490,7 @@ fn matchup(
                 (Some(c), Some(f)) => say_inline!(
                     " {:>3.0}/{:<3.0}",
                     c.actor_ahead * 100.0,
-                    f.p(balance::End::TargetDestroyed) * 100.0
+                    (f.p(balance::End::TargetDestroyed) + f.p(balance::End::TargetBack)) * 100.0
                 ),
                 (Some(c), None) => say_inline!(" {:>3.0}/-  ", c.actor_ahead * 100.0),
                 _ => say_inline!("    -    "),
@@ -518,7 +519,7 @@ struct Simulation<'a> {
     games: u32,
     seed: Option<u64>,
     policy: &'a [String],
-    turns: u32,
+    turns: Option<u32>,
     threads: Option<usize>,
     json: bool,
     report: Option<&'a Path>,
@@ -540,7 +541,8 @@ fn simulate(a: &Simulation) -> Res {
     if a.games == 0 {
         return Err(fail("--games: 0: give at least 1"));
     }
-    if a.turns == 0 {
+    let turns = a.turns.unwrap_or_else(|| sim.turn_limit());
+    if turns == 0 {
         return Err(fail("--turns: 0: give at least 1"));
     }
     let sides: Vec<String> = sc.sides.iter().map(|s| s.id.clone()).collect();
@@ -607,7 +609,7 @@ fn simulate(a: &Simulation) -> Res {
                         &sc,
                         battle_seed(seed, u64::from(i)),
                         &policies,
-                        a.turns,
+                        turns,
                         false,
                     );
                     bar.inc(1);
@@ -634,7 +636,7 @@ fn simulate(a: &Simulation) -> Res {
         "games": a.games,
         "seed": seed,
         "policies": sides.iter().zip(&policies).map(|(s, p)| json!({"side": s, "policy": p})).collect::<Vec<_>>(),
-        "turns": a.turns,
+        "turns": turns,
     });
     if let Some(path) = a.report {
         let lang = LANG.get().copied().unwrap_or_default();
@@ -651,7 +653,7 @@ fn simulate(a: &Simulation) -> Res {
                 sides: names,
                 policies: policies.iter().map(|p| p.to_string()).collect(),
                 seed,
-                turns: a.turns,
+                turns,
                 gap: sim.gap(),
             },
             &summary,
@@ -664,12 +666,15 @@ fn simulate(a: &Simulation) -> Res {
         return Ok(());
     }
     let n = f64::from(summary.battles);
+    let apart = match sim.gap() {
+        0 => "the players declaring contact (no table is kept)".to_string(),
+        gap => format!("the armies {gap} inches apart"),
+    };
     say!(
-        "{}: {} battles, seed {seed}, at most {} turns, the armies {} inches apart ({:.0} battles/s on {} threads)",
+        "{}: {} battles, seed {seed}, at most {} turns, {apart} ({:.0} battles/s on {} threads)",
         tercio_i18n::plain(&sc.title),
         summary.battles,
-        a.turns,
-        sim.gap(),
+        turns,
         n / secs.max(1e-9),
         pool.current_num_threads()
     );

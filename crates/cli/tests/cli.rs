@@ -912,11 +912,13 @@ fn matchup_refuses_bad_input_by_name() {
         "levy",
     ]);
     assert!(e.contains("--fight ACTOR:"), "{e}");
-    let e = err(&["matchup", "--rules", "ecw"]);
-    assert!(
-        e.contains("--rules: commands-colors-ecw has no balance sheets yet; these have: bloody-dismal-fight, el-gran-capitan"),
-        "{e}"
-    );
+    // A card game's sheet, from its stand-alone actions, and its actions by name.
+    let out = ok(&["matchup", "--rules", "ecw", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["action"], "melee", "{out}");
+    assert_eq!(v["fighters"].as_array().map(Vec::len), Some(7), "{out}");
+    let e = err(&["matchup", "--rules", "ecw", "--action", "charge"]);
+    assert!(e.contains("allowed: melee, ranged"), "{e}");
 }
 
 #[test]
@@ -1000,13 +1002,17 @@ fn simulate_refuses_bad_input_by_name() {
     assert!(e.contains("--policy: no side \"scots\""), "{e}");
     let e = err(&["simulate", agincourt, "--games", "0"]);
     assert!(e.contains("--games: 0"), "{e}");
-    let e = err(&[
+    // A card game plays itself through its seats' forms; its turn limit is its own.
+    let out = ok(&[
         "simulate",
-        "scenarios/commands-colors-ecw/edgehill-1642.toml",
+        "scenarios/commands-colors-ecw/tibbermore-1644.toml",
         "--games",
-        "1",
+        "2",
+        "--json",
     ]);
-    assert!(e.contains("commands-colors-ecw cannot play itself yet; these can: bloody-dismal-fight, el-gran-capitan"), "{e}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["summary"]["battles"], 2, "{out}");
+    assert_eq!(v["run"]["turns"], 60, "{out}");
     let e = err(&["simulate", "no/such.toml"]);
     assert!(e.contains("no/such.toml"), "{e}");
 }

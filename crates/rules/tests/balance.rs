@@ -8,11 +8,13 @@ use tercio_core::DiceStream;
 use tercio_rules::interface::balance::{self, End};
 use tercio_rules::{odds, registry, Engine, RuleSet};
 
+/// The app-driven rule sets (their stand-alone requests share one form).
 fn with_balance() -> Vec<&'static dyn RuleSet> {
     registry::all()
         .iter()
         .copied()
         .filter(|r| r.balance().is_some())
+        .filter(|r| matches!(r.id(), "bloody-dismal-fight" | "el-gran-capitan"))
         .collect()
 }
 
@@ -44,9 +46,234 @@ fn request(r: &dyn RuleSet, action: &str, a: &str, t: &str, size: u8) -> Value {
 }
 
 #[test]
-fn the_app_driven_rule_sets_have_balance_sheets() {
-    let ids: Vec<&str> = with_balance().iter().map(|r| r.id()).collect();
-    assert_eq!(ids, ["bloody-dismal-fight", "el-gran-capitan"]);
+fn every_rule_set_has_balance_sheets() {
+    let without: Vec<&str> = registry::all()
+        .iter()
+        .filter(|r| r.available() && r.balance().is_none())
+        .map(|r| r.id())
+        .collect();
+    assert!(without.is_empty(), "no balance sheets: {without:?}");
+}
+
+/// A card rule set's stand-alone request, as a user would write it for `tercio odds`, between
+/// a unit `a` of `sa` and a unit `t` of `st`; and the English name of the facet that gives
+/// what the target lost.
+fn card_request(
+    rules: &str,
+    action: &str,
+    a: &str,
+    t: &str,
+    sa: u8,
+    st: u8,
+) -> (Value, &'static str) {
+    match (rules, action) {
+        ("commands-colors-ecw", "melee") => (
+            json!({"action": "melee",
+                   "attacker": {"class": a, "blocks": sa, "training": "trained"},
+                   "defender": {"class": t, "blocks": st, "training": "trained"}}),
+            "defender blocks lost",
+        ),
+        ("commands-colors-ecw", _) => (
+            json!({"action": "battle", "kind": "ranged",
+                   "roller": {"class": a, "blocks": sa, "training": "trained"},
+                   "target": {"class": t, "blocks": st, "training": "trained"}}),
+            "blocks lost",
+        ),
+        ("callan-renaissance", "attack") => {
+            let (af, df) = (sa.min(3), st.min(3));
+            (
+                json!({"action": "attack",
+                       "attacker": {"type": a, "bases": sa, "name": "A"},
+                       "defender": {"type": t, "bases": st, "name": "B"},
+                       "attacker_front": af, "attacker_rear": (sa - af).min(3),
+                       "defender_front": df, "defender_rear": (st - df).min(3)}),
+                "bases lost by B",
+            )
+        }
+        ("callan-renaissance", _) => (
+            json!({"action": "fire",
+                   "unit": {"type": a, "bases": sa, "name": "A"},
+                   "target": {"type": t, "bases": st, "name": "B"}, "short_bases": sa}),
+            "bases lost",
+        ),
+        _ => (
+            json!({"action": "close-combat",
+                   "a": {"type": a, "figures": sa}, "b": {"type": t, "figures": st}}),
+            "B figures lost",
+        ),
+    }
+}
+
+#[test]
+fn the_card_rule_sets_sheets_agree_with_the_odds_the_app_shows() {
+    for id in [
+        "commands-colors-ecw",
+        "callan-renaissance",
+        "sword-and-flame-renaissance",
+    ] {
+        let r = registry::lookup(id).expect("rule set");
+        let b = r.balance().expect("balance");
+        let engine = r.engine(None).expect("engine");
+        let size = b.default_size();
+        for action in b.actions() {
+            let cells = balance::matchup(&*b, action.id, size).expect("matchup");
+            let mut allowed = 0;
+            for (i, a) in b.fighters().iter().enumerate() {
+                for (j, t) in b.fighters().iter().enumerate() {
+                    let at = format!("{id} {} {} v {}", action.id, a.id, t.id);
+                    let (req, lost) = card_request(id, action.id, a.id, t.id, size, size);
+                    let app = engine.plan(None, &req);
+                    let cell = &cells[i][j];
+                    assert_eq!(cell.is_some(), app.is_ok(), "{at}: {:?}", app.err());
+                    let (Some(c), Ok(plan)) = (cell, app) else {
+                        continue;
+                    };
+                    allowed += 1;
+                    let sum = c.actor_ahead + c.tie + c.target_ahead;
+                    assert!((sum - 1.0).abs() < 1e-9, "{at}: {c:?}");
+                    let o = odds::odds(&plan);
+                    // An attack on a gun is never fought: its crew flees and it is lost.
+                    if o.facets.is_empty() {
+                        assert_eq!(o.outcomes, 1, "{at}");
+                        assert_eq!(c.target_destroyed, 1.0, "{at}: {c:?}");
+                        continue;
+                    }
+                    let mean = o
+                        .facets
+                        .iter()
+                        .find(|f| tercio_i18n::localize(tercio_i18n::Lang::En, &f.facet) == lost)
+                        .map(|f| {
+                            // Over every outcome: one where it is not reached (the target fled
+                            // at the charge) lost nothing.
+                            f.values
+                                .iter()
+                                .filter_map(|(v, p)| v.parse::<f64>().ok().map(|v| v * p))
+                                .sum::<f64>()
+                        })
+                        .unwrap_or_else(|| panic!("{at}: no facet {lost}"));
+                    assert!(
+                        (mean - c.target_loss).abs() < 1e-9,
+                        "{at}: the app shows {mean} {lost}, the sheet {}",
+                        c.target_loss
+                    );
+                }
+            }
+            assert!(allowed > 0, "{id} {}: no pair allowed", action.id);
+        }
+        let e = balance::matchup(&*b, "parley", size).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("action"), "{e:?}");
+    }
+}
+
+/// What the target lost and whether it or the actor was forced back, read here from the
+/// English names of an outcome's facets.
+fn card_round(rules: &str, action: &str, facets: &[(String, String)]) -> (u8, u8, bool, bool) {
+    let en = |s: &str| tercio_i18n::localize(tercio_i18n::Lang::En, s);
+    let get = |name: &str| {
+        facets
+            .iter()
+            .find(|(k, _)| en(k) == name)
+            .map(|(_, v)| en(v))
+    };
+    let n = |name: &str| get(name).and_then(|v| v.parse::<u8>().ok()).unwrap_or(0);
+    match (rules, action) {
+        ("commands-colors-ecw", _) => (
+            n("attacker blocks lost"),
+            n("defender blocks lost"),
+            n("attacker retreat hexes") > 0,
+            n("defender retreat hexes") > 0,
+        ),
+        ("callan-renaissance", _) => {
+            if get("round won by").is_none() {
+                // Not fought: the target panicked and flees, or a gun's crew fled.
+                return if get("B: panic").as_deref() == Some("yes") {
+                    (0, 0, false, true)
+                } else {
+                    (0, u8::MAX, false, false)
+                };
+            }
+            let out = matches!(
+                get("the loser").as_deref(),
+                Some("flees" | "retires and is removed (pike never flee)")
+            );
+            let winner = get("round won by").unwrap_or_default();
+            (
+                n("bases lost by A"),
+                n("bases lost by B"),
+                get("A: must withdraw").as_deref() == Some("yes") || (out && winner == "B"),
+                out && winner == "A",
+            )
+        }
+        _ => {
+            let winner = get("winner").unwrap_or_default();
+            (
+                n("A figures lost"),
+                n("B figures lost"),
+                winner != "A",
+                winner == "A",
+            )
+        }
+    }
+}
+
+#[test]
+fn a_card_rule_sets_fight_to_the_finish_agrees_with_fights_rolled_through_the_app() {
+    let n = 3000;
+    for (rules, action, a, t, size) in [
+        ("commands-colors-ecw", "melee", "gallopers", "foot", 3),
+        ("callan-renaissance", "attack", "gendarmi", "picchieri", 4),
+        (
+            "sword-and-flame-renaissance",
+            "close-combat",
+            "pikemen",
+            "halberdiers",
+            12,
+        ),
+    ] {
+        let r = registry::lookup(rules).expect("rule set");
+        let f = r
+            .balance()
+            .expect("balance")
+            .finish(action, a, t, size)
+            .expect("finish");
+        let sum: f64 = f.ends.iter().map(|(_, p)| p).sum();
+        assert!((sum - 1.0).abs() < 1e-9, "{f:?}");
+        let engine = r.engine(None).expect("engine");
+        let mut stream = DiceStream::from_seed(20261203);
+        let (mut carried, mut rounds) = (0u32, 0u64);
+        for _ in 0..n {
+            let (mut sa, mut st) = (size, size);
+            loop {
+                let (req, _) = card_request(rules, action, a, t, sa, st);
+                let (o, _) = engine.plan(None, &req).expect("plan").roll(&mut stream);
+                rounds += 1;
+                let (al, tl, ab, tb) = card_round(rules, action, &o.facets);
+                sa = sa.saturating_sub(al);
+                st = st.saturating_sub(tl);
+                if st == 0 && sa > 0 || (st > 0 && sa > 0 && tb) {
+                    carried += 1;
+                    break;
+                }
+                if sa == 0 || st == 0 || ab || tb || action == "close-combat" {
+                    break;
+                }
+            }
+        }
+        // The actor carried the field: the target destroyed or forced back, the actor standing.
+        let p = f.p(End::TargetDestroyed) + f.p(End::TargetBack);
+        let rolled = f64::from(carried) / f64::from(n);
+        let sd = (p * (1.0 - p) / f64::from(n)).sqrt().max(1e-3);
+        assert!(
+            (rolled - p).abs() < 4.5 * sd,
+            "{rules} {action} {a} v {t}: exact {p}, rolled {rolled} (sd {sd}): {f:?}"
+        );
+        let mean = rounds as f64 / f64::from(n);
+        assert!(
+            (mean - f.rounds).abs() < 0.08 * f.rounds,
+            "{rules} {action} {a} v {t}: exact {} rounds, rolled {mean}",
+            f.rounds
+        );
+    }
 }
 
 #[test]

@@ -222,7 +222,7 @@ impl Jobs {
                         sc,
                         battle_seed(worker.seed, u64::from(i)),
                         &policies,
-                        20,
+                        sim.turn_limit(),
                         false,
                     ) {
                         Ok(b) => battles.push(b),

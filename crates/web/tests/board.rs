@@ -389,6 +389,10 @@ fn the_balance_page_draws_both_heatmaps_and_refuses_bad_queries_by_name() {
         assert_eq!(r.status, 400, "{q}: {}", r.body);
         assert!(r.body.contains(field), "{q}: {}", r.body);
     }
-    // A rule set with no balance sheets: not found.
-    assert_eq!(get(&s, "/rules/ecw/balance").status, 404);
+    // A card game's sheet, read from its own stand-alone actions; a rule set that is not one:
+    // not found.
+    let r = get(&s, "/rules/ecw/balance?action=melee");
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(r.body.contains("<svg"), "{}", r.body);
+    assert_eq!(get(&s, "/rules/nope/balance").status, 404);
 }

@@ -42,8 +42,9 @@ use super::model::{ActionKind, ActionRequest, Effect, GameState, Ground, Phase, 
 use super::resolve::Acc;
 use super::tables::Charts;
 use crate::interface::balance::Named;
+use crate::interface::form_play::key_of;
 use crate::interface::scenario::Scenario;
-use crate::interface::simulate::{Battle, Ending, Simulator, TroopLosses};
+use crate::interface::simulate::{judge, Battle, Ending, Policy, Simulator, TroopLosses};
 
 /// How far apart the two armies deploy, in inches (project design: a 6 x 4 ft table, both sides
 /// within 12 inches of their long edges).
@@ -56,26 +57,6 @@ pub type ChartsOf = Box<dyn Fn(&Scenario) -> Arc<Charts> + Send + Sync>;
 pub struct AppSimulator {
     pub charts: ChartsOf,
     pub egc: bool,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Policy {
-    Aggressive,
-    Cautious,
-    Random,
-}
-
-impl Policy {
-    fn of(name: &str) -> Result<Policy, String> {
-        match name {
-            "aggressive" => Ok(Policy::Aggressive),
-            "cautious" => Ok(Policy::Cautious),
-            "random" => Ok(Policy::Random),
-            other => Err(format!(
-                "policy: \"{other}\" is not a policy; allowed: aggressive, cautious, random"
-            )),
-        }
-    }
 }
 
 /// One battle being played.
@@ -102,14 +83,6 @@ struct Play<'a> {
 
 fn unit_ref(id: &str) -> Option<UnitRef> {
     Some(UnitRef::Id(id.to_string()))
-}
-
-/// The catalogue key of a message (`⟦key|…⟧`), or the text itself.
-fn key_of(text: &str) -> String {
-    text.strip_prefix(tercio_i18n::OPEN)
-        .and_then(|m| m.split([tercio_i18n::CLOSE, '|']).next())
-        .unwrap_or(text)
-        .to_string()
 }
 
 impl Play<'_> {
@@ -639,12 +612,8 @@ impl Simulator for AppSimulator {
         GAP
     }
 
-    /// The attacker attacks; the defender is cautious.
     fn default_policy(&self, scenario: &Scenario, side: usize) -> &'static str {
-        match scenario.sides.get(side).map(|s| s.role) {
-            Some(crate::interface::scenario::Role::Attacker) => "aggressive",
-            _ => "cautious",
-        }
+        crate::interface::simulate::default_policy(scenario, side)
     }
 
     fn play(
@@ -713,17 +682,7 @@ impl Simulator for AppSimulator {
                 _ => (None, Ending::BothBroken),
             }
         } else {
-            // The share of its break point each side has lost: the lower wins.
-            let share: Vec<f64> = break_points
-                .iter()
-                .map(|(l, t)| f64::from(*l) / f64::from((*t).max(1)))
-                .collect();
-            let best = share.iter().copied().fold(f64::INFINITY, f64::min);
-            let at_best: Vec<usize> = (0..share.len()).filter(|&i| share[i] == best).collect();
-            let winner = match at_best.as_slice() {
-                [i] => Some(sides[*i].clone()),
-                _ => None,
-            };
+            let winner = judge(&sides, &break_points);
             (winner, Ending::TurnLimit)
         };
         Ok(Battle {

@@ -15,8 +15,10 @@
 //! reads in each viewer's language.
 
 pub mod action;
+pub mod balance;
 pub mod engine;
 pub mod game;
+pub mod play;
 pub mod resolve;
 pub mod tables;
 

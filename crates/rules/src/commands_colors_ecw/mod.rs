@@ -6,8 +6,10 @@
 //! (`game::Action`) and the Chaunce cards one function each (`game::chaunce`); and the binding
 //! to the typed `Rules` trait, with the board, the forms and each seat's view (`engine`).
 
+pub mod balance;
 pub mod engine;
 pub mod game;
+pub mod play;
 pub mod resolve;
 pub mod tables;
 

@@ -444,3 +444,156 @@ mod tests {
         assert!((f.rounds - 4.0).abs() < 1e-9, "{f:?}");
     }
 }
+
+/// What one round of a stand-alone action did to the two units, read from its outcome's
+/// facets: the strength (bases, figures, blocks) each lost, and whether each was forced back.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Round {
+    pub actor_loss: u8,
+    pub target_loss: u8,
+    pub actor_back: bool,
+    pub target_back: bool,
+}
+
+/// The balance sheets of a rule set read from its stand-alone actions (the requests `tercio
+/// odds` plans, units described inline) and the facets of their outcomes: the same plans the
+/// game rolls. A unit's condition is its strength left; a fight to the finish repeats the
+/// action between what the two units have left until one is destroyed or forced back (an
+/// action that is a whole fight by itself is one round).
+pub struct StandAlone {
+    /// The rule set whose engine plans the requests.
+    pub rules: &'static dyn super::RuleSet,
+    pub actions: Vec<Named>,
+    pub fighters: Vec<Named>,
+    pub size: u8,
+    /// The request of `action` by `actor` with `a` left against `target` with `t` left.
+    pub request: fn(action: &str, actor: &str, target: &str, a: u8, t: u8) -> serde_json::Value,
+    /// An outcome of `action` read as a round.
+    pub read: fn(action: &str, facets: &[(String, String)]) -> Round,
+    /// The actions that are a whole fight by themselves (a close combat fought to its winner).
+    pub whole: &'static [&'static str],
+}
+
+impl StandAlone {
+    fn plan(
+        &self,
+        action: &str,
+        actor: &str,
+        target: &str,
+        a: u8,
+        t: u8,
+    ) -> Result<Plan<Round>, Rejection> {
+        let engine = self
+            .rules
+            .engine(None)
+            .map_err(|e| Rejection::new("no-engine", None, e))?;
+        let plan = engine.plan(None, &(self.request)(action, actor, target, a, t))?;
+        let read = self.read;
+        let action = action.to_string();
+        Ok(plan.map(move |o| read(&action, &o.facets)))
+    }
+
+    fn known(&self, action: &str) -> Result<(), Rejection> {
+        if self.actions.iter().any(|a| a.id == action) {
+            return Ok(());
+        }
+        let ids: Vec<&str> = self.actions.iter().map(|a| a.id).collect();
+        Err(Rejection::new(
+            "unknown-action",
+            Some("action"),
+            format!(
+                "\"{action}\" is not an action a matchup can pit; allowed: {}",
+                ids.join(", ")
+            ),
+        ))
+    }
+}
+
+/// A state of a fight between two units read from stand-alone rounds: each one's strength
+/// left, and who was forced back (0 nobody, 1 the target, 2 the actor).
+type Standing = (u8, u8, u8);
+
+impl Balance for StandAlone {
+    fn actions(&self) -> Vec<Named> {
+        self.actions.clone()
+    }
+
+    fn fighters(&self) -> Vec<Named> {
+        self.fighters.clone()
+    }
+
+    fn default_size(&self) -> u8 {
+        self.size
+    }
+
+    fn exchange(
+        &self,
+        action: &str,
+        actor: &str,
+        target: &str,
+        size: u8,
+    ) -> Result<Plan<Exchange>, Rejection> {
+        self.known(action)?;
+        Ok(self
+            .plan(action, actor, target, size, size)?
+            .map(move |r| Exchange {
+                actor_loss: r.actor_loss.min(size),
+                target_loss: r.target_loss.min(size),
+                actor_destroyed: r.actor_loss >= size,
+                target_destroyed: r.target_loss >= size,
+            }))
+    }
+
+    fn finish(
+        &self,
+        action: &str,
+        actor: &str,
+        target: &str,
+        size: u8,
+    ) -> Result<Finish, Rejection> {
+        self.known(action)?;
+        let whole = self.whole.contains(&action);
+        to_the_finish(
+            (size, size, 0),
+            |&(a, t, back): &Standing| match (a, t, back) {
+                (0, 0, _) => Some(End::BothDestroyed),
+                (_, 0, _) => Some(End::TargetDestroyed),
+                (0, _, _) => Some(End::ActorDestroyed),
+                (_, _, 1) => Some(End::TargetBack),
+                (_, _, 2) => Some(End::ActorBack),
+                _ => None,
+            },
+            |&(a, t, _): &Standing| {
+                Ok(self.plan(action, actor, target, a, t)?.map(move |r| {
+                    // A whole fight that names no loser leaves the target holding its
+                    // ground: the actor did not take it.
+                    let back = match (r.target_back, r.actor_back) {
+                        (true, _) => 1,
+                        (_, true) => 2,
+                        _ if whole => 2,
+                        _ => 0,
+                    };
+                    (
+                        a.saturating_sub(r.actor_loss),
+                        t.saturating_sub(r.target_loss),
+                        back,
+                    )
+                }))
+            },
+        )
+    }
+}
+
+/// The number a facet gives, 0 when it is missing or not one.
+pub fn facet_number(facets: &[(String, String)], key: &str) -> u8 {
+    facets
+        .iter()
+        .find(|(k, _)| k == key)
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Whether a facet has the value `value`.
+pub fn facet_is(facets: &[(String, String)], key: &str, value: &str) -> bool {
+    facets.iter().any(|(k, v)| k == key && v == value)
+}

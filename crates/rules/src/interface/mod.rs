@@ -8,13 +8,15 @@
 //!   its engine.
 //! - [`house`]: the house rules as data, one table per rule set.
 //! - [`balance`]: the designers' matchups, exact, from the same plans that roll.
-//! - [`simulate`]: whole battles played by automatic players, and their sums.
+//! - [`simulate`]: whole battles played by automatic players, and their sums; [`form_play`]:
+//!   the automatic players of any rule set, through its seats' forms.
 //! - [`forms`]: the board and action forms the shell draws; [`input`]: the one reading of
 //!   form text ("3", "on") into typed fields.
 //!
 //! Nothing here names a rule set: the list of them is [`crate::registry`].
 
 pub mod balance;
+pub mod form_play;
 pub mod forms;
 pub mod house;
 pub mod input;

@@ -66,6 +66,51 @@ pub struct Battle {
     pub log: Vec<serde_json::Value>,
 }
 
+/// What an automatic player follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Policy {
+    Aggressive = 0,
+    Cautious = 1,
+    Random = 2,
+}
+
+impl Policy {
+    /// The policy of a name, or a refusal naming the allowed ones.
+    pub fn of(name: &str) -> Result<Policy, String> {
+        match name {
+            "aggressive" => Ok(Policy::Aggressive),
+            "cautious" => Ok(Policy::Cautious),
+            "random" => Ok(Policy::Random),
+            other => Err(format!(
+                "policy: \"{other}\" is not a policy; allowed: aggressive, cautious, random"
+            )),
+        }
+    }
+}
+
+/// The attacker attacks; the defender is cautious (project design: the scenario's roles).
+pub fn default_policy(scenario: &Scenario, side: usize) -> &'static str {
+    match scenario.sides.get(side).map(|s| s.role) {
+        Some(super::scenario::Role::Attacker) => "aggressive",
+        _ => "cautious",
+    }
+}
+
+/// The winner at a turn limit: the side that has lost the smallest share of its break point
+/// (`scores`: each side's lost and break point, sides in order); equal shares are a draw.
+pub fn judge(sides: &[String], scores: &[(u32, u32)]) -> Option<String> {
+    let share: Vec<f64> = scores
+        .iter()
+        .map(|(l, t)| f64::from(*l) / f64::from((*t).max(1)))
+        .collect();
+    let best = share.iter().copied().fold(f64::INFINITY, f64::min);
+    let at_best: Vec<usize> = (0..share.len()).filter(|&i| share[i] == best).collect();
+    match at_best.as_slice() {
+        [i] => sides.get(*i).cloned(),
+        _ => None,
+    }
+}
+
 /// A rule set that plays itself.
 pub trait Simulator: Send + Sync {
     /// The policies its automatic players can follow (`aggressive`, `cautious`, `random`).
@@ -73,6 +118,11 @@ pub trait Simulator: Send + Sync {
     /// How far apart the armies deploy, in inches, on the one line the players close along
     /// (Tercio keeps no table).
     fn gap(&self) -> u32;
+    /// The turn after which a battle stops unless told: 20, or more where a turn is one side's
+    /// card rather than both sides' moves.
+    fn turn_limit(&self) -> u32 {
+        20
+    }
     /// The policy side number `side` (in the scenario's order) follows unless told.
     fn default_policy(&self, scenario: &Scenario, side: usize) -> &'static str;
     /// Play one battle of `scenario` from `seed`: every die from the seed's stream, the players'

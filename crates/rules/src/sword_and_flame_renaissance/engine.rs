@@ -55,6 +55,17 @@ impl RuleSet for SwordAndFlame {
     fn rules_version(&self) -> u32 {
         3
     }
+    fn balance(&self) -> Option<Box<dyn crate::interface::balance::Balance>> {
+        Some(Box::new(
+            crate::sword_and_flame_renaissance::balance::balance(),
+        ))
+    }
+    fn simulator(&self) -> Option<Box<dyn crate::interface::simulate::Simulator>> {
+        Some(Box::new(crate::interface::form_play::FormSimulator {
+            rules: &RULESET,
+            muster: crate::sword_and_flame_renaissance::play::SafMuster,
+        }))
+    }
     fn available(&self) -> bool {
         true
     }

@@ -15,8 +15,10 @@
 //! language. Names from the scenario (units, sides, officers) are plain-text arguments. The
 //! citations of the seed (`001, FIRE, …`) stay as written: they point into the English text.
 
+pub mod balance;
 pub mod engine;
 pub mod game;
+pub mod play;
 pub mod resolve;
 pub mod tables;
 

@@ -281,7 +281,8 @@ fn sheet_html(ui: &Ui, r: &dyn RuleSet, sheet: &Sheet, links: bool) -> String {
             }
             if let Some(f) = &sheet.finish[i][j] {
                 let tip = finish_text(ui, &names[i], &names[j], f);
-                fight[i][j] = Some((f.p(End::TargetDestroyed), tip));
+                // Carrying the field: the column's unit destroyed or driven off.
+                fight[i][j] = Some((f.p(End::TargetDestroyed) + f.p(End::TargetBack), tip));
             }
         }
     }

@@ -146,7 +146,11 @@ pub(crate) fn body(ui: &Ui, r: &dyn RuleSet, run: &SimulationRun, sum: &Summary)
     let mut b = format!(
         "<p class=\"muted\">{}</p><ul>",
         ui.h(
-            keys::WEB_SIMULATION_INTRO,
+            if run.gap == 0 {
+                keys::WEB_SIMULATION_INTRO_FORMS
+            } else {
+                keys::WEB_SIMULATION_INTRO
+            },
             &[
                 ("ruleset", &ui.loc(&r.title())),
                 ("battles", &sum.battles.to_string()),
@@ -476,7 +480,7 @@ pub(super) async fn job_page(
                         .collect(),
                     policies: job.policies.clone(),
                     seed: job.seed,
-                    turns: 20,
+                    turns: r.simulator().map_or(20, |s| s.turn_limit()),
                     gap: job.gap,
                 };
                 b.push_str(&body(&ui, r, &run, &sum));

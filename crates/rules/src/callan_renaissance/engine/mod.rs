@@ -68,6 +68,15 @@ impl RuleSet for CallanRenaissance {
     fn unit_size(&self) -> (&'static str, i64, i64) {
         ("bases", 1, 16)
     }
+    fn balance(&self) -> Option<Box<dyn crate::interface::balance::Balance>> {
+        Some(Box::new(crate::callan_renaissance::balance::balance()))
+    }
+    fn simulator(&self) -> Option<Box<dyn crate::interface::simulate::Simulator>> {
+        Some(Box::new(crate::interface::form_play::FormSimulator {
+            rules: &RULESET,
+            muster: crate::callan_renaissance::play::CallanMuster,
+        }))
+    }
     fn sides_act_by_default(&self) -> bool {
         false
     }

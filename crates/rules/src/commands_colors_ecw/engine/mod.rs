@@ -80,6 +80,15 @@ impl RuleSet for CommandsColorsEcw {
         // the exact range per type is checked by `check_units`.
         ("blocks", 1, 5)
     }
+    fn balance(&self) -> Option<Box<dyn crate::interface::balance::Balance>> {
+        Some(Box::new(crate::commands_colors_ecw::balance::balance()))
+    }
+    fn simulator(&self) -> Option<Box<dyn crate::interface::simulate::Simulator>> {
+        Some(Box::new(crate::interface::form_play::FormSimulator {
+            rules: &RULESET,
+            muster: crate::commands_colors_ecw::play::EcwMuster,
+        }))
+    }
     fn sides_act_by_default(&self) -> bool {
         // Only a side may play its hand.
         true
