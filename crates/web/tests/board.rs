@@ -362,7 +362,10 @@ fn the_balance_page_draws_both_heatmaps_and_refuses_bad_queries_by_name() {
         "{}",
         r.body
     );
-    assert!(!get(&s, "/rules/tsatf").body.contains("/balance"));
+    // Every rule set has one, the card games too.
+    assert!(get(&s, "/rules/tsatf")
+        .body
+        .contains("href=\"/rules/sword-and-flame-renaissance/balance?lang=en\""));
     let r = get(&s, "/rules/egc/balance?action=melee&size=6");
     assert_eq!(r.status, 200, "{}", r.body);
     for id in ["balance-ahead", "balance-finish"] {
