@@ -165,6 +165,9 @@ fn main() {
     for (id, file) in [
         ("egc", "el-gran-capitan/cerignola-1503.toml"),
         ("abdf", "bloody-dismal-fight/agincourt-1415.toml"),
+        ("tsatf", "sword-and-flame-renaissance/bicocca-1522.toml"),
+        ("callan", "callan-renaissance/pavia-1525.toml"),
+        ("ecw", "commands-colors-ecw/tibbermore-1644.toml"),
     ] {
         let path = format!("{}/../../scenarios/{file}", env!("CARGO_MANIFEST_DIR"));
         let src = std::fs::read_to_string(&path).expect("scenario");
@@ -176,32 +179,49 @@ fn main() {
             budget,
             || {
                 i += 1;
-                black_box(sim.play(&sc, i, &[], 20, false).expect("battle"));
+                black_box(
+                    sim.play(&sc, i, &[], sim.turn_limit(), false)
+                        .expect("battle"),
+                );
             },
         );
     }
 
-    // The designers' balance sheets: an exact fight to the finish between two 6-base units, and
-    // a whole sheet (every troop type against every other, one action and its fight).
+    // The designers' balance sheets: an exact fight to the finish between two units (6 bases
+    // for the app-driven rule sets, the sheet's own size for the others), and a whole sheet
+    // (every troop type against every other, the first action and its fight).
     for r in tercio_rules::registry::all() {
         let Some(b) = r.balance() else { continue };
         let f = b.fighters();
-        let (a, t) = (f[0].id, f[f.len() / 4].id);
-        for (action, size) in [("charge", 6), ("melee", 6)] {
+        let (unit, _, most) = r.unit_size();
+        let size = if most == 6 { 6 } else { b.default_size() };
+        for action in b.actions().iter().take(2) {
+            let action = action.id;
+            // The first pair the rules allow, from the second quarter of the list on (not
+            // every type shoots).
+            let Some((a, t)) = f
+                .iter()
+                .flat_map(|a| f[f.len() / 4..].iter().map(move |t| (a.id, t.id)))
+                .find(|(a, t)| b.exchange(action, a, t, size).is_ok())
+            else {
+                continue;
+            };
             measure(
-                &format!("finish   {}: {action}, {a} v {t}, {size} bases", r.alias()),
+                &format!("finish   {}: {action}, {a} v {t}, {size} {unit}", r.alias()),
                 budget,
                 || {
                     black_box(b.finish(action, a, t, size).expect("finish"));
                 },
             );
         }
+        let first = b.actions()[0].id;
+        let size = b.default_size();
         measure(
-            &format!("sheet    {}: charge, every pair, 4 bases", r.alias()),
+            &format!("sheet    {}: {first}, every pair, {size} {unit}", r.alias()),
             budget,
             || {
                 black_box(
-                    tercio_rules::interface::balance::sheet(r.id(), &*b, "charge", 4)
+                    tercio_rules::interface::balance::sheet(r.id(), &*b, first, size)
                         .expect("sheet"),
                 );
             },

@@ -97,7 +97,7 @@ fn card_request(
             "bases lost",
         ),
         _ => (
-            json!({"action": "close-combat",
+            json!({"action": "close-combat", "version": "company",
                    "a": {"type": a, "figures": sa}, "b": {"type": t, "figures": st}}),
             "B figures lost",
         ),

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use tercio_rules::game::Game;
 use tercio_rules::interface::simulate::{battle_seed, Ending, Summary};
-use tercio_rules::{registry, scenario, RuleSet};
+use tercio_rules::{registry, scenario, FieldKind, RuleSet, Viewer};
 
 fn scenarios_of(r: &dyn RuleSet) -> Vec<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -155,4 +155,56 @@ fn a_policy_that_is_not_one_is_refused_by_name() {
     );
     let e = sim.play(&sc, 1, &["bold"], 20, false).unwrap_err();
     assert!(e.starts_with("policy: \"bold\" is not a policy"), "{e}");
+}
+
+/// The card games' players see only their own side's view: every card a side plays is one its
+/// own seat's forms offered (drawn from that side's view), and that view never shows the other
+/// side's hand, which the game holds.
+#[test]
+fn a_card_player_plays_only_from_its_own_hand_and_never_sees_the_other() {
+    let r = registry::lookup("ecw").expect("ecw");
+    let sim = r.simulator().expect("simulator");
+    let sc = load(
+        &PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../scenarios/commands-colors-ecw/tibbermore-1644.toml"),
+    );
+    let sides: Vec<String> = sc.sides.iter().map(|s| s.id.clone()).collect();
+    let seed = battle_seed(3, 0);
+    let b = sim.play(&sc, seed, &[], 60, true).expect("battle");
+    let mut g = Game::new(sc.clone(), seed).expect("game");
+    let engine = g.engine().expect("engine");
+    let mut plays = 0;
+    for action in &b.log {
+        if action["action"] == "play" {
+            let side = engine
+                .acting_side(&g.state, action)
+                .expect("a card is a side's");
+            let i = sides.iter().position(|s| *s == side).expect("a side");
+            let view = engine.view_state(&g.state, &Viewer::Side(side.clone()));
+            let offered: Vec<String> = engine
+                .seat_forms(&view, &g.state, Some(&side))
+                .iter()
+                .filter(|f| f.action == "play")
+                .flat_map(|f| f.fields.iter().filter(|x| x.name == "card"))
+                .flat_map(|x| match &x.kind {
+                    FieldKind::Choice { options, .. } => {
+                        options.iter().map(|o| o.value.clone()).collect()
+                    }
+                    _ => Vec::new(),
+                })
+                .collect();
+            let card = action["card"].as_str().expect("card").to_string();
+            assert!(offered.contains(&card), "{card} not in {offered:?}");
+            // The other side's hand: held by the game, hidden from this side.
+            let other = 1 - i;
+            let held = g.state["sides"][other]["hand"]
+                .as_array()
+                .map_or(0, Vec::len);
+            let seen = view["sides"][other]["hand"].as_array().map_or(0, Vec::len);
+            assert!(held > 0 && seen == 0, "held {held}, seen {seen}");
+            plays += 1;
+        }
+        g.act(action.clone()).expect("accepted");
+    }
+    assert!(plays > 5, "{plays} cards played");
 }

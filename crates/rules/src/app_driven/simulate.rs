@@ -44,7 +44,9 @@ use super::tables::Charts;
 use crate::interface::balance::Named;
 use crate::interface::form_play::key_of;
 use crate::interface::scenario::Scenario;
-use crate::interface::simulate::{judge, Battle, Ending, Policy, Simulator, TroopLosses};
+use crate::interface::simulate::{
+    judge, policies_of, Battle, Ending, Policy, Simulator, TroopLosses,
+};
 
 /// How far apart the two armies deploy, in inches (project design: a 6 x 4 ft table, both sides
 /// within 12 inches of their long edges).
@@ -625,14 +627,13 @@ impl Simulator for AppSimulator {
         record: bool,
     ) -> Result<Battle, String> {
         let sides: Vec<String> = scenario.sides.iter().map(|s| s.id.clone()).collect();
-        let mut chosen = BTreeMap::new();
-        for (i, s) in sides.iter().enumerate() {
-            let name = policies
-                .get(i)
-                .copied()
-                .unwrap_or_else(|| self.default_policy(scenario, i));
-            chosen.insert(s.clone(), Policy::of(name)?);
-        }
+        let chosen: BTreeMap<String, Policy> = sides
+            .iter()
+            .cloned()
+            .zip(policies_of(scenario, policies, |i| {
+                self.default_policy(scenario, i)
+            })?)
+            .collect();
         let ch = (self.charts)(scenario);
         let mut p = Play {
             st: game::initial_state(scenario),

@@ -172,6 +172,22 @@ pub trait Balance: Send + Sync {
     ) -> Result<Finish, Rejection>;
 }
 
+/// Whether `action` is one of `actions`; a refusal naming the field and the allowed ones if not.
+fn known(actions: &[Named], action: &str) -> Result<(), Rejection> {
+    if actions.iter().any(|a| a.id == action) {
+        return Ok(());
+    }
+    let ids: Vec<&str> = actions.iter().map(|a| a.id).collect();
+    Err(Rejection::new(
+        "unknown-action",
+        Some("action"),
+        format!(
+            "\"{action}\" is not an action a matchup can pit; allowed: {}",
+            ids.join(", ")
+        ),
+    ))
+}
+
 /// Every cell of a matchup of `action`, actor by row and target by column; a pair the rules
 /// forbid is `None`. A refusal other than the rules forbidding the pair (an unknown action) is
 /// returned.
@@ -180,18 +196,7 @@ pub fn matchup(
     action: &str,
     size: u8,
 ) -> Result<Vec<Vec<Option<Cell>>>, Rejection> {
-    let actions = b.actions();
-    if !actions.iter().any(|a| a.id == action) {
-        let ids: Vec<&str> = actions.iter().map(|a| a.id).collect();
-        return Err(Rejection::new(
-            "unknown-action",
-            Some("action"),
-            format!(
-                "\"{action}\" is not an action a matchup can pit; allowed: {}",
-                ids.join(", ")
-            ),
-        ));
-    }
+    known(&b.actions(), action)?;
     let fighters = b.fighters();
     Ok(fighters
         .iter()
@@ -492,21 +497,6 @@ impl StandAlone {
         let action = action.to_string();
         Ok(plan.map(move |o| read(&action, &o.facets)))
     }
-
-    fn known(&self, action: &str) -> Result<(), Rejection> {
-        if self.actions.iter().any(|a| a.id == action) {
-            return Ok(());
-        }
-        let ids: Vec<&str> = self.actions.iter().map(|a| a.id).collect();
-        Err(Rejection::new(
-            "unknown-action",
-            Some("action"),
-            format!(
-                "\"{action}\" is not an action a matchup can pit; allowed: {}",
-                ids.join(", ")
-            ),
-        ))
-    }
 }
 
 /// A state of a fight between two units read from stand-alone rounds: each one's strength
@@ -533,7 +523,7 @@ impl Balance for StandAlone {
         target: &str,
         size: u8,
     ) -> Result<Plan<Exchange>, Rejection> {
-        self.known(action)?;
+        known(&self.actions, action)?;
         Ok(self
             .plan(action, actor, target, size, size)?
             .map(move |r| Exchange {
@@ -551,8 +541,29 @@ impl Balance for StandAlone {
         target: &str,
         size: u8,
     ) -> Result<Finish, Rejection> {
-        self.known(action)?;
+        known(&self.actions, action)?;
         let whole = self.whole.contains(&action);
+        if whole {
+            // One action is the whole fight: its ends straight from its outcomes, enumerated
+            // once. What names no loser leaves the target holding its ground.
+            let d = self.plan(action, actor, target, size, size)?.exact(|r| {
+                match (r.actor_loss >= size, r.target_loss >= size) {
+                    (true, true) => End::BothDestroyed,
+                    (false, true) => End::TargetDestroyed,
+                    (true, false) => End::ActorDestroyed,
+                    _ if r.target_back => End::TargetBack,
+                    _ => End::ActorBack,
+                }
+            });
+            return Ok(Finish {
+                ends: End::ALL
+                    .iter()
+                    .map(|e| (*e, d.p(|x| x == e) + 0.0))
+                    .collect(),
+                rounds: 1.0,
+                states: 1 + d.outcomes.len(),
+            });
+        }
         to_the_finish(
             (size, size, 0),
             |&(a, t, back): &Standing| match (a, t, back) {
@@ -565,12 +576,9 @@ impl Balance for StandAlone {
             },
             |&(a, t, _): &Standing| {
                 Ok(self.plan(action, actor, target, a, t)?.map(move |r| {
-                    // A whole fight that names no loser leaves the target holding its
-                    // ground: the actor did not take it.
                     let back = match (r.target_back, r.actor_back) {
                         (true, _) => 1,
                         (_, true) => 2,
-                        _ if whole => 2,
                         _ => 0,
                     };
                     (

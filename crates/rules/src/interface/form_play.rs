@@ -418,14 +418,22 @@ impl Play<'_> {
                 }
             }
         }
-        // The way on: the game master's next step, or a side ends its turn.
+        // The way on: the game master's next step, or a side ends its turn. A step a side is
+        // offered (a card from its hand) is that side's, never the game master's.
         *since = 0;
         self.done.clear();
+        let sides_steps: BTreeSet<&str> = forms
+            .iter()
+            .flatten()
+            .filter(|f| f.primary)
+            .map(|f| f.action.as_str())
+            .collect();
         let master: Vec<ActionForm> = self
             .engine
             .forms(&self.state, None)
             .into_iter()
             .filter(|f| f.primary && f.refused.is_none())
+            .filter(|f| !sides_steps.contains(f.action.as_str()))
             .collect();
         for f in &master {
             if self.send(f, None) {
@@ -497,14 +505,8 @@ impl<M: Muster> Simulator for FormSimulator<M> {
         record: bool,
     ) -> Result<Battle, String> {
         let sides: Vec<String> = scenario.sides.iter().map(|s| s.id.clone()).collect();
-        let mut chosen = Vec::new();
-        for i in 0..sides.len() {
-            let name = policies
-                .get(i)
-                .copied()
-                .unwrap_or_else(|| self.default_policy(scenario, i));
-            chosen.push(Policy::of(name)?);
-        }
+        let chosen =
+            super::simulate::policies_of(scenario, policies, |i| self.default_policy(scenario, i))?;
         // The engine the game builds for the scenario (`game::Game::new`).
         let engine = self.rules.engine(Some(&scenario.as_message_text()))?;
         let state = engine.initial_state()?;

@@ -88,6 +88,18 @@ impl Policy {
     }
 }
 
+/// Each side's policy, sides in the scenario's order: the one `names` gives it, or the one it
+/// follows unless told (`default`).
+pub fn policies_of(
+    scenario: &Scenario,
+    names: &[&str],
+    default: impl Fn(usize) -> &'static str,
+) -> Result<Vec<Policy>, String> {
+    (0..scenario.sides.len())
+        .map(|i| Policy::of(names.get(i).copied().unwrap_or_else(|| default(i))))
+        .collect()
+}
+
 /// The attacker attacks; the defender is cautious (project design: the scenario's roles).
 pub fn default_policy(scenario: &Scenario, side: usize) -> &'static str {
     match scenario.sides.get(side).map(|s| s.role) {

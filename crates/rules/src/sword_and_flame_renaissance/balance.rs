@@ -10,7 +10,8 @@ use super::tables::TROOPS;
 use crate::interface::balance::{facet_is, facet_number, Named, Round, StandAlone};
 
 fn request(_action: &str, actor: &str, target: &str, a: u8, t: u8) -> Value {
-    json!({"action": "close-combat", "a": {"type": actor, "figures": a}, "b": {"type": target, "figures": t}})
+    json!({"action": "close-combat", "version": "company",
+           "a": {"type": actor, "figures": a}, "b": {"type": target, "figures": t}})
 }
 
 fn read(_action: &str, f: &[(String, String)]) -> Round {
@@ -30,7 +31,9 @@ fn read(_action: &str, f: &[(String, String)]) -> Round {
 }
 
 /// Units of twelve figures, in their own order, with no officer; the close combat a charge
-/// that goes home leads to, in the figure version, fought until one side wins or breaks off.
+/// that goes home leads to, in the company version (as both shipped scenarios play it, and
+/// about four times quicker to enumerate than figure against figure), fought until one side
+/// wins or breaks off.
 pub fn balance() -> StandAlone {
     StandAlone {
         rules: &super::engine::RULESET,
