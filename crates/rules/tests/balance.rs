@@ -261,18 +261,8 @@ fn a_card_rule_sets_fight_to_the_finish_agrees_with_fights_rolled_through_the_ap
         }
         // The actor carried the field: the target destroyed or forced back, the actor standing.
         let p = f.p(End::TargetDestroyed) + f.p(End::TargetBack);
-        let rolled = f64::from(carried) / f64::from(n);
-        let sd = (p * (1.0 - p) / f64::from(n)).sqrt().max(1e-3);
-        assert!(
-            (rolled - p).abs() < 4.5 * sd,
-            "{rules} {action} {a} v {t}: exact {p}, rolled {rolled} (sd {sd}): {f:?}"
-        );
-        let mean = rounds as f64 / f64::from(n);
-        assert!(
-            (mean - f.rounds).abs() < 0.08 * f.rounds,
-            "{rules} {action} {a} v {t}: exact {} rounds, rolled {mean}",
-            f.rounds
-        );
+        let at = format!("{rules} {action} {a} v {t}");
+        agrees(&at, p, carried, n, f.rounds, rounds);
     }
 }
 
@@ -412,6 +402,22 @@ fn roll_fights(r: &dyn RuleSet, action: &str, a: &str, t: &str, size: u8, n: u32
     (won, rounds)
 }
 
+/// `hits` of `n` rolled fights agree with the exact chance `p` (within 4.5 standard deviations),
+/// and their `rounds` with the exact expected rounds (within 8%).
+fn agrees(at: &str, p: f64, hits: u32, n: u32, exact_rounds: f64, rounds: u64) {
+    let rolled = f64::from(hits) / f64::from(n);
+    let sd = (p * (1.0 - p) / f64::from(n)).sqrt().max(1e-3);
+    assert!(
+        (rolled - p).abs() < 4.5 * sd,
+        "{at}: exact {p}, rolled {rolled} (sd {sd})"
+    );
+    let mean = rounds as f64 / f64::from(n);
+    assert!(
+        (mean - exact_rounds).abs() < 0.08 * exact_rounds,
+        "{at}: exact {exact_rounds} rounds, rolled {mean}"
+    );
+}
+
 #[test]
 fn a_fight_to_the_finish_agrees_with_fights_rolled_through_the_app() {
     let n = 4000;
@@ -430,19 +436,8 @@ fn a_fight_to_the_finish_agrees_with_fights_rolled_through_the_app() {
         let sum: f64 = f.ends.iter().map(|(_, p)| p).sum();
         assert!((sum - 1.0).abs() < 1e-9, "{f:?}");
         let (won, rounds) = roll_fights(r, action, a, t, size, n);
-        let p = f.p(End::TargetDestroyed);
-        let sampled = f64::from(won) / f64::from(n);
-        let sd = (p * (1.0 - p) / f64::from(n)).sqrt().max(1e-3);
-        assert!(
-            (sampled - p).abs() < 4.5 * sd,
-            "{rules} {action} {a} v {t}: exact {p}, rolled {sampled} (sd {sd})"
-        );
-        let mean = rounds as f64 / f64::from(n);
-        assert!(
-            (mean - f.rounds).abs() < 0.08 * f.rounds,
-            "{rules} {action} {a} v {t}: exact {} rounds, rolled {mean}",
-            f.rounds
-        );
+        let at = format!("{rules} {action} {a} v {t}");
+        agrees(&at, f.p(End::TargetDestroyed), won, n, f.rounds, rounds);
     }
 }
 
