@@ -37,6 +37,8 @@ pub struct Job {
     pub policies: Vec<String>,
     pub total: u32,
     pub gap: u32,
+    /// The turn after which a battle stops: the simulator's own.
+    pub turns: u32,
     done: AtomicU32,
     cancelled: AtomicBool,
     /// The worker's scheduling policy and nice value once it lowered its priority (read from
@@ -171,6 +173,7 @@ impl Jobs {
             policies: policies.iter().map(|p| p.to_string()).collect(),
             total: BATTLES,
             gap: sim.gap(),
+            turns: sim.turn_limit(),
             done: AtomicU32::new(0),
             cancelled: AtomicBool::new(false),
             priority: Mutex::new(None),
@@ -222,7 +225,7 @@ impl Jobs {
                         sc,
                         battle_seed(worker.seed, u64::from(i)),
                         &policies,
-                        sim.turn_limit(),
+                        worker.turns,
                         false,
                     ) {
                         Ok(b) => battles.push(b),

@@ -614,10 +614,6 @@ impl Simulator for AppSimulator {
         GAP
     }
 
-    fn default_policy(&self, scenario: &Scenario, side: usize) -> &'static str {
-        crate::interface::simulate::default_policy(scenario, side)
-    }
-
     fn play(
         &self,
         scenario: &Scenario,

@@ -19,6 +19,10 @@
 //!   of the table's own reports (a panic test for friends seen fleeing, an obstacle, an officer
 //!   attached). A question the rules ask (does the target evade? which mode?) is answered by
 //!   trying its choices in the order of the asker's stream.
+//! - **Limits** (project design, so that a battle always moves on): a side's player tries at
+//!   most 8 of its forms before the turn's way on is taken, a refusal's field at most 12 values
+//!   (a number field its first 8), and a turn of more than 1,000 actions is an error (a player
+//!   that never ends it), which the tests would catch.
 //! - **Losses by troop type** are the strength (bases, figures, blocks) each unit of the
 //!   scenario loses, put down to the troop type of the last unit of the other side that acted.
 
@@ -490,10 +494,6 @@ impl<M: Muster> Simulator for FormSimulator<M> {
 
     fn turn_limit(&self) -> u32 {
         self.muster.tactics().turn_limit
-    }
-
-    fn default_policy(&self, scenario: &Scenario, side: usize) -> &'static str {
-        super::simulate::default_policy(scenario, side)
     }
 
     fn play(

@@ -135,8 +135,11 @@ pub trait Simulator: Send + Sync {
     fn turn_limit(&self) -> u32 {
         20
     }
-    /// The policy side number `side` (in the scenario's order) follows unless told.
-    fn default_policy(&self, scenario: &Scenario, side: usize) -> &'static str;
+    /// The policy side number `side` (in the scenario's order) follows unless told: the
+    /// attacker attacks, the defender is cautious ([`default_policy`]).
+    fn default_policy(&self, scenario: &Scenario, side: usize) -> &'static str {
+        default_policy(scenario, side)
+    }
     /// Play one battle of `scenario` from `seed`: every die from the seed's stream, the players'
     /// choices from their own (so a policy's choice never moves a die). `policies` gives each
     /// side's, in the scenario's order (a side left out follows [`Simulator::default_policy`]).

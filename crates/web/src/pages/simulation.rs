@@ -480,7 +480,7 @@ pub(super) async fn job_page(
                         .collect(),
                     policies: job.policies.clone(),
                     seed: job.seed,
-                    turns: r.simulator().map_or(20, |s| s.turn_limit()),
+                    turns: job.turns,
                     gap: job.gap,
                 };
                 b.push_str(&body(&ui, r, &run, &sum));
