@@ -13,6 +13,8 @@
 # Run from the project root after `cargo build --release`:
 #   bench/scaleout.sh                       (ROUNDS=2, CONFIGS="20:200 100:100")
 #   ROUNDS=1 CONFIGS="20:100" bench/scaleout.sh
+#   PAGES=1 bench/scaleout.sh               (each server with a live page open throughout: a
+#                                            server listens for the others' writes only then)
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 LOAD=${LOAD:-$HERE/../../shared/bench/tercio-load.js}
@@ -20,6 +22,8 @@ TERCIO=${TERCIO:-$PWD/target/release/tercio}
 ROUNDS=${ROUNDS:-2}
 CONFIGS=${CONFIGS:-"20:200 100:100"}
 PORT=${BASE_PORT:-19600}
+PAGES=${PAGES:-0}
+export PAGES
 [ -x "$TERCIO" ] || { echo "no $TERCIO: run cargo build --release first (or set TERCIO)" >&2; exit 2; }
 [ -f "$LOAD" ] || { echo "no load client at $LOAD (set LOAD)" >&2; exit 2; }
 BIN=$(pg_config --bindir 2>/dev/null || ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
@@ -60,10 +64,20 @@ start() { # db-spec -> sets SPID, SKEY
   for _ in $(seq 1 100); do curl -sf -o /dev/null "http://127.0.0.1:$PORT/healthz" && break; sleep 0.1; done
   SKEY=$(head -1 "$WORK/run/$PORT.log" | grep -o 'key=[0-9a-f]*' | cut -d= -f2)
 }
+page() { # port key -> a game made there, its game master's live stream held open (PAGES=1)
+  [ "$PAGES" = 1 ] || return 0
+  local tok
+  tok=$(curl -s -XPOST -H "Authorization: Bearer $2" "http://127.0.0.1:$1/api/games" \
+    -d '{"scenario": "el-gran-capitan/cerignola-1503", "seed": 5}' |
+    node -e 'console.log(JSON.parse(require("fs").readFileSync(0, "utf8")).links[0].url.split("/").pop())')
+  curl -s -N "http://127.0.0.1:$1/api/s/$tok/events" > /dev/null &
+  PIDS+=($!)
+}
 stop_all() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; PIDS=(); }
 
 run_sqlite() { # games moves round
   start "$WORK/run/s$PORT.db"
+  page "$SPORT" "$SKEY"
   local la c0 c1 res
   la=$(load1); c0=$(cpu_of "$SPID")
   res=$(timeout 900 node "$LOAD" "$SPORT" "$1" "$2" "$SKEY")
@@ -72,7 +86,7 @@ run_sqlite() { # games moves round
   echo "$res" | node -e '
     const r = JSON.parse(require("fs").readFileSync(0, "utf8"));
     const [g, m, round, la, cpu] = process.argv.slice(1).map(Number);
-    console.log(JSON.stringify({ backend: "sqlite", servers: 1, games: g, moves_each: m, round, load1: la,
+    console.log(JSON.stringify({ backend: "sqlite", servers: 1, pages: +process.env.PAGES, games: g, moves_each: m, round, load1: la,
       moves_per_s: r.moves_per_s, p50_ms: r.p50_ms, p99_ms: r.p99_ms, cpu_ms_per_move: +(cpu / r.total).toFixed(3) }));
   ' "$1" "$2" "$3" "$la" "$((c1 - c0))"
 }
@@ -82,6 +96,7 @@ run_pg() { # games moves round
   as_pg "$BIN/psql" -h "$WORK/pg" -U postgres -qc "CREATE DATABASE $db" >/dev/null || return 1
   start "$PG dbname=$db"; local a=$SPID ap=$SPORT key=$SKEY
   start "$PG dbname=$db"; local b=$SPID bp=$SPORT
+  page "$ap" "$key"; page "$bp" "$key"
   local half=$(($1 / 2)) la c0 c1 d0 d1
   la=$(load1); c0=$(cpu_of $a $b); d0=$(cpu_of $(pg_pids))
   timeout 900 node "$LOAD" "$ap" "$half" "$2" "$key" > "$WORK/run/a.json" &
@@ -97,10 +112,11 @@ run_pg() { # games moves round
     const [a, b] = [process.argv[1], process.argv[2]].map((f) => JSON.parse(fs.readFileSync(f, "utf8")));
     const [g, m, round, la, servers, db, tx] = process.argv.slice(3).map(Number);
     const total = a.total + b.total, secs = Math.max(a.seconds, b.seconds), cpu = servers + db;
-    console.log(JSON.stringify({ backend: "postgres", servers: 2, games: g, moves_each: m, round, load1: la,
+    console.log(JSON.stringify({ backend: "postgres", servers: 2, pages: +process.env.PAGES, games: g, moves_each: m, round, load1: la,
       moves_per_s: Math.round(total / secs), p50_ms: Math.max(a.p50_ms, b.p50_ms), p99_ms: Math.max(a.p99_ms, b.p99_ms),
       cpu_ms_per_move: +(cpu / total).toFixed(3), servers_cpu_ms_per_move: +(servers / total).toFixed(3),
-      postgres_cpu_ms_per_move: +(db / total).toFixed(3), transactions_per_move: +(tx / total).toFixed(2) }));
+      postgres_cpu_ms_per_move: +(db / total).toFixed(3), transactions_per_move: +(tx / total).toFixed(2),
+      seconds_each: [a.seconds, b.seconds] }));
   ' "$WORK/run/a.json" "$WORK/run/b.json" "$1" "$2" "$3" "$la" "$((c1 - c0))" "$((d1 - d0))" "$tx"
 }
 

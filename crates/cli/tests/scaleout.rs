@@ -117,12 +117,18 @@ fn two_servers_on_postgres_share_every_game_live_and_the_database_orders_them() 
         let r = request(&s.addr, "GET", &format!("/?key={}", s.key), None).expect("key");
         assert!(r.status < 400, "{}", r.status);
     }
+    // A server listens for the others' writes only while it has a live page open.
+    let cluster = testing::shared();
+    cluster.until_listening(&url, 0, "no server listens before a page is open");
     // An action through A reaches a live page on B.
     let mut live_b =
         EventStream::open(&b.addr, &format!("/api/s/{gm}/events?after=0"), &[]).expect("stream");
+    cluster.until_listening(&url, 1, "B listens while its page is open");
     act(&a.addr, &gm, &json!({"action": "initiative"}));
     let took = until_entry(&mut live_b, 1, Duration::from_secs(10));
     println!("an action through A reached a live page on B in {took:?}");
+    drop(live_b);
+    cluster.until_listening(&url, 0, "B stops listening once its page is gone");
     assert_eq!(view(&b.addr, &gm)["events"], 1, "B reads what A wrote");
     // Two actions expecting the same sequence, through A and B: the second is stale.
     let leader = commander(&view(&b.addr, &gm)["state"]);

@@ -373,6 +373,14 @@ pub trait Store: Send + Sync {
         drop(on);
         Ok(())
     }
+    /// Whether anything in this process shows what other processes write (a live page is
+    /// open): a store that hears of their writes ([`Store::watch`]) listens only while so, and
+    /// says `None` to its watcher each time it starts again (writes before may have been
+    /// missed). Nothing else needs to hear: the revision read with each request's seat keeps a
+    /// copy in memory current.
+    fn attend(&self, wanted: bool) {
+        let _ = wanted;
+    }
     /// Which database this is, for people (never with a password).
     fn describe(&self) -> String;
 }

@@ -46,7 +46,8 @@ const LISTEN_TICK: Duration = Duration::from_millis(500);
 
 /// The schema, in order; `tercio_schema.version` records how many ran. Migrations run under an
 /// advisory lock, so servers started together do not run one twice.
-const SCHEMA: &[&str] = &["CREATE TABLE games (
+pub(crate) const SCHEMA: &[&str] = &[
+    "CREATE TABLE games (
         id TEXT PRIMARY KEY,
         title TEXT NOT NULL,
         rule_set TEXT NOT NULL,
@@ -149,7 +150,53 @@ const SCHEMA: &[&str] = &["CREATE TABLE games (
         END IF;
         RETURN revs;
     END
-    $fn$;"];
+    $fn$;",
+    // The head is checked and moved on in one statement: the UPDATE takes its row lock (a
+    // second server's append to the game waits, then finds the head moved on and writes
+    // nothing), so no separate `FOR UPDATE` lock, which wrote the row once more. Heads leave
+    // half of each page free, so a head's new version finds room in the same page (a HOT
+    // update: no new index entry).
+    "ALTER TABLE heads SET (fillfactor = 50);
+    CREATE OR REPLACE FUNCTION tercio_append(g TEXT[], n BIGINT[], body TEXT[], voided BIGINT[],
+        link TEXT[], kept TEXT[], pos BIGINT[], turn_now BIGINT[], ended BOOLEAN[],
+        seen BIGINT[], at_time BIGINT)
+    RETURNS BIGINT[] LANGUAGE plpgsql AS $fn$
+    DECLARE
+        revs BIGINT[] := '{}';
+        said TEXT := '';
+        r BIGINT;
+    BEGIN
+        FOR i IN 1 .. coalesce(array_length(g, 1), 0) LOOP
+            r := NULL;
+            UPDATE heads SET turn = turn_now[i], over = ended[i], seq = n[i],
+                stream_pos = pos[i], chain = link[i], rev = rev + 1, updated_at = at_time
+                WHERE game_id = g[i] AND seq = n[i] - 1 AND (seen[i] IS NULL OR rev = seen[i])
+                RETURNING rev INTO r;
+            IF FOUND THEN
+                INSERT INTO log_entries (game_id, seq, entry, voids, hash)
+                    VALUES (g[i], n[i], body[i], voided[i], link[i]);
+                IF voided[i] IS NOT NULL THEN
+                    DELETE FROM checkpoints WHERE game_id = g[i] AND seq >= voided[i];
+                END IF;
+                IF kept[i] IS NOT NULL THEN
+                    INSERT INTO checkpoints (game_id, seq, state) VALUES (g[i], n[i], kept[i])
+                        ON CONFLICT (game_id, seq) DO UPDATE SET state = EXCLUDED.state;
+                END IF;
+                IF length(said) > 7000 THEN
+                    PERFORM pg_notify('tercio_games', said);
+                    said := '';
+                END IF;
+                said := said || CASE WHEN said = '' THEN '' ELSE E'\n' END || g[i] || ' ' || r;
+            END IF;
+            revs := array_append(revs, r);
+        END LOOP;
+        IF said <> '' THEN
+            PERFORM pg_notify('tercio_games', said);
+        END IF;
+        RETURN revs;
+    END
+    $fn$;",
+];
 
 /// Any number the advisory lock of the migrations is taken on, the same in every server.
 const MIGRATION_LOCK: i64 = 0x7465_7263_696f;
@@ -162,6 +209,9 @@ pub struct PgStore {
     freed: Condvar,
     /// Set when the store is dropped: its listener, if any, stops.
     gone: Arc<AtomicBool>,
+    /// Whether this process wants to hear of other servers' writes now ([`Store::attend`]),
+    /// and where the listener waits until it does.
+    wanted: Arc<(Mutex<bool>, Condvar)>,
     /// Appends waiting for the next group commit, and the token its leader holds.
     appends: Mutex<Vec<AppendJob>>,
     leading: Mutex<()>,
@@ -433,6 +483,12 @@ impl PgStore {
     /// Connect to the database at `url` (`postgres://user@host/db`, or PostgreSQL's
     /// `key=value` form) and bring its schema up to date.
     pub fn connect(url: &str) -> Result<PgStore, StoreError> {
+        PgStore::connect_at(url, SCHEMA.len())
+    }
+
+    /// [`PgStore::connect`], the schema brought up to its first `upto` migrations only (a test
+    /// makes a database as an earlier release left it).
+    pub(crate) fn connect_at(url: &str, upto: usize) -> Result<PgStore, StoreError> {
         let mut config: Config = url
             .parse()
             .map_err(|e| StoreError::Db(format!("not a PostgreSQL address: {e}")))?;
@@ -448,14 +504,15 @@ impl PgStore {
             pool: Mutex::new((Vec::new(), 0)),
             freed: Condvar::new(),
             gone: Arc::new(AtomicBool::new(false)),
+            wanted: Arc::new((Mutex::new(false), Condvar::new())),
             appends: Mutex::new(Vec::new()),
             leading: Mutex::new(()),
         };
-        store.migrate()?;
+        store.migrate(upto)?;
         Ok(store)
     }
 
-    fn migrate(&self) -> Result<(), StoreError> {
+    fn migrate(&self, upto: usize) -> Result<(), StoreError> {
         self.with(|c| {
             let mut tx = c.client.transaction()?;
             tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])?;
@@ -470,6 +527,7 @@ impl PgStore {
             for (i, m) in SCHEMA
                 .iter()
                 .enumerate()
+                .take(upto)
                 .skip(usize::try_from(version).unwrap_or(0))
             {
                 tx.batch_execute(m)?;
@@ -725,10 +783,28 @@ impl Drop for PgStore {
     }
 }
 
-/// Listen on [`CHANNEL`] until the store is gone, connecting again whenever the database is
-/// lost; every (re)connection is reported as `None` (changes may have been missed).
-fn listen(config: Config, gone: Arc<AtomicBool>, on: Watcher) {
+/// Listen on [`CHANNEL`] while this process wants to hear ([`Store::attend`]) and until the
+/// store is gone, connecting again whenever the database is lost. Every start of listening is
+/// reported as `None` (changes may have been missed); with nothing wanted, the listener holds no
+/// connection, and neither this process nor the database is woken by other servers' writes.
+fn listen(config: Config, gone: Arc<AtomicBool>, wanted: Arc<(Mutex<bool>, Condvar)>, on: Watcher) {
+    let mut config = config;
+    config.application_name("tercio-listen");
+    let wants = || *lock(&wanted.0);
     while !gone.load(Ordering::Relaxed) {
+        {
+            let mut w = lock(&wanted.0);
+            while !*w && !gone.load(Ordering::Relaxed) {
+                w = wanted
+                    .1
+                    .wait_timeout(w, LISTEN_TICK)
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0;
+            }
+        }
+        if gone.load(Ordering::Relaxed) {
+            return;
+        }
         let mut client = match config.connect(NoTls) {
             Ok(c) => c,
             Err(_) => {
@@ -741,7 +817,7 @@ fn listen(config: Config, gone: Arc<AtomicBool>, on: Watcher) {
             continue;
         }
         on(None);
-        while !gone.load(Ordering::Relaxed) && !client.is_closed() {
+        while !gone.load(Ordering::Relaxed) && !client.is_closed() && wants() {
             let mut heard = client.notifications();
             let mut it = heard.timeout_iter(LISTEN_TICK);
             while let Ok(Some(n)) = it.next() {
@@ -752,6 +828,9 @@ fn listen(config: Config, gone: Arc<AtomicBool>, on: Watcher) {
                     {
                         on(Some((game, rev)));
                     }
+                }
+                if !wants() {
+                    break;
                 }
             }
         }
@@ -1032,12 +1111,17 @@ impl Store for PgStore {
     }
 
     fn watch(&self, on: Watcher) -> Result<(), StoreError> {
-        let (config, gone) = (self.config.clone(), self.gone.clone());
+        let (config, gone, wanted) = (self.config.clone(), self.gone.clone(), self.wanted.clone());
         std::thread::Builder::new()
             .name("tercio-listen".into())
-            .spawn(move || listen(config, gone, on))
+            .spawn(move || listen(config, gone, wanted, on))
             .map_err(|e| StoreError::Db(format!("cannot start the listener: {e}")))?;
         Ok(())
+    }
+
+    fn attend(&self, wanted: bool) {
+        *lock(&self.wanted.0) = wanted;
+        self.wanted.1.notify_all();
     }
 
     fn describe(&self) -> String {

@@ -211,6 +211,33 @@ impl Cluster {
         self.url(&name)
     }
 
+    /// Wait until as many servers listen for other servers' writes on the database at `url`
+    /// as `want` (connections named `tercio-listen`), for at most 30 s; `what` names the wait
+    /// in the panic if they never do.
+    pub fn until_listening(&self, url: &str, want: i64, what: &str) {
+        let mut c = ::postgres::Client::connect(url, ::postgres::NoTls)
+            .unwrap_or_else(|e| panic!("the test cluster: {e}"));
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        loop {
+            let n: i64 = c
+                .query_one(
+                    "SELECT count(*) FROM pg_stat_activity \
+                     WHERE application_name = 'tercio-listen' AND datname = current_database()",
+                    &[],
+                )
+                .unwrap_or_else(|e| panic!("pg_stat_activity: {e}"))
+                .get(0);
+            if n == want {
+                return;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{what}: {n} listening, not {want}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
     /// The folder holding the cluster (its socket is there too).
     pub fn dir(&self) -> &Path {
         &self.dir

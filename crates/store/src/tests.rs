@@ -568,6 +568,7 @@ fn servers_on_one_postgres_database_hear_each_other_and_never_both_append() {
         let _ = lock(&tx).send(h.map(|(g, r)| (g.to_string(), r)));
     }))
     .expect("watch");
+    b.attend(true);
     // The listener says it is connected (changes before it may have been missed).
     let wait = || {
         rx.recv_timeout(std::time::Duration::from_secs(30))
@@ -623,4 +624,107 @@ fn servers_on_one_postgres_database_hear_each_other_and_never_both_append() {
     let g = b.load(&id).expect("load").expect("game");
     assert_eq!(g.log.entries().len(), 21);
     assert_eq!(g.replay(), Ok(11));
+}
+
+/// A PostgreSQL database as the first release of its schema left it (its games played with the
+/// first `tercio_append`) is brought up to date by the next server to connect, and its games
+/// go on: the log kept whole, appends and undos taken by the new function, a stale one refused.
+#[test]
+fn a_postgres_database_from_the_first_schema_migrates_and_keeps_its_games() {
+    let url = testing::shared().database();
+    let old = PgStore::connect_at(&url, 1).expect("the first schema");
+    let mut g = game();
+    let id = old.create(&g, None).expect("create");
+    let mut head = old.live(&id).expect("live").expect("game").head;
+    for action in [
+        json!({"action": "initiative"}),
+        json!({"action": "command", "leader": "chandieu"}),
+    ] {
+        act(&old, &id, &mut head, action.clone());
+        g.act(action).expect("act");
+    }
+    drop(old);
+    let new = PgStore::connect(&url).expect("migrated");
+    let mut client = ::postgres::Client::connect(&url, ::postgres::NoTls).expect("client");
+    let version: i64 = client
+        .query_one("SELECT version FROM tercio_schema", &[])
+        .expect("version")
+        .get(0);
+    assert_eq!(version, pg::SCHEMA.len() as i64);
+    let options: Vec<String> = client
+        .query_one(
+            "SELECT reloptions FROM pg_class WHERE relname = 'heads'",
+            &[],
+        )
+        .expect("options")
+        .get(0);
+    assert_eq!(options, ["fillfactor=50"]);
+    assert_eq!(new.load(&id).expect("load").expect("game"), g);
+    let live = new.live(&id).expect("live").expect("game");
+    let mut head = live.head;
+    undo(&new, &id, &mut head);
+    g.undo().expect("undo");
+    let stale = head.clone();
+    let action = json!({"action": "command", "leader": "chandieu"});
+    act(&new, &id, &mut head, action.clone());
+    g.act(action.clone()).expect("act");
+    assert_eq!(new.load(&id).expect("load").expect("game"), g);
+    let mut stale = stale;
+    let engine = stale.engine().expect("engine");
+    let late = stale
+        .act(engine.as_ref(), action, None, None, false)
+        .expect("accepted");
+    assert!(matches!(
+        new.append(&id, Row::of(&late, &stale).expect("row")),
+        Err(StoreError::Conflict(_))
+    ));
+    assert_eq!(
+        new.load(&id).expect("load").expect("game"),
+        g,
+        "nothing written"
+    );
+}
+
+/// A server listens for other servers' writes only while something of it wants to hear (a live
+/// page is open): with nothing wanted it holds no listening connection, and each time it starts
+/// again it says so (`None`: changes may have been missed), then hears every write.
+#[test]
+fn a_server_listens_only_while_it_is_attended() {
+    let url = testing::shared().database();
+    let open = || PgStore::connect(&url).expect("connect");
+    let (a, b) = (open(), open());
+    let (tx, rx) = std::sync::mpsc::channel::<Option<(String, u64)>>();
+    let tx = Mutex::new(tx);
+    b.watch(Box::new(move |h| {
+        let _ = lock(&tx).send(h.map(|(g, r)| (g.to_string(), r)));
+    }))
+    .expect("watch");
+    let until = |want: i64, what: &str| testing::shared().until_listening(&url, want, what);
+    let wait = || {
+        rx.recv_timeout(std::time::Duration::from_secs(30))
+            .expect("heard within 30 s")
+    };
+    let id = a.create(&game(), None).expect("create");
+    let mut head = a.live(&id).expect("live").expect("game").head;
+    act(&a, &id, &mut head, json!({"action": "initiative"}));
+    until(0, "no listener while nothing is attended");
+    assert!(rx.try_recv().is_err(), "nothing heard");
+    b.attend(true);
+    assert_eq!(wait(), None, "listening began");
+    until(1, "one listener while attended");
+    act(
+        &a,
+        &id,
+        &mut head,
+        json!({"action": "command", "leader": "chandieu"}),
+    );
+    let rev = a.live(&id).expect("live").expect("game").rev;
+    assert_eq!(wait(), Some((id.clone(), rev)), "the append");
+    b.attend(false);
+    until(0, "the listener gone once nothing is attended");
+    b.attend(true);
+    assert_eq!(wait(), None, "listening began again");
+    undo(&a, &id, &mut head);
+    let rev = a.live(&id).expect("live").expect("game").rev;
+    assert_eq!(wait(), Some((id.clone(), rev)), "the undo");
 }

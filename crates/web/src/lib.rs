@@ -46,6 +46,9 @@ pub struct AppState {
     pub store: Arc<dyn Store>,
     games: Mutex<cache::Lru<Arc<RwLock<LiveGame>>>>,
     changes: Mutex<HashMap<String, tokio::sync::watch::Sender<u64>>>,
+    /// How many live pages are open here: while any is, the store listens for other servers'
+    /// writes ([`Store::attend`]).
+    pages: Arc<Mutex<usize>>,
     /// Which game each token used for a change opened ([`seat::with_write`]): a change takes
     /// its game's lock before its one trip to the store, which checks the token is still
     /// current. Only a hint: a token is always checked against the store.
@@ -57,6 +60,36 @@ pub struct AppState {
     host_key: std::sync::OnceLock<String>,
     /// The host's runs of simulated battles.
     pub simulations: simulations::Jobs,
+}
+
+/// One live page open on this server ([`AppState::subscribe`]). The first makes the store listen
+/// for other servers' writes; when the last is dropped, it stops: a server that shows no page
+/// has nobody to tell, and is not woken by every other server's commit.
+pub struct Attending {
+    store: Arc<dyn Store>,
+    pages: Arc<Mutex<usize>>,
+}
+
+impl Attending {
+    fn new(store: Arc<dyn Store>, pages: Arc<Mutex<usize>>) -> Attending {
+        let mut n = pages.lock().unwrap_or_else(|e| e.into_inner());
+        *n += 1;
+        if *n == 1 {
+            store.attend(true);
+        }
+        drop(n);
+        Attending { store, pages }
+    }
+}
+
+impl Drop for Attending {
+    fn drop(&mut self) {
+        let mut n = self.pages.lock().unwrap_or_else(|e| e.into_inner());
+        *n = n.saturating_sub(1);
+        if *n == 0 {
+            self.store.attend(false);
+        }
+    }
 }
 
 /// How many tokens' games [`AppState::remember_token`] keeps (a few per live game).
@@ -163,6 +196,7 @@ impl AppState {
             store,
             games: Mutex::new(cache::Lru::new(live_games.max(1))),
             changes: Mutex::new(HashMap::new()),
+            pages: Arc::new(Mutex::new(0)),
             tokens: Mutex::new(HashMap::new()),
             public_url: public_url.map(|u| u.trim_end_matches('/').to_string()),
             host_key: std::sync::OnceLock::new(),
@@ -229,13 +263,17 @@ impl AppState {
         }
     }
 
-    /// Wait for changes to a game.
-    pub fn subscribe(&self, game_id: &str) -> tokio::sync::watch::Receiver<u64> {
+    /// Wait for changes to a game, as a live page does: while the page is kept (the
+    /// [`Attending`] with it), this server hears of other servers' writes.
+    pub fn subscribe(&self, game_id: &str) -> (tokio::sync::watch::Receiver<u64>, Attending) {
+        let page = Attending::new(self.store.clone(), self.pages.clone());
         let mut m = self.changes.lock().unwrap_or_else(|e| e.into_inner());
         m.retain(|_, tx| tx.receiver_count() > 0);
-        m.entry(game_id.to_string())
+        let rx = m
+            .entry(game_id.to_string())
             .or_insert_with(|| tokio::sync::watch::channel(0).0)
-            .subscribe()
+            .subscribe();
+        (rx, page)
     }
 
     /// The game's place in memory, if it is there. Each game has one lock: actions on a game

@@ -57,6 +57,8 @@ struct Feed {
     st: Arc<AppState>,
     token: String,
     rx: tokio::sync::watch::Receiver<u64>,
+    /// This page counted among the server's live pages while the stream lasts.
+    _attending: crate::Attending,
     /// The last entry sent (or known to the client).
     last: u64,
     queue: VecDeque<Event>,
@@ -185,7 +187,7 @@ pub async fn events(
             .await?
             .ok_or_else(seat::no_such_link)?
     };
-    let rx = st.subscribe(&seat.game_id);
+    let (rx, attending) = st.subscribe(&seat.game_id);
     let from_header = headers
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
@@ -205,6 +207,7 @@ pub async fn events(
         st,
         token,
         rx,
+        _attending: attending,
         last,
         queue,
         done: false,
