@@ -97,6 +97,14 @@ run_pg() { # games moves round
   start "$PG dbname=$db"; local a=$SPID ap=$SPORT key=$SKEY
   start "$PG dbname=$db"; local b=$SPID bp=$SPORT
   page "$ap" "$key"; page "$bp" "$key"
+  local heard=0 want=0
+  [ "$PAGES" = 1 ] && want=2
+  for _ in $(seq 1 100); do # the servers listening for each other's writes, as their pages want
+    heard=$(as_pg "$BIN/psql" -h "$WORK/pg" -U postgres -d "$db" -Atc \
+      "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'tercio-listen' AND datname = '$db'")
+    [ "$heard" = "$want" ] && break
+    sleep 0.1
+  done
   local half=$(($1 / 2)) la c0 c1 d0 d1
   la=$(load1); c0=$(cpu_of $a $b); d0=$(cpu_of $(pg_pids))
   timeout 900 node "$LOAD" "$ap" "$half" "$2" "$key" > "$WORK/run/a.json" &
@@ -110,14 +118,14 @@ run_pg() { # games moves round
   node -e '
     const fs = require("fs");
     const [a, b] = [process.argv[1], process.argv[2]].map((f) => JSON.parse(fs.readFileSync(f, "utf8")));
-    const [g, m, round, la, servers, db, tx] = process.argv.slice(3).map(Number);
+    const [g, m, round, la, servers, db, tx, listening] = process.argv.slice(3).map(Number);
     const total = a.total + b.total, secs = Math.max(a.seconds, b.seconds), cpu = servers + db;
     console.log(JSON.stringify({ backend: "postgres", servers: 2, pages: +process.env.PAGES, games: g, moves_each: m, round, load1: la,
       moves_per_s: Math.round(total / secs), p50_ms: Math.max(a.p50_ms, b.p50_ms), p99_ms: Math.max(a.p99_ms, b.p99_ms),
       cpu_ms_per_move: +(cpu / total).toFixed(3), servers_cpu_ms_per_move: +(servers / total).toFixed(3),
       postgres_cpu_ms_per_move: +(db / total).toFixed(3), transactions_per_move: +(tx / total).toFixed(2),
-      seconds_each: [a.seconds, b.seconds] }));
-  ' "$WORK/run/a.json" "$WORK/run/b.json" "$1" "$2" "$3" "$la" "$((c1 - c0))" "$((d1 - d0))" "$tx"
+      seconds_each: [a.seconds, b.seconds], servers_listening: listening }));
+  ' "$WORK/run/a.json" "$WORK/run/b.json" "$1" "$2" "$3" "$la" "$((c1 - c0))" "$((d1 - d0))" "$tx" "$heard"
 }
 
 echo "two servers on PostgreSQL against one on SQLite ($(nproc) cores, load $(load1), rounds $ROUNDS, configs $CONFIGS)"
