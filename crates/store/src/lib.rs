@@ -287,9 +287,19 @@ pub fn redact(spec: &str) -> String {
     out
 }
 
-/// What [`Store::watch`] calls: with a game and its new revision when another process wrote to
-/// it, or with `None` when writes may have been missed (the database was lost and is back).
-pub type Watcher = Box<dyn Fn(Option<(&str, u64)>) + Send + Sync>;
+/// What a store that shares its database hears of other processes' writes ([`Store::watch`]),
+/// for the games this process attends ([`Store::attend`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Heard<'a> {
+    /// The game was written to; its revision now.
+    Wrote(&'a str, u64),
+    /// Writes to the game may have been missed: listening for it has just begun (or begun again,
+    /// the database lost and back). Whoever shows it reads it again.
+    Missed(&'a str),
+}
+
+/// What [`Store::watch`] calls with what it hears.
+pub type Watcher = Box<dyn Fn(Heard<'_>) + Send + Sync>;
 
 /// Open the store a `--db` names: `postgres://…` or `postgresql://…` (or PostgreSQL's
 /// `key=value` form with a `host=`) is PostgreSQL; `sqlite:PATH` or a plain path is SQLite.
@@ -373,13 +383,12 @@ pub trait Store: Send + Sync {
         drop(on);
         Ok(())
     }
-    /// Whether anything in this process shows what other processes write (a live page is
-    /// open): a store that hears of their writes ([`Store::watch`]) listens only while so, and
-    /// says `None` to its watcher each time it starts again (writes before may have been
-    /// missed). Nothing else needs to hear: the revision read with each request's seat keeps a
-    /// copy in memory current.
-    fn attend(&self, wanted: bool) {
-        let _ = wanted;
+    /// Whether a live page in this process shows `game` (`true` for the first, `false` once the
+    /// last has gone): a store that hears of other processes' writes ([`Store::watch`]) listens
+    /// for a game's only while so, and says [`Heard::Missed`] each time it begins. Nothing else
+    /// needs to hear: the revision read with each request's seat keeps a copy in memory current.
+    fn attend(&self, game: &str, wanted: bool) {
+        let _ = (game, wanted);
     }
     /// Which database this is, for people (never with a password).
     fn describe(&self) -> String;

@@ -7,10 +7,10 @@
 //! and must be where the writer saw it (the entry before, and the revision its copy reflects),
 //! and the unique (game, sequence) key stands behind it; an entry another server appended first
 //! is refused as [`StoreError::Conflict`], with nothing written. Every write to a game tells the
-//! other servers with `NOTIFY` on [`CHANNEL`], carrying games and revisions only (payloads are
-//! capped at 8 KB); [`Store::watch`] hears them.
+//! other servers with `NOTIFY` on the game's own channel ([`channel`]), carrying its revision
+//! only; [`Store::watch`] hears those of the games a live page here shows ([`Store::attend`]).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -22,9 +22,18 @@ use fallible_iterator::FallibleIterator;
 
 use super::*;
 
-/// The channel a write to a game is announced on: `NOTIFY tercio_games, 'GAME REV'` (a group
-/// of appends: one such line per game).
-pub const CHANNEL: &str = "tercio_games";
+/// What each game's channel starts with ([`channel`]).
+const CHANNEL_PREFIX: &str = "tercio_g_";
+
+/// The channel a write to a game is announced on, `NOTIFY "tercio_g_GAME", 'REV'`: a server
+/// listens on the channels of the games its live pages show, and is woken by no other.
+pub fn channel(game_id: &str) -> String {
+    format!("{CHANNEL_PREFIX}{game_id}")
+}
+
+/// How long the listener waits for a notification before it looks at which games are wanted:
+/// a page opened here is listened for within this time (and then caught up).
+const LISTEN_WAIT: Duration = Duration::from_millis(100);
 
 /// How many connections a server opens at most; a request beyond them waits for one.
 const CONNECTIONS: usize = 16;
@@ -155,7 +164,8 @@ pub(crate) const SCHEMA: &[&str] = &[
     // second server's append to the game waits, then finds the head moved on and writes
     // nothing), so no separate `FOR UPDATE` lock, which wrote the row once more. Heads leave
     // half of each page free, so a head's new version finds room in the same page (a HOT
-    // update: no new index entry).
+    // update: no new index entry). Each append is announced on its game's own channel, so a
+    // server is woken only by the games it shows.
     "ALTER TABLE heads SET (fillfactor = 50);
     CREATE OR REPLACE FUNCTION tercio_append(g TEXT[], n BIGINT[], body TEXT[], voided BIGINT[],
         link TEXT[], kept TEXT[], pos BIGINT[], turn_now BIGINT[], ended BOOLEAN[],
@@ -163,7 +173,6 @@ pub(crate) const SCHEMA: &[&str] = &[
     RETURNS BIGINT[] LANGUAGE plpgsql AS $fn$
     DECLARE
         revs BIGINT[] := '{}';
-        said TEXT := '';
         r BIGINT;
     BEGIN
         FOR i IN 1 .. coalesce(array_length(g, 1), 0) LOOP
@@ -182,17 +191,10 @@ pub(crate) const SCHEMA: &[&str] = &[
                     INSERT INTO checkpoints (game_id, seq, state) VALUES (g[i], n[i], kept[i])
                         ON CONFLICT (game_id, seq) DO UPDATE SET state = EXCLUDED.state;
                 END IF;
-                IF length(said) > 7000 THEN
-                    PERFORM pg_notify('tercio_games', said);
-                    said := '';
-                END IF;
-                said := said || CASE WHEN said = '' THEN '' ELSE E'\n' END || g[i] || ' ' || r;
+                PERFORM pg_notify('tercio_g_' || g[i], r::text);
             END IF;
             revs := array_append(revs, r);
         END LOOP;
-        IF said <> '' THEN
-            PERFORM pg_notify('tercio_games', said);
-        END IF;
         RETURN revs;
     END
     $fn$;",
@@ -209,12 +211,20 @@ pub struct PgStore {
     freed: Condvar,
     /// Set when the store is dropped: its listener, if any, stops.
     gone: Arc<AtomicBool>,
-    /// Whether this process wants to hear of other servers' writes now ([`Store::attend`]),
-    /// and where the listener waits until it does.
-    wanted: Arc<(Mutex<bool>, Condvar)>,
+    /// The games this process wants to hear of now ([`Store::attend`]), and where the listener
+    /// waits while there are none.
+    wanted: Arc<(Mutex<Wanted>, Condvar)>,
     /// Appends waiting for the next group commit, and the token its leader holds.
     appends: Mutex<Vec<AppendJob>>,
     leading: Mutex<()>,
+}
+
+/// The games whose writes this process wants to hear of, and whether that changed since the
+/// listener last looked.
+#[derive(Default)]
+struct Wanted {
+    games: HashSet<String>,
+    moved: bool,
 }
 
 /// An append waiting for its group commit, and where its answer goes.
@@ -296,8 +306,10 @@ impl<C: GenericClient> Db<'_, C> {
 
     /// Tell the other servers that the game is at revision `rev` (sent when the write commits).
     fn announce(&mut self, game_id: &str, rev: i64) -> Result<(), StoreError> {
-        let payload = format!("{game_id} {rev}");
-        self.exec("SELECT pg_notify('tercio_games', $1)::text", &[&payload])?;
+        self.exec(
+            "SELECT pg_notify($1, $2)::text",
+            &[&channel(game_id), &rev.to_string()],
+        )?;
         Ok(())
     }
 
@@ -504,7 +516,7 @@ impl PgStore {
             pool: Mutex::new((Vec::new(), 0)),
             freed: Condvar::new(),
             gone: Arc::new(AtomicBool::new(false)),
-            wanted: Arc::new((Mutex::new(false), Condvar::new())),
+            wanted: Arc::new((Mutex::new(Wanted::default()), Condvar::new())),
             appends: Mutex::new(Vec::new()),
             leading: Mutex::new(()),
         };
@@ -783,18 +795,23 @@ impl Drop for PgStore {
     }
 }
 
-/// Listen on [`CHANNEL`] while this process wants to hear ([`Store::attend`]) and until the
-/// store is gone, connecting again whenever the database is lost. Every start of listening is
-/// reported as `None` (changes may have been missed); with nothing wanted, the listener holds no
-/// connection, and neither this process nor the database is woken by other servers' writes.
-fn listen(config: Config, gone: Arc<AtomicBool>, wanted: Arc<(Mutex<bool>, Condvar)>, on: Watcher) {
+/// Listen on the channels of the games this process wants to hear of ([`Store::attend`]) until
+/// the store is gone, connecting again whenever the database is lost. Each game is reported
+/// [`Heard::Missed`] when listening for it begins (on a new connection, every game); with no game
+/// wanted, the listener holds no connection.
+fn listen(
+    config: Config,
+    gone: Arc<AtomicBool>,
+    wanted: Arc<(Mutex<Wanted>, Condvar)>,
+    on: Watcher,
+) {
     let mut config = config;
     config.application_name("tercio-listen");
-    let wants = || *lock(&wanted.0);
+    let quoted = |game: &str| format!("\"{}\"", channel(game).replace('"', "\"\""));
     while !gone.load(Ordering::Relaxed) {
         {
             let mut w = lock(&wanted.0);
-            while !*w && !gone.load(Ordering::Relaxed) {
+            while w.games.is_empty() && !gone.load(Ordering::Relaxed) {
                 w = wanted
                     .1
                     .wait_timeout(w, LISTEN_TICK)
@@ -812,24 +829,47 @@ fn listen(config: Config, gone: Arc<AtomicBool>, wanted: Arc<(Mutex<bool>, Condv
                 continue;
             }
         };
-        if client.batch_execute(&format!("LISTEN {CHANNEL}")).is_err() {
-            std::thread::sleep(LISTEN_TICK);
-            continue;
-        }
-        on(None);
-        while !gone.load(Ordering::Relaxed) && !client.is_closed() && wants() {
-            let mut heard = client.notifications();
-            let mut it = heard.timeout_iter(LISTEN_TICK);
-            while let Ok(Some(n)) = it.next() {
-                for line in n.payload().lines() {
-                    let mut parts = line.split(' ');
-                    if let (Some(game), Some(Ok(rev))) =
-                        (parts.next(), parts.next().map(str::parse::<u64>))
-                    {
-                        on(Some((game, rev)));
-                    }
+        let mut listening: HashSet<String> = HashSet::new();
+        let mut first = true;
+        while !gone.load(Ordering::Relaxed) && !client.is_closed() {
+            let want = {
+                let mut w = lock(&wanted.0);
+                if w.games.is_empty() {
+                    break;
                 }
-                if !wants() {
+                (w.moved || first).then(|| {
+                    w.moved = false;
+                    w.games.clone()
+                })
+            };
+            first = false;
+            if let Some(want) = want {
+                let mut sql = String::new();
+                for g in listening.difference(&want) {
+                    sql.push_str(&format!("UNLISTEN {};", quoted(g)));
+                }
+                let added: Vec<&String> = want.difference(&listening).collect();
+                for g in &added {
+                    sql.push_str(&format!("LISTEN {};", quoted(g)));
+                }
+                if !sql.is_empty() && client.batch_execute(&sql).is_err() {
+                    break;
+                }
+                for g in added {
+                    on(Heard::Missed(g));
+                }
+                listening = want;
+            }
+            let mut heard = client.notifications();
+            let mut it = heard.timeout_iter(LISTEN_WAIT);
+            while let Ok(Some(n)) = it.next() {
+                if let (Some(game), Ok(rev)) = (
+                    n.channel().strip_prefix(CHANNEL_PREFIX),
+                    n.payload().parse::<u64>(),
+                ) {
+                    on(Heard::Wrote(game, rev));
+                }
+                if lock(&wanted.0).moved {
                     break;
                 }
             }
@@ -1119,8 +1159,15 @@ impl Store for PgStore {
         Ok(())
     }
 
-    fn attend(&self, wanted: bool) {
-        *lock(&self.wanted.0) = wanted;
+    fn attend(&self, game: &str, wanted: bool) {
+        let mut w = lock(&self.wanted.0);
+        let moved = if wanted {
+            w.games.insert(game.to_string())
+        } else {
+            w.games.remove(game)
+        };
+        w.moved |= moved;
+        drop(w);
         self.wanted.1.notify_all();
     }
 

@@ -562,30 +562,26 @@ fn g_entries(played: bool, g: &Game, copy: &Game) -> Vec<String> {
 fn servers_on_one_postgres_database_hear_each_other_and_never_both_append() {
     let db = postgres();
     let (a, b) = ((db.open)(), (db.open)());
-    let (tx, rx) = std::sync::mpsc::channel::<Option<(String, u64)>>();
+    let (tx, rx) = std::sync::mpsc::channel::<Told>();
     let tx = Mutex::new(tx);
     b.watch(Box::new(move |h| {
-        let _ = lock(&tx).send(h.map(|(g, r)| (g.to_string(), r)));
+        let _ = lock(&tx).send(Told::from(h));
     }))
     .expect("watch");
-    b.attend(true);
-    // The listener says it is connected (changes before it may have been missed).
     let wait = || {
         rx.recv_timeout(std::time::Duration::from_secs(30))
             .expect("heard within 30 s")
     };
-    assert_eq!(wait(), None);
     let id = a.create(&game(), None).expect("create");
-    assert!(
-        matches!(wait(), Some((g, _)) if g == id),
-        "the game's creation"
-    );
+    // Listening for the game begins: writes before it may have been missed.
+    b.attend(&id, true);
+    assert_eq!(wait(), Told::Missed(id.clone()));
     let mut head = a.live(&id).expect("live").expect("game").head;
     act(a.as_ref(), &id, &mut head, json!({"action": "initiative"}));
     let rev = a.live(&id).expect("live").expect("game").rev;
-    assert_eq!(wait(), Some((id.clone(), rev)), "the append");
+    assert_eq!(wait(), Told::Wrote(id.clone(), rev), "the append");
     a.set_settings(&id, &Settings::default()).expect("settings");
-    assert_eq!(wait(), Some((id.clone(), rev + 1)), "the settings");
+    assert_eq!(wait(), Told::Wrote(id.clone(), rev + 1), "the settings");
     // The race: both servers hold the same head and append its next entry at once.
     for round in 0..10 {
         let base = a.live(&id).expect("live").expect("game").head;
@@ -685,18 +681,34 @@ fn a_postgres_database_from_the_first_schema_migrates_and_keeps_its_games() {
     );
 }
 
-/// A server listens for other servers' writes only while something of it wants to hear (a live
-/// page is open): with nothing wanted it holds no listening connection, and each time it starts
-/// again it says so (`None`: changes may have been missed), then hears every write.
+/// What a watcher heard, owned ([`Heard`]).
+#[derive(Debug, PartialEq)]
+enum Told {
+    Wrote(String, u64),
+    Missed(String),
+}
+
+impl From<Heard<'_>> for Told {
+    fn from(h: Heard<'_>) -> Told {
+        match h {
+            Heard::Wrote(g, r) => Told::Wrote(g.to_string(), r),
+            Heard::Missed(g) => Told::Missed(g.to_string()),
+        }
+    }
+}
+
+/// A server listens for other servers' writes to a game only while a live page of it shows the
+/// game: with none, it holds no listening connection; when listening for a game begins it says
+/// so (writes before may have been missed), then hears that game's writes and no other's.
 #[test]
-fn a_server_listens_only_while_it_is_attended() {
+fn a_server_hears_only_the_games_it_attends() {
     let url = testing::shared().database();
     let open = || PgStore::connect(&url).expect("connect");
     let (a, b) = (open(), open());
-    let (tx, rx) = std::sync::mpsc::channel::<Option<(String, u64)>>();
+    let (tx, rx) = std::sync::mpsc::channel::<Told>();
     let tx = Mutex::new(tx);
     b.watch(Box::new(move |h| {
-        let _ = lock(&tx).send(h.map(|(g, r)| (g.to_string(), r)));
+        let _ = lock(&tx).send(Told::from(h));
     }))
     .expect("watch");
     let until = |want: i64, what: &str| testing::shared().until_listening(&url, want, what);
@@ -704,27 +716,37 @@ fn a_server_listens_only_while_it_is_attended() {
         rx.recv_timeout(std::time::Duration::from_secs(30))
             .expect("heard within 30 s")
     };
-    let id = a.create(&game(), None).expect("create");
-    let mut head = a.live(&id).expect("live").expect("game").head;
-    act(&a, &id, &mut head, json!({"action": "initiative"}));
+    let (shown, other) = (
+        a.create(&game(), None).expect("create"),
+        a.create(&game(), None).expect("create"),
+    );
+    let mut head = a.live(&shown).expect("live").expect("game").head;
+    let mut elsewhere = a.live(&other).expect("live").expect("game").head;
+    act(&a, &shown, &mut head, json!({"action": "initiative"}));
     until(0, "no listener while nothing is attended");
     assert!(rx.try_recv().is_err(), "nothing heard");
-    b.attend(true);
-    assert_eq!(wait(), None, "listening began");
-    until(1, "one listener while attended");
+    b.attend(&shown, true);
+    assert_eq!(wait(), Told::Missed(shown.clone()), "listening began");
+    until(1, "one listener while a game is attended");
+    // The other game's write comes first: were it heard, it would be heard first.
+    act(&a, &other, &mut elsewhere, json!({"action": "initiative"}));
     act(
         &a,
-        &id,
+        &shown,
         &mut head,
         json!({"action": "command", "leader": "chandieu"}),
     );
-    let rev = a.live(&id).expect("live").expect("game").rev;
-    assert_eq!(wait(), Some((id.clone(), rev)), "the append");
-    b.attend(false);
+    let rev = a.live(&shown).expect("live").expect("game").rev;
+    assert_eq!(
+        wait(),
+        Told::Wrote(shown.clone(), rev),
+        "only the game shown"
+    );
+    b.attend(&shown, false);
     until(0, "the listener gone once nothing is attended");
-    b.attend(true);
-    assert_eq!(wait(), None, "listening began again");
-    undo(&a, &id, &mut head);
-    let rev = a.live(&id).expect("live").expect("game").rev;
-    assert_eq!(wait(), Some((id.clone(), rev)), "the undo");
+    b.attend(&shown, true);
+    assert_eq!(wait(), Told::Missed(shown.clone()), "listening began again");
+    undo(&a, &shown, &mut head);
+    let rev = a.live(&shown).expect("live").expect("game").rev;
+    assert_eq!(wait(), Told::Wrote(shown.clone(), rev), "the undo");
 }

@@ -46,9 +46,9 @@ pub struct AppState {
     pub store: Arc<dyn Store>,
     games: Mutex<cache::Lru<Arc<RwLock<LiveGame>>>>,
     changes: Mutex<HashMap<String, tokio::sync::watch::Sender<u64>>>,
-    /// How many live pages are open here: while any is, the store listens for other servers'
-    /// writes ([`Store::attend`]).
-    pages: Arc<Mutex<usize>>,
+    /// How many live pages are open here, by game: while any shows a game, the store listens
+    /// for other servers' writes to it ([`Store::attend`]).
+    pages: Arc<Mutex<HashMap<String, usize>>>,
     /// Which game each token used for a change opened ([`seat::with_write`]): a change takes
     /// its game's lock before its one trip to the store, which checks the token is still
     /// current. Only a hint: a token is always checked against the store.
@@ -62,32 +62,45 @@ pub struct AppState {
     pub simulations: simulations::Jobs,
 }
 
-/// One live page open on this server ([`AppState::subscribe`]). The first makes the store listen
-/// for other servers' writes; when the last is dropped, it stops: a server that shows no page
-/// has nobody to tell, and is not woken by every other server's commit.
+/// One live page open on this server ([`AppState::subscribe`]). The first of a game makes the
+/// store listen for other servers' writes to it; when the last is dropped, it stops: a server is
+/// woken only by the games its pages show.
 pub struct Attending {
     store: Arc<dyn Store>,
-    pages: Arc<Mutex<usize>>,
+    pages: Arc<Mutex<HashMap<String, usize>>>,
+    game: String,
 }
 
 impl Attending {
-    fn new(store: Arc<dyn Store>, pages: Arc<Mutex<usize>>) -> Attending {
-        let mut n = pages.lock().unwrap_or_else(|e| e.into_inner());
+    fn new(
+        store: Arc<dyn Store>,
+        pages: Arc<Mutex<HashMap<String, usize>>>,
+        game: &str,
+    ) -> Attending {
+        let mut m = pages.lock().unwrap_or_else(|e| e.into_inner());
+        let n = m.entry(game.to_string()).or_insert(0);
         *n += 1;
         if *n == 1 {
-            store.attend(true);
+            store.attend(game, true);
         }
-        drop(n);
-        Attending { store, pages }
+        drop(m);
+        Attending {
+            store,
+            pages,
+            game: game.to_string(),
+        }
     }
 }
 
 impl Drop for Attending {
     fn drop(&mut self) {
-        let mut n = self.pages.lock().unwrap_or_else(|e| e.into_inner());
-        *n = n.saturating_sub(1);
-        if *n == 0 {
-            self.store.attend(false);
+        let mut m = self.pages.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(n) = m.get_mut(&self.game) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                m.remove(&self.game);
+                self.store.attend(&self.game, false);
+            }
         }
     }
 }
@@ -196,7 +209,7 @@ impl AppState {
             store,
             games: Mutex::new(cache::Lru::new(live_games.max(1))),
             changes: Mutex::new(HashMap::new()),
-            pages: Arc::new(Mutex::new(0)),
+            pages: Arc::new(Mutex::new(HashMap::new())),
             tokens: Mutex::new(HashMap::new()),
             public_url: public_url.map(|u| u.trim_end_matches('/').to_string()),
             host_key: std::sync::OnceLock::new(),
@@ -229,12 +242,13 @@ impl AppState {
         Ok(self.host_key.get_or_init(|| k).clone())
     }
 
-    /// Another server wrote to a game (`Some`: the game and its revision), or may have
-    /// (`None`: the database was lost and is back): its live pages here are told, unless this
-    /// server's copy already has that revision (its own write, heard back).
-    fn heard(&self, what: Option<(&str, u64)>) {
+    /// Another server wrote to a game this server's pages show (with its revision now), or may
+    /// have (listening for it has just begun): its live pages here are told, unless this
+    /// server's copy already has that revision (its own write, heard back). A page told reads
+    /// the game again, with its revision, and sends only what it has not.
+    fn heard(&self, what: tercio_store::Heard<'_>) {
         match what {
-            Some((id, rev)) => {
+            tercio_store::Heard::Wrote(id, rev) => {
                 let known = self
                     .cached(id)
                     .and_then(|slot| slot.try_read().ok().map(|g| g.fresh(rev)));
@@ -242,15 +256,7 @@ impl AppState {
                     self.notify(id);
                 }
             }
-            None => {
-                let games: Vec<String> = {
-                    let m = self.changes.lock().unwrap_or_else(|e| e.into_inner());
-                    m.keys().cloned().collect()
-                };
-                for id in games {
-                    self.notify(&id);
-                }
-            }
+            tercio_store::Heard::Missed(id) => self.notify(id),
         }
     }
 
@@ -266,7 +272,7 @@ impl AppState {
     /// Wait for changes to a game, as a live page does: while the page is kept (the
     /// [`Attending`] with it), this server hears of other servers' writes.
     pub fn subscribe(&self, game_id: &str) -> (tokio::sync::watch::Receiver<u64>, Attending) {
-        let page = Attending::new(self.store.clone(), self.pages.clone());
+        let page = Attending::new(self.store.clone(), self.pages.clone(), game_id);
         let mut m = self.changes.lock().unwrap_or_else(|e| e.into_inner());
         m.retain(|_, tx| tx.receiver_count() > 0);
         let rx = m
