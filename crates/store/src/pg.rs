@@ -26,7 +26,9 @@ use super::*;
 const CHANNEL_PREFIX: &str = "tercio_g_";
 
 /// The channel a write to a game is announced on, `NOTIFY "tercio_g_GAME", 'REV'`: a server
-/// listens on the channels of the games its live pages show, and is woken by no other.
+/// listens on the channels of the games its live pages show, and is woken by no other. Game ids
+/// are 16 hex digits (`new_id`, kept by `tercio migrate`), so the name stays well within
+/// PostgreSQL's 63 bytes.
 pub fn channel(game_id: &str) -> String {
     format!("{CHANNEL_PREFIX}{game_id}")
 }
