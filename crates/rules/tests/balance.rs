@@ -216,6 +216,26 @@ fn card_round(rules: &str, action: &str, facets: &[(String, String)]) -> (u8, u8
     }
 }
 
+/// The rule set `rules` and its fight to the finish of `a` against `t`, each of `size`, its
+/// ends' chances summing to one.
+fn finish(
+    rules: &str,
+    action: &str,
+    a: &str,
+    t: &str,
+    size: u8,
+) -> (&'static dyn RuleSet, balance::Finish) {
+    let r = registry::lookup(rules).expect("rule set");
+    let f = r
+        .balance()
+        .expect("balance")
+        .finish(action, a, t, size)
+        .expect("finish");
+    let sum: f64 = f.ends.iter().map(|(_, p)| p).sum();
+    assert!((sum - 1.0).abs() < 1e-9, "{f:?}");
+    (r, f)
+}
+
 #[test]
 fn a_card_rule_sets_fight_to_the_finish_agrees_with_fights_rolled_through_the_app() {
     let n = 3000;
@@ -230,14 +250,7 @@ fn a_card_rule_sets_fight_to_the_finish_agrees_with_fights_rolled_through_the_ap
             12,
         ),
     ] {
-        let r = registry::lookup(rules).expect("rule set");
-        let f = r
-            .balance()
-            .expect("balance")
-            .finish(action, a, t, size)
-            .expect("finish");
-        let sum: f64 = f.ends.iter().map(|(_, p)| p).sum();
-        assert!((sum - 1.0).abs() < 1e-9, "{f:?}");
+        let (r, f) = finish(rules, action, a, t, size);
         let engine = r.engine(None).expect("engine");
         let mut stream = DiceStream::from_seed(20261203);
         let (mut carried, mut rounds) = (0u32, 0u64);
@@ -427,14 +440,7 @@ fn a_fight_to_the_finish_agrees_with_fights_rolled_through_the_app() {
         ("abdf", "melee", "dismounted-knights", "footmen", 6),
         ("abdf", "fire", "archers", "mounted-knights", 4),
     ] {
-        let r = registry::lookup(rules).expect("rule set");
-        let f = r
-            .balance()
-            .expect("balance")
-            .finish(action, a, t, size)
-            .expect("finish");
-        let sum: f64 = f.ends.iter().map(|(_, p)| p).sum();
-        assert!((sum - 1.0).abs() < 1e-9, "{f:?}");
+        let (r, f) = finish(rules, action, a, t, size);
         let (won, rounds) = roll_fights(r, action, a, t, size, n);
         let at = format!("{rules} {action} {a} v {t}");
         agrees(&at, f.p(End::TargetDestroyed), won, n, f.rounds, rounds);

@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::game::{State, UnitState};
-use crate::interface::form_play::{Muster, Tactics};
+use crate::interface::form_play::{all_but_winner, Muster, Tactics};
 
 /// What a side's player does of its own accord at a card (aggressive, cautious, random): the
 /// aggressive player attacks, the cautious one shoots and rallies; the turn's steps (a card
@@ -49,15 +49,6 @@ impl Muster for CallanMuster {
         if st.draw {
             return st.sides.iter().map(|s| s.id.clone()).collect();
         }
-        match st.winner {
-            Some(w) => st
-                .sides
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| *i != w)
-                .map(|(_, s)| s.id.clone())
-                .collect(),
-            None => Vec::new(),
-        }
+        all_but_winner(st.sides.iter().map(|s| s.id.as_str()), st.winner)
     }
 }

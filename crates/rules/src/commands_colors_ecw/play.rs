@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::game::{State, UnitState};
-use crate::interface::form_play::{Muster, Tactics};
+use crate::interface::form_play::{all_but_winner, Muster, Tactics};
 
 /// What a side's player does with the units its card orders (aggressive, cautious, random):
 /// every player orders what the card allows, then moves the units ordered, then fights (the
@@ -53,15 +53,6 @@ impl Muster for EcwMuster {
         let Ok(st) = State::deserialize(state) else {
             return Vec::new();
         };
-        match st.winner {
-            Some(w) => st
-                .sides
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| *i != w)
-                .map(|(_, s)| s.id.clone())
-                .collect(),
-            None => Vec::new(),
-        }
+        all_but_winner(st.sides.iter().map(|s| s.id.as_str()), st.winner)
     }
 }

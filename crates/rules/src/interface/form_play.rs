@@ -66,6 +66,23 @@ pub trait Muster: Send + Sync {
     fn losers(&self, state: &Value) -> Vec<String>;
 }
 
+/// The sides that lost to side `winner` (an index into `sides`): every other one; none while
+/// there is no winner. For a [`Muster::losers`] whose rules name the winner.
+pub fn all_but_winner<'a>(
+    sides: impl IntoIterator<Item = &'a str>,
+    winner: Option<usize>,
+) -> Vec<String> {
+    let Some(w) = winner else {
+        return Vec::new();
+    };
+    sides
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| *i != w)
+        .map(|(_, s)| s.to_string())
+        .collect()
+}
+
 /// A [`Simulator`] for any rule set, through its seats' forms.
 pub struct FormSimulator<M: Muster> {
     /// The rule set whose engine plays.
