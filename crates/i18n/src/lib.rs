@@ -34,6 +34,7 @@
 //!
 //! Pure: the catalogues are compiled in; nothing is read at run time.
 
+use std::borrow::Cow;
 use std::fmt;
 
 include!(concat!(env!("OUT_DIR"), "/catalogue.rs"));
@@ -291,8 +292,11 @@ pub fn msg(key: &str, args: &[(&str, &str)]) -> String {
         out.push('|');
         escape_into(&mut out, name);
         out.push('=');
+        // The text between special characters goes in whole (nearly always all of it).
         let mut rest = *value;
-        while !rest.is_empty() {
+        while let Some(i) = rest.find(is_special) {
+            out.push_str(&rest[..i]);
+            rest = &rest[i..];
             if rest.starts_with(OPEN) {
                 if let Some((_, len)) = parse_marker(rest) {
                     out.push_str(&rest[..len]);
@@ -309,13 +313,12 @@ pub fn msg(key: &str, args: &[(&str, &str)]) -> String {
                     continue;
                 }
             }
-            let c = rest.chars().next().unwrap_or(' ');
-            if is_special(c) {
-                out.push('\\');
-            }
+            let c = rest.chars().next().unwrap_or('\\');
+            out.push('\\');
             out.push(c);
             rest = &rest[c.len_utf8()..];
         }
+        out.push_str(rest);
     }
     out.push(CLOSE);
     out
@@ -389,79 +392,136 @@ pub fn fmt_pct(lang: Lang, p: f64, places: usize) -> String {
     format!("{}%", fmt_decimal(lang, p * 100.0, places))
 }
 
-/// A parsed message.
+/// A parsed message, borrowing from the text it was read from wherever no escape broke it.
 #[derive(Debug)]
-struct Marker {
-    key: String,
-    args: Vec<(String, Vec<Piece>)>,
+struct Marker<'a> {
+    key: Cow<'a, str>,
+    args: Vec<(Cow<'a, str>, Vec<Piece<'a>>)>,
 }
 
 /// A piece of an argument's value.
 #[derive(Debug)]
-enum Piece {
-    Text(String),
-    Marker(Marker),
+enum Piece<'a> {
+    Text(Cow<'a, str>),
+    Marker(Marker<'a>),
+}
+
+/// Text read from `src`: borrowed while it is one run of it, owned once an escape breaks it.
+/// Messages are parsed for every answer, and nearly none holds an escape.
+struct Acc<'a> {
+    src: &'a str,
+    from: usize,
+    to: usize,
+    own: Option<String>,
+}
+
+impl<'a> Acc<'a> {
+    fn new(src: &'a str) -> Self {
+        Acc {
+            src,
+            from: 0,
+            to: 0,
+            own: None,
+        }
+    }
+    /// Add `src[a..b]`.
+    fn run(&mut self, a: usize, b: usize) {
+        match &mut self.own {
+            Some(s) => s.push_str(&self.src[a..b]),
+            None if self.from == self.to => (self.from, self.to) = (a, b),
+            None if self.to == a => self.to = b,
+            None => {
+                let mut s = self.src[self.from..self.to].to_string();
+                s.push_str(&self.src[a..b]);
+                self.own = Some(s);
+            }
+        }
+    }
+    /// Add a character that is not where it stands in `src` (an escaped one).
+    fn char(&mut self, c: char) {
+        let (src, from, to) = (self.src, self.from, self.to);
+        self.own
+            .get_or_insert_with(|| src[from..to].to_string())
+            .push(c);
+    }
+    fn is_empty(&self) -> bool {
+        self.own
+            .as_ref()
+            .map_or(self.from == self.to, String::is_empty)
+    }
+    /// The text so far, leaving nothing.
+    fn take(&mut self) -> Cow<'a, str> {
+        let (from, to) = (self.from, self.to);
+        (self.from, self.to) = (0, 0);
+        match self.own.take() {
+            Some(s) => Cow::Owned(s),
+            None => Cow::Borrowed(&self.src[from..to]),
+        }
+    }
 }
 
 /// Parse the marker at the start of `s` (which starts with [`OPEN`]): the marker and its length
 /// in bytes, or `None` when it is not a well-formed marker (no matching close, a key that is not
 /// made of key characters, an argument whose name is not a placeholder name or has no `=`).
-fn parse_marker(s: &str) -> Option<(Marker, usize)> {
+fn parse_marker(s: &str) -> Option<(Marker<'_>, usize)> {
     let mut pos = OPEN.len_utf8();
     let bytes_len = s.len();
     // The key: up to the first unescaped '|' or the close.
-    let mut key = String::new();
-    let mut args: Vec<(String, Vec<Piece>)> = Vec::new();
+    let mut key = Acc::new(s);
+    let mut args = Vec::new();
     loop {
         let c = s[pos..].chars().next()?;
+        let at = pos;
         pos += c.len_utf8();
         match c {
             '\\' => {
                 let e = s[pos..].chars().next()?;
                 pos += e.len_utf8();
-                key.push(e);
+                key.char(e);
             }
             '|' => break,
             CLOSE => {
+                let key = key.take();
                 return is_key(&key).then_some((Marker { key, args }, pos));
             }
             OPEN | '=' => return None,
-            c => {
+            _ => {
                 // The run of plain characters up to the next that means something.
-                let run = s[pos..]
+                pos += s[pos..]
                     .find(['\\', '|', CLOSE, OPEN, '='])
                     .unwrap_or(bytes_len - pos);
-                key.push(c);
-                key.push_str(&s[pos..pos + run]);
-                pos += run;
+                key.run(at, pos);
             }
         }
     }
+    let key = key.take();
     if !is_key(&key) {
         return None;
     }
     // Arguments: name=value, separated by '|', ended by the close.
     loop {
-        let mut name = String::new();
+        let mut name = Acc::new(s);
         loop {
             let c = s[pos..].chars().next()?;
+            let at = pos;
             pos += c.len_utf8();
             match c {
                 '\\' => {
                     let e = s[pos..].chars().next()?;
                     pos += e.len_utf8();
-                    name.push(e);
+                    name.char(e);
                 }
                 '=' => break,
                 '|' | OPEN | CLOSE => return None,
-                c => name.push(c),
+                _ => name.run(at, pos),
             }
         }
+        let name = name.take();
         if !is_name(&name) {
             return None;
         }
         let mut value = Vec::new();
-        let mut text = String::new();
+        let mut text = Acc::new(s);
         let end = loop {
             if pos >= bytes_len {
                 return None;
@@ -472,12 +532,12 @@ fn parse_marker(s: &str) -> Option<(Marker, usize)> {
                     pos += 1;
                     let e = s[pos..].chars().next()?;
                     pos += e.len_utf8();
-                    text.push(e);
+                    text.char(e);
                 }
                 OPEN => {
                     let (m, len) = parse_marker(&s[pos..])?;
                     if !text.is_empty() {
-                        value.push(Piece::Text(std::mem::take(&mut text)));
+                        value.push(Piece::Text(text.take()));
                     }
                     value.push(Piece::Marker(m));
                     pos += len;
@@ -493,12 +553,12 @@ fn parse_marker(s: &str) -> Option<(Marker, usize)> {
                     pos += s[pos..]
                         .find(['\\', '|', CLOSE, OPEN])
                         .unwrap_or(bytes_len - pos);
-                    text.push_str(&s[from..pos]);
+                    text.run(from, pos);
                 }
             }
         };
         if !text.is_empty() {
-            value.push(Piece::Text(text));
+            value.push(Piece::Text(text.take()));
         }
         args.push((name, value));
         if end == CLOSE {
@@ -507,8 +567,8 @@ fn parse_marker(s: &str) -> Option<(Marker, usize)> {
     }
 }
 
-fn render_marker(lang: Lang, m: &Marker) -> String {
-    let values: Vec<String> = m
+fn render_marker(lang: Lang, m: &Marker<'_>) -> String {
+    let values: Vec<Cow<'_, str>> = m
         .args
         .iter()
         .map(|(_, pieces)| render_value(lang, pieces))
@@ -517,23 +577,24 @@ fn render_marker(lang: Lang, m: &Marker) -> String {
         .args
         .iter()
         .zip(&values)
-        .map(|((n, _), v)| (n.as_str(), v.as_str()))
+        .map(|((n, _), v)| (n.as_ref(), v.as_ref()))
         .collect();
     t(lang, &m.key, &args)
 }
 
-fn render_value(lang: Lang, pieces: &[Piece]) -> String {
+fn render_value<'p>(lang: Lang, pieces: &'p [Piece<'_>]) -> Cow<'p, str> {
     if let [Piece::Text(s)] = pieces {
         if let Some(key) = s.strip_prefix('@') {
             if has(lang, key) {
-                return t(lang, key, &[]);
+                return Cow::Owned(t(lang, key, &[]));
             }
         }
         if let Some(n) = s.strip_prefix('#') {
             if let Some(v) = number(lang, n) {
-                return v;
+                return Cow::Owned(v);
             }
         }
+        return Cow::Borrowed(s.as_ref());
     }
     let mut out = String::new();
     for p in pieces {
@@ -542,7 +603,7 @@ fn render_value(lang: Lang, pieces: &[Piece]) -> String {
             Piece::Marker(m) => out.push_str(&render_marker(lang, m)),
         }
     }
-    out
+    Cow::Owned(out)
 }
 
 /// `59.29` or `59.29%` with the language's decimal separator, the places as written.

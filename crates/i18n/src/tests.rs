@@ -514,3 +514,35 @@ fn an_outline_names_a_step_without_its_arguments() {
         "\u{2026} (Bad War: to the last base)"
     );
 }
+
+/// Every text of up to four characters drawn from the syntax characters and a letter, written
+/// as message text ([`plain`]) into an argument, renders as written: the runs [`msg`] and the
+/// parser copy whole and the characters they escape fit together at every position.
+#[test]
+fn every_short_text_of_syntax_characters_round_trips() {
+    let alphabet = ['a', '\\', '|', '=', OPEN, CLOSE, 'é'];
+    let mut texts = vec![String::new()];
+    let mut checked = 0;
+    for _ in 0..4 {
+        texts = texts
+            .iter()
+            .flat_map(|t| {
+                alphabet.iter().map(move |c| {
+                    let mut t = t.clone();
+                    t.push(*c);
+                    t
+                })
+            })
+            .collect();
+        for x in &texts {
+            let m = msg(keys::WEB_GAMES_TURN, &[("turn", &plain(x))]);
+            assert_eq!(
+                localize(Lang::En, &m),
+                format!("turn {x}"),
+                "{x:?} as {m:?}"
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 7 + 49 + 343 + 2401);
+}
