@@ -22,9 +22,65 @@ enum Seg {
 
 type Out = Vec<(Vec<Seg>, Value)>;
 
+/// Parts of a typed state that one fold left as they were, which the walk passes over without
+/// writing them out: entries of maps that are fields of the state's root (`units/a`). A rule set
+/// names them by comparing its typed states before and after ([`crate::Rules::same_parts`]);
+/// they are used only when the recorded state is known to be the typed state before, written out
+/// (then a part equal before and after is equal to what is recorded). Walking the units an
+/// action did not touch was most of the walk (`docs/performance.md`).
+#[derive(Default)]
+pub struct Same<'s> {
+    /// A field of the root, and the keys of its entries passed over, sorted.
+    maps: Vec<(&'s str, Vec<&'s str>)>,
+}
+
+impl<'s> Same<'s> {
+    /// The entries of the map at `field` (a field of the state's root) whose values are equal
+    /// before and after.
+    pub fn entries<V: PartialEq>(
+        mut self,
+        field: &'s str,
+        before: &std::collections::BTreeMap<String, V>,
+        after: &'s std::collections::BTreeMap<String, V>,
+    ) -> Self {
+        // Both maps are in key order, and nearly always have the same keys: walked side by side.
+        let mut old = before.iter().peekable();
+        let mut keys = Vec::with_capacity(after.len());
+        for (k, v) in after {
+            while old.next_if(|(o, _)| *o < k).is_some() {}
+            if old.next_if(|(o, w)| *o == k && *w == v).is_some() {
+                keys.push(k.as_str());
+            }
+        }
+        self.maps.push((field, keys));
+        self
+    }
+
+    /// Whether the part at `path`, then `key`, is one of the parts passed over.
+    fn has(&self, path: &[Seg], key: &str) -> bool {
+        let [Seg::Key(field)] = path else {
+            return false;
+        };
+        self.maps
+            .iter()
+            .find(|(f, _)| f == field)
+            .is_some_and(|(_, keys)| keys.binary_search(&key).is_ok())
+    }
+}
+
 /// The changes from `before` to `after` written out, as [`crate::effects::diff`] gives them (the
 /// same paths, values and order), or `None` when the walk gave up.
-pub(crate) fn changes<S: Serialize + ?Sized>(before: &Value, after: &S) -> Option<Value> {
+#[cfg(test)]
+fn changes<S: Serialize + ?Sized>(before: &Value, after: &S) -> Option<Value> {
+    changes_but(before, after, Same::default())
+}
+
+/// [`changes`], passing over the parts `same` names, which the caller knows are as recorded.
+pub(crate) fn changes_but<S: Serialize + ?Sized>(
+    before: &Value,
+    after: &S,
+    same: Same<'_>,
+) -> Option<Value> {
     let mut path = Vec::new();
     let mut out = Vec::new();
     after
@@ -32,6 +88,7 @@ pub(crate) fn changes<S: Serialize + ?Sized>(before: &Value, after: &S) -> Optio
             old: before,
             path: &mut path,
             out: &mut out,
+            same: &same,
         })
         .ok()?;
     // The walk follows the fields in their declared order; the diff, the keys in sorted order
@@ -95,6 +152,7 @@ struct Walk<'a> {
     old: &'a Value,
     path: &'a mut Vec<Seg>,
     out: &'a mut Out,
+    same: &'a Same<'a>,
 }
 
 impl Walk<'_> {
@@ -131,6 +189,7 @@ enum Body<'a> {
         old: &'a Value,
         path: &'a mut Vec<Seg>,
         out: &'a mut Out,
+        same: &'a Same<'a>,
         seen: usize,
         /// The recorded object's entries in their (sorted) order, and where the last key was
         /// found ([`find`]).
@@ -163,7 +222,12 @@ impl<'a> Body<'a> {
         is_map: bool,
         variant: Option<&'static str>,
     ) -> Self {
-        let Walk { old, path, out } = walk;
+        let Walk {
+            old,
+            path,
+            out,
+            same,
+        } = walk;
         let (old, entered, wrap) = match variant {
             None => (old, false, None),
             Some(v) => match old {
@@ -174,13 +238,13 @@ impl<'a> Body<'a> {
                 _ => (old, false, Some(v)),
             },
         };
-        let same = wrap.is_none()
+        let same_shape = wrap.is_none()
             && match (old, len) {
                 (Value::Object(m), n) => is_map && n.is_none_or(|n| m.len() == n),
                 (Value::Array(a), n) => !is_map && n.is_none_or(|n| a.len() == n),
                 _ => false,
             };
-        if same {
+        if same_shape {
             let entries = match old {
                 Value::Object(m) => m.iter().map(|(k, v)| (k.as_str(), v)).collect(),
                 _ => Vec::new(),
@@ -189,6 +253,7 @@ impl<'a> Body<'a> {
                 old,
                 path,
                 out,
+                same,
                 seen: 0,
                 entries,
                 at: 0,
@@ -216,13 +281,19 @@ impl<'a> Body<'a> {
                 old,
                 path,
                 out,
+                same,
                 seen,
                 ..
             } => {
                 let o = old.get(*seen).ok_or(GiveUp)?;
                 path.push(Seg::Index(*seen));
                 *seen += 1;
-                let r = value.serialize(Walk { old: o, path, out });
+                let r = value.serialize(Walk {
+                    old: o,
+                    path,
+                    out,
+                    same,
+                });
                 path.pop();
                 r
             }
@@ -252,6 +323,7 @@ impl<'a> Body<'a> {
             Body::Same {
                 path,
                 out,
+                same,
                 key,
                 seen,
                 entries,
@@ -263,8 +335,16 @@ impl<'a> Body<'a> {
                 // The diff replaces such a map whole, which the walk did not keep: give up.
                 let o = find(entries, at, &k).ok_or(GiveUp)?;
                 *seen += 1;
+                if same.has(path, &k) {
+                    return Ok(());
+                }
                 path.push(Seg::Key(k));
-                let r = value.serialize(Walk { old: o, path, out });
+                let r = value.serialize(Walk {
+                    old: o,
+                    path,
+                    out,
+                    same,
+                });
                 path.pop();
                 r
             }
@@ -471,6 +551,7 @@ impl<'a> Serializer for Walk<'a> {
                     old: &m[variant],
                     path: &mut *self.path,
                     out: &mut *self.out,
+                    same: self.same,
                 });
                 self.path.pop();
                 r
@@ -531,7 +612,7 @@ mod tests {
         Shaped { a: u8, b: Option<String> },
     }
 
-    #[derive(Serialize, Deserialize, Clone, Debug)]
+    #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
     struct Extra {
         x: i32,
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -612,8 +693,57 @@ mod tests {
             if let Some(got) = changes(&before, &b) {
                 prop_assert_eq!(&got, &want);
             }
-            prop_assert_eq!(crate::effects::diff_typed(&before, &b), want);
+            prop_assert_eq!(crate::effects::diff_typed(&before, &b), want.clone());
+            // Passing over the entries of `map` equal before and after finds the same.
+            let same = Same::default().entries("map", &a.map, &b.map);
+            if let Some(got) = changes_but(&before, &b, same) {
+                prop_assert_eq!(got, want);
+            }
         }
+    }
+
+    /// The parts named are not walked: a change inside one is not found (which is why a rule
+    /// set names only parts equal before and after).
+    #[test]
+    fn the_walk_passes_over_the_parts_named() {
+        let extra = |x| Extra { x, y: None };
+        let a = Thing {
+            n: 1,
+            f: 1.0,
+            name: "a".into(),
+            maybe: None,
+            list: vec![],
+            kinds: vec![],
+            map: BTreeMap::from([("a".into(), extra(1)), ("b".into(), extra(2))]),
+            by_number: BTreeMap::new(),
+            tuple: (1, true),
+            extra: extra(0),
+            weird: 0,
+        };
+        let mut b = a.clone();
+        b.map.get_mut("a").expect("a").x = 5;
+        b.map.get_mut("b").expect("b").x = 6;
+        let before = serde_json::to_value(&a).expect("json");
+        let mut named = Same::default().entries("map", &a.map, &b.map);
+        assert_eq!(named.maps, vec![("map", vec![])], "both entries changed");
+        let mut c = a.clone();
+        c.map.get_mut("a").expect("a").x = 5;
+        c.map.insert("c".into(), extra(3));
+        let found = Same::default().entries("map", &a.map, &c.map);
+        assert_eq!(found.maps, vec![("map", vec!["b"])], "b is as it was");
+        named.maps[0].1.push("b");
+        assert_eq!(
+            changes_but(&before, &b, named).expect("followed"),
+            json!([{"p": "/map/a/x", "v": 5}])
+        );
+        // Only entries of the root's maps are passed over.
+        let named = Same {
+            maps: vec![("map", vec!["a"])],
+        };
+        assert!(named.has(&[Seg::Key("map".into())], "a"));
+        assert!(!named.has(&[Seg::Key("map".into())], "b"));
+        assert!(!named.has(&[Seg::Index(0)], "a"));
+        assert!(!named.has(&[Seg::Key("x".into()), Seg::Key("map".into())], "a"));
     }
 
     #[test]

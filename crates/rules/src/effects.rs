@@ -168,7 +168,17 @@ pub fn apply(state: &mut Value, effects: &Value) -> Result<(), String> {
 /// [`diff`]`(before, after written out)`, found without writing `after` out when it can be (it
 /// is walked beside `before`, and only what differs is built).
 pub fn diff_typed<S: Serialize + ?Sized>(before: &Value, after: &S) -> Value {
-    crate::changes::changes(before, after)
+    diff_typed_but(before, after, crate::Same::default())
+}
+
+/// [`diff_typed`], passing over the parts `same` names: the caller knows they are as recorded
+/// in `before` (see [`crate::Same`]).
+pub fn diff_typed_but<S: Serialize + ?Sized>(
+    before: &Value,
+    after: &S,
+    same: crate::Same<'_>,
+) -> Value {
+    crate::changes::changes_but(before, after, same)
         .unwrap_or_else(|| diff(before, &serde_json::to_value(after).unwrap_or(Value::Null)))
 }
 

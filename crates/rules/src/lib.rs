@@ -46,6 +46,7 @@ pub mod scenario;
 pub mod sword_and_flame_renaissance;
 pub mod text;
 
+pub use changes::Same;
 pub use interface::{
     ActionForm, Board, BoardTable, Choice, Engine, FieldKind, FormField, Kept, Outcome, Rejection,
     RuleSet, Rules, SideScore, Typed, Viewer,

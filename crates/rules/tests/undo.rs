@@ -139,3 +139,65 @@ fn a_head_that_keeps_its_typed_state_acts_as_one_that_reads_the_json() {
         );
     }
 }
+
+/// A recorded state may not be what its typed reading writes back (recorded before a field with
+/// a default existed). A head passes over the units an action left as they were only when it
+/// knows the recorded state is its reading written out ([`tercio_rules::Same`]), so such a state
+/// is written whole by the first action after it is read, and by the first after that action's
+/// undo, exactly as the fold written out whole gives it.
+#[test]
+fn a_state_recorded_without_a_defaulted_field_is_written_whole_by_the_next_action() {
+    let (game, steps) = example_game("el-gran-capitan");
+    let mut head = Head::of(&game);
+    let engine = head.engine().expect("engine");
+    // Every unit's `stakes_used`, which reads as `false` when missing, is dropped.
+    let strip = |state: &mut Value| {
+        let units = state["units"].as_object_mut().expect("units");
+        let mut stripped = 0;
+        for u in units.values_mut() {
+            stripped += usize::from(
+                u.as_object_mut()
+                    .expect("unit")
+                    .remove("stakes_used")
+                    .is_some(),
+            );
+        }
+        stripped
+    };
+    assert!(strip(&mut head.state) >= 4, "units to strip");
+    let mut checked = 0;
+    for (i, step) in steps.into_iter().enumerate().take(6) {
+        for undo_first in [true, false] {
+            let before = head.state.clone();
+            let Ok(a) = head.act(engine.as_ref(), step.clone(), None, None, true) else {
+                break;
+            };
+            let tercio_core::LogEntry::Event { event, .. } = &a.entry else {
+                panic!("step {i}: an event");
+            };
+            let whole = engine.folded(&before, &event.effects).expect("folded");
+            assert_eq!(head.state, whole, "step {i}: the state written whole");
+            assert!(
+                head.state["units"]
+                    .as_object()
+                    .expect("units")
+                    .values()
+                    .all(|u| u.get("stakes_used").is_some()),
+                "step {i}: every unit written"
+            );
+            checked += 1;
+            if !undo_first || !head.can_restore(a.entry.seq()) {
+                break;
+            }
+            // Undone, the recorded state is the stripped one again, and the reading kept is the
+            // one read from it.
+            head.undo_restoring(engine.as_ref(), a.restore.expect("restore"))
+                .expect("undo");
+            assert_eq!(head.state, before, "step {i}: undone");
+        }
+        // The next step acts on a state the last action wrote whole: strip it again.
+        strip(&mut head.state);
+        head.kept.clear();
+    }
+    assert!(checked >= 6, "{checked} actions checked");
+}

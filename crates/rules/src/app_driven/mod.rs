@@ -397,6 +397,13 @@ impl Rules for AppEngine {
         Ok(game::initial_state(sc))
     }
 
+    /// An action touches a few units and leaders; the others are passed over whole.
+    fn same_parts<'s>(&self, before: &GameState, after: &'s GameState) -> crate::Same<'s> {
+        crate::Same::default()
+            .entries("units", &before.units, &after.units)
+            .entries("leaders", &before.leaders, &after.leaders)
+    }
+
     fn plan(
         &self,
         st: &GameState,

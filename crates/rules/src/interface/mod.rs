@@ -116,40 +116,46 @@ pub struct Outcome<E = Value> {
 /// holder (a copy, a reload), so a stale reading is never used. Beside it, the reading before
 /// the latest event, which an undo of that event puts back ([`Kept::undone`]). Not part of a
 /// head's value: a copy holds nothing, and two holders compare equal.
+///
+/// Each reading says whether it is exact: whether the recorded state is that reading written out
+/// (a reading made by folding is; one read from a recorded state may not write back the same).
 #[derive(Default)]
 pub struct Kept {
-    now: Option<(u64, Box<dyn std::any::Any + Send + Sync>)>,
+    now: Option<Reading>,
     /// The reading before the event with this sequence number.
-    before: Option<(u64, Box<dyn std::any::Any + Send + Sync>)>,
+    before: Option<Reading>,
 }
+
+/// A typed state kept at a position, and whether it is exact ([`Kept`]).
+type Reading = (u64, Box<dyn std::any::Any + Send + Sync>, bool);
 
 impl Kept {
     /// The state kept for position `at`, if it is of type `S`.
     pub fn get<S: 'static>(&self, at: u64) -> Option<&S> {
         match &self.now {
-            Some((p, s)) if *p == at => s.downcast_ref(),
+            Some((p, s, _)) if *p == at => s.downcast_ref(),
             _ => None,
         }
     }
-    /// Take the state kept for position `at` out, leaving nothing.
-    pub fn take<S: 'static>(&mut self, at: u64) -> Option<S> {
+    /// Take the state kept for position `at` out, and whether it is exact, leaving nothing.
+    pub fn take<S: 'static>(&mut self, at: u64) -> Option<(S, bool)> {
         self.before = None;
         match self.now.take() {
-            Some((p, s)) if p == at => s.downcast().ok().map(|b| *b),
+            Some((p, s, exact)) if p == at => s.downcast().ok().map(|b| (*b, exact)),
             _ => None,
         }
     }
-    /// Keep `state` as the reading of position `at`, and `before` as the reading before the
-    /// event that made it (the entry `at`).
-    pub fn put<S: Send + Sync + 'static>(&mut self, at: u64, state: S, before: S) {
-        self.now = Some((at, Box::new(state)));
-        self.before = Some((at, Box::new(before)));
+    /// Keep `state`, made by folding the entry `at` (so exact), as the reading of position `at`,
+    /// and `before` as the reading before that entry, exact or not.
+    pub fn put<S: Send + Sync + 'static>(&mut self, at: u64, state: S, before: S, exact: bool) {
+        self.now = Some((at, Box::new(state), true));
+        self.before = Some((at, Box::new(before), exact));
     }
     /// The event `target`, the latest entry, was undone by putting back what it replaced, and
     /// the void made the log `at` entries long: the reading before it is the reading now.
     pub fn undone(&mut self, target: u64, at: u64) {
         self.now = match self.before.take() {
-            Some((t, s)) if t == target => Some((at, s)),
+            Some((t, s, exact)) if t == target => Some((at, s, exact)),
             _ => None,
         };
     }
@@ -160,7 +166,7 @@ impl Kept {
     }
     /// The position held, if any.
     pub fn at(&self) -> Option<u64> {
-        self.now.as_ref().map(|(p, _)| *p)
+        self.now.as_ref().map(|(p, _, _)| *p)
     }
 }
 

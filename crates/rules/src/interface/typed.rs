@@ -108,7 +108,15 @@ pub trait Rules: Send + Sync + 'static {
             return crate::effects::fold_patch(state, effects);
         }
         let st: Self::State = read_state(state).map_err(|r| r.message)?;
-        fold_typed(self, st, state, effects).map(|(changes, restore, _)| (changes, restore))
+        fold_typed(self, st, None, state, effects).map(|(changes, restore, _)| (changes, restore))
+    }
+    /// The parts of the state that one fold left as they were, found by comparing the typed
+    /// states before and after it: the walk that finds what the fold changed passes over them
+    /// ([`crate::Same`]). The default names none, and the whole state is walked. Naming a part
+    /// that changed would lose that change, so a rule set names only parts it compares whole
+    /// (`tests/undo.rs` checks every example game's changes against the whole states' diff).
+    fn same_parts<'s>(&self, _before: &Self::State, _after: &'s Self::State) -> crate::Same<'s> {
+        crate::Same::default()
     }
     /// The catalogue's prefix of the actions' names (`"ecw.action."`): each key under it names
     /// the action whose id follows ([`Engine::action_titles`]). `None`: the resolutions name
@@ -195,15 +203,23 @@ pub trait Rules: Send + Sync + 'static {
 /// Fold `effects` into `st`, the typed reading of the recorded `state`, and patch `state` in
 /// place with what changed (found by walking `st` beside it, [`crate::effects::diff_typed`]):
 /// the changes, the values they replaced, and the folded typed state.
+///
+/// `before`: the typed state before, when `state` is known to be it written out; the parts the
+/// rule set finds unchanged are then passed over ([`Rules::same_parts`]).
 fn fold_typed<R: Rules + ?Sized>(
     rules: &R,
     mut st: R::State,
+    before: Option<&R::State>,
     state: &mut Value,
     effects: &Value,
 ) -> Result<(Value, Value, R::State), String> {
     let eff: R::Effect = serde::Deserialize::deserialize(effects).map_err(|e| e.to_string())?;
     rules.apply(&mut st, &eff)?;
-    let changes = crate::effects::diff_typed(state, &st);
+    let same = match before {
+        Some(b) => rules.same_parts(b, &st),
+        None => crate::Same::default(),
+    };
+    let changes = crate::effects::diff_typed_but(state, &st, same);
     let restore = crate::effects::reverse(state, &changes);
     crate::effects::apply(state, &changes)?;
     Ok((changes, restore, st))
@@ -330,13 +346,23 @@ impl<R: Rules> Engine for Typed<R> {
         if R::EFFECTS_ARE_PATCHES {
             return self.0.fold_recorded_changes(state, effects);
         }
-        let st = match held {
-            Some(st) => st,
-            None => read_state(state).map_err(|r| r.message)?,
+        // A reading is exact when the recorded state is it written out, and then the walk may
+        // pass over what the fold left as it was. A reading made by folding is; a state read
+        // from its JSON may not write back the same (an older recording, a field's default), so
+        // it is written out once and compared (only when nothing was kept: a reload, or an undo
+        // that folded).
+        let (st, exact) = match held {
+            Some(held) => held,
+            None => {
+                let st: R::State = read_state(state).map_err(|r| r.message)?;
+                let exact = serde_json::to_value(&st).is_ok_and(|v| v == *state);
+                (st, exact)
+            }
         };
         let before = st.clone();
-        let (changes, restore, st) = fold_typed(&self.0, st, state, effects)?;
-        kept.put(at + 1, st, before);
+        let (changes, restore, st) =
+            fold_typed(&self.0, st, exact.then_some(&before), state, effects)?;
+        kept.put(at + 1, st, before, exact);
         Ok((changes, restore))
     }
     fn action_titles(&self) -> Vec<(String, String)> {

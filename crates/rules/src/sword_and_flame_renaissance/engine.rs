@@ -336,6 +336,11 @@ impl Rules for TsatfEngine {
         game::initial(sc)
     }
 
+    /// An action touches a few units; the others are passed over whole.
+    fn same_parts<'s>(&self, before: &State, after: &'s State) -> crate::Same<'s> {
+        crate::Same::default().entries("units", &before.units, &after.units)
+    }
+
     fn plan(&self, st: &State, a: &Action) -> Result<Plan<game::Out>, Rejection> {
         game::plan(st, self.th, a)
     }
