@@ -62,6 +62,7 @@ fn activatable(st: &GameState) -> Vec<&UnitState> {
     };
     st.units
         .values()
+        .map(|u| &**u)
         .filter(|u| !u.destroyed && !u.acted && commands(st, l, u))
         .collect()
 }
@@ -276,6 +277,7 @@ fn unit_row(e: &AppEngine, st: &GameState, u: &UnitState) -> Vec<String> {
 fn shooters<'a>(e: &AppEngine, st: &'a GameState) -> Vec<&'a UnitState> {
     st.units
         .values()
+        .map(|u| &**u)
         .filter(|u| u.on_table(st.turn) && !u.acted && u.in_combat_with.is_empty())
         .filter(|u| {
             e.charts.troop(&u.troop).is_some_and(|t| {
@@ -416,6 +418,7 @@ pub fn forms(e: &AppEngine, st: &GameState, side: Option<&str>) -> Vec<ActionFor
     let units: Vec<&UnitState> = st
         .units
         .values()
+        .map(|u| &**u)
         .filter(|u| !u.destroyed && mine(&u.side))
         .collect();
     // Every phase offers them (the rules refuse them at the turn's end but for El Gran
@@ -518,6 +521,7 @@ fn unit_fields(e: &AppEngine, st: &GameState, side: Option<&str>, kind: &str) ->
     let mut actors: Vec<&UnitState> = st
         .units
         .values()
+        .map(|u| &**u)
         .filter(|u| u.on_table(st.turn) && mine(&u.side))
         // Only units that may fire are offered to Fire (issue 17, item 6).
         .filter(|u| {
@@ -1070,9 +1074,9 @@ mod tests {
     #[test]
     fn each_shooter_has_its_firing_bases_and_may_split_its_fire() {
         let (e, mut st, u, _, _) = end_of_turn_1();
-        st.units.get_mut(u).expect("unit").lost = 1;
+        std::sync::Arc::make_mut(st.units.get_mut(u).expect("unit")).lost = 1;
         let one = "english-archers-right-inner";
-        st.units.get_mut(one).expect("unit").lost = 3;
+        std::sync::Arc::make_mut(st.units.get_mut(one).expect("unit")).lost = 3;
         let form = end_fire_form(&e, &st);
         let field = |name: String| {
             form.fields

@@ -3,6 +3,7 @@
 use super::game::break_points;
 use super::model::*;
 use super::tables::Charts;
+use std::sync::Arc;
 
 /// Fold one effect into the state.
 pub fn apply_effect(st: &mut GameState, e: &Effect) {
@@ -14,7 +15,7 @@ pub fn apply_effect(st: &mut GameState, e: &Effect) {
             destroyed,
             uncounted,
         } => {
-            if let Some(u) = st.units.get_mut(unit) {
+            if let Some(u) = st.units.get_mut(unit).map(Arc::make_mut) {
                 u.status = *status;
                 u.lost = *lost;
                 u.destroyed = *destroyed;
@@ -23,7 +24,7 @@ pub fn apply_effect(st: &mut GameState, e: &Effect) {
                     let partners: Vec<String> = u.in_combat_with.iter().cloned().collect();
                     u.in_combat_with.clear();
                     for p in partners {
-                        if let Some(o) = st.units.get_mut(&p) {
+                        if let Some(o) = st.units.get_mut(&p).map(Arc::make_mut) {
                             o.in_combat_with.remove(unit);
                         }
                     }
@@ -36,19 +37,19 @@ pub fn apply_effect(st: &mut GameState, e: &Effect) {
             }
         }
         Effect::Acted { unit } => {
-            if let Some(u) = st.units.get_mut(unit) {
+            if let Some(u) = st.units.get_mut(unit).map(Arc::make_mut) {
                 u.acted = true;
             }
         }
         Effect::Formation { unit, march } => {
             // A unit that moves leaves its planted stakes behind.
-            if let Some(u) = st.units.get_mut(unit) {
+            if let Some(u) = st.units.get_mut(unit).map(Arc::make_mut) {
                 u.march = *march;
                 u.stakes_planted = false;
             }
         }
         Effect::StakesPlanted { unit } => {
-            if let Some(u) = st.units.get_mut(unit) {
+            if let Some(u) = st.units.get_mut(unit).map(Arc::make_mut) {
                 u.stakes_planted = true;
                 u.stakes_used = true;
             }
@@ -57,19 +58,19 @@ pub fn apply_effect(st: &mut GameState, e: &Effect) {
             if st.units.get(a).is_some_and(|u| !u.destroyed)
                 && st.units.get(b).is_some_and(|u| !u.destroyed)
             {
-                if let Some(u) = st.units.get_mut(a) {
+                if let Some(u) = st.units.get_mut(a).map(Arc::make_mut) {
                     u.in_combat_with.insert(b.clone());
                 }
-                if let Some(u) = st.units.get_mut(b) {
+                if let Some(u) = st.units.get_mut(b).map(Arc::make_mut) {
                     u.in_combat_with.insert(a.clone());
                 }
             }
         }
         Effect::CombatLeft { a, b } => {
-            if let Some(u) = st.units.get_mut(a) {
+            if let Some(u) = st.units.get_mut(a).map(Arc::make_mut) {
                 u.in_combat_with.remove(b);
             }
-            if let Some(u) = st.units.get_mut(b) {
+            if let Some(u) = st.units.get_mut(b).map(Arc::make_mut) {
                 u.in_combat_with.remove(a);
             }
         }
@@ -147,7 +148,7 @@ pub fn apply_effect(st: &mut GameState, e: &Effect) {
             if broken.is_empty() {
                 st.turn += 1;
                 st.phase = Phase::Command;
-                for u in st.units.values_mut() {
+                for u in st.units.values_mut().map(Arc::make_mut) {
                     u.acted = false;
                 }
                 for l in st.leaders.values_mut() {

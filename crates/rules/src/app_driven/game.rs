@@ -78,7 +78,7 @@ pub fn initial_state(sc: &Scenario) -> GameState {
             .map(|u| {
                 (
                     u.id.clone(),
-                    UnitState {
+                    Arc::new(UnitState {
                         id: u.id.clone(),
                         name: u.name.clone(),
                         side: u.side.clone(),
@@ -96,7 +96,7 @@ pub fn initial_state(sc: &Scenario) -> GameState {
                         in_combat_with: Default::default(),
                         flags: u.flags.clone(),
                         nationality: u.nationality.clone(),
-                    },
+                    }),
                 )
             })
             .collect(),
@@ -142,6 +142,7 @@ pub fn eligible_leaders<'a>(st: &'a GameState, side: &str) -> Vec<&'a LeaderStat
 pub fn swiss_to_charge(st: &GameState) -> Vec<&UnitState> {
     st.units
         .values()
+        .map(|u| &**u)
         .filter(|u| {
             u.troop == "swiss-pike" && !u.destroyed && !u.acted && u.in_combat_with.is_empty()
         })

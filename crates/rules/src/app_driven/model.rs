@@ -676,7 +676,7 @@ pub struct GameState {
     pub phase: Phase,
     pub sides: Vec<SideState>,
     pub leaders: BTreeMap<String, LeaderState>,
-    pub units: BTreeMap<String, UnitState>,
+    pub units: BTreeMap<String, std::sync::Arc<UnitState>>,
     pub initiative_side: Option<String>,
     pub last_initiative_side: Option<String>,
     pub current: Option<CurrentCommand>,
