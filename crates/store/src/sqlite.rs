@@ -284,6 +284,18 @@ pub(super) fn commit_group(conn: &mut Connection, jobs: Vec<Job>) {
     }
 }
 
+/// The effects of game `?1`'s live entries with `?2 < seq < ?3`, for an undo to fold. Both
+/// this and [`LIVE_SEQS`] find the voids through the partial index `log_voids`.
+pub(super) const FOLD_EFFECTS: &str =
+    "SELECT seq, json_extract(entry, '$.event.effects') FROM log_entries
+     WHERE game_id = ?1 AND seq > ?2 AND seq < ?3 AND voids IS NULL
+     AND seq NOT IN (SELECT voids FROM log_entries WHERE game_id = ?1 AND voids > ?2)";
+
+/// The sequence numbers of game `?1`'s live entries: neither voids nor voided.
+pub(super) const LIVE_SEQS: &str =
+    "SELECT seq FROM log_entries WHERE game_id = ?1 AND voids IS NULL
+     AND seq NOT IN (SELECT voids FROM log_entries WHERE game_id = ?1 AND voids IS NOT NULL)";
+
 pub(super) fn load_game(conn: &Connection, id: &str) -> Result<Option<Game>, StoreError> {
     load_game_with(conn, id, true)
 }
@@ -347,11 +359,7 @@ pub(super) fn fold_base_of(
             .optional()?
     };
     let from = if cp.is_some() { at } else { 0 };
-    let mut stmt = c.prepare_cached(
-        "SELECT seq, json_extract(entry, '$.event.effects') FROM log_entries
-         WHERE game_id = ?1 AND seq > ?2 AND seq < ?3 AND voids IS NULL
-         AND seq NOT IN (SELECT voids FROM log_entries WHERE game_id = ?1 AND voids > ?2)",
-    )?;
+    let mut stmt = c.prepare_cached(FOLD_EFFECTS)?;
     let rows = stmt.query_map(params![id, as_sql(from), as_sql(target)], |r| {
         Ok((r.get::<_, i64>(0)?, r.get::<_, Option<String>>(1)?))
     })?;
@@ -537,10 +545,7 @@ impl Store for SqliteStore {
                 return Ok(None);
             };
             let live: Vec<u64> = {
-                let mut stmt = c.prepare_cached(
-                    "SELECT seq FROM log_entries WHERE game_id = ?1 AND voids IS NULL
-                     AND seq NOT IN (SELECT voids FROM log_entries WHERE game_id = ?1 AND voids IS NOT NULL)",
-                )?;
+                let mut stmt = c.prepare_cached(LIVE_SEQS)?;
                 let rows = stmt.query_map(params![id], |r| r.get::<_, i64>(0))?;
                 let mut live = rows
                     .map(|s| s.map(|s| s as u64))

@@ -405,6 +405,59 @@ fn games_from_before_seats_get_seats_on_upgrade() {
     assert_eq!(nonce.len(), 32, "an old game gets a nonce: {nonce:?}");
 }
 
+/// The voids' index holds the voids alone (an action's entry writes nothing to it), and the
+/// undo's two statements still find the voids through it, not by reading the game's entries.
+#[test]
+fn the_voids_index_holds_only_voids_and_serves_the_undo() {
+    let db = sqlite();
+    let store = (db.open)();
+    let store = store.as_ref();
+    let g = game();
+    let id = store.create(&g, None).expect("create");
+    let mut head = store.live(&id).expect("live").expect("game").head;
+    act(store, &id, &mut head, json!({"action": "initiative"}));
+    undo(store, &id, &mut head);
+    act(store, &id, &mut head, json!({"action": "initiative"}));
+    let path = db._dir.as_ref().expect("a file").path().join("sub/t.db");
+    let conn = Connection::open(path).expect("open");
+    let partial: i64 = conn
+        .query_row(
+            "SELECT partial FROM pragma_index_list('log_entries') WHERE name = 'log_voids'",
+            [],
+            |r| r.get(0),
+        )
+        .expect("the index");
+    assert_eq!(partial, 1, "log_voids is a partial index");
+    let in_index: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM log_entries INDEXED BY log_voids WHERE game_id = ?1 AND voids > 0",
+            params![id],
+            |r| r.get(0),
+        )
+        .expect("count");
+    assert_eq!(in_index, 1, "one void");
+    for sql in [FOLD_EFFECTS, LIVE_SEQS] {
+        let mut stmt = conn
+            .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+            .expect("plan");
+        let n = stmt.parameter_count();
+        let args: Vec<i64> = (0..n).map(|_| 0).collect();
+        let plan: Vec<String> = stmt
+            .query_map(rusqlite::params_from_iter(args), |r| r.get::<_, String>(3))
+            .expect("plan")
+            .collect::<Result<_, _>>()
+            .expect("rows");
+        let voids = plan
+            .iter()
+            .find(|l| l.contains("voids"))
+            .unwrap_or_else(|| panic!("no step finds the voids: {plan:?}"));
+        assert!(
+            voids.contains("USING COVERING INDEX log_voids"),
+            "{sql}: {plan:?}"
+        );
+    }
+}
+
 /// A game stored with a scenario that fails a check added since (a blank title) still loads
 /// whole and live, replays, and says what it fails, where.
 #[test]
