@@ -6,7 +6,7 @@
 
 use std::any::Any;
 use std::path::{Path, PathBuf};
-use std::sync::{mpsc, Condvar, Mutex};
+use std::sync::{mpsc, Arc, Condvar, Mutex};
 
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
@@ -328,6 +328,9 @@ pub fn is_postgres(spec: &str) -> bool {
         })
 }
 
+/// Told the outcome of an append handed over ([`Store::append_then`]): the game's new revision.
+pub type Committed = Box<dyn FnOnce(Result<u64, StoreError>) + Send>;
+
 pub trait Store: Send + Sync {
     /// Store a new game with its seats (game master, one per side, spectator); returns its id.
     fn create(&self, game: &Game, scenario_id: Option<&str>) -> Result<String, StoreError>;
@@ -345,6 +348,18 @@ pub trait Store: Send + Sync {
     /// the store's, is refused as [`StoreError::Conflict`] with nothing written.
     /// Returns the game's new revision.
     fn append(&self, id: &str, row: Row) -> Result<u64, StoreError>;
+    /// [`Store::append`] without waiting: the append is handed to the store, and `done` is
+    /// called with what `append` would return once it is durable (or refused), on a thread of
+    /// the store's. Only for a store that [`commits_for_callers`](Store::commits_for_callers);
+    /// the default appends here and now.
+    fn append_then(&self, id: &str, row: Row, done: Committed) {
+        done(self.append(id, row))
+    }
+    /// Whether [`Store::append_then`] returns at once, the store committing on a thread of its
+    /// own: the server then need not wait on a thread of its blocking pool for the commit.
+    fn commits_for_callers(&self) -> bool {
+        false
+    }
     /// The log entries after `after`, at most `limit`, in order.
     fn entries(
         &self,

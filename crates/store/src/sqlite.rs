@@ -6,20 +6,74 @@ use super::*;
 /// queues its write and either becomes the leader, which commits every queued write in one
 /// transaction (each in its own savepoint, so one refused write spoils no other), or finds its
 /// write committed by the leader before it. Each caller returns only after its own commit, with
-/// `synchronous = FULL`. Reads use their own WAL connections and never wait for a commit.
+/// `synchronous = FULL`. An append handed over with [`Store::append_then`] is committed by the
+/// store's own committer thread, in the same groups, and its caller told once it is durable.
+/// Reads use their own WAL connections and never wait for a commit.
 pub struct SqliteStore {
-    writer: Mutex<Connection>,
-    queue: Mutex<Vec<Job>>,
+    writing: Arc<Writing>,
+    /// The committer thread, which commits the appends handed over.
+    committer: Option<std::thread::JoinHandle<()>>,
     /// Read connections (a file database); `None` in memory, where reads share the writer's.
     readers: Option<Readers>,
 }
 
+/// The write connection and the writes queued for it.
+pub(super) struct Writing {
+    conn: Mutex<Connection>,
+    queue: Mutex<Vec<Job>>,
+    /// Wakes the committer thread: a write was handed over, or the store is closing.
+    handed: Condvar,
+    closing: std::sync::atomic::AtomicBool,
+}
+
 pub(super) type Done = Box<dyn Any + Send>;
 pub(super) type JobFn = Box<dyn FnOnce(&Connection) -> Result<Done, StoreError> + Send>;
+/// What a write's caller is told: its own error, the commit's, or its value once committed.
+pub(super) type Answer = Box<dyn FnOnce(Result<Done, StoreError>) + Send>;
 
 pub(super) struct Job {
     run: JobFn,
-    done: mpsc::Sender<Result<Done, StoreError>>,
+    done: Answer,
+}
+
+impl Writing {
+    /// The committer thread's loop: wait for a write handed over, take the connection (waiting
+    /// for a leader that has it, which may commit the write first), commit what is queued.
+    fn commit_handed(&self) {
+        use std::sync::atomic::Ordering;
+        loop {
+            let mut queue = lock(&self.queue);
+            while queue.is_empty() && !self.closing.load(Ordering::Acquire) {
+                queue = self.handed.wait(queue).unwrap_or_else(|e| e.into_inner());
+            }
+            if queue.is_empty() {
+                return;
+            }
+            drop(queue);
+            let mut conn = lock(&self.conn);
+            loop {
+                let jobs = std::mem::take(&mut *lock(&self.queue));
+                if jobs.is_empty() {
+                    break;
+                }
+                commit_group(&mut conn, jobs);
+            }
+        }
+    }
+}
+
+impl Drop for SqliteStore {
+    fn drop(&mut self) {
+        if let Some(t) = self.committer.take() {
+            self.writing
+                .closing
+                .store(true, std::sync::atomic::Ordering::Release);
+            // Under the queue's lock, so the committer is either waiting or will see it.
+            drop(lock(&self.writing.queue));
+            self.writing.handed.notify_all();
+            let _ = t.join();
+        }
+    }
 }
 
 pub(super) struct Readers {
@@ -179,9 +233,20 @@ impl SqliteStore {
             tx.pragma_update(None, "user_version", i as i64 + 1)?;
             tx.commit()?;
         }
-        Ok(SqliteStore {
-            writer: Mutex::new(conn),
+        let writing = Arc::new(Writing {
+            conn: Mutex::new(conn),
             queue: Mutex::new(Vec::new()),
+            handed: Condvar::new(),
+            closing: std::sync::atomic::AtomicBool::new(false),
+        });
+        let w = writing.clone();
+        let committer = std::thread::Builder::new()
+            .name("tercio-commit".into())
+            .spawn(move || w.commit_handed())
+            .map_err(|e| StoreError::Db(format!("the committer thread did not start: {e}")))?;
+        Ok(SqliteStore {
+            writing,
+            committer: Some(committer),
             readers: None,
         })
     }
@@ -192,7 +257,7 @@ impl SqliteStore {
         f: impl FnOnce(&Connection) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
         match &self.readers {
-            None => f(&lock(&self.writer)),
+            None => f(&lock(&self.writing.conn)),
             Some(r) => {
                 let lent = Lent {
                     readers: r,
@@ -219,11 +284,13 @@ impl SqliteStore {
         f: impl FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, StoreError> {
         let (tx, rx) = mpsc::channel();
-        lock(&self.queue).push(Job {
+        lock(&self.writing.queue).push(Job {
             run: Box::new(move |t| f(t).map(|v| Box::new(v) as Done)),
-            done: tx,
+            done: Box::new(move |out| {
+                let _ = tx.send(out);
+            }),
         });
-        lead_groups(&self.queue, &self.writer, commit_group);
+        lead_groups(&self.writing.queue, &self.writing.conn, commit_group);
         let done = rx
             .recv()
             .map_err(|_| StoreError::Db("the write was lost: its commit stopped".into()))?;
@@ -249,7 +316,7 @@ pub(super) fn commit_group(conn: &mut Connection, jobs: Vec<Job>) {
     };
     if let Err(e) = sql("BEGIN IMMEDIATE") {
         for j in jobs {
-            let _ = j.done.send(Err(StoreError::Db(e.to_string())));
+            (j.done)(Err(StoreError::Db(e.to_string())));
         }
         return;
     }
@@ -271,16 +338,60 @@ pub(super) fn commit_group(conn: &mut Connection, jobs: Vec<Job>) {
     match sql("COMMIT") {
         Ok(()) => {
             for (done, out) in answers {
-                let _ = done.send(out);
+                done(out);
             }
         }
         Err(e) => {
             // Nothing of the group is kept.
             let _ = conn.execute_batch("ROLLBACK");
             for (done, out) in answers {
-                let _ = done.send(out.and(Err(StoreError::Db(e.to_string()))));
+                done(out.and(Err(StoreError::Db(e.to_string()))));
             }
         }
+    }
+}
+
+/// The write that appends `row` to game `id` ([`Store::append`]): refused as a conflict, with
+/// nothing written, unless it follows the stored head.
+fn append_row(
+    id: String,
+    row: Row,
+) -> impl FnOnce(&Connection) -> Result<u64, StoreError> + Send + 'static {
+    move |tx| {
+        let conflict = || {
+            StoreError::Conflict(format!(
+                "game {id} has moved on: entry {} is taken",
+                row.seq
+            ))
+        };
+        tx.prepare_cached(
+            "INSERT INTO log_entries (game_id, seq, entry, voids, hash) VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?
+        .execute(params![id, row.seq as i64, row.entry, row.voids.map(|v| v as i64), row.chain])
+        .map_err(|e| if is_conflict(&e) { conflict() } else { e.into() })?;
+        let n = tx
+            .prepare_cached(
+                "UPDATE heads SET turn = ?3, over = ?7, seq = ?2, stream_pos = ?4, chain = ?5, rev = rev + 1, updated_at = ?6
+                 WHERE game_id = ?1 AND seq = ?2 - 1 AND (?8 IS NULL OR rev = ?8)",
+            )?
+            .execute(params![id, row.seq as i64, row.turn as i64, row.stream_pos as i64, row.chain, now(), row.over, row.rev.map(as_sql)])?;
+        if n != 1 {
+            return Err(conflict());
+        }
+        if let Some(v) = row.voids {
+            tx.prepare_cached("DELETE FROM checkpoints WHERE game_id = ?1 AND seq >= ?2")?
+                .execute(params![id, v as i64])?;
+        }
+        if let Some(state) = &row.state {
+            tx.prepare_cached(
+                "INSERT OR REPLACE INTO checkpoints (game_id, seq, state) VALUES (?1, ?2, ?3)",
+            )?
+            .execute(params![id, row.seq as i64, state])?;
+        }
+        let rev: i64 = tx
+            .prepare_cached("SELECT rev FROM heads WHERE game_id = ?1")?
+            .query_row(params![id], |r| r.get(0))?;
+        Ok(rev as u64)
     }
 }
 
@@ -568,43 +679,28 @@ impl Store for SqliteStore {
     }
 
     fn append(&self, id: &str, row: Row) -> Result<u64, StoreError> {
-        let id = id.to_string();
-        self.write(move |tx| {
-            let conflict = || {
-                StoreError::Conflict(format!(
-                    "game {id} has moved on: entry {} is taken",
-                    row.seq
-                ))
-            };
-            tx.prepare_cached(
-                "INSERT INTO log_entries (game_id, seq, entry, voids, hash) VALUES (?1, ?2, ?3, ?4, ?5)",
-            )?
-            .execute(params![id, row.seq as i64, row.entry, row.voids.map(|v| v as i64), row.chain])
-            .map_err(|e| if is_conflict(&e) { conflict() } else { e.into() })?;
-            let n = tx
-                .prepare_cached(
-                    "UPDATE heads SET turn = ?3, over = ?7, seq = ?2, stream_pos = ?4, chain = ?5, rev = rev + 1, updated_at = ?6
-                     WHERE game_id = ?1 AND seq = ?2 - 1 AND (?8 IS NULL OR rev = ?8)",
-                )?
-                .execute(params![id, row.seq as i64, row.turn as i64, row.stream_pos as i64, row.chain, now(), row.over, row.rev.map(as_sql)])?;
-            if n != 1 {
-                return Err(conflict());
-            }
-            if let Some(v) = row.voids {
-                tx.prepare_cached("DELETE FROM checkpoints WHERE game_id = ?1 AND seq >= ?2")?
-                    .execute(params![id, v as i64])?;
-            }
-            if let Some(state) = &row.state {
-                tx.prepare_cached(
-                    "INSERT OR REPLACE INTO checkpoints (game_id, seq, state) VALUES (?1, ?2, ?3)",
-                )?
-                .execute(params![id, row.seq as i64, state])?;
-            }
-            let rev: i64 = tx
-                .prepare_cached("SELECT rev FROM heads WHERE game_id = ?1")?
-                .query_row(params![id], |r| r.get(0))?;
-            Ok(rev as u64)
-        })
+        self.write(append_row(id.to_string(), row))
+    }
+
+    fn commits_for_callers(&self) -> bool {
+        true
+    }
+
+    fn append_then(&self, id: &str, row: Row, done: Committed) {
+        let run = append_row(id.to_string(), row);
+        let job = Job {
+            run: Box::new(move |t| run(t).map(|v| Box::new(v) as Done)),
+            done: Box::new(move |out| {
+                done(out.and_then(|b| {
+                    b.downcast::<u64>()
+                        .map(|b| *b)
+                        .map_err(|_| StoreError::Db("write answered with the wrong type".into()))
+                }))
+            }),
+        };
+        let w = &self.writing;
+        lock(&w.queue).push(job);
+        w.handed.notify_one();
     }
 
     fn entries(

@@ -51,6 +51,7 @@ on_both!(
     a_second_writer_with_the_same_sequence_is_refused,
     concurrent_games_commit_in_groups,
     every_writer_is_answered_whoever_leads_the_commit,
+    appends_handed_over_are_answered_once_durable,
     games_round_trip_and_logs_only_grow,
     seats_are_issued_withdrawn_and_reissued,
     games_copy_whole_and_only_once,
@@ -270,6 +271,86 @@ fn every_writer_is_answered_whoever_leads_the_commit(db: &Backend) {
     let listed = store.list(false).expect("list");
     assert!(ids.iter().all(|id| listed.iter().any(|g| &g.id == id)));
     assert!(store.list(true).expect("archived").is_empty());
+}
+
+/// Appends handed over ([`Store::append_then`]) from many games at once, beside callers that
+/// wait for their own: each is answered once, with its revision, and a stale one with a
+/// conflict; every answered append is in the database when it is opened again.
+fn appends_handed_over_are_answered_once_durable(db: &Backend) {
+    let store = (db.open)();
+    let ids: Vec<String> = (0..6)
+        .map(|_| store.create(&game(), None).expect("create"))
+        .collect();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let threads: Vec<_> = ids
+        .iter()
+        .cloned()
+        .enumerate()
+        .map(|(n, id)| {
+            let (store, tx) = (store.clone(), tx.clone());
+            std::thread::spawn(move || {
+                let mut head = store.live(&id).expect("live").expect("game").head;
+                let engine = head.engine().expect("engine");
+                let mut rev = 1;
+                for i in 0..12 {
+                    let stale = head.clone();
+                    let action = if i == 0 {
+                        json!({"action": "initiative"})
+                    } else {
+                        json!({"action": "command", "leader": "chandieu"})
+                    };
+                    let a = head
+                        .act(engine.as_ref(), action.clone(), None, None, false)
+                        .expect("accepted");
+                    let row = Row::of(&a, &head).expect("row");
+                    if n % 2 == 0 {
+                        let (one, answer) = std::sync::mpsc::channel();
+                        store.append_then(&id, row, Box::new(move |r| one.send(r).expect("once")));
+                        let r = answer
+                            .recv_timeout(std::time::Duration::from_secs(60))
+                            .expect("answered");
+                        assert!(r.as_ref().is_ok_and(|r| *r > rev), "{id} {i}: {r:?}");
+                        rev = r.expect("rev");
+                        assert!(answer.recv().is_err(), "answered once");
+                    } else {
+                        rev = store.append(&id, row).expect("append");
+                    }
+                    if i > 0 {
+                        undo(store.as_ref(), &id, &mut head);
+                        let mut stale = stale;
+                        let a = stale
+                            .act(engine.as_ref(), action, None, None, false)
+                            .expect("acts");
+                        let (one, answer) = std::sync::mpsc::channel();
+                        store.append_then(
+                            &id,
+                            Row::of(&a, &stale).expect("row"),
+                            Box::new(move |r| one.send(r).expect("once")),
+                        );
+                        assert!(matches!(answer.recv(), Ok(Err(StoreError::Conflict(_)))));
+                    }
+                }
+                tx.send(()).expect("send");
+                head
+            })
+        })
+        .collect();
+    drop(tx);
+    for _ in &ids {
+        rx.recv_timeout(std::time::Duration::from_secs(120))
+            .expect("every writer finishes");
+    }
+    let heads: Vec<Head> = threads
+        .into_iter()
+        .map(|t| t.join().expect("thread"))
+        .collect();
+    drop(store);
+    let again = (db.open)();
+    for (id, head) in ids.iter().zip(heads) {
+        let g = again.load(id).expect("load").expect("game");
+        assert_eq!(g.log.entries().len(), 23, "{id}");
+        assert_eq!(Head::of(&g), head);
+    }
 }
 
 fn games_round_trip_and_logs_only_grow(db: &Backend) {
