@@ -126,6 +126,24 @@ pub async fn with_write<T: Send + 'static>(
     .await
 }
 
+/// The seat a token this server has used for a change opens, with its game's copy in memory
+/// under the game's lock alone, when a change may run on that copy without asking the store
+/// first ([`Check::AtAppend`]); `None` when it may not (the token not known here, the game not
+/// in memory or to be read again, the token not among its seats).
+pub async fn in_memory_for_change(st: &Arc<AppState>, token: &str) -> Option<SeatCtx> {
+    let slot = st.cached(&st.token_game(token)?)?;
+    let g = slot.write_owned().await;
+    if g.stale {
+        return None;
+    }
+    let seat = g.seats.iter().find(|s| s.token == token).cloned()?;
+    Some(SeatCtx {
+        seat,
+        game: Guard::Write(g),
+        store: st.store.clone(),
+    })
+}
+
 async fn open_as(st: &Arc<AppState>, token: &str, write: bool) -> Result<SeatCtx, ApiError> {
     // Tokens are 32 hex digits; anything else is not looked up at all.
     if token.len() != 32 || !token.bytes().all(|b| b.is_ascii_hexdigit()) {

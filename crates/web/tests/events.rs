@@ -157,6 +157,42 @@ fn a_change_made_by_another_process_is_seen() {
     assert_eq!(g.replay(), Ok(4));
 }
 
+/// An undo made on the game in memory, on the async thread, while another process has appended
+/// an entry this server has not seen: the store refuses the append (its number is taken), and
+/// the undo runs again on the game as stored, voiding the other process's entry.
+#[test]
+fn a_change_in_memory_behind_the_store_is_refused_at_its_append_and_made_again() {
+    let s = common::server();
+    let gm = setup(&s);
+    let (v, _) = view(&s, &gm);
+    let game_id = v["game_id"].as_str().expect("game id").to_string();
+    let other = SqliteStore::open(&s.path).expect("second store");
+    let mut head: Head = other.live(&game_id).expect("live").expect("game").head;
+    let engine = head.engine().expect("engine");
+    let a = head
+        .act(
+            engine.as_ref(),
+            serde_json::from_str(CHARGE).expect("json"),
+            None,
+            Some("game-master".into()),
+            false,
+        )
+        .expect("charge");
+    other
+        .append(&game_id, Row::of(&a, &head).expect("row"))
+        .expect("append");
+    // No read between: the server's copy still ends at entry 3, and would undo that.
+    let r = s.request("POST", &format!("/api/s/{gm}/undo"), &[], None);
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["voided"], 4, "{}", r.body);
+    let g = other.load(&game_id).expect("load").expect("game");
+    assert_eq!(g.log.entries().len(), 5);
+    assert_eq!(g.replay(), Ok(4));
+    let (v, _) = view(&s, &gm);
+    assert_eq!(v["events"], 5);
+    assert_eq!(v["state"], g.state);
+}
+
 /// An action runs first on the game in memory. If another process's write makes it legal
 /// again, the server's copy, which has not seen that write, refuses it. The refusal is asked
 /// again against the store before it is final, so the action is taken. Here the charge was

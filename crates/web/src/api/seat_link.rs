@@ -58,15 +58,26 @@ async fn locked<T: Send + 'static>(
 pub(super) fn commit(st: &AppState, ctx: &mut SeatCtx, a: &Appended) -> Result<(), ApiError> {
     let id = ctx.seat.game_id.clone();
     let g = ctx.game_mut()?;
-    // Acted on the copy in memory (perhaps without asking the store: [`seat::with_write`]), so
-    // the store refuses it if anything was written to the game since.
-    let out = tercio_store::Row::of(a, &g.head).and_then(|mut row| {
+    let out = row_of(g, a).and_then(|row| st.store.append(&id, row));
+    committed(g, out)
+}
+
+/// The row that appends `a`, acted on the copy in memory (perhaps without asking the store:
+/// [`seat::with_write`]), so the store refuses it if anything was written to the game since.
+fn row_of(g: &LiveGame, a: &Appended) -> Result<tercio_store::Row, tercio_store::StoreError> {
+    tercio_store::Row::of(a, &g.head).map(|mut row| {
         row.rev = Some(g.rev);
-        st.store.append(&id, row)
-    });
+        row
+    })
+}
+
+/// Take the store's answer to an append into the live game: its revision, or, on anything but
+/// success, the mark that makes it be read again from the store.
+fn committed(g: &mut LiveGame, out: Result<u64, tercio_store::StoreError>) -> Result<(), ApiError> {
     match out {
         Ok(rev) => {
             g.rev = rev;
+            g.stale = false;
             Ok(())
         }
         Err(e) => {
@@ -79,6 +90,92 @@ pub(super) fn commit(st: &AppState, ctx: &mut SeatCtx, a: &Appended) -> Result<(
             })
         }
     }
+}
+
+/// A change made on a game's copy in memory and not yet recorded: its entry, and what makes
+/// the answer once the entry is durable.
+pub(super) struct Pending {
+    appended: Appended,
+    answer: AnswerOf,
+}
+
+/// What makes a change's answer from its recorded entry.
+type AnswerOf = Box<dyn FnOnce(&mut SeatCtx, Appended) -> Result<Answer, ApiError> + Send>;
+
+impl Pending {
+    /// Record the change (durable on return), then answer.
+    fn record(self, st: &AppState, ctx: &mut SeatCtx) -> Result<Answer, ApiError> {
+        commit(st, ctx, &self.appended)?;
+        (self.answer)(ctx, self.appended)
+    }
+}
+
+/// An action or an undo run on the copy in memory of a game this server keeps, on the async
+/// thread, and recorded by the store's own committer while the thread goes on to other
+/// requests: no trip to the blocking pool and back, and the game's lock held across the
+/// commit. `prepare` checks and makes the change, or says (`None`) that it needs the store.
+///
+/// `Err(check)`: not done, and how [`locked`] is to run the change instead: as before when
+/// the store does not commit for its callers or the game is not in memory (or `prepare`
+/// needs the store), against the store when the copy in memory refused it or another
+/// server's write came first.
+async fn in_memory(
+    st: &Arc<AppState>,
+    token: &str,
+    prepare: impl FnOnce(&mut SeatCtx) -> Result<Option<Pending>, ApiError>,
+) -> Result<Result<Answer, ApiError>, seat::Check> {
+    if !st.store.commits_for_callers() {
+        return Err(seat::Check::AtAppend);
+    }
+    let Some(mut ctx) = seat::in_memory_for_change(st, token).await else {
+        return Err(seat::Check::AtAppend);
+    };
+    let pending = match prepare(&mut ctx) {
+        Ok(Some(p)) => p,
+        Ok(None) => return Err(seat::Check::AtAppend),
+        Err(e) if e.code() == "storage" => return Ok(Err(e)),
+        Err(_) => return Err(seat::Check::Store),
+    };
+    let id = ctx.seat.game_id.clone();
+    let Ok(g) = ctx.game_mut() else {
+        return Err(seat::Check::Store);
+    };
+    let row = match row_of(g, &pending.appended) {
+        Ok(row) => row,
+        Err(e) => {
+            g.stale = true;
+            return Ok(Err(e.into()));
+        }
+    };
+    // Until the store answers, the copy is ahead of it: should this request be dropped while
+    // it waits, the next one reads the game again.
+    g.stale = true;
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    st.store.append_then(
+        &id,
+        row,
+        Box::new(move |out| {
+            let _ = tx.send(out);
+        }),
+    );
+    let out = rx.await.unwrap_or_else(|_| {
+        Err(tercio_store::StoreError::Db(
+            "the write was lost: its commit stopped".into(),
+        ))
+    });
+    let Ok(g) = ctx.game_mut() else {
+        return Err(seat::Check::Store);
+    };
+    match committed(g, out) {
+        Ok(()) => {}
+        Err(e) if e.code() == "conflict" => return Err(seat::Check::Store),
+        Err(e) => return Ok(Err(e)),
+    }
+    let answer = (pending.answer)(&mut ctx, pending.appended);
+    // The live pages are told once the game's lock is let go, as [`locked`] does.
+    drop(ctx);
+    st.notify(&id);
+    Ok(answer)
 }
 
 /// The seat's whole view, with an `ETag` over what it shows: a client that has it gets `304`.
@@ -293,15 +390,14 @@ pub(super) fn changed(ctx: &SeatCtx, view_before: Option<Value>, changes: Option
     }
 }
 
-/// Resolve and record an action (`faces`: thrown at the table), signed by the seat, durably
-/// stored before the answer. The answer carries the new entry as the seat sees it (with its
-/// dice) and the parts of the seat's view of the state that changed, never the whole state.
-pub(super) fn record(
-    st: &AppState,
-    mut ctx: SeatCtx,
+/// Resolve an action (`faces`: thrown at the table) on the game in memory, signed by the seat,
+/// to be recorded. The answer carries the new entry as the seat sees it (with its dice) and
+/// the parts of the seat's view of the state that changed, never the whole state.
+pub(super) fn act_on(
+    ctx: &mut SeatCtx,
     action: Value,
     faces: Option<&[u8]>,
-) -> Result<Answer, ApiError> {
+) -> Result<Pending, ApiError> {
     // What the answer's `changed` is measured from: the seat's view before the action, or, when
     // the seat sees the whole state, the fold's own comparison of the old state with the new
     // (which also keeps what an undo of this action puts back).
@@ -319,29 +415,55 @@ pub(super) fn record(
             return Err(e.into());
         }
     };
-    commit(st, &mut ctx, &appended)?;
-    let Appended {
-        entry,
-        changes,
-        restore,
-        ..
-    } = appended;
-    ctx.game_mut()?.restore = restore.map(|r| (entry.seq(), r));
-    let changed = changed(&ctx, view_before, changes);
-    let v = ctx.answer_entry(&entry);
-    let ev = &v["event"];
-    Ok(Answer(json!({
-        "seq": entry.seq(),
-        "events": ctx.seq(),
-        "entry": v["entry"],
-        "voided": v["voided"],
-        "resolution": ev["resolution"],
-        "draws": ev["draws"],
-        "entered": ev["entered"] == true,
-        "by": ev["by"],
-        "changed": changed,
-        "chain": ctx.game.chain,
-    })))
+    Ok(Pending {
+        appended,
+        answer: Box::new(move |ctx, appended| {
+            let Appended {
+                entry,
+                changes,
+                restore,
+                ..
+            } = appended;
+            ctx.game_mut()?.restore = restore.map(|r| (entry.seq(), r));
+            let changed = changed(ctx, view_before, changes);
+            let v = ctx.answer_entry(&entry);
+            let ev = &v["event"];
+            Ok(Answer(json!({
+                "seq": entry.seq(),
+                "events": ctx.seq(),
+                "entry": v["entry"],
+                "voided": v["voided"],
+                "resolution": ev["resolution"],
+                "draws": ev["draws"],
+                "entered": ev["entered"] == true,
+                "by": ev["by"],
+                "changed": changed,
+                "chain": ctx.game.chain,
+            })))
+        }),
+    })
+}
+
+/// Run a change on the game in memory when it can be ([`in_memory`]), else under [`locked`].
+async fn change(
+    st: &Arc<AppState>,
+    token: String,
+    f: impl Fn(Option<&AppState>, &mut SeatCtx) -> Result<Option<Pending>, ApiError>
+        + Send
+        + Sync
+        + 'static,
+) -> Result<Answer, ApiError> {
+    let check = match in_memory(st, &token, |ctx| f(None, ctx)).await {
+        Ok(done) => return done,
+        Err(check) => check,
+    };
+    locked(st, token, check, move |st, mut ctx| {
+        let p = f(Some(st), &mut ctx)?.ok_or_else(|| {
+            ApiError::from(GameError::Corrupt("the change needs the store".into()))
+        })?;
+        p.record(st, &mut ctx)
+    })
+    .await
 }
 
 /// Resolve and record an action; durably stored before the answer.
@@ -353,11 +475,11 @@ pub async fn act(
 ) -> Result<Answer, ApiError> {
     let action = parse_body(&body)?;
     let expect = expected_seq(&headers)?;
-    locked(&st, token, seat::Check::AtAppend, move |st, ctx| {
+    change(&st, token, move |_, ctx| {
         ctx.refuse_if_ended()?;
         ctx.may(&action)?;
-        check_fresh(&ctx, expect)?;
-        record(st, ctx, action.clone(), None)
+        check_fresh(ctx, expect)?;
+        act_on(ctx, action.clone(), None).map(Some)
     })
     .await
 }
@@ -423,12 +545,12 @@ pub async fn act_entered(
 ) -> Result<Answer, ApiError> {
     let (action, faces) = action_and_faces(&parse_body(&body)?)?;
     let expect = expected_seq(&headers)?;
-    locked(&st, token, seat::Check::AtAppend, move |st, ctx| {
+    change(&st, token, move |_, ctx| {
         ctx.refuse_if_ended()?;
         ctx.may(&action)?;
-        require_physical(&ctx)?;
-        check_fresh(&ctx, expect)?;
-        record(st, ctx, action.clone(), Some(&faces))
+        require_physical(ctx)?;
+        check_fresh(ctx, expect)?;
+        act_on(ctx, action.clone(), Some(&faces)).map(Some)
     })
     .await
 }
@@ -532,54 +654,66 @@ pub async fn undo(
     headers: HeaderMap,
 ) -> Result<Answer, ApiError> {
     let expect = expected_seq(&headers)?;
-    locked(&st, token, seat::Check::AtAppend, move |st, mut ctx| {
-        require_gm(&ctx)?;
+    change(&st, token, move |st, ctx| {
+        require_gm(ctx)?;
         ctx.refuse_if_ended()?;
-        check_fresh(&ctx, expect)?;
-        let view_before = (!ctx.sees_whole_state()).then(|| ctx.state());
-        let id = ctx.seat.game_id.clone();
-        let g = ctx.game_mut()?;
-        let voided = g.undo_target().ok_or_else(|| {
-            ApiError::new(
-                StatusCode::CONFLICT,
-                "nothing-to-undo",
-                None,
-                msg(keys::WEB_ERR_NOTHING_TO_UNDO, &[]),
-            )
-        })?;
-        // Put back what the event replaced, when this server appended it and kept that;
-        // otherwise fold from the nearest checkpoint before it, never from the start.
-        let restore = match g.restore.take() {
-            Some((seq, r)) if seq == g.seq && g.can_restore(voided) => Some(r),
-            _ => None,
-        };
-        let LiveGame { head, engine, .. } = &mut *g;
-        let undone = match restore {
-            Some(r) => head.undo_restoring(engine.as_ref(), r),
-            None => {
-                let base = st.store.fold_base(&id, voided, head.checkpoint)?;
-                head.undo(engine.as_ref(), base.checkpoint, &base.effects)
-            }
-        };
-        let appended = match undone {
-            Ok(Some(a)) => a,
-            Ok(None) => return Err(GameError::Corrupt("nothing to undo".into()).into()),
-            Err(e) => {
-                g.stale = true;
-                return Err(e.into());
-            }
-        };
-        commit(st, &mut ctx, &appended)?;
-        let changed = changed(&ctx, view_before, appended.changes);
-        Ok(Answer(json!({
-            "voided": voided,
-            "seq": ctx.seq(),
-            "events": ctx.seq(),
-            "changed": changed,
-            "chain": ctx.game.chain,
-        })))
+        check_fresh(ctx, expect)?;
+        undo_on(st, ctx)
     })
     .await
+}
+
+/// Void the latest live event on the game in memory, to be recorded: put back what it
+/// replaced, when this server appended it and kept that; otherwise fold from the nearest
+/// checkpoint before it (never from the start), which needs the store (`None` without it).
+fn undo_on(st: Option<&AppState>, ctx: &mut SeatCtx) -> Result<Option<Pending>, ApiError> {
+    let view_before = (!ctx.sees_whole_state()).then(|| ctx.state());
+    let id = ctx.seat.game_id.clone();
+    let g = ctx.game_mut()?;
+    let voided = g.undo_target().ok_or_else(|| {
+        ApiError::new(
+            StatusCode::CONFLICT,
+            "nothing-to-undo",
+            None,
+            msg(keys::WEB_ERR_NOTHING_TO_UNDO, &[]),
+        )
+    })?;
+    let restore = match &g.restore {
+        Some((seq, _)) if *seq == g.seq && g.can_restore(voided) => {
+            g.restore.take().map(|(_, r)| r)
+        }
+        _ => None,
+    };
+    let LiveGame { head, engine, .. } = &mut *g;
+    let undone = match (restore, st) {
+        (Some(r), _) => head.undo_restoring(engine.as_ref(), r),
+        (None, Some(st)) => {
+            let base = st.store.fold_base(&id, voided, head.checkpoint)?;
+            head.undo(engine.as_ref(), base.checkpoint, &base.effects)
+        }
+        (None, None) => return Ok(None),
+    };
+    let appended = match undone {
+        Ok(Some(a)) => a,
+        Ok(None) => return Err(GameError::Corrupt("nothing to undo".into()).into()),
+        Err(e) => {
+            g.stale = true;
+            return Err(e.into());
+        }
+    };
+    Ok(Some(Pending {
+        appended,
+        answer: Box::new(move |ctx, appended| {
+            let changed = changed(ctx, view_before, appended.changes);
+            Ok(Answer(json!({
+                "voided": voided,
+                "seq": ctx.seq(),
+                "events": ctx.seq(),
+                "changed": changed,
+                "chain": ctx.game.chain,
+            })))
+        }),
+    }))
 }
 
 pub async fn dice(
