@@ -294,3 +294,70 @@ pub(super) fn lead_groups<L, J>(
         }
     }
 }
+
+/// The writes handed to a store's committer thread ([`Store::append_then`]), which shares the
+/// queue with the callers that lead their own group commits ([`lead_groups`]).
+pub(super) struct Handoff<J> {
+    pub(super) queue: Mutex<Vec<J>>,
+    /// Wakes the committer: a write was handed over, or the store is closing.
+    wake: Condvar,
+    closing: std::sync::atomic::AtomicBool,
+}
+
+impl<J> Handoff<J> {
+    pub(super) fn new() -> Self {
+        Handoff {
+            queue: Mutex::new(Vec::new()),
+            wake: Condvar::new(),
+            closing: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    /// Queue `job` for the committer thread and wake it.
+    pub(super) fn hand(&self, job: J) {
+        lock(&self.queue).push(job);
+        self.wake.notify_one();
+    }
+
+    /// The committer thread's loop: wait for a write handed over, take the leader's token
+    /// (waiting for a caller that leads, which may commit the write first), commit what is
+    /// queued, until the store closes with nothing queued.
+    pub(super) fn commit_handed<L>(
+        &self,
+        leader: &Mutex<L>,
+        mut commit: impl FnMut(&mut L, Vec<J>),
+    ) {
+        use std::sync::atomic::Ordering;
+        loop {
+            let mut queue = lock(&self.queue);
+            while queue.is_empty() && !self.closing.load(Ordering::Acquire) {
+                queue = self.wake.wait(queue).unwrap_or_else(|e| e.into_inner());
+            }
+            if queue.is_empty() {
+                return;
+            }
+            drop(queue);
+            let mut l = lock(leader);
+            loop {
+                let jobs = std::mem::take(&mut *lock(&self.queue));
+                if jobs.is_empty() {
+                    break;
+                }
+                commit(&mut l, jobs);
+            }
+        }
+    }
+
+    /// Have the committer thread commit what is queued and stop; wait for it.
+    pub(super) fn close(&self, committer: Option<std::thread::JoinHandle<()>>) {
+        let Some(t) = committer else {
+            return;
+        };
+        self.closing
+            .store(true, std::sync::atomic::Ordering::Release);
+        // Under the queue's lock, so the committer is either waiting or will see the flag.
+        drop(lock(&self.queue));
+        self.wake.notify_all();
+        let _ = t.join();
+    }
+}

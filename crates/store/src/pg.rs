@@ -205,8 +205,22 @@ pub(crate) const SCHEMA: &[&str] = &[
 /// Any number the advisory lock of the migrations is taken on, the same in every server.
 const MIGRATION_LOCK: i64 = 0x7465_7263_696f;
 
-/// The PostgreSQL store.
+/// The PostgreSQL store: its connections and queues, and the committer thread that commits the
+/// appends handed over ([`Store::append_then`]).
 pub struct PgStore {
+    pg: Arc<Pg>,
+    committer: Option<std::thread::JoinHandle<()>>,
+}
+
+impl std::ops::Deref for PgStore {
+    type Target = Pg;
+    fn deref(&self) -> &Pg {
+        &self.pg
+    }
+}
+
+/// What the PostgreSQL store's callers and its committer thread share.
+pub struct Pg {
     config: Config,
     /// Idle connections, and how many are open in all.
     pool: Mutex<(Vec<Conn>, usize)>,
@@ -217,7 +231,7 @@ pub struct PgStore {
     /// waits while there are none.
     wanted: Arc<(Mutex<Wanted>, Condvar)>,
     /// Appends waiting for the next group commit, and the token its leader holds.
-    appends: Mutex<Vec<AppendJob>>,
+    appends: Handoff<AppendJob>,
     leading: Mutex<()>,
 }
 
@@ -233,7 +247,7 @@ struct Wanted {
 struct AppendJob {
     id: String,
     row: Row,
-    done: mpsc::Sender<Result<u64, StoreError>>,
+    done: Committed,
 }
 
 /// The call that appends entries ([`SCHEMA`]'s `tercio_append`).
@@ -513,19 +527,32 @@ impl PgStore {
             .keepalives_interval(DEAD_AFTER / 6)
             .keepalives_retries(3)
             .tcp_user_timeout(DEAD_AFTER);
-        let store = PgStore {
+        let pg = Arc::new(Pg {
             config,
             pool: Mutex::new((Vec::new(), 0)),
             freed: Condvar::new(),
             gone: Arc::new(AtomicBool::new(false)),
             wanted: Arc::new((Mutex::new(Wanted::default()), Condvar::new())),
-            appends: Mutex::new(Vec::new()),
+            appends: Handoff::new(),
             leading: Mutex::new(()),
-        };
-        store.migrate(upto)?;
-        Ok(store)
+        });
+        pg.migrate(upto)?;
+        let p = pg.clone();
+        let committer = std::thread::Builder::new()
+            .name("tercio-commit".into())
+            .spawn(move || {
+                p.appends
+                    .commit_handed(&p.leading, |_, jobs| p.commit_appends(jobs))
+            })
+            .map_err(|e| StoreError::Db(format!("the committer thread did not start: {e}")))?;
+        Ok(PgStore {
+            pg,
+            committer: Some(committer),
+        })
     }
+}
 
+impl Pg {
     fn migrate(&self, upto: usize) -> Result<(), StoreError> {
         self.with(|c| {
             let mut tx = c.client.transaction()?;
@@ -612,7 +639,7 @@ impl PgStore {
     /// it may be inside a transaction).
     fn with<T>(&self, f: impl FnOnce(&mut Conn) -> Result<T, StoreError>) -> Result<T, StoreError> {
         struct Lent<'a> {
-            store: &'a PgStore,
+            store: &'a Pg,
             conn: Option<Conn>,
         }
         impl Drop for Lent<'_> {
@@ -722,7 +749,7 @@ impl PgStore {
     }
 }
 
-impl PgStore {
+impl Pg {
     /// Commit a group of appends (one statement: one round trip, one transaction, so the
     /// appends queued while the last commit was on its way share one flush of the log to disk)
     /// and answer each: its revision once committed, a conflict for one whose game has moved on
@@ -774,7 +801,7 @@ impl PgStore {
         match out {
             Ok(revs) => {
                 for (j, rev) in jobs.into_iter().zip(revs) {
-                    let _ = j.done.send(rev.map(|r| r.max(0) as u64).ok_or_else(|| {
+                    (j.done)(rev.map(|r| r.max(0) as u64).ok_or_else(|| {
                         StoreError::Conflict(format!(
                             "game {} has moved on: entry {} is taken",
                             j.id, j.row.seq
@@ -784,7 +811,7 @@ impl PgStore {
             }
             Err(e) => {
                 for j in jobs {
-                    let _ = j.done.send(Err(e.clone()));
+                    (j.done)(Err(e.clone()));
                 }
             }
         }
@@ -794,6 +821,8 @@ impl PgStore {
 impl Drop for PgStore {
     fn drop(&mut self) {
         self.gone.store(true, Ordering::Relaxed);
+        let committer = self.committer.take();
+        self.pg.appends.close(committer);
     }
 }
 
@@ -981,16 +1010,30 @@ impl Store for PgStore {
 
     fn append(&self, id: &str, row: Row) -> Result<u64, StoreError> {
         let (tx, rx) = mpsc::channel();
-        lock(&self.appends).push(AppendJob {
+        lock(&self.appends.queue).push(AppendJob {
             id: id.to_string(),
             row,
-            done: tx,
+            done: Box::new(move |out| {
+                let _ = tx.send(out);
+            }),
         });
-        lead_groups(&self.appends, &self.leading, |_, jobs| {
+        lead_groups(&self.appends.queue, &self.leading, |_, jobs| {
             self.commit_appends(jobs)
         });
         rx.recv()
             .map_err(|_| StoreError::Db("the write was lost: its commit stopped".into()))?
+    }
+
+    fn commits_for_callers(&self) -> bool {
+        true
+    }
+
+    fn append_then(&self, id: &str, row: Row, done: Committed) {
+        self.appends.hand(AppendJob {
+            id: id.to_string(),
+            row,
+            done,
+        });
     }
 
     fn entries(

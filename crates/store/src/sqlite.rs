@@ -20,10 +20,7 @@ pub struct SqliteStore {
 /// The write connection and the writes queued for it.
 pub(super) struct Writing {
     conn: Mutex<Connection>,
-    queue: Mutex<Vec<Job>>,
-    /// Wakes the committer thread: a write was handed over, or the store is closing.
-    handed: Condvar,
-    closing: std::sync::atomic::AtomicBool,
+    jobs: Handoff<Job>,
 }
 
 pub(super) type Done = Box<dyn Any + Send>;
@@ -36,43 +33,9 @@ pub(super) struct Job {
     done: Answer,
 }
 
-impl Writing {
-    /// The committer thread's loop: wait for a write handed over, take the connection (waiting
-    /// for a leader that has it, which may commit the write first), commit what is queued.
-    fn commit_handed(&self) {
-        use std::sync::atomic::Ordering;
-        loop {
-            let mut queue = lock(&self.queue);
-            while queue.is_empty() && !self.closing.load(Ordering::Acquire) {
-                queue = self.handed.wait(queue).unwrap_or_else(|e| e.into_inner());
-            }
-            if queue.is_empty() {
-                return;
-            }
-            drop(queue);
-            let mut conn = lock(&self.conn);
-            loop {
-                let jobs = std::mem::take(&mut *lock(&self.queue));
-                if jobs.is_empty() {
-                    break;
-                }
-                commit_group(&mut conn, jobs);
-            }
-        }
-    }
-}
-
 impl Drop for SqliteStore {
     fn drop(&mut self) {
-        if let Some(t) = self.committer.take() {
-            self.writing
-                .closing
-                .store(true, std::sync::atomic::Ordering::Release);
-            // Under the queue's lock, so the committer is either waiting or will see it.
-            drop(lock(&self.writing.queue));
-            self.writing.handed.notify_all();
-            let _ = t.join();
-        }
+        self.writing.jobs.close(self.committer.take());
     }
 }
 
@@ -235,14 +198,12 @@ impl SqliteStore {
         }
         let writing = Arc::new(Writing {
             conn: Mutex::new(conn),
-            queue: Mutex::new(Vec::new()),
-            handed: Condvar::new(),
-            closing: std::sync::atomic::AtomicBool::new(false),
+            jobs: Handoff::new(),
         });
         let w = writing.clone();
         let committer = std::thread::Builder::new()
             .name("tercio-commit".into())
-            .spawn(move || w.commit_handed())
+            .spawn(move || w.jobs.commit_handed(&w.conn, commit_group))
             .map_err(|e| StoreError::Db(format!("the committer thread did not start: {e}")))?;
         Ok(SqliteStore {
             writing,
@@ -284,13 +245,13 @@ impl SqliteStore {
         f: impl FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, StoreError> {
         let (tx, rx) = mpsc::channel();
-        lock(&self.writing.queue).push(Job {
+        lock(&self.writing.jobs.queue).push(Job {
             run: Box::new(move |t| f(t).map(|v| Box::new(v) as Done)),
             done: Box::new(move |out| {
                 let _ = tx.send(out);
             }),
         });
-        lead_groups(&self.writing.queue, &self.writing.conn, commit_group);
+        lead_groups(&self.writing.jobs.queue, &self.writing.conn, commit_group);
         let done = rx
             .recv()
             .map_err(|_| StoreError::Db("the write was lost: its commit stopped".into()))?;
@@ -698,9 +659,7 @@ impl Store for SqliteStore {
                 }))
             }),
         };
-        let w = &self.writing;
-        lock(&w.queue).push(job);
-        w.handed.notify_one();
+        self.writing.jobs.hand(job);
     }
 
     fn entries(
