@@ -40,6 +40,29 @@ fn view(s: &common::Server, token: &str) -> (Value, String) {
     (r.json(), etag)
 }
 
+/// A second server on the same database (here: a second store on the same file) charges in
+/// the game of the game master's link `gm`: the game's id, that store, and its head after.
+fn charge_elsewhere(s: &common::Server, gm: &str) -> (String, SqliteStore, Head) {
+    let (v, _) = view(s, gm);
+    let game_id = v["game_id"].as_str().expect("game id").to_string();
+    let other = SqliteStore::open(&s.path).expect("second store");
+    let mut head: Head = other.live(&game_id).expect("live").expect("game").head;
+    let engine = head.engine().expect("engine");
+    let a = head
+        .act(
+            engine.as_ref(),
+            serde_json::from_str(CHARGE).expect("json"),
+            None,
+            Some("game-master".into()),
+            false,
+        )
+        .expect("charge");
+    other
+        .append(&game_id, Row::of(&a, &head).expect("row"))
+        .expect("append");
+    (game_id, other, head)
+}
+
 /// `changed` applied to the view the action was taken on gives the view after it.
 fn brings_up_to_date(before: &Value, answer: &Value, after: &Value) {
     let mut state = before["state"].clone();
@@ -124,23 +147,7 @@ fn answers_carry_what_changed_and_views_answer_304() {
 fn a_change_made_by_another_process_is_seen() {
     let s = common::server();
     let gm = setup(&s);
-    let (v, _) = view(&s, &gm);
-    let game_id = v["game_id"].as_str().expect("game id").to_string();
-    let other = SqliteStore::open(&s.path).expect("second store");
-    let mut head: Head = other.live(&game_id).expect("live").expect("game").head;
-    let engine = head.engine().expect("engine");
-    let a = head
-        .act(
-            engine.as_ref(),
-            serde_json::from_str(CHARGE).expect("json"),
-            None,
-            Some("game-master".into()),
-            false,
-        )
-        .expect("charge");
-    other
-        .append(&game_id, Row::of(&a, &head).expect("row"))
-        .expect("append");
+    let (game_id, other, head) = charge_elsewhere(&s, &gm);
     let (v, _) = view(&s, &gm);
     assert_eq!(v["events"], 4);
     assert_eq!(v["state"], head.state);
@@ -164,23 +171,7 @@ fn a_change_made_by_another_process_is_seen() {
 fn a_change_in_memory_behind_the_store_is_refused_at_its_append_and_made_again() {
     let s = common::server();
     let gm = setup(&s);
-    let (v, _) = view(&s, &gm);
-    let game_id = v["game_id"].as_str().expect("game id").to_string();
-    let other = SqliteStore::open(&s.path).expect("second store");
-    let mut head: Head = other.live(&game_id).expect("live").expect("game").head;
-    let engine = head.engine().expect("engine");
-    let a = head
-        .act(
-            engine.as_ref(),
-            serde_json::from_str(CHARGE).expect("json"),
-            None,
-            Some("game-master".into()),
-            false,
-        )
-        .expect("charge");
-    other
-        .append(&game_id, Row::of(&a, &head).expect("row"))
-        .expect("append");
+    let (game_id, other, _) = charge_elsewhere(&s, &gm);
     // No read between: the server's copy still ends at entry 3, and would undo that.
     let r = s.request("POST", &format!("/api/s/{gm}/undo"), &[], None);
     assert_eq!(r.status, 200, "{}", r.body);
