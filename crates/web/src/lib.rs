@@ -146,14 +146,16 @@ impl LiveGame {
     /// (one added since the game was created) does not stop it: the game was played with that
     /// scenario. The server's log says which, each at its field, line and column.
     pub fn load(store: &dyn Store, id: &str) -> Result<Option<LiveGame>, api::ApiError> {
-        let Some(l) = store.live(id)? else {
-            return Ok(None);
-        };
+        store.live(id)?.map(LiveGame::of).transpose()
+    }
+
+    /// A game as the store gave it ([`LiveGame::load`]).
+    pub fn of(l: tercio_store::Live) -> Result<LiveGame, api::ApiError> {
         for d in l.head.scenario.warnings() {
             eprintln!("warning: {d} (the game is read as it was recorded)");
         }
         let engine = l.head.engine()?;
-        Ok(Some(LiveGame {
+        Ok(LiveGame {
             head: l.head,
             meta: l.meta,
             seats: l.seats,
@@ -162,7 +164,7 @@ impl LiveGame {
             stale: false,
             restore: None,
             forms: Default::default(),
-        }))
+        })
     }
 
     /// The actions `side` (`None`: the game master) may take in `state`, the state after the

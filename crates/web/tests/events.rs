@@ -281,3 +281,40 @@ fn evicted_games_come_back_from_the_store() {
         assert_eq!(g.replay(), Ok(3));
     }
 }
+
+/// A game the host has just made is kept in memory as its creation read it, so its first
+/// action does not read it from the store again; and it plays on as stored.
+#[test]
+fn a_game_just_made_is_kept_in_memory_for_its_first_action() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let store = Arc::new(SqliteStore::open(&dir.path().join("t.db")).expect("db"));
+    let key = store.host_key().expect("key");
+    let st = tercio_web::AppState::new(store.clone());
+    let running = tercio_web::spawn(st.clone()).expect("server");
+    let auth = format!("Bearer {key}");
+    let r = request_with(
+        &running.addr,
+        "POST",
+        "/api/games",
+        &[("Authorization", &auth)],
+        Some(r#"{"scenario": "el-gran-capitan/cerignola-1503", "seed": 5}"#),
+    )
+    .expect("create");
+    assert_eq!(r.status, 201, "{}", r.body);
+    let id = r.json()["id"].as_str().expect("id").to_string();
+    assert_eq!(st.live_games(), 1, "kept when made");
+    let kept = st.cached(&id).expect("in memory");
+    let stored = store.live(&id).expect("live").expect("game");
+    assert_eq!(kept.try_read().expect("free").head, stored.head);
+    let gm = common::token(&r.json()["links"][0]["url"]);
+    let a = request_with(
+        &running.addr,
+        "POST",
+        &format!("/api/s/{gm}/actions"),
+        &[],
+        Some(r#"{"action": "initiative"}"#),
+    )
+    .expect("act");
+    assert_eq!(a.status, 200, "{}", a.body);
+    assert_eq!(store.live(&id).expect("live").expect("game").head.seq, 1);
+}

@@ -140,7 +140,7 @@ pub async fn create_game(
 /// A game as the host sees it: its links, never its seed. Read without its log.
 pub(super) fn host_game_json(st: &AppState, base: &str, id: &str) -> Result<Value, ApiError> {
     let g = st.store.live(id)?.ok_or_else(ApiError::no_game)?;
-    Ok(json!({
+    let out = json!({
         "id": id,
         "rule_set": g.head.ruleset,
         "title": plain(&g.head.scenario.title),
@@ -148,7 +148,14 @@ pub(super) fn host_game_json(st: &AppState, base: &str, id: &str) -> Result<Valu
         "settings": g.meta.settings,
         "dice": {"commitment": g.head.commitment()},
         "links": links(base, &g.head.scenario, &g.seats),
-    }))
+    });
+    // A game the host has just made or looked up is about to be played: kept in memory as read
+    // here, so that its first action does not read it again (reading a game checks its
+    // scenario again, about a millisecond).
+    if st.cached(id).is_none() {
+        st.keep(id, LiveGame::of(g)?);
+    }
+    Ok(out)
 }
 
 pub async fn list_games(
