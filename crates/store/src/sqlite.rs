@@ -245,21 +245,31 @@ impl SqliteStore {
         f: impl FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, StoreError> {
         let (tx, rx) = mpsc::channel();
-        lock(&self.writing.jobs.queue).push(Job {
+        lock(&self.writing.jobs.queue).push(Job::of(f, move |out| {
+            let _ = tx.send(out);
+        }));
+        lead_groups(&self.writing.jobs.queue, &self.writing.conn, commit_group);
+        rx.recv()
+            .map_err(|_| StoreError::Db("the write was lost: its commit stopped".into()))?
+    }
+}
+
+impl Job {
+    /// The write `f`, whose caller is told `done` with its value once committed (or its error).
+    fn of<T: Send + 'static>(
+        f: impl FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
+        done: impl FnOnce(Result<T, StoreError>) + Send + 'static,
+    ) -> Job {
+        Job {
             run: Box::new(move |t| f(t).map(|v| Box::new(v) as Done)),
             done: Box::new(move |out| {
-                let _ = tx.send(out);
+                done(out.and_then(|b| {
+                    b.downcast::<T>()
+                        .map(|b| *b)
+                        .map_err(|_| StoreError::Db("write answered with the wrong type".into()))
+                }))
             }),
-        });
-        lead_groups(&self.writing.jobs.queue, &self.writing.conn, commit_group);
-        let done = rx
-            .recv()
-            .map_err(|_| StoreError::Db("the write was lost: its commit stopped".into()))?;
-        done.and_then(|b| {
-            b.downcast::<T>()
-                .map(|b| *b)
-                .map_err(|_| StoreError::Db("write answered with the wrong type".into()))
-        })
+        }
     }
 }
 
@@ -648,18 +658,9 @@ impl Store for SqliteStore {
     }
 
     fn append_then(&self, id: &str, row: Row, done: Committed) {
-        let run = append_row(id.to_string(), row);
-        let job = Job {
-            run: Box::new(move |t| run(t).map(|v| Box::new(v) as Done)),
-            done: Box::new(move |out| {
-                done(out.and_then(|b| {
-                    b.downcast::<u64>()
-                        .map(|b| *b)
-                        .map_err(|_| StoreError::Db("write answered with the wrong type".into()))
-                }))
-            }),
-        };
-        self.writing.jobs.hand(job);
+        self.writing
+            .jobs
+            .hand(Job::of(append_row(id.to_string(), row), done));
     }
 
     fn entries(
