@@ -383,6 +383,22 @@ pub(super) fn check_fresh(ctx: &SeatCtx, expect: Option<u64>) -> Result<(), ApiE
 
 /// The parts of the seat's view an entry changed: from its view before (`view_before`), or,
 /// when the seat sees the whole state, the entry's own changes to it ([`Appended::changes`]).
+/// A JSON object of `fields`, each value moved in (`json!` would copy every value it is given
+/// by writing it out again: the answer's resolution, its largest part).
+fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
+    Value::Object(
+        fields
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect(),
+    )
+}
+
+/// The field `k` of the object `v`, taken out of it (null if it has none).
+fn take(v: &mut Value, k: &str) -> Value {
+    v.get_mut(k).map(Value::take).unwrap_or_default()
+}
+
 pub(super) fn changed(ctx: &SeatCtx, view_before: Option<Value>, changes: Option<Value>) -> Value {
     match view_before {
         Some(b) => tercio_rules::effects::diff(&b, &ctx.state()),
@@ -426,20 +442,20 @@ pub(super) fn act_on(
             } = appended;
             ctx.game_mut()?.restore = restore.map(|r| (entry.seq(), r));
             let changed = changed(ctx, view_before, changes);
-            let v = ctx.answer_entry(&entry);
-            let ev = &v["event"];
-            Ok(Answer(json!({
-                "seq": entry.seq(),
-                "events": ctx.seq(),
-                "entry": v["entry"],
-                "voided": v["voided"],
-                "resolution": ev["resolution"],
-                "draws": ev["draws"],
-                "entered": ev["entered"] == true,
-                "by": ev["by"],
-                "changed": changed,
-                "chain": ctx.game.chain,
-            })))
+            let mut v = ctx.answer_entry(&entry);
+            let mut ev = take(&mut v, "event");
+            Ok(Answer(object([
+                ("seq", entry.seq().into()),
+                ("events", ctx.seq().into()),
+                ("entry", take(&mut v, "entry")),
+                ("voided", take(&mut v, "voided")),
+                ("resolution", take(&mut ev, "resolution")),
+                ("draws", take(&mut ev, "draws")),
+                ("entered", (ev["entered"] == true).into()),
+                ("by", take(&mut ev, "by")),
+                ("changed", changed),
+                ("chain", ctx.game.chain.clone().into()),
+            ])))
         }),
     })
 }
@@ -705,13 +721,13 @@ fn undo_on(st: Option<&AppState>, ctx: &mut SeatCtx) -> Result<Option<Pending>, 
         appended,
         answer: Box::new(move |ctx, appended| {
             let changed = changed(ctx, view_before, appended.changes);
-            Ok(Answer(json!({
-                "voided": voided,
-                "seq": ctx.seq(),
-                "events": ctx.seq(),
-                "changed": changed,
-                "chain": ctx.game.chain,
-            })))
+            Ok(Answer(object([
+                ("voided", voided.into()),
+                ("seq", ctx.seq().into()),
+                ("events", ctx.seq().into()),
+                ("changed", changed),
+                ("chain", ctx.game.chain.clone().into()),
+            ])))
         }),
     }))
 }
