@@ -115,6 +115,14 @@ impl Lang {
         best.map(|(l, _)| l)
     }
 
+    /// The language's place in [`Lang::ALL`], for tables kept per language.
+    fn at(self) -> usize {
+        match self {
+            Lang::It => 0,
+            Lang::En => 1,
+        }
+    }
+
     fn catalogue(self) -> &'static [(&'static str, &'static str)] {
         match self {
             Lang::It => CATALOGUE_IT,
@@ -136,10 +144,42 @@ pub fn entries(lang: Lang) -> &'static [(&'static str, &'static str)] {
 
 /// A key's text in a language, when the catalogue has it (a plural's forms only by their own keys).
 pub fn lookup(lang: Lang, key: &str) -> Option<&'static str> {
-    let cat = lang.catalogue();
-    cat.binary_search_by(|(k, _)| (*k).cmp(key))
-        .ok()
-        .map(|i| cat[i].1)
+    index(lang).get(key).copied()
+}
+
+/// A language's catalogue by key, made on first use. Every answer renders a few dozen messages,
+/// and a binary search of the sorted catalogue compares each key's long common prefixes
+/// (`app_driven.step.…`) a dozen times.
+fn index(lang: Lang) -> &'static Index {
+    static INDEXES: [std::sync::OnceLock<Index>; 2] =
+        [std::sync::OnceLock::new(), std::sync::OnceLock::new()];
+    INDEXES[lang.at()].get_or_init(|| lang.catalogue().iter().copied().collect())
+}
+
+type Index = std::collections::HashMap<&'static str, &'static str, BuildFnv>;
+type BuildFnv = std::hash::BuildHasherDefault<Fnv>;
+
+/// FNV-1a: the catalogue's keys are the program's own, so no one chooses them to collide, and
+/// hashing a short key this way costs less than the standard library's keyed hash.
+#[derive(Default)]
+struct Fnv(u64);
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
 }
 
 /// Whether a key renders in a language: a text, or a plural with both forms.
@@ -294,7 +334,7 @@ pub fn msg(key: &str, args: &[(&str, &str)]) -> String {
         out.push('=');
         // The text between special characters goes in whole (nearly always all of it).
         let mut rest = *value;
-        while let Some(i) = rest.find(is_special) {
+        while let Some(i) = SPECIAL.find(rest) {
             out.push_str(&rest[..i]);
             rest = &rest[i..];
             if rest.starts_with(OPEN) {
@@ -324,6 +364,62 @@ pub fn msg(key: &str, args: &[(&str, &str)]) -> String {
     out
 }
 
+/// A set of characters to look for: some ASCII ones and the marker's brackets. Found byte by
+/// byte (a `char` pattern decodes every character, and messages are read for every answer): a
+/// byte below 0x80 is a whole character, and each bracket is `E2 9F A6`/`A7` in UTF-8, whose
+/// first byte no continuation byte equals.
+struct Chars {
+    ascii: [bool; 128],
+    open: bool,
+    close: bool,
+}
+
+const BRACKET_LEAD: u8 = 0xE2;
+
+impl Chars {
+    const fn new(ascii: &[u8], open: bool, close: bool) -> Chars {
+        let mut set = [false; 128];
+        let mut i = 0;
+        while i < ascii.len() {
+            set[ascii[i] as usize] = true;
+            i += 1;
+        }
+        Chars {
+            ascii: set,
+            open,
+            close,
+        }
+    }
+
+    /// The byte offset of the first character of the set in `s`, as `s.find(..)` gives it.
+    fn find(&self, s: &str) -> Option<usize> {
+        let b = s.as_bytes();
+        let brackets = self.open || self.close;
+        b.iter().enumerate().position(|(i, &c)| {
+            if c < 0x80 {
+                return self.ascii[c as usize];
+            }
+            brackets
+                && c == BRACKET_LEAD
+                && b.get(i + 1) == Some(&0x9F)
+                && match b.get(i + 2) {
+                    Some(0xA6) => self.open,
+                    Some(0xA7) => self.close,
+                    _ => false,
+                }
+        })
+    }
+}
+
+/// What [`msg`] escapes, and what ends a run of a marker's key or an argument's name.
+const SPECIAL: Chars = Chars::new(b"\\|=", true, true);
+/// What ends a run of an argument's text.
+const VALUE_STOP: Chars = Chars::new(b"\\|", true, true);
+/// What [`localize`] acts on: an opening and an escape.
+const LOCALIZED: Chars = Chars::new(b"\\", true, false);
+/// What [`plain`] escapes.
+const PLAIN_ESCAPED: Chars = Chars::new(b"\\", true, true);
+
 fn is_special(c: char) -> bool {
     matches!(c, '\\' | '|' | '=' | OPEN | CLOSE)
 }
@@ -331,7 +427,7 @@ fn is_special(c: char) -> bool {
 fn escape_into(out: &mut String, s: &str) {
     // The text between special characters goes in whole (nearly always all of it).
     let mut rest = s;
-    while let Some(i) = rest.find(is_special) {
+    while let Some(i) = SPECIAL.find(rest) {
         out.push_str(&rest[..i]);
         let c = rest[i..].chars().next().unwrap_or('\\');
         out.push('\\');
@@ -345,7 +441,7 @@ fn escape_into(out: &mut String, s: &str) {
 /// that neither [`msg`] nor [`localize`] reads any of it as a marker, and [`localize`] shows it
 /// as written. Borrowed when there is nothing to escape (nearly always).
 pub fn plain(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.contains(['\\', OPEN, CLOSE]) {
+    if PLAIN_ESCAPED.find(text).is_none() {
         return std::borrow::Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 4);
@@ -360,7 +456,7 @@ pub fn plain(text: &str) -> std::borrow::Cow<'_, str> {
 
 /// Whether [`localize`] may change `text`: it holds a marker's opening or an escape.
 pub fn needs_localize(text: &str) -> bool {
-    text.contains([OPEN, '\\'])
+    LOCALIZED.find(text).is_some()
 }
 
 /// A number argument for [`msg`]: `#` and the number with `places` decimals ('.' point).
@@ -487,9 +583,7 @@ fn parse_marker(s: &str) -> Option<(Marker<'_>, usize)> {
             OPEN | '=' => return None,
             _ => {
                 // The run of plain characters up to the next that means something.
-                pos += s[pos..]
-                    .find(['\\', '|', CLOSE, OPEN, '='])
-                    .unwrap_or(bytes_len - pos);
+                pos += SPECIAL.find(&s[pos..]).unwrap_or(bytes_len - pos);
                 key.run(at, pos);
             }
         }
@@ -550,9 +644,7 @@ fn parse_marker(s: &str) -> Option<(Marker<'_>, usize)> {
                     // The run of plain text up to the next character that means something.
                     let from = pos;
                     pos += c.len_utf8();
-                    pos += s[pos..]
-                        .find(['\\', '|', CLOSE, OPEN])
-                        .unwrap_or(bytes_len - pos);
+                    pos += VALUE_STOP.find(&s[pos..]).unwrap_or(bytes_len - pos);
                     text.run(from, pos);
                 }
             }
@@ -637,7 +729,7 @@ pub fn localize(lang: Lang, text: &str) -> String {
     }
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
-    while let Some(i) = rest.find([OPEN, '\\']) {
+    while let Some(i) = LOCALIZED.find(rest) {
         out.push_str(&rest[..i]);
         rest = &rest[i..];
         if let Some(after) = rest.strip_prefix('\\') {
@@ -668,10 +760,43 @@ pub fn localize(lang: Lang, text: &str) -> String {
     out
 }
 
+/// How many short texts [`localize_remembered`] keeps per language and thread before it starts
+/// again. A battle's messages repeat (the same units, steps, modifiers and sources, action after
+/// action, and the same event for every seat), and a few hundred cover a scenario.
+const REMEMBERED: usize = 1024;
+/// The longest text [`localize_remembered`] keeps, in bytes: a message, not a page.
+const REMEMBERED_LEN: usize = 512;
+
+/// [`localize`], with the texts already rendered on this thread remembered: parsing a message
+/// and rendering it from the catalogue costs some thousands of instructions, finding it again a
+/// few hundred, and every answer holds a few dozen. The result is the same ([`localize`] depends
+/// only on the language, the text and the catalogue, fixed at build time).
+fn localize_remembered(lang: Lang, text: &str) -> String {
+    type Seen = std::collections::HashMap<Box<str>, Box<str>, BuildFnv>;
+    thread_local! {
+        static SEEN: std::cell::RefCell<[Seen; 2]> = Default::default();
+    }
+    if text.len() > REMEMBERED_LEN {
+        return localize(lang, text);
+    }
+    SEEN.with_borrow_mut(|seen| {
+        let seen = &mut seen[lang.at()];
+        if let Some(out) = seen.get(text) {
+            return out.to_string();
+        }
+        let out = localize(lang, text);
+        if seen.len() >= REMEMBERED {
+            seen.clear();
+        }
+        seen.insert(text.into(), out.as_str().into());
+        out
+    })
+}
+
 /// [`localize`] every string in a JSON value, in place (object keys are left alone).
 pub fn localize_json(lang: Lang, v: &mut serde_json::Value) {
     match v {
-        serde_json::Value::String(s) if needs_localize(s) => *s = localize(lang, s),
+        serde_json::Value::String(s) if needs_localize(s) => *s = localize_remembered(lang, s),
         serde_json::Value::Array(a) => a.iter_mut().for_each(|x| localize_json(lang, x)),
         serde_json::Value::Object(o) => o.values_mut().for_each(|x| localize_json(lang, x)),
         _ => {}

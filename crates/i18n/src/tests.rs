@@ -546,3 +546,53 @@ fn every_short_text_of_syntax_characters_round_trips() {
     }
     assert_eq!(checked, 7 + 49 + 343 + 2401);
 }
+
+/// Text made of the marker syntax's characters and their neighbours: other characters whose
+/// UTF-8 starts with the brackets' first byte (`…`, `⟨`, `⟩`, `⟪`), other multi-byte ones, ASCII.
+fn tricky_text() -> impl proptest::strategy::Strategy<Value = String> {
+    let chars = proptest::sample::select(vec![
+        'a', 'Z', ' ', '\\', '|', '=', '{', '}', '@', '#', OPEN, CLOSE, '…', '⟨', '⟩', '⟪', '—',
+        'è', '€', '😀',
+    ]);
+    proptest::collection::vec(chars, 0..24).prop_map(|v| v.into_iter().collect())
+}
+
+use proptest::prelude::*;
+
+proptest! {
+    /// Each byte-wise search finds what the `char` pattern it stands for finds.
+    #[test]
+    fn the_bytewise_searches_find_what_char_patterns_find(s in tricky_text()) {
+        prop_assert_eq!(SPECIAL.find(&s), s.find(['\\', '|', '=', OPEN, CLOSE]));
+        prop_assert_eq!(VALUE_STOP.find(&s), s.find(['\\', '|', OPEN, CLOSE]));
+        prop_assert_eq!(LOCALIZED.find(&s), s.find(['\\', OPEN]));
+        prop_assert_eq!(PLAIN_ESCAPED.find(&s), s.find(['\\', OPEN, CLOSE]));
+    }
+}
+
+/// Texts rendered again are rendered as the first time, in each language, also once more texts
+/// than are remembered have gone by (the memory starts again) and for a text too long to keep.
+#[test]
+fn a_remembered_rendering_is_the_rendering() {
+    let (key, text) = entries(Lang::En)
+        .iter()
+        .find(|(k, t)| placeholders(t).len() == 1 && lookup(Lang::It, k) != Some(t))
+        .expect("a message with one placeholder, worded differently in each language");
+    let name = placeholders(text)[0];
+    let long = "x".repeat(REMEMBERED_LEN);
+    let texts: Vec<String> = (0..REMEMBERED + 10)
+        .map(|i| msg(key, &[(name, &format!("#{i}"))]))
+        .chain([msg(key, &[(name, &long)])])
+        .collect();
+    for round in 0..2 {
+        for t in &texts {
+            for lang in Lang::ALL {
+                let mut v = serde_json::json!([t]);
+                localize_json(lang, &mut v);
+                let want = localize(lang, t);
+                assert!(!want.contains(OPEN), "{want}: rendered");
+                assert_eq!(v[0], want, "{t} in {lang}, round {round}");
+            }
+        }
+    }
+}
