@@ -381,8 +381,6 @@ pub(super) fn check_fresh(ctx: &SeatCtx, expect: Option<u64>) -> Result<(), ApiE
     }
 }
 
-/// The parts of the seat's view an entry changed: from its view before (`view_before`), or,
-/// when the seat sees the whole state, the entry's own changes to it ([`Appended::changes`]).
 /// A JSON object of `fields`, each value moved in (`json!` would copy every value it is given
 /// by writing it out again: the answer's resolution, its largest part).
 fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
@@ -399,6 +397,8 @@ fn take(v: &mut Value, k: &str) -> Value {
     v.get_mut(k).map(Value::take).unwrap_or_default()
 }
 
+/// The parts of the seat's view an entry changed: from its view before (`view_before`), or,
+/// when the seat sees the whole state, the entry's own changes to it ([`Appended::changes`]).
 pub(super) fn changed(ctx: &SeatCtx, view_before: Option<Value>, changes: Option<Value>) -> Value {
     match view_before {
         Some(b) => tercio_rules::effects::diff(&b, &ctx.state()),
