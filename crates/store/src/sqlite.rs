@@ -340,16 +340,15 @@ fn append_row(
         )?
         .execute(params![id, row.seq as i64, row.entry, row.voids.map(|v| v as i64), row.chain])
         .map_err(|e| if is_conflict(&e) { conflict() } else { e.into() })?;
-        // The head moves on only from the entry before (and the revision the caller read): no
-        // row comes back otherwise, and the entry is refused.
-        let rev: i64 = tx
+        let n = tx
             .prepare_cached(
                 "UPDATE heads SET turn = ?3, over = ?7, seq = ?2, stream_pos = ?4, chain = ?5, rev = rev + 1, updated_at = ?6
-                 WHERE game_id = ?1 AND seq = ?2 - 1 AND (?8 IS NULL OR rev = ?8) RETURNING rev",
+                 WHERE game_id = ?1 AND seq = ?2 - 1 AND (?8 IS NULL OR rev = ?8)",
             )?
-            .query_row(params![id, row.seq as i64, row.turn as i64, row.stream_pos as i64, row.chain, now(), row.over, row.rev.map(as_sql)], |r| r.get(0))
-            .optional()?
-            .ok_or_else(conflict)?;
+            .execute(params![id, row.seq as i64, row.turn as i64, row.stream_pos as i64, row.chain, now(), row.over, row.rev.map(as_sql)])?;
+        if n != 1 {
+            return Err(conflict());
+        }
         if let Some(v) = row.voids {
             tx.prepare_cached("DELETE FROM checkpoints WHERE game_id = ?1 AND seq >= ?2")?
                 .execute(params![id, v as i64])?;
@@ -360,6 +359,9 @@ fn append_row(
             )?
             .execute(params![id, row.seq as i64, state])?;
         }
+        let rev: i64 = tx
+            .prepare_cached("SELECT rev FROM heads WHERE game_id = ?1")?
+            .query_row(params![id], |r| r.get(0))?;
         Ok(rev as u64)
     }
 }
