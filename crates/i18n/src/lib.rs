@@ -770,7 +770,9 @@ const REMEMBERED_LEN: usize = 512;
 /// [`localize`], with the texts already rendered on this thread remembered: parsing a message
 /// and rendering it from the catalogue costs some thousands of instructions, finding it again a
 /// few hundred, and every answer holds a few dozen. The result is the same ([`localize`] depends
-/// only on the language, the text and the catalogue, fixed at build time).
+/// only on the language, the text and the catalogue, fixed at build time). The texts can hold
+/// names a scenario gives, so someone could choose them to collide under FNV; at most
+/// [`REMEMBERED`] are kept, so that costs at most a scan of those.
 fn localize_remembered(lang: Lang, text: &str) -> String {
     type Seen = std::collections::HashMap<Box<str>, Box<str>, BuildFnv>;
     thread_local! {
