@@ -346,7 +346,7 @@ pub fn msg(key: &str, args: &[(&str, &str)]) -> String {
             }
             // Text already escaped ([`plain`]) stays escaped once.
             if let Some(e) = rest.strip_prefix('\\').and_then(|r| r.chars().next()) {
-                if is_special(e) {
+                if SPECIAL.has(e) {
                     out.push('\\');
                     out.push(e);
                     rest = &rest[1 + e.len_utf8()..];
@@ -391,6 +391,15 @@ impl Chars {
         }
     }
 
+    /// Whether `c` is in the set.
+    fn has(&self, c: char) -> bool {
+        match c {
+            OPEN => self.open,
+            CLOSE => self.close,
+            _ => c.is_ascii() && self.ascii[c as usize],
+        }
+    }
+
     /// The byte offset of the first character of the set in `s`, as `s.find(..)` gives it.
     fn find(&self, s: &str) -> Option<usize> {
         let b = s.as_bytes();
@@ -419,10 +428,6 @@ const VALUE_STOP: Chars = Chars::new(b"\\|", true, true);
 const LOCALIZED: Chars = Chars::new(b"\\", true, false);
 /// What [`plain`] escapes.
 const PLAIN_ESCAPED: Chars = Chars::new(b"\\", true, true);
-
-fn is_special(c: char) -> bool {
-    matches!(c, '\\' | '|' | '=' | OPEN | CLOSE)
-}
 
 fn escape_into(out: &mut String, s: &str) {
     // The text between special characters goes in whole (nearly always all of it).
