@@ -842,6 +842,10 @@ impl Game {
     /// after an entry [`CHECKPOINT_EVERY`] entries past the latest checkpoint that holds; a void
     /// drops those at or after the event it voids.
     pub fn checkpoints(&self) -> Result<Vec<(u64, Value)>, GameError> {
+        // A new game has none, and its initial state is not worked out again to find so.
+        if self.log.entries().is_empty() {
+            return Ok(Vec::new());
+        }
         let engine = self.engine()?;
         let initial = engine.initial_state().map_err(GameError::Rules)?;
         let mut state = initial.clone();

@@ -47,6 +47,61 @@ impl Scenario {
 /// TOML (a unit's size under the rule set's own key, `figures`, `blocks`…) and read back by
 /// [`read`], and each problem's field is then found in the JSON text it came from.
 fn problems(file: &ScenarioFile, at: &Source<'_>) -> Vec<Diagnostic> {
+    if checked::clean(file) {
+        return Vec::new();
+    }
+    let found = problems_found(file, at);
+    if found.is_empty() {
+        checked::remember(file);
+    }
+    found
+}
+
+/// The scenarios that passed [`problems`] lately, so that the same scenario read again (each
+/// game made from a shipped scenario, each game read back from the database) is not written out
+/// and read back again: the check is a function of the file alone, and it took most of a game's
+/// making (about a millisecond in a release build). Only clean files are kept, so a file with
+/// problems is always checked and each problem placed in its own source. Bounded: the oldest is
+/// forgotten beyond [`checked::KEPT`], which is more scenarios than a server plays at once in
+/// practice and a few hundred kilobytes at most.
+mod checked {
+    use std::collections::VecDeque;
+    use std::sync::{Mutex, PoisonError};
+
+    use super::ScenarioFile;
+
+    /// How many clean scenarios are kept.
+    pub(super) const KEPT: usize = 32;
+
+    static CLEAN: Mutex<VecDeque<ScenarioFile>> = Mutex::new(VecDeque::new());
+
+    /// Whether `file` is, field for field, one that passed the checks lately.
+    pub(super) fn clean(file: &ScenarioFile) -> bool {
+        let kept = CLEAN.lock().unwrap_or_else(PoisonError::into_inner);
+        kept.iter().any(|k| k == file)
+    }
+
+    /// How many are kept now.
+    #[cfg(test)]
+    pub(super) fn len() -> usize {
+        CLEAN.lock().unwrap_or_else(PoisonError::into_inner).len()
+    }
+
+    /// Keep `file`, which has just passed the checks, forgetting the oldest beyond [`KEPT`].
+    pub(super) fn remember(file: &ScenarioFile) {
+        let mut kept = CLEAN.lock().unwrap_or_else(PoisonError::into_inner);
+        if kept.iter().any(|k| k == file) {
+            return;
+        }
+        if kept.len() >= KEPT {
+            kept.pop_front();
+        }
+        kept.push_back(file.clone());
+    }
+}
+
+/// [`problems`] without the memory of clean files.
+fn problems_found(file: &ScenarioFile, at: &Source<'_>) -> Vec<Diagnostic> {
     let size_key = registry::lookup(&file.ruleset)
         .ok()
         .map_or("bases", |r| r.unit_size().0);
@@ -868,4 +923,62 @@ fn join(s: &BTreeSet<String>) -> String {
         .map(|x| format!("\"{x}\""))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CERIGNOLA: &str = include_str!("../../../scenarios/el-gran-capitan/cerignola-1503.toml");
+
+    fn at(text: &str) -> Source<'_> {
+        Source {
+            file: "g.json",
+            text,
+            path: "scenario",
+        }
+    }
+
+    #[test]
+    fn a_clean_scenario_is_remembered_and_a_changed_one_is_checked_again() {
+        let file = parse("cerignola.toml", CERIGNOLA).expect("shipped").file;
+        let text = serde_json::to_string_pretty(&file).expect("json");
+        assert!(Scenario::check(file.clone(), &at(&text)).is_ok());
+        assert!(checked::clean(&file), "a clean scenario is remembered");
+
+        // One field changed: checked again, and its problem placed in its own text.
+        let mut bad = file.clone();
+        bad.units[0].side = "nobody".to_string();
+        assert!(!checked::clean(&bad));
+        let text = serde_json::to_string_pretty(&bad).expect("json");
+        let found = Scenario::check(bad.clone(), &at(&text)).expect_err("an unknown side");
+        assert!(
+            found.iter().any(|d| d.field == "scenario.units[0].side"),
+            "{found:?}"
+        );
+        assert!(!Scenario::recorded(bad.clone(), &at(&text))
+            .warnings
+            .is_empty());
+        assert!(
+            !checked::clean(&bad),
+            "a scenario with problems is never remembered"
+        );
+    }
+
+    #[test]
+    fn the_remembered_scenarios_are_bounded() {
+        let file = parse("cerignola.toml", CERIGNOLA).expect("shipped").file;
+        let variant = |i: usize| {
+            let mut f = file.clone();
+            f.title = format!("Cerignola, variant {i}");
+            f
+        };
+        let text = serde_json::to_string(&file).expect("json");
+        for i in 0..=checked::KEPT {
+            assert!(Scenario::check(variant(i), &at(&text)).is_ok());
+        }
+        // Other tests may remember scenarios meanwhile; they only push the first further out.
+        assert!(!checked::clean(&variant(0)), "the oldest is forgotten");
+        assert!(checked::len() <= checked::KEPT);
+    }
 }

@@ -130,10 +130,10 @@ fn insert_seat_token(
     ord: i64,
     token: String,
 ) -> Result<Seat, StoreError> {
-    tx.execute(
+    tx.prepare_cached(
         "INSERT INTO seats (token, game_id, role, ord, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
-        params![token, game_id, role_text(role), ord, now()],
-    )?;
+    )?
+    .execute(params![token, game_id, role_text(role), ord, now()])?;
     Ok(Seat {
         token,
         game_id: game_id.to_string(),
@@ -508,19 +508,20 @@ pub(super) fn write_game(
                 }
             })?;
     }
-    let n = tx.execute(
-        "UPDATE heads SET turn = ?2, over = ?7, seq = ?3, stream_pos = ?4, chain = ?5, rev = rev + 1, updated_at = ?6 WHERE game_id = ?1",
-        params![id, rows.turn, rows.seq, rows.stream_pos, rows.chain, now(), rows.over],
-    )?;
+    let n = tx
+        .prepare_cached(
+            "UPDATE heads SET turn = ?2, over = ?7, seq = ?3, stream_pos = ?4, chain = ?5, rev = rev + 1, updated_at = ?6 WHERE game_id = ?1",
+        )?
+        .execute(params![id, rows.turn, rows.seq, rows.stream_pos, rows.chain, now(), rows.over])?;
     if n != 1 {
         return Err(StoreError::Db(format!("no game {id}")));
     }
-    tx.execute("DELETE FROM checkpoints WHERE game_id = ?1", params![id])?;
+    tx.prepare_cached("DELETE FROM checkpoints WHERE game_id = ?1")?
+        .execute(params![id])?;
+    let mut put =
+        tx.prepare_cached("INSERT INTO checkpoints (game_id, seq, state) VALUES (?1, ?2, ?3)")?;
     for (seq, state) in &rows.checkpoints {
-        tx.execute(
-            "INSERT INTO checkpoints (game_id, seq, state) VALUES (?1, ?2, ?3)",
-            params![id, seq, state],
-        )?;
+        put.execute(params![id, seq, state])?;
     }
     Ok(())
 }
@@ -533,14 +534,12 @@ fn insert_game(
     scenario_id: Option<&str>,
     created_at: i64,
 ) -> Result<(), StoreError> {
-    tx.execute(
+    tx.prepare_cached(
         "INSERT INTO games (id, title, rule_set, scenario_id, scenario, seed, nonce, created_at, rules_version) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-        params![id, game.scenario.title, game.ruleset, scenario_id, json_text(&game.scenario)?, game.seed as i64, game.nonce, created_at, i64::from(game.rules_version)],
-    )?;
-    tx.execute(
-        "INSERT INTO heads (game_id, updated_at) VALUES (?1, ?2)",
-        params![id, now()],
-    )?;
+    )?
+    .execute(params![id, game.scenario.title, game.ruleset, scenario_id, json_text(&game.scenario)?, game.seed as i64, game.nonce, created_at, i64::from(game.rules_version)])?;
+    tx.prepare_cached("INSERT INTO heads (game_id, updated_at) VALUES (?1, ?2)")?
+        .execute(params![id, now()])?;
     write_game(tx, id, game, 0)
 }
 
