@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Memory of live games: start `tercio serve` on a fresh database, create GAMES games (Cerignola,
-# with the three setup actions and a charge, so each has a log and a state in play), open each
-# game master's view once so every game is in the server's memory, and print the server's RSS
-# before and after. Run from the project root after `cargo build --release`:
-#   bench/live-games.sh            (GAMES=1000)
+# Memory of live games, and what making them costs: start `tercio serve` on a fresh database,
+# make GAMES games one after another (Cerignola), take the three setup actions and a charge on
+# each (each action on every game in turn), open each game master's view once so every game is
+# in the server's memory, and print the server's RSS before and after, and its CPU per game made
+# and per action of each kind. Run from the project root after `cargo build --release`:
+#   bench/live-games.sh                              (GAMES=1000)
+#   TERCIO=/path/to/old/tercio bench/live-games.sh   (another build; alternate them to compare CPU)
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 TERCIO=${TERCIO:-$PWD/target/release/tercio}
@@ -15,4 +17,4 @@ trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$WORK"' EXIT
 pid=$!
 for _ in $(seq 1 100); do curl -sf -o /dev/null "http://127.0.0.1:$PORT/healthz" && break; sleep 0.1; done
 key=$(head -1 "$WORK/log" | grep -o 'key=[0-9a-f]*' | cut -d= -f2)
-node "$HERE/live-games.js" "$PORT" "$key" "$pid" "$GAMES"
+TCK=$(getconf CLK_TCK) node "$HERE/live-games.js" "$PORT" "$key" "$pid" "$GAMES"
