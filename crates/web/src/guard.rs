@@ -15,11 +15,8 @@
 //!   token in the path, `Authorization: Bearer`) cannot be forged this way and are not checked.
 //! - Cookies are marked `Secure` when the public URL is `https` ([`cookie_suffix`]).
 
-use std::sync::Arc;
-
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use tercio_i18n::{keys, msg};
 
@@ -30,9 +27,8 @@ use crate::AppState;
 /// The Content-Security-Policy of every answer.
 pub const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
-/// Middleware: the security headers on every answer.
-pub async fn headers(req: Request, next: Next) -> Response {
-    let mut res = next.run(req).await;
+/// The security headers, on every answer ([`crate::answer`]).
+pub fn add_headers(res: &mut Response) {
     let h = res.headers_mut();
     for (name, value) in [
         (header::CONTENT_SECURITY_POLICY, CSP),
@@ -42,7 +38,6 @@ pub async fn headers(req: Request, next: Next) -> Response {
     ] {
         h.insert(name, HeaderValue::from_static(value));
     }
-    res
 }
 
 /// `; Secure` when the server is reached over https (its public URL says so), else nothing: the
@@ -100,9 +95,10 @@ fn foreign(st: &AppState, headers: &HeaderMap) -> Option<(String, String)> {
     }
 }
 
-/// Middleware: refuse a state-changing request that only the host's cookie authenticates when
-/// it comes from another origin (403, `cross-site-request`, field `Origin`).
-pub async fn same_origin(State(st): State<Arc<AppState>>, req: Request, next: Next) -> Response {
+/// The refusal of a state-changing request that only the host's cookie authenticates when it
+/// comes from another origin (403, `cross-site-request`, field `Origin`), before any handler
+/// sees it ([`crate::answer`]); `None` lets it through.
+pub fn refused(st: &AppState, req: &Request) -> Option<Response> {
     let path = req.uri().path();
     let changes = !matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS);
     let capability = path.starts_with("/api/s/")
@@ -110,7 +106,7 @@ pub async fn same_origin(State(st): State<Arc<AppState>>, req: Request, next: Ne
         || req.headers().contains_key(header::AUTHORIZATION);
     let by_cookie = cookie(req.headers(), HOST_COOKIE).is_some();
     if changes && by_cookie && !capability {
-        if let Some((origin, expected)) = foreign(&st, req.headers()) {
+        if let Some((origin, expected)) = foreign(st, req.headers()) {
             let e = ApiError::new(
                 StatusCode::FORBIDDEN,
                 "cross-site-request",
@@ -122,11 +118,11 @@ pub async fn same_origin(State(st): State<Arc<AppState>>, req: Request, next: Ne
             );
             // The API answers JSON; a form, a page in the request's language.
             if path.starts_with("/api/") {
-                return e.into_response();
+                return Some(e.into_response());
             }
             let ui = Ui::from_parts(req.uri(), req.headers());
-            return crate::pages::error_page(&ui, StatusCode::FORBIDDEN, &e);
+            return Some(crate::pages::error_page(&ui, StatusCode::FORBIDDEN, &e));
         }
     }
-    next.run(req).await
+    None
 }

@@ -201,30 +201,29 @@ fn without_lang(here: &str) -> String {
     }
 }
 
-/// A page request with `?lang=it|en` answers with the cookie that remembers it (one year,
-/// `SameSite=Lax`, the whole site). The API and the static files set nothing.
-pub async fn remember(
-    axum::extract::State(st): axum::extract::State<std::sync::Arc<crate::AppState>>,
-    req: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> Response {
+/// The language a page request chooses with `?lang=it|en`, to be remembered ([`remember`]).
+/// The API and the static files choose none.
+pub fn chosen(req: &axum::extract::Request) -> Option<Lang> {
     let path = req.uri().path();
-    let chosen = if path.starts_with("/api/") || path.starts_with("/static/") {
+    if path.starts_with("/api/") || path.starts_with("/static/") {
         None
     } else {
         from_query(req.uri().query())
-    };
-    let mut res = next.run(req).await;
+    }
+}
+
+/// The answer to a page request that chose a language ([`chosen`]) carries the cookie that
+/// remembers it (one year, `SameSite=Lax`, the whole site) ([`crate::answer`]).
+pub fn remember(st: &crate::AppState, chosen: Option<Lang>, res: &mut Response) {
     if let Some(l) = chosen {
         if let Ok(v) = HeaderValue::from_str(&format!(
             "{COOKIE}={}; Path=/; Max-Age=31536000; SameSite=Lax{}",
             l.code(),
-            crate::guard::cookie_suffix(&st)
+            crate::guard::cookie_suffix(st)
         )) {
             res.headers_mut().append(header::SET_COOKIE, v);
         }
     }
-    res
 }
 
 #[cfg(test)]

@@ -213,11 +213,10 @@ pub fn parse_body(body: &[u8]) -> Result<Value, ApiError> {
     })
 }
 
-/// Under `/api`, every error has the one JSON shape, including those axum answers by itself
-/// (a body too large, a method not allowed, a malformed path, an unknown route).
-pub async fn json_errors(req: axum::extract::Request, next: axum::middleware::Next) -> Response {
-    let api = req.uri().path().starts_with("/api/");
-    let res = next.run(req).await;
+/// Under `/api` (`api`: the request's path is there), every error has the one JSON shape,
+/// including those axum answers by itself (a body too large, a method not allowed, a malformed
+/// path, an unknown route) ([`crate::answer`]).
+pub async fn json_errors(api: bool, res: Response) -> Response {
     let status = res.status();
     if !api || !(status.is_client_error() || status.is_server_error()) {
         return res;
@@ -279,11 +278,9 @@ impl IntoResponse for Answer {
 
 /// Every JSON answer under `/api`, errors included, in the request's language: each string's
 /// language-neutral messages rendered ([`tercio_i18n::localize_json`]). An answer sent as a file
-/// (the export) is the game's record and goes out as recorded, markers and all.
-pub async fn localize_json(req: axum::extract::Request, next: axum::middleware::Next) -> Response {
-    let lang = crate::lang::of_request(req.uri().query(), req.headers());
-    let api = req.uri().path().starts_with("/api/");
-    let mut res = next.run(req).await;
+/// (the export) is the game's record and goes out as recorded, markers and all
+/// ([`crate::answer`]; `api`: the request's path is under `/api`).
+pub async fn localize_json(lang: tercio_i18n::Lang, api: bool, mut res: Response) -> Response {
     if let Some(Unwritten(v)) = res.extensions_mut().remove::<Unwritten>() {
         let (parts, _) = res.into_parts();
         return Response::from_parts(parts, axum::body::Body::from(localized(lang, v)));
