@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use tercio_core::{DiceStream, Die, Draw, EventLog, LogEntry, Resolution, Signed};
+use tercio_core::{hex, DiceStream, Die, Draw, EventLog, LogEntry, Resolution, Signed};
 
 use crate::diag::{line_col, Diagnostic};
 use crate::interface::{Engine, Kept, Rejection, RuleSet};
@@ -445,7 +445,7 @@ pub struct Checked {
 /// SHA-256 over the seed and nonce, hex: what every seat sees at the start of a game.
 pub fn commitment(seed: u64, nonce: &str) -> String {
     let digest = Sha256::digest(format!("tercio-seed-commitment/1\n{seed}\n{nonce}").as_bytes());
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    hex(&digest)
 }
 
 fn bad_faces(e: tercio_core::plan::FaceError) -> GameError {
@@ -574,14 +574,6 @@ pub fn chain_next(prev: &str, entry_text: &str) -> String {
     h.update(b"\n");
     h.update(entry_text.as_bytes());
     hex(&h.finalize())
-}
-
-fn hex(b: &[u8]) -> String {
-    use std::fmt::Write;
-    b.iter().fold(String::with_capacity(64), |mut s, x| {
-        let _ = write!(s, "{x:02x}");
-        s
-    })
 }
 
 /// How often the store keeps the state beside the log: a checkpoint is written when this many

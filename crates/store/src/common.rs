@@ -23,7 +23,7 @@ pub(super) fn new_id() -> String {
 pub(super) fn new_token() -> Result<String, StoreError> {
     let mut b = [0u8; 16];
     getrandom::fill(&mut b).map_err(|e| StoreError::Db(format!("no system randomness: {e}")))?;
-    Ok(b.iter().map(|x| format!("{x:02x}")).collect())
+    Ok(tercio_core::hex(&b))
 }
 
 /// The turn a state is in, for the games list (0 when it has none).

@@ -46,11 +46,7 @@ impl Asset {
         content_type: &'static str,
         body: &'static str,
     ) -> Asset {
-        let hash: String = Sha256::digest(body.as_bytes())
-            .iter()
-            .take(8)
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let hash = tercio_core::hex(&Sha256::digest(body.as_bytes())[..8]);
         let etag = HeaderValue::from_str(&format!("W/\"{hash}\""))
             .unwrap_or_else(|_| HeaderValue::from_static("W/\"0\""));
         Asset {

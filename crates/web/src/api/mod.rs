@@ -407,7 +407,7 @@ pub fn new_game(
     let mut game = Game::new(sc, seed)?;
     let mut nonce = [0u8; 16];
     getrandom::fill(&mut nonce).map_err(no_randomness)?;
-    game.nonce = nonce.iter().map(|b| format!("{b:02x}")).collect();
+    game.nonce = tercio_core::hex(&nonce);
     let id = st.store.create(&game, shipped_id)?;
     // In a card game only a side may play its hand: its link acts from the start.
     if tercio_rules::lookup(&game.ruleset).is_ok_and(|r| r.sides_act_by_default()) {

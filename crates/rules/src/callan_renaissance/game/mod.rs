@@ -101,8 +101,7 @@ fn facet_digest(site: &str, r: &Res, state: bool) -> String {
         h.update(v.as_bytes());
         h.update([1]);
     }
-    let hex: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
-    format!("{site}|{hex}")
+    format!("{site}|{}", tercio_core::hex(&h.finalize()))
 }
 
 /// Continue with `then`, merging equal futures in the exact odds (a panic die's six faces lead to
