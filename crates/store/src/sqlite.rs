@@ -340,6 +340,8 @@ fn append_row(
         )?
         .execute(params![id, row.seq as i64, row.entry, row.voids.map(|v| v as i64), row.chain])
         .map_err(|e| if is_conflict(&e) { conflict() } else { e.into() })?;
+        // The head moves on only from the entry before (and the revision the caller read): no
+        // row changes otherwise, and the entry is refused.
         let n = tx
             .prepare_cached(
                 "UPDATE heads SET turn = ?3, over = ?7, seq = ?2, stream_pos = ?4, chain = ?5, rev = rev + 1, updated_at = ?6

@@ -401,11 +401,12 @@ pub fn app(state: Arc<AppState>) -> Router {
 
 /// What every request goes through around its handler, in one middleware (each `from_fn`
 /// layer boxes the rest of the stack and a future per request: one in place of five saved 2.5%
-/// of a charge and its undo's instructions). On the way in: a cross-site request made with the host's cookie is
-/// refused ([`guard::refused`]). On the way out, in this order: an API error takes the one JSON
-/// shape ([`api::json_errors`]); a JSON answer's messages are rendered in the request's language
-/// ([`api::localize_json`]); a page that chose a language remembers it in a cookie
-/// ([`lang::remember`]); and every answer carries the security headers ([`guard::add_headers`]).
+/// of a charge and its undo's instructions). On the way in: a cross-site request made with the
+/// host's cookie is refused ([`guard::refused`]). On the way out, in this order: an API error
+/// takes the one JSON shape ([`api::json_errors`]); a JSON answer's messages are rendered in the
+/// request's language ([`api::localize_json`]); a page that chose a language remembers it in a
+/// cookie ([`lang::remember`]); and every answer carries the security headers
+/// ([`guard::add_headers`]).
 pub async fn answer(
     axum::extract::State(st): axum::extract::State<Arc<AppState>>,
     req: axum::extract::Request,

@@ -38,6 +38,11 @@ pub fn parsed() -> &'static [(&'static Shipped, Scenario)] {
     &LIST
 }
 
+/// The shipped scenario `id`, read and checked once ([`parsed`]).
+pub fn parsed_one(id: &str) -> Option<&'static (&'static Shipped, Scenario)> {
+    parsed().iter().find(|(s, _)| s.id == id)
+}
+
 /// A rule set's name and its shipped scenarios, each as (id, title and date).
 pub type Group = (String, Vec<(&'static str, String)>);
 

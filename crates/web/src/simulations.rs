@@ -154,9 +154,7 @@ impl Jobs {
     /// Start a run of [`BATTLES`] battles of the shipped scenario `scenario`, the sides following
     /// their default policies.
     pub fn start(&self, scenario: &str, seed: u64) -> Result<Arc<Job>, StartError> {
-        let (shipped, sc) = scenarios::parsed()
-            .iter()
-            .find(|(s, _)| s.id == scenario)
+        let (shipped, sc) = scenarios::parsed_one(scenario)
             .ok_or_else(|| StartError::Unknown(scenario.to_string()))?;
         let rules = tercio_rules::lookup(&sc.ruleset)
             .map_err(|_| StartError::NotSimulable(sc.ruleset.clone()))?;

@@ -370,7 +370,7 @@ pub fn new_game(
         // tests forbid, is read again here for its problems).
         Some(s) => (
             Some(s.id),
-            match scenarios::parsed().iter().find(|(p, _)| p.id == s.id) {
+            match scenarios::parsed_one(s.id) {
                 Some((_, sc)) => Ok(sc.clone()),
                 None => scenario::parse(s.id, s.toml),
             },

@@ -424,10 +424,7 @@ pub(super) async fn job_page(
     let Some(job) = st.simulations.get(&id) else {
         return super::not_found_page(&ui);
     };
-    let Some((_, sc)) = crate::scenarios::parsed()
-        .iter()
-        .find(|(s, _)| s.id == job.scenario)
-    else {
+    let Some((_, sc)) = crate::scenarios::parsed_one(job.scenario) else {
         return super::not_found_page(&ui);
     };
     let Ok(r) = tercio_rules::lookup(&sc.ruleset) else {
