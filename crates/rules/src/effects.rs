@@ -165,6 +165,21 @@ pub fn apply(state: &mut Value, effects: &Value) -> Result<(), String> {
     Ok(())
 }
 
+/// [`reverse`] then [`apply`], finding each change's place once: the value replaced is moved
+/// into the answer rather than copied. The changes must name distinct places, none inside
+/// another, as [`diff`] and the typed walk write them.
+pub fn apply_reversing(state: &mut Value, changes: &Value) -> Result<Value, String> {
+    let ops = changes.as_array().ok_or("effects: not a list")?;
+    let mut restore = Vec::with_capacity(ops.len());
+    for op in ops {
+        let p = op["p"].as_str().ok_or("effects: an entry without a path")?;
+        let slot = at_mut(state, p).ok_or_else(|| format!("effects: no value at {p}"))?;
+        let was = std::mem::replace(slot, op["v"].clone());
+        restore.push(json!({"p": p, "v": was}));
+    }
+    Ok(Value::Array(restore))
+}
+
 /// [`diff`]`(before, after written out)`, found without writing `after` out when it can be (it
 /// is walked beside `before`, and only what differs is built).
 pub fn diff_typed<S: Serialize + ?Sized>(before: &Value, after: &S) -> Value {
@@ -185,8 +200,7 @@ pub fn diff_typed_but<S: Serialize + ?Sized>(
 /// Fold effects made by [`diff`] into a state in place, and say what changed and what that
 /// replaced ([`crate::Engine::fold_changes`]): the effects are the changes.
 pub fn fold_patch(state: &mut Value, effects: &Value) -> Result<(Value, Value), String> {
-    let restore = reverse(state, effects);
-    apply(state, effects)?;
+    let restore = apply_reversing(state, effects)?;
     let changes = effects
         .as_array()
         .map(Vec::as_slice)
@@ -266,5 +280,47 @@ mod tests {
             let want = v.clone().pointer_mut(p).cloned();
             assert_eq!(at_mut(&mut v, p).map(|x| x.clone()), want, "{p}");
         }
+    }
+
+    /// One walk a change gives what [`reverse`] then [`apply`] give: the same state, the same
+    /// values to put back, and the same refusal of a place that is not there.
+    #[test]
+    fn applying_while_reversing_is_reverse_then_apply() {
+        let before = json!({
+            "units": {"a": {"status": "ok", "lost": 0}, "b/c": {"status": "ok"}},
+            "turn": 1,
+            "list": [1, 2, 3],
+        });
+        let after = json!({
+            "units": {"a": {"status": "disordered", "lost": 2}, "b/c": {"status": "routed"}},
+            "turn": 2,
+            "list": [1, 5, 3],
+        });
+        let changes = diff(&before, &after);
+        assert_eq!(changes.as_array().map(Vec::len), Some(5), "{changes}");
+        let mut one = before.clone();
+        let restore = apply_reversing(&mut one, &changes).unwrap();
+        let mut two = before.clone();
+        let want = reverse(&two, &changes);
+        apply(&mut two, &changes).unwrap();
+        assert_eq!(one, after);
+        assert_eq!(one, two);
+        assert_eq!(restore, want);
+        apply(&mut one, &restore).unwrap();
+        assert_eq!(one, before);
+
+        let whole = json!([{"p": "", "v": {"x": 1}}]);
+        let mut root = before.clone();
+        assert_eq!(
+            apply_reversing(&mut root, &whole).unwrap(),
+            json!([{"p": "", "v": before}])
+        );
+        assert_eq!(root, json!({"x": 1}));
+
+        let missing = json!([{"p": "/units/z/status", "v": "ok"}]);
+        let mut m = before.clone();
+        let err = apply_reversing(&mut m, &missing).unwrap_err();
+        assert_eq!(err, apply(&mut before.clone(), &missing).unwrap_err());
+        assert!(err.contains("/units/z/status"), "{err}");
     }
 }

@@ -301,6 +301,10 @@ pub(super) struct Handoff<J> {
     pub(super) queue: Mutex<Vec<J>>,
     /// Wakes the committer: a write was handed over, or the store is closing.
     wake: Condvar,
+    /// The committer waits on `wake`: written and read under `queue`'s lock only, so a write
+    /// handed over while the committer commits costs no wake (std's `notify_one` is a system
+    /// call whether or not anyone waits).
+    asleep: std::sync::atomic::AtomicBool,
     closing: std::sync::atomic::AtomicBool,
 }
 
@@ -309,14 +313,22 @@ impl<J> Handoff<J> {
         Handoff {
             queue: Mutex::new(Vec::new()),
             wake: Condvar::new(),
+            asleep: std::sync::atomic::AtomicBool::new(false),
             closing: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
-    /// Queue `job` for the committer thread and wake it.
+    /// Queue `job` for the committer thread, and wake it if it waits. A committer at work
+    /// looks at the queue again before it waits, under the same lock.
     pub(super) fn hand(&self, job: J) {
-        lock(&self.queue).push(job);
-        self.wake.notify_one();
+        use std::sync::atomic::Ordering;
+        let mut queue = lock(&self.queue);
+        queue.push(job);
+        let asleep = self.asleep.load(Ordering::Relaxed);
+        drop(queue);
+        if asleep {
+            self.wake.notify_one();
+        }
     }
 
     /// The committer thread's loop: wait for a write handed over, take the leader's token
@@ -331,7 +343,9 @@ impl<J> Handoff<J> {
         loop {
             let mut queue = lock(&self.queue);
             while queue.is_empty() && !self.closing.load(Ordering::Acquire) {
+                self.asleep.store(true, Ordering::Relaxed);
                 queue = self.wake.wait(queue).unwrap_or_else(|e| e.into_inner());
+                self.asleep.store(false, Ordering::Relaxed);
             }
             if queue.is_empty() {
                 return;

@@ -220,8 +220,7 @@ fn fold_typed<R: Rules + ?Sized>(
         None => crate::Same::default(),
     };
     let changes = crate::effects::diff_typed_but(state, &st, same);
-    let restore = crate::effects::reverse(state, &changes);
-    crate::effects::apply(state, &changes)?;
+    let restore = crate::effects::apply_reversing(state, &changes)?;
     Ok((changes, restore, st))
 }
 
