@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use common::{server, token, Server};
 use serde_json::json;
 use tercio_web::assets;
-use tercio_web::client::{read_events, Reply};
+use tercio_web::client::{read_events_then, Reply};
 
 impl Server {
     /// A Cerignola game at seed 5; its game master's token.
@@ -117,19 +117,25 @@ fn the_live_stream_is_never_compressed_and_arrives_at_once() {
     let gm = s.game();
     let addr = s.addr.clone();
     let path = format!("/api/s/{gm}/events");
+    let (opened, is_open) = std::sync::mpsc::channel();
     let reader = std::thread::spawn(move || {
         let started = Instant::now();
-        let got = read_events(
+        let got = read_events_then(
             &addr,
             &path,
             &[("Accept-Encoding", "gzip, deflate, br")],
             1,
             Duration::from_secs(20),
+            move || {
+                let _ = opened.send(());
+            },
         )
         .expect("stream");
         (got, started.elapsed())
     });
-    std::thread::sleep(Duration::from_millis(500));
+    is_open
+        .recv_timeout(Duration::from_secs(20))
+        .expect("the stream opened");
     let acted = Instant::now();
     let r = s.request(
         "POST",

@@ -6,7 +6,7 @@ use proptest::prelude::*;
 use serde_json::{json, Value};
 use tercio_rules::game::commitment;
 use tercio_store::Store;
-use tercio_web::client::{read_events, request_with, Reply};
+use tercio_web::client::{read_events, read_events_then, request_with, Reply};
 
 mod common;
 
@@ -235,21 +235,27 @@ fn only_the_game_master_manages_and_links_can_be_withdrawn() {
         &json!({"action": "initiative"}),
     );
     assert_eq!(r.json()["error"]["code"], "seat-may-not");
+    let (opened, is_open) = std::sync::mpsc::channel();
     let t = std::thread::spawn({
         let addr = s.addr.clone();
         let old = old.clone();
         move || {
-            read_events(
+            read_events_then(
                 &addr,
                 &format!("/api/s/{old}/events"),
                 &[],
                 usize::MAX,
-                Duration::from_secs(5),
+                Duration::from_secs(20),
+                move || {
+                    let _ = opened.send(());
+                },
             )
             .expect("events")
         }
     });
-    std::thread::sleep(Duration::from_millis(300));
+    is_open
+        .recv_timeout(Duration::from_secs(20))
+        .expect("the stream opened");
     let r = s.post(
         &format!("/api/s/{}/seats/reissue", l.gm),
         &json!({"role": "side", "side": l.sides[1].0}),
@@ -340,23 +346,29 @@ fn the_live_stream_sends_each_entry_once_and_resumes_after_the_last_seen() {
         ((n / 2 + 1) as u64..=n as u64).collect::<Vec<_>>()
     );
     // An open stream gets a new action within a second.
+    let (opened, is_open) = std::sync::mpsc::channel();
     let t = std::thread::spawn({
         let addr = s.addr.clone();
         let after = n.to_string();
         move || {
             let start = std::time::Instant::now();
-            let r = read_events(
+            let r = read_events_then(
                 &addr,
                 &path,
                 &[("Last-Event-ID", &after)],
                 1,
-                Duration::from_secs(5),
+                Duration::from_secs(20),
+                move || {
+                    let _ = opened.send(());
+                },
             )
             .expect("sse");
             (r, start.elapsed())
         }
     });
-    std::thread::sleep(Duration::from_millis(300));
+    is_open
+        .recv_timeout(Duration::from_secs(20))
+        .expect("the stream opened");
     let acted = std::time::Instant::now();
     let r = s.post(&format!("/api/s/{}/undo", l.gm), &json!(null));
     assert_eq!(r.status, 200, "{}", r.body);
