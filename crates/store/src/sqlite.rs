@@ -361,6 +361,10 @@ fn append_row(
             )?
             .execute(params![id, row.seq as i64, state])?;
         }
+        // An update on the writer's revision made it one more; any other is read back.
+        if let Some(r) = row.rev {
+            return Ok(r + 1);
+        }
         let rev: i64 = tx
             .prepare_cached("SELECT rev FROM heads WHERE game_id = ?1")?
             .query_row(params![id], |r| r.get(0))?;

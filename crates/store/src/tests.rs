@@ -49,6 +49,7 @@ macro_rules! on_both {
 on_both!(
     appends_and_undos_from_checkpoints_agree_with_the_whole_game,
     a_second_writer_with_the_same_sequence_is_refused,
+    an_append_answers_the_revision_the_store_keeps,
     concurrent_games_commit_in_groups,
     every_writer_is_answered_whoever_leads_the_commit,
     appends_handed_over_are_answered_once_durable,
@@ -180,6 +181,63 @@ fn a_second_writer_with_the_same_sequence_is_refused(db: &Backend) {
     }
     let now = store.live(&id).expect("live").expect("game");
     assert_eq!((now.head, now.rev), (a, rev), "nothing written");
+}
+
+/// An append answers the game's revision as the store keeps it, whether the writer said which
+/// revision it acted on (then no other may have written since) or not; and an append on a
+/// revision the store has left behind is refused, nothing written.
+fn an_append_answers_the_revision_the_store_keeps(db: &Backend) {
+    let store = (db.open)();
+    let store = store.as_ref();
+    let id = store.create(&game(), None).expect("create");
+    let live = store.live(&id).expect("live").expect("game");
+    let mut head = live.head;
+    let engine = head.engine().expect("engine");
+    let mut rev = live.rev;
+    for (i, action) in [
+        json!({"action": "initiative"}),
+        json!({"action": "command", "leader": "chandieu"}),
+        json!({"action": "attach", "leader": "chandieu", "unit": "swiss-first-block"}),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let a = head
+            .act(engine.as_ref(), action, None, None, false)
+            .expect("accepted");
+        let mut row = Row::of(&a, &head).expect("row");
+        if i != 1 {
+            row.rev = Some(rev);
+        }
+        let answered = store.append(&id, row).expect("append");
+        let kept = store.live(&id).expect("live").expect("game").rev;
+        assert_eq!(answered, kept, "action {i}");
+        assert!(answered > rev, "action {i}: {answered} after {rev}");
+        rev = answered;
+    }
+    // Settings move the revision on without an entry: a writer still on the old one is refused.
+    store
+        .set_settings(
+            &id,
+            &Settings {
+                physical_dice: true,
+                ..Settings::default()
+            },
+        )
+        .expect("settings");
+    let moved = store.live(&id).expect("live").expect("game").rev;
+    assert!(moved > rev);
+    let a = head
+        .act(engine.as_ref(), json!({"action": "charge", "actor": "swiss-first-block", "target": "spanish-pike-left", "ground": "obstacle"}), None, None, false)
+        .expect("accepted");
+    let mut row = Row::of(&a, &head).expect("row");
+    row.rev = Some(rev);
+    assert!(matches!(
+        store.append(&id, row),
+        Err(StoreError::Conflict(_))
+    ));
+    let now = store.live(&id).expect("live").expect("game");
+    assert_eq!((now.rev, now.head.seq), (moved, 3), "nothing written");
 }
 
 /// Many games writing at once: every append is committed (in groups), every log whole and
