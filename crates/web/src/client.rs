@@ -169,27 +169,11 @@ pub fn read_events(
     want: usize,
     wait: Duration,
 ) -> std::io::Result<(u16, Vec<SseEvent>, String)> {
-    read_events_then(addr, path, headers, want, wait, || {})
-}
-
-/// [`read_events`], calling `opened` once the server has answered: its first message came (the
-/// stream's `retry:`), or a refusal. A change made after that is one the stream reports, so a
-/// test reading on another thread waits for this rather than for a time. `opened` is dropped
-/// uncalled if the stream ends or `wait` passes first.
-pub fn read_events_then(
-    addr: &str,
-    path: &str,
-    headers: &[(&str, &str)],
-    want: usize,
-    wait: Duration,
-    opened: impl FnOnce(),
-) -> std::io::Result<(u16, Vec<SseEvent>, String)> {
     let mut s = open_stream(addr, path, headers, Duration::from_millis(200))?;
     let deadline = std::time::Instant::now() + wait;
     let mut raw = Vec::new();
     let mut buf = [0u8; 8192];
     let mut events = Vec::new();
-    let mut opened = Some(opened);
     while std::time::Instant::now() < deadline {
         match s.read(&mut buf) {
             Ok(0) => break,
@@ -202,14 +186,6 @@ pub fn read_events_then(
             Err(e) => return Err(e),
         }
         let text = String::from_utf8_lossy(&raw).to_string();
-        if opened.is_some() {
-            let answered = text.starts_with("HTTP/1.1 ") && find(&raw, b"\r\n\r\n").is_some();
-            if answered && (!text.starts_with("HTTP/1.1 200") || text.contains("retry:")) {
-                if let Some(f) = opened.take() {
-                    f();
-                }
-            }
-        }
         events = parse_events(&text);
         let entries = events.iter().filter(|e| e.event == "entry").count();
         if entries >= want && want > 0 || events.iter().any(|e| e.event == "revoked") {
@@ -283,6 +259,36 @@ impl EventStream {
             }
             Err(e) => Err(e),
         }
+    }
+
+    /// The answer's status line and headers, as the server sent them.
+    pub fn head(&self) -> String {
+        let text = String::from_utf8_lossy(&self.raw);
+        text.split("\r\n\r\n")
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    /// The events that come until one for which `last` holds (it included), or until `wait`
+    /// passes.
+    pub fn until(
+        &mut self,
+        wait: Duration,
+        last: impl Fn(&SseEvent) -> bool,
+    ) -> std::io::Result<Vec<SseEvent>> {
+        let deadline = std::time::Instant::now() + wait;
+        let mut out = Vec::new();
+        while let Some(e) =
+            self.next(deadline.saturating_duration_since(std::time::Instant::now()))?
+        {
+            let done = last(&e);
+            out.push(e);
+            if done {
+                break;
+            }
+        }
+        Ok(out)
     }
 
     /// The next event (comments are not events), or `None` if none came within `wait`.

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use common::{server, token, Server};
 use serde_json::json;
 use tercio_web::assets;
-use tercio_web::client::{read_events_then, Reply};
+use tercio_web::client::{EventStream, Reply};
 
 impl Server {
     /// A Cerignola game at seed 5; its game master's token.
@@ -115,27 +115,11 @@ fn pages_json_and_assets_come_compressed_when_asked_and_decode_to_the_plain_answ
 fn the_live_stream_is_never_compressed_and_arrives_at_once() {
     let s = server();
     let gm = s.game();
-    let addr = s.addr.clone();
     let path = format!("/api/s/{gm}/events");
-    let (opened, is_open) = std::sync::mpsc::channel();
-    let reader = std::thread::spawn(move || {
-        let started = Instant::now();
-        let got = read_events_then(
-            &addr,
-            &path,
-            &[("Accept-Encoding", "gzip, deflate, br")],
-            1,
-            Duration::from_secs(20),
-            move || {
-                let _ = opened.send(());
-            },
-        )
+    let started = Instant::now();
+    // Open (the server has answered and sent its first message) before the action.
+    let mut es = EventStream::open(&s.addr, &path, &[("Accept-Encoding", "gzip, deflate, br")])
         .expect("stream");
-        (got, started.elapsed())
-    });
-    is_open
-        .recv_timeout(Duration::from_secs(20))
-        .expect("the stream opened");
     let acted = Instant::now();
     let r = s.request(
         "POST",
@@ -144,19 +128,18 @@ fn the_live_stream_is_never_compressed_and_arrives_at_once() {
         Some(r#"{"action": "initiative"}"#),
     );
     assert_eq!(r.status, 200, "{}", r.body);
-    let ((status, events, raw), open_for) = reader.join().expect("reader");
-    let head = raw
-        .split("\r\n\r\n")
-        .next()
-        .unwrap_or_default()
-        .to_ascii_lowercase();
-    assert_eq!(status, 200, "{raw}");
+    let events = es
+        .until(Duration::from_secs(20), |e| e.event == "entry")
+        .expect("read");
+    let open_for = started.elapsed();
+    let head = es.head().to_ascii_lowercase();
+    assert!(head.starts_with("http/1.1 200"), "{head}");
     assert!(head.contains("content-type: text/event-stream"), "{head}");
     assert!(!head.contains("content-encoding"), "{head}");
     // And a reverse proxy in front (docs/deploy.md) is told not to hold it back either.
     assert!(head.contains("x-accel-buffering: no"), "{head}");
     let entries: Vec<_> = events.iter().filter(|e| e.event == "entry").collect();
-    assert_eq!(entries.len(), 1, "{raw}");
+    assert_eq!(entries.len(), 1, "{events:?}");
     assert_eq!(entries[0].id.as_deref(), Some("1"));
     // The entry came as it was recorded, not when a buffer filled or the stream ended.
     assert!(

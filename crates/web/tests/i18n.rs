@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use tercio_web::client::{read_events_then, Reply};
+use tercio_web::client::{EventStream, Reply};
 
 mod common;
 
@@ -499,36 +499,16 @@ fn the_live_stream_speaks_the_language_of_the_page_that_opened_it() {
     let gm = token(&links[0]["url"]);
     let side = v["links"][1]["side"].as_str().expect("side").to_string();
     let mut streams = Vec::new();
-    let (opened, is_open) = std::sync::mpsc::channel();
     for (lang, header) in [
         ("it", ("Cookie", "tercio_lang=it")),
         ("en", ("Accept-Language", "en")),
     ] {
         // Each language watches its own side's link; both links are then withdrawn.
         let old = token(&links[if lang == "it" { 1 } else { 2 }]["url"]);
-        let addr = s.addr.clone();
-        let opened = opened.clone();
-        streams.push((
-            lang,
-            std::thread::spawn(move || {
-                read_events_then(
-                    &addr,
-                    &format!("/api/s/{old}/events"),
-                    &[header],
-                    usize::MAX,
-                    Duration::from_secs(20),
-                    move || {
-                        let _ = opened.send(());
-                    },
-                )
-                .expect("events")
-            }),
-        ));
-    }
-    for _ in &streams {
-        is_open
-            .recv_timeout(Duration::from_secs(20))
-            .expect("a stream opened");
+        // Open (the server has answered) before the links are withdrawn.
+        let es =
+            EventStream::open(&s.addr, &format!("/api/s/{old}/events"), &[header]).expect("events");
+        streams.push((lang, es));
     }
     let other = v["links"][2]["side"].as_str().expect("side").to_string();
     for sd in [&side, &other] {
@@ -540,8 +520,10 @@ fn the_live_stream_speaks_the_language_of_the_page_that_opened_it() {
         );
         assert_eq!(r.status, 200, "{}", r.body);
     }
-    for (lang, t) in streams {
-        let (_, events, _) = t.join().expect("thread");
+    for (lang, mut es) in streams {
+        let events = es
+            .until(Duration::from_secs(20), |e| e.event == "revoked")
+            .expect("events");
         let revoked = events
             .iter()
             .find(|e| e.event == "revoked")

@@ -6,7 +6,7 @@ use proptest::prelude::*;
 use serde_json::{json, Value};
 use tercio_rules::game::commitment;
 use tercio_store::Store;
-use tercio_web::client::{read_events, read_events_then, request_with, Reply};
+use tercio_web::client::{read_events, request_with, EventStream, Reply};
 
 mod common;
 
@@ -235,27 +235,8 @@ fn only_the_game_master_manages_and_links_can_be_withdrawn() {
         &json!({"action": "initiative"}),
     );
     assert_eq!(r.json()["error"]["code"], "seat-may-not");
-    let (opened, is_open) = std::sync::mpsc::channel();
-    let t = std::thread::spawn({
-        let addr = s.addr.clone();
-        let old = old.clone();
-        move || {
-            read_events_then(
-                &addr,
-                &format!("/api/s/{old}/events"),
-                &[],
-                usize::MAX,
-                Duration::from_secs(20),
-                move || {
-                    let _ = opened.send(());
-                },
-            )
-            .expect("events")
-        }
-    });
-    is_open
-        .recv_timeout(Duration::from_secs(20))
-        .expect("the stream opened");
+    // Open (the server has answered) before the link is withdrawn.
+    let mut es = EventStream::open(&s.addr, &format!("/api/s/{old}/events"), &[]).expect("events");
     let r = s.post(
         &format!("/api/s/{}/seats/reissue", l.gm),
         &json!({"role": "side", "side": l.sides[1].0}),
@@ -263,7 +244,9 @@ fn only_the_game_master_manages_and_links_can_be_withdrawn() {
     assert_eq!(r.status, 200, "{}", r.body);
     let new = token(&r.json()["url"]);
     assert_ne!(new, old);
-    let (_, events, _) = t.join().expect("thread");
+    let events = es
+        .until(Duration::from_secs(20), |e| e.event == "revoked")
+        .expect("events");
     assert!(events.iter().any(|e| e.event == "revoked"), "{events:?}");
     assert_eq!(s.get(&format!("/api/s/{old}")).status, 404);
     // Nor does it change anything, though the server knew the game it opened.
@@ -346,33 +329,15 @@ fn the_live_stream_sends_each_entry_once_and_resumes_after_the_last_seen() {
         ((n / 2 + 1) as u64..=n as u64).collect::<Vec<_>>()
     );
     // An open stream gets a new action within a second.
-    let (opened, is_open) = std::sync::mpsc::channel();
-    let t = std::thread::spawn({
-        let addr = s.addr.clone();
-        let after = n.to_string();
-        move || {
-            let start = std::time::Instant::now();
-            let r = read_events_then(
-                &addr,
-                &path,
-                &[("Last-Event-ID", &after)],
-                1,
-                Duration::from_secs(20),
-                move || {
-                    let _ = opened.send(());
-                },
-            )
-            .expect("sse");
-            (r, start.elapsed())
-        }
-    });
-    is_open
-        .recv_timeout(Duration::from_secs(20))
-        .expect("the stream opened");
+    // Open (the server has answered) before the undo.
+    let after = n.to_string();
+    let mut es = EventStream::open(&s.addr, &path, &[("Last-Event-ID", &after)]).expect("sse");
     let acted = std::time::Instant::now();
     let r = s.post(&format!("/api/s/{}/undo", l.gm), &json!(null));
     assert_eq!(r.status, 200, "{}", r.body);
-    let ((_, new, _), _) = t.join().expect("thread");
+    let new = es
+        .until(Duration::from_secs(20), |e| e.event == "entry")
+        .expect("sse");
     eprintln!(
         "live: an undo reached an open stream in {:?}",
         acted.elapsed()
@@ -645,14 +610,14 @@ fn attr_of(html: &str, name: &str) -> String {
 
 /// A seat's live stream, opened from its page as served (`?after=` its `data-seq`, `?etag=` its
 /// `data-etag`), with that page.
-fn open_live(s: &Server, t: &str) -> (tercio_web::client::EventStream, String) {
+fn open_live(s: &Server, t: &str) -> (EventStream, String) {
     let main = main_of(s, t);
     let path = format!(
         "/api/s/{t}/events?after={}&etag={}&brief=1",
         attr_of(&main, "data-seq"),
         attr_of(&main, "data-etag")
     );
-    let es = tercio_web::client::EventStream::open(&s.addr, &path, &[]).expect("stream");
+    let es = EventStream::open(&s.addr, &path, &[]).expect("stream");
     (es, main)
 }
 
@@ -835,7 +800,7 @@ fn a_page_behind_gets_its_main_once_and_changes_without_entries_come_patched() {
         "/api/s/{t}/events?after=0&etag={}",
         attr_of(&before, "data-etag")
     );
-    let mut es = tercio_web::client::EventStream::open(&s.addr, &stale, &[]).expect("stream");
+    let mut es = EventStream::open(&s.addr, &stale, &[]).expect("stream");
     let e = es
         .next(Duration::from_secs(20))
         .expect("read")
