@@ -56,16 +56,40 @@ impl<'s> Same<'s> {
         self
     }
 
-    /// Whether the part at `path`, then `key`, is one of the parts passed over.
-    fn has(&self, path: &[Seg], key: &str) -> bool {
+    /// The keys passed over in the map at `path`, sorted: none unless `path` is a field of the
+    /// root that [`Same::entries`] named.
+    fn keys_at(&self, path: &[Seg]) -> &[&'s str] {
         let [Seg::Key(field)] = path else {
-            return false;
+            return &[];
         };
         self.maps
             .iter()
             .find(|(f, _)| f == field)
-            .is_some_and(|(_, keys)| keys.binary_search(&key).is_ok())
+            .map_or(&[], |(_, keys)| keys.as_slice())
     }
+}
+
+/// Whether `k`, the next key of a map, is one of `skip`, the sorted keys passed over, looked for
+/// from `*at` on. A sorted map's keys come in order, so each is found at or just after the last;
+/// and as they are the typed state's own keys, each is met as the very same text, told by its
+/// address before its bytes are compared. Keys that come in another order are only walked,
+/// never wrongly passed over.
+fn passed_over(skip: &[&str], at: &mut usize, k: &str) -> bool {
+    while let Some(&s) = skip.get(*at) {
+        if std::ptr::eq(s, k) {
+            *at += 1;
+            return true;
+        }
+        match s.cmp(k) {
+            std::cmp::Ordering::Less => *at += 1,
+            std::cmp::Ordering::Equal => {
+                *at += 1;
+                return true;
+            }
+            std::cmp::Ordering::Greater => return false,
+        }
+    }
+    false
 }
 
 /// The changes from `before` to `after` written out, as [`crate::effects::diff`] gives them (the
@@ -195,7 +219,13 @@ enum Body<'a> {
         /// found ([`find`]).
         entries: Vec<(&'a str, &'a Value)>,
         at: usize,
-        key: Option<Cow<'static, str>>,
+        /// For a map the caller named unchanged parts of: their keys, sorted, and how many of
+        /// them the walk has passed ([`passed_over`]).
+        skip: &'a [&'a str],
+        skipped: usize,
+        /// The recorded entry the last key or field named, and the path's step to it; `None`
+        /// inside when it is one of the parts passed over.
+        next: Option<Option<(Cow<'static, str>, &'a Value)>>,
         /// `{"variant": …}` entered: one more step of the path to leave at the end.
         variant: bool,
     },
@@ -249,6 +279,7 @@ impl<'a> Body<'a> {
                 Value::Object(m) => m.iter().map(|(k, v)| (k.as_str(), v)).collect(),
                 _ => Vec::new(),
             };
+            let skip = if is_map { same.keys_at(path) } else { &[] };
             Body::Same {
                 old,
                 path,
@@ -257,7 +288,9 @@ impl<'a> Body<'a> {
                 seen: 0,
                 entries,
                 at: 0,
-                key: None,
+                skip,
+                skipped: 0,
+                next: None,
                 variant: entered,
             }
         } else {
@@ -304,18 +337,47 @@ impl<'a> Body<'a> {
         }
     }
 
+    /// A key or field named `k`. Walking the recorded state beside: its entry is found now, and
+    /// the value that follows is walked beside it, or passed over when it is one of the parts
+    /// `same` names; `step` gives the path's step, built only for a value walked.
+    fn named(&mut self, k: &str, step: impl FnOnce() -> Cow<'static, str>) -> Result<(), GiveUp> {
+        match self {
+            Body::Same {
+                seen,
+                entries,
+                at,
+                skip,
+                skipped,
+                next,
+                ..
+            } => {
+                // As many keys as recorded, and this one is not among them: the keys changed.
+                // The diff replaces such a map whole, which the walk did not keep: give up.
+                let o = find(entries, at, k).ok_or(GiveUp)?;
+                *seen += 1;
+                *next = Some((!passed_over(skip, skipped, k)).then(|| (step(), o)));
+            }
+            Body::Built { key, .. } => *key = Some(k.to_string()),
+        }
+        Ok(())
+    }
+
     fn key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), GiveUp> {
+        // A key serde gives as text is looked up as it is: a map of units names each unit, and
+        // most are passed over. Another key (a number, a bool) is written out as JSON writes it.
+        match key.serialize(KeyText(|k: &str| {
+            self.named(k, || Cow::Owned(k.to_string()))
+        })) {
+            Err(KeyErr::NotText) => {}
+            r => return r.map_err(|_| GiveUp),
+        }
         let k = match whole(key)? {
             Value::String(s) => s,
             Value::Number(n) => n.to_string(),
             Value::Bool(b) => b.to_string(),
             _ => return Err(GiveUp),
         };
-        match self {
-            Body::Same { key, .. } => *key = Some(Cow::Owned(k)),
-            Body::Built { key, .. } => *key = Some(k),
-        }
-        Ok(())
+        self.named(&k, || Cow::Owned(k.clone()))
     }
 
     fn value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), GiveUp> {
@@ -324,20 +386,12 @@ impl<'a> Body<'a> {
                 path,
                 out,
                 same,
-                key,
-                seen,
-                entries,
-                at,
+                next,
                 ..
             } => {
-                let k = key.take().ok_or(GiveUp)?;
-                // As many keys as recorded, and this one is not among them: the keys changed.
-                // The diff replaces such a map whole, which the walk did not keep: give up.
-                let o = find(entries, at, &k).ok_or(GiveUp)?;
-                *seen += 1;
-                if same.has(path, &k) {
+                let Some((k, o)) = next.take().ok_or(GiveUp)? else {
                     return Ok(());
-                }
+                };
                 path.push(Seg::Key(k));
                 let r = value.serialize(Walk {
                     old: o,
@@ -361,10 +415,7 @@ impl<'a> Body<'a> {
         name: &'static str,
         value: &T,
     ) -> Result<(), GiveUp> {
-        match self {
-            Body::Same { key, .. } => *key = Some(Cow::Borrowed(name)),
-            Body::Built { key, .. } => *key = Some(name.to_string()),
-        }
+        self.named(name, || Cow::Borrowed(name))?;
         self.value(value)
     }
 
@@ -418,6 +469,136 @@ impl<'a> Body<'a> {
                 Ok(())
             }
         }
+    }
+}
+
+/// A map's key, handed to `F` as text when serde gives it as text (a string, a unit variant),
+/// without building it; any other key is [`KeyErr::NotText`].
+struct KeyText<F>(F);
+
+#[derive(Debug)]
+enum KeyErr {
+    NotText,
+    GiveUp,
+}
+
+impl std::fmt::Display for KeyErr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a key that is not text")
+    }
+}
+
+impl std::error::Error for KeyErr {}
+
+impl ser::Error for KeyErr {
+    fn custom<T: std::fmt::Display>(_: T) -> Self {
+        KeyErr::GiveUp
+    }
+}
+
+macro_rules! not_text {
+    ($($name:ident($($t:ty),*)),*) => {$(
+        fn $name(self, $(_: $t),*) -> Result<Self::Ok, KeyErr> {
+            Err(KeyErr::NotText)
+        }
+    )*};
+}
+
+type NoKey = ser::Impossible<(), KeyErr>;
+
+impl<F: FnOnce(&str) -> Result<(), GiveUp>> Serializer for KeyText<F> {
+    type Ok = ();
+    type Error = KeyErr;
+    type SerializeSeq = NoKey;
+    type SerializeTuple = NoKey;
+    type SerializeTupleStruct = NoKey;
+    type SerializeTupleVariant = NoKey;
+    type SerializeMap = NoKey;
+    type SerializeStruct = NoKey;
+    type SerializeStructVariant = NoKey;
+
+    fn serialize_str(self, v: &str) -> Result<(), KeyErr> {
+        (self.0)(v).map_err(|GiveUp| KeyErr::GiveUp)
+    }
+    fn serialize_unit_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        v: &'static str,
+    ) -> Result<(), KeyErr> {
+        self.serialize_str(v)
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        value: &T,
+    ) -> Result<(), KeyErr> {
+        value.serialize(self)
+    }
+    not_text!(
+        serialize_bool(bool),
+        serialize_i8(i8),
+        serialize_i16(i16),
+        serialize_i32(i32),
+        serialize_i64(i64),
+        serialize_i128(i128),
+        serialize_u8(u8),
+        serialize_u16(u16),
+        serialize_u32(u32),
+        serialize_u64(u64),
+        serialize_u128(u128),
+        serialize_f32(f32),
+        serialize_f64(f64),
+        serialize_char(char),
+        serialize_bytes(&[u8]),
+        serialize_none(),
+        serialize_unit(),
+        serialize_unit_struct(&'static str)
+    );
+    fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Result<(), KeyErr> {
+        Err(KeyErr::NotText)
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: &T,
+    ) -> Result<(), KeyErr> {
+        Err(KeyErr::NotText)
+    }
+    fn serialize_seq(self, _: Option<usize>) -> Result<NoKey, KeyErr> {
+        Err(KeyErr::NotText)
+    }
+    fn serialize_tuple(self, _: usize) -> Result<NoKey, KeyErr> {
+        Err(KeyErr::NotText)
+    }
+    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<NoKey, KeyErr> {
+        Err(KeyErr::NotText)
+    }
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<NoKey, KeyErr> {
+        Err(KeyErr::NotText)
+    }
+    fn serialize_map(self, _: Option<usize>) -> Result<NoKey, KeyErr> {
+        Err(KeyErr::NotText)
+    }
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<NoKey, KeyErr> {
+        Err(KeyErr::NotText)
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<NoKey, KeyErr> {
+        Err(KeyErr::NotText)
     }
 }
 
@@ -740,10 +921,25 @@ mod tests {
         let named = Same {
             maps: vec![("map", vec!["a"])],
         };
-        assert!(named.has(&[Seg::Key("map".into())], "a"));
-        assert!(!named.has(&[Seg::Key("map".into())], "b"));
-        assert!(!named.has(&[Seg::Index(0)], "a"));
-        assert!(!named.has(&[Seg::Key("x".into()), Seg::Key("map".into())], "a"));
+        assert_eq!(named.keys_at(&[Seg::Key("map".into())]), ["a"]);
+        assert!(named.keys_at(&[Seg::Key("other".into())]).is_empty());
+        assert!(named.keys_at(&[Seg::Index(0)]).is_empty());
+        assert!(named
+            .keys_at(&[Seg::Key("x".into()), Seg::Key("map".into())])
+            .is_empty());
+        // Keys in order are found by a cursor; one out of order is walked, never passed over
+        // wrongly.
+        let skip = ["b", "d", "e"];
+        let mut at = 0;
+        let met: Vec<bool> = ["a", "b", "c", "d", "f"]
+            .iter()
+            .map(|k| passed_over(&skip, &mut at, k))
+            .collect();
+        assert_eq!(met, [false, true, false, true, false]);
+        let mut at = 0;
+        assert!(passed_over(&skip, &mut at, "e"));
+        assert!(!passed_over(&skip, &mut at, "b"), "behind the cursor");
+        assert!(!passed_over(&skip, &mut at, "z"));
     }
 
     #[test]
