@@ -765,11 +765,11 @@ pub fn localize(lang: Lang, text: &str) -> String {
     out
 }
 
-/// How many short texts [`localize_remembered`] keeps per language and thread before it starts
+/// How many short texts [`with_localized`] keeps per language and thread before it starts
 /// again. A battle's messages repeat (the same units, steps, modifiers and sources, action after
 /// action, and the same event for every seat), and a few hundred cover a scenario.
 const REMEMBERED: usize = 1024;
-/// The longest text [`localize_remembered`] keeps, in bytes: a message, not a page.
+/// The longest text [`with_localized`] keeps, in bytes: a message, not a page.
 const REMEMBERED_LEN: usize = 512;
 
 /// [`localize`], with the texts already rendered on this thread remembered: parsing a message
@@ -777,36 +777,67 @@ const REMEMBERED_LEN: usize = 512;
 /// few hundred, and every answer holds a few dozen. The result is the same ([`localize`] depends
 /// only on the language, the text and the catalogue, fixed at build time). The texts can hold
 /// names a scenario gives, so someone could choose them to collide under FNV; at most
-/// [`REMEMBERED`] are kept, so that costs at most a scan of those.
-fn localize_remembered(lang: Lang, text: &str) -> String {
+/// [`REMEMBERED`] are kept, so that costs at most a scan of those. `f` is given the rendering
+/// where it is kept, so that writing it out copies it once.
+fn with_localized<R>(lang: Lang, text: &str, f: impl FnOnce(&str) -> R) -> R {
     type Seen = std::collections::HashMap<Box<str>, Box<str>, BuildFnv>;
     thread_local! {
         static SEEN: std::cell::RefCell<[Seen; 2]> = Default::default();
     }
     if text.len() > REMEMBERED_LEN {
-        return localize(lang, text);
+        return f(&localize(lang, text));
     }
     SEEN.with_borrow_mut(|seen| {
         let seen = &mut seen[lang.at()];
         if let Some(out) = seen.get(text) {
-            return out.to_string();
+            return f(out);
         }
         let out = localize(lang, text);
         if seen.len() >= REMEMBERED {
             seen.clear();
         }
-        seen.insert(text.into(), out.as_str().into());
-        out
+        let r = f(&out);
+        seen.insert(text.into(), out.into_boxed_str());
+        r
     })
 }
 
 /// [`localize`] every string in a JSON value, in place (object keys are left alone).
 pub fn localize_json(lang: Lang, v: &mut serde_json::Value) {
     match v {
-        serde_json::Value::String(s) if needs_localize(s) => *s = localize_remembered(lang, s),
+        serde_json::Value::String(s) if needs_localize(s) => {
+            *s = with_localized(lang, s, str::to_string)
+        }
         serde_json::Value::Array(a) => a.iter_mut().for_each(|x| localize_json(lang, x)),
         serde_json::Value::Object(o) => o.values_mut().for_each(|x| localize_json(lang, x)),
         _ => {}
+    }
+}
+
+/// `v` written out as JSON with every string [`localize`]d: what [`localize_json`] then
+/// `serde_json::to_vec` give, in one walk, each rendering written from where it is kept rather
+/// than copied into the value first. The answers of actions, the server's busiest, are written
+/// so.
+pub fn localized_json(lang: Lang, v: &serde_json::Value) -> Vec<u8> {
+    serde_json::to_vec(&Localizing(lang, v)).unwrap_or_default()
+}
+
+/// A JSON value that writes itself out with its strings [`localize`]d.
+struct Localizing<'a>(Lang, &'a serde_json::Value);
+
+impl serde::Serialize for Localizing<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let Localizing(lang, v) = *self;
+        match v {
+            serde_json::Value::String(t) if needs_localize(t) => {
+                with_localized(lang, t, |r| s.serialize_str(r))
+            }
+            serde_json::Value::Array(a) => s.collect_seq(a.iter().map(|x| Localizing(lang, x))),
+            serde_json::Value::Object(o) => {
+                s.collect_map(o.iter().map(|(k, x)| (k, Localizing(lang, x))))
+            }
+            other => other.serialize(s),
+        }
     }
 }
 

@@ -331,9 +331,8 @@ pub async fn localize_json(lang: tercio_i18n::Lang, api: bool, mut res: Response
 
 /// `v` with its messages rendered in `lang`, written out. Straight into bytes: `to_string` goes
 /// through `fmt`, a third slower.
-fn localized(lang: tercio_i18n::Lang, mut v: Value) -> Vec<u8> {
-    tercio_i18n::localize_json(lang, &mut v);
-    serde_json::to_vec(&v).unwrap_or_default()
+fn localized(lang: tercio_i18n::Lang, v: Value) -> Vec<u8> {
+    tercio_i18n::localized_json(lang, &v)
 }
 
 pub async fn healthz() -> Json<Value> {
