@@ -283,7 +283,10 @@ impl IntoResponse for Answer {
 pub async fn localize_json(lang: tercio_i18n::Lang, api: bool, mut res: Response) -> Response {
     if let Some(Unwritten(v)) = res.extensions_mut().remove::<Unwritten>() {
         let (parts, _) = res.into_parts();
-        return Response::from_parts(parts, axum::body::Body::from(localized(lang, v)));
+        return Response::from_parts(
+            parts,
+            axum::body::Body::from(tercio_i18n::localized_json(lang, &v)),
+        );
     }
     if !api {
         return res;
@@ -318,7 +321,7 @@ pub async fn localize_json(lang: tercio_i18n::Lang, api: bool, mut res: Response
     let localized = has_marker
         .then(|| serde_json::from_slice::<Value>(&bytes).ok())
         .flatten()
-        .map(|v| localized(lang, v));
+        .map(|v| tercio_i18n::localized_json(lang, &v));
     let out = match localized {
         Some(text) => {
             parts.headers.remove(header::CONTENT_LENGTH);
@@ -327,12 +330,6 @@ pub async fn localize_json(lang: tercio_i18n::Lang, api: bool, mut res: Response
         None => axum::body::Body::from(bytes),
     };
     Response::from_parts(parts, out)
-}
-
-/// `v` with its messages rendered in `lang`, written out. Straight into bytes: `to_string` goes
-/// through `fmt`, a third slower.
-fn localized(lang: tercio_i18n::Lang, v: Value) -> Vec<u8> {
-    tercio_i18n::localized_json(lang, &v)
 }
 
 pub async fn healthz() -> Json<Value> {
