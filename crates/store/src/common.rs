@@ -184,6 +184,19 @@ pub(super) fn fold_base_from(
     })
 }
 
+/// The live entries' sequence numbers, in order, from every entry's sequence number and what it
+/// voids (any order): the entries that are neither voids nor voided.
+pub(super) fn live_seqs(rows: Vec<(i64, Option<i64>)>) -> Vec<u64> {
+    let voided: std::collections::HashSet<i64> = rows.iter().filter_map(|(_, v)| *v).collect();
+    let mut live: Vec<u64> = rows
+        .into_iter()
+        .filter(|(s, v)| v.is_none() && !voided.contains(s))
+        .map(|(s, _)| s as u64)
+        .collect();
+    live.sort_unstable();
+    live
+}
+
 /// Log entries from their stored rows (sequence number and text, any order), in order.
 pub(super) fn entries_from(
     mut rows: Vec<(i64, String)>,

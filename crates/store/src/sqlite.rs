@@ -372,17 +372,16 @@ fn append_row(
     }
 }
 
-/// The effects of game `?1`'s live entries with `?2 < seq < ?3`, for an undo to fold. Both
-/// this and [`LIVE_SEQS`] find the voids through the partial index `log_voids`.
+/// The effects of game `?1`'s live entries with `?2 < seq < ?3`, for an undo to fold. A void
+/// comes after the entry it voids, so the voids of entries after `?2` are among the entries
+/// after `?2`: the log's key finds both, and no step reads the entries before the checkpoint.
 pub(super) const FOLD_EFFECTS: &str =
     "SELECT seq, json_extract(entry, '$.event.effects') FROM log_entries
      WHERE game_id = ?1 AND seq > ?2 AND seq < ?3 AND voids IS NULL
-     AND seq NOT IN (SELECT voids FROM log_entries WHERE game_id = ?1 AND voids > ?2)";
+     AND seq NOT IN (SELECT voids FROM log_entries WHERE game_id = ?1 AND seq > ?2 AND voids IS NOT NULL)";
 
-/// The sequence numbers of game `?1`'s live entries: neither voids nor voided.
-pub(super) const LIVE_SEQS: &str =
-    "SELECT seq FROM log_entries WHERE game_id = ?1 AND voids IS NULL
-     AND seq NOT IN (SELECT voids FROM log_entries WHERE game_id = ?1 AND voids IS NOT NULL)";
+/// Every entry of game `?1`: its sequence number and what it voids, if it is a void.
+pub(super) const SEQS_AND_VOIDS: &str = "SELECT seq, voids FROM log_entries WHERE game_id = ?1";
 
 pub(super) fn load_game(conn: &Connection, id: &str) -> Result<Option<Game>, StoreError> {
     load_game_with(conn, id, true)
@@ -631,14 +630,12 @@ impl Store for SqliteStore {
             let Some((game, (seq, pos, chain, rev, settings, concluded))) = row else {
                 return Ok(None);
             };
-            let live: Vec<u64> = {
-                let mut stmt = c.prepare_cached(LIVE_SEQS)?;
-                let rows = stmt.query_map(params![id], |r| r.get::<_, i64>(0))?;
-                let mut live = rows
-                    .map(|s| s.map(|s| s as u64))
-                    .collect::<Result<Vec<_>, _>>()?;
-                live.sort_unstable();
-                live
+            let live = {
+                let mut stmt = c.prepare_cached(SEQS_AND_VOIDS)?;
+                let rows = stmt.query_map(params![id], |r| {
+                    Ok((r.get::<_, i64>(0)?, r.get::<_, Option<i64>>(1)?))
+                })?;
+                live_seqs(rows.collect::<Result<Vec<_>, _>>()?)
             };
             let checkpoint = c
                 .prepare_cached("SELECT COALESCE(MAX(seq), 0) FROM checkpoints WHERE game_id = ?1")?
