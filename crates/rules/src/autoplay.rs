@@ -54,7 +54,7 @@ pub fn play(g: &mut Game, choices: &[u8], steps: usize) -> Result<(), GameError>
                     .map(|u| u.id.clone())
                     .collect();
                 for s in swiss {
-                    let side = st.units[&s].side.clone();
+                    let side = st.units[s.as_str()].side.clone();
                     let target = st
                         .units
                         .values()
@@ -98,7 +98,7 @@ pub fn play(g: &mut Game, choices: &[u8], steps: usize) -> Result<(), GameError>
                     if cur.activations_left == 0 {
                         break;
                     }
-                    let l = &st.leaders[&leader];
+                    let l = &st.leaders[leader.as_str()];
                     let mine: Vec<_> = st
                         .units
                         .values()

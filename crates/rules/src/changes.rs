@@ -37,11 +37,11 @@ pub struct Same<'s> {
 impl<'s> Same<'s> {
     /// The entries of the map at `field` (a field of the state's root) whose values are equal
     /// before and after.
-    pub fn entries<V: PartialEq>(
+    pub fn entries<K: Ord + std::borrow::Borrow<str>, V: PartialEq>(
         mut self,
         field: &'s str,
-        before: &std::collections::BTreeMap<String, V>,
-        after: &'s std::collections::BTreeMap<String, V>,
+        before: &std::collections::BTreeMap<K, V>,
+        after: &'s std::collections::BTreeMap<K, V>,
     ) -> Self {
         // Both maps are in key order, and nearly always have the same keys: walked side by side.
         let mut old = before.iter().peekable();
@@ -49,7 +49,7 @@ impl<'s> Same<'s> {
         for (k, v) in after {
             while old.next_if(|(o, _)| *o < k).is_some() {}
             if old.next_if(|(o, w)| *o == k && *w == v).is_some() {
-                keys.push(k.as_str());
+                keys.push(k.borrow());
             }
         }
         self.maps.push((field, keys));

@@ -43,7 +43,7 @@ fn undo_voids_and_the_dice_do_not_rewind() {
     let mut g = Game::new(scenario("el-gran-capitan", "cerignola-1503.toml"), 7).expect("game");
     let leader = take_initiative(&mut g).expect("initiative");
     let st = state(&g);
-    let l = &st.leaders[&leader];
+    let l = &st.leaders[leader.as_str()];
     let unit = st
         .units
         .values()

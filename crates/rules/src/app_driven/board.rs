@@ -57,7 +57,11 @@ fn status_key(s: Status) -> &'static str {
 
 /// The units the current leader may still activate.
 fn activatable(st: &GameState) -> Vec<&UnitState> {
-    let Some(l) = st.current.as_ref().and_then(|c| st.leaders.get(&c.leader)) else {
+    let Some(l) = st
+        .current
+        .as_ref()
+        .and_then(|c| st.leaders.get::<str>(&c.leader))
+    else {
         return Vec::new();
     };
     st.units
@@ -81,7 +85,9 @@ pub fn board(e: &AppEngine, st: &GameState) -> Board {
                     ("side", &side_name(st, side)),
                     (
                         "leader",
-                        st.leaders.get(&cur.leader).map_or("", |l| l.name.as_str()),
+                        st.leaders
+                            .get::<str>(&cur.leader)
+                            .map_or("", |l| l.name.as_str()),
                     ),
                     ("count", &cur.activations_left.to_string()),
                 ],
@@ -103,7 +109,10 @@ pub fn board(e: &AppEngine, st: &GameState) -> Board {
             (Some(_), Some(cur)) if cur.activations_left > 0 => {
                 let units: Vec<&str> = activatable(st).iter().map(|u| u.name.as_str()).collect();
                 if !units.is_empty() {
-                    let leader = st.leaders.get(&cur.leader).map_or("", |l| l.name.as_str());
+                    let leader = st
+                        .leaders
+                        .get::<str>(&cur.leader)
+                        .map_or("", |l| l.name.as_str());
                     notes.push(msg(
                         keys::APP_DRIVEN_NOTE_ACTIVATE,
                         &[("leader", leader), ("units", &units.join(", "))],
@@ -196,7 +205,7 @@ pub fn board(e: &AppEngine, st: &GameState) -> Board {
             if l.caught_up {
                 notes.push(m(keys::APP_DRIVEN_BOARD_CAUGHT_UP));
             }
-            let with = match l.attached_to.as_ref().and_then(|u| st.units.get(u)) {
+            let with = match l.attached_to.as_ref().and_then(|u| st.units.get::<str>(u)) {
                 Some(u) if l.fate.is_none() => {
                     msg(keys::APP_DRIVEN_BOARD_WITH, &[("name", &u.name)])
                 }
@@ -256,7 +265,7 @@ fn unit_row(e: &AppEngine, st: &GameState, u: &UnitState) -> Vec<String> {
         let names: Vec<&str> = u
             .in_combat_with
             .iter()
-            .filter_map(|x| st.units.get(x).map(|o| o.name.as_str()))
+            .filter_map(|x| st.units.get::<str>(x).map(|o| o.name.as_str()))
             .collect();
         notes.push(msg(
             keys::APP_DRIVEN_BOARD_FIGHTING,
@@ -851,7 +860,7 @@ mod tests {
         let all = actors("advance");
         assert!(!firers.is_empty() && firers.len() < all.len(), "{firers:?}");
         for u in &all {
-            let unit = &st.units[u];
+            let unit = &st.units[u.as_str()];
             let may = e
                 .charts
                 .troop(&unit.troop)
@@ -859,8 +868,12 @@ mod tests {
             assert_eq!(firers.contains(u), may, "{u}");
         }
         // The gendarmes charge but do not fire.
-        assert!(all.iter().any(|u| st.units[u].troop == "gendarmes"));
-        assert!(!firers.iter().any(|u| st.units[u].troop == "gendarmes"));
+        assert!(all
+            .iter()
+            .any(|u| st.units[u.as_str()].troop == "gendarmes"));
+        assert!(!firers
+            .iter()
+            .any(|u| st.units[u.as_str()].troop == "gendarmes"));
     }
 
     #[test]
@@ -953,7 +966,9 @@ mod tests {
         let FieldKind::Choice { options, .. } = &charge.fields[0].kind else {
             panic!("actor is a choice");
         };
-        assert!(options.iter().all(|o| st.units[&o.value].side == side));
+        assert!(options
+            .iter()
+            .all(|o| st.units[o.value.as_str()].side == side));
         let gm = forms(&e, &st, None);
         assert_eq!(gm[0].action, "initiative");
         assert!(gm[0].primary);
@@ -980,7 +995,7 @@ mod tests {
         assert!(*optional, "a unit may hold its fire");
         assert!(options
             .iter()
-            .all(|o| st.units[&o.value].side != st.units[&unit].side));
+            .all(|o| st.units[o.value.as_str()].side != st.units[unit.as_str()].side));
         let a = read_action::<super::super::action::Action>(&json!({"action": "end-fire",
             fire.name.clone(): options[0].value, format!("ground.{unit}"): "open"}))
         .expect("read");
@@ -1074,9 +1089,9 @@ mod tests {
     #[test]
     fn each_shooter_has_its_firing_bases_and_may_split_its_fire() {
         let (e, mut st, u, _, _) = end_of_turn_1();
-        std::sync::Arc::make_mut(st.units.get_mut(u).expect("unit")).lost = 1;
+        std::sync::Arc::make_mut(st.units.get_mut::<str>(u).expect("unit")).lost = 1;
         let one = "english-archers-right-inner";
-        std::sync::Arc::make_mut(st.units.get_mut(one).expect("unit")).lost = 3;
+        std::sync::Arc::make_mut(st.units.get_mut::<str>(one).expect("unit")).lost = 3;
         let form = end_fire_form(&e, &st);
         let field = |name: String| {
             form.fields

@@ -15,7 +15,7 @@ pub fn apply_effect(st: &mut GameState, e: &Effect) {
             destroyed,
             uncounted,
         } => {
-            if let Some(u) = st.units.get_mut(unit).map(Arc::make_mut) {
+            if let Some(u) = st.units.get_mut::<str>(unit).map(Arc::make_mut) {
                 u.status = *status;
                 u.lost = *lost;
                 u.destroyed = *destroyed;
@@ -24,58 +24,58 @@ pub fn apply_effect(st: &mut GameState, e: &Effect) {
                     let partners: Vec<String> = u.in_combat_with.iter().cloned().collect();
                     u.in_combat_with.clear();
                     for p in partners {
-                        if let Some(o) = st.units.get_mut(&p).map(Arc::make_mut) {
+                        if let Some(o) = st.units.get_mut::<str>(&p).map(Arc::make_mut) {
                             o.in_combat_with.remove(unit);
                         }
                     }
                     for l in st.leaders.values_mut() {
                         if l.attached_to.as_deref() == Some(unit.as_str()) {
-                            l.attached_to = None;
+                            Arc::make_mut(l).attached_to = None;
                         }
                     }
                 }
             }
         }
         Effect::Acted { unit } => {
-            if let Some(u) = st.units.get_mut(unit).map(Arc::make_mut) {
+            if let Some(u) = st.units.get_mut::<str>(unit).map(Arc::make_mut) {
                 u.acted = true;
             }
         }
         Effect::Formation { unit, march } => {
             // A unit that moves leaves its planted stakes behind.
-            if let Some(u) = st.units.get_mut(unit).map(Arc::make_mut) {
+            if let Some(u) = st.units.get_mut::<str>(unit).map(Arc::make_mut) {
                 u.march = *march;
                 u.stakes_planted = false;
             }
         }
         Effect::StakesPlanted { unit } => {
-            if let Some(u) = st.units.get_mut(unit).map(Arc::make_mut) {
+            if let Some(u) = st.units.get_mut::<str>(unit).map(Arc::make_mut) {
                 u.stakes_planted = true;
                 u.stakes_used = true;
             }
         }
         Effect::CombatJoined { a, b } => {
-            if st.units.get(a).is_some_and(|u| !u.destroyed)
-                && st.units.get(b).is_some_and(|u| !u.destroyed)
+            if st.units.get::<str>(a).is_some_and(|u| !u.destroyed)
+                && st.units.get::<str>(b).is_some_and(|u| !u.destroyed)
             {
-                if let Some(u) = st.units.get_mut(a).map(Arc::make_mut) {
+                if let Some(u) = st.units.get_mut::<str>(a).map(Arc::make_mut) {
                     u.in_combat_with.insert(b.clone());
                 }
-                if let Some(u) = st.units.get_mut(b).map(Arc::make_mut) {
+                if let Some(u) = st.units.get_mut::<str>(b).map(Arc::make_mut) {
                     u.in_combat_with.insert(a.clone());
                 }
             }
         }
         Effect::CombatLeft { a, b } => {
-            if let Some(u) = st.units.get_mut(a).map(Arc::make_mut) {
+            if let Some(u) = st.units.get_mut::<str>(a).map(Arc::make_mut) {
                 u.in_combat_with.remove(b);
             }
-            if let Some(u) = st.units.get_mut(b).map(Arc::make_mut) {
+            if let Some(u) = st.units.get_mut::<str>(b).map(Arc::make_mut) {
                 u.in_combat_with.remove(a);
             }
         }
         Effect::LeaderFate { leader, fate } => {
-            if let Some(l) = st.leaders.get_mut(leader) {
+            if let Some(l) = st.leaders.get_mut::<str>(leader).map(Arc::make_mut) {
                 l.fate = Some(*fate);
                 l.attached_to = None;
             }
@@ -86,15 +86,13 @@ pub fn apply_effect(st: &mut GameState, e: &Effect) {
             }
         }
         Effect::LeaderAttached { leader, unit } => {
-            for l in st.leaders.values_mut() {
-                if &l.id == leader {
-                    l.attached_to = unit.clone();
-                }
+            if let Some(l) = st.leaders.get_mut::<str>(leader).map(Arc::make_mut) {
+                l.attached_to = unit.clone();
             }
         }
         Effect::LeaderCaughtUp { leader } => {
             let holding = st.current.as_ref().is_some_and(|c| &c.leader == leader);
-            if let Some(l) = st.leaders.get_mut(leader) {
+            if let Some(l) = st.leaders.get_mut::<str>(leader).map(Arc::make_mut) {
                 l.fought = true;
                 if !holding && !l.had_initiative {
                     l.caught_up = true;
@@ -102,7 +100,7 @@ pub fn apply_effect(st: &mut GameState, e: &Effect) {
             }
         }
         Effect::CommandAssigned { from, to } => {
-            if let Some(l) = st.leaders.get_mut(to) {
+            if let Some(l) = st.leaders.get_mut::<str>(to).map(Arc::make_mut) {
                 l.inherited.push(from.clone());
             }
         }
@@ -115,7 +113,7 @@ pub fn apply_effect(st: &mut GameState, e: &Effect) {
             leader,
             activations,
         } => {
-            if let Some(l) = st.leaders.get_mut(leader) {
+            if let Some(l) = st.leaders.get_mut::<str>(leader).map(Arc::make_mut) {
                 l.had_initiative = true;
             }
             st.current = Some(CurrentCommand {
@@ -151,7 +149,7 @@ pub fn apply_effect(st: &mut GameState, e: &Effect) {
                 for u in st.units.values_mut().map(Arc::make_mut) {
                     u.acted = false;
                 }
-                for l in st.leaders.values_mut() {
+                for l in st.leaders.values_mut().map(Arc::make_mut) {
                     l.had_initiative = false;
                     l.caught_up = false;
                     l.fought = false;
@@ -186,7 +184,8 @@ pub fn render(ch: &Charts, st: &GameState) -> String {
         match &st.current {
             Some(c) => s.push_str(&format!(
                 "Initiative: {name}; {} has {} activation(s) left\n",
-                st.leaders[&c.leader].name, c.activations_left
+                st.leaders[c.leader.as_str()].name,
+                c.activations_left
             )),
             None => s.push_str(&format!(
                 "Initiative: {name}; choose a leader (\"command\")\n"
@@ -249,7 +248,9 @@ pub fn render(ch: &Charts, st: &GameState) -> String {
             if let Some(u) = &l.attached_to {
                 tags.push(format!(
                     "with {}",
-                    st.units.get(u).map_or(u.as_str(), |x| x.name.as_str())
+                    st.units
+                        .get::<str>(u)
+                        .map_or(u.as_str(), |x| x.name.as_str())
                 ));
             }
             s.push_str(&format!("  leader {:<24} {}\n", l.name, tags.join(", ")));
@@ -270,7 +271,11 @@ pub fn render(ch: &Charts, st: &GameState) -> String {
                 let names: Vec<&str> = u
                     .in_combat_with
                     .iter()
-                    .map(|x| st.units.get(x).map_or(x.as_str(), |y| y.name.as_str()))
+                    .map(|x| {
+                        st.units
+                            .get::<str>(x)
+                            .map_or(x.as_str(), |y| y.name.as_str())
+                    })
                     .collect();
                 tags.push(format!("in combat with {}", names.join(", ")));
             }

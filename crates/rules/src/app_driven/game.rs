@@ -55,8 +55,8 @@ pub fn initial_state(sc: &Scenario) -> GameState {
             .iter()
             .map(|l| {
                 (
-                    l.id.clone(),
-                    LeaderState {
+                    l.id.as_str().into(),
+                    Arc::new(LeaderState {
                         id: l.id.clone(),
                         name: l.name.clone(),
                         side: l.side.clone(),
@@ -68,7 +68,7 @@ pub fn initial_state(sc: &Scenario) -> GameState {
                         fought: false,
                         attached_to: None,
                         inherited: vec![],
-                    },
+                    }),
                 )
             })
             .collect(),
@@ -77,7 +77,7 @@ pub fn initial_state(sc: &Scenario) -> GameState {
             .iter()
             .map(|u| {
                 (
-                    u.id.clone(),
+                    u.id.as_str().into(),
                     Arc::new(UnitState {
                         id: u.id.clone(),
                         name: u.name.clone(),
@@ -125,7 +125,7 @@ fn covers(st: &GameState, l: &LeaderState, commander: &str, depth: usize) -> boo
     depth > 0
         && l.inherited
             .iter()
-            .filter_map(|x| st.leaders.get(x))
+            .filter_map(|x| st.leaders.get::<str>(x))
             .any(|d| covers(st, d, commander, depth - 1))
 }
 
@@ -134,6 +134,7 @@ pub fn eligible_leaders<'a>(st: &'a GameState, side: &str) -> Vec<&'a LeaderStat
     st.leaders
         .values()
         .filter(|l| l.side == side && l.fate.is_none() && !l.had_initiative && !l.caught_up)
+        .map(|l| &**l)
         .collect()
 }
 
@@ -281,7 +282,7 @@ pub fn plan(
                     "name the leader given the initiative",
                 )
             })?;
-            let l = st.leaders.get(&lid).ok_or_else(|| {
+            let l = st.leaders.get::<str>(&lid).ok_or_else(|| {
                 rej(
                     "unknown-leader",
                     Some("leader"),
@@ -386,7 +387,7 @@ pub fn plan(
                 .leader
                 .clone()
                 .ok_or_else(|| rej("missing-field", Some("leader"), "name the leader"))?;
-            let l = st.leaders.get(&lid).ok_or_else(|| {
+            let l = st.leaders.get::<str>(&lid).ok_or_else(|| {
                 rej(
                     "unknown-leader",
                     Some("leader"),
@@ -402,7 +403,7 @@ pub fn plan(
             }
             leader_may_move(st, l, req.unit.as_deref())?;
             if let Some(uid) = &req.unit {
-                let u = st.units.get(uid).ok_or_else(|| {
+                let u = st.units.get::<str>(uid).ok_or_else(|| {
                     rej("unknown-unit", Some("unit"), format!("no unit \"{uid}\""))
                 })?;
                 if u.side != l.side || u.destroyed {
@@ -420,7 +421,7 @@ pub fn plan(
             let text = match &req.unit {
                 Some(u) => msg(
                     keys::APP_DRIVEN_RESULT_JOINS,
-                    &[("leader", &l.name), ("unit", &st.units[u].name)],
+                    &[("leader", &l.name), ("unit", &st.units[u.as_str()].name)],
                 ),
                 None => msg(keys::APP_DRIVEN_RESULT_DETACHES, &[("leader", &l.name)]),
             };
@@ -447,7 +448,7 @@ pub fn plan(
                     "name the surviving leader who takes command",
                 )
             })?;
-            let f = st.leaders.get(&from).ok_or_else(|| {
+            let f = st.leaders.get::<str>(&from).ok_or_else(|| {
                 rej(
                     "unknown-leader",
                     Some("leader"),
@@ -456,7 +457,7 @@ pub fn plan(
             })?;
             let t = st
                 .leaders
-                .get(&to)
+                .get::<str>(&to)
                 .ok_or_else(|| rej("unknown-leader", Some("to"), format!("no leader \"{to}\"")))?;
             if f.fate.is_none() {
                 return Err(rej(
@@ -508,13 +509,17 @@ pub fn plan(
                     msg(keys::APP_DRIVEN_REJECT_NAME_UNIT, &[]),
                 )
             })?;
-            let u = st.units.get(&uid).filter(|u| !u.destroyed).ok_or_else(|| {
-                rej(
-                    "unknown-unit",
-                    Some("unit"),
-                    msg(keys::APP_DRIVEN_REJECT_NOT_ON_TABLE, &[("unit", &uid)]),
-                )
-            })?;
+            let u = st
+                .units
+                .get::<str>(&uid)
+                .filter(|u| !u.destroyed)
+                .ok_or_else(|| {
+                    rej(
+                        "unknown-unit",
+                        Some("unit"),
+                        msg(keys::APP_DRIVEN_REJECT_NOT_ON_TABLE, &[("unit", &uid)]),
+                    )
+                })?;
             let mut acc = acc;
             let text = msg(keys::APP_DRIVEN_RESULT_REMOVED, &[("unit", &u.name)]);
             acc.steps.push(super::resolve::told(
@@ -548,7 +553,7 @@ fn leader_may_move(st: &GameState, l: &LeaderState, to: Option<&str>) -> Result<
     if let Some(cur) = &l.attached_to {
         if st
             .units
-            .get(cur)
+            .get::<str>(cur)
             .is_some_and(|u| !u.in_combat_with.is_empty())
         {
             return Err(rej(
@@ -613,7 +618,7 @@ fn unit_action(
             ))
         }
     };
-    let u = st.units.get(&actor_id).ok_or_else(|| {
+    let u = st.units.get::<str>(&actor_id).ok_or_else(|| {
         rej(
             "unknown-unit",
             Some("actor"),
@@ -629,7 +634,7 @@ fn unit_action(
     }
     // A scenario's late arrival is not on the table yet, as actor or target.
     let target = match &req.target {
-        Some(UnitRef::Id(t)) => st.units.get(t),
+        Some(UnitRef::Id(t)) => st.units.get::<str>(t),
         _ => None,
     };
     for (field, x) in [("actor", Some(u)), ("target", target)] {
@@ -673,7 +678,7 @@ fn unit_action(
                     msg(keys::APP_DRIVEN_REJECT_NO_ACTIVATION, &[]),
                 )
             })?;
-            let l = &st.leaders[&cur.leader];
+            let l = &st.leaders[cur.leader.as_str()];
             if !commands(st, l, u) {
                 return Err(not_now(
                     "not-under-command",
@@ -729,7 +734,7 @@ fn unit_action(
     if let Some(LeaderField::Id(lid)) = &req.leader_with_actor {
         if let Some(l) = st
             .leaders
-            .get(lid)
+            .get::<str>(lid)
             .filter(|l| l.attached_to.as_deref() != Some(&actor_id))
         {
             leader_may_move(st, l, Some(&actor_id)).map_err(|mut r| {
