@@ -531,6 +531,20 @@ pub(super) fn write_game(
     Ok(())
 }
 
+/// A new game under a new id, with its seats.
+fn insert_new(
+    tx: &Connection,
+    game: &Game,
+    scenario_id: Option<&str>,
+) -> Result<String, StoreError> {
+    let id = new_id();
+    insert_game(tx, &id, game, scenario_id, now())?;
+    for (i, r) in seat_roles(game).iter().enumerate() {
+        insert_seat(tx, &id, r, i as i64)?;
+    }
+    Ok(id)
+}
+
 /// A game's row, its head and its log (no seats).
 fn insert_game(
     tx: &Connection,
@@ -552,14 +566,48 @@ impl Store for SqliteStore {
     fn create(&self, game: &Game, scenario_id: Option<&str>) -> Result<String, StoreError> {
         let game = game.clone();
         let scenario_id = scenario_id.map(str::to_string);
-        self.write(move |tx| {
-            let id = new_id();
-            insert_game(tx, &id, &game, scenario_id.as_deref(), now())?;
-            for (i, r) in seat_roles(&game).iter().enumerate() {
-                insert_seat(tx, &id, r, i as i64)?;
+        self.write(move |tx| insert_new(tx, &game, scenario_id.as_deref()))
+    }
+
+    /// One transaction: the game, its seats and settings; then its seats, settings and revision
+    /// as committed. The head is the game's own, as made.
+    fn create_live(
+        &self,
+        game: &Game,
+        scenario_id: Option<&str>,
+        settings: Option<&Settings>,
+    ) -> Result<(String, Live), StoreError> {
+        let head = Head::of(game);
+        let settings = settings.map(json_text).transpose()?;
+        let game = game.clone();
+        let scenario_id = scenario_id.map(str::to_string);
+        let (id, meta, seats, rev) = self.write(move |tx| {
+            let id = insert_new(tx, &game, scenario_id.as_deref())?;
+            if let Some(text) = &settings {
+                tx.execute(
+                    "UPDATE games SET settings = ?2 WHERE id = ?1",
+                    params![id, text],
+                )?;
+                bump(tx, &id, true)?;
             }
-            Ok(id)
-        })
+            let (settings, concluded, rev): (String, Option<i64>, i64) = tx
+                .prepare_cached(
+                    "SELECT g.settings, g.concluded_at, h.rev FROM games g JOIN heads h ON h.game_id = g.id WHERE g.id = ?1",
+                )?
+                .query_row(params![id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+            let meta = meta_of(&settings, concluded)?;
+            let seats = seats_of(tx, &id)?;
+            Ok((id, meta, seats, rev as u64))
+        })?;
+        Ok((
+            id,
+            Live {
+                head,
+                meta,
+                seats,
+                rev,
+            },
+        ))
     }
 
     fn import(&self, r: &GameRecord) -> Result<bool, StoreError> {

@@ -50,6 +50,7 @@ on_both!(
     appends_and_undos_from_checkpoints_agree_with_the_whole_game,
     a_second_writer_with_the_same_sequence_is_refused,
     an_append_answers_the_revision_the_store_keeps,
+    a_game_made_live_is_the_game_the_store_reads,
     concurrent_games_commit_in_groups,
     every_writer_is_answered_whoever_leads_the_commit,
     appends_handed_over_are_answered_once_durable,
@@ -186,6 +187,52 @@ fn a_second_writer_with_the_same_sequence_is_refused(db: &Backend) {
 /// An append answers the game's revision as the store keeps it, whether the writer said which
 /// revision it acted on (then no other may have written since) or not; and an append on a
 /// revision the store has left behind is refused, nothing written.
+/// A game made with [`Store::create_live`] is answered as [`Store::live`] reads it back, with and
+/// without settings of its own, from this connection and another; its first action, written on
+/// the answered revision, is taken, and one on the revision before is refused.
+fn a_game_made_live_is_the_game_the_store_reads(db: &Backend) {
+    let store = (db.open)();
+    let other = (db.open)();
+    let own = Settings {
+        side_rights: SideRights::OwnUnits,
+        ..Settings::default()
+    };
+    for settings in [None, Some(&own)] {
+        let (id, made) = store
+            .create_live(&game(), Some("el-gran-capitan/cerignola-1503"), settings)
+            .expect("made");
+        for s in [&store, &other] {
+            let read = s.live(&id).expect("live").expect("game");
+            assert_eq!(made.head, read.head, "{settings:?}");
+            assert_eq!(made.meta, read.meta, "{settings:?}");
+            assert_eq!(made.seats, read.seats, "{settings:?}");
+            assert_eq!(made.rev, read.rev, "{settings:?}");
+        }
+        assert_eq!(made.meta.settings, settings.cloned().unwrap_or_default());
+        assert_eq!(made.seats.len(), game().scenario.sides.len() + 2);
+        let mut head = made.head;
+        let engine = head.engine().expect("engine");
+        let a = head
+            .act(
+                engine.as_ref(),
+                json!({"action": "initiative"}),
+                None,
+                None,
+                false,
+            )
+            .expect("accepted");
+        let mut stale = Row::of(&a, &head).expect("row");
+        stale.rev = Some(made.rev - 1);
+        assert!(
+            matches!(store.append(&id, stale), Err(StoreError::Conflict(_))),
+            "a writer on the revision before the made one"
+        );
+        let mut row = Row::of(&a, &head).expect("row");
+        row.rev = Some(made.rev);
+        assert_eq!(store.append(&id, row).expect("append"), made.rev + 1);
+    }
+}
+
 fn an_append_answers_the_revision_the_store_keeps(db: &Backend) {
     let store = (db.open)();
     let store = store.as_ref();

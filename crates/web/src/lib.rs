@@ -480,9 +480,8 @@ pub fn ensure_demo_game(state: &AppState, scenario: &str) -> Result<Option<Strin
     if !games.is_empty() {
         return Ok(None);
     }
-    let id = api::new_game(state, scenario, None).map_err(|e| e.message().to_string())?;
-    let seats = state.store.seats(&id).map_err(|e| e.to_string())?;
-    Ok(seats.into_iter().next().map(|s| s.token))
+    let (_, g) = api::new_game(state, scenario, None).map_err(|e| e.message().to_string())?;
+    Ok(g.seats.into_iter().next().map(|s| s.token))
 }
 
 #[cfg(test)]

@@ -130,8 +130,8 @@ pub async fn create_game(
     let base = base_url(&st, &headers);
     let st2 = st.clone();
     let out = blocking(move || {
-        let id = new_game(&st2, &scen, seed)?;
-        host_game_json(&st2, &base, &id)
+        let (id, g) = new_game(&st2, &scen, seed)?;
+        host_json(&st2, &base, &id, g)
     })
     .await?;
     Ok((StatusCode::CREATED, Json(out)).into_response())
@@ -140,6 +140,16 @@ pub async fn create_game(
 /// A game as the host sees it: its links, never its seed. Read without its log.
 pub(super) fn host_game_json(st: &AppState, base: &str, id: &str) -> Result<Value, ApiError> {
     let g = st.store.live(id)?.ok_or_else(ApiError::no_game)?;
+    host_json(st, base, id, g)
+}
+
+/// [`host_game_json`] of a game already read (or just made).
+fn host_json(
+    st: &AppState,
+    base: &str,
+    id: &str,
+    g: tercio_store::Live,
+) -> Result<Value, ApiError> {
     let out = json!({
         "id": id,
         "rule_set": g.head.ruleset,
@@ -149,12 +159,8 @@ pub(super) fn host_game_json(st: &AppState, base: &str, id: &str) -> Result<Valu
         "dice": {"commitment": g.head.commitment()},
         "links": links(base, &g.head.scenario, &g.seats),
     });
-    // A game the host has just made or looked up is about to be played: kept in memory as read
-    // here, so that its first action does not read it again (reading a game checks its
-    // scenario again, about a millisecond).
-    if st.cached(id).is_none() {
-        st.keep(id, LiveGame::of(g)?);
-    }
+    // A game the host has just made or looked up is about to be played.
+    keep_live(st, id, g)?;
     Ok(out)
 }
 

@@ -354,13 +354,14 @@ pub async fn scenarios_list() -> Json<Value> {
     ))
 }
 
-/// Make a game from a shipped scenario id or a scenario's TOML text, with its seats. The seed and
+/// Make a game from a shipped scenario id or a scenario's TOML text, with its seats and first
+/// settings, in one transaction; its id and the game as a live server keeps it. The seed and
 /// the commitment's nonce come from the system's randomness unless a seed is given.
 pub fn new_game(
     st: &AppState,
     scenario_field: &str,
     seed: Option<u64>,
-) -> Result<String, ApiError> {
+) -> Result<(String, tercio_store::Live), ApiError> {
     let (shipped_id, sc) = match scenarios::find(scenario_field) {
         // Read and checked once, when first listed or used (one that fails its check, which the
         // tests forbid, is read again here for its problems).
@@ -404,14 +405,23 @@ pub fn new_game(
     let mut nonce = [0u8; 16];
     getrandom::fill(&mut nonce).map_err(no_randomness)?;
     game.nonce = tercio_core::hex(&nonce);
-    let id = st.store.create(&game, shipped_id)?;
     // In a card game only a side may play its hand: its link acts from the start.
-    if tercio_rules::lookup(&game.ruleset).is_ok_and(|r| r.sides_act_by_default()) {
-        let mut s = st.store.meta(&id)?.map(|m| m.settings).unwrap_or_default();
-        s.side_rights = tercio_store::SideRights::OwnUnits;
-        st.store.set_settings(&id, &s)?;
+    let settings = tercio_rules::lookup(&game.ruleset)
+        .is_ok_and(|r| r.sides_act_by_default())
+        .then(|| Settings {
+            side_rights: SideRights::OwnUnits,
+            ..Settings::default()
+        });
+    Ok(st.store.create_live(&game, shipped_id, settings.as_ref())?)
+}
+
+/// Keep a game just made or read in memory, unless a request already did: it is about to be
+/// played, and its first action then does not read it again.
+pub(crate) fn keep_live(st: &AppState, id: &str, g: tercio_store::Live) -> Result<(), ApiError> {
+    if st.cached(id).is_none() {
+        st.keep(id, LiveGame::of(g)?);
     }
-    Ok(id)
+    Ok(())
 }
 
 fn no_randomness(e: getrandom::Error) -> ApiError {

@@ -294,15 +294,18 @@ pub(super) async fn create_from_form(
         return home_with(&st, &ui, Some(&choose), &f.toml).await;
     }
     let st2 = st.clone();
-    let created = tokio::task::spawn_blocking(move || api::new_game(&st2, &source, None)).await;
+    let created = tokio::task::spawn_blocking(move || {
+        let (id, g) = api::new_game(&st2, &source, None)?;
+        let gm = g.seats.first().map(|s| s.token.clone());
+        // Kept so that its page does not read it again; a copy that cannot be kept is read
+        // there, where what fails is shown.
+        api::keep_live(&st2, &id, g).ok();
+        Ok::<_, api::ApiError>(gm)
+    })
+    .await;
     match created {
-        Ok(Ok(id)) => match on_store(&st, move |s| s.seats(&id))
-            .await
-            .map(|s| s.into_iter().next())
-        {
-            Ok(Some(gm)) => Redirect::to(&format!("/s/{}", gm.token)).into_response(),
-            _ => Redirect::to("/").into_response(),
-        },
+        Ok(Ok(Some(gm))) => Redirect::to(&format!("/s/{gm}")).into_response(),
+        Ok(Ok(None)) => Redirect::to("/").into_response(),
         Ok(Err(e)) => home_with(&st, &ui, Some(e.message()), &f.toml).await,
         Err(e) => home_with(&st, &ui, Some(&e.to_string()), &f.toml).await,
     }
