@@ -70,11 +70,15 @@ fn game() -> Game {
 }
 
 /// Take `action` on the live head and append it, as the server does.
-fn act(store: &dyn Store, id: &str, head: &mut Head, action: Value) -> Appended {
+/// `action` taken on `head`, not yet stored.
+fn acted(head: &mut Head, action: Value) -> Appended {
     let engine = head.engine().expect("engine");
-    let a = head
-        .act(engine.as_ref(), action, None, None, false)
-        .expect("accepted");
+    head.act(engine.as_ref(), action, None, None, false)
+        .expect("accepted")
+}
+
+fn act(store: &dyn Store, id: &str, head: &mut Head, action: Value) -> Appended {
+    let a = acted(head, action);
     store
         .append(id, Row::of(&a, head).expect("row"))
         .expect("append");
@@ -165,16 +169,7 @@ fn a_second_writer_with_the_same_sequence_is_refused(db: &Backend) {
     let mut a = store.live(&id).expect("live").expect("game").head;
     let mut b = a.clone();
     act(store, &id, &mut a, json!({"action": "initiative"}));
-    let engine = b.engine().expect("engine");
-    let late = b
-        .act(
-            engine.as_ref(),
-            json!({"action": "initiative"}),
-            None,
-            None,
-            false,
-        )
-        .expect("accepted");
+    let late = acted(&mut b, json!({"action": "initiative"}));
     let rev = store.live(&id).expect("live").expect("game").rev;
     match store.append(&id, Row::of(&late, &b).expect("row")) {
         Err(StoreError::Conflict(m)) => assert!(m.contains("entry 1"), "{m}"),
@@ -211,16 +206,7 @@ fn a_game_made_live_is_the_game_the_store_reads(db: &Backend) {
         assert_eq!(made.meta.settings, settings.cloned().unwrap_or_default());
         assert_eq!(made.seats.len(), game().scenario.sides.len() + 2);
         let mut head = made.head;
-        let engine = head.engine().expect("engine");
-        let a = head
-            .act(
-                engine.as_ref(),
-                json!({"action": "initiative"}),
-                None,
-                None,
-                false,
-            )
-            .expect("accepted");
+        let a = acted(&mut head, json!({"action": "initiative"}));
         let mut stale = Row::of(&a, &head).expect("row");
         stale.rev = Some(made.rev - 1);
         assert!(
