@@ -334,26 +334,17 @@ pub type Committed = Box<dyn FnOnce(Result<u64, StoreError>) + Send>;
 pub trait Store: Send + Sync {
     /// Store a new game with its seats (game master, one per side, spectator); returns its id.
     fn create(&self, game: &Game, scenario_id: Option<&str>) -> Result<String, StoreError>;
-    /// [`Store::create`] with the game's first settings (`None`: the defaults), answered with
-    /// the game as a live server keeps it ([`Store::live`] would read the same), so that its
-    /// maker keeps it in memory without reading it back. The default creates, sets the settings
-    /// and reads the game back; a store that can writes all in one transaction and reads only
-    /// the seats and revision it committed.
+    /// [`Store::create`] with the game's first settings (`None`: the defaults), all in one
+    /// transaction, answered with the game as a live server keeps it ([`Store::live`] would
+    /// read the same): the head is the game's own, and its seats, settings and revision are
+    /// read in the same transaction, so they are the ones committed. Its maker keeps it in
+    /// memory without reading it back.
     fn create_live(
         &self,
         game: &Game,
         scenario_id: Option<&str>,
         settings: Option<&Settings>,
-    ) -> Result<(String, Live), StoreError> {
-        let id = self.create(game, scenario_id)?;
-        if let Some(s) = settings {
-            self.set_settings(&id, s)?;
-        }
-        let live = self
-            .live(&id)?
-            .ok_or_else(|| StoreError::Db(format!("game {id} was made but cannot be read")))?;
-        Ok((id, live))
-    }
+    ) -> Result<(String, Live), StoreError>;
     /// The whole game, every log entry parsed: for exports, reports and verification, never
     /// for an action.
     fn load(&self, id: &str) -> Result<Option<Game>, StoreError>;

@@ -89,7 +89,7 @@ pub(super) const MIGRATIONS: &[&str] = &[
     "DROP INDEX log_voids;
     CREATE INDEX log_voids ON log_entries(game_id, voids) WHERE voids IS NOT NULL;",
     // Schema 6: no voids' index. Each undo wrote its game's own leaf of it, a page no other
-    // game in the commit shares: 18.6% of the WAL's frames under load (docs/performance.md).
+    // game in the commit shares: 18.6–22.3% of the WAL's frames under load (docs/performance.md).
     // An undo's fold asks only for the voids after its checkpoint, which the log's key finds
     // among the entries after it (a void comes after what it voids); loading a game reads its
     // entries' sequence numbers and voids in one pass.

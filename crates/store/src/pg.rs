@@ -460,6 +460,16 @@ impl<C: GenericClient> Db<'_, C> {
         )
     }
 
+    /// A new game under a new id, with its seats.
+    fn insert_new(&mut self, game: &Game, scenario_id: Option<&str>) -> Result<String, StoreError> {
+        let id = new_id();
+        self.insert_game(&id, game, scenario_id, now())?;
+        for (i, r) in seat_roles(game).iter().enumerate() {
+            self.insert_seat(&id, r, i as i64, new_token()?)?;
+        }
+        Ok(id)
+    }
+
     fn seats(&mut self, game_id: &str) -> Result<Vec<Seat>, StoreError> {
         Ok(self
             .rows(
@@ -910,14 +920,43 @@ fn listen(
 
 impl Store for PgStore {
     fn create(&self, game: &Game, scenario_id: Option<&str>) -> Result<String, StoreError> {
-        self.write(|db| {
-            let id = new_id();
-            db.insert_game(&id, game, scenario_id, now())?;
-            for (i, r) in seat_roles(game).iter().enumerate() {
-                db.insert_seat(&id, r, i as i64, new_token()?)?;
+        self.write(|db| db.insert_new(game, scenario_id))
+    }
+
+    fn create_live(
+        &self,
+        game: &Game,
+        scenario_id: Option<&str>,
+        settings: Option<&Settings>,
+    ) -> Result<(String, Live), StoreError> {
+        let head = Head::of(game);
+        let settings = settings.map(json_text).transpose()?;
+        let (id, meta, seats, rev) = self.write(|db| {
+            let id = db.insert_new(game, scenario_id)?;
+            if let Some(text) = &settings {
+                db.exec("UPDATE games SET settings = $2 WHERE id = $1", &[&id, text])?;
+                db.bump(&id, true)?;
             }
-            Ok(id)
-        })
+            let r = db
+                .opt(
+                    "SELECT g.settings, g.concluded_at, h.rev FROM games g JOIN heads h ON h.game_id = g.id WHERE g.id = $1",
+                    &[&id],
+                )?
+                .ok_or_else(|| StoreError::Db(format!("game {id} was not written")))?;
+            let meta = meta_of(r.get(0), r.get(1))?;
+            let rev: i64 = r.get(2);
+            let seats = db.seats(&id)?;
+            Ok((id, meta, seats, rev as u64))
+        })?;
+        Ok((
+            id,
+            Live {
+                head,
+                meta,
+                seats,
+                rev,
+            },
+        ))
     }
 
     fn import(&self, r: &GameRecord) -> Result<bool, StoreError> {

@@ -569,8 +569,6 @@ impl Store for SqliteStore {
         self.write(move |tx| insert_new(tx, &game, scenario_id.as_deref()))
     }
 
-    /// One transaction: the game, its seats and settings; then its seats, settings and revision
-    /// as committed. The head is the game's own, as made.
     fn create_live(
         &self,
         game: &Game,

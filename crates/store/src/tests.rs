@@ -69,7 +69,6 @@ fn game() -> Game {
     Game::new(sc, 5).expect("game")
 }
 
-/// Take `action` on the live head and append it, as the server does.
 /// `action` taken on `head`, not yet stored.
 fn acted(head: &mut Head, action: Value) -> Appended {
     let engine = head.engine().expect("engine");
@@ -77,6 +76,7 @@ fn acted(head: &mut Head, action: Value) -> Appended {
         .expect("accepted")
 }
 
+/// Take `action` on the live head and append it, as the server does.
 fn act(store: &dyn Store, id: &str, head: &mut Head, action: Value) -> Appended {
     let a = acted(head, action);
     store
@@ -179,12 +179,10 @@ fn a_second_writer_with_the_same_sequence_is_refused(db: &Backend) {
     assert_eq!((now.head, now.rev), (a, rev), "nothing written");
 }
 
-/// An append answers the game's revision as the store keeps it, whether the writer said which
-/// revision it acted on (then no other may have written since) or not; and an append on a
-/// revision the store has left behind is refused, nothing written.
 /// A game made with [`Store::create_live`] is answered as [`Store::live`] reads it back, with and
-/// without settings of its own, from this connection and another; its first action, written on
-/// the answered revision, is taken, and one on the revision before is refused.
+/// without settings of its own, new or with a log of voids and checkpoints, from this
+/// connection and another; its next action, written on the answered revision, is taken, and
+/// one on the revision before is refused.
 fn a_game_made_live_is_the_game_the_store_reads(db: &Backend) {
     let store = (db.open)();
     let other = (db.open)();
@@ -192,9 +190,28 @@ fn a_game_made_live_is_the_game_the_store_reads(db: &Backend) {
         side_rights: SideRights::OwnUnits,
         ..Settings::default()
     };
-    for settings in [None, Some(&own)] {
+    let charge = json!({"action": "charge", "actor": "swiss-first-block", "target": "spanish-pike-left", "ground": "obstacle"});
+    let mut played = game();
+    for a in [
+        json!({"action": "initiative"}),
+        json!({"action": "command", "leader": "chandieu"}),
+        json!({"action": "attach", "leader": "chandieu", "unit": "swiss-first-block"}),
+    ] {
+        played.act(a).expect("act");
+    }
+    for _ in 0..20 {
+        played.act(charge.clone()).expect("act");
+        played.undo().expect("undo");
+    }
+    assert!(played.log.len() > tercio_rules::game::CHECKPOINT_EVERY as usize);
+    let initiative = json!({"action": "initiative"});
+    for (g, settings, next) in [
+        (game(), None, &initiative),
+        (game(), Some(&own), &initiative),
+        (played, None, &charge),
+    ] {
         let (id, made) = store
-            .create_live(&game(), Some("el-gran-capitan/cerignola-1503"), settings)
+            .create_live(&g, Some("el-gran-capitan/cerignola-1503"), settings)
             .expect("made");
         for s in [&store, &other] {
             let read = s.live(&id).expect("live").expect("game");
@@ -204,9 +221,9 @@ fn a_game_made_live_is_the_game_the_store_reads(db: &Backend) {
             assert_eq!(made.rev, read.rev, "{settings:?}");
         }
         assert_eq!(made.meta.settings, settings.cloned().unwrap_or_default());
-        assert_eq!(made.seats.len(), game().scenario.sides.len() + 2);
+        assert_eq!(made.seats.len(), g.scenario.sides.len() + 2);
         let mut head = made.head;
-        let a = acted(&mut head, json!({"action": "initiative"}));
+        let a = acted(&mut head, next.clone());
         let mut stale = Row::of(&a, &head).expect("row");
         stale.rev = Some(made.rev - 1);
         assert!(
@@ -219,6 +236,9 @@ fn a_game_made_live_is_the_game_the_store_reads(db: &Backend) {
     }
 }
 
+/// An append answers the game's revision as the store keeps it, whether the writer said which
+/// revision it acted on (then no other may have written since) or not; and an append on a
+/// revision the store has left behind is refused, nothing written.
 fn an_append_answers_the_revision_the_store_keeps(db: &Backend) {
     let store = (db.open)();
     let store = store.as_ref();

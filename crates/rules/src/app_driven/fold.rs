@@ -146,10 +146,16 @@ pub fn apply_effect(st: &mut GameState, e: &Effect) {
             if broken.is_empty() {
                 st.turn += 1;
                 st.phase = Phase::Command;
-                for u in st.units.values_mut().map(Arc::make_mut) {
-                    u.acted = false;
+                // Only those whose marks change are copied from the reading kept before.
+                for u in st.units.values_mut().filter(|u| u.acted) {
+                    Arc::make_mut(u).acted = false;
                 }
-                for l in st.leaders.values_mut().map(Arc::make_mut) {
+                for l in st
+                    .leaders
+                    .values_mut()
+                    .filter(|l| l.had_initiative || l.caught_up || l.fought)
+                {
+                    let l = Arc::make_mut(l);
                     l.had_initiative = false;
                     l.caught_up = false;
                     l.fought = false;
