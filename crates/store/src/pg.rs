@@ -931,7 +931,7 @@ impl Store for PgStore {
     ) -> Result<(String, Live), StoreError> {
         let head = Head::of(game);
         let settings = settings.map(json_text).transpose()?;
-        let (id, meta, seats, rev) = self.write(|db| {
+        self.write(|db| {
             let id = db.insert_new(game, scenario_id)?;
             if let Some(text) = &settings {
                 db.exec("UPDATE games SET settings = $2 WHERE id = $1", &[&id, text])?;
@@ -943,20 +943,15 @@ impl Store for PgStore {
                     &[&id],
                 )?
                 .ok_or_else(|| StoreError::Db(format!("game {id} was not written")))?;
-            let meta = meta_of(r.get(0), r.get(1))?;
             let rev: i64 = r.get(2);
-            let seats = db.seats(&id)?;
-            Ok((id, meta, seats, rev as u64))
-        })?;
-        Ok((
-            id,
-            Live {
+            let live = Live {
                 head,
-                meta,
-                seats,
-                rev,
-            },
-        ))
+                meta: meta_of(r.get(0), r.get(1))?,
+                seats: db.seats(&id)?,
+                rev: rev as u64,
+            };
+            Ok((id, live))
+        })
     }
 
     fn import(&self, r: &GameRecord) -> Result<bool, StoreError> {

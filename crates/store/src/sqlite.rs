@@ -579,7 +579,7 @@ impl Store for SqliteStore {
         let settings = settings.map(json_text).transpose()?;
         let game = game.clone();
         let scenario_id = scenario_id.map(str::to_string);
-        let (id, meta, seats, rev) = self.write(move |tx| {
+        self.write(move |tx| {
             let id = insert_new(tx, &game, scenario_id.as_deref())?;
             if let Some(text) = &settings {
                 tx.execute(
@@ -593,19 +593,14 @@ impl Store for SqliteStore {
                     "SELECT g.settings, g.concluded_at, h.rev FROM games g JOIN heads h ON h.game_id = g.id WHERE g.id = ?1",
                 )?
                 .query_row(params![id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
-            let meta = meta_of(&settings, concluded)?;
-            let seats = seats_of(tx, &id)?;
-            Ok((id, meta, seats, rev as u64))
-        })?;
-        Ok((
-            id,
-            Live {
+            let live = Live {
                 head,
-                meta,
-                seats,
-                rev,
-            },
-        ))
+                meta: meta_of(&settings, concluded)?,
+                seats: seats_of(tx, &id)?,
+                rev: rev as u64,
+            };
+            Ok((id, live))
+        })
     }
 
     fn import(&self, r: &GameRecord) -> Result<bool, StoreError> {

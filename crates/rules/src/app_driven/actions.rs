@@ -41,7 +41,7 @@ impl Ctx<'_> {
         let lf = format!("leader_with_{field}");
         match (self.state, r) {
             (Some(st), UnitRef::Id(id)) => {
-                let u = st.units.get::<str>(id).ok_or_else(|| {
+                let u = st.unit(id).ok_or_else(|| {
                     rej("unknown-unit", Some(field), format!("no unit \"{id}\" in this game; units: {}", st.units.keys().cloned().collect::<Vec<_>>().join(", ")))
                 })?;
                 if u.destroyed {
@@ -60,7 +60,7 @@ impl Ctx<'_> {
                         None => return Err(rej("no-leader-attached", Some(&lf), msg(keys::APP_DRIVEN_REJECT_NO_LEADER_ATTACHED, &[("unit", &u.name)]))),
                     },
                     Some(LeaderField::Id(lid)) => {
-                        let l = st.leaders.get::<str>(lid).ok_or_else(|| rej("unknown-leader", Some(&lf), format!("no leader \"{lid}\" in this game")))?;
+                        let l = st.leader(lid).ok_or_else(|| rej("unknown-leader", Some(&lf), format!("no leader \"{lid}\" in this game")))?;
                         if l.fate.is_some() {
                             return Err(rej("leader-lost", Some(&lf), msg(keys::APP_DRIVEN_REJECT_LEADER_LOST, &[("leader", &l.name)])));
                         }
@@ -437,7 +437,7 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
                 if u.stakes_planted
                     || ctx
                         .state
-                        .is_some_and(|s| s.units.get::<str>(&u.id).is_some_and(|x| x.stakes_used))
+                        .is_some_and(|s| s.unit(&u.id).is_some_and(|x| x.stakes_used))
                 {
                     return Err(rej(
                         "stakes-used",
@@ -623,7 +623,7 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
             let u2 = u.clone();
             let partners: Vec<String> = ctx
                 .state
-                .and_then(|s| s.units.get::<str>(&u.id))
+                .and_then(|s| s.unit(&u.id))
                 .map(|x| x.in_combat_with.iter().cloned().collect())
                 .unwrap_or_else(|| vec![t.id.clone()]);
             Ok(resolve::retire(&ch, acc, u).and_then(move |(mut acc, ok)| {
@@ -744,8 +744,7 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
             same_side(ctx, &a, &t)?;
             if let Some(st) = ctx.state {
                 let in_contact = st
-                    .units
-                    .get::<str>(&a.id)
+                    .unit(&a.id)
                     .is_some_and(|u| u.in_combat_with.contains(&t.id));
                 if !in_contact && !touching {
                     return Err(rej(
@@ -788,8 +787,7 @@ fn combat_target(ctx: &Ctx, req: &ActionRequest, u: &UnitSnap) -> Result<UnitSna
         target_status(req, &mut t);
         if let Some(st) = ctx.state {
             if !st
-                .units
-                .get::<str>(&u.id)
+                .unit(&u.id)
                 .is_some_and(|x| x.in_combat_with.contains(&t.id))
             {
                 return Err(rej(
@@ -806,8 +804,7 @@ fn combat_target(ctx: &Ctx, req: &ActionRequest, u: &UnitSnap) -> Result<UnitSna
     }
     if let Some(st) = ctx.state {
         let partners: Vec<&String> = st
-            .units
-            .get::<str>(&u.id)
+            .unit(&u.id)
             .map(|x| x.in_combat_with.iter().collect())
             .unwrap_or_default();
         if partners.len() == 1 {

@@ -57,11 +57,7 @@ fn status_key(s: Status) -> &'static str {
 
 /// The units the current leader may still activate.
 fn activatable(st: &GameState) -> Vec<&UnitState> {
-    let Some(l) = st
-        .current
-        .as_ref()
-        .and_then(|c| st.leaders.get::<str>(&c.leader))
-    else {
+    let Some(l) = st.current.as_ref().and_then(|c| st.leader(&c.leader)) else {
         return Vec::new();
     };
     st.units
@@ -85,9 +81,7 @@ pub fn board(e: &AppEngine, st: &GameState) -> Board {
                     ("side", &side_name(st, side)),
                     (
                         "leader",
-                        st.leaders
-                            .get::<str>(&cur.leader)
-                            .map_or("", |l| l.name.as_str()),
+                        st.leader(&cur.leader).map_or("", |l| l.name.as_str()),
                     ),
                     ("count", &cur.activations_left.to_string()),
                 ],
@@ -109,10 +103,7 @@ pub fn board(e: &AppEngine, st: &GameState) -> Board {
             (Some(_), Some(cur)) if cur.activations_left > 0 => {
                 let units: Vec<&str> = activatable(st).iter().map(|u| u.name.as_str()).collect();
                 if !units.is_empty() {
-                    let leader = st
-                        .leaders
-                        .get::<str>(&cur.leader)
-                        .map_or("", |l| l.name.as_str());
+                    let leader = st.leader(&cur.leader).map_or("", |l| l.name.as_str());
                     notes.push(msg(
                         keys::APP_DRIVEN_NOTE_ACTIVATE,
                         &[("leader", leader), ("units", &units.join(", "))],
@@ -205,7 +196,7 @@ pub fn board(e: &AppEngine, st: &GameState) -> Board {
             if l.caught_up {
                 notes.push(m(keys::APP_DRIVEN_BOARD_CAUGHT_UP));
             }
-            let with = match l.attached_to.as_ref().and_then(|u| st.units.get::<str>(u)) {
+            let with = match l.attached_to.as_ref().and_then(|u| st.unit(u)) {
                 Some(u) if l.fate.is_none() => {
                     msg(keys::APP_DRIVEN_BOARD_WITH, &[("name", &u.name)])
                 }
@@ -265,7 +256,7 @@ fn unit_row(e: &AppEngine, st: &GameState, u: &UnitState) -> Vec<String> {
         let names: Vec<&str> = u
             .in_combat_with
             .iter()
-            .filter_map(|x| st.units.get::<str>(x).map(|o| o.name.as_str()))
+            .filter_map(|x| st.unit(x).map(|o| o.name.as_str()))
             .collect();
         notes.push(msg(
             keys::APP_DRIVEN_BOARD_FIGHTING,
@@ -1089,9 +1080,9 @@ mod tests {
     #[test]
     fn each_shooter_has_its_firing_bases_and_may_split_its_fire() {
         let (e, mut st, u, _, _) = end_of_turn_1();
-        std::sync::Arc::make_mut(st.units.get_mut::<str>(u).expect("unit")).lost = 1;
+        st.unit_mut(u).expect("unit").lost = 1;
         let one = "english-archers-right-inner";
-        std::sync::Arc::make_mut(st.units.get_mut::<str>(one).expect("unit")).lost = 3;
+        st.unit_mut(one).expect("unit").lost = 3;
         let form = end_fire_form(&e, &st);
         let field = |name: String| {
             form.fields

@@ -46,11 +46,7 @@ pub(super) fn end_fire(
     if egc {
         let confirmed = req.swiss_without_targets.clone().unwrap_or_default();
         for (i, id) in confirmed.iter().enumerate() {
-            if st
-                .units
-                .get::<str>(id)
-                .is_none_or(|u| u.troop != "swiss-pike")
-            {
+            if st.unit(id).is_none_or(|u| u.troop != "swiss-pike") {
                 return Err(rej(
                     "not-swiss",
                     Some(&format!("swiss_without_targets[{i}]")),
@@ -101,7 +97,7 @@ pub(super) fn end_fire(
                 "name the firing unit by id",
             ));
         };
-        let u = st.units.get::<str>(id).ok_or_else(|| {
+        let u = st.unit(id).ok_or_else(|| {
             rej(
                 "unknown-unit",
                 Some(&format!("fires[{i}].actor")),
@@ -170,7 +166,7 @@ pub(super) fn end_fire(
 /// the second target's fields need it. Each refusal names the form's field.
 pub(super) fn check_form(form: &[FormFire], st: &GameState) -> Result<(), Rejection> {
     for f in form {
-        let name = st.units.get::<str>(&f.unit).map_or_else(
+        let name = st.unit(&f.unit).map_or_else(
             || tercio_i18n::plain(&f.unit).into_owned(),
             |u| u.name.clone(),
         );
@@ -249,7 +245,7 @@ fn combine_simultaneous(st: &GameState, parts: Vec<Acc>) -> Acc {
                 Effect::Unit {
                     unit, status, lost, ..
                 } => {
-                    if let Some(u) = st.units.get::<str>(unit) {
+                    if let Some(u) = st.unit(unit) {
                         let lost_now = rung(*status, *lost).saturating_sub(rung(u.status, u.lost));
                         *levels.entry(unit.clone()).or_default() += lost_now;
                     }
@@ -268,7 +264,7 @@ fn combine_simultaneous(st: &GameState, parts: Vec<Acc>) -> Acc {
     }
     let mut lines = Vec::new();
     for (unit, l) in levels {
-        let Some(u) = st.units.get::<str>(&unit) else {
+        let Some(u) = st.unit(&unit) else {
             continue;
         };
         let c = lose_levels(u.cond(), u.bases, l, false);
@@ -379,7 +375,7 @@ pub(super) fn end_turn(
         }
         let mut looters = Vec::new();
         for (j, uid) in c.by.iter().enumerate() {
-            let u = st.units.get::<str>(uid).ok_or_else(|| {
+            let u = st.unit(uid).ok_or_else(|| {
                 rej(
                     "unknown-unit",
                     Some(&format!("{f}.by[{j}]")),

@@ -15,7 +15,7 @@ pub fn apply_effect(st: &mut GameState, e: &Effect) {
             destroyed,
             uncounted,
         } => {
-            if let Some(u) = st.units.get_mut::<str>(unit).map(Arc::make_mut) {
+            if let Some(u) = st.unit_mut(unit) {
                 u.status = *status;
                 u.lost = *lost;
                 u.destroyed = *destroyed;
@@ -24,7 +24,7 @@ pub fn apply_effect(st: &mut GameState, e: &Effect) {
                     let partners: Vec<String> = u.in_combat_with.iter().cloned().collect();
                     u.in_combat_with.clear();
                     for p in partners {
-                        if let Some(o) = st.units.get_mut::<str>(&p).map(Arc::make_mut) {
+                        if let Some(o) = st.unit_mut(&p) {
                             o.in_combat_with.remove(unit);
                         }
                     }
@@ -37,45 +37,44 @@ pub fn apply_effect(st: &mut GameState, e: &Effect) {
             }
         }
         Effect::Acted { unit } => {
-            if let Some(u) = st.units.get_mut::<str>(unit).map(Arc::make_mut) {
+            if let Some(u) = st.unit_mut(unit) {
                 u.acted = true;
             }
         }
         Effect::Formation { unit, march } => {
             // A unit that moves leaves its planted stakes behind.
-            if let Some(u) = st.units.get_mut::<str>(unit).map(Arc::make_mut) {
+            if let Some(u) = st.unit_mut(unit) {
                 u.march = *march;
                 u.stakes_planted = false;
             }
         }
         Effect::StakesPlanted { unit } => {
-            if let Some(u) = st.units.get_mut::<str>(unit).map(Arc::make_mut) {
+            if let Some(u) = st.unit_mut(unit) {
                 u.stakes_planted = true;
                 u.stakes_used = true;
             }
         }
         Effect::CombatJoined { a, b } => {
-            if st.units.get::<str>(a).is_some_and(|u| !u.destroyed)
-                && st.units.get::<str>(b).is_some_and(|u| !u.destroyed)
+            if st.unit(a).is_some_and(|u| !u.destroyed) && st.unit(b).is_some_and(|u| !u.destroyed)
             {
-                if let Some(u) = st.units.get_mut::<str>(a).map(Arc::make_mut) {
+                if let Some(u) = st.unit_mut(a) {
                     u.in_combat_with.insert(b.clone());
                 }
-                if let Some(u) = st.units.get_mut::<str>(b).map(Arc::make_mut) {
+                if let Some(u) = st.unit_mut(b) {
                     u.in_combat_with.insert(a.clone());
                 }
             }
         }
         Effect::CombatLeft { a, b } => {
-            if let Some(u) = st.units.get_mut::<str>(a).map(Arc::make_mut) {
+            if let Some(u) = st.unit_mut(a) {
                 u.in_combat_with.remove(b);
             }
-            if let Some(u) = st.units.get_mut::<str>(b).map(Arc::make_mut) {
+            if let Some(u) = st.unit_mut(b) {
                 u.in_combat_with.remove(a);
             }
         }
         Effect::LeaderFate { leader, fate } => {
-            if let Some(l) = st.leaders.get_mut::<str>(leader).map(Arc::make_mut) {
+            if let Some(l) = st.leader_mut(leader) {
                 l.fate = Some(*fate);
                 l.attached_to = None;
             }
@@ -86,13 +85,13 @@ pub fn apply_effect(st: &mut GameState, e: &Effect) {
             }
         }
         Effect::LeaderAttached { leader, unit } => {
-            if let Some(l) = st.leaders.get_mut::<str>(leader).map(Arc::make_mut) {
+            if let Some(l) = st.leader_mut(leader) {
                 l.attached_to = unit.clone();
             }
         }
         Effect::LeaderCaughtUp { leader } => {
             let holding = st.current.as_ref().is_some_and(|c| &c.leader == leader);
-            if let Some(l) = st.leaders.get_mut::<str>(leader).map(Arc::make_mut) {
+            if let Some(l) = st.leader_mut(leader) {
                 l.fought = true;
                 if !holding && !l.had_initiative {
                     l.caught_up = true;
@@ -100,7 +99,7 @@ pub fn apply_effect(st: &mut GameState, e: &Effect) {
             }
         }
         Effect::CommandAssigned { from, to } => {
-            if let Some(l) = st.leaders.get_mut::<str>(to).map(Arc::make_mut) {
+            if let Some(l) = st.leader_mut(to) {
                 l.inherited.push(from.clone());
             }
         }
@@ -113,7 +112,7 @@ pub fn apply_effect(st: &mut GameState, e: &Effect) {
             leader,
             activations,
         } => {
-            if let Some(l) = st.leaders.get_mut::<str>(leader).map(Arc::make_mut) {
+            if let Some(l) = st.leader_mut(leader) {
                 l.had_initiative = true;
             }
             st.current = Some(CurrentCommand {
@@ -254,9 +253,7 @@ pub fn render(ch: &Charts, st: &GameState) -> String {
             if let Some(u) = &l.attached_to {
                 tags.push(format!(
                     "with {}",
-                    st.units
-                        .get::<str>(u)
-                        .map_or(u.as_str(), |x| x.name.as_str())
+                    st.unit(u).map_or(u.as_str(), |x| x.name.as_str())
                 ));
             }
             s.push_str(&format!("  leader {:<24} {}\n", l.name, tags.join(", ")));
@@ -277,11 +274,7 @@ pub fn render(ch: &Charts, st: &GameState) -> String {
                 let names: Vec<&str> = u
                     .in_combat_with
                     .iter()
-                    .map(|x| {
-                        st.units
-                            .get::<str>(x)
-                            .map_or(x.as_str(), |y| y.name.as_str())
-                    })
+                    .map(|x| st.unit(x).map_or(x.as_str(), |y| y.name.as_str()))
                     .collect();
                 tags.push(format!("in combat with {}", names.join(", ")));
             }

@@ -125,7 +125,7 @@ fn covers(st: &GameState, l: &LeaderState, commander: &str, depth: usize) -> boo
     depth > 0
         && l.inherited
             .iter()
-            .filter_map(|x| st.leaders.get::<str>(x))
+            .filter_map(|x| st.leader(x))
             .any(|d| covers(st, d, commander, depth - 1))
 }
 
@@ -282,7 +282,7 @@ pub fn plan(
                     "name the leader given the initiative",
                 )
             })?;
-            let l = st.leaders.get::<str>(&lid).ok_or_else(|| {
+            let l = st.leader(&lid).ok_or_else(|| {
                 rej(
                     "unknown-leader",
                     Some("leader"),
@@ -387,7 +387,7 @@ pub fn plan(
                 .leader
                 .clone()
                 .ok_or_else(|| rej("missing-field", Some("leader"), "name the leader"))?;
-            let l = st.leaders.get::<str>(&lid).ok_or_else(|| {
+            let l = st.leader(&lid).ok_or_else(|| {
                 rej(
                     "unknown-leader",
                     Some("leader"),
@@ -403,7 +403,7 @@ pub fn plan(
             }
             leader_may_move(st, l, req.unit.as_deref())?;
             if let Some(uid) = &req.unit {
-                let u = st.units.get::<str>(uid).ok_or_else(|| {
+                let u = st.unit(uid).ok_or_else(|| {
                     rej("unknown-unit", Some("unit"), format!("no unit \"{uid}\""))
                 })?;
                 if u.side != l.side || u.destroyed {
@@ -448,7 +448,7 @@ pub fn plan(
                     "name the surviving leader who takes command",
                 )
             })?;
-            let f = st.leaders.get::<str>(&from).ok_or_else(|| {
+            let f = st.leader(&from).ok_or_else(|| {
                 rej(
                     "unknown-leader",
                     Some("leader"),
@@ -456,8 +456,7 @@ pub fn plan(
                 )
             })?;
             let t = st
-                .leaders
-                .get::<str>(&to)
+                .leader(&to)
                 .ok_or_else(|| rej("unknown-leader", Some("to"), format!("no leader \"{to}\"")))?;
             if f.fate.is_none() {
                 return Err(rej(
@@ -509,17 +508,13 @@ pub fn plan(
                     msg(keys::APP_DRIVEN_REJECT_NAME_UNIT, &[]),
                 )
             })?;
-            let u = st
-                .units
-                .get::<str>(&uid)
-                .filter(|u| !u.destroyed)
-                .ok_or_else(|| {
-                    rej(
-                        "unknown-unit",
-                        Some("unit"),
-                        msg(keys::APP_DRIVEN_REJECT_NOT_ON_TABLE, &[("unit", &uid)]),
-                    )
-                })?;
+            let u = st.unit(&uid).filter(|u| !u.destroyed).ok_or_else(|| {
+                rej(
+                    "unknown-unit",
+                    Some("unit"),
+                    msg(keys::APP_DRIVEN_REJECT_NOT_ON_TABLE, &[("unit", &uid)]),
+                )
+            })?;
             let mut acc = acc;
             let text = msg(keys::APP_DRIVEN_RESULT_REMOVED, &[("unit", &u.name)]);
             acc.steps.push(super::resolve::told(
@@ -551,11 +546,7 @@ fn leader_may_move(st: &GameState, l: &LeaderState, to: Option<&str>) -> Result<
         ));
     }
     if let Some(cur) = &l.attached_to {
-        if st
-            .units
-            .get::<str>(cur)
-            .is_some_and(|u| !u.in_combat_with.is_empty())
-        {
+        if st.unit(cur).is_some_and(|u| !u.in_combat_with.is_empty()) {
             return Err(rej(
                 "leader-in-combat",
                 Some("leader"),
@@ -618,7 +609,7 @@ fn unit_action(
             ))
         }
     };
-    let u = st.units.get::<str>(&actor_id).ok_or_else(|| {
+    let u = st.unit(&actor_id).ok_or_else(|| {
         rej(
             "unknown-unit",
             Some("actor"),
@@ -634,7 +625,7 @@ fn unit_action(
     }
     // A scenario's late arrival is not on the table yet, as actor or target.
     let target = match &req.target {
-        Some(UnitRef::Id(t)) => st.units.get::<str>(t),
+        Some(UnitRef::Id(t)) => st.unit(t),
         _ => None,
     };
     for (field, x) in [("actor", Some(u)), ("target", target)] {
@@ -733,8 +724,7 @@ fn unit_action(
     // A leader named in the action joins the unit.
     if let Some(LeaderField::Id(lid)) = &req.leader_with_actor {
         if let Some(l) = st
-            .leaders
-            .get::<str>(lid)
+            .leader(lid)
             .filter(|l| l.attached_to.as_deref() != Some(&actor_id))
         {
             leader_may_move(st, l, Some(&actor_id)).map_err(|mut r| {

@@ -527,14 +527,10 @@ impl Rules for AppEngine {
             | ActionKind::EndFire
             | ActionKind::EndTurn
             | ActionKind::Remove => None,
-            ActionKind::Command | ActionKind::Attach | ActionKind::AssignCommand => state
-                .leaders
-                .get::<str>(action.leader()?)
-                .map(|l| l.side.clone()),
-            _ => state
-                .units
-                .get::<str>(action.actor()?)
-                .map(|u| u.side.clone()),
+            ActionKind::Command | ActionKind::Attach | ActionKind::AssignCommand => {
+                state.leader(action.leader()?).map(|l| l.side.clone())
+            }
+            _ => state.unit(action.actor()?).map(|u| u.side.clone()),
         }
     }
 

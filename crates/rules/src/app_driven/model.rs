@@ -687,6 +687,25 @@ pub struct GameState {
     pub end_fire_done: bool,
 }
 
+impl GameState {
+    /// The unit `id`.
+    pub fn unit(&self, id: &str) -> Option<&std::sync::Arc<UnitState>> {
+        self.units.get(id)
+    }
+    /// The leader `id`.
+    pub fn leader(&self, id: &str) -> Option<&std::sync::Arc<LeaderState>> {
+        self.leaders.get(id)
+    }
+    /// The unit `id`, to change: copied first if the reading kept before a fold shares it.
+    pub fn unit_mut(&mut self, id: &str) -> Option<&mut UnitState> {
+        self.units.get_mut(id).map(std::sync::Arc::make_mut)
+    }
+    /// The leader `id`, to change: copied first if the reading kept before a fold shares it.
+    pub fn leader_mut(&mut self, id: &str) -> Option<&mut LeaderState> {
+        self.leaders.get_mut(id).map(std::sync::Arc::make_mut)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -122,7 +122,7 @@ impl Play<'_> {
         let Some(UnitRef::Id(a)) = &req.actor else {
             return;
         };
-        let Some(side) = self.st.units.get::<str>(a).map(|u| u.side.clone()) else {
+        let Some(side) = self.st.unit(a).map(|u| u.side.clone()) else {
             return;
         };
         let t = match &req.target {
@@ -195,7 +195,7 @@ impl Play<'_> {
             } = e
             {
                 // A unit that leaves the battle uncounted (a scenario's departure) is no loss.
-                if let Some(u) = self.st.units.get::<str>(unit).filter(|_| !uncounted) {
+                if let Some(u) = self.st.unit(unit).filter(|_| !uncounted) {
                     let more = lost.saturating_sub(u.lost);
                     let fell = *destroyed && !u.destroyed;
                     let (side, troop) = (u.side.clone(), u.troop.clone());
@@ -205,7 +205,7 @@ impl Play<'_> {
                     let by = pairs
                         .iter()
                         .find_map(|(a, t)| (a == unit).then_some(t).or((t == unit).then_some(a)));
-                    if let Some(by) = by.and_then(|b| self.st.units.get::<str>(b)) {
+                    if let Some(by) = by.and_then(|b| self.st.unit(b)) {
                         let (side, troop) = (by.side.clone(), by.troop.clone());
                         self.entry(&side, &troop).inflicted += u32::from(more);
                     }
@@ -252,10 +252,7 @@ impl Play<'_> {
     }
 
     fn troop(&self, id: &str) -> Option<&super::tables::TroopProfile> {
-        self.st
-            .units
-            .get::<str>(id)
-            .and_then(|u| self.ch.troop(&u.troop))
+        self.st.unit(id).and_then(|u| self.ch.troop(&u.troop))
     }
 
     /// Whether `a` can reach `b` with a charge, or shoot at it.
@@ -283,7 +280,7 @@ impl Play<'_> {
 
     /// A unit's place on the status ladder (OK 0, then one per level and per base lost).
     fn level(&self, id: &str) -> u32 {
-        self.st.units.get::<str>(id).map_or(0, |u| {
+        self.st.unit(id).map_or(0, |u| {
             u32::from(u.lost)
                 + match u.status {
                     Status::Ok => 0,
@@ -324,7 +321,7 @@ impl Play<'_> {
         if ferocious {
             r.ferocious = Some(true);
         }
-        let (may_evade, side) = match self.st.units.get::<str>(target) {
+        let (may_evade, side) = match self.st.unit(target) {
             Some(t) => (
                 t.in_combat_with.is_empty() && self.ch.troop(&t.troop).is_some_and(|p| p.may_evade),
                 t.side.clone(),
@@ -347,7 +344,7 @@ impl Play<'_> {
 
     /// One activation of unit `u` by its side's player; `false` if nothing it tried was allowed.
     fn activate(&mut self, id: &str) -> bool {
-        let Some(u) = self.st.units.get::<str>(id).cloned() else {
+        let Some(u) = self.st.unit(id).cloned() else {
             return false;
         };
         let policy = self.policy(&u.side);
@@ -398,8 +395,7 @@ impl Play<'_> {
                         let shaken = self.level(t) > 0;
                         let shoots = self
                             .st
-                            .units
-                            .get::<str>(t)
+                            .unit(t)
                             .and_then(|x| self.ch.troop(&x.troop))
                             .is_some_and(|p| p.fire.is_some());
                         if shaken || shoots {
@@ -499,7 +495,7 @@ impl Play<'_> {
                 if cur.activations_left == 0 {
                     break;
                 }
-                let Some(l) = self.st.leaders.get::<str>(&leader).cloned() else {
+                let Some(l) = self.st.leader(&leader).cloned() else {
                     break;
                 };
                 let turn = self.st.turn;
@@ -532,7 +528,7 @@ impl Play<'_> {
             .map(|u| u.id.clone())
             .collect();
         for s in swiss {
-            let Some(side) = self.st.units.get::<str>(&s).map(|u| u.side.clone()) else {
+            let Some(side) = self.st.unit(&s).map(|u| u.side.clone()) else {
                 continue;
             };
             let targets = {
