@@ -44,11 +44,15 @@ impl<'s> Same<'s> {
         after: &'s std::collections::BTreeMap<K, V>,
     ) -> Self {
         // Both maps are in key order, and nearly always have the same keys: walked side by side.
+        // A copied map shares its keys, so a key is first told by its address: the bytes of
+        // the keys, cold in the memory of a server with many games, are read only for keys
+        // that are not shared.
+        let same_key = |o: &K, k: &K| std::ptr::eq::<str>(o.borrow(), k.borrow()) || o == k;
         let mut old = before.iter().peekable();
         let mut keys = Vec::with_capacity(after.len());
         for (k, v) in after {
-            while old.next_if(|(o, _)| *o < k).is_some() {}
-            if old.next_if(|(o, w)| *o == k && *w == v).is_some() {
+            while old.next_if(|(o, _)| !same_key(o, k) && *o < k).is_some() {}
+            if old.next_if(|(o, w)| same_key(o, k) && *w == v).is_some() {
                 keys.push(k.borrow());
             }
         }
@@ -351,11 +355,20 @@ impl<'a> Body<'a> {
                 next,
                 ..
             } => {
-                // As many keys as recorded, and this one is not among them: the keys changed.
-                // The diff replaces such a map whole, which the walk did not keep: give up.
-                let o = find(entries, at, k).ok_or(GiveUp)?;
                 *seen += 1;
-                *next = Some((!passed_over(skip, skipped, k)).then(|| (step(), o)));
+                if passed_over(skip, skipped, k) {
+                    // A part the caller knows is as recorded (and so recorded): its entry is
+                    // not looked for, so its key's bytes are not read; the cursor moves on to
+                    // where the next key should be.
+                    *at += 1;
+                    *next = Some(None);
+                } else {
+                    // As many keys as recorded, and this one is not among them: the keys
+                    // changed. The diff replaces such a map whole, which the walk did not
+                    // keep: give up.
+                    let o = find(entries, at, k).ok_or(GiveUp)?;
+                    *next = Some(Some((step(), o)));
+                }
             }
             Body::Built { key, .. } => *key = Some(k.to_string()),
         }
@@ -940,6 +953,57 @@ mod tests {
         assert!(passed_over(&skip, &mut at, "e"));
         assert!(!passed_over(&skip, &mut at, "b"), "behind the cursor");
         assert!(!passed_over(&skip, &mut at, "z"));
+    }
+
+    /// A map keyed by shared text, as the typed states keep their units: a copy shares its keys,
+    /// which are told by their address; keys equal but not shared are compared by their bytes
+    /// and name the same entries. The changed entries between those passed over are found and
+    /// walked, and none passed over is looked for in the recorded map.
+    #[test]
+    fn shared_keys_name_the_same_entries_as_equal_ones() {
+        use std::sync::Arc;
+        #[derive(Serialize, Clone)]
+        struct Units {
+            units: BTreeMap<Arc<str>, Arc<Extra>>,
+        }
+        let extra = |x| Arc::new(Extra { x, y: None });
+        let a = Units {
+            units: ["a", "b", "c", "d", "e"]
+                .iter()
+                .zip(1..)
+                .map(|(k, x)| (Arc::from(*k), extra(x)))
+                .collect(),
+        };
+        let mut b = a.clone();
+        *b.units.get_mut("b").expect("b") = extra(20);
+        *b.units.get_mut("e").expect("e") = extra(50);
+        let shared = Same::default().entries("units", &a.units, &b.units);
+        assert_eq!(shared.maps, vec![("units", vec!["a", "c", "d"])]);
+        // The same keys, each its own copy of the text.
+        let unshared: BTreeMap<Arc<str>, Arc<Extra>> = b
+            .units
+            .iter()
+            .map(|(k, v)| (Arc::from(k.to_string()), v.clone()))
+            .collect();
+        let equal = Same::default().entries("units", &a.units, &unshared);
+        assert_eq!(equal.maps, shared.maps);
+        let before = serde_json::to_value(&a).expect("json");
+        assert_eq!(
+            changes_but(&before, &b, shared).expect("followed"),
+            json!([{"p": "/units/b/x", "v": 20}, {"p": "/units/e/x", "v": 50}])
+        );
+        // What is passed over is not looked for in the recorded map (its key's bytes are not
+        // read): even a recorded key the caller vouched for wrongly, here `c` recorded as `c2`,
+        // is not noticed, so a caller vouches only for parts recorded as they are.
+        let mut recorded = before.clone();
+        let units = recorded["units"].as_object_mut().expect("units");
+        let c = units.remove("c").expect("c");
+        units.insert("c2".into(), c);
+        let vouched = Same::default().entries("units", &a.units, &b.units);
+        assert_eq!(
+            changes_but(&recorded, &b, vouched).expect("followed"),
+            json!([{"p": "/units/b/x", "v": 20}, {"p": "/units/e/x", "v": 50}])
+        );
     }
 
     #[test]
