@@ -13,10 +13,8 @@ PORT=${PORT:-19492}
 CHARGES=${CHARGES:-400}
 WORK=$(mktemp -d)
 trap 'kill $pid 2>/dev/null; rm -rf "$WORK"' EXIT
-"$TERCIO" serve --addr 127.0.0.1:$PORT --db "$WORK/t.db" > "$WORK/log" 2>&1 &
-pid=$!
-for _ in $(seq 1 600); do curl -sf -o /dev/null "http://127.0.0.1:$PORT/healthz" && break; sleep 0.1; done
-key=$(grep -o 'key=[0-9a-f]*' "$WORK/log" | head -1 | cut -d= -f2)
+. "$HERE/start.sh"
+start_tercio $PORT "$WORK"
 for lang in en it; do
   node "$HERE/answers.js" $PORT "$key" "$CHARGES" $lang || exit 1
 done

@@ -18,13 +18,10 @@ MOVES1=${MOVES1:-20}
 MOVES2=${MOVES2:-120}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
+. "$HERE/start.sh"
 total() {
-  rm -f "$WORK"/t.db*
-  "$TERCIO" serve --addr 127.0.0.1:$PORT --db "$WORK/t.db" > "$WORK/log" 2>&1 &
-  local pid=$!
-  for _ in $(seq 1 600); do curl -sf -o /dev/null "http://127.0.0.1:$PORT/healthz" && break; sleep 0.1; done
-  local key
-  key=$(grep -o 'key=[0-9a-f]*' "$WORK/log" | head -1 | cut -d= -f2)
+  local pid key
+  start_tercio $PORT "$WORK"
   node "$LOAD" $PORT "$GAMES" "$1" "$key" > /dev/null
   local bytes
   bytes=$(awk '/^write_bytes:/ {print $2}' /proc/$pid/io)

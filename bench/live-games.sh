@@ -13,8 +13,6 @@ GAMES=${GAMES:-1000}
 PORT=${PORT:-19480}
 WORK=$(mktemp -d)
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$WORK"' EXIT
-"$TERCIO" serve --addr 127.0.0.1:$PORT --db "$WORK/t.db" > "$WORK/log" 2>&1 &
-pid=$!
-for _ in $(seq 1 100); do curl -sf -o /dev/null "http://127.0.0.1:$PORT/healthz" && break; sleep 0.1; done
-key=$(head -1 "$WORK/log" | grep -o 'key=[0-9a-f]*' | cut -d= -f2)
+. "$HERE/start.sh"
+start_tercio $PORT "$WORK"
 TCK=$(getconf CLK_TCK) node "$HERE/live-games.js" "$PORT" "$key" "$pid" "$GAMES"
