@@ -8,13 +8,10 @@
 #   TERCIO=/path/to/old/tercio bench/answers.sh
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
-TERCIO=${TERCIO:-$PWD/target/release/tercio}
 PORT=${PORT:-19492}
 CHARGES=${CHARGES:-400}
-WORK=$(mktemp -d)
-trap 'kill $pid 2>/dev/null; rm -rf "$WORK"' EXIT
 . "$HERE/start.sh"
-start_tercio $PORT "$WORK"
+start_tercio $PORT
 for lang in en it; do
   node "$HERE/answers.js" $PORT "$key" "$CHARGES" $lang || exit 1
 done

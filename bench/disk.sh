@@ -10,18 +10,15 @@
 #   TERCIO=/path/to/old/tercio bench/disk.sh   (another build, to compare)
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
-TERCIO=${TERCIO:-$PWD/target/release/tercio}
 LOAD=${LOAD:-$HERE/../../shared/bench/tercio-load.js}
 GAMES=${GAMES:-20}
 PORT=${PORT:-19491}
 MOVES1=${MOVES1:-20}
 MOVES2=${MOVES2:-120}
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
 . "$HERE/start.sh"
 total() {
   local pid key
-  start_tercio $PORT "$WORK"
+  start_tercio $PORT
   node "$LOAD" $PORT "$GAMES" "$1" "$key" > /dev/null
   local bytes
   bytes=$(awk '/^write_bytes:/ {print $2}' /proc/$pid/io)

@@ -8,11 +8,8 @@
 #   TERCIO=/path/to/old/tercio bench/live-games.sh   (another build; alternate them to compare CPU)
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
-TERCIO=${TERCIO:-$PWD/target/release/tercio}
 GAMES=${GAMES:-1000}
 PORT=${PORT:-19480}
-WORK=$(mktemp -d)
-trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$WORK"' EXIT
 . "$HERE/start.sh"
-start_tercio $PORT "$WORK"
+start_tercio $PORT
 TCK=$(getconf CLK_TCK) node "$HERE/live-games.js" "$PORT" "$key" "$pid" "$GAMES"
