@@ -5,7 +5,7 @@
 //
 // Usage: node answers.js PORT KEY CHARGES LANG   (LANG: en | it)
 'use strict';
-const http = require('http');
+const { client, newGame, SETUP, CHARGE } = require('./client');
 
 const [portS, key, chargesS, lang] = process.argv.slice(2);
 const port = Number(portS), charges = Number(chargesS);
@@ -13,41 +13,18 @@ if (!port || !key || !charges || !lang) {
   console.error('usage: node answers.js PORT KEY CHARGES en|it');
   process.exit(2);
 }
-const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-function req(method, path, body, headers) {
-  return new Promise((resolve, reject) => {
-    const h = Object.assign({ 'content-type': 'application/json', 'accept-language': lang }, headers || {});
-    if (body != null) h['content-length'] = Buffer.byteLength(body);
-    const r = http.request({ host: '127.0.0.1', port, method, path, agent, headers: h }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => {
-        const buf = Buffer.concat(chunks);
-        resolve({ status: res.statusCode, bytes: buf.length, json: JSON.parse(buf.toString('utf8') || 'null') });
-      });
-      res.on('error', reject);
-    });
-    r.on('error', reject);
-    if (body != null) r.write(body);
-    r.end();
-  });
-}
+const { req, close } = client(port, { headers: { 'accept-language': lang } });
 
 (async () => {
-  const c = await req('POST', '/api/games',
-    JSON.stringify({ scenario: 'el-gran-capitan/cerignola-1503', seed: 5 }),
-    { authorization: 'Bearer ' + key });
-  if (c.status !== 201) throw new Error('create: ' + c.status);
-  const token = c.json.links.find((l) => l.role === 'game-master').url.split('/').pop();
-  for (const a of [{ action: 'initiative' }, { action: 'command', leader: 'chandieu' },
-    { action: 'attach', leader: 'chandieu', unit: 'swiss-first-block' }]) {
+  const token = await newGame(req, key);
+  for (const a of SETUP) {
     const s = await req('POST', `/api/s/${token}/actions`, JSON.stringify(a));
     if (s.status !== 200) throw new Error('setup: ' + s.status);
   }
-  const CHARGE = JSON.stringify({ action: 'charge', actor: 'swiss-first-block', target: 'spanish-pike-left', ground: 'obstacle' });
+  const charge = JSON.stringify(CHARGE);
   const all = [], steps = {};
   for (let i = 0; i < charges; i++) {
-    const a = await req('POST', `/api/s/${token}/actions`, CHARGE);
+    const a = await req('POST', `/api/s/${token}/actions`, charge);
     if (a.status !== 200) throw new Error('charge: ' + a.status);
     all.push(a.bytes);
     const n = a.json.resolution.steps.length;
@@ -55,7 +32,7 @@ function req(method, path, body, headers) {
     const u = await req('POST', `/api/s/${token}/undo`, null);
     if (u.status !== 200) throw new Error('undo: ' + u.status);
   }
-  agent.destroy();
+  close();
   const stat = (v) => {
     const s = v.slice().sort((x, y) => x - y);
     return {
