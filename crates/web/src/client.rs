@@ -169,6 +169,23 @@ pub fn read_events(
     want: usize,
     wait: Duration,
 ) -> std::io::Result<(u16, Vec<SseEvent>, String)> {
+    read_events_until(addr, path, headers, wait, |events, _| {
+        let entries = events.iter().filter(|e| e.event == "entry").count();
+        entries >= want && want > 0 || events.iter().any(|e| e.event == "revoked")
+    })
+}
+
+/// Open an event stream and read it until `done` holds of the events and the raw text read so
+/// far (checked after every read), the server refuses the stream, or `wait` passed: a test
+/// waits for what it checks, and only a failing one waits the whole time. Returns the status,
+/// the events and the raw text.
+pub fn read_events_until(
+    addr: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    wait: Duration,
+    done: impl Fn(&[SseEvent], &str) -> bool,
+) -> std::io::Result<(u16, Vec<SseEvent>, String)> {
     let mut s = open_stream(addr, path, headers, Duration::from_millis(200))?;
     let deadline = std::time::Instant::now() + wait;
     let mut raw = Vec::new();
@@ -187,8 +204,7 @@ pub fn read_events(
         }
         let text = String::from_utf8_lossy(&raw).to_string();
         events = parse_events(&text);
-        let entries = events.iter().filter(|e| e.event == "entry").count();
-        if entries >= want && want > 0 || events.iter().any(|e| e.event == "revoked") {
+        if done(&events, &text) {
             break;
         }
         if text.starts_with("HTTP/1.1 4") && find(&raw, b"\r\n\r\n").is_some() {
@@ -202,6 +218,13 @@ pub fn read_events(
         .and_then(|x| x.parse().ok())
         .unwrap_or(0);
     Ok((status, events, text))
+}
+
+/// Whether a stream's raw text holds its first message (the server's `retry:`), and `n`
+/// `entry` events among `events`: all a stream sends at once when it opens on a log of `n`
+/// entries.
+pub fn caught_up(events: &[SseEvent], raw: &str, n: usize) -> bool {
+    raw.contains("retry:") && events.iter().filter(|e| e.event == "entry").count() >= n
 }
 
 /// An event stream read one event at a time: open it, do something, read what it sent.

@@ -5,18 +5,17 @@
 //! reach no seat; and a small battle posted as TOML is played to a victory the report names.
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use serde_json::{json, Value};
 use tercio_i18n::{localize, msg, Lang};
 use tercio_rules::callan_renaissance::tables::{card_colour, card_rank};
 use tercio_rules::game::Game;
 use tercio_store::Store;
-use tercio_web::client::{read_events, request_with, Reply};
+use tercio_web::client::{caught_up, read_events_until, request_with, Reply};
 
 mod common;
 
-use common::{server, token, Server};
+use common::{server, token, Server, PATIENCE};
 
 const PAVIA: &str = "callan-renaissance/pavia-1525";
 /// The seed of the walkthrough in docs/cli.md ("The Renaissance (Callan), in Italian").
@@ -360,14 +359,12 @@ fn check_secrets(
         }
         if live {
             let path = format!("/api/s/{t}/events");
-            let (status, events, raw) = read_events(
-                &s.addr,
-                &path,
-                &[ITALIAN],
-                usize::MAX,
-                Duration::from_millis(400),
-            )
-            .expect("events");
+            let n = g.log.entries().len();
+            let (status, events, raw) =
+                read_events_until(&s.addr, &path, &[ITALIAN], PATIENCE, |e, raw| {
+                    caught_up(e, raw, n)
+                })
+                .expect("events");
             assert_eq!(status, 200, "{stage}: {role} {path}");
             assert_eq!(
                 events.iter().filter(|e| e.event == "entry").count(),

@@ -3,17 +3,15 @@
 //! hand, the game master plays no card, the odds never look into a face-down pack, the table's
 //! dice never deal the cards, and the end of the game reveals every card for `tercio verify`.
 
-use std::time::Duration;
-
 use serde_json::{json, Value};
 use tercio_rules::commands_colors_ecw::tables::{command_card, command_kind, CommandCard};
 use tercio_rules::game::{commitment, Game};
 use tercio_store::Store;
-use tercio_web::client::{read_events, request_with, Reply};
+use tercio_web::client::{caught_up, read_events_until, request_with, Reply};
 
 mod common;
 
-use common::{server, token, Server};
+use common::{server, token, Server, PATIENCE};
 
 const EDGEHILL: &str = "commands-colors-ecw/edgehill-1642";
 const TIBBERMORE: &str = "commands-colors-ecw/tibbermore-1644";
@@ -401,8 +399,9 @@ fn check_no_leak(s: &Server, l: &Links, stage: &str, live: bool) -> usize {
         .collect();
         if live {
             let path = format!("/api/s/{t}/events");
+            let n = g.log.entries().len();
             let (status, events, raw) =
-                read_events(&s.addr, &path, &[], usize::MAX, Duration::from_millis(400))
+                read_events_until(&s.addr, &path, &[], PATIENCE, |e, raw| caught_up(e, raw, n))
                     .expect("events");
             assert_eq!(status, 200, "{stage}: {role} {path}");
             assert_eq!(

@@ -6,11 +6,13 @@ use proptest::prelude::*;
 use serde_json::{json, Value};
 use tercio_rules::game::commitment;
 use tercio_store::Store;
-use tercio_web::client::{read_events, request_with, EventStream, Reply};
+use tercio_web::client::{
+    caught_up, read_events, read_events_until, request_with, EventStream, Reply,
+};
 
 mod common;
 
-use common::{server, token, Server};
+use common::{server, token, Server, PATIENCE};
 
 /// A game's links, by role.
 struct Links {
@@ -100,20 +102,22 @@ fn everything_for(s: &Server, t: &str) -> Vec<(String, String)> {
         let r = s.post(&path, &body);
         out.push((path, r.body));
     }
-    let (_, _, raw) = read_events(
-        &s.addr,
-        &format!("/api/s/{t}/events"),
-        &[],
-        usize::MAX,
-        Duration::from_millis(400),
-    )
-    .expect("events");
-    out.push((format!("/api/s/{t}/events"), raw));
+    // The stream sends the whole log at once: read until it has.
+    let n = s.get(&format!("/api/s/{t}/log")).json()["entries"]
+        .as_array()
+        .map_or(0, Vec::len);
+    let path = format!("/api/s/{t}/events");
+    let (_, events, raw) =
+        read_events_until(&s.addr, &path, &[], PATIENCE, |e, raw| caught_up(e, raw, n))
+            .expect("events");
+    assert!(caught_up(&events, &raw, n), "{path}: {raw}");
+    out.push((path, raw));
     // A page's stream, from a version it does not have: its `#main` comes whole.
     let path = format!("/api/s/{t}/events?etag=none&brief=1");
+    let replaced = |raw: &str| raw.contains("\"op\":\"replace\"");
     let (_, _, raw) =
-        read_events(&s.addr, &path, &[], usize::MAX, Duration::from_millis(400)).expect("events");
-    assert!(raw.contains("\"op\":\"replace\""), "{path}: {raw}");
+        read_events_until(&s.addr, &path, &[], PATIENCE, |_, raw| replaced(raw)).expect("events");
+    assert!(replaced(&raw), "{path}: {raw}");
     out.push((path, raw));
     out
 }

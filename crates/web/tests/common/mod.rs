@@ -8,6 +8,10 @@ use serde_json::{json, Value};
 use tercio_store::{SqliteStore, Store};
 use tercio_web::client::request_with;
 
+/// How long a test waits for what it checks before it fails: long, as it waits for the thing
+/// itself, and only a failing test waits it out (the machine may be loaded).
+pub const PATIENCE: std::time::Duration = std::time::Duration::from_secs(30);
+
 pub struct Server {
     pub addr: String,
     pub key: String,
