@@ -504,7 +504,7 @@ fn resolve_kept(
                 return Err(GameError::Rejected(Rejection::new(
                     "seeded-only",
                     Some("faces"),
-                    "faces: this action draws cards or picks at random: its dice always come from the game's seed, none are thrown at the table",
+                    tercio_i18n::msg(tercio_i18n::keys::INPUT_SEEDED_ONLY, &[]),
                 )));
             }
             None

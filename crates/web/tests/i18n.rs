@@ -443,6 +443,59 @@ fn json_answers_render_messages_in_the_requests_language() {
 }
 
 #[test]
+fn app_driven_refusals_of_a_wrong_or_missing_name_speak_the_requests_language() {
+    let s = server();
+    let t = s.links("el-gran-capitan/cerignola-1503");
+    let gm = &t[0];
+    // Each names something the game does not have, or leaves out what the action needs; each
+    // refusal's message read to an Italian and an English request.
+    for (action, code) in [
+        (
+            json!({"action": "charge", "actor": "nobody", "target": "spanish-pike-left"}),
+            "unknown-unit",
+        ),
+        (
+            json!({"action": "charge", "target": "spanish-pike-left"}),
+            "missing-field",
+        ),
+        (
+            json!({"action": "attach", "leader": "nobody", "unit": "swiss-first-block"}),
+            "unknown-leader",
+        ),
+        (
+            json!({"action": "attach", "leader": "chandieu", "unit": "nobody"}),
+            "unknown-unit",
+        ),
+    ] {
+        let refusal = |lang: &str| {
+            let r = s.request(
+                "POST",
+                &format!("/api/s/{gm}/actions?lang={lang}"),
+                &[],
+                Some(&action.to_string()),
+            );
+            assert_eq!(r.status, 422, "{action}: {}", r.body);
+            let e = r.json()["error"].clone();
+            assert_eq!(e["code"], code, "{action}: {}", r.body);
+            let m = e["message"].as_str().unwrap_or_default().to_string();
+            assert!(
+                !m.is_empty() && !m.contains(tercio_i18n::OPEN),
+                "{action}: {m}"
+            );
+            m
+        };
+        let (it, en) = (refusal("it"), refusal("en"));
+        assert_ne!(
+            it, en,
+            "{action}: the Italian refusal reads as the English one"
+        );
+        for english in ["no unit", "no leader", "required", "this game"] {
+            assert!(!it.contains(english), "{action}: English left in \"{it}\"");
+        }
+    }
+}
+
+#[test]
 fn every_web_key_is_used_and_markup_only_in_html_keys() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut code = String::new();

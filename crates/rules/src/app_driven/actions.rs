@@ -16,6 +16,15 @@ fn rej(code: &str, field: Option<&str>, msg: impl Into<String>) -> Rejection {
     Rejection::new(code, field, msg)
 }
 
+/// An action's name in the reader's language, as a message's argument.
+pub(super) fn action_name(kind: ActionKind) -> String {
+    let id = serde_json::to_value(kind)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default();
+    format!("@app_driven.action.{id}")
+}
+
 /// The rule set's context for one action.
 pub struct Ctx<'a> {
     pub ch: &'a Arc<Charts>,
@@ -25,6 +34,21 @@ pub struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// The refusal of a troop type the charts do not have, in `field`.
+    fn unknown_troop(&self, field: &str, troop: &str) -> Rejection {
+        rej(
+            "unknown-troop-type",
+            Some(field),
+            msg(
+                keys::APP_DRIVEN_REJECT_UNKNOWN_TROOP,
+                &[
+                    ("troop", troop),
+                    ("allowed", &self.ch.troop_ids().join(", ")),
+                ],
+            ),
+        )
+    }
+
     fn snap(
         &self,
         r: Option<&UnitRef>,
@@ -35,44 +59,126 @@ impl Ctx<'_> {
             rej(
                 "missing-field",
                 Some(field),
-                format!("the {field} is required for this action"),
+                msg(keys::APP_DRIVEN_REJECT_REQUIRED, &[("field", field)]),
             )
         })?;
         let lf = format!("leader_with_{field}");
         match (self.state, r) {
             (Some(st), UnitRef::Id(id)) => {
                 let u = st.unit(id).ok_or_else(|| {
-                    rej("unknown-unit", Some(field), format!("no unit \"{id}\" in this game; units: {}", st.units.keys().cloned().collect::<Vec<_>>().join(", ")))
+                    rej(
+                        "unknown-unit",
+                        Some(field),
+                        msg(
+                            keys::APP_DRIVEN_REJECT_NO_UNIT_OF,
+                            &[
+                                ("id", id),
+                                (
+                                    "allowed",
+                                    &st.units.keys().cloned().collect::<Vec<_>>().join(", "),
+                                ),
+                            ],
+                        ),
+                    )
                 })?;
                 if u.destroyed {
-                    return Err(rej("unit-destroyed", Some(field), msg(keys::APP_DRIVEN_REJECT_DESTROYED, &[("unit", &u.name)])));
+                    return Err(rej(
+                        "unit-destroyed",
+                        Some(field),
+                        msg(keys::APP_DRIVEN_REJECT_DESTROYED, &[("unit", &u.name)]),
+                    ));
                 }
-                let troop = self.ch.troop(&u.troop).cloned().ok_or_else(|| rej("unknown-troop-type", Some(field), u.troop.clone()))?;
-                let attached = st.leaders.values().find(|l| l.attached_to.as_deref() == Some(id) && l.fate.is_none());
+                let troop = self
+                    .ch
+                    .troop(&u.troop)
+                    .cloned()
+                    .ok_or_else(|| self.unknown_troop(field, &u.troop))?;
+                let attached = st
+                    .leaders
+                    .values()
+                    .find(|l| l.attached_to.as_deref() == Some(id) && l.fate.is_none());
                 let leader = match leader {
-                    None => attached.map(|l| LeaderSnap { id: l.id.clone(), name: l.name.clone(), army: l.army }),
+                    None => attached.map(|l| LeaderSnap {
+                        id: l.id.clone(),
+                        name: l.name.clone(),
+                        army: l.army,
+                    }),
                     Some(LeaderField::Flag(false)) => match attached {
-                        Some(l) => return Err(rej("leader-attached", Some(&lf), msg(keys::APP_DRIVEN_REJECT_LEADER_ATTACHED, &[("leader", &l.name), ("unit", &u.name), ("attach", "@app_driven.action.attach")]))),
+                        Some(l) => {
+                            return Err(rej(
+                                "leader-attached",
+                                Some(&lf),
+                                msg(
+                                    keys::APP_DRIVEN_REJECT_LEADER_ATTACHED,
+                                    &[
+                                        ("leader", &l.name),
+                                        ("unit", &u.name),
+                                        ("attach", "@app_driven.action.attach"),
+                                    ],
+                                ),
+                            ))
+                        }
                         None => None,
                     },
                     Some(LeaderField::Flag(true)) => match attached {
-                        Some(l) => Some(LeaderSnap { id: l.id.clone(), name: l.name.clone(), army: l.army }),
-                        None => return Err(rej("no-leader-attached", Some(&lf), msg(keys::APP_DRIVEN_REJECT_NO_LEADER_ATTACHED, &[("unit", &u.name)]))),
+                        Some(l) => Some(LeaderSnap {
+                            id: l.id.clone(),
+                            name: l.name.clone(),
+                            army: l.army,
+                        }),
+                        None => {
+                            return Err(rej(
+                                "no-leader-attached",
+                                Some(&lf),
+                                msg(
+                                    keys::APP_DRIVEN_REJECT_NO_LEADER_ATTACHED,
+                                    &[("unit", &u.name)],
+                                ),
+                            ))
+                        }
                     },
                     Some(LeaderField::Id(lid)) => {
-                        let l = st.leader(lid).ok_or_else(|| rej("unknown-leader", Some(&lf), format!("no leader \"{lid}\" in this game")))?;
+                        let l = st.leader(lid).ok_or_else(|| {
+                            rej(
+                                "unknown-leader",
+                                Some(&lf),
+                                msg(keys::APP_DRIVEN_REJECT_NO_LEADER, &[("id", lid)]),
+                            )
+                        })?;
                         if l.fate.is_some() {
-                            return Err(rej("leader-lost", Some(&lf), msg(keys::APP_DRIVEN_REJECT_LEADER_LOST, &[("leader", &l.name)])));
+                            return Err(rej(
+                                "leader-lost",
+                                Some(&lf),
+                                msg(keys::APP_DRIVEN_REJECT_LEADER_LOST, &[("leader", &l.name)]),
+                            ));
                         }
                         if l.side != u.side {
-                            return Err(rej("leader-wrong-side", Some(&lf), msg(keys::APP_DRIVEN_REJECT_LEADER_WRONG_SIDE, &[("leader", &l.name), ("unit", &u.name)])));
+                            return Err(rej(
+                                "leader-wrong-side",
+                                Some(&lf),
+                                msg(
+                                    keys::APP_DRIVEN_REJECT_LEADER_WRONG_SIDE,
+                                    &[("leader", &l.name), ("unit", &u.name)],
+                                ),
+                            ));
                         }
                         // Only the actor's leader may join as part of the action; a target's
                         // leader fights with it only if already attached.
                         if field != "actor" && l.attached_to.as_deref() != Some(id.as_str()) {
-                            return Err(rej("leader-not-with-unit", Some(&lf), msg(keys::APP_DRIVEN_REJECT_LEADER_NOT_WITH_UNIT, &[("leader", &l.name), ("unit", &u.name)])));
+                            return Err(rej(
+                                "leader-not-with-unit",
+                                Some(&lf),
+                                msg(
+                                    keys::APP_DRIVEN_REJECT_LEADER_NOT_WITH_UNIT,
+                                    &[("leader", &l.name), ("unit", &u.name)],
+                                ),
+                            ));
                         }
-                        Some(LeaderSnap { id: l.id.clone(), name: l.name.clone(), army: l.army })
+                        Some(LeaderSnap {
+                            id: l.id.clone(),
+                            name: l.name.clone(),
+                            army: l.army,
+                        })
                     }
                 };
                 Ok(UnitSnap {
@@ -91,43 +197,118 @@ impl Ctx<'_> {
                     leader,
                 })
             }
-            (Some(_), UnitRef::Inline(_)) => Err(rej("inline-unit-in-game", Some(field), "in a game, name units by their id")),
+            (Some(_), UnitRef::Inline(_)) => Err(rej(
+                "inline-unit-in-game",
+                Some(field),
+                msg(keys::APP_DRIVEN_REJECT_UNIT_BY_ID, &[]),
+            )),
             (None, UnitRef::Id(id)) => Err(rej(
                 "unit-id-without-game",
                 Some(field),
-                format!("\"{id}\" is a unit id, but there is no game: describe the unit inline ({{\"type\": ..., \"bases\": ...}}) or use `tercio game act`"),
+                msg(
+                    keys::APP_DRIVEN_REJECT_UNIT_ID_WITHOUT_GAME,
+                    &[
+                        ("id", id),
+                        ("example", r#"{"type": ..., "bases": ...}"#),
+                        ("command", "`tercio game act`"),
+                    ],
+                ),
             )),
             (None, UnitRef::Inline(u)) => {
-                let troop = self.ch.troop(&u.troop).cloned().ok_or_else(|| {
-                    rej("unknown-troop-type", Some(&format!("{field}.type")), format!("unknown troop type \"{}\"; allowed: {}", u.troop, self.ch.troop_ids().join(", ")))
-                })?;
+                let troop = self
+                    .ch
+                    .troop(&u.troop)
+                    .cloned()
+                    .ok_or_else(|| self.unknown_troop(&format!("{field}.type"), &u.troop))?;
                 if !(1..=6).contains(&u.bases) {
-                    return Err(rej("bad-bases", Some(&format!("{field}.bases")), format!("{} bases: allowed 1 to 6", u.bases)));
+                    return Err(rej(
+                        "bad-bases",
+                        Some(&format!("{field}.bases")),
+                        msg(
+                            keys::APP_DRIVEN_REJECT_BAD_BASES,
+                            &[("bases", &u.bases.to_string())],
+                        ),
+                    ));
                 }
                 if u.stakes_planted && !troop.flags.contains(&"stakes") {
-                    return Err(rej("no-stakes", Some(&format!("{field}.stakes_planted")), format!("{} cannot plant stakes", troop.name)));
+                    return Err(rej(
+                        "no-stakes",
+                        Some(&format!("{field}.stakes_planted")),
+                        msg(
+                            keys::APP_DRIVEN_REJECT_STAKES_TROOP,
+                            &[("troop", troop.name)],
+                        ),
+                    ));
                 }
                 if u.lost >= u.bases || resolve_destroyed(u.bases, u.lost) {
-                    return Err(rej("unit-destroyed", Some(&format!("{field}.lost")), format!("{} of {} bases lost: the unit is already destroyed", u.lost, u.bases)));
+                    return Err(rej(
+                        "unit-destroyed",
+                        Some(&format!("{field}.lost")),
+                        msg(
+                            keys::APP_DRIVEN_REJECT_ALREADY_DESTROYED,
+                            &[
+                                ("lost", &u.lost.to_string()),
+                                ("bases", &u.bases.to_string()),
+                            ],
+                        ),
+                    ));
                 }
                 for f in &u.flags {
                     if !troop.flags.contains(&f.as_str()) {
-                        return Err(rej("bad-flag", Some(&format!("{field}.flags")), format!("unknown flag \"{f}\" for {}; allowed: {}", troop.id, troop.flags.join(", "))));
+                        return Err(rej(
+                            "bad-flag",
+                            Some(&format!("{field}.flags")),
+                            msg(
+                                keys::APP_DRIVEN_REJECT_BAD_FLAG,
+                                &[
+                                    ("flag", f),
+                                    ("troop", troop.name),
+                                    ("allowed", &troop.flags.join(", ")),
+                                ],
+                            ),
+                        ));
                     }
                 }
                 let leader = match leader {
                     None | Some(LeaderField::Flag(false)) => None,
-                    Some(LeaderField::Flag(true)) => Some(LeaderSnap { id: format!("{field}-leader"), name: format!("Leader with {field}"), army: false }),
-                    Some(LeaderField::Id(n)) => Some(LeaderSnap { id: format!("{field}-leader"), name: n.clone(), army: false }),
+                    Some(LeaderField::Flag(true)) => Some(LeaderSnap {
+                        id: format!("{field}-leader"),
+                        // Named by the side it is with, in the reader's language.
+                        name: msg(
+                            if field == "target" {
+                                keys::APP_DRIVEN_LEADER_WITH_TARGET
+                            } else {
+                                keys::APP_DRIVEN_LEADER_WITH_ACTOR
+                            },
+                            &[],
+                        ),
+                        army: false,
+                    }),
+                    Some(LeaderField::Id(n)) => Some(LeaderSnap {
+                        id: format!("{field}-leader"),
+                        name: n.clone(),
+                        army: false,
+                    }),
                 };
                 Ok(UnitSnap {
                     id: field.to_string(),
                     // Text the sender wrote: never read as a marker.
-                    name: u.name.as_deref().map_or_else(|| format!("{} ({field})", troop.name), |n| tercio_i18n::plain(n).into_owned()),
-                    side: if field == "actor" { "actor's side".into() } else { "target's side".into() },
+                    name: u.name.as_deref().map_or_else(
+                        || format!("{} ({field})", troop.name),
+                        |n| tercio_i18n::plain(n).into_owned(),
+                    ),
+                    side: if field == "actor" {
+                        "actor's side".into()
+                    } else {
+                        "target's side".into()
+                    },
                     troop,
                     bases: u.bases,
-                    cond: Condition { status: u.status, lost: u.lost, destroyed: false },
+                    cond: Condition {
+                        status: u.status,
+                        lost: u.lost,
+                        destroyed: false,
+                    },
                     flags: u.flags.clone(),
                     nationality: u.nationality.clone(),
                     in_combat: u.in_combat,
@@ -243,16 +424,20 @@ pub fn check_fields(req: &ActionRequest) -> Result<(), Rejection> {
                 return Err(rej(
                     "field-not-used",
                     Some(k),
-                    format!(
-                        "{:?} does not use this field; it uses: {}",
-                        req.action,
-                        if allowed.is_empty() {
-                            "no other field".to_string()
-                        } else {
-                            allowed.join(", ")
-                        }
-                    )
-                    .replace('"', ""),
+                    msg(
+                        keys::APP_DRIVEN_REJECT_FIELD_NOT_USED,
+                        &[
+                            ("action", &action_name(req.action)),
+                            (
+                                "allowed",
+                                &if allowed.is_empty() {
+                                    format!("@{}", keys::APP_DRIVEN_REJECT_NO_OTHER_FIELD)
+                                } else {
+                                    allowed.join(", ")
+                                },
+                            ),
+                        ],
+                    ),
                 ));
             }
         }
@@ -768,9 +953,12 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
         _ => Err(rej(
             "game-only",
             Some("action"),
-            format!(
-                "{:?} is a turn action: use it inside a game (`tercio game act`)",
-                req.action
+            msg(
+                keys::APP_DRIVEN_REJECT_TURN_ACTION,
+                &[
+                    ("action", &action_name(req.action)),
+                    ("command", "`tercio game act`"),
+                ],
             ),
         )),
     }

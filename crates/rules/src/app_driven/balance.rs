@@ -131,9 +131,10 @@ impl AppBalance {
                 return Err(Rejection::new(
                     "unknown-action",
                     Some("action"),
-                    format!(
-                    "\"{other}\" is not an action a matchup can pit; allowed: charge, melee, fire"
-                ),
+                    tercio_i18n::msg(
+                        tercio_i18n::keys::INPUT_MATCHUP_ACTION,
+                        &[("action", other), ("allowed", "charge, melee, fire")],
+                    ),
                 ))
             }
         };

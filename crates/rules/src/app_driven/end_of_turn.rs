@@ -26,21 +26,27 @@ pub(super) fn end_fire(
         return Err(not_now(
             "wrong-phase",
             Some("action"),
-            "end-of-turn fire comes after the initiatives (\"end-initiatives\")",
+            msg(
+                keys::APP_DRIVEN_REJECT_END_INITIATIVES_FIRST,
+                &[("end", "@app_driven.action.end-initiatives")],
+            ),
         ));
     }
     if st.end_fire_done {
         return Err(rej(
             "end-fire-done",
             Some("action"),
-            "the end-of-turn fire has been made: sack camps and check the armies (\"end-turn\")",
+            msg(
+                keys::APP_DRIVEN_REJECT_FIRE_DONE,
+                &[("end_turn", "@app_driven.action.end-turn")],
+            ),
         ));
     }
     if !egc && req.swiss_without_targets.is_some() {
         return Err(rej(
             "field-not-used",
             Some("swiss_without_targets"),
-            "only El Gran Capitán has Ferocious Swiss Charges",
+            msg(keys::APP_DRIVEN_REJECT_EGC_ONLY, &[]),
         ));
     }
     if egc {
@@ -50,7 +56,7 @@ pub(super) fn end_fire(
                 return Err(rej(
                     "not-swiss",
                     Some(&format!("swiss_without_targets[{i}]")),
-                    format!("\"{id}\" is not a Swiss Pikemen unit"),
+                    msg(keys::APP_DRIVEN_REJECT_NOT_SWISS_UNIT, &[("id", id)]),
                 ));
             }
         }
@@ -87,21 +93,21 @@ pub(super) fn end_fire(
             return Err(rej(
                 "not-fire",
                 Some(&format!("fires[{i}].action")),
-                "only Fire actions belong in end-of-turn fire",
+                msg(keys::APP_DRIVEN_REJECT_NOT_FIRE, &[]),
             ));
         }
         let Some(UnitRef::Id(id)) = &f.actor else {
             return Err(rej(
                 "missing-field",
                 Some(&format!("fires[{i}].actor")),
-                "name the firing unit by id",
+                msg(keys::APP_DRIVEN_REJECT_NAME_FIRING_UNIT, &[]),
             ));
         };
         let u = st.unit(id).ok_or_else(|| {
             rej(
                 "unknown-unit",
                 Some(&format!("fires[{i}].actor")),
-                format!("no unit \"{id}\""),
+                msg(keys::APP_DRIVEN_REJECT_NO_UNIT, &[("id", id)]),
             )
         })?;
         if u.acted {
@@ -136,7 +142,7 @@ pub(super) fn end_fire(
             return Err(rej(
                 "duplicate-fire",
                 Some(&format!("fires[{i}]")),
-                "all fire on one target in one action is one calculation",
+                msg(keys::APP_DRIVEN_REJECT_DUPLICATE_FIRE, &[]),
             ));
         }
         let p = actions::plan(&ctx, f).map_err(|mut r| {
@@ -356,7 +362,7 @@ pub(super) fn end_turn(
             rej(
                 "unknown-side",
                 Some(&format!("{f}.side")),
-                format!("no side \"{}\"", c.side),
+                msg(keys::APP_DRIVEN_REJECT_NO_SIDE, &[("id", &c.side)]),
             )
         })?;
         if !side.camp || side.camp_sacked {
@@ -370,7 +376,7 @@ pub(super) fn end_turn(
             return Err(rej(
                 "missing-field",
                 Some(&format!("{f}.by")),
-                "name the units sacking the camp",
+                msg(keys::APP_DRIVEN_REJECT_NAME_SACKERS, &[]),
             ));
         }
         let mut looters = Vec::new();
@@ -379,7 +385,7 @@ pub(super) fn end_turn(
                 rej(
                     "unknown-unit",
                     Some(&format!("{f}.by[{j}]")),
-                    format!("no unit \"{uid}\""),
+                    msg(keys::APP_DRIVEN_REJECT_NO_UNIT, &[("id", uid)]),
                 )
             })?;
             if u.side == c.side || u.destroyed {

@@ -221,16 +221,20 @@ pub fn plan(
                     ),
                 ));
             }
-            let att = st
-                .sides
-                .iter()
-                .find(|s| s.attacker)
-                .ok_or_else(|| rej("no-attacker", None, "no attacker"))?;
-            let def = st
-                .sides
-                .iter()
-                .find(|s| !s.attacker)
-                .ok_or_else(|| rej("no-defender", None, "no defender"))?;
+            let att = st.sides.iter().find(|s| s.attacker).ok_or_else(|| {
+                rej(
+                    "no-attacker",
+                    None,
+                    msg(keys::APP_DRIVEN_REJECT_NO_ATTACKER, &[]),
+                )
+            })?;
+            let def = st.sides.iter().find(|s| !s.attacker).ok_or_else(|| {
+                rej(
+                    "no-defender",
+                    None,
+                    msg(keys::APP_DRIVEN_REJECT_NO_DEFENDER, &[]),
+                )
+            })?;
             let a_ok = !eligible_leaders(st, &att.id).is_empty();
             let d_ok = !eligible_leaders(st, &def.id).is_empty();
             match (a_ok, d_ok) {
@@ -279,14 +283,14 @@ pub fn plan(
                 rej(
                     "missing-field",
                     Some("leader"),
-                    "name the leader given the initiative",
+                    msg(keys::APP_DRIVEN_REJECT_NAME_INITIATIVE_LEADER, &[]),
                 )
             })?;
             let l = st.leader(&lid).ok_or_else(|| {
                 rej(
                     "unknown-leader",
                     Some("leader"),
-                    format!("no leader \"{lid}\""),
+                    msg(keys::APP_DRIVEN_REJECT_NO_LEADER, &[("id", &lid)]),
                 )
             })?;
             let side = st.initiative_side.clone().ok_or_else(|| {
@@ -383,15 +387,18 @@ pub fn plan(
             Ok(Plan::Done(acc))
         }
         ActionKind::Attach => {
-            let lid = req
-                .leader
-                .clone()
-                .ok_or_else(|| rej("missing-field", Some("leader"), "name the leader"))?;
+            let lid = req.leader.clone().ok_or_else(|| {
+                rej(
+                    "missing-field",
+                    Some("leader"),
+                    msg(keys::APP_DRIVEN_REJECT_NAME_LEADER, &[]),
+                )
+            })?;
             let l = st.leader(&lid).ok_or_else(|| {
                 rej(
                     "unknown-leader",
                     Some("leader"),
-                    format!("no leader \"{lid}\""),
+                    msg(keys::APP_DRIVEN_REJECT_NO_LEADER, &[("id", &lid)]),
                 )
             })?;
             if l.fate.is_some() {
@@ -404,7 +411,11 @@ pub fn plan(
             leader_may_move(st, l, req.unit.as_deref())?;
             if let Some(uid) = &req.unit {
                 let u = st.unit(uid).ok_or_else(|| {
-                    rej("unknown-unit", Some("unit"), format!("no unit \"{uid}\""))
+                    rej(
+                        "unknown-unit",
+                        Some("unit"),
+                        msg(keys::APP_DRIVEN_REJECT_NO_UNIT, &[("id", uid)]),
+                    )
                 })?;
                 if u.side != l.side || u.destroyed {
                     return Err(rej(
@@ -437,27 +448,34 @@ pub fn plan(
             Ok(Plan::Done(acc))
         }
         ActionKind::AssignCommand => {
-            let from = req
-                .leader
-                .clone()
-                .ok_or_else(|| rej("missing-field", Some("leader"), "name the fallen leader"))?;
+            let from = req.leader.clone().ok_or_else(|| {
+                rej(
+                    "missing-field",
+                    Some("leader"),
+                    msg(keys::APP_DRIVEN_REJECT_NAME_FALLEN, &[]),
+                )
+            })?;
             let to = req.to.clone().ok_or_else(|| {
                 rej(
                     "missing-field",
                     Some("to"),
-                    "name the surviving leader who takes command",
+                    msg(keys::APP_DRIVEN_REJECT_NAME_SUCCESSOR, &[]),
                 )
             })?;
             let f = st.leader(&from).ok_or_else(|| {
                 rej(
                     "unknown-leader",
                     Some("leader"),
-                    format!("no leader \"{from}\""),
+                    msg(keys::APP_DRIVEN_REJECT_NO_LEADER, &[("id", &from)]),
                 )
             })?;
-            let t = st
-                .leader(&to)
-                .ok_or_else(|| rej("unknown-leader", Some("to"), format!("no leader \"{to}\"")))?;
+            let t = st.leader(&to).ok_or_else(|| {
+                rej(
+                    "unknown-leader",
+                    Some("to"),
+                    msg(keys::APP_DRIVEN_REJECT_NO_LEADER, &[("id", &to)]),
+                )
+            })?;
             if f.fate.is_none() {
                 return Err(rej(
                     "leader-alive",
@@ -598,14 +616,14 @@ fn unit_action(
             return Err(rej(
                 "inline-unit-in-game",
                 Some("actor"),
-                "in a game, name units by their id",
+                msg(keys::APP_DRIVEN_REJECT_UNIT_BY_ID, &[]),
             ))
         }
         None => {
             return Err(rej(
                 "missing-field",
                 Some("actor"),
-                "the actor is required for this action",
+                msg(keys::APP_DRIVEN_REJECT_REQUIRED, &[("field", "actor")]),
             ))
         }
     };
@@ -613,7 +631,7 @@ fn unit_action(
         rej(
             "unknown-unit",
             Some("actor"),
-            format!("no unit \"{actor_id}\" in this game"),
+            msg(keys::APP_DRIVEN_REJECT_NO_UNIT, &[("id", &actor_id)]),
         )
     })?;
     if u.destroyed {

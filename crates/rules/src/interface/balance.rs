@@ -181,9 +181,9 @@ fn known(actions: &[Named], action: &str) -> Result<(), Rejection> {
     Err(Rejection::new(
         "unknown-action",
         Some("action"),
-        format!(
-            "\"{action}\" is not an action a matchup can pit; allowed: {}",
-            ids.join(", ")
+        tercio_i18n::msg(
+            tercio_i18n::keys::INPUT_MATCHUP_ACTION,
+            &[("action", action), ("allowed", &ids.join(", "))],
         ),
     ))
 }
@@ -355,7 +355,7 @@ pub fn to_the_finish<S: Ord + Clone + 'static>(
                 return Err(Rejection::new(
                     "endless-fight",
                     None,
-                    "a round of this fight can change nothing, so it need never end",
+                    tercio_i18n::msg(tercio_i18n::keys::INPUT_ENDLESS_FIGHT, &[]),
                 ));
             }
             let mut v = vec![0.0; k + 1];
