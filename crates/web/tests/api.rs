@@ -366,6 +366,16 @@ fn every_api_error_has_the_json_shape_and_names_the_field() {
         "{}",
         r.body
     );
+    // A number where a name is wanted is refused with the names it may be, as a wrong name is.
+    let r = s.post(&format!("/api/s/{id}/actions"), &json!({"action": "fire", "actor": "gascon-crossbowmen", "target": "spanish-pike-left", "ground": 99}));
+    assert_eq!(r.json()["error"]["field"], "ground", "{}", r.body);
+    assert!(
+        r.json()["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("99") && m.contains("open, rough")),
+        "{}",
+        r.body
+    );
     let r = s.post(
         &format!("/api/s/{id}/actions"),
         &json!({"action": "initiative", "foo": 1}),

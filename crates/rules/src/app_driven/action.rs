@@ -43,21 +43,30 @@ fn opt_choice<'de, D: Deserializer<'de>, T: DeserializeOwned>(d: D) -> Result<Op
         Value::String(s) => T::deserialize(Value::String(s.trim().to_string()))
             .map(Some)
             .map_err(|e| {
-                // serde lists the names it takes after "expected one of".
-                let e = e.to_string();
-                let allowed = e
-                    .split_once("expected one of ")
-                    .map_or(String::new(), |(_, l)| l.replace('`', ""));
                 D::Error::custom(msg(
                     "app_driven.input.bad-choice",
-                    &[("value", s), ("allowed", &allowed)],
+                    &[("value", s), ("allowed", &choices(&e.to_string()))],
                 ))
             }),
-        other => Err(D::Error::custom(msg(
-            "app_driven.input.bad-choice",
-            &[("value", &other.to_string()), ("allowed", "")],
-        ))),
+        other => {
+            // A name none of the choices has, for serde to list them.
+            let e = T::deserialize(Value::String(String::new()))
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
+            Err(D::Error::custom(msg(
+                "app_driven.input.bad-choice",
+                &[("value", &other.to_string()), ("allowed", &choices(&e))],
+            )))
+        }
     }
+}
+
+/// The names serde lists after "expected one of" in its refusal of a name.
+fn choices(serde_error: &str) -> String {
+    serde_error
+        .split_once("expected one of ")
+        .map_or(String::new(), |(_, l)| l.replace('`', ""))
 }
 
 /// A unit: its id in a game (a text), or described inline (stand-alone); `null` and `""` absent.

@@ -243,7 +243,7 @@ pub fn read_action<A: DeserializeOwned>(action: &Value) -> Result<A, Rejection> 
                 Some("action"),
                 msg(
                     "input.unknown-action",
-                    &[("action", v), ("allowed", &listed(&err))],
+                    &[("action", &clipped(v)), ("allowed", &listed(&err))],
                 ),
             ));
         }
@@ -258,7 +258,11 @@ pub fn read_action<A: DeserializeOwned>(action: &Value) -> Result<A, Rejection> 
             Some(&at),
             msg(
                 "input.unknown-field",
-                &[("field", &at), ("action", name), ("allowed", &listed(&err))],
+                &[
+                    ("field", &at),
+                    ("action", name),
+                    ("allowed", &or_none(listed(&err))),
+                ],
             ),
         ));
     }
@@ -317,6 +321,25 @@ pub fn read_state<S: DeserializeOwned>(state: &Value) -> Result<S, Rejection> {
     })
 }
 
+/// A name the request gave, as a refusal quotes it back: at most 60 characters, so a long one
+/// does not fill the answer.
+fn clipped(name: &str) -> String {
+    const MOST: usize = 60;
+    match name.char_indices().nth(MOST) {
+        Some((i, _)) => format!("{}…", &name[..i]),
+        None => name.to_string(),
+    }
+}
+
+/// A list for a message, or the catalogue's word for none when it is empty.
+fn or_none(list: String) -> String {
+    if list.is_empty() {
+        "@input.none".to_string()
+    } else {
+        list
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -369,6 +392,23 @@ mod tests {
         }
         let a = read(json!({"action": "fire", "unit": "a", "bases": ""})).unwrap();
         assert!(matches!(a, Act::Fire { bases: None, .. }));
+    }
+
+    #[test]
+    fn a_refusal_quotes_a_long_name_clipped_and_says_when_an_action_has_no_fields() {
+        let long = "a".repeat(10_000);
+        let r = read(json!({"action": long})).unwrap_err();
+        assert_eq!(r.code, "unknown-action");
+        let m = tercio_i18n::localize(tercio_i18n::Lang::En, &r.message);
+        assert!(m.contains(&format!("{}…", "a".repeat(60))), "{m}");
+        assert!(m.len() < 400, "{} bytes: {m}", m.len());
+        let r = read(json!({"action": "end-turn", "x": 1})).unwrap_err();
+        assert_eq!(
+            (r.code.as_str(), r.field.as_deref()),
+            ("unknown-field", Some("x"))
+        );
+        let m = tercio_i18n::localize(tercio_i18n::Lang::En, &r.message);
+        assert!(m.ends_with("its fields: none"), "{m}");
     }
 
     #[test]
