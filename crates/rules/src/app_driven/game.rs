@@ -28,6 +28,21 @@ pub(super) fn rej(code: &str, field: Option<&str>, msg: impl Into<String>) -> Re
     Rejection::new(code, field, msg)
 }
 
+/// The leader of the game with id `id`, named in `field`; refused as unknown otherwise.
+fn leader_named<'s>(
+    st: &'s GameState,
+    field: &str,
+    id: &str,
+) -> Result<&'s std::sync::Arc<LeaderState>, Rejection> {
+    st.leader(id).ok_or_else(|| {
+        rej(
+            "unknown-leader",
+            Some(field),
+            msg(keys::APP_DRIVEN_REJECT_NO_LEADER, &[("id", id)]),
+        )
+    })
+}
+
 /// A refusal the turn will lift (another step, another leader's activation, a unit that has
 /// acted): the action's odds can still be shown.
 pub(super) fn not_now(code: &str, field: Option<&str>, msg: impl Into<String>) -> Rejection {
@@ -286,13 +301,7 @@ pub fn plan(
                     msg(keys::APP_DRIVEN_REJECT_NAME_INITIATIVE_LEADER, &[]),
                 )
             })?;
-            let l = st.leader(&lid).ok_or_else(|| {
-                rej(
-                    "unknown-leader",
-                    Some("leader"),
-                    msg(keys::APP_DRIVEN_REJECT_NO_LEADER, &[("id", &lid)]),
-                )
-            })?;
+            let l = leader_named(st, "leader", &lid)?;
             let side = st.initiative_side.clone().ok_or_else(|| {
                 rej(
                     "no-initiative",
@@ -394,13 +403,7 @@ pub fn plan(
                     msg(keys::APP_DRIVEN_REJECT_NAME_LEADER, &[]),
                 )
             })?;
-            let l = st.leader(&lid).ok_or_else(|| {
-                rej(
-                    "unknown-leader",
-                    Some("leader"),
-                    msg(keys::APP_DRIVEN_REJECT_NO_LEADER, &[("id", &lid)]),
-                )
-            })?;
+            let l = leader_named(st, "leader", &lid)?;
             if l.fate.is_some() {
                 return Err(rej(
                     "leader-lost",
@@ -462,20 +465,8 @@ pub fn plan(
                     msg(keys::APP_DRIVEN_REJECT_NAME_SUCCESSOR, &[]),
                 )
             })?;
-            let f = st.leader(&from).ok_or_else(|| {
-                rej(
-                    "unknown-leader",
-                    Some("leader"),
-                    msg(keys::APP_DRIVEN_REJECT_NO_LEADER, &[("id", &from)]),
-                )
-            })?;
-            let t = st.leader(&to).ok_or_else(|| {
-                rej(
-                    "unknown-leader",
-                    Some("to"),
-                    msg(keys::APP_DRIVEN_REJECT_NO_LEADER, &[("id", &to)]),
-                )
-            })?;
+            let f = leader_named(st, "leader", &from)?;
+            let t = leader_named(st, "to", &to)?;
             if f.fate.is_none() {
                 return Err(rej(
                     "leader-alive",
