@@ -496,6 +496,33 @@ fn app_driven_refusals_of_a_wrong_or_missing_name_speak_the_requests_language() 
 }
 
 #[test]
+fn a_value_of_the_wrong_kind_is_refused_in_the_readers_words() {
+    let s = server();
+    let t = s.links("commands-colors-ecw/edgehill-1642");
+    let gm = &t[0];
+    let refusal = |lang: &str| {
+        let r = s.request(
+            "POST",
+            &format!("/api/s/{gm}/actions?lang={lang}"),
+            &[],
+            Some(r#"{"action": "melee", "attacker": "x"}"#),
+        );
+        assert_eq!(r.status, 422, "{}", r.body);
+        assert_eq!(r.json()["error"]["field"], "attacker", "{}", r.body);
+        r.json()["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let (it, en) = (refusal("it"), refusal("en"));
+    assert_eq!(
+        en,
+        "attacker: an object with its fields expected, not \"x\""
+    );
+    assert_eq!(it, "attacker: serve un oggetto con i suoi campi, non \"x\"");
+}
+
+#[test]
 fn every_web_key_is_used_and_markup_only_in_html_keys() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut code = String::new();

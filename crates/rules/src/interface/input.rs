@@ -289,6 +289,8 @@ pub fn read_action<A: DeserializeOwned>(action: &Value) -> Result<A, Rejection> 
     }
     let problem = if err.contains(tercio_i18n::OPEN) {
         err
+    } else if let Some(p) = wrong_type(&err, action.get(&field)) {
+        p
     } else {
         msg("input.unreadable", &[("detail", &err)])
     };
@@ -319,6 +321,42 @@ pub fn read_state<S: DeserializeOwned>(state: &Value) -> Result<S, Rejection> {
             msg("input.bad-state", &[("error", &e.to_string())]),
         )
     })
+}
+
+/// serde's "invalid type: …, expected …" said in the reader's words: what kind of value the
+/// field takes (an object, text, a list, a whole number, yes or no) and the value given (from
+/// the request when the field is at its top, else as serde names it). `None` for another error,
+/// or a kind not named here.
+fn wrong_type(err: &str, given: Option<&Value>) -> Option<String> {
+    let rest = err.strip_prefix("invalid type: ")?;
+    let (got, expected) = rest.split_once(", expected ")?;
+    let expected = expected.split(" at line ").next().unwrap_or(expected);
+    let kind = if expected.starts_with("struct ") || expected.contains("map") {
+        "input.kind.object"
+    } else if expected.contains("string") {
+        "input.kind.text"
+    } else if expected.contains("sequence") || expected.contains("list") {
+        "input.kind.list"
+    } else if expected.contains("bool") {
+        "input.kind.flag"
+    } else if [
+        "u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "usize", "integer",
+    ]
+    .iter()
+    .any(|n| expected.contains(n))
+    {
+        "input.kind.number"
+    } else {
+        return None;
+    };
+    let value = match given {
+        Some(v) => clipped(&v.to_string()),
+        None => clipped(&got.replace('`', "")),
+    };
+    Some(msg(
+        "input.wrong-type",
+        &[("expected", &format!("@{kind}")), ("value", &value)],
+    ))
 }
 
 /// A name the request gave, as a refusal quotes it back: at most 60 characters, so a long one
