@@ -129,7 +129,7 @@ enum Cmd {
     /// Play whole battles of a scenario with automatic players for both sides, on every core,
     /// and say who wins, how often, how long it takes and which troop types do the work.
     Simulate {
-        /// The scenario file.
+        /// A scenario file, or a shipped scenario's id (`el-gran-capitan/cerignola-1503`).
         scenario: PathBuf,
         /// How many battles.
         #[arg(long, default_value_t = 1000)]
@@ -219,6 +219,7 @@ enum ScenarioCmd {
 enum GameCmd {
     /// Start a game from a scenario.
     New {
+        /// A scenario file, or a shipped scenario's id (`el-gran-capitan/cerignola-1503`).
         scenario: PathBuf,
         #[arg(long)]
         seed: Option<u64>,
@@ -1001,7 +1002,23 @@ fn save_game(path: &Path, g: &Game) -> Res {
 }
 
 /// A scenario file read and checked; every problem at its line and column.
+/// A scenario from its file, or a shipped one by its id (`el-gran-capitan/cerignola-1503`, as
+/// the app's list and API name them) when no such file is there.
 fn read_scenario(path: &Path) -> Result<scenario::Scenario, Failure> {
+    if !path.exists() {
+        if let Some((_, sc)) = path.to_str().and_then(tercio_web::scenarios::parsed_one) {
+            return Ok(sc.clone());
+        }
+        let ids: Vec<&str> = tercio_web::scenarios::SHIPPED
+            .iter()
+            .map(|s| s.id)
+            .collect();
+        return Err(fail(format!(
+            "{}: no such file, nor a shipped scenario's id; shipped: {}",
+            path.display(),
+            ids.join(", ")
+        )));
+    }
     let src = read(path)?;
     scenario::parse(&path.display().to_string(), &src).map_err(|d| {
         fail(

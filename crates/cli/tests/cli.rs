@@ -133,6 +133,19 @@ fn bad_input_names_file_line_column_and_field() {
         bad.to_str().unwrap_or_default(),
     ]);
     assert!(e.contains("bad.json:3:"), "{e}");
+    // A flag the troop type cannot have, where it can have none: the list says so.
+    let flag = dir.path().join("flag.json");
+    std::fs::write(
+        &flag,
+        r#"{"action": "charge", "actor": {"type": "gendarmes", "bases": 4, "flags": ["zzz"]},
+            "target": {"type": "footmen", "bases": 4}}"#,
+    )
+    .expect("write");
+    let e = err(&["odds", "--rules", "egc", flag.to_str().unwrap_or_default()]);
+    assert!(
+        e.contains("actor.flags: unknown flag \"zzz\" for Gendarmes; allowed: none"),
+        "{e}"
+    );
     let e = err(&[
         "resolve",
         "--rules",
@@ -211,6 +224,47 @@ fn act_all(game: &Path, dir: &str) {
             f.to_str().unwrap_or_default(),
         ]);
     }
+}
+
+#[test]
+fn a_game_starts_from_a_shipped_scenarios_id_as_from_its_file() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let by_id = dir.path().join("by-id.json");
+    let by_file = dir.path().join("by-file.json");
+    for (scenario, out) in [
+        ("el-gran-capitan/cerignola-1503", &by_id),
+        ("scenarios/el-gran-capitan/cerignola-1503.toml", &by_file),
+    ] {
+        ok(&[
+            "game",
+            "new",
+            scenario,
+            "--seed",
+            "7",
+            "--out",
+            out.to_str().unwrap_or_default(),
+        ]);
+    }
+    let game = |p: &PathBuf| -> serde_json::Value {
+        let mut v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(p).expect("read")).expect("json");
+        // Each game draws its own nonce.
+        v.as_object_mut().map(|o| o.remove("nonce"));
+        v
+    };
+    assert_eq!(game(&by_id), game(&by_file));
+    let e = err(&[
+        "game",
+        "new",
+        "el-gran-capitan/nowhere",
+        "--out",
+        dir.path().join("x.json").to_str().unwrap_or_default(),
+    ]);
+    assert!(
+        e.contains("el-gran-capitan/nowhere: no such file, nor a shipped scenario's id")
+            && e.contains("el-gran-capitan/cerignola-1503"),
+        "{e}"
+    );
 }
 
 #[test]

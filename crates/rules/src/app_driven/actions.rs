@@ -263,7 +263,14 @@ impl Ctx<'_> {
                                 &[
                                     ("flag", f),
                                     ("troop", troop.name),
-                                    ("allowed", &troop.flags.join(", ")),
+                                    (
+                                        "allowed",
+                                        &if troop.flags.is_empty() {
+                                            "@input.none".to_string()
+                                        } else {
+                                            troop.flags.join(", ")
+                                        },
+                                    ),
                                 ],
                             ),
                         ));
