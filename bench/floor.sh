@@ -25,7 +25,7 @@ BGIO=${BGIO:-/tmp/tercio-bench/bgio}
 tick=$(getconf CLK_TCK)
 [ -x "$FLOOR" ] || { echo "no $FLOOR: cargo build --release --example floor -p tercio-web" >&2; exit 2; }
 if [ ! -d "$BGIO/node_modules" ]; then
-  mkdir -p "$(dirname "$BGIO")" && cp -r "$HERE/../../shared/bench/bgio" "$BGIO" &&
+  rm -rf "$BGIO" && mkdir -p "$(dirname "$BGIO")" && cp -r "$HERE/../../shared/bench/bgio" "$BGIO" &&
     (cd "$BGIO" && npm install --no-audit --no-fund > /dev/null 2>&1) ||
     { echo "npm install of the boardgame.io harness failed" >&2; exit 2; }
 fi
@@ -45,16 +45,18 @@ cpu() {
 measure() {
   local name=$1 committer=$2 g=$3 m=$4 r=$5 out u s c u0 s0 c0
   shift 5
+  kill -0 "$pid" 2>/dev/null || { echo "$name: the server did not start" >&2; exit 1; }
   read -r u0 s0 c0 < <(cpu "$pid" "$committer")
-  out=$("$@")
+  out=$(timeout 600 "$@") || { echo "$name: the load failed: $out" >&2; exit 1; }
   read -r u s c < <(cpu "$pid" "$committer")
   u=$(awk -v a="$u" -v b="$u0" 'BEGIN{print a-b}')
   s=$(awk -v a="$s" -v b="$s0" 'BEGIN{print a-b}')
   c=$(awk -v a="$c" -v b="$c0" 'BEGIN{print a-b}')
-  local mps
+  local mps errors
   mps=$(echo "$out" | grep -o '"moves_per_s":[0-9]*' | cut -d: -f2)
-  awk -v n="$name" -v g="$g" -v m="$m" -v r="$r" -v mps="$mps" -v u="$u" -v s="$s" -v c="$c" \
-    'BEGIN { mv = g * m; printf "%4d %4d %4d  %-8s %8s %9.4f %9.4f %9.4f %10.4f\n", g, m, r, n, mps, u/mv, s/mv, (u+s)/mv, c/mv }'
+  errors=$(echo "$out" | grep -o '"errors":[0-9]*' | cut -d: -f2)
+  awk -v n="$name" -v g="$g" -v m="$m" -v r="$r" -v mps="$mps" -v u="$u" -v s="$s" -v c="$c" -v e="${errors:-?}" \
+    'BEGIN { mv = g * m; printf "%4d %4d %4d  %-8s %8s %9.4f %9.4f %9.4f %10.4f %6s\n", g, m, r, n, mps, u/mv, s/mv, (u+s)/mv, c/mv, e }'
   kill "$pid"; wait "$pid" 2>/dev/null
   pid=
 }
@@ -63,10 +65,11 @@ start_floor() {
   rm -f "$WORK"/f.db*
   "$FLOOR" $PORT "$@" > "$WORK/flog" 2>&1 &
   pid=$!
-  for _ in $(seq 1 600); do curl -sf -o /dev/null "http://127.0.0.1:$PORT/healthz" && break; sleep 0.1; done
+  for _ in $(seq 1 600); do curl -sf -o /dev/null "http://127.0.0.1:$PORT/healthz" && return; sleep 0.1; done
+  echo "floor: no answer on port $PORT" >&2; exit 1
 }
 
-echo "   G    M  rnd  server       mv/s   user/mv    sys/mv    cpu/mv  commit/mv   (ms of server CPU a move)"
+echo "   G    M  rnd  server       mv/s   user/mv    sys/mv    cpu/mv  commit/mv errors  (ms of server CPU a move)"
 for cfg in $CONFIGS; do
   g=${cfg%:*}; m=${cfg#*:}
   for r in $(seq 1 "$ROUNDS"); do
@@ -79,6 +82,7 @@ for cfg in $CONFIGS; do
     (cd "$BGIO" && exec env PORT=$PORT node server.js > "$WORK/blog" 2>&1) &
     pid=$!
     for _ in $(seq 1 600); do curl -sf -o /dev/null "http://127.0.0.1:$PORT/games" && break; sleep 0.1; done
+    curl -sf -o /dev/null "http://127.0.0.1:$PORT/games" || { echo "bgio: no answer on port $PORT" >&2; exit 1; }
     measure bgio none "$g" "$m" "$r" node "$BGIO/load.js" $PORT "$g" "$m"
   done
 done

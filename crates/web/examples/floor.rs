@@ -1,5 +1,5 @@
-//! The floor under Tercio's CPU per move: a server on Tercio's own stack (axum on tokio, one
-//! request thread, as `tercio serve` runs on two cores) that answers `../shared/bench`'s load
+//! The floor under Tercio's CPU per move: a server on Tercio's own stack (axum on tokio, on the
+//! runtime `tercio serve` runs on) that answers `../shared/bench`'s load
 //! harness and does nothing else, or, with `--durable DB`, also appends each action to SQLite
 //! before answering it, as Tercio's store does at its barest: one row a request of the size of
 //! Tercio's average log entry, in WAL mode with `synchronous = FULL`, the waiting requests
@@ -125,11 +125,8 @@ fn main() {
         .route("/api/s/{token}/actions", post(act))
         .route("/api/s/{token}/undo", post(act))
         .with_state(floor);
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .expect("runtime");
+    // The runtime `tercio serve` runs on: the same request threads.
+    let rt = tercio_web::runtime().expect("runtime");
     rt.block_on(async move {
         let l = tokio::net::TcpListener::bind(("127.0.0.1", port))
             .await

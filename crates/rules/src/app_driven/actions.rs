@@ -236,7 +236,7 @@ impl Ctx<'_> {
                         Some(&format!("{field}.stakes_planted")),
                         msg(
                             keys::APP_DRIVEN_REJECT_STAKES_TROOP,
-                            &[("troop", troop.name)],
+                            &[("troop", &troop.title())],
                         ),
                     ));
                 }
@@ -262,7 +262,7 @@ impl Ctx<'_> {
                                 keys::APP_DRIVEN_REJECT_BAD_FLAG,
                                 &[
                                     ("flag", f),
-                                    ("troop", troop.name),
+                                    ("troop", &troop.title()),
                                     (
                                         "allowed",
                                         &if troop.flags.is_empty() {

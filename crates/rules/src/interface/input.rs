@@ -259,7 +259,7 @@ pub fn read_action<A: DeserializeOwned>(action: &Value) -> Result<A, Rejection> 
             msg(
                 "input.unknown-field",
                 &[
-                    ("field", &at),
+                    ("field", &clipped(&at)),
                     ("action", name),
                     ("allowed", &or_none(listed(&err))),
                 ],
@@ -324,12 +324,27 @@ pub fn read_state<S: DeserializeOwned>(state: &Value) -> Result<S, Rejection> {
 }
 
 /// serde's "invalid type: …, expected …" said in the reader's words: what kind of value the
-/// field takes (an object, text, a list, a whole number, yes or no) and the value given (from
-/// the request when the field is at its top, else as serde names it). `None` for another error,
-/// or a kind not named here.
+/// field takes (an object, text, a list, a whole number, true or false) and the value the
+/// request gave it. `None` for another error, a kind not named here, or a value serde refused
+/// inside the field rather than the field's own (its refusal then keeps serde's detail).
 fn wrong_type(err: &str, given: Option<&Value>) -> Option<String> {
     let rest = err.strip_prefix("invalid type: ")?;
-    let (got, expected) = rest.split_once(", expected ")?;
+    let (got, expected) = rest.rsplit_once(", expected ")?;
+    // serde names the value it refused: it must be the field's own, not one inside it. A text,
+    // number or flag serde quotes; a list or an object it names by kind alone, so one holding
+    // another of its kind cannot be told from it.
+    let given = given?;
+    let own = match given {
+        Value::String(t) => got == format!("string {t:?}"),
+        Value::Number(n) => got.ends_with(&format!("`{n}`")),
+        Value::Bool(b) => got == format!("boolean `{b}`"),
+        Value::Array(a) => got == "sequence" && !a.iter().any(Value::is_array),
+        Value::Object(o) => got == "map" && !o.values().any(Value::is_object),
+        Value::Null => got == "null" || got == "unit value",
+    };
+    if !own {
+        return None;
+    }
     let expected = expected.split(" at line ").next().unwrap_or(expected);
     let kind = if expected.starts_with("struct ") || expected.contains("map") {
         "input.kind.object"
@@ -349,10 +364,7 @@ fn wrong_type(err: &str, given: Option<&Value>) -> Option<String> {
     } else {
         return None;
     };
-    let value = match given {
-        Some(v) => clipped(&v.to_string()),
-        None => clipped(&got.replace('`', "")),
-    };
+    let value = clipped(&given.to_string());
     Some(msg(
         "input.wrong-type",
         &[("expected", &format!("@{kind}")), ("value", &value)],
@@ -447,6 +459,47 @@ mod tests {
         );
         let m = tercio_i18n::localize(tercio_i18n::Lang::En, &r.message);
         assert!(m.ends_with("its fields: none"), "{m}");
+    }
+
+    #[test]
+    fn a_wrong_kind_is_said_only_of_the_fields_own_value() {
+        let said = |err: &str, v: Value| {
+            wrong_type(err, Some(&v)).map(|m| tercio_i18n::localize(tercio_i18n::Lang::En, &m))
+        };
+        let to_struct = "invalid type: string \"x\", expected struct Fighter";
+        assert_eq!(
+            said(to_struct, json!("x")).as_deref(),
+            Some("an object with its fields expected, not \"x\"")
+        );
+        assert_eq!(
+            said("invalid type: integer `5`, expected a string", json!(5)).as_deref(),
+            Some("text expected, not 5")
+        );
+        assert_eq!(
+            said(
+                "invalid type: sequence, expected struct Fighter",
+                json!([1, 2])
+            )
+            .as_deref(),
+            Some("an object with its fields expected, not [1,2]")
+        );
+        // serde refused a value inside the field's: not said of the field.
+        assert_eq!(
+            said("invalid type: map, expected a string", json!({"unit": {}})),
+            None
+        );
+        assert_eq!(said(to_struct, json!({"unit": "x"})), None);
+        assert_eq!(
+            said("invalid type: string \"y\", expected a boolean", json!("x")),
+            None
+        );
+        // A text holding serde's own words is still read from the end.
+        assert!(said(
+            "invalid type: string \"a, expected b\", expected u32",
+            json!("a, expected b")
+        )
+        .is_some());
+        assert_eq!(said("missing field `unit`", json!("x")), None);
     }
 
     #[test]
