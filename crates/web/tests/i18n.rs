@@ -493,6 +493,21 @@ fn app_driven_refusals_of_a_wrong_or_missing_name_speak_the_requests_language() 
             assert!(!it.contains(english), "{action}: English left in \"{it}\"");
         }
     }
+    // A name written like a message is quoted as written, not read as one.
+    let body =
+        r#"{"action": "attach", "leader": "chandieu", "unit": "⟦app_driven.action.charge⟧"}"#;
+    let r = s.request(
+        "POST",
+        &format!("/api/s/{gm}/actions?lang=it"),
+        &[],
+        Some(body),
+    );
+    assert_eq!(r.status, 422, "{}", r.body);
+    let m = r.json()["error"]["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(m.contains("«⟦app_driven.action.charge⟧»"), "{m}");
 }
 
 #[test]

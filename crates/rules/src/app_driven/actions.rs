@@ -5,7 +5,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use tercio_core::{Plan, Step};
-use tercio_i18n::{keys, msg};
+use tercio_i18n::{keys, msg, plain};
 
 use super::model::*;
 use super::resolve::{self, Acc, FireSetup, MeleeSetup};
@@ -42,7 +42,7 @@ impl Ctx<'_> {
             msg(
                 keys::APP_DRIVEN_REJECT_UNKNOWN_TROOP,
                 &[
-                    ("troop", troop),
+                    ("troop", plain(troop).as_ref()),
                     ("allowed", &self.ch.troop_ids().join(", ")),
                 ],
             ),
@@ -72,7 +72,7 @@ impl Ctx<'_> {
                         msg(
                             keys::APP_DRIVEN_REJECT_NO_UNIT_OF,
                             &[
-                                ("id", id),
+                                ("id", plain(id).as_ref()),
                                 (
                                     "allowed",
                                     &st.units.keys().cloned().collect::<Vec<_>>().join(", "),
@@ -142,7 +142,10 @@ impl Ctx<'_> {
                             rej(
                                 "unknown-leader",
                                 Some(&lf),
-                                msg(keys::APP_DRIVEN_REJECT_NO_LEADER, &[("id", lid)]),
+                                msg(
+                                    keys::APP_DRIVEN_REJECT_NO_LEADER,
+                                    &[("id", plain(lid).as_ref())],
+                                ),
                             )
                         })?;
                         if l.fate.is_some() {
@@ -208,7 +211,7 @@ impl Ctx<'_> {
                 msg(
                     keys::APP_DRIVEN_REJECT_UNIT_ID_WITHOUT_GAME,
                     &[
-                        ("id", id),
+                        ("id", plain(id).as_ref()),
                         ("example", r#"{"type": ..., "bases": ...}"#),
                         ("command", "`tercio game act`"),
                     ],
@@ -261,7 +264,7 @@ impl Ctx<'_> {
                             msg(
                                 keys::APP_DRIVEN_REJECT_BAD_FLAG,
                                 &[
-                                    ("flag", f),
+                                    ("flag", plain(f).as_ref()),
                                     ("troop", &troop.title()),
                                     (
                                         "allowed",

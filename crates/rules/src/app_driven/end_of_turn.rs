@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use tercio_i18n::{keys, msg};
+use tercio_i18n::{keys, msg, plain};
 
 use tercio_core::Plan;
 
@@ -56,7 +56,10 @@ pub(super) fn end_fire(
                 return Err(rej(
                     "not-swiss",
                     Some(&format!("swiss_without_targets[{i}]")),
-                    msg(keys::APP_DRIVEN_REJECT_NOT_SWISS_UNIT, &[("id", id)]),
+                    msg(
+                        keys::APP_DRIVEN_REJECT_NOT_SWISS_UNIT,
+                        &[("id", plain(id).as_ref())],
+                    ),
                 ));
             }
         }
@@ -107,7 +110,10 @@ pub(super) fn end_fire(
             rej(
                 "unknown-unit",
                 Some(&format!("fires[{i}].actor")),
-                msg(keys::APP_DRIVEN_REJECT_NO_UNIT, &[("id", id)]),
+                msg(
+                    keys::APP_DRIVEN_REJECT_NO_UNIT,
+                    &[("id", plain(id).as_ref())],
+                ),
             )
         })?;
         if u.acted {
@@ -362,7 +368,10 @@ pub(super) fn end_turn(
             rej(
                 "unknown-side",
                 Some(&format!("{f}.side")),
-                msg(keys::APP_DRIVEN_REJECT_NO_SIDE, &[("id", &c.side)]),
+                msg(
+                    keys::APP_DRIVEN_REJECT_NO_SIDE,
+                    &[("id", plain(&c.side).as_ref())],
+                ),
             )
         })?;
         if !side.camp || side.camp_sacked {
@@ -385,7 +394,10 @@ pub(super) fn end_turn(
                 rej(
                     "unknown-unit",
                     Some(&format!("{f}.by[{j}]")),
-                    msg(keys::APP_DRIVEN_REJECT_NO_UNIT, &[("id", uid)]),
+                    msg(
+                        keys::APP_DRIVEN_REJECT_NO_UNIT,
+                        &[("id", plain(uid).as_ref())],
+                    ),
                 )
             })?;
             if u.side == c.side || u.destroyed {

@@ -13,7 +13,7 @@
 use std::sync::Arc;
 
 use tercio_core::Plan;
-use tercio_i18n::{keys, msg};
+use tercio_i18n::{keys, msg, plain};
 
 use super::actions::{self, Ctx};
 use super::end_of_turn;
@@ -38,7 +38,10 @@ fn leader_named<'s>(
         rej(
             "unknown-leader",
             Some(field),
-            msg(keys::APP_DRIVEN_REJECT_NO_LEADER, &[("id", id)]),
+            msg(
+                keys::APP_DRIVEN_REJECT_NO_LEADER,
+                &[("id", plain(id).as_ref())],
+            ),
         )
     })
 }
@@ -417,7 +420,10 @@ pub fn plan(
                     rej(
                         "unknown-unit",
                         Some("unit"),
-                        msg(keys::APP_DRIVEN_REJECT_NO_UNIT, &[("id", uid)]),
+                        msg(
+                            keys::APP_DRIVEN_REJECT_NO_UNIT,
+                            &[("id", plain(uid).as_ref())],
+                        ),
                     )
                 })?;
                 if u.side != l.side || u.destroyed {
@@ -622,7 +628,10 @@ fn unit_action(
         rej(
             "unknown-unit",
             Some("actor"),
-            msg(keys::APP_DRIVEN_REJECT_NO_UNIT, &[("id", &actor_id)]),
+            msg(
+                keys::APP_DRIVEN_REJECT_NO_UNIT,
+                &[("id", plain(&actor_id).as_ref())],
+            ),
         )
     })?;
     if u.destroyed {

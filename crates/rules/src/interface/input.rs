@@ -24,7 +24,7 @@
 use serde::de::{DeserializeOwned, Deserializer, Error as _};
 use serde::Deserialize;
 use serde_json::Value;
-use tercio_i18n::msg;
+use tercio_i18n::{msg, plain};
 
 use super::Rejection;
 
@@ -243,7 +243,10 @@ pub fn read_action<A: DeserializeOwned>(action: &Value) -> Result<A, Rejection> 
                 Some("action"),
                 msg(
                     "input.unknown-action",
-                    &[("action", &clipped(v)), ("allowed", &listed(&err))],
+                    &[
+                        ("action", plain(&clipped(v)).as_ref()),
+                        ("allowed", &listed(&err)),
+                    ],
                 ),
             ));
         }
@@ -259,7 +262,7 @@ pub fn read_action<A: DeserializeOwned>(action: &Value) -> Result<A, Rejection> 
             msg(
                 "input.unknown-field",
                 &[
-                    ("field", &clipped(&at)),
+                    ("field", plain(&clipped(&at)).as_ref()),
                     ("action", name),
                     ("allowed", &or_none(listed(&err))),
                 ],
@@ -367,7 +370,10 @@ fn wrong_type(err: &str, given: Option<&Value>) -> Option<String> {
     let value = clipped(&given.to_string());
     Some(msg(
         "input.wrong-type",
-        &[("expected", &format!("@{kind}")), ("value", &value)],
+        &[
+            ("expected", &format!("@{kind}")),
+            ("value", plain(&value).as_ref()),
+        ],
     ))
 }
 
