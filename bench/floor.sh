@@ -65,8 +65,7 @@ start_floor() {
   rm -f "$WORK"/f.db*
   "$FLOOR" $PORT "$@" > "$WORK/flog" 2>&1 &
   pid=$!
-  for _ in $(seq 1 600); do curl -sf -o /dev/null "http://127.0.0.1:$PORT/healthz" && return; sleep 0.1; done
-  echo "floor: no answer on port $PORT" >&2; exit 1
+  wait_http $PORT /healthz || { echo "floor: no answer on port $PORT" >&2; exit 1; }
 }
 
 echo "   G    M  rnd  server       mv/s   user/mv    sys/mv    cpu/mv  commit/mv errors  (ms of server CPU a move)"
@@ -81,8 +80,7 @@ for cfg in $CONFIGS; do
     measure tercio tercio-commit "$g" "$m" "$r" node "$LOAD" $PORT "$g" "$m" "$key"
     (cd "$BGIO" && exec env PORT=$PORT node server.js > "$WORK/blog" 2>&1) &
     pid=$!
-    for _ in $(seq 1 600); do curl -sf -o /dev/null "http://127.0.0.1:$PORT/games" && break; sleep 0.1; done
-    curl -sf -o /dev/null "http://127.0.0.1:$PORT/games" || { echo "bgio: no answer on port $PORT" >&2; exit 1; }
+    wait_http $PORT /games || { echo "bgio: no answer on port $PORT" >&2; exit 1; }
     measure bgio none "$g" "$m" "$r" node "$BGIO/load.js" $PORT "$g" "$m"
   done
 done

@@ -10,6 +10,7 @@ use tercio_i18n::{keys, msg, plain};
 use super::model::*;
 use super::resolve::{self, Acc, FireSetup, MeleeSetup};
 use super::tables::{ChargeRule, Charts, Class};
+use crate::interface::input::or_none;
 use crate::interface::Rejection;
 
 fn rej(code: &str, field: Option<&str>, msg: impl Into<String>) -> Rejection {
@@ -138,16 +139,7 @@ impl Ctx<'_> {
                         }
                     },
                     Some(LeaderField::Id(lid)) => {
-                        let l = st.leader(lid).ok_or_else(|| {
-                            rej(
-                                "unknown-leader",
-                                Some(&lf),
-                                msg(
-                                    keys::APP_DRIVEN_REJECT_NO_LEADER,
-                                    &[("id", plain(lid).as_ref())],
-                                ),
-                            )
-                        })?;
+                        let l = super::game::leader_named(st, &lf, lid)?;
                         if l.fate.is_some() {
                             return Err(rej(
                                 "leader-lost",
@@ -266,14 +258,7 @@ impl Ctx<'_> {
                                 &[
                                     ("flag", plain(f).as_ref()),
                                     ("troop", &troop.title()),
-                                    (
-                                        "allowed",
-                                        &if troop.flags.is_empty() {
-                                            "@input.none".to_string()
-                                        } else {
-                                            troop.flags.join(", ")
-                                        },
-                                    ),
+                                    ("allowed", &or_none(troop.flags.join(", "))),
                                 ],
                             ),
                         ));

@@ -10,7 +10,7 @@ use tercio_core::Plan;
 use super::action::FormFire;
 use super::actions::{self, Ctx};
 use super::fold::apply_effect;
-use super::game::{break_points, not_now, rej, swiss_to_charge};
+use super::game::{break_points, not_now, rej, swiss_to_charge, unit_named};
 use super::model::*;
 use super::resolve::Acc;
 use super::tables::Charts;
@@ -106,16 +106,7 @@ pub(super) fn end_fire(
                 msg(keys::APP_DRIVEN_REJECT_NAME_FIRING_UNIT, &[]),
             ));
         };
-        let u = st.unit(id).ok_or_else(|| {
-            rej(
-                "unknown-unit",
-                Some(&format!("fires[{i}].actor")),
-                msg(
-                    keys::APP_DRIVEN_REJECT_NO_UNIT,
-                    &[("id", plain(id).as_ref())],
-                ),
-            )
-        })?;
+        let u = unit_named(st, &format!("fires[{i}].actor"), id)?;
         if u.acted {
             return Err(not_now(
                 "already-acted",
@@ -390,16 +381,7 @@ pub(super) fn end_turn(
         }
         let mut looters = Vec::new();
         for (j, uid) in c.by.iter().enumerate() {
-            let u = st.unit(uid).ok_or_else(|| {
-                rej(
-                    "unknown-unit",
-                    Some(&format!("{f}.by[{j}]")),
-                    msg(
-                        keys::APP_DRIVEN_REJECT_NO_UNIT,
-                        &[("id", plain(uid).as_ref())],
-                    ),
-                )
-            })?;
+            let u = unit_named(st, &format!("{f}.by[{j}]"), uid)?;
             if u.side == c.side || u.destroyed {
                 return Err(rej(
                     "bad-looter",

@@ -29,7 +29,7 @@ pub(super) fn rej(code: &str, field: Option<&str>, msg: impl Into<String>) -> Re
 }
 
 /// The leader of the game with id `id`, named in `field`; refused as unknown otherwise.
-fn leader_named<'s>(
+pub(super) fn leader_named<'s>(
     st: &'s GameState,
     field: &str,
     id: &str,
@@ -40,6 +40,24 @@ fn leader_named<'s>(
             Some(field),
             msg(
                 keys::APP_DRIVEN_REJECT_NO_LEADER,
+                &[("id", plain(id).as_ref())],
+            ),
+        )
+    })
+}
+
+/// The unit of the game with id `id`, named in `field`; refused as unknown otherwise.
+pub(super) fn unit_named<'s>(
+    st: &'s GameState,
+    field: &str,
+    id: &str,
+) -> Result<&'s std::sync::Arc<UnitState>, Rejection> {
+    st.unit(id).ok_or_else(|| {
+        rej(
+            "unknown-unit",
+            Some(field),
+            msg(
+                keys::APP_DRIVEN_REJECT_NO_UNIT,
                 &[("id", plain(id).as_ref())],
             ),
         )
@@ -416,16 +434,7 @@ pub fn plan(
             }
             leader_may_move(st, l, req.unit.as_deref())?;
             if let Some(uid) = &req.unit {
-                let u = st.unit(uid).ok_or_else(|| {
-                    rej(
-                        "unknown-unit",
-                        Some("unit"),
-                        msg(
-                            keys::APP_DRIVEN_REJECT_NO_UNIT,
-                            &[("id", plain(uid).as_ref())],
-                        ),
-                    )
-                })?;
+                let u = unit_named(st, "unit", uid)?;
                 if u.side != l.side || u.destroyed {
                     return Err(rej(
                         "bad-attach",
@@ -624,16 +633,7 @@ fn unit_action(
             ))
         }
     };
-    let u = st.unit(&actor_id).ok_or_else(|| {
-        rej(
-            "unknown-unit",
-            Some("actor"),
-            msg(
-                keys::APP_DRIVEN_REJECT_NO_UNIT,
-                &[("id", plain(&actor_id).as_ref())],
-            ),
-        )
-    })?;
+    let u = unit_named(st, "actor", &actor_id)?;
     if u.destroyed {
         return Err(rej(
             "unit-destroyed",

@@ -388,7 +388,7 @@ fn clipped(name: &str) -> String {
 }
 
 /// A list for a message, or the catalogue's word for none when it is empty.
-fn or_none(list: String) -> String {
+pub(crate) fn or_none(list: String) -> String {
     if list.is_empty() {
         "@input.none".to_string()
     } else {
