@@ -54,6 +54,8 @@ macro_rules! say_inline {
     ($($t:tt)*) => { print!("{}", loc(&format!($($t)*))) };
 }
 
+mod verify;
+
 /// JSON output, every string's messages in the output's language (the files Tercio writes keep
 /// the messages as recorded).
 fn print_json<T: serde::Serialize>(v: &T) {
@@ -167,8 +169,21 @@ enum Cmd {
     /// or a game exported from the app, checks the seed against the published SHA-256
     /// commitment, and re-runs every roll.
     Verify {
-        /// A game file, or an export (`tercio-export/2`, or `/1` from before the log's fingerprint was exported) downloaded from a game's page.
+        /// A game file, or an export (`tercio-export/3` or `/2`) downloaded from a game's page.
         file: PathBuf,
+        /// The commitment the game's pages showed (its dice section): the export must be that
+        /// game's, with its seed, nonce and identity unchanged.
+        #[arg(long)]
+        commitment: Option<String>,
+        /// A log fingerprint the game's pages showed at some point: the export's log must pass
+        /// through it (the entries up to it are the ones you saw).
+        #[arg(long)]
+        fingerprint: Option<String>,
+        /// Accept a `tercio-export/1`, made before the log's fingerprint was exported: who
+        /// recorded each entry, and an undo removed with the event it voided, cannot be checked
+        /// in it.
+        #[arg(long)]
+        without_fingerprint: bool,
     },
     /// A readable battle report in Markdown: the result, the break points turn by turn, the log
     /// and the dice.
@@ -364,7 +379,19 @@ fn run(cli: Cli) -> Res {
             GameCmd::Show { game, json, log } => game_show(&game, json, log),
         },
         Cmd::Replay { game } => replay(&game),
-        Cmd::Verify { file } => verify(&file),
+        Cmd::Verify {
+            file,
+            commitment,
+            fingerprint,
+            without_fingerprint,
+        } => verify::verify(
+            &file,
+            &verify::Seen {
+                commitment,
+                fingerprint,
+                without_fingerprint,
+            },
+        ),
         Cmd::Report { game } => report_cmd(&game),
         Cmd::Migrate { from, to } => migrate(&from, &to),
         Cmd::Serve {
@@ -1241,180 +1268,12 @@ fn migrate(from: &str, to: &str) -> Res {
     Ok(())
 }
 
-/// What an export recorded of its log: the head of the hash chain (`tercio-export/2`), or nothing
-/// (`/1`, made before the chain was exported); `None` for a game file.
-enum RecordedChain {
-    Head(String),
-    Before,
-}
-
-/// A game from a game file, or from an app export with its published commitment and its
-/// recorded chain; `need_seed`: the export's seed must have been revealed (for `verify`; a
-/// report does without it).
-fn game_for_verify(
-    path: &Path,
-    need_seed: bool,
-) -> Result<(Game, Option<String>, Option<RecordedChain>), Failure> {
-    let text = read(path)?;
-    let name = path.display().to_string();
-    let v: Value = serde_json::from_str(&text)
-        .map_err(|e| fail(format!("{name}:{}:{}: not JSON: {e}", e.line(), e.column())))?;
-    let chain = match v["format"].as_str() {
-        Some("tercio-export/1") => RecordedChain::Before,
-        Some("tercio-export/2") => RecordedChain::Head(
-            v["chain"]
-                .as_str()
-                .ok_or_else(|| fail(format!("{name}: chain: missing")))?
-                .to_string(),
-        ),
-        _ => return Ok((load_game(path)?, None, None)),
-    };
-    let at = |field: &str, m: &str| fail(format!("{}: {field}: {m}", path.display()));
-    let dice = &v["dice"];
-    let commitment = dice["commitment"]
-        .as_str()
-        .ok_or_else(|| at("dice.commitment", "missing"))?
-        .to_string();
-    let seed = dice["seed"].as_u64();
-    let Some(seed) = seed.or((!need_seed).then_some(0)) else {
-        return Err(Failure {
-            msg: format!(
-                "{}: the seed is not revealed yet (it is when the game ends); the dice are committed to SHA-256 {commitment}",
-                path.display()
-            ),
-            code: 3,
-        });
-    };
-    let nonce = dice["nonce"].as_str().unwrap_or("").to_string();
-    let mut entries = Vec::new();
-    for (i, e) in v["log"].as_array().into_iter().flatten().enumerate() {
-        if e["entry"] == "hidden" {
-            return Err(at(
-                &format!("log[{i}]"),
-                "this event is hidden from the seat the export was made for; verify the game master's export",
-            ));
-        }
-        entries.push(
-            serde_json::from_value(e.clone())
-                .map_err(|x| at(&format!("log[{i}]"), &x.to_string()))?,
-        );
-    }
-    let raw: scenario::ScenarioFile = serde_json::from_value(v["scenario"].clone())
-        .map_err(|x| at("scenario", &x.to_string()))?;
-    let sc = scenario::Scenario::recorded(
-        raw,
-        &scenario::Source {
-            file: &name,
-            text: &text,
-            path: "scenario",
-        },
-    );
-    warn_scenario(&name, &sc);
-    let g = Game {
-        format: tercio_rules::game::FORMAT.to_string(),
-        ruleset: v["rule_set"]
-            .as_str()
-            .ok_or_else(|| at("rule_set", "missing"))?
-            .to_string(),
-        seed,
-        nonce,
-        scenario: sc,
-        // An export made before games recorded their rules version was played under version 1.
-        rules_version: v["rules_version"]
-            .as_u64()
-            .map_or(Ok(1), u32::try_from)
-            .map_err(|_| at("rules_version", "a small whole number"))?,
-        log: tercio_core::EventLog::from_entries(entries).map_err(|e| at("log", &e))?,
-        state: v["state"].clone(),
-    };
-    Ok((g, Some(commitment), Some(chain)))
-}
-
-fn verify(path: &Path) -> Res {
-    let (g, published, recorded) = game_for_verify(path, true)?;
-    let commitment = g.commitment();
-    match &published {
-        Some(c) if *c != commitment => {
-            return Err(fail(format!(
-                "{}: FAILED: seed {} and nonce {} hash to {commitment}, not to the published commitment {c}",
-                path.display(),
-                g.seed,
-                g.nonce
-            )))
-        }
-        Some(_) => say!(
-            "commitment ok: SHA-256 of seed {} and nonce {} is {commitment}, as published at the start",
-            g.seed, g.nonce
-        ),
-        None => say!("commitment: {commitment} (seed {}, nonce {:?})", g.seed, g.nonce),
-    }
-    let checked = g
-        .verify()
-        .map_err(|e| fail(format!("{}: FAILED: {e}", path.display())))?;
-    // Then the log's hash chain (after the dice, whose failures say more): any entry changed (who acted, say), added or removed (an undo with
-    // the event it voided) gives another head.
-    let head = g.log_digest();
-    match &recorded {
-        Some(RecordedChain::Head(h)) if *h != head => {
-            return Err(fail(format!(
-                "{}: FAILED: the log's fingerprint is {head}, not the recorded {h}: an entry was changed, added or removed",
-                path.display()
-            )))
-        }
-        Some(RecordedChain::Before) => eprintln!(
-            "warning: {}: an export made before the log's fingerprint was exported (tercio-export/1): a change to who acted, or an undo removed with the event it voided, cannot be detected in it",
-            path.display()
-        ),
-        _ => {}
-    }
-    let (mut seeded, mut entered) = (0usize, 0usize);
-    for c in &checked {
-        let faces: Vec<String> = c.faces.iter().map(u8::to_string).collect();
-        let how = if c.faces.is_empty() {
-            "no dice; the recorded result follows"
-        } else if c.entered {
-            entered += c.faces.len();
-            "thrown at the table; faces fit the dice and give the recorded result"
-        } else {
-            seeded += c.faces.len();
-            "the seed's next faces; the recorded result follows"
-        };
-        say!(
-            "  #{:<4} {:<16} {:<24} ok ({how}){}",
-            c.seq,
-            c.action,
-            if faces.is_empty() {
-                "no dice".to_string()
-            } else {
-                faces.join(" ")
-            },
-            if c.voided { " [voided]" } else { "" }
-        );
-    }
-    rules_changed(&g, &checked);
-    say!(
-        "{}: verified — {} events, {seeded} faces from the seed, {entered} thrown at the table; the state is the fold of the log",
-        path.display(),
-        checked.len()
-    );
-    say!(
-        "log fingerprint after {} entries: {head}{} (every page showed it: the same fingerprint means this is the whole game)",
-        g.log.entries().len(),
-        if matches!(recorded, Some(RecordedChain::Head(_))) {
-            ", as recorded"
-        } else {
-            ""
-        }
-    );
-    Ok(())
-}
-
 fn report_cmd(path: &Path) -> Res {
     let v: Value = json_at(path, "not JSON")?;
     let export = v["format"]
         .as_str()
         .is_some_and(|f| f.starts_with("tercio-export/"));
-    let (g, _, _) = game_for_verify(path, false)?;
+    let (g, _) = verify::game_for_verify(path, false, true)?;
     let c = g.commitment();
     // A game file holds its seed; an export shows it only once revealed.
     let revealed = !export || v["dice"]["seed"].is_u64();
@@ -1430,6 +1289,7 @@ fn report_cmd(path: &Path) -> Res {
             commitment: &commitment,
             seed: revealed.then_some((g.seed, g.nonce.as_str())),
             concluded: export && v["dice"]["revealed"] == true && !g.is_over().unwrap_or(false),
+            fingerprint: Some(&g.log_digest()),
         },
         LANG.get().copied().unwrap_or_default(),
     )

@@ -187,6 +187,18 @@ fn an_exported_game_verifies_and_an_altered_roll_is_caught() {
     let o = tercio(&["report", early.to_str().unwrap_or_default()]);
     assert!(o.status.success());
     assert!(String::from_utf8_lossy(&o.stdout).contains("The seed is revealed when the game ends."));
+    // A fingerprint the pages showed mid-game, noted by a player.
+    let view = request(&addr, "GET", &format!("/api/s/{spectator}"), None)
+        .expect("view")
+        .json();
+    let noted = view["chain"]
+        .as_str()
+        .expect("every seat sees the keyed fingerprint")
+        .to_string();
+    let shown_commitment = view["dice"]["commitment"]
+        .as_str()
+        .expect("commitment")
+        .to_string();
     post("conclude", "");
     let done = export("done.json");
     let o = tercio(&["verify", done.to_str().unwrap_or_default()]);
@@ -223,7 +235,7 @@ fn an_exported_game_verifies_and_an_altered_roll_is_caught() {
     v["dice"]["seed"] = json!(seed ^ 1);
     std::fs::write(&bad, v.to_string()).expect("write");
     let o = tercio(&["verify", bad.to_str().unwrap_or_default()]);
-    assert!(String::from_utf8_lossy(&o.stderr).contains("not to the published commitment"));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not the published commitment"));
     // Who acted, changed: the dice still verify, the log's fingerprint does not.
     let read = || -> serde_json::Value {
         serde_json::from_str(&std::fs::read_to_string(&done).expect("read")).expect("json")
@@ -236,7 +248,8 @@ fn an_exported_game_verifies_and_an_altered_roll_is_caught() {
         assert!(e.contains("FAILED: the log's fingerprint is"), "{e}");
     };
     let mut v = read();
-    assert_eq!(v["format"], "tercio-export/2");
+    assert_eq!(v["format"], "tercio-export/3");
+    assert_eq!(v["chain_version"], 2);
     assert_eq!(
         v["chain"], v["dice"]["chain"],
         "the head is published with the seed"
@@ -258,17 +271,166 @@ fn an_exported_game_verifies_and_an_altered_roll_is_caught() {
     }
     v["log"] = json!(kept);
     fails_the_chain(&v);
-    // An export made before the chain was exported still verifies, with a warning.
+    // An export made before the chain was exported verifies only when asked to, and says what
+    // it could not check.
     let mut v = read();
     v["format"] = json!("tercio-export/1");
     v.as_object_mut().expect("object").remove("chain");
+    v.as_object_mut().expect("object").remove("chain_version");
     std::fs::write(&bad, v.to_string()).expect("write");
     let o = tercio(&["verify", bad.to_str().unwrap_or_default()]);
     let e = String::from_utf8_lossy(&o.stderr).to_string();
-    assert!(o.status.success(), "{e}");
+    assert_eq!(o.status.code(), Some(1), "{e}");
     assert!(
-        e.contains("tercio-export/1") && e.contains("cannot be detected"),
+        e.contains("tercio-export/1") && e.contains("--without-fingerprint"),
         "{e}"
+    );
+    // A downgraded export of a game sealed with chain version 2 fails at its commitment even
+    // then: version 1 does not bind its identity, and this commitment does.
+    let o = tercio(&[
+        "verify",
+        "--without-fingerprint",
+        bad.to_str().unwrap_or_default(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    // The whole verification, held to what a player noted.
+    let done_path = done.to_str().unwrap_or_default();
+    let o = tercio(&[
+        "verify",
+        "--commitment",
+        &shown_commitment,
+        "--fingerprint",
+        &noted,
+        done_path,
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(
+        o.status.success(),
+        "{out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(out.contains("it is the one you gave"), "{out}");
+    assert!(out.contains("fingerprint ok: the one you gave"), "{out}");
+    assert!(
+        out.contains("not checked: who the export was downloaded by"),
+        "{out}"
+    );
+    assert!(!out.contains("not checked: that this is the log"), "{out}");
+    let o = tercio(&["verify", done_path]);
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(
+        out.contains("not checked: that this commitment is the one published")
+            && out.contains("not checked: that this is the log the game's pages showed"),
+        "{out}"
+    );
+    // Each edit of a concluded export fails, naming what is wrong.
+    let fails = |v: &serde_json::Value, args: &[&str], says: &str| {
+        std::fs::write(&bad, v.to_string()).expect("write");
+        let mut all = vec!["verify"];
+        all.extend_from_slice(args);
+        all.push(bad.to_str().unwrap_or_default());
+        let o = tercio(&all);
+        let e = String::from_utf8_lossy(&o.stderr).to_string();
+        assert_eq!(o.status.code(), Some(1), "{says}: {e}");
+        assert!(e.contains(says), "{says}: {e}");
+    };
+    let edited = |f: &dyn Fn(&mut serde_json::Value)| {
+        let mut v = read();
+        f(&mut v);
+        v
+    };
+    fails(
+        &edited(&|v| v["rules_version"] = json!(999)),
+        &[],
+        "rules_version: 999 is not a version",
+    );
+    fails(
+        &edited(&|v| v["rules_version"] = json!(0)),
+        &[],
+        "rules_version: 0 is not a version",
+    );
+    fails(
+        &edited(&|v| v["rule_set"] = json!("bloody-dismal-fight")),
+        &[],
+        "but the scenario is for",
+    );
+    fails(
+        &edited(&|v| v["game_id"] = json!("0123456789abcdef")),
+        &[],
+        "not the published commitment",
+    );
+    fails(
+        &edited(&|v| {
+            v.as_object_mut().expect("object").remove("game_id");
+        }),
+        &[],
+        "game_id: missing",
+    );
+    fails(
+        &edited(&|v| v["scenario"]["title"] = json!("Another battle")),
+        &[],
+        "not the published commitment",
+    );
+    fails(
+        &edited(&|v| v["dice"]["chain"] = json!("00")),
+        &[],
+        "published with the seed (dice.chain)",
+    );
+    fails(
+        &edited(&|v| v["chain_version"] = json!(7)),
+        &[],
+        "chain version 7",
+    );
+    fails(
+        &edited(&|v| v["format"] = json!("tercio-export/9")),
+        &[],
+        "not an export format",
+    );
+    let first_event = |v: &serde_json::Value| {
+        v["log"]
+            .as_array()
+            .and_then(|l| l.iter().position(|e| e["entry"] == "event"))
+            .expect("an event")
+    };
+    fails(
+        &edited(&|v| {
+            let i = first_event(v);
+            let flag = v["log"][i]["voided"] == true;
+            v["log"][i]["voided"] = json!(!flag);
+        }),
+        &[],
+        ".voided is",
+    );
+    // A new nonce with its commitment recomputed passes the export's own commitment, but not
+    // the one the player saw.
+    let v = edited(&|v| {
+        v["dice"]["nonce"] = json!("00000000000000000000000000000000");
+        v["dice"]["commitment"] = json!("f".repeat(64));
+    });
+    fails(
+        &v,
+        &["--commitment", &shown_commitment],
+        "not the published commitment",
+    );
+    fails(
+        &read(),
+        &["--commitment", &"e".repeat(64)],
+        "the commitment you gave",
+    );
+    fails(
+        &read(),
+        &["--fingerprint", &"d".repeat(64)],
+        "the fingerprint you gave",
+    );
+    // Who the export was made for binds nothing, and verify says so rather than fail.
+    let v = edited(&|v| v["exported_for"] = json!("game-master"));
+    std::fs::write(&bad, v.to_string()).expect("write");
+    let o = tercio(&["verify", bad.to_str().unwrap_or_default()]);
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(o.status.success());
+    assert!(
+        out.contains("not checked: who the export was downloaded by (exported_for: game-master)"),
+        "{out}"
     );
     // The battle report of the same export.
     let o = tercio(&["report", done.to_str().unwrap_or_default()]);

@@ -3,13 +3,13 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
-use tercio_core::{hex, DiceStream, Die, Draw, EventLog, LogEntry, Resolution, Signed};
+use tercio_core::{DiceStream, Die, Draw, EventLog, LogEntry, Resolution, Signed};
 
 use crate::diag::{line_col, Diagnostic};
 use crate::interface::{Engine, Kept, Rejection, RuleSet};
 use crate::registry;
 use crate::scenario::{Scenario, ScenarioFile, Source};
+pub use crate::seal::{chain_next, chain_start, ChainVersion, Identity, Seal, CHAIN_VERSION};
 
 pub const FORMAT: &str = "tercio-game/1";
 
@@ -57,6 +57,14 @@ pub struct Game {
     pub log: EventLog<GameEvent>,
     /// The fold of the live events (kept for readers; `replay` checks it).
     pub state: Value,
+    /// The store's id of the game, bound into a version-2 commitment; empty for a game file made
+    /// on the command line.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub game_id: String,
+    /// How the commitment and the log's fingerprint are formed ([`Seal`]); a game keeps the
+    /// version it was made with.
+    #[serde(default, skip_serializing_if = "ChainVersion::is_v1")]
+    pub chain_version: ChainVersion,
 }
 
 /// The rules version of a game recorded before versions were.
@@ -93,6 +101,10 @@ struct GameFile {
     rules_version: u32,
     log: EventLog<GameEvent>,
     state: Value,
+    #[serde(default)]
+    game_id: String,
+    #[serde(default)]
+    chain_version: ChainVersion,
 }
 
 impl Game {
@@ -150,6 +162,8 @@ impl Game {
             rules_version: g.rules_version,
             log: g.log,
             state: g.state,
+            game_id: g.game_id,
+            chain_version: g.chain_version,
         })
     }
 
@@ -166,6 +180,8 @@ impl Game {
             rules_version: rules.rules_version(),
             log: EventLog::new(),
             state,
+            game_id: String::new(),
+            chain_version: CHAIN_VERSION,
         })
     }
 
@@ -245,19 +261,42 @@ impl Game {
         }
     }
 
-    /// The published commitment to this game's dice: SHA-256 of the seed and the nonce.
+    /// What identifies the game, as its commitment binds it (version 2).
+    pub fn identity(&self) -> Identity<'_> {
+        Identity {
+            game_id: &self.game_id,
+            ruleset: &self.ruleset,
+            rules_version: self.rules_version,
+            scenario: &self.scenario,
+        }
+    }
+
+    /// The game's seal: its commitment and the means to extend its log's chain.
+    pub fn seal(&self) -> Seal {
+        Seal::new(self.chain_version, self.seed, &self.nonce, self.identity())
+    }
+
+    /// The published commitment to this game's dice ([`Seal::commitment`]).
     pub fn commitment(&self) -> String {
-        commitment(self.seed, &self.nonce)
+        self.seal().commitment().to_string()
     }
 
     /// A fingerprint of the whole log, shown on every page: the head of the log's hash chain
-    /// ([`chain_next`] over every entry in order). A player who notes it at the end can tell that
-    /// an export is the whole game, unaltered; the server keeps the head with the game, so no
-    /// page rehashes the log.
+    /// ([`Seal::next`] over every entry in order). A player who notes it can tell that an export
+    /// is the whole game, unaltered; the server keeps the head with the game, so no page
+    /// rehashes the log.
     pub fn log_digest(&self) -> String {
+        let seal = self.seal();
         self.log
             .iter()
-            .fold(chain_start(), |h, e| chain_next(&h, &entry_text(e)))
+            .fold(seal.start(), |h, e| seal.next(&h, &entry_text(e)))
+    }
+
+    /// The chain's value after each entry, in order (`tercio verify --fingerprint` finds the one a
+    /// player noted among them).
+    pub fn log_links(&self) -> Vec<String> {
+        let texts: Vec<String> = self.log.iter().map(entry_text).collect();
+        self.seal().links(texts.iter().map(String::as_str))
     }
 
     /// Void the last live event. The voided event stays in the log; the dice do not rewind.
@@ -442,10 +481,10 @@ pub struct Checked {
     pub changed: Option<String>,
 }
 
-/// SHA-256 over the seed and nonce, hex: what every seat sees at the start of a game.
+/// The version-1 commitment: SHA-256 over the seed and nonce, hex (what every seat saw at the
+/// start of a game made before version 2; [`Seal`]).
 pub fn commitment(seed: u64, nonce: &str) -> String {
-    let digest = Sha256::digest(format!("tercio-seed-commitment/1\n{seed}\n{nonce}").as_bytes());
-    hex(&digest)
+    crate::seal::commitment_v1(seed, nonce)
 }
 
 fn bad_faces(e: tercio_core::plan::FaceError) -> GameError {
@@ -561,21 +600,6 @@ pub fn entry_text(e: &LogEntry<GameEvent>) -> String {
     serde_json::to_string(e).unwrap_or_default()
 }
 
-/// The hash chain's value before the first entry.
-pub fn chain_start() -> String {
-    hex(&Sha256::digest(b"tercio-log-chain/1"))
-}
-
-/// The chain's value after one more entry: SHA-256 of the previous value and the entry's text,
-/// so each entry's hash covers every entry before it.
-pub fn chain_next(prev: &str, entry_text: &str) -> String {
-    let mut h = Sha256::new();
-    h.update(prev.as_bytes());
-    h.update(b"\n");
-    h.update(entry_text.as_bytes());
-    hex(&h.finalize())
-}
-
 /// How often the store keeps the state beside the log: a checkpoint is written when this many
 /// entries have passed since the latest one that still holds, so an undo folds fewer than this
 /// many events, never the whole battle.
@@ -590,6 +614,8 @@ pub struct Head {
     pub ruleset: String,
     pub seed: u64,
     pub nonce: String,
+    /// The game's commitment and chain ([`Game::seal`]), worked out once when the head is made.
+    pub seal: Seal,
     pub scenario: Scenario,
     /// The rules version the game is played under ([`Game::rules_version`]).
     pub rules_version: u32,
@@ -639,6 +665,7 @@ impl Head {
             ruleset: game.ruleset.clone(),
             seed: game.seed,
             nonce: game.nonce.clone(),
+            seal: game.seal(),
             scenario: game.scenario.clone(),
             rules_version: game.rules_version,
             state: game.state.clone(),
@@ -660,7 +687,7 @@ impl Head {
     }
 
     pub fn commitment(&self) -> String {
-        commitment(self.seed, &self.nonce)
+        self.seal.commitment().to_string()
     }
 
     /// Whether the event at `seq` has been voided (false for a void entry or a later seq).
@@ -810,7 +837,7 @@ impl Head {
 
     fn push(&mut self, entry: LogEntry<GameEvent>, voids: Option<u64>) -> Appended {
         let text = entry_text(&entry);
-        self.chain = chain_next(&self.chain, &text);
+        self.chain = self.seal.next(&self.chain, &text);
         self.seq = entry.seq();
         let checkpoint = self.seq - self.checkpoint >= CHECKPOINT_EVERY;
         if checkpoint {

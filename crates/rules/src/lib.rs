@@ -43,6 +43,7 @@ pub mod odds;
 pub mod registry;
 pub mod report;
 pub mod scenario;
+pub mod seal;
 pub mod sword_and_flame_renaissance;
 pub mod text;
 

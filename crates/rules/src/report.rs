@@ -192,6 +192,9 @@ pub struct Reveal<'a> {
     pub commitment: &'a str,
     pub seed: Option<(u64, &'a str)>,
     pub concluded: bool,
+    /// The log's fingerprint, when the reader may see it (a game recorded before the keyed chain
+    /// hides it until the end from every seat of a rule set with secrets).
+    pub fingerprint: Option<&'a str>,
 }
 
 /// A readable battle report in Markdown, as `viewer` may see it, in `lang`: its own words from
@@ -394,10 +397,13 @@ pub fn battle_report(
         None => md.push_str(&tr(keys::REPORT_SEED_HIDDEN, &[])),
     }
     md.push('\n');
-    md.push_str(&tr(
-        keys::REPORT_FINGERPRINT,
-        &[("digest", &format!("`{}`", game.log_digest()))],
-    ));
+    match reveal.fingerprint {
+        Some(digest) => md.push_str(&tr(
+            keys::REPORT_FINGERPRINT,
+            &[("digest", &format!("`{digest}`"))],
+        )),
+        None => md.push_str(&tr(keys::REPORT_FINGERPRINT_LATER, &[])),
+    }
     md.push('\n');
     let dr = dice_report(game, viewer)?;
     if !dr.faces.is_empty() {

@@ -467,6 +467,7 @@ fn forces_line(g: &Game, side: &str) -> String {
             commitment: &c,
             seed: None,
             concluded: false,
+            fingerprint: None,
         },
         Lang::En,
     )

@@ -2930,6 +2930,9 @@ fn decision_58_the_draw_of_a_game_recorded_before_it_is_unchanged() {
             );
             act(&mut g, json!({"action": "draw_chaunce"}));
             assert_eq!(g.replay(), Ok(g.log.entries().len()));
+            // The pins are the plain hash of each whole log (chain version 1), whatever seals
+            // new games.
+            g.chain_version = tercio_rules::game::ChainVersion::V1;
             (g.seed, g.log_digest())
         })
         .collect();
@@ -3171,4 +3174,88 @@ fn decision_63_victorye_is_ours_makes_parliament_horse_rash_with_its_own_control
     );
     act_entered(&mut g, control, &[3]);
     assert_eq!(g.state["chase"]["compelled"], false);
+}
+
+/// The attack on the log's fingerprint that a spectator could make on a game sealed with chain
+/// version 1: note the fingerprint before and after the Royalists' play, take the entry as the
+/// spectator sees it, put a guessed hand back into it, hash, and compare. On version 1 the true
+/// hand is confirmed; on version 2 (every game made now) no candidate is, the true one included,
+/// until the seed and nonce are revealed at the end, when the fingerprint is seen to cover the
+/// hidden part: any change to it gives another fingerprint.
+#[test]
+fn the_fingerprint_confirms_no_guess_of_a_hidden_hand_until_the_end() {
+    use tercio_rules::game::{chain_next, entry_text, ChainVersion};
+    let mut confirmed = BTreeMap::new();
+    for version in [ChainVersion::V1, ChainVersion::V2] {
+        let mut g = dealt(11);
+        g.nonce = "5f1d3a0c9b7e4d2a8c6b0e1f3a5d7c9b".into();
+        g.chain_version = version;
+        let e = engine(&g);
+        deal_hand(&mut g, ROYAL, &["probe-centre"]);
+        let before = g.log_digest();
+        act(&mut g, json!({"action": "play", "card": "probe-centre"}));
+        let after = g.log_digest();
+        let (seq, event) = match g.log.entries().last() {
+            Some(LogEntry::Event { seq, event }) => (*seq, event.clone()),
+            other => panic!("no event last: {other:?}"),
+        };
+        // What the spectator receives of the play: the hand is not in it.
+        let seen = e
+            .view_event(&serde_json::to_value(&event).expect("event"), &Viewer::Spectator)
+            .expect("shown");
+        let hand_op = |ops: &Value| {
+            ops.as_array()
+                .into_iter()
+                .flatten()
+                .position(|op| op["p"] == "/sides/0/hand")
+        };
+        assert_eq!(hand_op(&seen["effects"]), None, "the spectator sees no hand");
+        let whole = serde_json::to_value(&event).expect("event");
+        let at = hand_op(&whole["effects"]).expect("the play changes the Royalists' hand");
+        let truth = whole["effects"][at]["v"].clone();
+        // Candidates: the true remaining hand, and others of the same size.
+        let mut candidates = vec![truth.clone()];
+        for shift in 1..40u64 {
+            let guess: Vec<u64> = nums(&truth)
+                .iter()
+                .map(|&c| (u64::from(c) + shift) % 60 + 1)
+                .collect();
+            candidates.push(json!(guess));
+        }
+        let hits: Vec<Value> = candidates
+            .iter()
+            .filter(|c| {
+                let mut guessed = whole.clone();
+                guessed["effects"][at]["v"] = (*c).clone();
+                let ev: GameEvent = serde_json::from_value(guessed).expect("an event");
+                let text = entry_text(&LogEntry::Event { seq, event: ev });
+                // The attack as it worked on version 1, and the chain's own step computed
+                // with every value a seat knows before the end (not the seed's nonce).
+                let mut guessed_seal = g.clone();
+                guessed_seal.nonce = String::new();
+                chain_next(&before, &text) == after
+                    || guessed_seal.seal().next(&before, &text) == after
+            })
+            .cloned()
+            .collect();
+        confirmed.insert(version.number(), hits.clone());
+        if version == ChainVersion::V2 {
+            // After the end, with the seed and nonce revealed, the fingerprint covers the hidden
+            // hand: the true one gives it, any other does not.
+            let seal = g.seal();
+            let mut edited = whole.clone();
+            for (i, c) in candidates.iter().enumerate() {
+                edited["effects"][at]["v"] = c.clone();
+                let ev: GameEvent = serde_json::from_value(edited.clone()).expect("an event");
+                let link = seal.next(&before, &entry_text(&LogEntry::Event { seq, event: ev }));
+                assert_eq!(link == after, i == 0, "candidate {i}");
+            }
+        }
+    }
+    assert_eq!(
+        confirmed[&1],
+        vec![confirmed[&1][0].clone()],
+        "on version 1 the attack confirms the true hand (the test can fail)"
+    );
+    assert!(confirmed[&2].is_empty(), "version 2 confirms {:?}", confirmed[&2]);
 }

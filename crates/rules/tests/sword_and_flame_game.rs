@@ -1494,6 +1494,7 @@ fn the_battle_report_counts_figures_and_their_losses() {
         commitment: &c,
         seed: None,
         concluded: false,
+        fingerprint: None,
     };
     let md =
         battle_report(&hit, &tercio_rules::Viewer::GameMaster, &reveal, Lang::En).expect("report");

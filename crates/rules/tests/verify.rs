@@ -194,6 +194,7 @@ fn the_battle_report_charts_break_points_per_turn() {
             commitment: &c,
             seed: None,
             concluded: false,
+            fingerprint: None,
         },
         Lang::En,
     )
@@ -211,6 +212,7 @@ fn the_battle_report_charts_break_points_per_turn() {
             commitment: &c,
             seed: Some((g.seed, &g.nonce)),
             concluded: true,
+            fingerprint: Some(&g.log_digest()),
         },
         Lang::En,
     )
@@ -228,6 +230,7 @@ fn the_battle_report_charts_break_points_per_turn() {
             commitment: &c,
             seed: Some((g.seed, &g.nonce)),
             concluded: true,
+            fingerprint: Some(&g.log_digest()),
         },
         Lang::It,
     )
@@ -366,6 +369,7 @@ fn the_battle_report_writes_names_as_text() {
             commitment: &g.commitment(),
             seed: None,
             concluded: false,
+            fingerprint: None,
         },
         Lang::En,
     )

@@ -88,6 +88,29 @@ pub(super) struct GameRow {
     pub seed: i64,
     pub nonce: String,
     pub rules_version: i64,
+    pub chain_version: i64,
+}
+
+impl GameRow {
+    fn chain_version(&self, id: &str) -> Result<ChainVersion, StoreError> {
+        u32::try_from(self.chain_version)
+            .map_err(|_| format!("chain version {}", self.chain_version))
+            .and_then(ChainVersion::try_from)
+            .map_err(|e| StoreError::Corrupt(format!("game {id}: {e}")))
+    }
+}
+
+/// The seal of the game stored under `id` ([`Game::seal`], with the store's id).
+pub(super) fn seal_of(id: &str, game: &Game) -> Seal {
+    Seal::new(
+        game.chain_version,
+        game.seed,
+        &game.nonce,
+        Identity {
+            game_id: id,
+            ..game.identity()
+        },
+    )
 }
 
 /// A whole game from its row and every entry of its log, its state folded from the start.
@@ -96,6 +119,7 @@ pub(super) fn game_of(
     row: GameRow,
     entries: Vec<LogEntry<GameEvent>>,
 ) -> Result<Game, StoreError> {
+    let chain_version = row.chain_version(id)?;
     let mut game = Game {
         format: FORMAT.to_string(),
         ruleset: row.rule_set,
@@ -106,6 +130,8 @@ pub(super) fn game_of(
         log: EventLog::from_entries(entries)
             .map_err(|e| StoreError::Corrupt(format!("game {id}: log.{e}")))?,
         state: Value::Null,
+        game_id: id.to_string(),
+        chain_version,
     };
     game.state = game
         .refold()
@@ -125,12 +151,27 @@ pub(super) fn head_of(
     live: Vec<u64>,
     checkpoint: i64,
 ) -> Result<Head, StoreError> {
+    let version = row.chain_version(id)?;
+    let scenario = stored_scenario(id, &row.scenario)?;
+    let rules_version = u32::try_from(row.rules_version).unwrap_or(1);
+    let seal = Seal::new(
+        version,
+        row.seed as u64,
+        &row.nonce,
+        Identity {
+            game_id: id,
+            ruleset: &row.rule_set,
+            rules_version,
+            scenario: &scenario,
+        },
+    );
     Ok(Head {
         ruleset: row.rule_set,
         seed: row.seed as u64,
         nonce: row.nonce,
-        scenario: stored_scenario(id, &row.scenario)?,
-        rules_version: u32::try_from(row.rules_version).unwrap_or(1),
+        seal,
+        scenario,
+        rules_version,
         state: Value::Null,
         seq: seq.max(0) as u64,
         stream_pos: stream_pos.max(0) as u64,
@@ -230,12 +271,13 @@ pub(super) struct GameRows {
     pub stream_pos: i64,
 }
 
-pub(super) fn game_rows(game: &Game, from_seq: u64) -> Result<GameRows, StoreError> {
-    let mut h = chain_start();
+pub(super) fn game_rows(id: &str, game: &Game, from_seq: u64) -> Result<GameRows, StoreError> {
+    let seal = seal_of(id, game);
+    let mut h = seal.start();
     let mut entries = Vec::new();
     for e in game.log.entries() {
         let text = entry_text(e);
-        h = chain_next(&h, &text);
+        h = seal.next(&h, &text);
         if e.seq() <= from_seq {
             continue;
         }

@@ -13,7 +13,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tercio_core::{EventLog, LogEntry};
 use tercio_rules::game::{
-    chain_next, chain_start, entry_text, Appended, Game, GameEvent, Head, FORMAT,
+    chain_next, chain_start, entry_text, Appended, ChainVersion, Game, GameEvent, Head, Identity,
+    Seal, FORMAT,
 };
 use tercio_rules::scenario::{Scenario, ScenarioFile, Source};
 

@@ -94,6 +94,9 @@ pub(super) const MIGRATIONS: &[&str] = &[
     // among the entries after it (a void comes after what it voids); loading a game reads its
     // entries' sequence numbers and voids in one pass.
     "DROP INDEX log_voids;",
+    // Schema 7: how each game's commitment and log fingerprint are formed. Games recorded
+    // before keep version 1; new games are made with the keyed chain (`tercio_rules::seal`).
+    "ALTER TABLE games ADD COLUMN chain_version INTEGER NOT NULL DEFAULT 1;",
 ];
 
 /// The Rust side of migration `version` (1-based), in its transaction: for the event-shaped

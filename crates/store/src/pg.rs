@@ -200,6 +200,9 @@ pub(crate) const SCHEMA: &[&str] = &[
         RETURN revs;
     END
     $fn$;",
+    // How each game's commitment and log fingerprint are formed (`tercio_rules::seal`): games
+    // recorded before keep version 1.
+    "ALTER TABLE games ADD COLUMN chain_version BIGINT NOT NULL DEFAULT 1;",
 ];
 
 /// Any number the advisory lock of the migrations is taken on, the same in every server.
@@ -358,8 +361,8 @@ impl<C: GenericClient> Db<'_, C> {
         created_at: i64,
     ) -> Result<(), StoreError> {
         self.exec(
-            "INSERT INTO games (id, title, rule_set, scenario_id, scenario, seed, nonce, created_at, rules_version)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+            "INSERT INTO games (id, title, rule_set, scenario_id, scenario, seed, nonce, created_at, rules_version, chain_version)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
             &[
                 &id,
                 &game.scenario.title,
@@ -370,6 +373,7 @@ impl<C: GenericClient> Db<'_, C> {
                 &game.nonce,
                 &created_at,
                 &i64::from(game.rules_version),
+                &i64::from(game.chain_version.number()),
             ],
         )?;
         self.exec(
@@ -413,7 +417,7 @@ impl<C: GenericClient> Db<'_, C> {
     fn game_row(&mut self, id: &str) -> Result<Option<GameRow>, StoreError> {
         Ok(self
             .opt(
-                "SELECT rule_set, scenario, seed, nonce, rules_version FROM games WHERE id = $1",
+                "SELECT rule_set, scenario, seed, nonce, rules_version, chain_version FROM games WHERE id = $1",
                 &[&id],
             )?
             .map(|r| GameRow {
@@ -422,6 +426,7 @@ impl<C: GenericClient> Db<'_, C> {
                 seed: r.get(2),
                 nonce: r.get(3),
                 rules_version: r.get(4),
+                chain_version: r.get(5),
             }))
     }
 
@@ -486,7 +491,7 @@ impl<C: GenericClient> Db<'_, C> {
     }
 
     fn write_game(&mut self, id: &str, game: &Game, from_seq: u64) -> Result<(), StoreError> {
-        let rows = game_rows(game, from_seq)?;
+        let rows = game_rows(id, game, from_seq)?;
         for e in &rows.entries {
             self.exec(
                 "INSERT INTO log_entries (game_id, seq, entry, voids, hash) VALUES ($1, $2, $3, $4, $5)",
@@ -929,10 +934,13 @@ impl Store for PgStore {
         scenario_id: Option<&str>,
         settings: Option<&Settings>,
     ) -> Result<(String, Live), StoreError> {
-        let head = Head::of(game);
         let settings = settings.map(json_text).transpose()?;
         self.write(|db| {
             let id = db.insert_new(game, scenario_id)?;
+            // The head as the store keeps it: sealed with the id it was given.
+            let mut sealed = game.clone();
+            sealed.game_id = id.clone();
+            let head = Head::of(&sealed);
             if let Some(text) = &settings {
                 db.exec("UPDATE games SET settings = $2 WHERE id = $1", &[&id, text])?;
                 db.bump(&id, true)?;
@@ -1006,7 +1014,7 @@ impl Store for PgStore {
         self.transaction(true, |db| {
             let Some(r) = db.opt(
                 "SELECT g.rule_set, g.scenario, g.seed, g.nonce, g.rules_version, h.seq, h.stream_pos, h.chain, h.rev, g.settings, g.concluded_at,
-                        (SELECT COALESCE(MAX(seq), 0) FROM checkpoints WHERE game_id = g.id)
+                        (SELECT COALESCE(MAX(seq), 0) FROM checkpoints WHERE game_id = g.id), g.chain_version
                  FROM games g JOIN heads h ON h.game_id = g.id WHERE g.id = $1",
                 &[&id],
             )?
@@ -1019,6 +1027,7 @@ impl Store for PgStore {
                 seed: r.get(2),
                 nonce: r.get(3),
                 rules_version: r.get(4),
+                chain_version: r.get(12),
             };
             let mut live: Vec<u64> = db
                 .rows(

@@ -395,9 +395,9 @@ pub(super) fn load_game_with(
     versioned: bool,
 ) -> Result<Option<Game>, StoreError> {
     let sql = if versioned {
-        "SELECT rule_set, scenario, seed, nonce, rules_version FROM games WHERE id = ?1"
+        "SELECT rule_set, scenario, seed, nonce, rules_version, chain_version FROM games WHERE id = ?1"
     } else {
-        "SELECT rule_set, scenario, seed, nonce, 1 FROM games WHERE id = ?1"
+        "SELECT rule_set, scenario, seed, nonce, 1, 1 FROM games WHERE id = ?1"
     };
     let row = conn
         .query_row(sql, params![id], |r| {
@@ -407,6 +407,7 @@ pub(super) fn load_game_with(
                 seed: r.get(2)?,
                 nonce: r.get(3)?,
                 rules_version: r.get(4)?,
+                chain_version: r.get(5)?,
             })
         })
         .optional()?;
@@ -499,7 +500,7 @@ pub(super) fn write_game(
     game: &Game,
     from_seq: u64,
 ) -> Result<(), StoreError> {
-    let rows = game_rows(game, from_seq)?;
+    let rows = game_rows(id, game, from_seq)?;
     let mut stmt = tx.prepare_cached(
         "INSERT INTO log_entries (game_id, seq, entry, voids, hash) VALUES (?1, ?2, ?3, ?4, ?5)",
     )?;
@@ -554,9 +555,9 @@ fn insert_game(
     created_at: i64,
 ) -> Result<(), StoreError> {
     tx.prepare_cached(
-        "INSERT INTO games (id, title, rule_set, scenario_id, scenario, seed, nonce, created_at, rules_version) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        "INSERT INTO games (id, title, rule_set, scenario_id, scenario, seed, nonce, created_at, rules_version, chain_version) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     )?
-    .execute(params![id, game.scenario.title, game.ruleset, scenario_id, json_text(&game.scenario)?, game.seed as i64, game.nonce, created_at, i64::from(game.rules_version)])?;
+    .execute(params![id, game.scenario.title, game.ruleset, scenario_id, json_text(&game.scenario)?, game.seed as i64, game.nonce, created_at, i64::from(game.rules_version), i64::from(game.chain_version.number())])?;
     tx.prepare_cached("INSERT INTO heads (game_id, updated_at) VALUES (?1, ?2)")?
         .execute(params![id, now()])?;
     write_game(tx, id, game, 0)
@@ -575,12 +576,14 @@ impl Store for SqliteStore {
         scenario_id: Option<&str>,
         settings: Option<&Settings>,
     ) -> Result<(String, Live), StoreError> {
-        let head = Head::of(game);
         let settings = settings.map(json_text).transpose()?;
-        let game = game.clone();
+        let mut game = game.clone();
         let scenario_id = scenario_id.map(str::to_string);
         self.write(move |tx| {
             let id = insert_new(tx, &game, scenario_id.as_deref())?;
+            // The head as the store keeps it: sealed with the id it was given.
+            game.game_id = id.clone();
+            let head = Head::of(&game);
             if let Some(text) = &settings {
                 tx.execute(
                     "UPDATE games SET settings = ?2 WHERE id = ?1",
@@ -652,7 +655,7 @@ impl Store for SqliteStore {
             type HeadCols = (i64, i64, String, i64, String, Option<i64>);
             let row: Option<(GameRow, HeadCols)> = c
                 .prepare_cached(
-                    "SELECT g.rule_set, g.scenario, g.seed, g.nonce, g.rules_version, h.seq, h.stream_pos, h.chain, h.rev, g.settings, g.concluded_at
+                    "SELECT g.rule_set, g.scenario, g.seed, g.nonce, g.rules_version, h.seq, h.stream_pos, h.chain, h.rev, g.settings, g.concluded_at, g.chain_version
                      FROM games g JOIN heads h ON h.game_id = g.id WHERE g.id = ?1",
                 )?
                 .query_row(params![id], |r| {
@@ -663,6 +666,7 @@ impl Store for SqliteStore {
                             seed: r.get(2)?,
                             nonce: r.get(3)?,
                             rules_version: r.get(4)?,
+                            chain_version: r.get(11)?,
                         },
                         (r.get(5)?, r.get(6)?, r.get(7)?, r.get(8)?, r.get(9)?, r.get(10)?),
                     ))

@@ -510,7 +510,7 @@ impl SeatCtx {
             "title": sc.title,
             "scenario": {"title": sc.title, "date": sc.date, "place": sc.place, "sides": sc.sides},
             "events": self.seq(),
-            "chain": self.game.chain,
+            "chain": self.fingerprint(),
             "state": self.state(),
             "settings": self.game.meta.settings,
             "ended": self.ended(),
@@ -532,7 +532,22 @@ impl SeatCtx {
         }
     }
 
+    /// The log's fingerprint, when this seat may see it. A game sealed with the keyed chain
+    /// ([`tercio_rules::seal`]) shows it to every seat: no seat can compute a link before the
+    /// seed is revealed, so it confirms no guess of what is hidden. A game recorded before (chain
+    /// version 1, a plain hash of every whole entry) shows it only once the game has ended when
+    /// its rule set hides anything of its events from some seat: until then a seat could test
+    /// guesses of a hidden hand against it.
+    pub fn fingerprint(&self) -> Option<&str> {
+        let oracle = !self.game.seal.version().keyed()
+            && !self.ended()
+            && (self.game.engine.events_differ() || self.game.engine.views_differ());
+        (!oracle).then_some(self.game.chain.as_str())
+    }
+
     /// The game's log and final state, as this seat may see them: what `tercio verify` reads.
+    /// Once the game has ended every seat's export is the whole game, with the game's id, which
+    /// the commitment binds.
     pub fn export(&self) -> Result<Value, ApiError> {
         let game = self.full_game()?;
         let entries: Vec<Value> = game.log.entries().iter().map(|e| self.entry(e)).collect();
@@ -541,19 +556,24 @@ impl SeatCtx {
             "exported_for": role_name(&self.seat.role),
             "rule_set": self.game.ruleset,
             "rules_version": self.game.rules_version,
+            "chain_version": self.game.seal.version(),
             "scenario": self.game.scenario,
             "dice": self.dice_json(),
             "log": entries,
-            "chain": game.log_digest(),
             "state": self.state(),
         });
-        if self.is_gm() {
+        if let Some(chain) = self.fingerprint() {
+            v["chain"] = json!(chain);
+        }
+        if self.is_gm() || self.ended() {
             v["game_id"] = json!(self.seat.game_id);
         }
         Ok(v)
     }
 }
 
-/// The export's format: `/2` adds `chain`, the head of the log's hash chain, so `tercio verify`
-/// catches an entry changed, added or removed (`/1` exports still verify, with a warning).
-pub const EXPORT_FORMAT: &str = "tercio-export/2";
+/// The export's format: `/2` added `chain`, the head of the log's hash chain, so `tercio verify`
+/// catches an entry changed, added or removed; `/3` adds `chain_version` (how the commitment and
+/// the chain are formed: [`tercio_rules::seal`]) and, once the game has ended, the game's id in
+/// every seat's export. `tercio verify` reads all three (`/1` only when asked to).
+pub const EXPORT_FORMAT: &str = "tercio-export/3";

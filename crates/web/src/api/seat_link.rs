@@ -454,7 +454,7 @@ pub(super) fn act_on(
                 ("entered", (ev["entered"] == true).into()),
                 ("by", take(&mut ev, "by")),
                 ("changed", changed),
-                ("chain", ctx.game.chain.clone().into()),
+                ("chain", ctx.fingerprint().into()),
             ])))
         }),
     })
@@ -726,7 +726,7 @@ fn undo_on(st: Option<&AppState>, ctx: &mut SeatCtx) -> Result<Option<Pending>, 
                 ("seq", ctx.seq().into()),
                 ("events", ctx.seq().into()),
                 ("changed", changed),
-                ("chain", ctx.game.chain.clone().into()),
+                ("chain", ctx.fingerprint().into()),
             ])))
         }),
     }))

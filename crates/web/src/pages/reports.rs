@@ -38,6 +38,7 @@ pub(super) async fn report_md(
                 commitment: &c,
                 seed: ctx.revealed_seed(),
                 concluded: ctx.ended(),
+                fingerprint: ctx.fingerprint(),
             },
             lang,
         )

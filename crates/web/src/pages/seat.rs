@@ -207,12 +207,15 @@ fn dice_and_log(ctx: &SeatCtx, ui: &Ui, entries: &[LogEntry<GameEvent>]) -> Stri
             ui.h(keys::WEB_DICE_HIDDEN, &[])
         )),
     }
-    b.push_str(&format!(
-        "<p class=\"muted\" id=\"fingerprint\">{}</p>",
-        ui.html(
+    let fingerprint = match ctx.fingerprint() {
+        Some(digest) => ui.html(
             keys::WEB_DICE_FINGERPRINT_HTML,
-            &[("count", &ctx.seq().to_string()), ("digest", &g.chain)]
-        )
+            &[("count", &ctx.seq().to_string()), ("digest", digest)],
+        ),
+        None => ui.h(keys::WEB_DICE_FINGERPRINT_LATER, &[]),
+    };
+    b.push_str(&format!(
+        "<p class=\"muted\" id=\"fingerprint\">{fingerprint}</p>"
     ));
     if ctx.game.meta.settings.physical_dice {
         b.push_str(&format!(
