@@ -3201,7 +3201,10 @@ fn the_fingerprint_confirms_no_guess_of_a_hidden_hand_until_the_end() {
         };
         // What the spectator receives of the play: the hand is not in it.
         let seen = e
-            .view_event(&serde_json::to_value(&event).expect("event"), &Viewer::Spectator)
+            .view_event(
+                &serde_json::to_value(&event).expect("event"),
+                &Viewer::Spectator,
+            )
             .expect("shown");
         let hand_op = |ops: &Value| {
             ops.as_array()
@@ -3209,7 +3212,11 @@ fn the_fingerprint_confirms_no_guess_of_a_hidden_hand_until_the_end() {
                 .flatten()
                 .position(|op| op["p"] == "/sides/0/hand")
         };
-        assert_eq!(hand_op(&seen["effects"]), None, "the spectator sees no hand");
+        assert_eq!(
+            hand_op(&seen["effects"]),
+            None,
+            "the spectator sees no hand"
+        );
         let whole = serde_json::to_value(&event).expect("event");
         let at = hand_op(&whole["effects"]).expect("the play changes the Royalists' hand");
         let truth = whole["effects"][at]["v"].clone();
@@ -3257,5 +3264,9 @@ fn the_fingerprint_confirms_no_guess_of_a_hidden_hand_until_the_end() {
         vec![confirmed[&1][0].clone()],
         "on version 1 the attack confirms the true hand (the test can fail)"
     );
-    assert!(confirmed[&2].is_empty(), "version 2 confirms {:?}", confirmed[&2]);
+    assert!(
+        confirmed[&2].is_empty(),
+        "version 2 confirms {:?}",
+        confirmed[&2]
+    );
 }

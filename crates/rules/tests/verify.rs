@@ -26,8 +26,58 @@ fn played(seed: u64) -> Game {
 
 #[test]
 fn the_commitment_binds_seed_and_nonce() {
-    let g = game(7);
-    assert_eq!(g.commitment().len(), 64);
+    use sha2::{Digest, Sha256};
+    use tercio_rules::game::ChainVersion;
+    use tercio_rules::seal::scenario_digest;
+    let mut g = game(7);
+    g.game_id = "0123456789abcdef".into();
+    let c = g.commitment();
+    assert_eq!(c.len(), 64);
+    // Version 2: the seed, the nonce and what identifies the game, each on its line.
+    let text = format!(
+        "tercio-seed-commitment/2\n7\n{}\n0123456789abcdef\nel-gran-capitan\n{}\n{}",
+        g.nonce,
+        g.rules_version,
+        scenario_digest(&g.scenario)
+    );
+    assert_eq!(c, tercio_core::hex(&Sha256::digest(text.as_bytes())));
+    let changed = |f: &dyn Fn(&mut Game)| {
+        let mut h = g.clone();
+        f(&mut h);
+        h.commitment()
+    };
+    for (what, other) in [
+        ("seed", changed(&|h| h.seed = 8)),
+        ("nonce", changed(&|h| h.nonce = "other".into())),
+        (
+            "game id",
+            changed(&|h| h.game_id = "fedcba9876543210".into()),
+        ),
+        (
+            "rule set",
+            changed(&|h| h.ruleset = "bloody-dismal-fight".into()),
+        ),
+        ("rules version", changed(&|h| h.rules_version += 1)),
+        (
+            "scenario",
+            changed(&|h| {
+                let mut raw = serde_json::to_value(&h.scenario).expect("scenario");
+                raw["title"] = json!("Another battle");
+                h.scenario = tercio_rules::scenario::Scenario::recorded(
+                    serde_json::from_value(raw).expect("scenario file"),
+                    &tercio_rules::scenario::Source {
+                        file: "t",
+                        text: "",
+                        path: "scenario",
+                    },
+                );
+            }),
+        ),
+    ] {
+        assert_ne!(other, c, "the commitment binds the {what}");
+    }
+    // Version 1, a game recorded before: the seed and the nonce alone.
+    g.chain_version = ChainVersion::V1;
     assert_eq!(g.commitment(), commitment(7, &g.nonce));
     assert_ne!(g.commitment(), commitment(8, &g.nonce));
     assert_ne!(g.commitment(), commitment(7, "other"));

@@ -360,22 +360,24 @@ impl<C: GenericClient> Db<'_, C> {
         scenario_id: Option<&str>,
         created_at: i64,
     ) -> Result<(), StoreError> {
-        self.exec(
+        // A game sealed with the plain chain leaves its column to the default, so a game copied
+        // into a database of an older schema (or made by an older release) is written as it
+        // would have been.
+        let chain_version = i64::from(game.chain_version.number());
+        let mut params: Vec<&(dyn ToSql + Sync)> =
+            vec![&id, &game.scenario.title, &game.ruleset, &scenario_id];
+        let scenario = json_text(&game.scenario)?;
+        let (seed, rules_version) = (game.seed as i64, i64::from(game.rules_version));
+        params.extend_from_slice(&[&scenario, &seed, &game.nonce, &created_at, &rules_version]);
+        let sql = if game.chain_version.is_v1() {
+            "INSERT INTO games (id, title, rule_set, scenario_id, scenario, seed, nonce, created_at, rules_version)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
+        } else {
+            params.push(&chain_version);
             "INSERT INTO games (id, title, rule_set, scenario_id, scenario, seed, nonce, created_at, rules_version, chain_version)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-            &[
-                &id,
-                &game.scenario.title,
-                &game.ruleset,
-                &scenario_id,
-                &json_text(&game.scenario)?,
-                &(game.seed as i64),
-                &game.nonce,
-                &created_at,
-                &i64::from(game.rules_version),
-                &i64::from(game.chain_version.number()),
-            ],
-        )?;
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+        };
+        self.exec(sql, &params)?;
         self.exec(
             "INSERT INTO heads (game_id, updated_at) VALUES ($1, $2)",
             &[&id, &now()],
@@ -417,7 +419,11 @@ impl<C: GenericClient> Db<'_, C> {
     fn game_row(&mut self, id: &str) -> Result<Option<GameRow>, StoreError> {
         Ok(self
             .opt(
-                "SELECT rule_set, scenario, seed, nonce, rules_version, chain_version FROM games WHERE id = $1",
+                // The chain version read through the row's JSON: a database an older release
+                // left (before the column) reads as version 1 until it is migrated.
+                "SELECT rule_set, scenario, seed, nonce, rules_version,
+                        COALESCE((to_jsonb(g) ->> 'chain_version')::bigint, 1)
+                 FROM games g WHERE id = $1",
                 &[&id],
             )?
             .map(|r| GameRow {
@@ -1014,7 +1020,8 @@ impl Store for PgStore {
         self.transaction(true, |db| {
             let Some(r) = db.opt(
                 "SELECT g.rule_set, g.scenario, g.seed, g.nonce, g.rules_version, h.seq, h.stream_pos, h.chain, h.rev, g.settings, g.concluded_at,
-                        (SELECT COALESCE(MAX(seq), 0) FROM checkpoints WHERE game_id = g.id), g.chain_version
+                        (SELECT COALESCE(MAX(seq), 0) FROM checkpoints WHERE game_id = g.id),
+                        COALESCE((to_jsonb(g) ->> 'chain_version')::bigint, 1)
                  FROM games g JOIN heads h ON h.game_id = g.id WHERE g.id = $1",
                 &[&id],
             )?

@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 use tercio_rules::commands_colors_ecw::tables::{command_card, command_kind, CommandCard};
-use tercio_rules::game::{commitment, Game};
+use tercio_rules::game::Game;
 use tercio_store::Store;
 use tercio_web::client::{caught_up, read_events_until, request_with, Reply};
 
@@ -1015,28 +1015,12 @@ fn once_ended_every_hand_and_the_deal_dice_are_shown_and_the_export_verifies() {
         // What `tercio verify` does with an export: rebuild the game and re-run every roll.
         let dice = &export["dice"];
         let seed = dice["seed"].as_u64().expect("seed revealed");
-        let nonce = dice["nonce"].as_str().expect("nonce").to_string();
         assert_eq!(seed, g.seed, "{role}");
-        assert_eq!(
-            dice["commitment"].as_str(),
-            Some(commitment(seed, &nonce).as_str()),
-            "{role}"
-        );
-        let entries = export["log"]
-            .as_array()
-            .expect("log")
-            .iter()
-            .enumerate()
-            .map(|(i, e)| {
-                assert_ne!(e["entry"], "hidden", "{role}: log[{i}] hidden");
-                serde_json::from_value(e.clone()).expect("entry")
-            })
-            .collect();
-        let rebuilt = Game {
+        let rebuild = |export: &Value| Game {
             format: tercio_rules::game::FORMAT.to_string(),
             ruleset: export["rule_set"].as_str().expect("rule set").to_string(),
             seed,
-            nonce,
+            nonce: export["dice"]["nonce"].as_str().expect("nonce").to_string(),
             scenario: tercio_rules::scenario::Scenario::check(
                 serde_json::from_value(export["scenario"].clone()).expect("scenario"),
                 &tercio_rules::scenario::Source {
@@ -1050,13 +1034,68 @@ fn once_ended_every_hand_and_the_deal_dice_are_shown_and_the_export_verifies() {
                 .as_u64()
                 .and_then(|v| u32::try_from(v).ok())
                 .expect("the export's rules version"),
-            log: tercio_core::EventLog::from_entries(entries).expect("numbered"),
+            log: tercio_core::EventLog::from_entries(
+                export["log"]
+                    .as_array()
+                    .expect("log")
+                    .iter()
+                    .enumerate()
+                    .map(|(i, e)| {
+                        assert_ne!(e["entry"], "hidden", "{role}: log[{i}] hidden");
+                        serde_json::from_value(e.clone()).expect("entry")
+                    })
+                    .collect(),
+            )
+            .expect("numbered"),
             state: export["state"].clone(),
+            game_id: export["game_id"]
+                .as_str()
+                .expect("every seat's export names the game once it has ended")
+                .to_string(),
+            chain_version: serde_json::from_value(export["chain_version"].clone())
+                .expect("chain version"),
         };
+        let rebuilt = rebuild(&export);
+        assert_eq!(
+            dice["commitment"].as_str(),
+            Some(rebuilt.commitment().as_str()),
+            "{role}: the commitment binds the seed, the nonce and the game's identity"
+        );
         assert_eq!(
             rebuilt.verify().map(|v| v.len()),
             Ok(g.log.entries().len()),
             "{role}: the export verifies"
+        );
+        assert_eq!(
+            export["chain"].as_str(),
+            Some(rebuilt.log_digest().as_str()),
+            "{role}: the log hashes to its fingerprint"
+        );
+        // A hidden part changed (a hand after the deal, which no seat saw before the end): the
+        // fingerprint, which every seat saw during the game, no longer holds.
+        let mut edited = export.clone();
+        let ops = edited["log"][0]["event"]["effects"]
+            .as_array_mut()
+            .expect("the deal's effects");
+        let hand = ops
+            .iter_mut()
+            .find(|op| {
+                op["p"]
+                    .as_str()
+                    .is_some_and(|p| p.starts_with("/sides/0/hand"))
+            })
+            .expect("the deal gives the Royalists their hand");
+        let card = if hand["v"].is_array() {
+            &mut hand["v"][0]
+        } else {
+            &mut hand["v"]
+        };
+        let first = card.as_u64().expect("a card");
+        *card = json!(first % 60 + 1);
+        assert_ne!(
+            export["chain"].as_str(),
+            Some(rebuild(&edited).log_digest().as_str()),
+            "{role}: a changed hidden card fails the fingerprint"
         );
     }
 }

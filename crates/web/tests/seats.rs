@@ -4,7 +4,6 @@ use std::time::Duration;
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
-use tercio_rules::game::commitment;
 use tercio_store::Store;
 use tercio_web::client::{
     caught_up, read_events, read_events_until, request_with, EventStream, Reply,
@@ -202,7 +201,7 @@ proptest! {
         check_isolation(&s, &l, true);
         let v = s.get(&format!("/api/s/{}", l.spectator)).json();
         prop_assert_eq!(v["dice"]["seed"].as_u64(), Some(g.seed));
-        prop_assert_eq!(v["dice"]["commitment"].as_str().map(str::to_string), Some(commitment(g.seed, &g.nonce)));
+        prop_assert_eq!(v["dice"]["commitment"].as_str().map(str::to_string), Some(g.commitment()));
     }
 }
 
@@ -544,7 +543,7 @@ fn the_export_reveals_the_seed_only_after_the_end_and_matches_the_commitment() {
     let l = s.new_game("bloody-dismal-fight/agincourt-1415", 21);
     play_on_server(&s, &l, &[5, 3, 1], 8);
     let before = s.get(&format!("/api/s/{}/export", l.sides[0].1)).json();
-    assert_eq!(before["format"], "tercio-export/2");
+    assert_eq!(before["format"], "tercio-export/3");
     assert_eq!(before["dice"]["revealed"], false);
     assert!(before["dice"].get("seed").is_none());
     assert!(
@@ -562,7 +561,12 @@ fn the_export_reveals_the_seed_only_after_the_end_and_matches_the_commitment() {
     assert_eq!(after["dice"]["commitment"], before["dice"]["commitment"]);
     assert_eq!(
         after["dice"]["commitment"].as_str(),
-        Some(commitment(g.seed, &g.nonce).as_str())
+        Some(g.commitment().as_str())
+    );
+    assert_eq!(
+        after["game_id"].as_str(),
+        Some(l.id.as_str()),
+        "once ended every seat's export names the game its commitment binds"
     );
     assert_eq!(
         after["log"].as_array().map(Vec::len),
