@@ -208,6 +208,24 @@ enum Cmd {
         /// first; a dropped game is read again from the database when it is next used).
         #[arg(long, default_value_t = tercio_web::LIVE_GAMES, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
         live_games: usize,
+        /// Seconds a client has to send a request's headers, from their first byte (a new
+        /// connection: from being accepted); past that its connection is closed.
+        #[arg(long, env = "TERCIO_HEADER_TIMEOUT", value_name = "SECONDS", default_value_t = tercio_web::conn::HEADER_TIMEOUT.as_secs(), value_parser = clap::builder::RangedU64ValueParser::<u64>::new().range(1..=3600))]
+        header_timeout: u64,
+        /// Seconds a client has to send a request's body, from its headers; past that its
+        /// connection is closed.
+        #[arg(long, env = "TERCIO_BODY_TIMEOUT", value_name = "SECONDS", default_value_t = tercio_web::conn::BODY_TIMEOUT.as_secs(), value_parser = clap::builder::RangedU64ValueParser::<u64>::new().range(1..=3600))]
+        body_timeout: u64,
+        /// Seconds a connection may stay without a byte either way (waiting for its next
+        /// request, or not reading its answer) before it is closed. Live pages send a keep-alive
+        /// at least three times as often.
+        #[arg(long, env = "TERCIO_IDLE_TIMEOUT", value_name = "SECONDS", default_value_t = tercio_web::conn::IDLE_TIMEOUT.as_secs(), value_parser = clap::builder::RangedU64ValueParser::<u64>::new().range(1..=86_400))]
+        idle_timeout: u64,
+        /// How many connections may be open at once; at the bound a new one closes the
+        /// longest-idle. Default: the open-files limit (ulimit -n) less 128, at least 64 and at
+        /// most 65536.
+        #[arg(long, env = "TERCIO_MAX_CONNECTIONS", value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=10_000_000))]
+        max_connections: Option<usize>,
     },
     /// Copy every game, with its log and its seats' links, from one database to another (e.g.
     /// from a club's SQLite file to the PostgreSQL database its servers will share). Games the
@@ -399,7 +417,21 @@ fn run(cli: Cli) -> Res {
             db,
             public_url,
             live_games,
-        } => serve(&addr, db, public_url, live_games),
+            header_timeout,
+            body_timeout,
+            idle_timeout,
+            max_connections,
+        } => {
+            let secs = std::time::Duration::from_secs;
+            let limits = tercio_web::conn::Limits {
+                header_timeout: secs(header_timeout),
+                body_timeout: secs(body_timeout),
+                idle_timeout: secs(idle_timeout),
+                max_connections: max_connections
+                    .unwrap_or_else(tercio_web::conn::default_max_connections),
+            };
+            serve(&addr, db, public_url, live_games, limits)
+        }
     }
 }
 
@@ -1203,7 +1235,13 @@ fn default_db() -> PathBuf {
 /// own charts (El Gran Capitán's Cerignola), so a first look needs no set-up.
 const DEMO_SCENARIO: &str = "el-gran-capitan/cerignola-1503";
 
-fn serve(addr: &str, db: Option<String>, public_url: Option<String>, live_games: usize) -> Res {
+fn serve(
+    addr: &str,
+    db: Option<String>,
+    public_url: Option<String>,
+    live_games: usize,
+    limits: tercio_web::conn::Limits,
+) -> Res {
     let db = db.unwrap_or_else(|| default_db().display().to_string());
     let shown = tercio_store::redact(&db);
     let store = tercio_store::open(&db).map_err(|e| fail(format!("--db {shown}: {e}")))?;
@@ -1218,7 +1256,7 @@ fn serve(addr: &str, db: Option<String>, public_url: Option<String>, live_games:
         .host_key()
         .map_err(|e| fail(format!("--db {shown}: {e}")))?;
     let described = store.describe();
-    let state = tercio_web::AppState::with_cache(store, public_url, live_games);
+    let state = tercio_web::AppState::with_limits(store, public_url, live_games, limits);
     let demo = tercio_web::ensure_demo_game(&state, DEMO_SCENARIO).map_err(fail)?;
     let rt = tercio_web::runtime().map_err(|e| fail(e.to_string()))?;
     rt.block_on(async move {
@@ -1234,6 +1272,24 @@ fn serve(addr: &str, db: Option<String>, public_url: Option<String>, live_games:
         if let Some(token) = demo {
             say!("A demo game is ready; its game master's link: {base}/s/{token}");
         }
+        let limit = tercio_web::conn::open_files_limit();
+        let files = limit.map_or_else(|| "none".to_string(), |n| n.to_string());
+        if limit.is_some_and(|n| {
+            limits.max_connections as u64 + tercio_web::conn::RESERVED_FILES > n
+        }) {
+            eprintln!(
+                "warning: --max-connections {} leaves fewer than {} of the {files} files this process may open to the database and the server itself; raise the limit (ulimit -n, systemd's LimitNOFILE) or lower --max-connections",
+                limits.max_connections,
+                tercio_web::conn::RESERVED_FILES
+            );
+        }
+        eprintln!(
+            "connections: at most {} (open-files limit: {files}); closed after {} s without complete headers, {} s without a complete body, {} s idle",
+            limits.max_connections,
+            limits.header_timeout.as_secs(),
+            limits.body_timeout.as_secs(),
+            limits.idle_timeout.as_secs()
+        );
         tercio_web::serve(listener, state)
             .await
             .map_err(|e| fail(e.to_string()))

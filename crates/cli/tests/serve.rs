@@ -1,8 +1,12 @@
-//! `tercio serve` as a separate process: every acknowledged action survives SIGKILL.
+//! `tercio serve` as a separate process: every acknowledged action survives SIGKILL, and
+//! connections that send nothing, or send slowly, neither starve it nor stay open.
 
 mod common;
 
+use std::io::{Read, Write};
+use std::net::TcpStream;
 use std::process::{Child, Command};
+use std::time::{Duration, Instant};
 
 use serde_json::json;
 use tercio_web::client::request;
@@ -437,4 +441,240 @@ fn an_exported_game_verifies_and_an_altered_roll_is_caught() {
     assert!(String::from_utf8_lossy(&o.stdout).contains("## Break points, turn by turn"));
     child.kill().expect("kill");
     child.wait().expect("wait");
+}
+
+/// Raise this process's soft open-files limit to `need` if it is lower and the hard limit
+/// allows (no unsafe code: `rustix`), and check it is enough: the test holds that many sockets.
+#[cfg(unix)]
+fn enough_descriptors(need: u64) {
+    use rustix::process::{getrlimit, setrlimit, Resource, Rlimit};
+    let l = getrlimit(Resource::Nofile);
+    if l.current.is_some_and(|c| c < need) {
+        let current = Some(l.maximum.map_or(need, |m| m.min(need)));
+        let _ = setrlimit(
+            Resource::Nofile,
+            Rlimit {
+                current,
+                maximum: l.maximum,
+            },
+        );
+    }
+    let now = getrlimit(Resource::Nofile).current;
+    assert!(
+        now.is_none_or(|c| c >= need),
+        "this test holds {need} sockets; its open-files limit is {now:?} (hard limit {:?})",
+        l.maximum
+    );
+}
+
+/// `GET /healthz` on a connection of its own: its status, or `None` if no answer came within
+/// `wait`.
+fn health(addr: &str, wait: Duration) -> Option<u16> {
+    let to = addr.parse().ok()?;
+    let mut s = TcpStream::connect_timeout(&to, wait).ok()?;
+    s.set_read_timeout(Some(wait)).ok()?;
+    write!(
+        s,
+        "GET /healthz HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .ok()?;
+    let mut head = Vec::new();
+    let mut buf = [0u8; 1024];
+    while !head.windows(2).any(|w| w == b"\r\n") {
+        let n = s.read(&mut buf).ok()?;
+        if n == 0 {
+            return None;
+        }
+        head.extend_from_slice(&buf[..n]);
+    }
+    String::from_utf8_lossy(&head)
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+}
+
+/// A connection of the attack, as the client sees it.
+struct Held {
+    s: TcpStream,
+    /// What it is, for the messages.
+    kind: &'static str,
+    /// When its first byte went out (a slow one), and the timeout that should close it: never
+    /// before that much time has passed since.
+    slow: Option<(Instant, Duration)>,
+    /// When the client saw the server close it.
+    closed: Option<Instant>,
+}
+
+impl Held {
+    /// Whether the server has closed it (end of stream or reset); trickles one more byte of a
+    /// slow one when `trickle`.
+    fn check(&mut self, trickle: bool) {
+        if self.closed.is_some() {
+            return;
+        }
+        let mut buf = [0u8; 512];
+        let gone = loop {
+            match self.s.read(&mut buf) {
+                Ok(0) => break true,
+                // Whatever the server sends before closing is read and passed over.
+                Ok(_) => continue,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break false,
+                Err(_) => break true,
+            }
+        };
+        let gone = gone
+            || (trickle
+                && self.slow.is_some()
+                && matches!(self.s.write(b"a"), Err(e) if e.kind() != std::io::ErrorKind::WouldBlock));
+        if gone {
+            self.closed = Some(Instant::now());
+        }
+    }
+}
+
+/// The issue "No timeouts on connections": under systemd's default open-files limit (1,024),
+/// 1,100 idle connections and 100 slow ones (headers trickled a byte at a time, bodies shorter
+/// than their Content-Length, trickled too) from anyone on the network, with no key. The server
+/// still answers `/healthz` within a second, and closes every one of those connections itself;
+/// the slow ones not before their timeout. Before the server bounded its connections, the
+/// accepted ones used up its descriptors and `/healthz` waited, unanswered, in the listen queue.
+#[cfg(unix)]
+#[test]
+fn idle_and_slow_connections_neither_starve_the_server_nor_stay_open() {
+    const IDLE: usize = 1_100;
+    const SLOW: usize = 100;
+    // Short timeouts, so the test runs fast (the defaults are 10 s, 30 s, 75 s).
+    const HEADERS: Duration = Duration::from_secs(3);
+    const BODY: Duration = Duration::from_secs(3);
+    enough_descriptors((IDLE + SLOW + 100) as u64);
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("tercio.db").display().to_string();
+    let (child, addr, _, _) = common::serve_with_nofile(
+        1024,
+        &["--db", &db],
+        &[
+            ("TERCIO_HEADER_TIMEOUT", "3"),
+            ("TERCIO_BODY_TIMEOUT", "3"),
+            ("TERCIO_IDLE_TIMEOUT", "3"),
+        ],
+        true,
+    );
+    let _server = Killed(child);
+    assert_eq!(health(&addr, Duration::from_secs(10)), Some(200));
+
+    // A connection the server's listen queue has no room for is counted, not waited for.
+    let sockaddr: std::net::SocketAddr = addr.parse().expect("address");
+    let connect = || TcpStream::connect_timeout(&sockaddr, Duration::from_secs(2)).ok();
+    let mut unqueued = 0;
+    let mut held: Vec<Held> = Vec::with_capacity(IDLE + SLOW);
+    for _ in 0..IDLE {
+        let Some(s) = connect() else {
+            unqueued += 1;
+            continue;
+        };
+        held.push(Held {
+            s,
+            kind: "idle",
+            slow: None,
+            closed: None,
+        });
+    }
+    for i in 0..SLOW {
+        let Some(mut s) = connect() else {
+            unqueued += 1;
+            continue;
+        };
+        let start = Instant::now();
+        let (kind, timeout) = if i % 2 == 0 {
+            // Headers, never finished: one more byte of a header's value at each check.
+            let head = format!("GET /healthz HTTP/1.1\r\nHost: {addr}\r\nX-Slow: ");
+            s.write_all(head.as_bytes()).expect("write");
+            ("partial headers", HEADERS)
+        } else {
+            // A body shorter than its length, read by the handler's extractor.
+            let head = format!(
+                "POST /api/s/no-such-link/actions HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{{\"action\": \""
+            );
+            s.write_all(head.as_bytes()).expect("write");
+            ("short body", BODY)
+        };
+        held.push(Held {
+            s,
+            kind,
+            slow: Some((start, timeout)),
+            closed: None,
+        });
+    }
+
+    let asked = Instant::now();
+    let answer = health(&addr, Duration::from_secs(10));
+    let took = asked.elapsed();
+    eprintln!(
+        "GET /healthz with {IDLE} idle and {SLOW} slow connections opened ({unqueued} of them never connected): {answer:?} after {took:?}"
+    );
+    assert!(
+        answer == Some(200) && took < Duration::from_secs(1),
+        "/healthz under the attack: {answer:?} after {took:?} ({unqueued} connections of the attack never connected)"
+    );
+    assert_eq!(unqueued, 0, "connections of the attack never connected");
+
+    // Every connection of the attack is closed by the server; the slow ones are trickled on
+    // until then. Checked every 50 ms, for at most a minute.
+    for h in &mut held {
+        h.s.set_nonblocking(true).expect("nonblocking");
+        h.check(false);
+    }
+    eprintln!(
+        "closed by the server when /healthz had answered: {} (the bound under `ulimit -n 1024` is {})",
+        held.iter().filter(|h| h.closed.is_some()).count(),
+        tercio_web::conn::connections_for(Some(1024))
+    );
+    let waited = Instant::now();
+    let mut last_trickle = Instant::now();
+    loop {
+        let trickle = last_trickle.elapsed() >= Duration::from_millis(250);
+        if trickle {
+            last_trickle = Instant::now();
+        }
+        for h in &mut held {
+            h.check(trickle);
+        }
+        let open = held.iter().filter(|h| h.closed.is_none()).count();
+        if open == 0 {
+            break;
+        }
+        assert!(
+            waited.elapsed() < Duration::from_secs(60),
+            "{open} connections still open a minute after the attack, of which {} slow",
+            held.iter()
+                .filter(|h| h.closed.is_none() && h.slow.is_some())
+                .count()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    eprintln!(
+        "every connection of the attack closed by the server {:?} after /healthz answered",
+        waited.elapsed()
+    );
+    for h in &held {
+        if let (Some((start, timeout)), Some(closed)) = (h.slow, h.closed) {
+            let after = closed.duration_since(start);
+            assert!(
+                after >= timeout,
+                "a connection with {} was closed {after:?} after its first byte, before its timeout ({timeout:?})",
+                h.kind
+            );
+        }
+    }
+    assert_eq!(health(&addr, Duration::from_secs(10)), Some(200));
+}
+
+/// A server process, killed when the test ends, however it ends.
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }

@@ -1,7 +1,7 @@
 //! Tercio's HTTP server: the JSON API and the server-rendered pages, on any [`Store`].
 //!
-//! [`app`] builds the router; [`serve`] runs it on a listener, so tests spawn the real server on
-//! port 0.
+//! [`app`] builds the router; [`serve`] runs it on a listener, within the connection limits of
+//! [`conn`], so tests spawn the real server on port 0.
 //!
 //! Access is by capability: the host key opens the games list and makes games; each game has a
 //! link per seat (game master, each side, spectator) whose token is the only credential, and
@@ -16,6 +16,7 @@ pub mod assets;
 pub mod board;
 pub mod cache;
 pub mod client;
+pub mod conn;
 pub mod guard;
 pub mod lang;
 pub mod live;
@@ -60,6 +61,9 @@ pub struct AppState {
     host_key: std::sync::OnceLock<String>,
     /// The host's runs of simulated battles.
     pub simulations: simulations::Jobs,
+    /// The deadlines and the bound on connections [`serve`] keeps to; a live stream sends its
+    /// keep-alives often enough for the idle timeout ([`conn::keep_alive_every`]).
+    pub limits: conn::Limits,
 }
 
 /// One live page open on this server ([`AppState::subscribe`]). The first of a game makes the
@@ -207,6 +211,17 @@ impl AppState {
         public_url: Option<String>,
         live_games: usize,
     ) -> Arc<AppState> {
+        Self::with_limits(store, public_url, live_games, conn::Limits::default())
+    }
+
+    /// A server that keeps at most `live_games` games in memory and serves its connections
+    /// within `limits`.
+    pub fn with_limits(
+        store: Arc<dyn Store>,
+        public_url: Option<String>,
+        live_games: usize,
+        limits: conn::Limits,
+    ) -> Arc<AppState> {
         let st = Arc::new(AppState {
             store,
             games: Mutex::new(cache::Lru::new(live_games.max(1))),
@@ -216,6 +231,7 @@ impl AppState {
             public_url: public_url.map(|u| u.trim_end_matches('/').to_string()),
             host_key: std::sync::OnceLock::new(),
             simulations: simulations::Jobs::default(),
+            limits,
         });
         // Read now, outside any request: a store that blocks (PostgreSQL's client) must not be
         // called on the async runtime's threads.
@@ -426,9 +442,11 @@ pub async fn answer(
     res
 }
 
-/// Serve on `listener` until the process ends.
+/// Serve on `listener` until the process ends, within the state's connection limits
+/// ([`conn`]: deadlines on headers, bodies and idle connections, and a bound on their number).
 pub async fn serve(listener: tokio::net::TcpListener, state: Arc<AppState>) -> std::io::Result<()> {
-    axum::serve(listener, app(state)).await
+    let limits = state.limits;
+    conn::serve(listener, app(state), limits).await
 }
 
 /// How many threads at most run the server's blocking work (store reads and writes, engines).

@@ -174,6 +174,7 @@ pub async fn events(
     ApiError,
 > {
     let lang = crate::lang::of_request(uri.query(), &headers);
+    let keep_alive = crate::conn::keep_alive_every(st.limits.idle_timeout);
     let page = b.etag.map(|etag| Page {
         base: crate::api::base_url(&st, &headers),
         html: None,
@@ -255,10 +256,12 @@ pub async fn events(
             }
         }
     });
-    // A reverse proxy (nginx) passes each message on as it comes, whatever its buffering.
+    // A reverse proxy (nginx) passes each message on as it comes, whatever its buffering. The
+    // keep-alive comments keep a stream that waits for news from being closed as idle, here
+    // and by a proxy.
     Ok((
         [("x-accel-buffering", "no")],
-        Sse::new(s).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))),
+        Sse::new(s).keep_alive(KeepAlive::new().interval(keep_alive)),
     ))
 }
 

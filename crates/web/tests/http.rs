@@ -1,15 +1,18 @@
 //! HTTP as browsers expect it: answers compressed when the client accepts it (and the live
-//! stream never), static files under content-hashed names cached for a year, and an icon.
+//! stream never), static files under content-hashed names cached for a year, and an icon; and
+//! connections kept within their deadlines and their bound (`conn.rs`), live streams included.
 
 mod common;
 
-use std::io::Read;
+use std::io::{Read, Write};
+use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use common::{server, token, Server};
+use common::{server, server_with, token, Server, PATIENCE};
 use serde_json::json;
 use tercio_web::assets;
 use tercio_web::client::{EventStream, Reply};
+use tercio_web::conn::Limits;
 
 impl Server {
     /// A Cerignola game at seed 5; its game master's token.
@@ -260,4 +263,165 @@ fn the_favicon_is_there() {
     assert_eq!(header(&r, "content-type"), Some("image/svg+xml"));
     assert!(r.body.starts_with("<svg"), "{}", r.body);
     assert_eq!(r.bytes, s.get(assets::icon(), &[]).bytes);
+}
+
+/// Deadlines of `header`, `body` and `idle` milliseconds, and at most `max` connections.
+fn limits(header: u64, body: u64, idle: u64, max: usize) -> Limits {
+    Limits {
+        header_timeout: Duration::from_millis(header),
+        body_timeout: Duration::from_millis(body),
+        idle_timeout: Duration::from_millis(idle),
+        max_connections: max,
+    }
+}
+
+/// Whether the server closes `c` within `wait` (what it sends meanwhile is passed over).
+fn closed_within(c: &mut TcpStream, wait: Duration) -> bool {
+    let deadline = Instant::now() + wait;
+    let mut buf = [0u8; 4096];
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return false;
+        }
+        c.set_read_timeout(Some(left)).expect("read timeout");
+        match c.read(&mut buf) {
+            Ok(0) => return true,
+            Ok(_) => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) => {}
+            Err(_) => return true,
+        }
+    }
+}
+
+/// Read one answer with a `Content-Length` from a kept-alive connection: its head and body.
+fn answer(c: &mut TcpStream) -> String {
+    c.set_read_timeout(Some(PATIENCE)).expect("read timeout");
+    let mut raw = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        let text = String::from_utf8_lossy(&raw).to_string();
+        if let Some((head, body)) = text.split_once("\r\n\r\n") {
+            let length = head
+                .to_ascii_lowercase()
+                .lines()
+                .find_map(|l| {
+                    l.strip_prefix("content-length:")
+                        .map(|v| v.trim().to_string())
+                })
+                .and_then(|v| v.parse::<usize>().ok())
+                .expect("content-length");
+            if body.len() >= length {
+                return text;
+            }
+        }
+        let n = c.read(&mut buf).expect("read");
+        assert!(n > 0, "closed before its answer: {text}");
+        raw.extend_from_slice(&buf[..n]);
+    }
+}
+
+/// A kept-alive connection waiting for its next request is closed once idle, not at the header
+/// timeout (hyper's own header timer would run from the end of the answer).
+#[test]
+fn a_kept_alive_connection_is_closed_once_idle_not_at_the_header_timeout() {
+    let s = server_with(limits(1_000, 1_000, 4_000, 64));
+    let mut c = TcpStream::connect(&s.addr).expect("connect");
+    for _ in 0..2 {
+        write!(c, "GET /healthz HTTP/1.1\r\nHost: {}\r\n\r\n", s.addr).expect("write");
+        let a = answer(&mut c);
+        assert!(a.starts_with("HTTP/1.1 200"), "{a}");
+    }
+    let answered = Instant::now();
+    assert!(closed_within(&mut c, PATIENCE), "still open");
+    let after = answered.elapsed();
+    assert!(
+        after >= Duration::from_secs(2),
+        "closed {after:?} after its answer: sooner than the idle timeout (4 s)"
+    );
+}
+
+/// A live page's stream that waits for news outlasts the idle timeout many times over (it
+/// sends keep-alive comments often enough), and still carries the next entry.
+#[test]
+fn a_live_stream_waiting_for_news_is_not_idle() {
+    let s = server_with(limits(1_000, 1_000, 1_500, 64));
+    let gm = s.game();
+    let mut c = TcpStream::connect(&s.addr).expect("connect");
+    write!(
+        c,
+        "GET /api/s/{gm}/events HTTP/1.1\r\nHost: {}\r\n\r\n",
+        s.addr
+    )
+    .expect("write");
+    c.set_read_timeout(Some(Duration::from_millis(100)))
+        .expect("read timeout");
+    let opened = Instant::now();
+    let mut raw = Vec::new();
+    let mut buf = [0u8; 4096];
+    // Reads until `done` holds of what came, for at most PATIENCE; fails if the server closes.
+    let mut read_until = |raw: &mut Vec<u8>, done: &dyn Fn(&str) -> bool| {
+        let deadline = Instant::now() + PATIENCE;
+        while !done(&String::from_utf8_lossy(raw)) {
+            assert!(
+                Instant::now() < deadline,
+                "{}",
+                String::from_utf8_lossy(raw)
+            );
+            match c.read(&mut buf) {
+                Ok(0) => panic!(
+                    "the server closed the stream after {:?}: {}",
+                    opened.elapsed(),
+                    String::from_utf8_lossy(raw)
+                ),
+                Ok(n) => raw.extend_from_slice(&buf[..n]),
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) => {}
+                Err(e) => panic!("{e}"),
+            }
+        }
+    };
+    // A keep-alive every half second: seven are more than two idle timeouts.
+    read_until(&mut raw, &|t| t.matches(":\n\n").count() >= 7);
+    assert!(
+        opened.elapsed() >= Duration::from_secs(3),
+        "{:?}",
+        opened.elapsed()
+    );
+    let r = s.request(
+        "POST",
+        &format!("/api/s/{gm}/actions"),
+        &[],
+        Some(r#"{"action": "initiative"}"#),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    read_until(&mut raw, &|t| t.contains("event: entry"));
+}
+
+/// At the bound, each new connection closes the one idle longest; /healthz is answered.
+#[test]
+fn at_the_bound_a_new_connection_closes_the_longest_idle() {
+    let s = server_with(limits(60_000, 60_000, 60_000, 8));
+    let mut held: Vec<TcpStream> = (0..9)
+        .map(|_| TcpStream::connect(&s.addr).expect("connect"))
+        .collect();
+    let r = s.request("GET", "/healthz", &[], None);
+    assert_eq!(r.status, 200, "{}", r.body);
+    // The ninth closed the first, /healthz the second; the others are left open.
+    for (i, c) in held.iter_mut().enumerate().take(2) {
+        assert!(closed_within(c, PATIENCE), "connection {i} still open");
+    }
+    for (i, c) in held.iter_mut().enumerate().skip(2) {
+        assert!(
+            !closed_within(c, Duration::from_millis(200)),
+            "connection {i} closed"
+        );
+    }
 }

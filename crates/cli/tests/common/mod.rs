@@ -11,9 +11,38 @@ pub fn serve(
     env: &[(&str, &str)],
     demo: bool,
 ) -> (Child, String, String, Option<String>) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tercio"))
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tercio"));
+    cmd.args(["serve", "--addr", "127.0.0.1:0"]).args(args);
+    started(cmd, env, demo)
+}
+
+/// [`serve`] with the server's open-files limit set to `nofile` first (`ulimit -n` in a shell
+/// that then becomes the server: the child is the server itself), as systemd's default soft
+/// limit of 1,024 would.
+#[cfg(unix)]
+#[allow(dead_code)] // Not every test program that shares this module uses it.
+pub fn serve_with_nofile(
+    nofile: u64,
+    args: &[&str],
+    env: &[(&str, &str)],
+    demo: bool,
+) -> (Child, String, String, Option<String>) {
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg(format!("ulimit -n {nofile} && exec \"$0\" \"$@\""))
+        .arg(env!("CARGO_BIN_EXE_tercio"))
         .args(["serve", "--addr", "127.0.0.1:0"])
-        .args(args)
+        .args(args);
+    started(cmd, env, demo)
+}
+
+/// Run a `tercio serve` command and read its address, host key and demo game from its output.
+fn started(
+    mut cmd: Command,
+    env: &[(&str, &str)],
+    demo: bool,
+) -> (Child, String, String, Option<String>) {
+    let mut child = cmd
         .envs(env.iter().copied())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

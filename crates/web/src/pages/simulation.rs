@@ -517,6 +517,7 @@ pub(super) async fn job_events(
         return super::not_found_page(&ui);
     };
     let rx = job.tick.subscribe();
+    let keep_alive = crate::conn::keep_alive_every(st.limits.idle_timeout);
     let s = futures_util::stream::unfold((job, rx, false), |(job, mut rx, over)| async move {
         if over {
             return None;
@@ -538,7 +539,7 @@ pub(super) async fn job_events(
     });
     (
         [("x-accel-buffering", "no")],
-        Sse::new(s).keep_alive(KeepAlive::new().interval(std::time::Duration::from_secs(15))),
+        Sse::new(s).keep_alive(KeepAlive::new().interval(keep_alive)),
     )
         .into_response()
 }

@@ -23,11 +23,18 @@ pub struct Server {
 }
 
 pub fn server() -> Server {
+    server_with(tercio_web::conn::Limits::default())
+}
+
+/// [`server`] with its connections' deadlines and bound set to `limits`.
+pub fn server_with(limits: tercio_web::conn::Limits) -> Server {
     let dir = tempfile::tempdir().expect("tmp");
     let path = dir.path().join("t.db");
     let store = Arc::new(SqliteStore::open(&path).expect("db"));
     let key = store.host_key().expect("key");
-    let running = tercio_web::spawn(tercio_web::AppState::new(store.clone())).expect("server");
+    let state =
+        tercio_web::AppState::with_limits(store.clone(), None, tercio_web::LIVE_GAMES, limits);
+    let running = tercio_web::spawn(state).expect("server");
     Server {
         addr: running.addr.clone(),
         key,
