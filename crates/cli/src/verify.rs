@@ -221,9 +221,14 @@ pub fn game_for_verify(
     Ok((g, Some(export)))
 }
 
-/// A value quoted back in an error, cut to 60 characters.
+/// A value quoted back in an error, cut to 60 characters (a hash to its 64 hex digits).
 fn clip(s: &str) -> String {
-    match s.char_indices().nth(60) {
+    let keep = if s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit()) {
+        64
+    } else {
+        60
+    };
+    match s.char_indices().nth(keep) {
         Some((i, _)) => format!("{}…", &s[..i]),
         None => s.to_string(),
     }
