@@ -1154,3 +1154,56 @@ fn single_device_hands_are_behind_a_closed_tap() {
     assert!(!spectator.contains("tap to reveal"), "{spectator}");
     assert!(!spectator.contains(": hand</h3>"), "{spectator}");
 }
+
+/// A game recorded before the keyed chain (chain version 1: a plain hash of every whole entry)
+/// shows its fingerprint to no seat until it ends: any seat could otherwise test guesses of a
+/// hand against it. Once ended, it is shown as it always was.
+#[test]
+fn a_game_recorded_before_the_keyed_chain_shows_its_fingerprint_only_at_the_end() {
+    let s = server();
+    let sc = tercio_web::scenarios::parsed_one(EDGEHILL)
+        .map(|(_, sc)| sc.clone())
+        .expect("the shipped scenario");
+    let mut g = Game::new(sc, 7).expect("game");
+    g.nonce = "00112233445566778899aabbccddeeff".into();
+    g.chain_version = tercio_rules::game::ChainVersion::V1;
+    let id = s.store.create(&g, Some(EDGEHILL)).expect("create");
+    let seats = s.store.seats(&id).expect("seats");
+    let gm = seats[0].token.clone();
+    s.act_ok(&gm, &json!({"action": "deal"}));
+    let stored = s.store.load(&id).expect("load").expect("game");
+    assert_eq!(stored.chain_version, tercio_rules::game::ChainVersion::V1);
+    let digest = stored.log_digest();
+    for seat in &seats {
+        let t = &seat.token;
+        let v = s.view(t);
+        assert_eq!(v["chain"], Value::Null, "{:?}", seat.role);
+        let export = s.get(&format!("/api/s/{t}/export")).json();
+        assert!(export.get("chain").is_none(), "{:?}", seat.role);
+        assert_eq!(export["chain_version"], 1);
+        let page = s.get(&format!("/s/{t}")).body;
+        assert!(!page.contains(&digest), "{:?}", seat.role);
+        assert!(
+            page.contains("fingerprint is shown here when the game ends"),
+            "{:?}",
+            seat.role
+        );
+        let md = s.get(&format!("/s/{t}/report.md")).body;
+        assert!(!md.contains(&digest), "{:?}: {md}", seat.role);
+    }
+    let r = s.post(&format!("/api/s/{gm}/conclude"), &json!(null));
+    assert_eq!(r.status, 200, "{}", r.body);
+    for seat in &seats {
+        let v = s.view(&seat.token);
+        assert_eq!(
+            v["chain"].as_str(),
+            Some(digest.as_str()),
+            "{:?}",
+            seat.role
+        );
+        assert_eq!(
+            v["dice"]["commitment"].as_str(),
+            Some(g.commitment().as_str())
+        );
+    }
+}
