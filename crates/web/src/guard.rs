@@ -12,15 +12,18 @@
 //!   when `--public-url` is set, else the request's `Host` — since `SameSite` cookies still go
 //!   with requests from another port of the same host. A browser that sends no `Origin` but
 //!   `Sec-Fetch-Site` must say `same-origin`. Requests that carry a capability (a seat link's
-//!   token in the path, `Authorization: Bearer`) cannot be forged this way and are not checked.
+//!   token in the path, the host key as `Authorization: Bearer`) cannot be forged this way and
+//!   are not checked; any other `Authorization` header (another scheme, a wrong key: a page on
+//!   another site can send one) is no capability, and the cookie's request is checked.
 //! - Cookies are marked `Secure` when the public URL is `https` ([`cookie_suffix`]).
 
-use axum::extract::Request;
-use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use tercio_i18n::{keys, msg};
 
-use crate::api::{cookie, ApiError, HOST_COOKIE};
+use std::sync::Arc;
+
+use crate::api::{bearer, bearer_is_host, cookie, ApiError, HOST_COOKIE};
 use crate::lang::Ui;
 use crate::AppState;
 
@@ -98,31 +101,42 @@ fn foreign(st: &AppState, headers: &HeaderMap) -> Option<(String, String)> {
 /// The refusal of a state-changing request that only the host's cookie authenticates when it
 /// comes from another origin (403, `cross-site-request`, field `Origin`), before any handler
 /// sees it ([`crate::answer`]); `None` lets it through.
-pub fn refused(st: &AppState, req: &Request) -> Option<Response> {
-    let path = req.uri().path();
-    let changes = !matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS);
-    let capability = path.starts_with("/api/s/")
-        || path.starts_with("/s/")
-        || req.headers().contains_key(header::AUTHORIZATION);
-    let by_cookie = cookie(req.headers(), HOST_COOKIE).is_some();
-    if changes && by_cookie && !capability {
-        if let Some((origin, expected)) = foreign(st, req.headers()) {
-            let e = ApiError::new(
-                StatusCode::FORBIDDEN,
-                "cross-site-request",
-                Some("Origin"),
-                msg(
-                    keys::WEB_ERR_CROSS_SITE,
-                    &[("origin", &origin), ("expected", &expected)],
-                ),
-            );
-            // The API answers JSON; a form, a page in the request's language.
-            if path.starts_with("/api/") {
-                return Some(e.into_response());
-            }
-            let ui = Ui::from_parts(req.uri(), req.headers());
-            return Some(crate::pages::error_page(&ui, StatusCode::FORBIDDEN, &e));
+pub async fn refused(
+    st: &Arc<AppState>,
+    method: &Method,
+    uri: &Uri,
+    headers: &HeaderMap,
+) -> Option<Response> {
+    let path = uri.path();
+    let changes = !matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS);
+    let by_cookie = cookie(headers, HOST_COOKIE).is_some();
+    let seat_link = path.starts_with("/api/s/") || path.starts_with("/s/");
+    if !changes || !by_cookie || seat_link {
+        return None;
+    }
+    let (origin, expected) = foreign(st, headers)?;
+    // Only the host key itself as bearer stands in for the same origin (checked off the async
+    // threads: the key may have to be read from the store).
+    if bearer(headers).is_some() {
+        let (st2, headers) = (st.clone(), headers.clone());
+        let host = crate::api::blocking(move || Ok(bearer_is_host(&st2, &headers))).await;
+        if host.unwrap_or(false) {
+            return None;
         }
     }
-    None
+    let e = ApiError::new(
+        StatusCode::FORBIDDEN,
+        "cross-site-request",
+        Some("Origin"),
+        msg(
+            keys::WEB_ERR_CROSS_SITE,
+            &[("origin", &origin), ("expected", &expected)],
+        ),
+    );
+    // The API answers JSON; a form, a page in the request's language.
+    if path.starts_with("/api/") {
+        return Some(e.into_response());
+    }
+    let ui = Ui::from_parts(uri, headers);
+    Some(crate::pages::error_page(&ui, StatusCode::FORBIDDEN, &e))
 }

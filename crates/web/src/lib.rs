@@ -415,7 +415,8 @@ pub async fn answer(
     let chosen = lang::chosen(&req);
     let language = lang::of_request(req.uri().query(), req.headers());
     let api = req.uri().path().starts_with("/api/");
-    let res = match guard::refused(&st, &req) {
+    let refusal = guard::refused(&st, req.method(), req.uri(), req.headers()).await;
+    let res = match refusal {
         Some(refusal) => refusal,
         None => next.run(req).await,
     };

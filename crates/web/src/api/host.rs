@@ -9,13 +9,30 @@ pub fn is_host(st: &AppState, headers: &HeaderMap) -> bool {
     let Ok(key) = st.host_key() else {
         return false;
     };
-    let bearer = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "));
     let from_cookie = cookie(headers, HOST_COOKIE);
     let matches = |given: &str| same(given.trim().as_bytes(), key.as_bytes());
-    bearer.is_some_and(matches) || from_cookie.as_deref().is_some_and(matches)
+    bearer(headers).is_some_and(matches) || from_cookie.as_deref().is_some_and(matches)
+}
+
+/// Does the request carry the host key as its bearer (`Authorization: Bearer KEY`)? Only that
+/// is a capability another site cannot forge: any other `Authorization` (another scheme, a
+/// wrong key) is not, and leaves a request made with the host's cookie to the same-origin
+/// check ([`crate::guard::refused`]). May read the store (the key, when it could not be read
+/// at start): call it off the async threads.
+pub fn bearer_is_host(st: &AppState, headers: &HeaderMap) -> bool {
+    let Some(given) = bearer(headers) else {
+        return false;
+    };
+    st.host_key()
+        .is_ok_and(|key| same(given.trim().as_bytes(), key.as_bytes()))
+}
+
+/// The bearer an `Authorization` header gives, if it gives one.
+pub fn bearer(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
 }
 
 pub fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
