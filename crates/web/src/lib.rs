@@ -325,26 +325,6 @@ impl AppState {
         m.remove(token);
     }
 
-    /// The seat a token opens in a game in memory, and that game, found without the store: for
-    /// reading while the store cannot be reached (a scan of the games in memory; an outage is
-    /// no time for an index to be kept on every request).
-    pub fn cached_seat(&self, token: &str) -> Option<(Seat, Arc<RwLock<LiveGame>>)> {
-        let slots: Vec<_> = {
-            let m = self.games.lock().unwrap_or_else(|e| e.into_inner());
-            m.values().cloned().collect()
-        };
-        slots.into_iter().find_map(|slot| {
-            let g = slot.try_read().ok()?;
-            // A copy left stale (a change whose commit failed) shows what was never stored.
-            if g.stale {
-                return None;
-            }
-            let seat = g.seats.iter().find(|s| s.token == token).cloned()?;
-            drop(g);
-            Some((seat, slot))
-        })
-    }
-
     /// Forget a game (deleted): the next request reads the store.
     pub fn forget(&self, id: &str) {
         let mut m = self.games.lock().unwrap_or_else(|e| e.into_inner());
