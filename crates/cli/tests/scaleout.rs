@@ -309,6 +309,42 @@ fn while_the_database_is_down_writes_answer_503_and_the_servers_recover_by_thems
     );
 }
 
+/// Servers started together on an empty database make one demo game between them: two
+/// servers' stores on one PostgreSQL database ask for it at the same moment, a few times over.
+#[test]
+fn servers_started_together_on_an_empty_database_make_one_demo_game() {
+    for round in 0..3 {
+        let url = testing::shared().database();
+        let servers: Vec<_> = (0..2)
+            .map(|_| {
+                let store = tercio_store::open(&url).expect("connect");
+                tercio_web::AppState::new(store)
+            })
+            .collect();
+        let start = std::sync::Arc::new(std::sync::Barrier::new(servers.len()));
+        let made: Vec<_> = servers
+            .iter()
+            .map(|st| {
+                let (st, start) = (st.clone(), start.clone());
+                std::thread::spawn(move || {
+                    start.wait();
+                    tercio_web::ensure_demo_game(&st, "el-gran-capitan/cerignola-1503")
+                })
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .map(|t| t.join().expect("thread").expect("ensure_demo_game"))
+            .collect();
+        let games = servers[0].store.list(false).expect("list");
+        assert_eq!(games.len(), 1, "round {round}: {games:?}");
+        assert_eq!(
+            made.iter().filter(|m| m.is_some()).count(),
+            1,
+            "round {round}: one server says it made it: {made:?}"
+        );
+    }
+}
+
 /// The names of the command cards a side's hand holds, as its view shows them.
 fn card_names(hand: &Value) -> Vec<&'static str> {
     use tercio_rules::commands_colors_ecw::tables::{command_card, command_kind};

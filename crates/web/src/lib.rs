@@ -453,16 +453,19 @@ pub fn spawn(state: Arc<AppState>) -> std::io::Result<Running> {
     Ok(Running { addr, _rt: rt })
 }
 
-/// Make sure there is a game to open: on an empty database, a demo game of `scenario` (a shipped
-/// scenario's name, `rule-set/battle`; the caller chooses, since the shell names no rule set).
-/// Returns its game master's token when one was made.
+/// Make sure there is a game to open: on an empty database (archived games aside), a demo game
+/// of `scenario` (a shipped scenario's name, `rule-set/battle`; the caller chooses, since the
+/// shell names no rule set). Returns its game master's token when one was made. Servers started
+/// together on one empty database make one between them: the store decides, in the write's own
+/// transaction, whether the database is empty ([`Store::create_live_if_empty`]).
 pub fn ensure_demo_game(state: &AppState, scenario: &str) -> Result<Option<String>, String> {
-    let games = state.store.list(false).map_err(|e| e.to_string())?;
-    if !games.is_empty() {
-        return Ok(None);
-    }
-    let (_, g) = api::new_game(state, scenario, None).map_err(|e| e.message().to_string())?;
-    Ok(g.seats.into_iter().next().map(|s| s.token))
+    let (shipped_id, game, settings) =
+        api::game_to_make(scenario, None).map_err(|e| e.message().to_string())?;
+    let made = state
+        .store
+        .create_live_if_empty(&game, shipped_id, settings.as_ref())
+        .map_err(|e| e.to_string())?;
+    Ok(made.and_then(|(_, g)| g.seats.into_iter().next().map(|s| s.token)))
 }
 
 #[cfg(test)]

@@ -362,6 +362,16 @@ pub fn new_game(
     scenario_field: &str,
     seed: Option<u64>,
 ) -> Result<(String, tercio_store::Live), ApiError> {
+    let (shipped_id, game, settings) = game_to_make(scenario_field, seed)?;
+    Ok(st.store.create_live(&game, shipped_id, settings.as_ref())?)
+}
+
+/// A game [`new_game`] would make, not yet stored: the shipped scenario's id (if it is one),
+/// the game with its seed and nonce, and its first settings (`None`: the defaults).
+pub(crate) fn game_to_make(
+    scenario_field: &str,
+    seed: Option<u64>,
+) -> Result<(Option<&'static str>, Game, Option<Settings>), ApiError> {
     let (shipped_id, sc) = match scenarios::find(scenario_field) {
         // Read and checked once, when first listed or used (one that fails its check, which the
         // tests forbid, is read again here for its problems).
@@ -412,7 +422,7 @@ pub fn new_game(
             side_rights: SideRights::OwnUnits,
             ..Settings::default()
         });
-    Ok(st.store.create_live(&game, shipped_id, settings.as_ref())?)
+    Ok((shipped_id, game, settings))
 }
 
 /// Keep a game just made or read in memory, unless a request already did: it is about to be
