@@ -19,7 +19,7 @@
 
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
-use tercio_i18n::{keys, msg};
+use tercio_i18n::{clip, keys, msg, plain};
 
 use std::sync::Arc;
 
@@ -130,7 +130,10 @@ pub async fn refused(
         Some("Origin"),
         msg(
             keys::WEB_ERR_CROSS_SITE,
-            &[("origin", &origin), ("expected", &expected)],
+            &[
+                ("origin", plain(&clip(&origin)).as_ref()),
+                ("expected", plain(&clip(&expected)).as_ref()),
+            ],
         ),
     );
     // The API answers JSON; a form, a page in the request's language.

@@ -18,7 +18,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Deserialize;
 use serde_json::{json, Value};
-use tercio_i18n::{keys, msg, plain};
+use tercio_i18n::{clip, clip_quoted, keys, msg, plain};
 use tercio_rules::game::{Appended, Game, GameError};
 use tercio_rules::interface::RejectKind;
 use tercio_rules::{odds, registry, report, scenario};
@@ -72,13 +72,14 @@ impl<T: serde::de::DeserializeOwned, S: Send + Sync> axum::extract::FromRequestP
                     "query",
                     msg(
                         keys::WEB_ERR_QUERY_BAD,
-                        &[("field", "query"), ("error", &e.body_text())],
+                        &[("field", "query"), ("error", &clip_quoted(&e.body_text()))],
                     ),
                 )
             })?;
         let mut seen = std::collections::BTreeSet::new();
         if let Some((k, _)) = pairs.iter().find(|(k, _)| !seen.insert(k.as_str())) {
-            return Err(bad(k, msg(keys::WEB_ERR_QUERY_TWICE, &[("field", k)])));
+            let k = plain(&clip(k)).into_owned();
+            return Err(bad(&k, msg(keys::WEB_ERR_QUERY_TWICE, &[("field", &k)])));
         }
         Query::<T>::try_from_uri(&parts.uri)
             .map(|Query(t)| Params(t))
@@ -97,7 +98,10 @@ impl<T: serde::de::DeserializeOwned, S: Send + Sync> axum::extract::FromRequestP
                     &field,
                     msg(
                         keys::WEB_ERR_QUERY_BAD,
-                        &[("field", &field), ("error", detail)],
+                        &[
+                            ("field", plain(&clip(&field)).as_ref()),
+                            ("error", &clip_quoted(detail)),
+                        ],
                     ),
                 )
             })
@@ -123,7 +127,9 @@ impl ApiError {
         ApiError {
             status,
             code: code.into(),
-            field: field.map(str::to_string),
+            // The field may be a name the request gave (an unknown one): cut as any quoted
+            // value is.
+            field: field.map(|f| tercio_i18n::clip(f).into_owned()),
             message: message.into(),
             kind: None,
         }
@@ -206,7 +212,7 @@ pub fn parse_body(body: &[u8]) -> Result<Value, ApiError> {
                 &[
                     ("line", &e.line().to_string()),
                     ("column", &e.column().to_string()),
-                    ("error", &e.to_string()),
+                    ("error", &clip_quoted(&e.to_string())),
                 ],
             ),
         )
@@ -393,7 +399,10 @@ pub(crate) fn game_to_make(
                 Some("scenario"),
                 msg(
                     keys::WEB_ERR_UNKNOWN_SCENARIO,
-                    &[("scenario", scenario_field), ("shipped", &ids.join(", "))],
+                    &[
+                        ("scenario", plain(&clip(scenario_field)).as_ref()),
+                        ("shipped", &ids.join(", ")),
+                    ],
                 ),
             ));
         }
