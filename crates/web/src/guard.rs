@@ -27,6 +27,16 @@ use crate::api::{bearer, bearer_is_host, cookie, ApiError, HOST_COOKIE};
 use crate::lang::Ui;
 use crate::AppState;
 
+/// Whether a secret given (a seat's token, the host key) is the one expected, compared in
+/// constant time: how long the comparison takes says nothing of how much of it matched. Every
+/// comparison of a token or the key goes through here (a test checks the sources for `==`).
+pub fn same_secret(given: &str, expected: &str) -> bool {
+    let (a, b) = (given.as_bytes(), expected.as_bytes());
+    let differ = a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y));
+    // The length is no secret (every token has 32 digits); the bytes are.
+    std::hint::black_box(differ) == 0 && a.len() == b.len()
+}
+
 /// The Content-Security-Policy of every answer.
 pub const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
@@ -142,4 +152,49 @@ pub async fn refused(
     }
     let ui = Ui::from_parts(uri, headers);
     Some(crate::pages::error_page(&ui, StatusCode::FORBIDDEN, &e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_secret;
+
+    #[test]
+    fn a_secret_matches_itself_only() {
+        let t = "0123456789abcdef0123456789abcdef";
+        assert!(same_secret(t, t));
+        assert!(same_secret("", ""));
+        assert!(!same_secret(t, "0123456789abcdef0123456789abcdee"));
+        assert!(!same_secret("1123456789abcdef0123456789abcdef", t));
+        assert!(!same_secret(&t[..31], t));
+        assert!(!same_secret(t, &t[..31]));
+        assert!(!same_secret(&format!("{t}0"), t));
+        assert!(!same_secret("", t));
+    }
+
+    /// Every seat token and host key is compared through [`same_secret`]: no `==` on one in the
+    /// server's sources (the lookups of a token among a game's seats, the host key's checks).
+    #[test]
+    fn tokens_and_the_host_key_are_compared_only_in_constant_time() {
+        let sources = [
+            ("seat.rs", include_str!("seat.rs")),
+            ("lib.rs", include_str!("lib.rs")),
+            ("live.rs", include_str!("live.rs")),
+            ("api/host.rs", include_str!("api/host.rs")),
+            ("api/seat_link.rs", include_str!("api/seat_link.rs")),
+            ("api/mod.rs", include_str!("api/mod.rs")),
+        ];
+        for (file, text) in sources {
+            for (n, line) in text.lines().enumerate() {
+                let code = line.split("//").next().unwrap_or_default();
+                for word in ["token", "key"] {
+                    let compared = code.contains(&format!("{word} =="))
+                        || code.contains(&format!("== {word}"));
+                    assert!(!compared, "{file}:{}: {line}", n + 1);
+                }
+            }
+        }
+        let seat = include_str!("seat.rs");
+        assert_eq!(seat.matches("same_secret(&s.token, token)").count(), 2);
+        assert!(include_str!("api/host.rs").matches("same_secret(").count() >= 2);
+    }
 }

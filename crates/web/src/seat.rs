@@ -15,6 +15,7 @@ use tercio_store::{Role, Seat, SideRights, Store};
 use tokio::sync::{OwnedRwLockReadGuard, OwnedRwLockWriteGuard};
 
 use crate::api::{self, ApiError};
+use crate::guard::same_secret;
 use crate::{AppState, LiveGame};
 
 pub struct SeatCtx {
@@ -124,7 +125,12 @@ pub async fn with_write<T: Send + 'static>(
     };
     let mut g = slot.write_owned().await;
     if check == Check::AtAppend && !g.stale {
-        if let Some(seat) = g.seats.iter().find(|s| s.token == token).cloned() {
+        if let Some(seat) = g
+            .seats
+            .iter()
+            .find(|s| same_secret(&s.token, token))
+            .cloned()
+        {
             let store = st.store.clone();
             return api::blocking(move || {
                 f(SeatCtx {
@@ -165,7 +171,11 @@ pub async fn in_memory_for_change(st: &Arc<AppState>, token: &str) -> Option<Sea
     if g.stale {
         return None;
     }
-    let seat = g.seats.iter().find(|s| s.token == token).cloned()?;
+    let seat = g
+        .seats
+        .iter()
+        .find(|s| same_secret(&s.token, token))
+        .cloned()?;
     Some(SeatCtx {
         seat,
         game: Guard::Write(g),

@@ -1,6 +1,7 @@
 //! The host's routes (`/api/games…`, the host key by cookie or bearer): make, list and read games.
 
 use super::*;
+use crate::guard::same_secret;
 
 pub const HOST_COOKIE: &str = "tercio_host";
 
@@ -10,7 +11,7 @@ pub fn is_host(st: &AppState, headers: &HeaderMap) -> bool {
         return false;
     };
     let from_cookie = cookie(headers, HOST_COOKIE);
-    let matches = |given: &str| same(given.trim().as_bytes(), key.as_bytes());
+    let matches = |given: &str| same_secret(given.trim(), &key);
     bearer(headers).is_some_and(matches) || from_cookie.as_deref().is_some_and(matches)
 }
 
@@ -24,7 +25,7 @@ pub fn bearer_is_host(st: &AppState, headers: &HeaderMap) -> bool {
         return false;
     };
     st.host_key()
-        .is_ok_and(|key| same(given.trim().as_bytes(), key.as_bytes()))
+        .is_ok_and(|key| same_secret(given.trim(), &key))
 }
 
 /// The bearer an `Authorization` header gives, if it gives one.
@@ -44,10 +45,6 @@ pub fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
         .filter_map(|kv| kv.trim().split_once('='))
         .find(|(k, _)| *k == name)
         .map(|(_, v)| v.to_string())
-}
-
-pub(super) fn same(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 pub(super) fn require_host(st: &AppState, headers: &HeaderMap) -> Result<(), ApiError> {
