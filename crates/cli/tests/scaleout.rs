@@ -280,18 +280,14 @@ fn while_the_database_is_down_writes_answer_503_and_the_servers_recover_by_thems
     let (st, r) = post(&a.addr, &format!("/api/s/{gm}/actions"), &command, &[]);
     assert_eq!(st, 503, "{r}");
     assert_eq!(r["error"]["code"], "storage", "{r}");
-    // What was not stored is never shown: the game as stored, or 503.
-    let r = request(&a.addr, "GET", &format!("/api/s/{gm}"), None).expect("view");
-    assert!(
-        r.status == 503 || (r.status == 200 && r.json()["events"] == 1),
-        "{} {}",
-        r.status,
-        r.body
-    );
-    // A game in memory is still shown (B's copy of the first game); one never read, 503.
-    assert_eq!(view(&b.addr, &gm)["events"], 1);
-    let r = request(&a.addr, "GET", &format!("/api/s/{other}"), None).expect("view");
-    assert_eq!(r.status, 503, "{}", r.body);
+    // No seat is shown that the store cannot confirm: not A's copy (whose change failed), not
+    // B's (which was once shown as last stored: its link may have been withdrawn since, on a
+    // server B does not hear while the database is down), nor a game never read.
+    for (addr, token) in [(&a.addr, &gm), (&b.addr, &gm), (&a.addr, &other)] {
+        let r = request(addr, "GET", &format!("/api/s/{token}"), None).expect("view");
+        assert_eq!(r.status, 503, "{}", r.body);
+        assert_eq!(r.json()["error"]["code"], "storage", "{}", r.body);
+    }
     cluster.up().expect("start it again");
     // The next try succeeds once the server has reconnected, with no restart.
     let t = Instant::now();
@@ -311,6 +307,140 @@ fn while_the_database_is_down_writes_answer_503_and_the_servers_recover_by_thems
         [1, 2],
         "the refused command was never stored"
     );
+}
+
+/// Servers started together on an empty database make one demo game between them: two
+/// servers' stores on one PostgreSQL database ask for it at the same moment, a few times over.
+#[test]
+fn servers_started_together_on_an_empty_database_make_one_demo_game() {
+    for round in 0..3 {
+        let url = testing::shared().database();
+        let servers: Vec<_> = (0..2)
+            .map(|_| {
+                let store = tercio_store::open(&url).expect("connect");
+                tercio_web::AppState::new(store)
+            })
+            .collect();
+        let start = std::sync::Arc::new(std::sync::Barrier::new(servers.len()));
+        let made: Vec<_> = servers
+            .iter()
+            .map(|st| {
+                let (st, start) = (st.clone(), start.clone());
+                std::thread::spawn(move || {
+                    start.wait();
+                    tercio_web::ensure_demo_game(&st, "el-gran-capitan/cerignola-1503")
+                })
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .map(|t| t.join().expect("thread").expect("ensure_demo_game"))
+            .collect();
+        let games = servers[0].store.list(false).expect("list");
+        assert_eq!(games.len(), 1, "round {round}: {games:?}");
+        assert_eq!(
+            made.iter().filter(|m| m.is_some()).count(),
+            1,
+            "round {round}: one server says it made it: {made:?}"
+        );
+    }
+}
+
+/// The names of the command cards a side's hand holds, as its view shows them.
+fn card_names(hand: &Value) -> Vec<&'static str> {
+    use tercio_rules::commands_colors_ecw::tables::{command_card, command_kind};
+    hand.as_array()
+        .expect("a hand")
+        .iter()
+        .filter_map(|c| c.as_u64().and_then(|c| u8::try_from(c).ok()))
+        .filter_map(|c| command_card(command_kind(c).id).map(|k| k.name))
+        .collect()
+}
+
+#[test]
+fn while_the_database_is_down_a_link_withdrawn_on_another_server_is_refused_not_read_stale() {
+    let cluster = Cluster::start().unwrap_or_else(|e| panic!("{e}"));
+    let url = cluster.database();
+    // A makes the demo game (and prints its line, read here), B finds it.
+    let (a, b) = (server(&url, false, true), server(&url, false, false));
+    // A game with secret hands, made and dealt through A.
+    let auth = format!("Bearer {}", a.key);
+    let made = request_with(
+        &a.addr,
+        "POST",
+        "/api/games",
+        &[("Authorization", &auth)],
+        Some(&json!({"scenario": "commands-colors-ecw/edgehill-1642", "seed": 11}).to_string()),
+    )
+    .expect("create")
+    .json();
+    let link = |i: usize| {
+        made["links"][i]["url"]
+            .as_str()
+            .and_then(|u| u.rsplit('/').next())
+            .expect("link")
+            .to_string()
+    };
+    let (gm, old) = (link(0), link(1));
+    assert_eq!(made["links"][1]["role"], "side", "{made}");
+    let side = made["links"][1]["side"].clone();
+    act(&a.addr, &gm, &json!({"action": "deal"}));
+    // B reads the game as the side, its page too: B has the game in memory, seats and all.
+    let hand = view(&b.addr, &old)["state"]["sides"][0]["hand"].clone();
+    let names = card_names(&hand);
+    assert!(!names.is_empty(), "the side sees its hand: {hand}");
+    let en = [("Accept-Language", "en")];
+    let page = request_with(&b.addr, "GET", &format!("/s/{old}"), &en, None).expect("page");
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(
+        names.iter().any(|n| page.body.contains(n)),
+        "the page names the hand"
+    );
+    // The game master withdraws the link on A; B asks the store, and refuses it.
+    let (st, r) = post(
+        &a.addr,
+        &format!("/api/s/{gm}/seats/reissue"),
+        &json!({"role": "side", "side": side}),
+        &[],
+    );
+    assert_eq!(st, 200, "{r}");
+    let new = r["url"]
+        .as_str()
+        .and_then(|u| u.rsplit('/').next())
+        .expect("new link")
+        .to_string();
+    let r = request(&b.addr, "GET", &format!("/api/s/{old}"), None).expect("view");
+    assert_eq!(r.status, 404, "{}", r.body);
+    cluster.down().expect("stop the database");
+    // B cannot ask the store whether a link is current: it refuses every one, the withdrawn
+    // one (which its copy in memory still lists) as the new one, and shows nothing of the hand,
+    // in the reader's language.
+    for token in [&old, &new] {
+        for (lang, says) in [("en", "cannot reach its database"), ("it", "database")] {
+            let headers = [("Accept-Language", lang)];
+            let r = request_with(&b.addr, "GET", &format!("/api/s/{token}"), &headers, None)
+                .expect("view");
+            assert_eq!(r.status, 503, "{}", r.body);
+            let e = &r.json()["error"];
+            assert_eq!(e["code"], "storage", "{}", r.body);
+            let message = e["message"].as_str().expect("message");
+            assert!(message.contains(says), "{lang}: {message}");
+            let page =
+                request_with(&b.addr, "GET", &format!("/s/{token}"), &headers, None).expect("page");
+            assert_eq!(page.status, 503, "{}", page.body);
+            assert!(page.body.contains(says), "{lang}: {}", page.body);
+            for body in [&r.body, &page.body] {
+                assert!(!body.contains("\"hand\""), "{body}");
+                for n in &names {
+                    assert!(!body.contains(n), "{n} shown: {body}");
+                }
+            }
+        }
+    }
+    // The log and the live stream of the withdrawn link say nothing either.
+    let r = request(&b.addr, "GET", &format!("/api/s/{old}/log"), None).expect("log");
+    assert_eq!(r.status, 503, "{}", r.body);
+    let r = request(&b.addr, "GET", &format!("/api/s/{old}/events"), None).expect("events");
+    assert_eq!(r.status, 503, "{}", r.body);
 }
 
 /// `tercio migrate` moves a club's SQLite games to PostgreSQL: a server there opens them by the

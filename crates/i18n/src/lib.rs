@@ -459,6 +459,59 @@ pub fn plain(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// The most characters of a value someone gave that an error quotes back ([`clip`]).
+pub const QUOTED_MOST: usize = 60;
+
+/// A value someone gave (an id, a name, a flag, a field's name, a value in a scenario), as an
+/// error quotes it back: at most [`QUOTED_MOST`] characters, a longer one cut there and ended
+/// with `…`, so a long value does not fill the answer. The one rule for every refusal and
+/// diagnostic that quotes what it refused; borrowed when short (nearly always). A cut never
+/// leaves a lone escaping backslash at the end (the value may have been through [`plain`]).
+pub fn clip(text: &str) -> Cow<'_, str> {
+    let Some((at, _)) = text.char_indices().nth(QUOTED_MOST) else {
+        return Cow::Borrowed(text);
+    };
+    let mut kept = &text[..at];
+    if kept.bytes().rev().take_while(|b| *b == b'\\').count() % 2 == 1 {
+        kept = &kept[..kept.len() - 1];
+    }
+    Cow::Owned(format!("{kept}…"))
+}
+
+/// A library's refusal (serde's, say), as an error quotes it: each value it quotes (`"…"`,
+/// `` `…` ``) cut by [`clip`], so a long value it could not read does not fill the answer.
+pub fn clip_quoted(detail: &str) -> String {
+    let mut out = String::with_capacity(detail.len().min(512));
+    let mut rest = detail;
+    while let Some(open) = rest.find(['"', '`']) {
+        let quote = rest[open..].chars().next().unwrap_or('"');
+        out.push_str(&rest[..=open]);
+        let inner = &rest[open + 1..];
+        // serde writes a text as Rust does: a `"` inside it is escaped.
+        let mut end = None;
+        let mut escaped = false;
+        for (i, c) in inner.char_indices() {
+            match c {
+                '\\' if quote == '"' && !escaped => escaped = true,
+                c if c == quote && !escaped => {
+                    end = Some(i);
+                    break;
+                }
+                _ => escaped = false,
+            }
+        }
+        let Some(end) = end else {
+            out.push_str(&clip(inner));
+            return out;
+        };
+        out.push_str(&clip(&inner[..end]));
+        out.push(quote);
+        rest = &inner[end + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Whether [`localize`] may change `text`: it holds a marker's opening or an escape.
 pub fn needs_localize(text: &str) -> bool {
     LOCALIZED.find(text).is_some()

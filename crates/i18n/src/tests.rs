@@ -625,3 +625,51 @@ fn a_remembered_rendering_is_the_rendering() {
         }
     }
 }
+
+#[test]
+fn a_quoted_value_is_cut_at_sixty_characters() {
+    assert!(matches!(clip("short"), Cow::Borrowed("short")));
+    let sixty = "é".repeat(QUOTED_MOST);
+    assert!(matches!(clip(&sixty), Cow::Borrowed(_)));
+    let long = format!("{sixty}more");
+    assert_eq!(clip(&long), format!("{sixty}…"));
+    assert_eq!(
+        clip(&"x".repeat(2_000_000)).chars().count(),
+        QUOTED_MOST + 1
+    );
+    // A cut never leaves an escape open: `plain`'s `\⟦` is kept whole or dropped whole.
+    let escaped = format!("{}\\⟦tail", "a".repeat(QUOTED_MOST - 1));
+    let cut = clip(&escaped);
+    assert_eq!(cut, format!("{}…", "a".repeat(QUOTED_MOST - 1)));
+    assert_eq!(
+        localize(Lang::En, &msg("input.text-expected", &[("value", &cut)])),
+        format!("text expected, not {}…", "a".repeat(QUOTED_MOST - 1))
+    );
+}
+
+#[test]
+fn a_librarys_refusal_has_each_value_it_quotes_cut() {
+    let long = "q".repeat(5_000);
+    let said = format!("invalid type: string \"{long}\", expected struct Fighter");
+    let cut = clip_quoted(&said);
+    assert_eq!(
+        cut,
+        format!(
+            "invalid type: string \"{}…\", expected struct Fighter",
+            "q".repeat(QUOTED_MOST)
+        )
+    );
+    let said = format!("unknown variant `{long}`, expected one of `a`, `b`");
+    assert_eq!(
+        clip_quoted(&said),
+        format!(
+            "unknown variant `{}…`, expected one of `a`, `b`",
+            "q".repeat(QUOTED_MOST)
+        )
+    );
+    // An escaped quote inside a text does not end it; a quote never closed is cut too.
+    let inner = format!("a\\\"{long}");
+    assert!(clip_quoted(&format!("string \"{inner}\" here")).ends_with("…\" here"));
+    assert!(clip_quoted(&format!("string \"{long}")).len() < 100);
+    assert_eq!(clip_quoted("no quotes at all"), "no quotes at all");
+}

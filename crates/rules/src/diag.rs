@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 use std::fmt;
+use tercio_i18n::clip;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Diagnostic {
@@ -27,6 +28,15 @@ impl fmt::Display for Diagnostic {
             f.write_str(": ")?;
         }
         f.write_str(&self.message)
+    }
+}
+
+/// A value as written (`"text"` with its quotes, or a number), cut by [`clip`]: a text's
+/// quotes are kept around what is left of it.
+pub fn clip_value(v: &str) -> String {
+    match v.strip_prefix('"').and_then(|x| x.strip_suffix('"')) {
+        Some(inner) => format!("\"{}\"", clip(inner)),
+        None => clip(v).into_owned(),
     }
 }
 
@@ -62,6 +72,8 @@ impl<'a> Diagnostics<'a> {
         }
     }
 
+    /// A problem at `offset`, with the field's path and the value as written: both cut as any
+    /// quoted value is ([`clip`]: a key or a value may be as long as the file).
     pub fn at(
         &mut self,
         offset: usize,
@@ -74,8 +86,8 @@ impl<'a> Diagnostics<'a> {
             file: self.file.to_string(),
             line,
             column,
-            field: field.to_string(),
-            value,
+            field: clip(field).into_owned(),
+            value: value.map(|v| clip_value(&v)),
             message: message.into(),
         });
     }

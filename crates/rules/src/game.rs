@@ -149,7 +149,7 @@ impl Game {
                 line,
                 column,
                 field: "format".into(),
-                value: Some(format!("\"{}\"", g.format)),
+                value: Some(crate::diag::clip_value(&format!("\"{}\"", g.format))),
                 message: format!("allowed: \"{FORMAT}\""),
             });
         }

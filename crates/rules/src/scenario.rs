@@ -645,7 +645,7 @@ fn read(file: &str, src: &str) -> Result<ScenarioFile, Vec<Diagnostic>> {
             .filter(|l| l.1.as_deref() == Some(s.id.as_str()) && l.2 == Some(Rank::Army))
             .count();
         if n != 1 {
-            d.at(side_at.get(i).copied().unwrap_or(0), "leaders", None, format!("side \"{}\" has {n} army commanders; exactly one leader with rank = \"army\" is required", s.id));
+            d.at(side_at.get(i).copied().unwrap_or(0), "leaders", None, format!("side \"{}\" has {n} army commanders; exactly one leader with rank = \"army\" is required", tercio_i18n::clip(&s.id)));
         }
     }
 
@@ -714,7 +714,11 @@ fn read(file: &str, src: &str) -> Result<ScenarioFile, Vec<Diagnostic>> {
                                 *at,
                                 &u.field("leader"),
                                 Some(format!("\"{l}\"")),
-                                format!("leader of side \"{ls}\", not of this unit's side \"{s}\""),
+                                format!(
+                                    "leader of side \"{}\", not of this unit's side \"{}\"",
+                                    tercio_i18n::clip(ls),
+                                    tercio_i18n::clip(s)
+                                ),
                             );
                         }
                     }
@@ -920,7 +924,7 @@ fn flatten_house_rules(
 
 fn join(s: &BTreeSet<String>) -> String {
     s.iter()
-        .map(|x| format!("\"{x}\""))
+        .map(|x| format!("\"{}\"", tercio_i18n::clip(x)))
         .collect::<Vec<_>>()
         .join(", ")
 }

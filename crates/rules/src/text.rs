@@ -10,6 +10,12 @@ pub fn m(key: &str, args: &[(&str, String)]) -> String {
     tercio_i18n::msg(key, &a)
 }
 
+/// A value the request gave (an id, a type, a flag), as a refusal quotes it: cut to at most
+/// [`tercio_i18n::QUOTED_MOST`] characters ([`tercio_i18n::clip`]), and never read as a marker.
+pub fn quoted(value: &str) -> String {
+    tercio_i18n::plain(&tercio_i18n::clip(value)).into_owned()
+}
+
 /// A message without arguments.
 pub fn k(key: &str) -> String {
     m(key, &[])

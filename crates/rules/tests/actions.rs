@@ -282,3 +282,87 @@ fn forms_mark_what_the_rules_refuse_and_offer_the_rest() {
     }
     assert!(total_marked > 0, "nothing was ever marked refused");
 }
+
+/// The names after `marker` in the English text of the refusal of `action`.
+fn listed_after(
+    engine: &dyn Engine,
+    state: Option<&Value>,
+    action: &Value,
+    marker: &str,
+) -> Vec<String> {
+    let Err(r) = engine.plan(state, action) else {
+        return Vec::new();
+    };
+    let text = localize(Lang::En, &r.message);
+    text.split_once(marker).map_or_else(Vec::new, |(_, l)| {
+        l.split(',')
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty() && s != "none")
+            .collect()
+    })
+}
+
+/// Whatever value a request gives a field (an id, a number, a flag, a list, an object) and
+/// whatever name it gives a field, a refusal quotes at most 60 characters of it, and its field
+/// is at most that long: every action of every rule set, stand-alone and along its example game.
+#[test]
+fn a_refusal_quotes_at_most_sixty_characters_of_what_it_refused() {
+    let long = "q".repeat(5_000);
+    let digits = "9".repeat(4_000);
+    let too_long = |m: &str| m.contains(&"q".repeat(61)) || m.contains(&"9".repeat(61));
+    let values = [
+        json!(long),
+        json!([long]),
+        json!({long.clone(): 1}),
+        json!([{"actor": long, "target": long, "unit": long}]),
+        json!(digits),
+    ];
+    for rules in common::RULE_SETS {
+        let r = tercio_rules::lookup(rules).expect("rule set");
+        let (mut game, steps) = common::example_game(rules);
+        let engine = game.engine().expect("engine");
+        let alone = r.engine(None).expect("engine");
+        let mut states = vec![None, Some(game.state.clone())];
+        for (i, step) in steps.iter().enumerate() {
+            let _ = game.act(step.clone());
+            if i % 3 == 0 {
+                states.push(Some(game.state.clone()));
+            }
+        }
+        for state in &states {
+            let e = if state.is_some() {
+                engine.as_ref()
+            } else {
+                alone.as_ref()
+            };
+            let state = state.as_ref();
+            for name in actions(e, state) {
+                let fields = listed_after(
+                    e,
+                    state,
+                    &json!({"action": name, "zzz_not_a_field": 1}),
+                    "its fields: ",
+                );
+                let mut tries = vec![json!({"action": name, long.clone(): 1})];
+                for f in &fields {
+                    for v in &values {
+                        tries.push(json!({"action": name, f.clone(): v}));
+                    }
+                }
+                for action in tries {
+                    let Err(refusal) = e.plan(state, &action) else {
+                        continue;
+                    };
+                    let m = localize(Lang::En, &refusal.message);
+                    let field = refusal.field.as_deref().unwrap_or_default();
+                    assert!(
+                        !too_long(&m) && field.chars().count() <= 61,
+                        "{rules} {name}: {} characters of field, and {}",
+                        field.chars().count(),
+                        &m[..m.len().min(300)]
+                    );
+                }
+            }
+        }
+    }
+}

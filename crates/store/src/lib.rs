@@ -346,6 +346,16 @@ pub trait Store: Send + Sync {
         scenario_id: Option<&str>,
         settings: Option<&Settings>,
     ) -> Result<(String, Live), StoreError>;
+    /// [`Store::create_live`] on a database that holds no game (archived ones aside), decided
+    /// in the same transaction as the write, which the servers sharing the database take one
+    /// at a time: however many try at once (servers started together, each making its demo
+    /// game), one game is made. `None`, with nothing written, when there is a game already.
+    fn create_live_if_empty(
+        &self,
+        game: &Game,
+        scenario_id: Option<&str>,
+        settings: Option<&Settings>,
+    ) -> Result<Option<(String, Live)>, StoreError>;
     /// The whole game, every log entry parsed: for exports, reports and verification, never
     /// for an action.
     fn load(&self, id: &str) -> Result<Option<Game>, StoreError>;

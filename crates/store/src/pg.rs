@@ -208,6 +208,9 @@ pub(crate) const SCHEMA: &[&str] = &[
 /// Any number the advisory lock of the migrations is taken on, the same in every server.
 const MIGRATION_LOCK: i64 = 0x7465_7263_696f;
 
+/// The advisory lock [`Store::create_live_if_empty`] is decided under (another number).
+const FIRST_GAME_LOCK: i64 = 0x7465_7263_696f_0001;
+
 /// The PostgreSQL store: its connections and queues, and the committer thread that commits the
 /// appends handed over ([`Store::append_then`]).
 pub struct PgStore {
@@ -929,19 +932,29 @@ fn listen(
     }
 }
 
-impl Store for PgStore {
-    fn create(&self, game: &Game, scenario_id: Option<&str>) -> Result<String, StoreError> {
-        self.write(|db| db.insert_new(game, scenario_id))
-    }
-
-    fn create_live(
+impl Pg {
+    /// [`Store::create_live`], or with `if_empty` [`Store::create_live_if_empty`]: the check
+    /// and the write in one transaction, under an advisory lock held until it ends, so the
+    /// servers sharing the database take it one at a time and each sees what the one before
+    /// committed (under READ COMMITTED each statement reads what is committed when it starts).
+    fn make_live(
         &self,
         game: &Game,
         scenario_id: Option<&str>,
         settings: Option<&Settings>,
-    ) -> Result<(String, Live), StoreError> {
+        if_empty: bool,
+    ) -> Result<Option<(String, Live)>, StoreError> {
         let settings = settings.map(json_text).transpose()?;
         self.write(|db| {
+            if if_empty {
+                db.exec("SELECT pg_advisory_xact_lock($1)", &[&FIRST_GAME_LOCK])?;
+                if db
+                    .opt("SELECT 1 FROM games WHERE NOT archived LIMIT 1", &[])?
+                    .is_some()
+                {
+                    return Ok(None);
+                }
+            }
             let id = db.insert_new(game, scenario_id)?;
             // The head as the store keeps it: sealed with the id it was given.
             let mut sealed = game.clone();
@@ -964,8 +977,33 @@ impl Store for PgStore {
                 seats: db.seats(&id)?,
                 rev: rev as u64,
             };
-            Ok((id, live))
+            Ok(Some((id, live)))
         })
+    }
+}
+
+impl Store for PgStore {
+    fn create(&self, game: &Game, scenario_id: Option<&str>) -> Result<String, StoreError> {
+        self.write(|db| db.insert_new(game, scenario_id))
+    }
+
+    fn create_live(
+        &self,
+        game: &Game,
+        scenario_id: Option<&str>,
+        settings: Option<&Settings>,
+    ) -> Result<(String, Live), StoreError> {
+        self.make_live(game, scenario_id, settings, false)?
+            .ok_or_else(|| StoreError::Db("the game was not written".into()))
+    }
+
+    fn create_live_if_empty(
+        &self,
+        game: &Game,
+        scenario_id: Option<&str>,
+        settings: Option<&Settings>,
+    ) -> Result<Option<(String, Live)>, StoreError> {
+        self.make_live(game, scenario_id, settings, true)
     }
 
     fn import(&self, r: &GameRecord) -> Result<bool, StoreError> {

@@ -563,23 +563,32 @@ fn insert_game(
     write_game(tx, id, game, 0)
 }
 
-impl Store for SqliteStore {
-    fn create(&self, game: &Game, scenario_id: Option<&str>) -> Result<String, StoreError> {
-        let game = game.clone();
-        let scenario_id = scenario_id.map(str::to_string);
-        self.write(move |tx| insert_new(tx, &game, scenario_id.as_deref()))
-    }
-
-    fn create_live(
+impl SqliteStore {
+    /// [`Store::create_live`], or with `if_empty` [`Store::create_live_if_empty`]: the check
+    /// is in the write's own transaction, which holds the database's write lock
+    /// (`BEGIN IMMEDIATE`) from its start, so no other writer, in this process or another,
+    /// comes between it and the insert.
+    fn make_live(
         &self,
         game: &Game,
         scenario_id: Option<&str>,
         settings: Option<&Settings>,
-    ) -> Result<(String, Live), StoreError> {
+        if_empty: bool,
+    ) -> Result<Option<(String, Live)>, StoreError> {
         let settings = settings.map(json_text).transpose()?;
         let mut game = game.clone();
         let scenario_id = scenario_id.map(str::to_string);
         self.write(move |tx| {
+            if if_empty {
+                let any: Option<i64> = tx
+                    .query_row("SELECT 1 FROM games WHERE archived = 0 LIMIT 1", [], |r| {
+                        r.get(0)
+                    })
+                    .optional()?;
+                if any.is_some() {
+                    return Ok(None);
+                }
+            }
             let id = insert_new(tx, &game, scenario_id.as_deref())?;
             // The head as the store keeps it: sealed with the id it was given.
             game.game_id = id.clone();
@@ -602,8 +611,35 @@ impl Store for SqliteStore {
                 seats: seats_of(tx, &id)?,
                 rev: rev as u64,
             };
-            Ok((id, live))
+            Ok(Some((id, live)))
         })
+    }
+}
+
+impl Store for SqliteStore {
+    fn create(&self, game: &Game, scenario_id: Option<&str>) -> Result<String, StoreError> {
+        let game = game.clone();
+        let scenario_id = scenario_id.map(str::to_string);
+        self.write(move |tx| insert_new(tx, &game, scenario_id.as_deref()))
+    }
+
+    fn create_live(
+        &self,
+        game: &Game,
+        scenario_id: Option<&str>,
+        settings: Option<&Settings>,
+    ) -> Result<(String, Live), StoreError> {
+        self.make_live(game, scenario_id, settings, false)?
+            .ok_or_else(|| StoreError::Db("the game was not written".into()))
+    }
+
+    fn create_live_if_empty(
+        &self,
+        game: &Game,
+        scenario_id: Option<&str>,
+        settings: Option<&Settings>,
+    ) -> Result<Option<(String, Live)>, StoreError> {
+        self.make_live(game, scenario_id, settings, true)
     }
 
     fn import(&self, r: &GameRecord) -> Result<bool, StoreError> {

@@ -51,6 +51,7 @@ on_both!(
     a_second_writer_with_the_same_sequence_is_refused,
     an_append_answers_the_revision_the_store_keeps,
     a_game_made_live_is_the_game_the_store_reads,
+    a_first_game_is_made_once_however_many_ask_at_once,
     concurrent_games_commit_in_groups,
     every_writer_is_answered_whoever_leads_the_commit,
     appends_handed_over_are_answered_once_durable,
@@ -235,6 +236,50 @@ fn a_game_made_live_is_the_game_the_store_reads(db: &Backend) {
         row.rev = Some(made.rev);
         assert_eq!(store.append(&id, row).expect("append"), made.rev + 1);
     }
+}
+
+/// [`Store::create_live_if_empty`] makes a game only on a database with none (archived ones
+/// aside): of several stores on one database asking at the same moment, one makes it, and the
+/// others write nothing.
+fn a_first_game_is_made_once_however_many_ask_at_once(db: &Backend) {
+    let stores: Vec<_> = (0..4).map(|_| (db.open)()).collect();
+    let start = Arc::new(std::sync::Barrier::new(stores.len()));
+    let made: Vec<_> = stores
+        .iter()
+        .map(|s| {
+            let (s, start) = (s.clone(), start.clone());
+            std::thread::spawn(move || {
+                start.wait();
+                s.create_live_if_empty(&game(), Some("el-gran-capitan/cerignola-1503"), None)
+                    .expect("asked")
+            })
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .map(|t| t.join().expect("thread"))
+        .collect();
+    let games = stores[0].list(false).expect("list");
+    assert_eq!(games.len(), 1, "{games:?}");
+    let ids: Vec<_> = made.iter().flatten().map(|(id, _)| id.clone()).collect();
+    assert_eq!(ids, [games[0].id.clone()]);
+    // The game made is the game stored.
+    let (id, live) = made.into_iter().flatten().next().expect("made");
+    assert_eq!(
+        stores[1].live(&id).expect("live").expect("game").seats,
+        live.seats
+    );
+    // With a game there, nothing more is made; with only archived games, one is.
+    assert!(stores[1]
+        .create_live_if_empty(&game(), None, None)
+        .expect("asked")
+        .is_none());
+    assert!(stores[0].set_archived(&id, true).expect("archive"));
+    assert!(stores[2]
+        .create_live_if_empty(&game(), None, None)
+        .expect("asked")
+        .is_some());
+    assert_eq!(stores[3].list(false).expect("list").len(), 1);
+    assert_eq!(stores[3].list(true).expect("list").len(), 1);
 }
 
 /// An append answers the game's revision as the store keeps it, whether the writer said which

@@ -12,17 +12,30 @@
 //!   when `--public-url` is set, else the request's `Host` — since `SameSite` cookies still go
 //!   with requests from another port of the same host. A browser that sends no `Origin` but
 //!   `Sec-Fetch-Site` must say `same-origin`. Requests that carry a capability (a seat link's
-//!   token in the path, `Authorization: Bearer`) cannot be forged this way and are not checked.
+//!   token in the path, the host key as `Authorization: Bearer`) cannot be forged this way and
+//!   are not checked; any other `Authorization` header (another scheme, a wrong key: a page on
+//!   another site can send one) is no capability, and the cookie's request is checked.
 //! - Cookies are marked `Secure` when the public URL is `https` ([`cookie_suffix`]).
 
-use axum::extract::Request;
-use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
-use tercio_i18n::{keys, msg};
+use tercio_i18n::{clip, keys, msg, plain};
 
-use crate::api::{cookie, ApiError, HOST_COOKIE};
+use std::sync::Arc;
+
+use crate::api::{bearer, bearer_is_host, cookie, ApiError, HOST_COOKIE};
 use crate::lang::Ui;
 use crate::AppState;
+
+/// Whether a secret given (a seat's token, the host key) is the one expected, compared in
+/// constant time: how long the comparison takes says nothing of how much of it matched. Every
+/// comparison of a token or the key goes through here (a test checks the sources for `==`).
+pub fn same_secret(given: &str, expected: &str) -> bool {
+    let (a, b) = (given.as_bytes(), expected.as_bytes());
+    let differ = a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y));
+    // The length is no secret (every token has 32 digits); the bytes are.
+    std::hint::black_box(differ) == 0 && a.len() == b.len()
+}
 
 /// The Content-Security-Policy of every answer.
 pub const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
@@ -98,31 +111,90 @@ fn foreign(st: &AppState, headers: &HeaderMap) -> Option<(String, String)> {
 /// The refusal of a state-changing request that only the host's cookie authenticates when it
 /// comes from another origin (403, `cross-site-request`, field `Origin`), before any handler
 /// sees it ([`crate::answer`]); `None` lets it through.
-pub fn refused(st: &AppState, req: &Request) -> Option<Response> {
-    let path = req.uri().path();
-    let changes = !matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS);
-    let capability = path.starts_with("/api/s/")
-        || path.starts_with("/s/")
-        || req.headers().contains_key(header::AUTHORIZATION);
-    let by_cookie = cookie(req.headers(), HOST_COOKIE).is_some();
-    if changes && by_cookie && !capability {
-        if let Some((origin, expected)) = foreign(st, req.headers()) {
-            let e = ApiError::new(
-                StatusCode::FORBIDDEN,
-                "cross-site-request",
-                Some("Origin"),
-                msg(
-                    keys::WEB_ERR_CROSS_SITE,
-                    &[("origin", &origin), ("expected", &expected)],
-                ),
-            );
-            // The API answers JSON; a form, a page in the request's language.
-            if path.starts_with("/api/") {
-                return Some(e.into_response());
-            }
-            let ui = Ui::from_parts(req.uri(), req.headers());
-            return Some(crate::pages::error_page(&ui, StatusCode::FORBIDDEN, &e));
+pub async fn refused(
+    st: &Arc<AppState>,
+    method: &Method,
+    uri: &Uri,
+    headers: &HeaderMap,
+) -> Option<Response> {
+    let path = uri.path();
+    let changes = !matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS);
+    let by_cookie = cookie(headers, HOST_COOKIE).is_some();
+    let seat_link = path.starts_with("/api/s/") || path.starts_with("/s/");
+    if !changes || !by_cookie || seat_link {
+        return None;
+    }
+    let (origin, expected) = foreign(st, headers)?;
+    // Only the host key itself as bearer stands in for the same origin (checked off the async
+    // threads: the key may have to be read from the store).
+    if bearer(headers).is_some() {
+        let (st2, headers) = (st.clone(), headers.clone());
+        let host = crate::api::blocking(move || Ok(bearer_is_host(&st2, &headers))).await;
+        if host.unwrap_or(false) {
+            return None;
         }
     }
-    None
+    let e = ApiError::new(
+        StatusCode::FORBIDDEN,
+        "cross-site-request",
+        Some("Origin"),
+        msg(
+            keys::WEB_ERR_CROSS_SITE,
+            &[
+                ("origin", plain(&clip(&origin)).as_ref()),
+                ("expected", plain(&clip(&expected)).as_ref()),
+            ],
+        ),
+    );
+    // The API answers JSON; a form, a page in the request's language.
+    if path.starts_with("/api/") {
+        return Some(e.into_response());
+    }
+    let ui = Ui::from_parts(uri, headers);
+    Some(crate::pages::error_page(&ui, StatusCode::FORBIDDEN, &e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_secret;
+
+    #[test]
+    fn a_secret_matches_itself_only() {
+        let t = "0123456789abcdef0123456789abcdef";
+        assert!(same_secret(t, t));
+        assert!(same_secret("", ""));
+        assert!(!same_secret(t, "0123456789abcdef0123456789abcdee"));
+        assert!(!same_secret("1123456789abcdef0123456789abcdef", t));
+        assert!(!same_secret(&t[..31], t));
+        assert!(!same_secret(t, &t[..31]));
+        assert!(!same_secret(&format!("{t}0"), t));
+        assert!(!same_secret("", t));
+    }
+
+    /// Every seat token and host key is compared through [`same_secret`]: no `==` on one in the
+    /// server's sources (the lookups of a token among a game's seats, the host key's checks).
+    #[test]
+    fn tokens_and_the_host_key_are_compared_only_in_constant_time() {
+        let sources = [
+            ("seat.rs", include_str!("seat.rs")),
+            ("lib.rs", include_str!("lib.rs")),
+            ("live.rs", include_str!("live.rs")),
+            ("api/host.rs", include_str!("api/host.rs")),
+            ("api/seat_link.rs", include_str!("api/seat_link.rs")),
+            ("api/mod.rs", include_str!("api/mod.rs")),
+        ];
+        for (file, text) in sources {
+            for (n, line) in text.lines().enumerate() {
+                let code = line.split("//").next().unwrap_or_default();
+                for word in ["token", "key"] {
+                    let compared = code.contains(&format!("{word} =="))
+                        || code.contains(&format!("== {word}"));
+                    assert!(!compared, "{file}:{}: {line}", n + 1);
+                }
+            }
+        }
+        let seat = include_str!("seat.rs");
+        assert_eq!(seat.matches("same_secret(&s.token, token)").count(), 2);
+        assert!(include_str!("api/host.rs").matches("same_secret(").count() >= 2);
+    }
 }

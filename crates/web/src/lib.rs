@@ -341,26 +341,6 @@ impl AppState {
         m.remove(token);
     }
 
-    /// The seat a token opens in a game in memory, and that game, found without the store: for
-    /// reading while the store cannot be reached (a scan of the games in memory; an outage is
-    /// no time for an index to be kept on every request).
-    pub fn cached_seat(&self, token: &str) -> Option<(Seat, Arc<RwLock<LiveGame>>)> {
-        let slots: Vec<_> = {
-            let m = self.games.lock().unwrap_or_else(|e| e.into_inner());
-            m.values().cloned().collect()
-        };
-        slots.into_iter().find_map(|slot| {
-            let g = slot.try_read().ok()?;
-            // A copy left stale (a change whose commit failed) shows what was never stored.
-            if g.stale {
-                return None;
-            }
-            let seat = g.seats.iter().find(|s| s.token == token).cloned()?;
-            drop(g);
-            Some((seat, slot))
-        })
-    }
-
     /// Forget a game (deleted): the next request reads the store.
     pub fn forget(&self, id: &str) {
         let mut m = self.games.lock().unwrap_or_else(|e| e.into_inner());
@@ -431,7 +411,8 @@ pub async fn answer(
     let chosen = lang::chosen(&req);
     let language = lang::of_request(req.uri().query(), req.headers());
     let api = req.uri().path().starts_with("/api/");
-    let res = match guard::refused(&st, &req) {
+    let refusal = guard::refused(&st, req.method(), req.uri(), req.headers()).await;
+    let res = match refusal {
         Some(refusal) => refusal,
         None => next.run(req).await,
     };
@@ -490,16 +471,19 @@ pub fn spawn(state: Arc<AppState>) -> std::io::Result<Running> {
     Ok(Running { addr, _rt: rt })
 }
 
-/// Make sure there is a game to open: on an empty database, a demo game of `scenario` (a shipped
-/// scenario's name, `rule-set/battle`; the caller chooses, since the shell names no rule set).
-/// Returns its game master's token when one was made.
+/// Make sure there is a game to open: on an empty database (archived games aside), a demo game
+/// of `scenario` (a shipped scenario's name, `rule-set/battle`; the caller chooses, since the
+/// shell names no rule set). Returns its game master's token when one was made. Servers started
+/// together on one empty database make one between them: the store decides, in the write's own
+/// transaction, whether the database is empty ([`Store::create_live_if_empty`]).
 pub fn ensure_demo_game(state: &AppState, scenario: &str) -> Result<Option<String>, String> {
-    let games = state.store.list(false).map_err(|e| e.to_string())?;
-    if !games.is_empty() {
-        return Ok(None);
-    }
-    let (_, g) = api::new_game(state, scenario, None).map_err(|e| e.message().to_string())?;
-    Ok(g.seats.into_iter().next().map(|s| s.token))
+    let (shipped_id, game, settings) =
+        api::game_to_make(scenario, None).map_err(|e| e.message().to_string())?;
+    let made = state
+        .store
+        .create_live_if_empty(&game, shipped_id, settings.as_ref())
+        .map_err(|e| e.to_string())?;
+    Ok(made.and_then(|(_, g)| g.seats.into_iter().next().map(|s| s.token)))
 }
 
 #[cfg(test)]

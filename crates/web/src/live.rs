@@ -181,10 +181,12 @@ pub async fn events(
         etag,
     });
     // Subscribe before reading the log: a change between the two is then either in the
-    // catch-up or wakes the stream (never lost in between).
+    // catch-up or wakes the stream (never lost in between). The token is the store's to
+    // confirm: a stream is not opened on one it cannot (it is reconnected once the store
+    // answers), and every view after is read through `seat::open`, which asks it again.
     let seat = {
         let (st3, tok3) = (st.clone(), token.clone());
-        blocking(move || st3.store.seat(&tok3).map_err(ApiError::from))
+        blocking(move || st3.store.seat(&tok3).map_err(|_| seat::unconfirmed()))
             .await?
             .ok_or_else(seat::no_such_link)?
     };

@@ -15,6 +15,7 @@ use tercio_store::{Role, Seat, SideRights, Store};
 use tokio::sync::{OwnedRwLockReadGuard, OwnedRwLockWriteGuard};
 
 use crate::api::{self, ApiError};
+use crate::guard::same_secret;
 use crate::{AppState, LiveGame};
 
 pub struct SeatCtx {
@@ -52,8 +53,37 @@ pub fn no_such_link() -> ApiError {
     )
 }
 
+/// The answer to a token the store could not be asked about (it cannot be reached): 503, code
+/// `storage`. A seat is never served unconfirmed: the link may have been withdrawn since this
+/// server last read the game (by another server, whose write this one may not have heard), so
+/// its copy in memory cannot tell.
+pub fn unconfirmed() -> ApiError {
+    ApiError::new(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "storage",
+        None,
+        msg(keys::WEB_ERR_UNCONFIRMED, &[]),
+    )
+}
+
 /// Open the seat a token names, with its game from memory (read from the store when it is not
 /// there, or when the store has a newer revision of it), shared with other readers.
+///
+/// Every way a seat is served asks the store whether its token is current, and refuses it
+/// ([`unconfirmed`]) when the store cannot answer:
+/// - readers (the API's reads, every page, `/parts`, the dice, the export) open it here, with
+///   the store's answer: never from the copy in memory alone;
+/// - live streams look the token up in the store when they (re)connect (`Store::seat`) and
+///   read every view after through [`open`]; while the store cannot be reached a stream sends
+///   nothing and tries again (`live::events`);
+/// - changes checked against the store ([`Check::Store`]) ask it first, in [`with_write`];
+/// - an action or an undo checked at its append ([`Check::AtAppend`]: [`with_write`] for a
+///   token known here, [`in_memory_for_change`]) runs on the copy in memory without asking
+///   first, but answers only once its append is committed, and the store refuses the append if
+///   anything was written to the game since the copy (a link withdrawn on another server
+///   included); a refusal on the copy is asked again against the store (`api::locked`), and a
+///   storage error is answered as one. Nothing of the seat's game is sent before the store has
+///   confirmed it, then.
 pub async fn open(st: &Arc<AppState>, token: &str) -> Result<SeatCtx, ApiError> {
     open_as(st, token, false).await
 }
@@ -95,7 +125,12 @@ pub async fn with_write<T: Send + 'static>(
     };
     let mut g = slot.write_owned().await;
     if check == Check::AtAppend && !g.stale {
-        if let Some(seat) = g.seats.iter().find(|s| s.token == token).cloned() {
+        if let Some(seat) = g
+            .seats
+            .iter()
+            .find(|s| same_secret(&s.token, token))
+            .cloned()
+        {
             let store = st.store.clone();
             return api::blocking(move || {
                 f(SeatCtx {
@@ -109,7 +144,7 @@ pub async fn with_write<T: Send + 'static>(
     }
     let (st2, tok) = (st.clone(), token.to_string());
     api::blocking(move || {
-        let at = st2.store.seat_at(&tok)?;
+        let at = st2.store.seat_at(&tok).map_err(|_| unconfirmed())?;
         let Some((seat, rev)) = at.filter(|(s, _)| s.game_id == id) else {
             st2.forget_token(&tok);
             return Err(no_such_link());
@@ -136,7 +171,11 @@ pub async fn in_memory_for_change(st: &Arc<AppState>, token: &str) -> Option<Sea
     if g.stale {
         return None;
     }
-    let seat = g.seats.iter().find(|s| s.token == token).cloned()?;
+    let seat = g
+        .seats
+        .iter()
+        .find(|s| same_secret(&s.token, token))
+        .cloned()?;
     Some(SeatCtx {
         seat,
         game: Guard::Write(g),
@@ -153,16 +192,9 @@ async fn open_as(st: &Arc<AppState>, token: &str, write: bool) -> Result<SeatCtx
     let at = api::blocking(move || st2.store.seat_at(&tok).map_err(ApiError::from)).await;
     let (seat, rev) = match at {
         Ok(at) => at.ok_or_else(no_such_link)?,
-        // The store cannot be reached: a game in memory is still shown as this server last
-        // had it (a change still needs the store, and answers 503).
-        Err(e) if !write => {
-            let (seat, slot) = st.cached_seat(token).ok_or(e)?;
-            return Ok(SeatCtx {
-                seat,
-                game: Guard::Read(slot.read_owned().await),
-                store: st.store.clone(),
-            });
-        }
+        // The store cannot be reached: the seat cannot be confirmed, so it is refused, never
+        // read from the copy in memory (which may list a link withdrawn on another server).
+        Err(e) if e.code() == "storage" => return Err(unconfirmed()),
         Err(e) => return Err(e),
     };
     let load = |st: &Arc<AppState>, id: &str| {

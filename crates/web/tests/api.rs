@@ -645,3 +645,88 @@ fn every_refusal_names_its_field_in_the_documented_shape() {
         shape(&s.post_raw("/api/games", body), "scenario");
     }
 }
+
+/// A refusal quotes the value it refused at most 60 characters long, in the API's answer as
+/// anywhere: a unit's name of 1.9 MB in an action comes back in an error of a few hundred bytes
+/// that still names the field (each rule set's own refusal of an unknown unit, and the shared
+/// reading of a field whose value is of the wrong kind), and so does a field's name of that size
+/// or a scenario's of that size.
+#[test]
+fn a_refusal_quotes_a_huge_value_cut_and_still_names_its_field() {
+    let s = server();
+    let huge = "x".repeat(1_900_000);
+    let small = |r: &Reply, field: &str| {
+        assert!(
+            (400..500).contains(&r.status),
+            "{}: {}",
+            r.status,
+            &r.body[..r.body.len().min(300)]
+        );
+        assert!(
+            r.body.len() < 2_000,
+            "{} bytes: {}…",
+            r.body.len(),
+            &r.body[..300]
+        );
+        let e = &r.json()["error"];
+        assert_eq!(e["field"], field, "{e}");
+        let m = e["message"].as_str().expect("message");
+        assert!(
+            m.contains("xxxxxxxxxx…") && !m.contains(&"x".repeat(61)),
+            "{m}"
+        );
+    };
+    for (scenario, action) in [
+        (
+            "el-gran-capitan/cerignola-1503",
+            json!({"action": "charge", "actor": huge, "target": "x", "ground": "open"}),
+        ),
+        // A list where a unit's id is asked (read before the turn is asked about).
+        (
+            "commands-colors-ecw/edgehill-1642",
+            json!({"action": "move", "unit": [huge]}),
+        ),
+        (
+            "callan-renaissance/pavia-1525",
+            json!({"action": "move", "unit": huge}),
+        ),
+        (
+            "sword-and-flame-renaissance/bicocca-1522",
+            json!({"action": "move", "unit": huge}),
+        ),
+    ] {
+        let gm = s.new_game(scenario, 3);
+        let path = format!("/api/s/{gm}/actions");
+        let first = match scenario.split('/').next() {
+            Some("callan-renaissance") => Some("start"),
+            Some("sword-and-flame-renaissance") => Some("start-turn"),
+            _ => None,
+        };
+        if let Some(a) = first {
+            let r = s.post(&path, &json!({"action": a}));
+            assert_eq!(r.status, 200, "{}", r.body);
+        }
+        let field = if action.get("actor").is_some() {
+            "actor"
+        } else {
+            "unit"
+        };
+        let r = s.post(&path, &action);
+        small(&r, field);
+        // The same value where a yes or no is asked, and as a field's name.
+        let r = s.post(&path, &json!({"action": "end-turn", "x": 1, "huge": huge}));
+        assert!(r.body.len() < 2_000, "{scenario}: {} bytes", r.body.len());
+        let mut keyed = json!({"action": "move"});
+        keyed[huge.as_str()] = json!(1);
+        let r = s.post(&path, &keyed);
+        assert!(r.body.len() < 2_000, "{scenario}: {} bytes", r.body.len());
+        let field = r.json()["error"]["field"]
+            .as_str()
+            .unwrap_or("")
+            .chars()
+            .count();
+        assert!(field <= 61, "{scenario}: a field of {field} characters");
+    }
+    let r = s.post("/api/games", &json!({"scenario": huge}));
+    small(&r, "scenario");
+}

@@ -1,7 +1,8 @@
 //! The browser's protections: security headers on every answer; the host's cookie acts only from
 //! the server's own pages (an `Origin` from elsewhere, another port of the same host included, is
-//! refused), while a capability (a seat's token, `Authorization: Bearer`) is not checked; cookies
-//! are `Secure` behind an https public URL.
+//! refused), while a capability (a seat's token, the host key as `Authorization: Bearer`) is not
+//! checked, and no other `Authorization` header passes for one; cookies are `Secure` behind an
+//! https public URL.
 
 mod common;
 
@@ -164,4 +165,57 @@ fn behind_an_https_public_url_cookies_are_secure_and_the_origin_is_the_public_on
         .headers("set-cookie")
         .iter()
         .all(|c| !c.contains("Secure")));
+}
+
+#[test]
+fn only_the_host_key_as_bearer_stands_in_for_the_same_origin_check() {
+    let s = server();
+    let cookie = format!("tercio_host={}", s.key);
+    let evil = "http://evil.example";
+    let valid = format!("Bearer {}", s.key);
+    // Any other `Authorization` is no capability: the host's cookie from another site is still
+    // refused as cross-site, whatever the header says (the API and the host's form alike).
+    for auth in [
+        "Basic Zm9vOmJhcg==",
+        "Bearer 0123456789abcdef0123456789abcdef",
+        "Bearer",
+        "",
+        "whatever",
+    ] {
+        let headers = [
+            ("Cookie", cookie.as_str()),
+            ("Authorization", auth),
+            ("Origin", evil),
+        ];
+        let api = s.request("POST", "/api/games", &headers, Some(NEW_GAME));
+        assert_eq!(api.status, 403, "{auth:?}: {}", api.body);
+        assert_eq!(
+            api.json()["error"]["code"],
+            "cross-site-request",
+            "{auth:?}"
+        );
+        let mut form_headers = headers.to_vec();
+        form_headers.push(("Content-Type", "application/x-www-form-urlencoded"));
+        let form = s.request(
+            "POST",
+            "/games",
+            &form_headers,
+            Some("scenario=el-gran-capitan%2Fcerignola-1503"),
+        );
+        assert_eq!(form.status, 403, "{auth:?}: {}", form.body);
+    }
+    assert!(s.store.list(false).expect("list").is_empty());
+    // The host key as bearer acts from anywhere, with the cookie or without.
+    for headers in [
+        vec![("Authorization", valid.as_str()), ("Origin", evil)],
+        vec![
+            ("Cookie", cookie.as_str()),
+            ("Authorization", valid.as_str()),
+            ("Origin", evil),
+        ],
+    ] {
+        let r = s.request("POST", "/api/games", &headers, Some(NEW_GAME));
+        assert_eq!(r.status, 201, "{}", r.body);
+    }
+    assert_eq!(s.store.list(false).expect("list").len(), 2);
 }

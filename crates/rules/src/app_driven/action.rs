@@ -45,7 +45,10 @@ fn opt_choice<'de, D: Deserializer<'de>, T: DeserializeOwned>(d: D) -> Result<Op
             .map_err(|e| {
                 D::Error::custom(msg(
                     "app_driven.input.bad-choice",
-                    &[("value", s), ("allowed", &choices(&e.to_string()))],
+                    &[
+                        ("value", tercio_i18n::plain(&tercio_i18n::clip(s)).as_ref()),
+                        ("allowed", &choices(&e.to_string())),
+                    ],
                 ))
             }),
         other => {
@@ -56,7 +59,10 @@ fn opt_choice<'de, D: Deserializer<'de>, T: DeserializeOwned>(d: D) -> Result<Op
                 .unwrap_or_default();
             Err(D::Error::custom(msg(
                 "app_driven.input.bad-choice",
-                &[("value", &other.to_string()), ("allowed", &choices(&e))],
+                &[
+                    ("value", tercio_i18n::clip(&other.to_string()).as_ref()),
+                    ("allowed", &choices(&e)),
+                ],
             )))
         }
     }

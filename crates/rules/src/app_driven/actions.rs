@@ -5,7 +5,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use tercio_core::{Plan, Step};
-use tercio_i18n::{keys, msg, plain};
+use tercio_i18n::{clip, keys, msg, plain};
 
 use super::model::*;
 use super::resolve::{self, Acc, FireSetup, MeleeSetup};
@@ -43,7 +43,7 @@ impl Ctx<'_> {
             msg(
                 keys::APP_DRIVEN_REJECT_UNKNOWN_TROOP,
                 &[
-                    ("troop", plain(troop).as_ref()),
+                    ("troop", plain(&clip(troop)).as_ref()),
                     ("allowed", &self.ch.troop_ids().join(", ")),
                 ],
             ),
@@ -73,7 +73,7 @@ impl Ctx<'_> {
                         msg(
                             keys::APP_DRIVEN_REJECT_NO_UNIT_OF,
                             &[
-                                ("id", plain(id).as_ref()),
+                                ("id", plain(&clip(id)).as_ref()),
                                 (
                                     "allowed",
                                     &st.units.keys().cloned().collect::<Vec<_>>().join(", "),
@@ -203,7 +203,7 @@ impl Ctx<'_> {
                 msg(
                     keys::APP_DRIVEN_REJECT_UNIT_ID_WITHOUT_GAME,
                     &[
-                        ("id", plain(id).as_ref()),
+                        ("id", plain(&clip(id)).as_ref()),
                         ("example", r#"{"type": ..., "bases": ...}"#),
                         ("command", "`tercio game act`"),
                     ],
@@ -256,7 +256,7 @@ impl Ctx<'_> {
                             msg(
                                 keys::APP_DRIVEN_REJECT_BAD_FLAG,
                                 &[
-                                    ("flag", plain(f).as_ref()),
+                                    ("flag", plain(&clip(f)).as_ref()),
                                     ("troop", &troop.title()),
                                     ("allowed", &or_none(troop.flags.join(", "))),
                                 ],

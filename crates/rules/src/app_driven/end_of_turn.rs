@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use tercio_i18n::{keys, msg, plain};
+use tercio_i18n::{clip, keys, msg, plain};
 
 use tercio_core::Plan;
 
@@ -58,7 +58,7 @@ pub(super) fn end_fire(
                     Some(&format!("swiss_without_targets[{i}]")),
                     msg(
                         keys::APP_DRIVEN_REJECT_NOT_SWISS_UNIT,
-                        &[("id", plain(id).as_ref())],
+                        &[("id", plain(&clip(id)).as_ref())],
                     ),
                 ));
             }
@@ -361,7 +361,7 @@ pub(super) fn end_turn(
                 Some(&format!("{f}.side")),
                 msg(
                     keys::APP_DRIVEN_REJECT_NO_SIDE,
-                    &[("id", plain(&c.side).as_ref())],
+                    &[("id", plain(&clip(&c.side)).as_ref())],
                 ),
             )
         })?;

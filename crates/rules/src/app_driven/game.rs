@@ -13,7 +13,7 @@
 use std::sync::Arc;
 
 use tercio_core::Plan;
-use tercio_i18n::{keys, msg, plain};
+use tercio_i18n::{clip, keys, msg, plain};
 
 use super::actions::{self, Ctx};
 use super::end_of_turn;
@@ -40,7 +40,7 @@ pub(super) fn leader_named<'s>(
             Some(field),
             msg(
                 keys::APP_DRIVEN_REJECT_NO_LEADER,
-                &[("id", plain(id).as_ref())],
+                &[("id", plain(&clip(id)).as_ref())],
             ),
         )
     })
@@ -58,7 +58,7 @@ pub(super) fn unit_named<'s>(
             Some(field),
             msg(
                 keys::APP_DRIVEN_REJECT_NO_UNIT,
-                &[("id", plain(id).as_ref())],
+                &[("id", plain(&clip(id)).as_ref())],
             ),
         )
     })

@@ -183,7 +183,13 @@ fn known(actions: &[Named], action: &str) -> Result<(), Rejection> {
         Some("action"),
         tercio_i18n::msg(
             tercio_i18n::keys::INPUT_MATCHUP_ACTION,
-            &[("action", action), ("allowed", &ids.join(", "))],
+            &[
+                (
+                    "action",
+                    tercio_i18n::plain(&tercio_i18n::clip(action)).as_ref(),
+                ),
+                ("allowed", &ids.join(", ")),
+            ],
         ),
     ))
 }

@@ -24,13 +24,14 @@
 use serde::de::{DeserializeOwned, Deserializer, Error as _};
 use serde::Deserialize;
 use serde_json::Value;
-use tercio_i18n::{msg, plain};
+use tercio_i18n::{clip, msg, plain};
 
 use super::Rejection;
 
-/// A text as the error's problem, escaped into a message argument.
+/// A text as the error's problem, escaped into a message argument, quoted at most
+/// [`tercio_i18n::QUOTED_MOST`] characters of it ([`clip`]).
 fn problem<E: serde::de::Error>(key: &str, value: &str) -> E {
-    E::custom(msg(key, &[("value", value)]))
+    E::custom(msg(key, &[("value", plain(&clip(value)).as_ref())]))
 }
 
 fn shown(v: &Value) -> String {
@@ -244,7 +245,7 @@ pub fn read_action<A: DeserializeOwned>(action: &Value) -> Result<A, Rejection> 
                 msg(
                     "input.unknown-action",
                     &[
-                        ("action", plain(&clipped(v)).as_ref()),
+                        ("action", plain(&clip(v)).as_ref()),
                         ("allowed", &listed(&err)),
                     ],
                 ),
@@ -262,7 +263,7 @@ pub fn read_action<A: DeserializeOwned>(action: &Value) -> Result<A, Rejection> 
             msg(
                 "input.unknown-field",
                 &[
-                    ("field", plain(&clipped(&at)).as_ref()),
+                    ("field", plain(&clip(&at)).as_ref()),
                     ("action", name),
                     ("allowed", &or_none(listed(&err))),
                 ],
@@ -295,14 +296,20 @@ pub fn read_action<A: DeserializeOwned>(action: &Value) -> Result<A, Rejection> 
     } else if let Some(p) = wrong_type(&err, action.get(&field)) {
         p
     } else {
-        msg("input.unreadable", &[("detail", &err)])
+        msg(
+            "input.unreadable",
+            &[("detail", &tercio_i18n::clip_quoted(&err))],
+        )
     };
     Err(Rejection::new(
         "bad-field",
         Some(&field),
         msg(
             "input.bad-field",
-            &[("field", &field), ("problem", &problem)],
+            &[
+                ("field", plain(&clip(&field)).as_ref()),
+                ("problem", &problem),
+            ],
         ),
     ))
 }
@@ -311,7 +318,10 @@ fn missing(field: &str) -> Rejection {
     Rejection::new(
         "missing-field",
         Some(field),
-        msg("input.missing-field", &[("field", field)]),
+        msg(
+            "input.missing-field",
+            &[("field", plain(&clip(field)).as_ref())],
+        ),
     )
 }
 
@@ -367,7 +377,7 @@ fn wrong_type(err: &str, given: Option<&Value>) -> Option<String> {
     } else {
         return None;
     };
-    let value = clipped(&given.to_string());
+    let value = clip(&given.to_string()).into_owned();
     Some(msg(
         "input.wrong-type",
         &[
@@ -375,16 +385,6 @@ fn wrong_type(err: &str, given: Option<&Value>) -> Option<String> {
             ("value", plain(&value).as_ref()),
         ],
     ))
-}
-
-/// A name the request gave, as a refusal quotes it back: at most 60 characters, so a long one
-/// does not fill the answer.
-fn clipped(name: &str) -> String {
-    const MOST: usize = 60;
-    match name.char_indices().nth(MOST) {
-        Some((i, _)) => format!("{}…", &name[..i]),
-        None => name.to_string(),
-    }
 }
 
 /// A list for a message, or the catalogue's word for none when it is empty.

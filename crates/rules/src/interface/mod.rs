@@ -62,10 +62,12 @@ pub enum RejectKind {
 }
 
 impl Rejection {
+    /// A refusal; the field it names is a name the request may have given (an unknown one), so
+    /// it is cut as any quoted value is ([`tercio_i18n::clip`]).
     pub fn new(code: &str, field: Option<&str>, message: impl Into<String>) -> Self {
         Rejection {
             code: code.to_string(),
-            field: field.map(str::to_string),
+            field: field.map(|f| tercio_i18n::clip(f).into_owned()),
             message: message.into(),
             kind: RejectKind::Invalid,
         }

@@ -1,6 +1,7 @@
 //! The host's routes (`/api/games…`, the host key by cookie or bearer): make, list and read games.
 
 use super::*;
+use crate::guard::same_secret;
 
 pub const HOST_COOKIE: &str = "tercio_host";
 
@@ -9,13 +10,30 @@ pub fn is_host(st: &AppState, headers: &HeaderMap) -> bool {
     let Ok(key) = st.host_key() else {
         return false;
     };
-    let bearer = headers
+    let from_cookie = cookie(headers, HOST_COOKIE);
+    let matches = |given: &str| same_secret(given.trim(), &key);
+    bearer(headers).is_some_and(matches) || from_cookie.as_deref().is_some_and(matches)
+}
+
+/// Does the request carry the host key as its bearer (`Authorization: Bearer KEY`)? Only that
+/// is a capability another site cannot forge: any other `Authorization` (another scheme, a
+/// wrong key) is not, and leaves a request made with the host's cookie to the same-origin
+/// check ([`crate::guard::refused`]). May read the store (the key, when it could not be read
+/// at start): call it off the async threads.
+pub fn bearer_is_host(st: &AppState, headers: &HeaderMap) -> bool {
+    let Some(given) = bearer(headers) else {
+        return false;
+    };
+    st.host_key()
+        .is_ok_and(|key| same_secret(given.trim(), &key))
+}
+
+/// The bearer an `Authorization` header gives, if it gives one.
+pub fn bearer(headers: &HeaderMap) -> Option<&str> {
+    headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "));
-    let from_cookie = cookie(headers, HOST_COOKIE);
-    let matches = |given: &str| same(given.trim().as_bytes(), key.as_bytes());
-    bearer.is_some_and(matches) || from_cookie.as_deref().is_some_and(matches)
+        .and_then(|v| v.strip_prefix("Bearer "))
 }
 
 pub fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
@@ -27,10 +45,6 @@ pub fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
         .filter_map(|kv| kv.trim().split_once('='))
         .find(|(k, _)| *k == name)
         .map(|(_, v)| v.to_string())
-}
-
-pub(super) fn same(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 pub(super) fn require_host(st: &AppState, headers: &HeaderMap) -> Result<(), ApiError> {

@@ -18,7 +18,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Deserialize;
 use serde_json::{json, Value};
-use tercio_i18n::{keys, msg, plain};
+use tercio_i18n::{clip, clip_quoted, keys, msg, plain};
 use tercio_rules::game::{Appended, Game, GameError};
 use tercio_rules::interface::RejectKind;
 use tercio_rules::{odds, registry, report, scenario};
@@ -72,13 +72,14 @@ impl<T: serde::de::DeserializeOwned, S: Send + Sync> axum::extract::FromRequestP
                     "query",
                     msg(
                         keys::WEB_ERR_QUERY_BAD,
-                        &[("field", "query"), ("error", &e.body_text())],
+                        &[("field", "query"), ("error", &clip_quoted(&e.body_text()))],
                     ),
                 )
             })?;
         let mut seen = std::collections::BTreeSet::new();
         if let Some((k, _)) = pairs.iter().find(|(k, _)| !seen.insert(k.as_str())) {
-            return Err(bad(k, msg(keys::WEB_ERR_QUERY_TWICE, &[("field", k)])));
+            let k = plain(&clip(k)).into_owned();
+            return Err(bad(&k, msg(keys::WEB_ERR_QUERY_TWICE, &[("field", &k)])));
         }
         Query::<T>::try_from_uri(&parts.uri)
             .map(|Query(t)| Params(t))
@@ -97,7 +98,10 @@ impl<T: serde::de::DeserializeOwned, S: Send + Sync> axum::extract::FromRequestP
                     &field,
                     msg(
                         keys::WEB_ERR_QUERY_BAD,
-                        &[("field", &field), ("error", detail)],
+                        &[
+                            ("field", plain(&clip(&field)).as_ref()),
+                            ("error", &clip_quoted(detail)),
+                        ],
                     ),
                 )
             })
@@ -123,7 +127,9 @@ impl ApiError {
         ApiError {
             status,
             code: code.into(),
-            field: field.map(str::to_string),
+            // The field may be a name the request gave (an unknown one): cut as any quoted
+            // value is.
+            field: field.map(|f| tercio_i18n::clip(f).into_owned()),
             message: message.into(),
             kind: None,
         }
@@ -206,7 +212,7 @@ pub fn parse_body(body: &[u8]) -> Result<Value, ApiError> {
                 &[
                     ("line", &e.line().to_string()),
                     ("column", &e.column().to_string()),
-                    ("error", &e.to_string()),
+                    ("error", &clip_quoted(&e.to_string())),
                 ],
             ),
         )
@@ -362,6 +368,16 @@ pub fn new_game(
     scenario_field: &str,
     seed: Option<u64>,
 ) -> Result<(String, tercio_store::Live), ApiError> {
+    let (shipped_id, game, settings) = game_to_make(scenario_field, seed)?;
+    Ok(st.store.create_live(&game, shipped_id, settings.as_ref())?)
+}
+
+/// A game [`new_game`] would make, not yet stored: the shipped scenario's id (if it is one),
+/// the game with its seed and nonce, and its first settings (`None`: the defaults).
+pub(crate) fn game_to_make(
+    scenario_field: &str,
+    seed: Option<u64>,
+) -> Result<(Option<&'static str>, Game, Option<Settings>), ApiError> {
     let (shipped_id, sc) = match scenarios::find(scenario_field) {
         // Read and checked once, when first listed or used (one that fails its check, which the
         // tests forbid, is read again here for its problems).
@@ -383,7 +399,10 @@ pub fn new_game(
                 Some("scenario"),
                 msg(
                     keys::WEB_ERR_UNKNOWN_SCENARIO,
-                    &[("scenario", scenario_field), ("shipped", &ids.join(", "))],
+                    &[
+                        ("scenario", plain(&clip(scenario_field)).as_ref()),
+                        ("shipped", &ids.join(", ")),
+                    ],
                 ),
             ));
         }
@@ -412,7 +431,7 @@ pub fn new_game(
             side_rights: SideRights::OwnUnits,
             ..Settings::default()
         });
-    Ok(st.store.create_live(&game, shipped_id, settings.as_ref())?)
+    Ok((shipped_id, game, settings))
 }
 
 /// Keep a game just made or read in memory, unless a request already did: it is about to be

@@ -286,7 +286,10 @@ pub async fn parts(
                 StatusCode::NOT_FOUND,
                 "bad-field",
                 Some("ids"),
-                msg(keys::WEB_ERR_PARTS_MISSING, &[("id", &plain(&id))]),
+                msg(
+                    keys::WEB_ERR_PARTS_MISSING,
+                    &[("id", &plain(&tercio_i18n::clip(&id)))],
+                ),
             ),
             // Our own page, unreadable as patches read it: the page is to fetch it whole.
             crate::patch::PartsError::Unreadable => ApiError::new(

@@ -144,7 +144,10 @@ pub(super) async fn balance_page(
                         keys::WEB_BALANCE_UNKNOWN_TROOP,
                         &[
                             ("field", field),
-                            ("troop", if field == "actor" { a } else { t }),
+                            (
+                                "troop",
+                                &tercio_i18n::clip(if field == "actor" { a } else { t }),
+                            ),
                         ],
                     ),
                 );

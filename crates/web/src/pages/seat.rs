@@ -586,14 +586,15 @@ pub(super) struct PartQuery {
     part: Option<String>,
 }
 
+/// The page for a seat link that cannot be opened: 404 for a link that opens nothing; for
+/// anything else (the store cannot be reached, or cannot confirm the link), 503 and the error
+/// page.
 pub(super) fn link_problem(ui: &Ui, e: &ApiError) -> Response {
-    let status = if e.code() == "no-such-link" {
-        StatusCode::NOT_FOUND
-    } else {
-        StatusCode::SERVICE_UNAVAILABLE
-    };
+    if e.code() != "no-such-link" {
+        return super::error_page(ui, StatusCode::SERVICE_UNAVAILABLE, e);
+    }
     (
-        status,
+        StatusCode::NOT_FOUND,
         page(
             ui,
             &ui.t(keys::WEB_SEAT_LINK_TITLE, &[]),

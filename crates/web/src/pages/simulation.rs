@@ -394,9 +394,10 @@ pub(super) async fn start(
         Ok(job) => axum::response::Redirect::to(&job_url(&ui, &job.id)).into_response(),
         Err(e) => {
             let message = match e {
-                StartError::Unknown(id) => {
-                    ui.t(keys::WEB_SIM_JOB_UNKNOWN_SCENARIO, &[("scenario", &id)])
-                }
+                StartError::Unknown(id) => ui.t(
+                    keys::WEB_SIM_JOB_UNKNOWN_SCENARIO,
+                    &[("scenario", &tercio_i18n::clip(&id))],
+                ),
                 StartError::NotSimulable(rules) => {
                     ui.t(keys::WEB_SIM_JOB_NOT_SIMULABLE, &[("ruleset", &rules)])
                 }

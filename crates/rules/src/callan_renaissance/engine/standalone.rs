@@ -24,7 +24,7 @@ pub(super) fn inline_unit(r: &UnitRef, field: &str, side: &str) -> Result<Unit, 
             m(
                 "callan.reject.unknown-type",
                 &[
-                    ("type", t.to_string()),
+                    ("type", crate::text::quoted(t)),
                     (
                         "allowed",
                         TROOPS.iter().map(|t| t.id()).collect::<Vec<_>>().join(", "),
@@ -41,7 +41,10 @@ pub(super) fn inline_unit(r: &UnitRef, field: &str, side: &str) -> Result<Unit, 
             Some(&at("flags")),
             m(
                 "callan.reject.flag",
-                &[("flag", bad.clone()), ("allowed", allowed.join(", "))],
+                &[
+                    ("flag", crate::text::quoted(bad)),
+                    ("allowed", allowed.join(", ")),
+                ],
             ),
         ));
     }

@@ -648,7 +648,7 @@ pub(super) fn resolve_combat(st: &State, a: &Action) -> Result<P, Rejection> {
             m(
                 "callan.reject.unknown-combat",
                 &[
-                    ("id", id.to_string()),
+                    ("id", crate::text::quoted(id)),
                     (
                         "allowed",
                         st.combats

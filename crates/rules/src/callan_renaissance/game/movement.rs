@@ -393,7 +393,7 @@ pub(super) fn commander(st: &State, cid: &str, join: Option<&str>) -> Result<P, 
             Some("commander"),
             m(
                 "callan.reject.unknown-commander",
-                &[("id", cid.to_string())],
+                &[("id", crate::text::quoted(cid))],
             ),
         )
     })?;

@@ -24,7 +24,7 @@ pub(super) fn unit_at<'a, 'b>(
                 "callan.reject.unknown-unit",
                 &[
                     ("field", f.to_string()),
-                    ("id", id.to_string()),
+                    ("id", crate::text::quoted(id)),
                     (
                         "allowed",
                         st.units

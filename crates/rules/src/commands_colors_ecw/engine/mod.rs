@@ -191,7 +191,7 @@ pub fn check_units(sc: &Scenario) -> Vec<(usize, String, String)> {
                 m(
                     "ecw.check.veterans",
                     &[
-                        ("side", s.id.clone()),
+                        ("side", tercio_i18n::clip(&s.id).into_owned()),
                         ("count", vets.len().to_string()),
                         ("foot", foot.to_string()),
                         ("cap", cap.to_string()),
@@ -217,7 +217,7 @@ pub fn check_units(sc: &Scenario) -> Vec<(usize, String, String)> {
                 m(
                     "ecw.check.rash",
                     &[
-                        ("side", s.id.clone()),
+                        ("side", tercio_i18n::clip(&s.id).into_owned()),
                         ("count", rash.len().to_string()),
                         ("horse", horse.to_string()),
                         ("cap", rcap.to_string()),
@@ -247,7 +247,10 @@ pub fn check_units(sc: &Scenario) -> Vec<(usize, String, String)> {
                     "flags".into(),
                     m(
                         "ecw.check.attached",
-                        &[("leader", l.id.clone()), ("count", n.to_string())],
+                        &[
+                            ("leader", tercio_i18n::clip(&l.id).into_owned()),
+                            ("count", n.to_string()),
+                        ],
                     ),
                 ));
             }

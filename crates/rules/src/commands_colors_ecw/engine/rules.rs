@@ -309,7 +309,10 @@ pub(super) fn standalone(a: &Action) -> Result<Plan<Outcome>, Rejection> {
                 return Err(Rejection::new(
                     "unknown-field",
                     Some(k),
-                    m("ecw.reject.standalone-field", &[("field", k.into())]),
+                    m(
+                        "ecw.reject.standalone-field",
+                        &[("field", crate::text::quoted(k))],
+                    ),
                 ));
             }
             let reduction = |field: &str, v: Option<i64>| -> Result<u8, Rejection> {

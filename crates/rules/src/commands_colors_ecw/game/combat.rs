@@ -279,7 +279,10 @@ pub(super) fn combat_common<'a>(
             reject(
                 "no-such-unit",
                 Some("unit"),
-                m("ecw.reject.no-such-unit", &[("unit", id.into())]),
+                m(
+                    "ecw.reject.no-such-unit",
+                    &[("unit", crate::text::quoted(id))],
+                ),
             )
         })?;
     let bonus = st.chase.as_ref().is_some_and(|ch| ch.unit == id) && !fire;
@@ -351,7 +354,10 @@ pub(super) fn enemy<'a>(st: &'a State, tid: &str, side: usize) -> Result<&'a Uni
             reject(
                 "no-such-target",
                 Some("target"),
-                m("ecw.reject.no-such-target", &[("target", tid.into())]),
+                m(
+                    "ecw.reject.no-such-target",
+                    &[("target", crate::text::quoted(tid))],
+                ),
             )
         })
 }

@@ -137,7 +137,10 @@ pub fn plan(st: &State, a: &Action) -> Result<P, Rejection> {
             return Err(reject(
                 "unknown-field",
                 Some(k),
-                m("ecw.reject.melee-field", &[("field", k.into())]),
+                m(
+                    "ecw.reject.melee-field",
+                    &[("field", crate::text::quoted(k))],
+                ),
             ));
         }
     }

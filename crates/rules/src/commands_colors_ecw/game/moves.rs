@@ -72,14 +72,17 @@ pub(super) fn move_unit(st: &State, id: &str, a: &Movement) -> Result<P, Rejecti
         reject(
             "no-such-unit",
             Some("unit"),
-            m("ecw.reject.no-unit-or-leader", &[("unit", id.into())]),
+            m(
+                "ecw.reject.no-unit-or-leader",
+                &[("unit", crate::text::quoted(id))],
+            ),
         )
     })?;
     if u.side != st.active || u.gone.is_some() || u.spare {
         return Err(reject(
             "not-yours",
             Some("unit"),
-            m("ecw.reject.not-yours", &[("unit", id.into())]),
+            m("ecw.reject.not-yours", &[("unit", crate::text::quoted(id))]),
         ));
     }
     if !u.ordered {
@@ -343,7 +346,10 @@ pub(super) fn move_leader(st: &State, l: &LeaderState, a: &Movement) -> Result<P
                     reject(
                         "no-such-unit",
                         Some("join"),
-                        m("ecw.reject.join-no-unit", &[("unit", uid.into())]),
+                        m(
+                            "ecw.reject.join-no-unit",
+                            &[("unit", crate::text::quoted(uid))],
+                        ),
                     )
                 })?;
             if let Some(other) = st.leader_of(uid).filter(|x| x.id != l.id) {

@@ -85,7 +85,10 @@ pub(super) fn play(st: &State, id: &str, mode: Option<&str>) -> Result<P, Reject
         return Err(reject(
             "unknown-card",
             Some("card"),
-            m("ecw.reject.unknown-card", &[("card", id.into())]),
+            m(
+                "ecw.reject.unknown-card",
+                &[("card", crate::text::quoted(id))],
+            ),
         ));
     };
     let Some(pos) = st.sides[side]
@@ -432,7 +435,10 @@ pub(super) fn order(
         return Err(reject(
             "no-such-unit",
             Some("unit"),
-            m("ecw.reject.no-unit-or-leader", &[("unit", id.into())]),
+            m(
+                "ecw.reject.no-unit-or-leader",
+                &[("unit", crate::text::quoted(id))],
+            ),
         ));
     }
     let (owner, gone, ordered) = match (unit, leader) {
@@ -446,7 +452,10 @@ pub(super) fn order(
             Some("unit"),
             m(
                 "ecw.reject.belongs-to",
-                &[("unit", id.into()), ("side", st.side_name(owner))],
+                &[
+                    ("unit", crate::text::quoted(id)),
+                    ("side", st.side_name(owner)),
+                ],
             ),
         ));
     }
@@ -454,14 +463,20 @@ pub(super) fn order(
         return Err(reject(
             "not-on-table",
             Some("unit"),
-            m("ecw.reject.not-on-table", &[("unit", id.into())]),
+            m(
+                "ecw.reject.not-on-table",
+                &[("unit", crate::text::quoted(id))],
+            ),
         ));
     }
     if ordered {
         return Err(reject(
             "already-ordered",
             Some("unit"),
-            m("ecw.reject.already-ordered", &[("unit", id.into())]),
+            m(
+                "ecw.reject.already-ordered",
+                &[("unit", crate::text::quoted(id))],
+            ),
         ));
     }
     if let Some(u) = unit {
@@ -776,7 +791,10 @@ pub(super) fn rally(st: &State, id: &str) -> Result<P, Rejection> {
             reject(
                 "no-such-unit",
                 Some("unit"),
-                m("ecw.reject.no-such-unit", &[("unit", id.into())]),
+                m(
+                    "ecw.reject.no-such-unit",
+                    &[("unit", crate::text::quoted(id))],
+                ),
             )
         })?;
     let t = type_of(u);

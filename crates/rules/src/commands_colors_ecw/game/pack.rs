@@ -243,7 +243,7 @@ pub(super) fn resolve_chaunce(
                         m(
                             "ecw.reject.bad-candidate",
                             &[
-                                ("x", x.clone()),
+                                ("x", crate::text::quoted(x)),
                                 (
                                     "asked",
                                     k(needs_candidates(card.id).unwrap_or("ecw.ask.units")),
@@ -273,7 +273,7 @@ pub(super) fn resolve_chaunce(
                     return Err(reject(
                         "bad-candidate",
                         Some("candidates"),
-                        m("ecw.reject.bad-friendly", &[("x", x.clone())]),
+                        m("ecw.reject.bad-friendly", &[("x", crate::text::quoted(x))]),
                     ));
                 }
             }
@@ -342,7 +342,10 @@ pub(super) fn swap(st: &State, card: Option<&str>) -> Result<P, Rejection> {
             return Err(reject(
                 "not-in-hand",
                 Some("card"),
-                m("ecw.reject.not-in-hand", &[("card", id.into())]),
+                m(
+                    "ecw.reject.not-in-hand",
+                    &[("card", crate::text::quoted(id))],
+                ),
             ));
         };
         let c = r.st.sides[side].hand.remove(p);

@@ -50,7 +50,10 @@ pub(super) fn charge(
                     Some(field),
                     msg(
                         "refuse.unit-not-on-table",
-                        &[("field", field.to_string()), ("unit", id.to_string())],
+                        &[
+                            ("field", field.to_string()),
+                            ("unit", crate::text::quoted(id)),
+                        ],
                     ),
                 )
             })

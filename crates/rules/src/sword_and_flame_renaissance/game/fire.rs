@@ -62,7 +62,10 @@ pub(super) fn fire(st: &State, th: Thresholds, f: FireOrder<'_>) -> Result<Plan<
                 Some("target"),
                 msg(
                     "refuse.unit-not-on-table",
-                    &[("field", "target".into()), ("unit", f.target.to_string())],
+                    &[
+                        ("field", "target".into()),
+                        ("unit", crate::text::quoted(f.target)),
+                    ],
                 ),
             )
         })?

@@ -487,7 +487,10 @@ pub fn plan(st: &State, th: Thresholds, action: &Action) -> Result<Plan<Out>, Re
                 reject(
                     "unknown-side",
                     Some("side"),
-                    msg("refuse.unknown-side", &[("side", side.clone())]),
+                    msg(
+                        "refuse.unknown-side",
+                        &[("side", crate::text::quoted(side))],
+                    ),
                 )
             })?;
             if st.options.wounded != 2 {

@@ -14,7 +14,10 @@ pub(super) fn activated<'a>(
         reject(
             "unknown-unit",
             Some(field),
-            msg("refuse.unknown-unit", &[("unit", unit.to_string())]),
+            msg(
+                "refuse.unknown-unit",
+                &[("unit", crate::text::quoted(unit))],
+            ),
         )
     })?;
     match to_act(st) {
@@ -378,7 +381,10 @@ pub(super) fn officer_of(st: &State, id: &str) -> Result<Officer, Rejection> {
             reject(
                 "unknown-officer",
                 Some("officer"),
-                msg("refuse.unknown-officer", &[("officer", id.to_string())]),
+                msg(
+                    "refuse.unknown-officer",
+                    &[("officer", crate::text::quoted(id))],
+                ),
             )
         })
 }
@@ -433,7 +439,7 @@ pub(super) fn attach(
                     Some("unit"),
                     msg(
                         "refuse.unit-not-on-table",
-                        &[("field", "unit".into()), ("unit", id.to_string())],
+                        &[("field", "unit".into()), ("unit", crate::text::quoted(id))],
                     ),
                 )
             })?;
