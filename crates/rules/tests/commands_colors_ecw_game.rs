@@ -3270,3 +3270,136 @@ fn the_fingerprint_confirms_no_guess_of_a_hidden_hand_until_the_end() {
         confirmed[&2]
     );
 }
+
+/// The unit choices of `form`'s field `field` in `side`'s forms: each id with the reason the
+/// rules would refuse it (`None`: legal), the reasons in English.
+fn choices(g: &Game, side: &str, form: &str, field: &str) -> Vec<(String, Option<String>)> {
+    let forms = engine(g).forms(&g.state, Some(side));
+    let f = forms
+        .iter()
+        .find(|f| f.action == form)
+        .unwrap_or_else(|| panic!("no {form} form"));
+    let x = f
+        .fields
+        .iter()
+        .find(|x| x.name == field)
+        .unwrap_or_else(|| panic!("no {field} field"));
+    let v = serde_json::to_value(x).expect("a field serialises");
+    v["options"]
+        .as_array()
+        .expect("a choice")
+        .iter()
+        .map(|o| {
+            (
+                o["value"].as_str().unwrap_or_default().to_string(),
+                o["refused"].as_str().map(|r| localize(Lang::En, r)),
+            )
+        })
+        .collect()
+}
+
+/// Decision 64: CCN's "A unit may not battle the turn it moves onto a Forest hex" and "a
+/// Town/Windmill hex", with 004, Dragoons: "Unlike Foot units, Dragoons can fight as soon as
+/// they arrive, whatever the terrain." Fails on the old code, which had no such field (a move
+/// naming it was refused as an unknown field) and let every unit battle after any move.
+#[test]
+fn decision_64_a_unit_that_enters_woods_or_a_town_may_not_battle_that_turn_dragoons_may() {
+    let mut g = dealt(4);
+    // c3 are dragoons on horse for this test.
+    let i = unit_index(&g, "c3");
+    g.state["units"][i]["class"] = json!("dragoons");
+    g.state["units"][i]["mounted"] = json!(true);
+    deal_hand(&mut g, ROYAL, &["attack-centre"]);
+    act(&mut g, json!({"action": "play", "card": "attack-centre"}));
+    act(&mut g, json!({"action": "order", "unit": "c1"}));
+    act(&mut g, json!({"action": "order", "unit": "c3"}));
+    act(
+        &mut g,
+        json!({"action": "order", "unit": "king", "section": "centre"}),
+    );
+    // The move form asks it of the units it would stop: not the dragoons, not the leader.
+    let forms = engine(&g).forms(&g.state, Some("royal"));
+    let mv = forms
+        .iter()
+        .find(|f| f.action == "move")
+        .expect("move form");
+    let q = mv
+        .fields
+        .iter()
+        .find(|x| x.name == "into_woods_or_town")
+        .expect("the question");
+    assert_eq!(q.only_for, vec!["c1".to_string()]);
+    // Refused, naming the field: a unit that does not move, a leader alone.
+    let (code, field) = refused(
+        &mut g,
+        json!({"action": "move", "unit": "c1", "hexes": 0, "into_woods_or_town": true}),
+    );
+    assert_eq!(
+        (code.as_str(), field.as_deref()),
+        ("no-move", Some("into_woods_or_town"))
+    );
+    let (code, field) = refused(
+        &mut g,
+        json!({"action": "move", "unit": "king", "hexes": 1, "into_woods_or_town": true}),
+    );
+    assert_eq!(
+        (code.as_str(), field.as_deref()),
+        ("leader-terrain", Some("into_woods_or_town"))
+    );
+    // The foot move into a wood; the dragoons ride into a village.
+    act(
+        &mut g,
+        json!({"action": "move", "unit": "c1", "hexes": 1, "into_woods_or_town": "on"}),
+    );
+    assert!(
+        last_event(&g)
+            .resolution
+            .summary
+            .contains("may not battle this turn"),
+        "{}",
+        last_event(&g).resolution.summary
+    );
+    assert_eq!(unit(&g, "c1")["entered_woods_or_town"], true);
+    act(
+        &mut g,
+        json!({"action": "move", "unit": "c3", "hexes": 2, "into_woods_or_town": true}),
+    );
+    assert!(
+        last_event(&g)
+            .resolution
+            .summary
+            .contains("dragoons fight as soon as they arrive"),
+        "{}",
+        last_event(&g).resolution.summary
+    );
+    assert!(unit(&g, "c3").get("entered_woods_or_town").is_none());
+    // The melee form marks the foot with the refusal's reason; the dragoons may attack.
+    let attackers = choices(&g, "royal", "melee", "unit");
+    let c1 = attackers.iter().find(|(id, _)| id == "c1").expect("c1");
+    assert!(
+        c1.1.as_deref().is_some_and(|r| r.contains("wood")),
+        "{attackers:?}"
+    );
+    let c3 = attackers.iter().find(|(id, _)| id == "c3").expect("c3");
+    assert_eq!(c3.1, None, "{attackers:?}");
+    // Pressed anyway, the field refuses it: melee or fire alike ("may not battle").
+    for a in [
+        json!({"action": "melee", "unit": "c1", "target": "p1"}),
+        json!({"action": "fire", "unit": "c1", "target": "p1", "range": 1}),
+    ] {
+        let (code, field) = refused(&mut g, a);
+        assert_eq!(
+            (code.as_str(), field.as_deref()),
+            ("entered-woods-or-town", Some("unit"))
+        );
+    }
+    engine(&g)
+        .plan(
+            Some(&g.state),
+            &json!({"action": "melee", "unit": "c3", "target": "p1"}),
+        )
+        .unwrap_or_else(|r| panic!("{r}"));
+    // The next player-turn clears the mark.
+    act(&mut g, json!({"action": "end-turn"}));
+    assert!(unit(&g, "c1").get("entered_woods_or_town").is_none());
+}
