@@ -3270,3 +3270,296 @@ fn the_fingerprint_confirms_no_guess_of_a_hidden_hand_until_the_end() {
         confirmed[&2]
     );
 }
+
+/// The unit choices of `form`'s field `field` in `side`'s forms: each id with the reason the
+/// rules would refuse it (`None`: legal), the reasons in English.
+fn choices(g: &Game, side: &str, form: &str, field: &str) -> Vec<(String, Option<String>)> {
+    let forms = engine(g).forms(&g.state, Some(side));
+    let f = forms
+        .iter()
+        .find(|f| f.action == form)
+        .unwrap_or_else(|| panic!("no {form} form"));
+    let x = f
+        .fields
+        .iter()
+        .find(|x| x.name == field)
+        .unwrap_or_else(|| panic!("no {field} field"));
+    let v = serde_json::to_value(x).expect("a field serialises");
+    v["options"]
+        .as_array()
+        .expect("a choice")
+        .iter()
+        .map(|o| {
+            (
+                o["value"].as_str().unwrap_or_default().to_string(),
+                o["refused"].as_str().map(|r| localize(Lang::En, r)),
+            )
+        })
+        .collect()
+}
+
+/// Decision 64: CCN's "A unit may not battle the turn it moves onto a Forest hex" and "a
+/// Town/Windmill hex", with 004, Dragoons: "Unlike Foot units, Dragoons can fight as soon as
+/// they arrive, whatever the terrain." Fails on the old code, which had no such field (a move
+/// naming it was refused as an unknown field) and let every unit battle after any move.
+#[test]
+fn decision_64_a_unit_that_enters_woods_or_a_town_may_not_battle_that_turn_dragoons_may() {
+    let mut g = dealt(4);
+    // c3 are dragoons on horse for this test.
+    let i = unit_index(&g, "c3");
+    g.state["units"][i]["class"] = json!("dragoons");
+    g.state["units"][i]["mounted"] = json!(true);
+    deal_hand(&mut g, ROYAL, &["attack-centre"]);
+    act(&mut g, json!({"action": "play", "card": "attack-centre"}));
+    act(&mut g, json!({"action": "order", "unit": "c1"}));
+    act(&mut g, json!({"action": "order", "unit": "c3"}));
+    act(
+        &mut g,
+        json!({"action": "order", "unit": "king", "section": "centre"}),
+    );
+    // The move form asks it of the units it would stop: not the dragoons, not the leader.
+    let forms = engine(&g).forms(&g.state, Some("royal"));
+    let mv = forms
+        .iter()
+        .find(|f| f.action == "move")
+        .expect("move form");
+    let q = mv
+        .fields
+        .iter()
+        .find(|x| x.name == "into_woods_or_town")
+        .expect("the question");
+    assert_eq!(q.only_for, vec!["c1".to_string()]);
+    // Refused, naming the field: a unit that does not move, a leader alone.
+    let (code, field) = refused(
+        &mut g,
+        json!({"action": "move", "unit": "c1", "hexes": 0, "into_woods_or_town": true}),
+    );
+    assert_eq!(
+        (code.as_str(), field.as_deref()),
+        ("no-move", Some("into_woods_or_town"))
+    );
+    let (code, field) = refused(
+        &mut g,
+        json!({"action": "move", "unit": "king", "hexes": 1, "into_woods_or_town": true}),
+    );
+    assert_eq!(
+        (code.as_str(), field.as_deref()),
+        ("leader-terrain", Some("into_woods_or_town"))
+    );
+    // The foot move into a wood; the dragoons ride into a village.
+    act(
+        &mut g,
+        json!({"action": "move", "unit": "c1", "hexes": 1, "into_woods_or_town": "on"}),
+    );
+    assert!(
+        last_event(&g)
+            .resolution
+            .summary
+            .contains("may not battle this turn"),
+        "{}",
+        last_event(&g).resolution.summary
+    );
+    assert_eq!(unit(&g, "c1")["entered_woods_or_town"], true);
+    act(
+        &mut g,
+        json!({"action": "move", "unit": "c3", "hexes": 2, "into_woods_or_town": true}),
+    );
+    assert!(
+        last_event(&g)
+            .resolution
+            .summary
+            .contains("dragoons fight as soon as they arrive"),
+        "{}",
+        last_event(&g).resolution.summary
+    );
+    assert!(unit(&g, "c3").get("entered_woods_or_town").is_none());
+    // The melee form marks the foot with the refusal's reason; the dragoons may attack.
+    let attackers = choices(&g, "royal", "melee", "unit");
+    let c1 = attackers.iter().find(|(id, _)| id == "c1").expect("c1");
+    assert!(
+        c1.1.as_deref().is_some_and(|r| r.contains("wood")),
+        "{attackers:?}"
+    );
+    let c3 = attackers.iter().find(|(id, _)| id == "c3").expect("c3");
+    assert_eq!(c3.1, None, "{attackers:?}");
+    // Pressed anyway, the field refuses it: melee or fire alike ("may not battle").
+    for a in [
+        json!({"action": "melee", "unit": "c1", "target": "p1"}),
+        json!({"action": "fire", "unit": "c1", "target": "p1", "range": 1}),
+    ] {
+        let (code, field) = refused(&mut g, a);
+        assert_eq!(
+            (code.as_str(), field.as_deref()),
+            ("entered-woods-or-town", Some("unit"))
+        );
+    }
+    engine(&g)
+        .plan(
+            Some(&g.state),
+            &json!({"action": "melee", "unit": "c3", "target": "p1"}),
+        )
+        .unwrap_or_else(|r| panic!("{r}"));
+    // The next player-turn clears the mark.
+    act(&mut g, json!({"action": "end-turn"}));
+    assert!(unit(&g, "c1").get("entered_woods_or_town").is_none());
+}
+
+/// Decision 65: the Stand of Pikes' bounce die, a house rule off by default. 004, Foot: "FT
+/// units which have pikes may adopt Stand of Pikes formation against cavalry – the rules and
+/// operation for this are exactly the same as for Squares in CCN."; the CCN player aid
+/// (CCN-rem): "Infantry in Square attacked by Cavalry roll a 'bounce' die: If a flag is rolled,
+/// the Cavalry unit must retreat 1 space and end its activation. Otherwise, Cavalry may attack,
+/// but with only 1 die". Fails on the old code, whose scenario check refused the key.
+#[test]
+fn decision_65_the_bounce_die_is_a_house_rule_off_by_default() {
+    /// A game with p1 already in its Stand of Pikes and gallopers ga2, ga3 ordered to attack.
+    fn at_the_stand(house_rules: &str) -> Game {
+        let mut g = new_game(
+            &format!("ecw.hand_first = 6\necw.hand_second = 4\n{house_rules}"),
+            10,
+        );
+        act(&mut g, json!({"action": "deal"}));
+        deal_hand(&mut g, ROYAL, &["probe-right"]);
+        deal_hand(&mut g, PARL, &["probe-centre"]);
+        let mut parl = hand(&g, PARL);
+        let card = parl.pop().expect("a card");
+        g.state["sides"][PARL]["hand"] = json!(parl);
+        g.state["sides"][PARL]["track"] = json!([[card, "p1"]]);
+        let i = unit_index(&g, "p1");
+        g.state["units"][i]["stand"] = json!(true);
+        cards_accounted(&g.state);
+        act(&mut g, json!({"action": "play", "card": "probe-right"}));
+        act(&mut g, json!({"action": "order", "unit": "ga2"}));
+        act(&mut g, json!({"action": "order", "unit": "ga3"}));
+        g
+    }
+    let none = json!({"action": "respond", "response": "none"});
+
+    // Off by default: the melee as before, 1 die, with no bounce die (design 9.2, example 8).
+    let mut g = at_the_stand("");
+    assert!(g.state["cfg"].get("bounce_die").is_none());
+    act(
+        &mut g,
+        json!({"action": "melee", "unit": "ga2", "target": "p1"}),
+    );
+    assert_eq!(dice_needed(&g, &none), 1);
+    close(
+        preview_p(&g, none.clone(), &g.state, "Melee: blocks lost", "1"),
+        4.0 / 6.0,
+    );
+
+    // On: the pikes roll one die first; a flag (1/6) throws the horse back.
+    let mut g = at_the_stand("ecw.bounce_die = 1");
+    act(
+        &mut g,
+        json!({"action": "melee", "unit": "ga2", "target": "p1"}),
+    );
+    assert_eq!(dice_needed(&g, &none), 1, "the bounce die comes first");
+    close(
+        preview_p(
+            &g,
+            none.clone(),
+            &g.state,
+            "thrown back by the pikes",
+            "yes",
+        ),
+        1.0 / 6.0,
+    );
+    close(
+        preview_p(&g, none.clone(), &g.state, "Melee: blocks lost", "1"),
+        5.0 / 6.0 * 4.0 / 6.0,
+    );
+    // A flag: the galloper retreats 1 hex and its attack ends, no dice, no battle back.
+    let blocks = (
+        unit(&g, "ga2")["blocks"].clone(),
+        unit(&g, "p1")["blocks"].clone(),
+    );
+    act_entered(&mut g, none.clone(), &[6]);
+    let ev = last_event(&g);
+    assert_eq!(ev.resolution.steps.len(), 1, "{:?}", ev.resolution.steps);
+    assert!(
+        ev.resolution
+            .summary
+            .contains("retreats 1 hex and its attack ends"),
+        "{}",
+        ev.resolution.summary
+    );
+    assert_eq!(
+        (
+            unit(&g, "ga2")["blocks"].clone(),
+            unit(&g, "p1")["blocks"].clone()
+        ),
+        blocks
+    );
+    assert!(g.state["chase"].is_null(), "no breakthrough");
+    assert_eq!(g.state["phase"], "orders");
+    // With no hex to retreat into it loses a block instead.
+    act(
+        &mut g,
+        json!({"action": "melee", "unit": "ga3", "target": "p1", "attacker_room": 0}),
+    );
+    act_entered(&mut g, none.clone(), &[6]);
+    assert_eq!(unit(&g, "ga3")["blocks"], 2);
+    assert!(
+        last_event(&g).resolution.summary.contains("loses 1 block"),
+        "{}",
+        last_event(&g).resolution.summary
+    );
+
+    // Any other face: the melee goes on, capped at 1 die, and the Stand battles back.
+    let mut g = at_the_stand("ecw.bounce_die = 1");
+    act(
+        &mut g,
+        json!({"action": "melee", "unit": "ga2", "target": "p1"}),
+    );
+    act_entered(&mut g, none, &[3, 3, 4]);
+    let ev = last_event(&g);
+    let titles: Vec<&str> = ev
+        .resolution
+        .steps
+        .iter()
+        .map(|s| s.title.as_str())
+        .collect();
+    assert!(titles[0].contains("bounce die"), "{titles:?}");
+    let melee = ev
+        .resolution
+        .steps
+        .iter()
+        .find(|s| s.title.starts_with("Melee:"))
+        .expect("the melee step");
+    assert_eq!(melee.dice.len(), 1);
+    assert!(
+        titles.iter().any(|t| t.starts_with("Battle back:")),
+        "{titles:?}"
+    );
+
+    // Foot that forms its Stand as the horse comes on rolls it too; foot outside a Stand never.
+    let mut g = at_the_stand("ecw.bounce_die = 1");
+    let i = unit_index(&g, "p2");
+    assert_eq!(g.state["units"][i]["stand"], false);
+    act(
+        &mut g,
+        json!({"action": "melee", "unit": "ga2", "target": "p2"}),
+    );
+    let form = json!({"action": "respond", "response": "stand-of-pikes"});
+    close(
+        preview_p(&g, form, &g.state, "thrown back by the pikes", "yes"),
+        1.0 / 6.0,
+    );
+    // A galloper of 3 blocks attacks with 3 + 1 dice (first round), no bounce die before them.
+    assert_eq!(
+        dice_needed(&g, &json!({"action": "respond", "response": "none"})),
+        4
+    );
+
+    // A value outside the switch is refused at its line and column.
+    let src = source("ecw.bounce_die = 2");
+    let d = parse("test.toml", &src).expect_err("out of range");
+    assert_eq!(d[0].field, "house_rules.ecw.bounce_die");
+    let line = src
+        .lines()
+        .position(|l| l == "ecw.bounce_die = 2")
+        .expect("the line")
+        + 1;
+    assert_eq!((d[0].line, d[0].column), (line, "ecw.bounce_die".len() + 4));
+}

@@ -835,6 +835,75 @@ fn evasion_follows_the_text() {
     assert!((o.p("evasion", "routs") - o.p("charge goes in", "yes") * 6.0 / 36.0).abs() < 1e-12);
 }
 
+/// Decision 68: "Evading units do not fire" (001, EVASION). At the table a charge is moved, and
+/// answered by an evasion, on the charger's movement card (step 2), before the fire cards (step
+/// 3); Tercio records the charge at steps 5-7, after the fire. So a unit that fired this turn
+/// has stood its ground: it may not evade this turn's charges. Fails on the old code, which let
+/// the stradiots fire and then evade.
+#[test]
+fn decision_68_a_unit_that_fired_this_turn_may_not_evade() {
+    let g = game("");
+    let e = engine(&g);
+    // The stradiots (light horse with crossbows) fire on their card in the fire step.
+    let mut h = g.clone();
+    h.state = with(&g, |s| {
+        s["phase"] = json!("fire");
+        s["current"] = json!("french");
+    });
+    h.act(json!({"action": "fire", "unit": "lh", "target": "pk2"}))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(h.state["units"]["lh"]["fired"], json!(true));
+    // A unit that did not fire carries no mark: states recorded before it read the same.
+    assert!(h.state["units"]["gd"].get("fired").is_none());
+    // In the melee step the pikes charge them: they may not evade, naming the field...
+    let mut st = h.state.clone();
+    st["phase"] = json!("melee");
+    st["fire_morale_done"] = json!(true);
+    let evading =
+        json!({"action": "charge", "charger": "pk2", "target": "lh", "target_evades": true});
+    let r = rejected(e.as_ref(), &st, evading.clone());
+    assert_eq!(r.code, "cannot-evade");
+    assert_eq!(r.field.as_deref(), Some("target_evades"));
+    assert!(en(&r.message).contains("fired this turn"), "{}", r.message);
+    // ...but they may stand and fight it.
+    e.plan(
+        Some(&st),
+        &json!({"action": "charge", "charger": "pk2", "target": "lh"}),
+    )
+    .unwrap_or_else(|r| panic!("{r}"));
+    // Before they fired, the same evasion went through.
+    e.plan(Some(&melee(&g)), &evading)
+        .unwrap_or_else(|r| panic!("{r}"));
+    // The game master's charge form asks about evading only for targets that have not fired.
+    let forms = e.forms(&st, None);
+    let charge = forms
+        .iter()
+        .find(|f| f.action == "charge")
+        .expect("charge form");
+    let evades = charge
+        .fields
+        .iter()
+        .find(|f| f.name == "target_evades")
+        .expect("target_evades");
+    assert_eq!(evades.only_with.as_deref(), Some("target"));
+    assert!(!evades.only_for.contains(&"lh".to_string()));
+    assert!(evades.only_for.contains(&"gd".to_string()));
+    // The mark lasts the turn: the end of the turn clears it, and next turn they may evade.
+    let mut h2 = h.clone();
+    h2.state = st.clone();
+    h2.act(json!({"action": "end-turn"}))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(h2.state["units"]["lh"].get("fired").is_none());
+    let mut next = h2.state.clone();
+    next["phase"] = json!("melee");
+    next["fire_morale_done"] = json!(true);
+    // (Nothing at the end of the turn touches steady, fresh horse: the spirit's failure takes
+    // only the routed, the spent and the shaken.)
+    assert_eq!(next["units"]["lh"]["status"], json!("steady"));
+    e.plan(Some(&next), &evading)
+        .unwrap_or_else(|r| panic!("{r}"));
+}
+
 #[test]
 fn reiters_charged_by_cavalry_fire_a_d4_of_ranks_first() {
     let g = game("options.company_close_combat = 1");

@@ -20,20 +20,26 @@ fn scenario(name: &str) -> Game {
 }
 
 /// The action a form describes, its fields filled from `pick`, as the page does: a field shown
-/// only for some units (`only_for`) is left out for the others.
+/// only for some units (`only_for`, of what acts or of the field it names, `only_with`) is left
+/// out for the others.
 fn fill(f: &ActionForm, pick: &mut impl FnMut(usize) -> usize) -> Value {
     let mut a = Map::new();
     a.insert("action".into(), json!(f.action));
-    let acting = |a: &Map<String, Value>| {
+    let acting = |a: &Map<String, Value>, with: Option<&str>| {
         f.fields
             .iter()
-            .find(|x| x.resets)
+            .find(|x| match with {
+                Some(name) => x.name == name,
+                None => x.resets,
+            })
             .and_then(|x| a.get(&x.name))
             .and_then(Value::as_str)
             .map(str::to_string)
     };
     for field in &f.fields {
-        if !field.only_for.is_empty() && !acting(&a).is_some_and(|u| field.only_for.contains(&u)) {
+        if !field.only_for.is_empty()
+            && !acting(&a, field.only_with.as_deref()).is_some_and(|u| field.only_for.contains(&u))
+        {
             continue;
         }
         match &field.kind {
@@ -98,7 +104,13 @@ fn play(name: &str, seed: u64, choices: &[usize], turns: u64) {
                 "both pistols offered to every unit"
             );
             for x in f.fields.iter().filter(|x| !x.only_for.is_empty()) {
-                let acting = f.fields.iter().find(|y| y.resets).expect("what acts");
+                // The field its values are of: the one it names (`only_with`, the charge's
+                // target), or what acts.
+                let acting = match &x.only_with {
+                    Some(name) => f.fields.iter().find(|y| &y.name == name),
+                    None => f.fields.iter().find(|y| y.resets),
+                }
+                .expect("the field whose values it lists");
                 let FieldKind::Choice { options, .. } = &acting.kind else {
                     panic!("{}: what acts is a choice", f.action);
                 };

@@ -51,9 +51,10 @@ impl RuleSet for SwordAndFlame {
     /// Section 12: version 2 counts only fire losses for fire morale, moves a permitted heavy
     /// gun as itself, refuses a range for one-band weapons and lets skirmishers and guns be
     /// charged. Version 3: every text of a result is a language-neutral message (outcomes
-    /// unchanged).
+    /// unchanged). Version 4: a unit that fired this turn may not evade (decision 68), and a
+    /// fire's effects mark the firer.
     fn rules_version(&self) -> u32 {
-        3
+        4
     }
     fn balance(&self) -> Option<Box<dyn crate::interface::balance::Balance>> {
         Some(Box::new(
@@ -1038,15 +1039,29 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                 ];
                 if gm {
                     fields.push(FormField::flag("square", &t("field.square")));
-                    fields.push(FormField::flag("target_evades", &t("field.target-evades")));
-                    fields.push(FormField::number(
-                        "evade_room",
-                        &t("field.evade-room"),
-                        0,
-                        99,
-                        0,
-                    ));
-                    fields.push(FormField::number("touched", &t("field.touched"), 0, 40, 0));
+                    // Evasion is asked only of targets that have not fired this turn: one that
+                    // has stood its ground (decision 68; the charge refuses it as well).
+                    let may_evade: Vec<String> = st
+                        .units
+                        .values()
+                        .filter(on_table)
+                        .filter(|u| side.is_none_or(|s| u.side != s) && !u.fired)
+                        .map(|u| u.id.clone())
+                        .collect();
+                    if !may_evade.is_empty() {
+                        fields.push(
+                            FormField::flag("target_evades", &t("field.target-evades"))
+                                .only_when("target", may_evade.clone()),
+                        );
+                        fields.push(
+                            FormField::number("evade_room", &t("field.evade-room"), 0, 99, 0)
+                                .only_when("target", may_evade.clone()),
+                        );
+                        fields.push(
+                            FormField::number("touched", &t("field.touched"), 0, 40, 0)
+                                .only_when("target", may_evade),
+                        );
+                    }
                 }
                 out.push(ActionForm::new(
                     "charge",

@@ -355,27 +355,40 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                             )
                         }),
                 );
+                let mut fields = vec![
+                    FormField::choice("unit", &t("field.unit-or-leader"), movers, false).resets(),
+                    FormField::number("hexes", &t("field.hexes"), 0, 3, 1),
+                    FormField::flag("mount", &t("field.mount")),
+                    FormField::flag("dismount", &t("field.dismount")),
+                    FormField::flag("leave_stand", &t("field.leave-stand")),
+                ];
+                // Asked of the units it stops from battling: not leaders, not dragoons, who
+                // "can fight as soon as they arrive, whatever the terrain" (decision 64).
+                let held: Vec<String> = ordered
+                    .iter()
+                    .filter(|u| u.class != Class::Dragoons)
+                    .map(|u| u.id.clone())
+                    .collect();
+                if !held.is_empty() {
+                    fields.push(
+                        FormField::flag("into_woods_or_town", &t("field.into-woods-or-town"))
+                            .only_for(held),
+                    );
+                }
+                fields.push(FormField::choice(
+                    "join",
+                    &t("field.leader-joins"),
+                    own_units
+                        .iter()
+                        .map(|u| Choice::new(u.id.clone(), u.name.clone()))
+                        .collect(),
+                    true,
+                ));
                 out.push(ActionForm::new(
                     "move",
                     &title("move"),
                     &t("hint.move"),
-                    vec![
-                        FormField::choice("unit", &t("field.unit-or-leader"), movers, false)
-                            .resets(),
-                        FormField::number("hexes", &t("field.hexes"), 0, 3, 1),
-                        FormField::flag("mount", &t("field.mount")),
-                        FormField::flag("dismount", &t("field.dismount")),
-                        FormField::flag("leave_stand", &t("field.leave-stand")),
-                        FormField::choice(
-                            "join",
-                            &t("field.leader-joins"),
-                            own_units
-                                .iter()
-                                .map(|u| Choice::new(u.id.clone(), u.name.clone()))
-                                .collect(),
-                            true,
-                        ),
-                    ],
+                    fields,
                     false,
                 ));
                 let mut fighters: Vec<&UnitState> = ordered.clone();

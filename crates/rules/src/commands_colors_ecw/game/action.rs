@@ -77,6 +77,10 @@ pub enum Action {
         dismount: bool,
         #[serde(default, deserialize_with = "input::flag")]
         leave_stand: bool,
+        /// The unit ends its move in a wood or a built-up hex (town, village, church...): it may
+        /// not battle this turn, unless it is dragoons (decision 64).
+        #[serde(default, deserialize_with = "input::flag")]
+        into_woods_or_town: bool,
         /// A leader's move: the unit he joins.
         #[serde(default, deserialize_with = "input::opt_text")]
         join: Option<String>,

@@ -323,6 +323,19 @@ pub(super) fn combat_common<'a>(
             return Err(reject("rash-compelled", Some("unit"), why).not_now());
         }
     }
+    // CCN: a unit "may not battle the turn it moves onto" a Forest or a Town hex; dragoons
+    // "can fight as soon as they arrive, whatever the terrain" (004, Dragoons; decision 64). A
+    // refusal for the whole turn, not a wait: the form marks the unit with it.
+    if u.entered_woods_or_town {
+        return Err(reject(
+            "entered-woods-or-town",
+            Some("unit"),
+            m(
+                "ecw.reject.entered-woods-or-town",
+                &[("unit", u.name.clone())],
+            ),
+        ));
+    }
     if !bonus && (u.fired || u.meleed > 0) {
         return Err(reject(
             "already-battled",

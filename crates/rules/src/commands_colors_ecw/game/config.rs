@@ -22,6 +22,9 @@ pub const HOUSE_RULES: &[HouseRule] = &[
     HouseRule::flag("ecw.chaunce", true, "§13.4"),
     HouseRule::number("ecw.false_alarums", 11, 0, 30, "§13.4"),
     HouseRule::flag("ecw.counter_attack_fallback", true, "§13.4"),
+    // Off by default: the CCN player aid's square "bounce" die, for the Stand of Pikes (design
+    // 7, decision 65).
+    HouseRule::flag("ecw.bounce_die", false, "§7, decision 65"),
     // Per scenario (design 13.4, "Per-scenario fields"): the first side listed plays first.
     HouseRule::number("ecw.hand_first", 5, 1, 12, "§13.4"),
     HouseRule::number("ecw.hand_second", 5, 1, 12, "§13.4"),
@@ -40,6 +43,11 @@ pub struct Cfg {
     pub chaunce: bool,
     pub false_alarums: u8,
     pub counter_attack_fallback: bool,
+    /// The Stand of Pikes rolls a bounce die against horse (house rule `ecw.bounce_die`,
+    /// decision 65). Left out while off, so a state recorded before it reads and writes back
+    /// the same.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bounce_die: bool,
 }
 
 /// A house rule's value for this scenario (its own or the default of 13.4).
@@ -60,5 +68,6 @@ pub(super) fn cfg_of(s: &Scenario) -> Cfg {
         chaunce: house(s, "ecw.chaunce") != 0,
         false_alarums: u8::try_from(house(s, "ecw.false_alarums")).unwrap_or_default(),
         counter_attack_fallback: house(s, "ecw.counter_attack_fallback") != 0,
+        bounce_die: house(s, "ecw.bounce_die") != 0,
     }
 }

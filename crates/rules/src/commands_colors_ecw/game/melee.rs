@@ -284,7 +284,7 @@ pub(super) fn respond(st: &State, response: Option<&str>) -> Result<P, Rejection
                         ),
                     );
                     r.say(m("ecw.melee.stand", &[("unit", dname.clone())]));
-                    melee_roll(r, w.clone(), false)
+                    bounce_or_melee(r, w.clone())
                 },
             ))
         }
@@ -294,9 +294,71 @@ pub(super) fn respond(st: &State, response: Option<&str>) -> Result<P, Rejection
         }
         _ => {
             let _ = aname;
-            Ok(melee_roll(r, w, false))
+            Ok(bounce_or_melee(r, w))
         }
     }
+}
+
+/// The Stand of Pikes' bounce die (house rule `ecw.bounce_die`, off by default; design 7,
+/// decision 65): "Infantry in Square attacked by Cavalry roll a 'bounce' die: If a flag is
+/// rolled, the Cavalry unit must retreat 1 space and end its activation. Otherwise, Cavalry may
+/// attack, but with only 1 die" (CCN-rem). Rolled by foot in the formation attacked by horse or
+/// mounted dragoons, before the attacker's dice; on a flag the attacker retreats 1 hex (fixed:
+/// not doubled, not ignored), losing a block when `attacker_room` is 0, and its attack ends: no
+/// dice, no battle back, no breakthrough. Otherwise the melee goes on with its 1-die cap.
+pub(super) fn bounce_or_melee(r: Res, w: Window) -> P {
+    let st = &r.st;
+    let (Some(att), Some(def)) = (st.unit(&w.attacker), st.unit(&w.target)) else {
+        return melee_roll(r, w, false);
+    };
+    if !(st.cfg.bounce_die && def.stand && is_mounted(att)) {
+        return melee_roll(r, w, false);
+    }
+    let flag = FaceClasses::of(&[1, 1, 1, 1, 1, 0]);
+    let label = k("ecw.die.bounce");
+    let (aname, dname) = (att.name.clone(), def.name.clone());
+    let horse = att.class.horse();
+    let leader = st.leader_of(&w.attacker).map(|l| l.id.clone());
+    throw(1, 6, &label.clone(), Depends::Classes(flag)).and_then(move |f| {
+        let mut r = r.clone();
+        let bounced = flag.class(f[0]) == 0;
+        let blocked = bounced && w.attacker_room == Some(0);
+        let who = [("unit", dname.clone()), ("attacker", aname.clone())];
+        let result = m(
+            match (bounced, blocked) {
+                (false, _) => "ecw.result.not-bounced",
+                (true, false) => "ecw.result.bounced",
+                (true, true) => "ecw.result.bounced-blocked",
+            },
+            &who,
+        );
+        r.steps.push(Step {
+            title: m("ecw.step.bounce", &who),
+            dice: symbol_dice(&label, &f),
+            modifiers: Vec::new(),
+            totals: Vec::new(),
+            result: result.clone(),
+        });
+        r.facets
+            .push((k("ecw.facet.bounced"), resolve::yes_no(bounced)));
+        if !bounced {
+            return melee_roll(r, w.clone(), false);
+        }
+        r.say(result);
+        let w2 = w.clone();
+        let end = move |mut r: Res| {
+            finish_melee(&mut r, &w2, false, horse);
+            done(r)
+        };
+        if blocked {
+            let gone = lose_blocks(&mut r, &w.attacker, 1, &k("ecw.cause.bounced"));
+            // A block lost to a retreat it could not take brings the leader's check (6.9).
+            if let Some(l) = leader.clone() {
+                return leader_check(r, l, gone, end);
+            }
+        }
+        end(r)
+    })
 }
 
 /// The melee's dice, the defender's losses, the battle back, and what follows (design 6.7-6.10).

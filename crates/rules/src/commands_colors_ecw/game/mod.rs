@@ -218,6 +218,7 @@ pub fn plan(st: &State, a: &Action) -> Result<P, Rejection> {
             mount,
             dismount,
             leave_stand,
+            into_woods_or_town,
             join,
         } => {
             phase_is(&[Phase::Orders], "move")?;
@@ -229,6 +230,7 @@ pub fn plan(st: &State, a: &Action) -> Result<P, Rejection> {
                     mount: *mount,
                     dismount: *dismount,
                     leave_stand: *leave_stand,
+                    into_woods_or_town: *into_woods_or_town,
                     join: join.as_deref(),
                 },
             )

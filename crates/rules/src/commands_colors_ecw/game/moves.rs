@@ -56,6 +56,7 @@ pub(super) struct Movement<'a> {
     pub(super) mount: bool,
     pub(super) dismount: bool,
     pub(super) leave_stand: bool,
+    pub(super) into_woods_or_town: bool,
     pub(super) join: Option<&'a str>,
 }
 
@@ -66,6 +67,14 @@ pub(super) fn move_unit(st: &State, id: &str, a: &Movement) -> Result<P, Rejecti
         .ok_or_else(|| reject("no-card", None, k("ecw.reject.no-card")).not_now())?;
     let eff = c.effective.as_str();
     if let Some(l) = st.leader(id) {
+        if a.into_woods_or_town {
+            // A leader alone never battles: the question is a unit's (decision 64).
+            return Err(reject(
+                "leader-terrain",
+                Some("into_woods_or_town"),
+                k("ecw.reject.leader-terrain"),
+            ));
+        }
         return move_leader(st, l, a);
     }
     let u = st.unit(id).ok_or_else(|| {
@@ -217,6 +226,13 @@ pub(super) fn move_unit(st: &State, id: &str, a: &Movement) -> Result<P, Rejecti
             ));
         }
     }
+    if a.into_woods_or_town && hexes == 0 {
+        return Err(reject(
+            "no-move",
+            Some("into_woods_or_town"),
+            m("ecw.reject.terrain-no-move", &[("unit", u.name.clone())]),
+        ));
+    }
     let max = allowance(st, u, mount, dismount);
     if hexes > max {
         return Err(reject(
@@ -252,6 +268,12 @@ pub(super) fn move_unit(st: &State, id: &str, a: &Movement) -> Result<P, Rejecti
         if bombard {
             u.bombard = Some("move".into());
         }
+        // CCN: "A unit may not battle the turn it moves onto a Forest hex" / "a Town/Windmill
+        // hex"; 004, Dragoons: "Unlike Foot units, Dragoons can fight as soon as they arrive,
+        // whatever the terrain." (decision 64)
+        if a.into_woods_or_town && u.class != Class::Dragoons {
+            u.entered_woods_or_town = true;
+        }
     }
     if let Some(c) = r.st.card.as_mut() {
         c.moving = true;
@@ -271,6 +293,13 @@ pub(super) fn move_unit(st: &State, id: &str, a: &Movement) -> Result<P, Rejecti
     }
     if let Some(l) = st.leader_of(id) {
         bits.push(m("ecw.move.leader-with", &[("leader", l.name.clone())]));
+    }
+    if a.into_woods_or_town {
+        bits.push(k(if u.class == Class::Dragoons {
+            "ecw.move.into-cover-dragoons"
+        } else {
+            "ecw.move.into-cover"
+        }));
     }
     let msg = join(&bits);
     r.step(k("ecw.step.move"), msg.clone());

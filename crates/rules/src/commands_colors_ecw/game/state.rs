@@ -99,6 +99,11 @@ pub struct UnitState {
     /// Bold Dragooneers: the one further move after firing has been made.
     #[serde(default)]
     pub moved_after_fire: bool,
+    /// It moved into a wood or a built-up hex this turn: it may not battle until the turn ends
+    /// (CCN terrain; dragoons never carry it, decision 64). Left out while false, so a state
+    /// recorded before the field existed reads and writes back the same.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub entered_woods_or_town: bool,
     pub gone: Option<String>,
 }
 
@@ -314,6 +319,7 @@ pub fn initial(s: &Scenario) -> Result<State, String> {
             no_move_turns: 0,
             no_fire_turns: 0,
             moved_after_fire: false,
+            entered_woods_or_town: false,
             gone: None,
         });
     }

@@ -91,6 +91,7 @@ pub(super) fn start_turn(s: &mut State) {
         u.push = false;
         u.bombard = None;
         u.moved_after_fire = false;
+        u.entered_woods_or_town = false;
     }
     for l in &mut s.leaders {
         l.ordered = false;

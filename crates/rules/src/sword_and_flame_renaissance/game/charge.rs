@@ -397,8 +397,18 @@ pub(super) fn pistol_volleys(
     Ok(plan)
 }
 
-/// The rules of evasion (001, EVASION): who may evade whom.
+/// The rules of evasion (001, EVASION): who may evade whom, and when: a unit that has fired
+/// this turn stood its ground ("Evading units do not fire"; decision 68).
 pub(super) fn may_evade(charger: &UnitState, evader: &UnitState) -> Result<(), String> {
+    may_evade_as(charger, evader)?;
+    if evader.fired {
+        return Err(msg("evade.fired", &[("unit", evader.name.clone())]));
+    }
+    Ok(())
+}
+
+/// Whether the troop types and orders allow the evasion (001, EVASION).
+fn may_evade_as(charger: &UnitState, evader: &UnitState) -> Result<(), String> {
     let (Some(ta), Some(tb)) = (tables::troop(&charger.troop), tables::troop(&evader.troop)) else {
         return Err(k("evade.unknown-type"));
     };

@@ -263,6 +263,7 @@ pub(super) fn fire(st: &State, th: Thresholds, f: FireOrder<'_>) -> Result<Plan<
                 tables::reload_markers(weapon)
             },
             pistols_empty: double,
+            fired: true,
             ..u.clone()
         }));
         acc.effects.push(Effect::Acted { unit: u.id.clone() });

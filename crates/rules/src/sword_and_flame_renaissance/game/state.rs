@@ -75,6 +75,11 @@ pub struct UnitState {
     /// Has charged this turn (one charge a turn, decision 62).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub charged: bool,
+    /// Has fired on its card in this turn's fire step, so it may not evade this turn ("Evading
+    /// units do not fire", 001, EVASION; decision 68). Left out while false, so a state recorded
+    /// before the field existed reads and writes back the same.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fired: bool,
 }
 
 impl UnitState {
@@ -111,6 +116,7 @@ impl UnitState {
             brigade: None,
             may_move: false,
             charged: false,
+            fired: false,
         }
     }
     /// "Spent" units have lost more than half (decision 44: exactly half is worn).

@@ -332,7 +332,13 @@ pub(super) fn spirit_rolls(acc: Acc, now: State, th: Thresholds) -> Plan<Acc> {
             apply(&mut next, e);
         }
         for u in next.units.values().filter(|u| u.on_table()) {
-            if u.reload > 0 || u.moved || u.pistols_empty || u.fire_losses > 0 || u.charged {
+            if u.reload > 0
+                || u.moved
+                || u.pistols_empty
+                || u.fire_losses > 0
+                || u.charged
+                || u.fired
+            {
                 acc.effects.push(Effect::Unit(UnitState {
                     reload: u.reload.saturating_sub(1),
                     pistols_empty: u.pistols_empty && u.moved,
@@ -340,6 +346,7 @@ pub(super) fn spirit_rolls(acc: Acc, now: State, th: Thresholds) -> Plan<Acc> {
                     fire_losses: 0,
                     fire_losses_earlier: u.fire_losses_earlier.saturating_add(u.fire_losses),
                     charged: false,
+                    fired: false,
                     ..u.clone()
                 }));
             }
