@@ -3665,3 +3665,75 @@ fn the_defenders_shot_is_asked_only_for_a_tercio() {
     assert!(!with_shot.is_empty());
     assert_eq!(shot.only_for, with_shot);
 }
+
+/// A form's field by name.
+fn form_field<'a>(
+    forms: &'a [tercio_rules::ActionForm],
+    action: &str,
+    name: &str,
+) -> Option<&'a tercio_rules::FormField> {
+    forms
+        .iter()
+        .find(|f| f.action == action)
+        .and_then(|f| f.fields.iter().find(|x| x.name == name))
+}
+
+/// "la fanteria veterana può sempre attraversare con successo qualsiasi truppa amica, ma solo
+/// disordinando l'altra unità"; "Gli schermagliatori possono attraversare qualsiasi altra truppa
+/// (e viceversa). Altrimenti, le truppe non possono attraversarsi tra loro" (D71). Before rules
+/// version 4 any unit passed through any unit, and the move form did not ask.
+#[test]
+fn d71_only_veteran_infantry_and_skirmishers_pass_through_friends() {
+    let mut g = G::new(&big());
+    g.deck(&[1, 2, 4, 5, 3, 6]);
+    g.draw();
+    g.draw();
+    // The move form asks, among the side's own units.
+    let forms = g.engine.forms(&g.state, None);
+    let through = form_field(&forms, "move", "pass_through").expect("the move form asks");
+    match &through.kind {
+        tercio_rules::FieldKind::Choice { options, optional } => {
+            assert!(*optional);
+            assert!(options.iter().any(|o| o.value == "picche"));
+            assert!(!options.iter().any(|o| o.value == "lanzi"));
+        }
+        other => panic!("{other:?}"),
+    }
+    // Trained pike go round: refused at the field.
+    assert_eq!(
+        g.refused(json!({"action": "move", "unit": "picche9", "pass_through": "picche"})),
+        "no-passing|pass_through"
+    );
+    // No enemy, no unknown unit, not itself.
+    assert_eq!(
+        g.refused(json!({"action": "move", "unit": "svizzeri", "pass_through": "lanzi"})),
+        "not-a-friend|pass_through"
+    );
+    assert_eq!(
+        g.refused(json!({"action": "move", "unit": "svizzeri", "pass_through": "svizzeri"})),
+        "not-a-friend|pass_through"
+    );
+    assert_eq!(
+        g.refused(json!({"action": "move", "unit": "svizzeri", "pass_through": "nessuno"})),
+        "unknown-unit|pass_through"
+    );
+    // Veteran Swiss pass through the Italian pike, which are disordered.
+    g.act(json!({"action": "move", "unit": "svizzeri", "pass_through": "picche"}));
+    assert_eq!(g.unit("picche")["disordered"], true);
+    assert_eq!(g.unit("svizzeri")["disordered"], false);
+    // Skirmishers in open order pass through anything, and anything through them, unharmed.
+    g.set("arch", "open_order", json!(true));
+    g.act(json!({"action": "move", "unit": "arch", "pass_through": "picche9"}));
+    assert_eq!(g.unit("picche9")["disordered"], false);
+    g.act(json!({"action": "move", "unit": "fanti", "pass_through": "arch"}));
+    assert_eq!(g.unit("arch")["disordered"], false);
+    assert_eq!(g.unit("fanti")["disordered"], false);
+    // Veteran cavalry is no veteran infantry: the French gendarmi go round.
+    g.draw();
+    g.draw();
+    g.draw();
+    assert_eq!(
+        g.refused(json!({"action": "move", "unit": "gend", "pass_through": "picche9"})),
+        "no-passing|pass_through"
+    );
+}

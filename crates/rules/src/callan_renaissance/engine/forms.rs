@@ -217,7 +217,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                                 && (!u.activated || u.moved)
                         });
                         if !movers.is_empty() {
-                            out.push(move_form(movers));
+                            out.push(move_form(movers, unit_choices(st, Some(s), on)));
                         }
                         if !attackers.is_empty() && o.phase != CardPhase::Joker {
                             // A unit that has just made its charge move attacks as a charge.
@@ -426,7 +426,9 @@ pub(super) fn fire_form(firers: Vec<Choice>, targets: Vec<Choice>, moved: bool) 
     f
 }
 
-pub(super) fn move_form(units: Vec<Choice>) -> ActionForm {
+/// The move form: what moves, how, and the table's answers about the ground it crosses; the
+/// friends it may pass through are its side's units on the table (D71).
+pub(super) fn move_form(units: Vec<Choice>, friends: Vec<Choice>) -> ActionForm {
     form(
         "move",
         vec![
@@ -456,6 +458,7 @@ pub(super) fn move_form(units: Vec<Choice>) -> ActionForm {
             f_flag("steep_hill"),
             f_flag("difficult_terrain"),
             FormField::text("obstacle", &k("callan.field.obstacle"), ""),
+            f_choice("pass_through", friends, true).more(),
         ],
         false,
     )

@@ -163,6 +163,7 @@ pub(super) fn move_unit(st: &State, a: &Action) -> Result<P, Rejection> {
             u,
         ));
     }
+    let passing = passing_through(st, u, pass_through.as_deref())?;
     // The allowance, in BW and cm (§3.1).
     let (mv, ch) = u.troop.move_bw();
     let swiss_charge = kind == "charge"
@@ -211,12 +212,24 @@ pub(super) fn move_unit(st: &State, a: &Action) -> Result<P, Rejection> {
             me.riccio = false;
         }
     }
-    if let Some(p) = pass_through.as_deref() {
-        if let Some(f) = r.st.unit_mut(p) {
-            if f.side == st.unit(&uid).map_or(usize::MAX, |x| x.side) {
+    if let Some((fid, disorders)) = &passing {
+        let fname = st.unit(fid).map(|f| f.name.clone()).unwrap_or_default();
+        if *disorders {
+            if let Some(f) = r.st.unit_mut(fid) {
                 f.disordered = true;
             }
         }
+        r.step(
+            k("callan.step.move"),
+            m(
+                if *disorders {
+                    "callan.move.through-disorders"
+                } else {
+                    "callan.move.through-skirmishers"
+                },
+                &[("unit", name.clone()), ("friend", fname)],
+            ),
+        );
     }
     let allowance = m(
         "callan.move.allowance",
@@ -364,6 +377,49 @@ pub(super) fn move_unit(st: &State, a: &Action) -> Result<P, Rejection> {
             }
             after_orders(r)
         },
+    ))
+}
+
+/// A skirmisher: a unit in open order, foot or light horse (D6, D71).
+fn skirmisher(u: &UnitState) -> bool {
+    u.open_order
+}
+
+/// The friend a move passes through and whether it is disordered (D71): "Gli schermagliatori
+/// possono attraversare qualsiasi altra truppa (e viceversa). Altrimenti, le truppe non possono
+/// attraversarsi tra loro" (003, Movimento), except that "la fanteria veterana può sempre
+/// attraversare con successo qualsiasi truppa amica, ma solo disordinando l'altra unità" (003,
+/// Qualità delle truppe). Refused otherwise, at `pass_through`.
+fn passing_through(
+    st: &State,
+    u: &UnitState,
+    friend: Option<&str>,
+) -> Result<Option<(String, bool)>, Rejection> {
+    let Some(fid) = friend else {
+        return Ok(None);
+    };
+    let f = unit_at(st, "pass_through", fid)?;
+    if f.side != u.side || f.id == u.id || !f.on_table() {
+        return Err(refuse(
+            "not-a-friend",
+            "pass_through",
+            "callan.reject.pass-friend",
+            f,
+        ));
+    }
+    if skirmisher(u) || skirmisher(f) {
+        return Ok(Some((f.id.clone(), false)));
+    }
+    if u.quality == Quality::Veterani && u.troop.is_foot() {
+        return Ok(Some((f.id.clone(), true)));
+    }
+    Err(reject(
+        "no-passing",
+        Some("pass_through"),
+        m(
+            "callan.reject.pass-through",
+            &[("unit", u.name.clone()), ("friend", f.name.clone())],
+        ),
     ))
 }
 
