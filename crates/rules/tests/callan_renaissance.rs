@@ -3737,3 +3737,49 @@ fn d71_only_veteran_infantry_and_skirmishers_pass_through_friends() {
         "no-passing|pass_through"
     );
 }
+
+/// "A meno che non abbiano perso una base a causa del tiro nemico all'inizio del turno …, le
+/// truppe in disordine possono riformare i loro ranghi" (D72). Before rules version 4 the reform
+/// was allowed.
+#[test]
+fn d72_a_unit_that_lost_a_base_to_fire_this_turn_may_not_reform() {
+    let mut g = G::new(SCENARIO);
+    g.deck(&[1, 4, 5, 2, 3, 6]);
+    g.draw();
+    // Ten dice at short range, two sixes: the Spanish arquebusiers lose a base.
+    let o = g.with(
+        json!({"action": "fire", "unit": "arch", "target": "iarch", "short_bases": 5}),
+        &[6, 6, 1, 1, 1, 1, 1, 1, 1, 1],
+    );
+    assert_eq!(facet(&o, &key("callan.facet.bases-lost")), Some("1".into()));
+    assert_eq!(g.unit("iarch")["lost_to_fire"], true);
+    g.set("iarch", "disordered", json!(true));
+    g.set("lanzi", "disordered", json!(true));
+    g.draw();
+    g.draw();
+    // At the Imperial infantry card the arquebusiers may not reform; the Landsknechts, who lost
+    // nothing to fire, may.
+    let refusal = g
+        .engine
+        .plan(
+            Some(&g.state),
+            &json!({"action": "move", "unit": "iarch", "kind": "reform"}),
+        )
+        .err()
+        .expect("refused");
+    assert_eq!(
+        (refusal.code.as_str(), refusal.field.as_deref()),
+        ("lost-to-fire", Some("kind"))
+    );
+    assert_eq!(refusal.kind, tercio_rules::interface::RejectKind::NotNow);
+    g.act(json!({"action": "move", "unit": "lanzi", "kind": "reform"}));
+    assert_eq!(g.unit("lanzi")["disordered"], false);
+    // The next turn it may.
+    finish_turn(&mut g);
+    assert_eq!(g.unit("iarch").get("lost_to_fire"), None);
+    g.deck(&[4, 5, 1, 2, 3, 6]);
+    g.draw();
+    g.draw();
+    g.act(json!({"action": "move", "unit": "iarch", "kind": "reform"}));
+    assert_eq!(g.unit("iarch")["disordered"], false);
+}

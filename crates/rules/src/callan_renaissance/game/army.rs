@@ -146,6 +146,7 @@ pub fn unit_of(s: &Scenario, i: usize) -> Result<UnitState, String> {
         lose_first: None,
         orders_failed: false,
         attacked: false,
+        lost_to_fire: false,
     })
 }
 

@@ -104,6 +104,11 @@ pub(super) fn move_unit(st: &State, a: &Action) -> Result<P, Rejection> {
             u,
         ));
     }
+    // "A meno che non abbiano perso una base a causa del tiro nemico all'inizio del turno …, le
+    // truppe in disordine possono riformare i loro ranghi" (003, Disordine; D72).
+    if kind == "reform" && u.lost_to_fire {
+        return Err(refuse("lost-to-fire", "kind", "callan.reject.reform-after-fire", u).not_now());
+    }
     if u.riccio && kind == "move" {
         return Err(refuse("riccio", "unit", "callan.reject.riccio-moves", u));
     }

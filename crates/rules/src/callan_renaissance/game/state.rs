@@ -159,6 +159,9 @@ pub struct UnitState {
     /// It attacked this turn: light horse may not also fire (D17).
     #[serde(default)]
     pub attacked: bool,
+    /// It lost a base to enemy fire this turn: it may not reform (D72; rules version 4).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub lost_to_fire: bool,
 }
 
 impl UnitState {
