@@ -3783,3 +3783,46 @@ fn d72_a_unit_that_lost_a_base_to_fire_this_turn_may_not_reform() {
     g.act(json!({"action": "move", "unit": "iarch", "kind": "reform"}));
     assert_eq!(g.unit("iarch")["disordered"], false);
 }
+
+/// "Le colline basse non influenzano il movimento, ma nessuna truppa può caricarle" (D73): the
+/// charge up a low hill is refused, moving onto it and attacking without a charge are not.
+/// Before rules version 4 nothing asked, and `low_hill` was an unknown field.
+#[test]
+fn d73_low_hills_cannot_be_charged() {
+    let mut g = G::new(&big());
+    g.deck(&[1, 2, 3, 4, 5, 6]);
+    g.draw();
+    g.draw();
+    // The move form asks it of a charge only, as it asks about a steep hill.
+    let forms = g.engine.forms(&g.state, None);
+    let hill = form_field(&forms, "move", "low_hill").expect("the move form asks");
+    assert_eq!(hill.only_with.as_deref(), Some("kind"));
+    assert_eq!(hill.only_for, vec!["charge".to_string()]);
+    // The Swiss pike's attack is a charge: asked of them only on the infantry card.
+    let hill = form_field(&forms, "attack", "low_hill").expect("asked of the Swiss");
+    assert_eq!(hill.only_for, vec!["svizzeri".to_string()]);
+    assert_eq!(
+        g.refused(
+            json!({"action": "move", "unit": "svizzeri", "kind": "charge", "low_hill": true})
+        ),
+        "low-hill|low_hill"
+    );
+    // Moving onto a low hill is movement, which the hill does not change.
+    g.act(json!({"action": "move", "unit": "svizzeri", "low_hill": true}));
+    g.draw();
+    let forms = g.engine.forms(&g.state, None);
+    assert!(form_field(&forms, "attack", "low_hill").is_some_and(|f| f.only_for.is_empty()));
+    assert_eq!(
+        g.refused(json!({"action": "move", "unit": "gend", "kind": "charge", "low_hill": true})),
+        "low-hill|low_hill"
+    );
+    let charge_up = json!({"action": "attack", "attacker": "gend", "defender": "iarch",
+        "attacker_front": 3, "defender_front": 3, "charge": true, "low_hill": true});
+    assert_eq!(g.refused(charge_up.clone()), "low-hill|low_hill");
+    // The same attack without the charge is fought: no bonus, no charge counted.
+    let mut walk_up = charge_up;
+    walk_up["charge"] = json!(false);
+    let o = g.act(walk_up);
+    assert!(!round_result(&o).is_empty());
+    assert_eq!(g.unit("gend")["charges"], 0);
+}

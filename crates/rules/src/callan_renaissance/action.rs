@@ -157,6 +157,9 @@ pub enum Action {
         steep_hill: bool,
         #[serde(default, deserialize_with = "flag", skip_serializing_if = "no")]
         difficult_terrain: bool,
+        /// A charge up onto a low hill, or against a unit on one: refused (D73).
+        #[serde(default, deserialize_with = "flag", skip_serializing_if = "no")]
+        low_hill: bool,
         #[serde(
             default,
             deserialize_with = "opt_text",
@@ -254,6 +257,9 @@ pub enum Action {
         support_front: Option<u32>,
         #[serde(default, deserialize_with = "flag", skip_serializing_if = "no")]
         charge: bool,
+        /// The defender stands on a low hill: no charge (D73).
+        #[serde(default, deserialize_with = "flag", skip_serializing_if = "no")]
+        low_hill: bool,
         #[serde(default, deserialize_with = "flag", skip_serializing_if = "no")]
         flank: bool,
         /// The defender's answer; absent, a unit that may evade is asked (§5, Evasione).

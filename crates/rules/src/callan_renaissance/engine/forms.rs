@@ -234,7 +234,25 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                                 .filter(|u| u.side != s && u.shot > 0)
                                 .map(|u| u.id.clone())
                                 .collect();
-                            out.push(attack_form(attackers, enemies.clone(), cav, charged, shot));
+                            // The Swiss pike, whose attack is a charge (D57, D73).
+                            let swiss = st
+                                .units
+                                .iter()
+                                .filter(|u| {
+                                    u.side == s
+                                        && u.troop == Troop::Picchieri
+                                        && u.nationality.as_deref() == Some("svizzeri")
+                                })
+                                .map(|u| u.id.clone())
+                                .collect();
+                            out.push(attack_form(
+                                attackers,
+                                enemies.clone(),
+                                cav,
+                                charged,
+                                shot,
+                                swiss,
+                            ));
                         }
                         let skirmishers = unit_choices(st, Some(s), |u| {
                             game::may_shoot(st, u)
@@ -456,6 +474,8 @@ pub(super) fn move_form(units: Vec<Choice>, friends: Vec<Choice>) -> ActionForm 
                 true,
             ),
             f_flag("steep_hill"),
+            // Asked of a charge, as the steep hill is of any move (D73).
+            f_flag("low_hill").only_when("kind", vec!["charge".to_string()]),
             f_flag("difficult_terrain"),
             FormField::text("obstacle", &k("callan.field.obstacle"), ""),
             f_choice("pass_through", friends, true).more(),
@@ -470,7 +490,9 @@ pub(super) fn attack_form(
     cav: bool,
     charged: Vec<String>,
     shot: Vec<String>,
+    swiss: Vec<String>,
 ) -> ActionForm {
+    let offered: Vec<String> = units.iter().map(|c| c.value.clone()).collect();
     let mut fields = vec![
         f_choice("attacker", units, false),
         f_choice("defender", enemies, false),
@@ -485,6 +507,16 @@ pub(super) fn attack_form(
     }
     if cav {
         fields.push(f_flag("charge").checked_for(charged));
+        fields.push(f_flag("low_hill"));
+    } else {
+        // The Swiss pike's attack is a charge, unless the defender is on a low hill (D73).
+        let swiss: Vec<String> = swiss
+            .into_iter()
+            .filter(|id| offered.contains(id))
+            .collect();
+        if !swiss.is_empty() {
+            fields.push(f_flag("low_hill").only_for(swiss));
+        }
     }
     fields.push(f_flag("flank"));
     fields.push(f_choice(

@@ -9,6 +9,7 @@ pub(super) fn move_unit(st: &State, a: &Action) -> Result<P, Rejection> {
         formation,
         steep_hill,
         difficult_terrain,
+        low_hill,
         obstacle,
         pass_through,
         ..
@@ -156,6 +157,10 @@ pub(super) fn move_unit(st: &State, a: &Action) -> Result<P, Rejection> {
             "callan.reject.shot-charge",
             u,
         ));
+    }
+    // "Le colline basse non influenzano il movimento, ma nessuna truppa può caricarle" (D73).
+    if kind == "charge" && *low_hill {
+        return Err(refuse("low-hill", "low_hill", "callan.reject.low-hill", u));
     }
     if kind == "charge" && u.half() {
         return Err(refuse("half-lost", "kind", "callan.reject.half-lost", u));
