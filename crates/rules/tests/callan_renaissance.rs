@@ -3826,3 +3826,166 @@ fn d73_low_hills_cannot_be_charged() {
     assert!(!round_result(&o).is_empty());
     assert_eq!(g.unit("gend")["charges"], 0);
 }
+
+/// The unit's crossing begun, as the state keeps it (D74).
+fn crossing(g: &G, id: &str) -> Value {
+    g.unit(id).get("crossing").cloned().unwrap_or(Value::Null)
+}
+
+/// "2/3: Difficile. Attraversa in questo turno ma va in disordine OPPURE consideralo facile da
+/// attraversare nel turno successivo se indifeso. 1: Molto difficile. La fanteria può
+/// attraversarlo solo nel turno successivo e poi va in disordine." (D74). Before rules version 4
+/// a difficult obstacle always disordered, a very difficult one only said so, and open-order foot
+/// were disordered by a known difficult obstacle.
+#[test]
+fn d74_obstacles_are_crossed_as_the_text_says_across_turns() {
+    let mut g = G::new(&big());
+    g.act(json!({"action": "obstacle", "id": "fosso", "difficulty": "molto-difficile"}));
+    g.act(json!({"action": "obstacle", "id": "roggia", "difficulty": "difficile"}));
+    g.deck(&[1, 2, 4, 5, 3, 6]);
+    g.draw();
+    g.draw();
+    // Very difficult: the foot reach it and cross only next turn.
+    g.act(json!({"action": "move", "unit": "picche", "obstacle": "Fosso"}));
+    assert_eq!(
+        crossing(&g, "picche"),
+        json!({"obstacle": "fosso", "difficulty": "molto-difficile", "turn": 1})
+    );
+    assert_eq!(g.unit("picche")["disordered"], false);
+    // Not in the same turn (a Joker's second move, say).
+    g.set("picche", "activated", json!(false));
+    assert_eq!(
+        g.refused(json!({"action": "move", "unit": "picche", "obstacle": "fosso"})),
+        "next-turn|obstacle"
+    );
+    assert_eq!(
+        g.refused(json!({"action": "move", "unit": "picche", "finish_crossing": true})),
+        "next-turn|finish_crossing"
+    );
+    g.set("picche", "activated", json!(true));
+    // Foot in open order take any obstacle as easy, and roll nothing.
+    g.set("arch", "open_order", json!(true));
+    g.act(json!({"action": "move", "unit": "arch", "obstacle": "roggia"}));
+    assert_eq!(g.unit("arch")["disordered"], false);
+    assert_eq!(crossing(&g, "arch"), Value::Null);
+    // Difficult: across now, disordered; or wait, to cross next turn as easy if undefended.
+    g.act(json!({"action": "move", "unit": "fanti", "obstacle": "roggia"}));
+    assert_eq!(g.unit("fanti")["disordered"], true);
+    for id in ["picche9", "varch", "balestrieri", "svizzeri"] {
+        g.act(json!({"action": "move", "unit": id, "obstacle": "roggia", "cross_next_turn": true}));
+        assert_eq!(g.unit(id)["disordered"], false, "{id}");
+        assert_eq!(crossing(&g, id)["difficulty"], "difficile", "{id}");
+    }
+    // An obstacle rolled 1 at the first crossing: the same for foot.
+    g.with(
+        json!({"action": "move", "unit": "contadini", "obstacle": "muro"}),
+        &[1],
+    );
+    assert_eq!(crossing(&g, "contadini")["difficulty"], "molto-difficile");
+    // The board shows where each stands.
+    let board = serde_json::to_string(&g.engine.board(&g.state)).expect("board");
+    assert!(board.contains("callan.state.crossing"), "{board}");
+
+    finish_turn(&mut g);
+    g.deck(&[1, 2, 4, 5, 3, 6]);
+    g.draw();
+    g.draw();
+    // The move form finishes the crossings by default, and asks whether a difficult one waited at
+    // is now defended.
+    let forms = g.engine.forms(&g.state, None);
+    let finish = form_field(&forms, "move", "finish_crossing").expect("asked");
+    let pending = [
+        "picche",
+        "picche9",
+        "varch",
+        "balestrieri",
+        "svizzeri",
+        "contadini",
+    ];
+    for id in pending {
+        assert!(finish.only_for.contains(&id.to_string()), "{id}");
+        assert!(finish.checked_for.contains(&id.to_string()), "{id}");
+    }
+    let defended = form_field(&forms, "move", "defended").expect("asked");
+    assert!(defended.only_for.contains(&"varch".to_string()));
+    assert!(!defended.only_for.contains(&"picche".to_string()));
+    // Very difficult: across, and then disordered.
+    g.act(json!({"action": "move", "unit": "picche", "finish_crossing": true}));
+    assert_eq!(g.unit("picche")["disordered"], true);
+    assert_eq!(crossing(&g, "picche"), Value::Null);
+    g.act(json!({"action": "move", "unit": "contadini", "obstacle": "muro"}));
+    assert_eq!(g.unit("contadini")["disordered"], true);
+    // Difficult, waited at, undefended: across as easy.
+    g.act(json!({"action": "move", "unit": "picche9", "finish_crossing": true}));
+    assert_eq!(g.unit("picche9")["disordered"], false);
+    assert_eq!(crossing(&g, "picche9"), Value::Null);
+    // Defended: difficult again, across in disorder, or wait once more.
+    g.act(json!({"action": "move", "unit": "varch", "finish_crossing": true, "defended": true}));
+    assert_eq!(g.unit("varch")["disordered"], true);
+    g.act(
+        json!({"action": "move", "unit": "balestrieri", "finish_crossing": true,
+        "defended": true, "cross_next_turn": true}),
+    );
+    assert_eq!(g.unit("balestrieri")["disordered"], false);
+    assert_eq!(crossing(&g, "balestrieri")["turn"], 2);
+    // A move that does not finish it gives it up; finishing with none begun, or while naming
+    // another obstacle, is refused.
+    let o = g.act(json!({"action": "move", "unit": "svizzeri"}));
+    assert_eq!(crossing(&g, "svizzeri"), Value::Null);
+    assert!(step(&o, "callan.step.obstacle")
+        .result
+        .contains("callan.obstacle.gives-up"));
+    assert_eq!(
+        g.refused(json!({"action": "move", "unit": "picche", "finish_crossing": true})),
+        "activated|unit"
+    );
+    assert_eq!(
+        g.refused(json!({"action": "move", "unit": "fanti", "finish_crossing": true})),
+        "no-crossing|finish_crossing"
+    );
+}
+
+/// A crossing begun is part of the game's state: undone with the move that finished it, and
+/// with the move that began it (D74).
+#[test]
+fn d74_a_crossing_is_undone_with_its_moves() {
+    let sc = parse("x.toml", &big()).expect("scenario");
+    let mut game = tercio_rules::game::Game::new(sc, 5).expect("game");
+    game.act(json!({"action": "obstacle", "id": "fosso", "difficulty": "molto-difficile"}))
+        .expect("obstacle");
+    game.act(json!({"action": "start"})).expect("start");
+    let to_infantry = |game: &mut tercio_rules::game::Game| {
+        while !(game.state["open"]["side"] == 0 && game.state["open"]["phase"] == "infantry") {
+            game.act(json!({"action": "draw"})).expect("draw");
+        }
+    };
+    let unit = |game: &tercio_rules::game::Game, id: &str| -> Value {
+        game.state["units"]
+            .as_array()
+            .and_then(|u| u.iter().find(|x| x["id"] == id).cloned())
+            .expect("unit")
+    };
+    to_infantry(&mut game);
+    game.act(json!({"action": "move", "unit": "picche", "obstacle": "fosso"}))
+        .expect("reaches the ditch");
+    let begun = unit(&game, "picche");
+    assert_eq!(begun["crossing"]["turn"], 1);
+    game.undo().expect("undo");
+    assert_eq!(unit(&game, "picche").get("crossing"), None);
+    game.act(json!({"action": "move", "unit": "picche", "obstacle": "fosso"}))
+        .expect("again");
+    while game.state["deck"].as_array().is_some_and(|d| !d.is_empty()) {
+        game.act(json!({"action": "draw"})).expect("draw");
+    }
+    game.act(json!({"action": "end_turn"}))
+        .expect("end of turn");
+    to_infantry(&mut game);
+    game.act(json!({"action": "move", "unit": "picche", "finish_crossing": true}))
+        .expect("across");
+    assert_eq!(unit(&game, "picche")["disordered"], true);
+    assert_eq!(unit(&game, "picche").get("crossing"), None);
+    game.undo().expect("undo");
+    assert_eq!(unit(&game, "picche")["crossing"], begun["crossing"]);
+    assert_eq!(unit(&game, "picche")["disordered"], false);
+    game.replay().expect("the game replays");
+}

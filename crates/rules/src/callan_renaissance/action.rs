@@ -166,6 +166,16 @@ pub enum Action {
             skip_serializing_if = "Option::is_none"
         )]
         obstacle: Option<String>,
+        /// At a difficult obstacle: wait, and cross it next turn as easy if it is undefended
+        /// (D74).
+        #[serde(default, deserialize_with = "flag", skip_serializing_if = "no")]
+        cross_next_turn: bool,
+        /// Finish crossing the obstacle the unit reached on an earlier turn (D74).
+        #[serde(default, deserialize_with = "flag", skip_serializing_if = "no")]
+        finish_crossing: bool,
+        /// The difficult obstacle it waited at is defended: no easy crossing (D74).
+        #[serde(default, deserialize_with = "flag", skip_serializing_if = "no")]
+        defended: bool,
         #[serde(
             default,
             deserialize_with = "opt_text",

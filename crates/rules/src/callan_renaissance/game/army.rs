@@ -147,6 +147,7 @@ pub fn unit_of(s: &Scenario, i: usize) -> Result<UnitState, String> {
         orders_failed: false,
         attacked: false,
         lost_to_fire: false,
+        crossing: None,
     })
 }
 

@@ -162,6 +162,23 @@ pub struct UnitState {
     /// It lost a base to enemy fire this turn: it may not reform (D72; rules version 4).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub lost_to_fire: bool,
+    /// An obstacle it has reached and will cross on a later turn (D74; rules version 4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crossing: Option<Crossing>,
+}
+
+/// A crossing begun and not yet finished (D74): foot at a very difficult obstacle ("La fanteria
+/// può attraversarlo solo nel turno successivo e poi va in disordine"), or a unit that chose to
+/// wait at a difficult one ("consideralo facile da attraversare nel turno successivo se
+/// indifeso").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Crossing {
+    /// The obstacle's id, as the state's `obstacles` names it.
+    pub obstacle: String,
+    /// Its difficulty: `difficile` or `molto-difficile`.
+    pub difficulty: String,
+    /// The turn the unit reached it: it crosses from the turn after.
+    pub turn: u32,
 }
 
 impl UnitState {
