@@ -3989,3 +3989,46 @@ fn d74_a_crossing_is_undone_with_its_moves() {
     assert_eq!(unit(&game, "picche")["disordered"], false);
     game.replay().expect("the game replays");
 }
+
+/// "Lavori campali: … Costa 1 punto per ogni BW di opere campali che rappresentano un ostacolo
+/// difficile da superare o 2 punti per un ostacolo molto difficile." (D75): declared in the
+/// scenario's house rules, counted in the army's points, obstacles of their difficulty from the
+/// start. Before rules version 4 a scenario could not declare them and the points left them out.
+#[test]
+fn d75_field_works_are_counted_in_the_armys_points() {
+    let works = with_rule(
+        SAMPLE,
+        "\"callan.works_first_difficult\" = 6\n\"callan.works_first_very\" = 4",
+    );
+    let g = G::new(&works);
+    // 125 + 6 × 1 + 4 × 2.
+    assert_eq!(g.state["sides"][0]["points"], 139);
+    assert_eq!(g.state["sides"][0]["works_difficult"], 6);
+    assert_eq!(g.state["sides"][0]["works_very"], 4);
+    assert_eq!(g.state["sides"][1]["points"], 23);
+    // They are no bases: the weighted strength is the sample army's.
+    assert_eq!(g.state["sides"][0]["strength"], 95);
+    // Bought as difficult and very difficult: no die at the first crossing.
+    assert_eq!(
+        g.state["obstacles"],
+        json!({"opere-francesi-difficili": "difficile",
+               "opere-francesi-molto-difficili": "molto-difficile"})
+    );
+    // In points the threshold is half of 139: beaten at 70, not at 69.
+    let points = with_rule(&works, "\"callan.victory\" = 1");
+    assert!(!beaten_with(&points, "lost_points", 69));
+    assert!(beaten_with(&points, "lost_points", 70));
+    // A scenario without works is as it was: no field, no obstacle.
+    let g = G::new(SAMPLE);
+    assert_eq!(g.state["sides"][0].get("works_difficult"), None);
+    assert_eq!(g.state["obstacles"], json!({}));
+    // A value out of range is refused at its line and column.
+    let bad = with_rule(SAMPLE, "\"callan.works_second_very\" = 61");
+    let d = parse("x.toml", &bad).expect_err("61 BW");
+    let at = d
+        .iter()
+        .find(|x| x.field == "house_rules.callan.works_second_very")
+        .unwrap_or_else(|| panic!("{d:?}"));
+    assert_eq!((at.line, at.column), (7, 30), "{d:?}");
+    assert!(at.message.contains("from 0 to 60"), "{d:?}");
+}

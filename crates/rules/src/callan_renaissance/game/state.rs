@@ -59,6 +59,32 @@ pub struct SideState {
     /// Weighted losses, in half bases.
     pub lost: u32,
     pub lost_points: u32,
+    /// BW of field works that are a difficult obstacle, bought in the points (D75).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub works_difficult: u32,
+    /// BW of field works that are a very difficult obstacle (D75).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub works_very: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// The obstacle ids of an army's field works (D75): `opere-<side>-difficili` and
+/// `opere-<side>-molto-difficili`, with their difficulty.
+pub fn works_obstacles(side: &SideState) -> Vec<(String, &'static str)> {
+    let mut out = Vec::new();
+    if side.works_difficult > 0 {
+        out.push((format!("opere-{}-difficili", side.id), "difficile"));
+    }
+    if side.works_very > 0 {
+        out.push((
+            format!("opere-{}-molto-difficili", side.id),
+            "molto-difficile",
+        ));
+    }
+    out
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
