@@ -1070,3 +1070,28 @@ fn simulate_refuses_bad_input_by_name() {
     let e = err(&["simulate", "no/such.toml"]);
     assert!(e.contains("no/such.toml"), "{e}");
 }
+
+#[test]
+fn callan_field_works_are_checked_at_their_line_and_column() {
+    // Field works are declared in the house rules, BW by difficulty and army (Callan, D75).
+    let dir = tempfile::tempdir().expect("tmp");
+    let src =
+        std::fs::read_to_string(root().join("scenarios/callan-renaissance/marignano-1515.toml"))
+            .expect("scenario");
+    let sc = dir.path().join("marignano.toml");
+    let s = sc.to_str().unwrap_or_default();
+    // The house rules' own line, not the notes' mention of it.
+    let anchor = "callan.niente_soldi = 1\ncallan.camp_first = 10";
+    assert_eq!(src.matches(anchor).count(), 1);
+    let with = |line: &str| src.replacen(anchor, &format!("{anchor}\n{line}"), 1);
+    std::fs::write(&sc, with("callan.works_first_difficult = 12")).expect("write");
+    assert!(ok(&["scenario", "check", s]).contains(": ok"));
+    std::fs::write(&sc, with("callan.works_first_difficult = 61")).expect("write");
+    let e = err(&["scenario", "check", s]);
+    assert!(
+        e.contains(&format!(
+            "{s}:106:32: house_rules.callan.works_first_difficult = 61: allowed: an integer from 0 to 60"
+        )),
+        "{e}"
+    );
+}

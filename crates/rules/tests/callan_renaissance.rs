@@ -3665,3 +3665,370 @@ fn the_defenders_shot_is_asked_only_for_a_tercio() {
     assert!(!with_shot.is_empty());
     assert_eq!(shot.only_for, with_shot);
 }
+
+/// A form's field by name.
+fn form_field<'a>(
+    forms: &'a [tercio_rules::ActionForm],
+    action: &str,
+    name: &str,
+) -> Option<&'a tercio_rules::FormField> {
+    forms
+        .iter()
+        .find(|f| f.action == action)
+        .and_then(|f| f.fields.iter().find(|x| x.name == name))
+}
+
+/// "la fanteria veterana può sempre attraversare con successo qualsiasi truppa amica, ma solo
+/// disordinando l'altra unità"; "Gli schermagliatori possono attraversare qualsiasi altra truppa
+/// (e viceversa). Altrimenti, le truppe non possono attraversarsi tra loro" (D71). Before rules
+/// version 4 any unit passed through any unit, and the move form did not ask.
+#[test]
+fn d71_only_veteran_infantry_and_skirmishers_pass_through_friends() {
+    let mut g = G::new(&big());
+    g.deck(&[1, 2, 4, 5, 3, 6]);
+    g.draw();
+    g.draw();
+    // The move form asks, among the side's own units.
+    let forms = g.engine.forms(&g.state, None);
+    let through = form_field(&forms, "move", "pass_through").expect("the move form asks");
+    match &through.kind {
+        tercio_rules::FieldKind::Choice { options, optional } => {
+            assert!(*optional);
+            assert!(options.iter().any(|o| o.value == "picche"));
+            assert!(!options.iter().any(|o| o.value == "lanzi"));
+        }
+        other => panic!("{other:?}"),
+    }
+    // Trained pike go round: refused at the field.
+    assert_eq!(
+        g.refused(json!({"action": "move", "unit": "picche9", "pass_through": "picche"})),
+        "no-passing|pass_through"
+    );
+    // No enemy, no unknown unit, not itself.
+    assert_eq!(
+        g.refused(json!({"action": "move", "unit": "svizzeri", "pass_through": "lanzi"})),
+        "not-a-friend|pass_through"
+    );
+    assert_eq!(
+        g.refused(json!({"action": "move", "unit": "svizzeri", "pass_through": "svizzeri"})),
+        "not-a-friend|pass_through"
+    );
+    assert_eq!(
+        g.refused(json!({"action": "move", "unit": "svizzeri", "pass_through": "nessuno"})),
+        "unknown-unit|pass_through"
+    );
+    // Veteran Swiss pass through the Italian pike, which are disordered.
+    g.act(json!({"action": "move", "unit": "svizzeri", "pass_through": "picche"}));
+    assert_eq!(g.unit("picche")["disordered"], true);
+    assert_eq!(g.unit("svizzeri")["disordered"], false);
+    // Skirmishers in open order pass through anything, and anything through them, unharmed.
+    g.set("arch", "open_order", json!(true));
+    g.act(json!({"action": "move", "unit": "arch", "pass_through": "picche9"}));
+    assert_eq!(g.unit("picche9")["disordered"], false);
+    g.act(json!({"action": "move", "unit": "fanti", "pass_through": "arch"}));
+    assert_eq!(g.unit("arch")["disordered"], false);
+    assert_eq!(g.unit("fanti")["disordered"], false);
+    // Veteran cavalry is no veteran infantry: the French gendarmi go round.
+    g.draw();
+    g.draw();
+    g.draw();
+    assert_eq!(
+        g.refused(json!({"action": "move", "unit": "gend", "pass_through": "picche9"})),
+        "no-passing|pass_through"
+    );
+}
+
+/// "A meno che non abbiano perso una base a causa del tiro nemico all'inizio del turno …, le
+/// truppe in disordine possono riformare i loro ranghi" (D72). Before rules version 4 the reform
+/// was allowed.
+#[test]
+fn d72_a_unit_that_lost_a_base_to_fire_this_turn_may_not_reform() {
+    let mut g = G::new(SCENARIO);
+    g.deck(&[1, 4, 5, 2, 3, 6]);
+    g.draw();
+    // Ten dice at short range, two sixes: the Spanish arquebusiers lose a base.
+    let o = g.with(
+        json!({"action": "fire", "unit": "arch", "target": "iarch", "short_bases": 5}),
+        &[6, 6, 1, 1, 1, 1, 1, 1, 1, 1],
+    );
+    assert_eq!(facet(&o, &key("callan.facet.bases-lost")), Some("1".into()));
+    assert_eq!(g.unit("iarch")["lost_to_fire"], true);
+    g.set("iarch", "disordered", json!(true));
+    g.set("lanzi", "disordered", json!(true));
+    g.draw();
+    g.draw();
+    // At the Imperial infantry card the arquebusiers may not reform; the Landsknechts, who lost
+    // nothing to fire, may.
+    let refusal = g
+        .engine
+        .plan(
+            Some(&g.state),
+            &json!({"action": "move", "unit": "iarch", "kind": "reform"}),
+        )
+        .err()
+        .expect("refused");
+    assert_eq!(
+        (refusal.code.as_str(), refusal.field.as_deref()),
+        ("lost-to-fire", Some("kind"))
+    );
+    assert_eq!(refusal.kind, tercio_rules::interface::RejectKind::NotNow);
+    g.act(json!({"action": "move", "unit": "lanzi", "kind": "reform"}));
+    assert_eq!(g.unit("lanzi")["disordered"], false);
+    // The next turn it may.
+    finish_turn(&mut g);
+    assert_eq!(g.unit("iarch").get("lost_to_fire"), None);
+    g.deck(&[4, 5, 1, 2, 3, 6]);
+    g.draw();
+    g.draw();
+    g.act(json!({"action": "move", "unit": "iarch", "kind": "reform"}));
+    assert_eq!(g.unit("iarch")["disordered"], false);
+}
+
+/// "Le colline basse non influenzano il movimento, ma nessuna truppa può caricarle" (D73): the
+/// charge up a low hill is refused, moving onto it and attacking without a charge are not.
+/// Before rules version 4 nothing asked, and `low_hill` was an unknown field.
+#[test]
+fn d73_low_hills_cannot_be_charged() {
+    let mut g = G::new(&big());
+    g.deck(&[1, 2, 3, 4, 5, 6]);
+    g.draw();
+    g.draw();
+    // The move form asks it of a charge only, as it asks about a steep hill.
+    let forms = g.engine.forms(&g.state, None);
+    let hill = form_field(&forms, "move", "low_hill").expect("the move form asks");
+    assert_eq!(hill.only_with.as_deref(), Some("kind"));
+    assert_eq!(hill.only_for, vec!["charge".to_string()]);
+    // The Swiss pike's attack is a charge: asked of them only on the infantry card.
+    let hill = form_field(&forms, "attack", "low_hill").expect("asked of the Swiss");
+    assert_eq!(hill.only_for, vec!["svizzeri".to_string()]);
+    assert_eq!(
+        g.refused(
+            json!({"action": "move", "unit": "svizzeri", "kind": "charge", "low_hill": true})
+        ),
+        "low-hill|low_hill"
+    );
+    // Moving onto a low hill is movement, which the hill does not change.
+    g.act(json!({"action": "move", "unit": "svizzeri", "low_hill": true}));
+    g.draw();
+    let forms = g.engine.forms(&g.state, None);
+    assert!(form_field(&forms, "attack", "low_hill").is_some_and(|f| f.only_for.is_empty()));
+    assert_eq!(
+        g.refused(json!({"action": "move", "unit": "gend", "kind": "charge", "low_hill": true})),
+        "low-hill|low_hill"
+    );
+    let charge_up = json!({"action": "attack", "attacker": "gend", "defender": "iarch",
+        "attacker_front": 3, "defender_front": 3, "charge": true, "low_hill": true});
+    assert_eq!(g.refused(charge_up.clone()), "low-hill|low_hill");
+    // The same attack without the charge is fought: no bonus, no charge counted.
+    let mut walk_up = charge_up;
+    walk_up["charge"] = json!(false);
+    let o = g.act(walk_up);
+    assert!(!round_result(&o).is_empty());
+    assert_eq!(g.unit("gend")["charges"], 0);
+}
+
+/// The unit's crossing begun, as the state keeps it (D74).
+fn crossing(g: &G, id: &str) -> Value {
+    g.unit(id).get("crossing").cloned().unwrap_or(Value::Null)
+}
+
+/// "2/3: Difficile. Attraversa in questo turno ma va in disordine OPPURE consideralo facile da
+/// attraversare nel turno successivo se indifeso. 1: Molto difficile. La fanteria può
+/// attraversarlo solo nel turno successivo e poi va in disordine." (D74). Before rules version 4
+/// a difficult obstacle always disordered, a very difficult one only said so, and open-order foot
+/// were disordered by a known difficult obstacle.
+#[test]
+fn d74_obstacles_are_crossed_as_the_text_says_across_turns() {
+    let mut g = G::new(&big());
+    g.act(json!({"action": "obstacle", "id": "fosso", "difficulty": "molto-difficile"}));
+    g.act(json!({"action": "obstacle", "id": "roggia", "difficulty": "difficile"}));
+    g.deck(&[1, 2, 4, 5, 3, 6]);
+    g.draw();
+    g.draw();
+    // Very difficult: the foot reach it and cross only next turn.
+    g.act(json!({"action": "move", "unit": "picche", "obstacle": "Fosso"}));
+    assert_eq!(
+        crossing(&g, "picche"),
+        json!({"obstacle": "fosso", "difficulty": "molto-difficile", "turn": 1})
+    );
+    assert_eq!(g.unit("picche")["disordered"], false);
+    // Not in the same turn (a Joker's second move, say).
+    g.set("picche", "activated", json!(false));
+    assert_eq!(
+        g.refused(json!({"action": "move", "unit": "picche", "obstacle": "fosso"})),
+        "next-turn|obstacle"
+    );
+    assert_eq!(
+        g.refused(json!({"action": "move", "unit": "picche", "finish_crossing": true})),
+        "next-turn|finish_crossing"
+    );
+    g.set("picche", "activated", json!(true));
+    // Foot in open order take any obstacle as easy, and roll nothing.
+    g.set("arch", "open_order", json!(true));
+    g.act(json!({"action": "move", "unit": "arch", "obstacle": "roggia"}));
+    assert_eq!(g.unit("arch")["disordered"], false);
+    assert_eq!(crossing(&g, "arch"), Value::Null);
+    // Difficult: across now, disordered; or wait, to cross next turn as easy if undefended.
+    g.act(json!({"action": "move", "unit": "fanti", "obstacle": "roggia"}));
+    assert_eq!(g.unit("fanti")["disordered"], true);
+    for id in ["picche9", "varch", "balestrieri", "svizzeri"] {
+        g.act(json!({"action": "move", "unit": id, "obstacle": "roggia", "cross_next_turn": true}));
+        assert_eq!(g.unit(id)["disordered"], false, "{id}");
+        assert_eq!(crossing(&g, id)["difficulty"], "difficile", "{id}");
+    }
+    // An obstacle rolled 1 at the first crossing: the same for foot.
+    g.with(
+        json!({"action": "move", "unit": "contadini", "obstacle": "muro"}),
+        &[1],
+    );
+    assert_eq!(crossing(&g, "contadini")["difficulty"], "molto-difficile");
+    // The board shows where each stands.
+    let board = serde_json::to_string(&g.engine.board(&g.state)).expect("board");
+    assert!(board.contains("callan.state.crossing"), "{board}");
+
+    finish_turn(&mut g);
+    g.deck(&[1, 2, 4, 5, 3, 6]);
+    g.draw();
+    g.draw();
+    // The move form finishes the crossings by default, and asks whether a difficult one waited at
+    // is now defended.
+    let forms = g.engine.forms(&g.state, None);
+    let finish = form_field(&forms, "move", "finish_crossing").expect("asked");
+    let pending = [
+        "picche",
+        "picche9",
+        "varch",
+        "balestrieri",
+        "svizzeri",
+        "contadini",
+    ];
+    for id in pending {
+        assert!(finish.only_for.contains(&id.to_string()), "{id}");
+        assert!(finish.checked_for.contains(&id.to_string()), "{id}");
+    }
+    let defended = form_field(&forms, "move", "defended").expect("asked");
+    assert!(defended.only_for.contains(&"varch".to_string()));
+    assert!(!defended.only_for.contains(&"picche".to_string()));
+    // Very difficult: across, and then disordered.
+    g.act(json!({"action": "move", "unit": "picche", "finish_crossing": true}));
+    assert_eq!(g.unit("picche")["disordered"], true);
+    assert_eq!(crossing(&g, "picche"), Value::Null);
+    g.act(json!({"action": "move", "unit": "contadini", "obstacle": "muro"}));
+    assert_eq!(g.unit("contadini")["disordered"], true);
+    // Difficult, waited at, undefended: across as easy.
+    g.act(json!({"action": "move", "unit": "picche9", "finish_crossing": true}));
+    assert_eq!(g.unit("picche9")["disordered"], false);
+    assert_eq!(crossing(&g, "picche9"), Value::Null);
+    // Defended: difficult again, across in disorder, or wait once more.
+    g.act(json!({"action": "move", "unit": "varch", "finish_crossing": true, "defended": true}));
+    assert_eq!(g.unit("varch")["disordered"], true);
+    g.act(
+        json!({"action": "move", "unit": "balestrieri", "finish_crossing": true,
+        "defended": true, "cross_next_turn": true}),
+    );
+    assert_eq!(g.unit("balestrieri")["disordered"], false);
+    assert_eq!(crossing(&g, "balestrieri")["turn"], 2);
+    // A move that does not finish it gives it up; finishing with none begun, or while naming
+    // another obstacle, is refused.
+    let o = g.act(json!({"action": "move", "unit": "svizzeri"}));
+    assert_eq!(crossing(&g, "svizzeri"), Value::Null);
+    assert!(step(&o, "callan.step.obstacle")
+        .result
+        .contains("callan.obstacle.gives-up"));
+    assert_eq!(
+        g.refused(json!({"action": "move", "unit": "picche", "finish_crossing": true})),
+        "activated|unit"
+    );
+    assert_eq!(
+        g.refused(json!({"action": "move", "unit": "fanti", "finish_crossing": true})),
+        "no-crossing|finish_crossing"
+    );
+}
+
+/// A crossing begun is part of the game's state: undone with the move that finished it, and
+/// with the move that began it (D74).
+#[test]
+fn d74_a_crossing_is_undone_with_its_moves() {
+    let sc = parse("x.toml", &big()).expect("scenario");
+    let mut game = tercio_rules::game::Game::new(sc, 5).expect("game");
+    game.act(json!({"action": "obstacle", "id": "fosso", "difficulty": "molto-difficile"}))
+        .expect("obstacle");
+    game.act(json!({"action": "start"})).expect("start");
+    let to_infantry = |game: &mut tercio_rules::game::Game| {
+        while !(game.state["open"]["side"] == 0 && game.state["open"]["phase"] == "infantry") {
+            game.act(json!({"action": "draw"})).expect("draw");
+        }
+    };
+    let unit = |game: &tercio_rules::game::Game, id: &str| -> Value {
+        game.state["units"]
+            .as_array()
+            .and_then(|u| u.iter().find(|x| x["id"] == id).cloned())
+            .expect("unit")
+    };
+    to_infantry(&mut game);
+    game.act(json!({"action": "move", "unit": "picche", "obstacle": "fosso"}))
+        .expect("reaches the ditch");
+    let begun = unit(&game, "picche");
+    assert_eq!(begun["crossing"]["turn"], 1);
+    game.undo().expect("undo");
+    assert_eq!(unit(&game, "picche").get("crossing"), None);
+    game.act(json!({"action": "move", "unit": "picche", "obstacle": "fosso"}))
+        .expect("again");
+    while game.state["deck"].as_array().is_some_and(|d| !d.is_empty()) {
+        game.act(json!({"action": "draw"})).expect("draw");
+    }
+    game.act(json!({"action": "end_turn"}))
+        .expect("end of turn");
+    to_infantry(&mut game);
+    game.act(json!({"action": "move", "unit": "picche", "finish_crossing": true}))
+        .expect("across");
+    assert_eq!(unit(&game, "picche")["disordered"], true);
+    assert_eq!(unit(&game, "picche").get("crossing"), None);
+    game.undo().expect("undo");
+    assert_eq!(unit(&game, "picche")["crossing"], begun["crossing"]);
+    assert_eq!(unit(&game, "picche")["disordered"], false);
+    game.replay().expect("the game replays");
+}
+
+/// "Lavori campali: … Costa 1 punto per ogni BW di opere campali che rappresentano un ostacolo
+/// difficile da superare o 2 punti per un ostacolo molto difficile." (D75): declared in the
+/// scenario's house rules, counted in the army's points, obstacles of their difficulty from the
+/// start. Before rules version 4 a scenario could not declare them and the points left them out.
+#[test]
+fn d75_field_works_are_counted_in_the_armys_points() {
+    let works = with_rule(
+        SAMPLE,
+        "\"callan.works_first_difficult\" = 6\n\"callan.works_first_very\" = 4",
+    );
+    let g = G::new(&works);
+    // 125 + 6 × 1 + 4 × 2.
+    assert_eq!(g.state["sides"][0]["points"], 139);
+    assert_eq!(g.state["sides"][0]["works_difficult"], 6);
+    assert_eq!(g.state["sides"][0]["works_very"], 4);
+    assert_eq!(g.state["sides"][1]["points"], 23);
+    // They are no bases: the weighted strength is the sample army's.
+    assert_eq!(g.state["sides"][0]["strength"], 95);
+    // Bought as difficult and very difficult: no die at the first crossing.
+    assert_eq!(
+        g.state["obstacles"],
+        json!({"opere-francesi-difficili": "difficile",
+               "opere-francesi-molto-difficili": "molto-difficile"})
+    );
+    // In points the threshold is half of 139: beaten at 70, not at 69.
+    let points = with_rule(&works, "\"callan.victory\" = 1");
+    assert!(!beaten_with(&points, "lost_points", 69));
+    assert!(beaten_with(&points, "lost_points", 70));
+    // A scenario without works is as it was: no field, no obstacle.
+    let g = G::new(SAMPLE);
+    assert_eq!(g.state["sides"][0].get("works_difficult"), None);
+    assert_eq!(g.state["obstacles"], json!({}));
+    // A value out of range is refused at its line and column.
+    let bad = with_rule(SAMPLE, "\"callan.works_second_very\" = 61");
+    let d = parse("x.toml", &bad).expect_err("61 BW");
+    let at = d
+        .iter()
+        .find(|x| x.field == "house_rules.callan.works_second_very")
+        .unwrap_or_else(|| panic!("{d:?}"));
+    assert_eq!((at.line, at.column), (7, 30), "{d:?}");
+    assert!(at.message.contains("from 0 to 60"), "{d:?}");
+}

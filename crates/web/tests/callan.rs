@@ -464,6 +464,29 @@ fn the_opening_of_pavia_is_played_over_the_api_in_italian_and_english_and_the_de
             );
             assert_clean(&r.body, true, &format!("{name}: its odds"));
         }
+        if name.starts_with("10-") {
+            // At the first infantry card the move form asks, in plain words in both languages,
+            // which friend a unit passes through, and of a charge whether it goes up a low hill
+            // (D71, D73).
+            let move_form = |lang: (&str, &str)| {
+                let page = s.get_in(&format!("/s/{}", l.gm), lang).body;
+                let at = page.find("id=\"form-f-move\"").expect("a move form");
+                let end = page[at..].find("</form>").map_or(page.len(), |e| at + e);
+                page[at..end].to_string()
+            };
+            for (lang, words) in [
+                (ITALIAN, ["Passa attraverso un", "Collina bassa"]),
+                (ENGLISH, ["Passes through a friendly unit", "Low hill"]),
+            ] {
+                let form = move_form(lang);
+                for needle in ["name=\"pass_through\"", "name=\"low_hill\""]
+                    .into_iter()
+                    .chain(words)
+                {
+                    assert!(form.contains(needle), "{name}: {needle} in {form}");
+                }
+            }
+        }
         // Alternate the answer's language: both render the same event.
         let lang = if i % 2 == 0 { ITALIAN } else { ENGLISH };
         let v = s.act_ok(&l.gm, &action, lang);

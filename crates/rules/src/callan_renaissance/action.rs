@@ -157,12 +157,25 @@ pub enum Action {
         steep_hill: bool,
         #[serde(default, deserialize_with = "flag", skip_serializing_if = "no")]
         difficult_terrain: bool,
+        /// A charge up onto a low hill, or against a unit on one: refused (D73).
+        #[serde(default, deserialize_with = "flag", skip_serializing_if = "no")]
+        low_hill: bool,
         #[serde(
             default,
             deserialize_with = "opt_text",
             skip_serializing_if = "Option::is_none"
         )]
         obstacle: Option<String>,
+        /// At a difficult obstacle: wait, and cross it next turn as easy if it is undefended
+        /// (D74).
+        #[serde(default, deserialize_with = "flag", skip_serializing_if = "no")]
+        cross_next_turn: bool,
+        /// Finish crossing the obstacle the unit reached on an earlier turn (D74).
+        #[serde(default, deserialize_with = "flag", skip_serializing_if = "no")]
+        finish_crossing: bool,
+        /// The difficult obstacle it waited at is defended: no easy crossing (D74).
+        #[serde(default, deserialize_with = "flag", skip_serializing_if = "no")]
+        defended: bool,
         #[serde(
             default,
             deserialize_with = "opt_text",
@@ -254,6 +267,9 @@ pub enum Action {
         support_front: Option<u32>,
         #[serde(default, deserialize_with = "flag", skip_serializing_if = "no")]
         charge: bool,
+        /// The defender stands on a low hill: no charge (D73).
+        #[serde(default, deserialize_with = "flag", skip_serializing_if = "no")]
+        low_hill: bool,
         #[serde(default, deserialize_with = "flag", skip_serializing_if = "no")]
         flank: bool,
         /// The defender's answer; absent, a unit that may evade is asked (§5, Evasione).

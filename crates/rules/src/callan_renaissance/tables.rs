@@ -299,7 +299,18 @@ pub const HOUSE_RULES: &[HouseRule] = &[
     HouseRule::flag("callan.flight_counts_at_once", true, "§14.4, D44"),
     HouseRule::number("callan.points_veteran_cavalry", 5, 1, 10, "§14.4, D62"),
     HouseRule::flag("callan.free_sizes", false, "§14.4, D2"),
+    // Field works each army dug before the battle, in BW (D75): 0–60, the longest table front
+    // of the shipped scenarios (project design).
+    HouseRule::number("callan.works_first_difficult", 0, 0, 60, "§14.4, §10.2, D75"),
+    HouseRule::number("callan.works_first_very", 0, 0, 60, "§14.4, §10.2, D75"),
+    HouseRule::number("callan.works_second_difficult", 0, 0, 60, "§14.4, §10.2, D75"),
+    HouseRule::number("callan.works_second_very", 0, 0, 60, "§14.4, §10.2, D75"),
 ];
+
+/// Points per BW of field works: "Costa 1 punto per ogni BW di opere campali che rappresentano un
+/// ostacolo difficile da superare o 2 punti per un ostacolo molto difficile" (003, Punteggio
+/// delle truppe; D75).
+pub const WORKS_POINTS: [u32; 2] = [1, 2];
 
 /// The turn deck: cards 1–3 red (J, Q, K), 4–6 black, 7 the Joker (003, La nebbia di guerra).
 pub const JOKER: u8 = 7;

@@ -28,6 +28,18 @@ pub(super) fn unit_state_text(st: &State, u: &UnitState) -> String {
     if u.held_fire {
         bits.push(k("callan.state.held-fire"));
     }
+    if u.lost_to_fire && u.status == Status::Ok {
+        bits.push(k("callan.state.lost-to-fire"));
+    }
+    if let Some(c) = &u.crossing {
+        bits.push(m(
+            "callan.state.crossing",
+            &[
+                ("id", c.obstacle.clone()),
+                ("turn", (c.turn + 1).max(st.turn).to_string()),
+            ],
+        ));
+    }
     if u.activated {
         bits.push(k("callan.state.activated"));
     }

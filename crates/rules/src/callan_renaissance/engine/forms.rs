@@ -217,7 +217,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                                 && (!u.activated || u.moved)
                         });
                         if !movers.is_empty() {
-                            out.push(move_form(movers));
+                            out.push(move_form(st, movers, unit_choices(st, Some(s), on)));
                         }
                         if !attackers.is_empty() && o.phase != CardPhase::Joker {
                             // A unit that has just made its charge move attacks as a charge.
@@ -234,7 +234,25 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                                 .filter(|u| u.side != s && u.shot > 0)
                                 .map(|u| u.id.clone())
                                 .collect();
-                            out.push(attack_form(attackers, enemies.clone(), cav, charged, shot));
+                            // The Swiss pike, whose attack is a charge (D57, D73).
+                            let swiss = st
+                                .units
+                                .iter()
+                                .filter(|u| {
+                                    u.side == s
+                                        && u.troop == Troop::Picchieri
+                                        && u.nationality.as_deref() == Some("svizzeri")
+                                })
+                                .map(|u| u.id.clone())
+                                .collect();
+                            out.push(attack_form(
+                                attackers,
+                                enemies.clone(),
+                                cav,
+                                charged,
+                                shot,
+                                swiss,
+                            ));
                         }
                         let skirmishers = unit_choices(st, Some(s), |u| {
                             game::may_shoot(st, u)
@@ -426,39 +444,69 @@ pub(super) fn fire_form(firers: Vec<Choice>, targets: Vec<Choice>, moved: bool) 
     f
 }
 
-pub(super) fn move_form(units: Vec<Choice>) -> ActionForm {
-    form(
-        "move",
-        vec![
-            f_choice("unit", units, false),
-            f_choice(
-                "kind",
-                choices(&[
-                    ("move", "callan.move.move"),
-                    ("charge", "callan.move.charge"),
-                    ("reform", "callan.move.reform"),
-                    ("formation", "callan.move.formation"),
-                    ("retire", "callan.move.retire"),
-                    ("flee", "callan.move.flee"),
-                ]),
-                false,
-            ),
-            f_choice(
-                "formation",
-                choices(&[
-                    ("line", "callan.formation.line"),
-                    ("riccio", "callan.formation.riccio"),
-                    ("open", "callan.formation.open"),
-                    ("close", "callan.formation.close"),
-                ]),
-                true,
-            ),
-            f_flag("steep_hill"),
-            f_flag("difficult_terrain"),
-            FormField::text("obstacle", &k("callan.field.obstacle"), ""),
-        ],
-        false,
-    )
+/// The move form: what moves, how, and the table's answers about the ground it crosses; the
+/// friends it may pass through are its side's units on the table (D71).
+pub(super) fn move_form(st: &State, units: Vec<Choice>, friends: Vec<Choice>) -> ActionForm {
+    let offered: Vec<String> = units.iter().map(|c| c.value.clone()).collect();
+    let mut fields = vec![
+        f_choice("unit", units, false),
+        f_choice(
+            "kind",
+            choices(&[
+                ("move", "callan.move.move"),
+                ("charge", "callan.move.charge"),
+                ("reform", "callan.move.reform"),
+                ("formation", "callan.move.formation"),
+                ("retire", "callan.move.retire"),
+                ("flee", "callan.move.flee"),
+            ]),
+            false,
+        ),
+        f_choice(
+            "formation",
+            choices(&[
+                ("line", "callan.formation.line"),
+                ("riccio", "callan.formation.riccio"),
+                ("open", "callan.formation.open"),
+                ("close", "callan.formation.close"),
+            ]),
+            true,
+        ),
+        f_flag("steep_hill"),
+        // Asked of a charge, as the steep hill is of any move (D73).
+        f_flag("low_hill").only_when("kind", vec!["charge".to_string()]),
+        f_flag("difficult_terrain"),
+        FormField::text("obstacle", &k("callan.field.obstacle"), ""),
+        f_flag("cross_next_turn").more(),
+        f_choice("pass_through", friends, true).more(),
+    ];
+    // A crossing begun on an earlier turn: finished by default, or given up by unticking it;
+    // at a difficult obstacle waited at, the table says whether it is now defended (D74).
+    let pending = |difficult: bool| -> Vec<String> {
+        st.units
+            .iter()
+            .filter(|u| offered.contains(&u.id))
+            .filter(|u| {
+                u.crossing
+                    .as_ref()
+                    .is_some_and(|c| !difficult || c.difficulty == "difficile")
+            })
+            .map(|u| u.id.clone())
+            .collect()
+    };
+    let crossing = pending(false);
+    if !crossing.is_empty() {
+        fields.push(
+            f_flag("finish_crossing")
+                .only_for(crossing.clone())
+                .checked_for(crossing),
+        );
+        let waited = pending(true);
+        if !waited.is_empty() {
+            fields.push(f_flag("defended").only_for(waited));
+        }
+    }
+    form("move", fields, false)
 }
 
 pub(super) fn attack_form(
@@ -467,7 +515,9 @@ pub(super) fn attack_form(
     cav: bool,
     charged: Vec<String>,
     shot: Vec<String>,
+    swiss: Vec<String>,
 ) -> ActionForm {
+    let offered: Vec<String> = units.iter().map(|c| c.value.clone()).collect();
     let mut fields = vec![
         f_choice("attacker", units, false),
         f_choice("defender", enemies, false),
@@ -482,6 +532,16 @@ pub(super) fn attack_form(
     }
     if cav {
         fields.push(f_flag("charge").checked_for(charged));
+        fields.push(f_flag("low_hill"));
+    } else {
+        // The Swiss pike's attack is a charge, unless the defender is on a low hill (D73).
+        let swiss: Vec<String> = swiss
+            .into_iter()
+            .filter(|id| offered.contains(id))
+            .collect();
+        if !swiss.is_empty() {
+            fields.push(f_flag("low_hill").only_for(swiss));
+        }
     }
     fields.push(f_flag("flank"));
     fields.push(f_choice(

@@ -50,9 +50,11 @@ impl RuleSet for CallanRenaissance {
     }
     /// §14.9: version 2 fixes a fixed Swiss unit's targets, pike and fleeing friends, guns'
     /// moves, crossbows' range groups and the loser's fate; version 3 records a close combat's
-    /// last bases and a unit's charge move, from which the forms start.
+    /// last bases and a unit's charge move, from which the forms start; version 4 enforces
+    /// the last rules the seed describes: passing through friends, no reform after a base lost
+    /// to fire, no charge up a low hill, the obstacles' crossings, field works in the points.
     fn rules_version(&self) -> u32 {
-        3
+        4
     }
     fn available(&self) -> bool {
         true

@@ -146,6 +146,8 @@ pub fn unit_of(s: &Scenario, i: usize) -> Result<UnitState, String> {
         lose_first: None,
         orders_failed: false,
         attacked: false,
+        lost_to_fire: false,
+        crossing: None,
     })
 }
 
@@ -179,6 +181,10 @@ pub fn initial(s: &Scenario) -> Result<State, String> {
         };
         u32::try_from(house(s, key)).unwrap_or_default()
     };
+    let works = |i: usize, kind: &str| {
+        let side = if i == 0 { "first" } else { "second" };
+        u32::try_from(house(s, &format!("callan.works_{side}_{kind}"))).unwrap_or_default()
+    };
     let sides = s
         .sides
         .iter()
@@ -193,7 +199,15 @@ pub fn initial(s: &Scenario) -> Result<State, String> {
             points: 0,
             lost: 0,
             lost_points: 0,
+            works_difficult: works(i, "difficult"),
+            works_very: works(i, "very"),
         })
+        .collect::<Vec<_>>();
+    // Field works have their difficulty from the start: they were bought as such (D58, D75).
+    let obstacles: BTreeMap<String, String> = sides
+        .iter()
+        .flat_map(works_obstacles)
+        .map(|(id, d)| (id, d.to_string()))
         .collect();
     let mut st = State {
         turn: 0,
@@ -210,7 +224,7 @@ pub fn initial(s: &Scenario) -> Result<State, String> {
         commanders,
         combats: Vec::new(),
         next_combat: 1,
-        obstacles: BTreeMap::new(),
+        obstacles,
         winner: None,
         draw: false,
         chronicle: Vec::new(),
@@ -241,6 +255,9 @@ pub fn tally_strength(st: &mut State) {
                 u.bases_start * u.base_points(&st.cfg)
             };
         }
+        // Field works: 1 point a BW of a difficult obstacle, 2 of a very difficult one (D75).
+        let s = &st.sides[i];
+        points += s.works_difficult * WORKS_POINTS[0] + s.works_very * WORKS_POINTS[1];
         let cmd = st.commanders.iter().filter(|c| c.side == i).count() as u32;
         if st.cfg.victory_weighted {
             halves += cmd * COMMANDER_LOSS_HALVES;

@@ -126,15 +126,19 @@ pub(super) fn counts(
 
 pub(super) fn attack(st: &State, a: &Action) -> Result<P, Rejection> {
     let Action::Attack {
-        attacker, charge, ..
+        attacker,
+        charge,
+        low_hill,
+        ..
     } = a
     else {
         return Err(wrong());
     };
     // With the orders rule, a unit that has not moved this turn rolls its orders die before it
-    // moves into contact (D57), unless it is exempt.
+    // moves into contact (D57), unless it is exempt. The Swiss charge, but not up a low hill (D73).
     let at = unit_at(st, "attacker", attacker.id())?;
-    let swiss_pike = at.troop == Troop::Picchieri && at.nationality.as_deref() == Some("svizzeri");
+    let swiss_pike =
+        at.troop == Troop::Picchieri && at.nationality.as_deref() == Some("svizzeri") && !*low_hill;
     let charging = (*charge && at.troop == Troop::Gendarmi) || swiss_pike;
     let exempt = at.open_order || st.commander_of(&at.id).is_some() || charging;
     if st.cfg.orders && !exempt && !at.moved && st.question.is_none() {
@@ -194,6 +198,7 @@ pub(super) fn attack_unordered(st: &State, a: &Action) -> Result<P, Rejection> {
         attacker,
         defender,
         charge,
+        low_hill,
         flank,
         evade,
         ..
@@ -203,6 +208,10 @@ pub(super) fn attack_unordered(st: &State, a: &Action) -> Result<P, Rejection> {
     };
     let at = unit_at(st, "attacker", attacker.id())?;
     let de = unit_at(st, "defender", defender.id())?;
+    // "nessuna truppa può caricarle": no charge at a unit on a low hill (D73).
+    if *charge && *low_hill && at.troop.is_cavalry() {
+        return Err(refuse("low-hill", "low_hill", "callan.reject.low-hill", at));
+    }
     if at.side == de.side {
         return Err(refuse(
             "same-side",

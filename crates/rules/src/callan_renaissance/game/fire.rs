@@ -393,6 +393,12 @@ pub(super) fn fire(st: &State, a: &Action) -> Result<P, Rejection> {
                     }
                 }
                 let lost = add_hits(&mut r, &tid, hits);
+                if lost > 0 {
+                    // "A meno che non abbiano perso una base a causa del tiro nemico" (D72).
+                    if let Some(t) = r.st.unit_mut(&tid) {
+                        t.lost_to_fire = true;
+                    }
+                }
                 r.facet(k("callan.facet.bases-lost"), lost.to_string());
                 result_bits.push(m(
                     "callan.fire.lost",

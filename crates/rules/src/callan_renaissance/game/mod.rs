@@ -22,6 +22,7 @@ use super::resolve::{
 };
 use super::tables::{
     self, card_colour, Quality, Troop, Weapon, COMMANDER_LOSS_HALVES, COMMANDER_POINTS, JOKER,
+    WORKS_POINTS,
 };
 use super::{k, m, term};
 use crate::effects::shuffled;

@@ -9,7 +9,11 @@ pub(super) fn move_unit(st: &State, a: &Action) -> Result<P, Rejection> {
         formation,
         steep_hill,
         difficult_terrain,
+        low_hill,
         obstacle,
+        cross_next_turn,
+        finish_crossing,
+        defended,
         pass_through,
         ..
     } = a
@@ -104,6 +108,11 @@ pub(super) fn move_unit(st: &State, a: &Action) -> Result<P, Rejection> {
             u,
         ));
     }
+    // "A meno che non abbiano perso una base a causa del tiro nemico all'inizio del turno …, le
+    // truppe in disordine possono riformare i loro ranghi" (003, Disordine; D72).
+    if kind == "reform" && u.lost_to_fire {
+        return Err(refuse("lost-to-fire", "kind", "callan.reject.reform-after-fire", u).not_now());
+    }
     if u.riccio && kind == "move" {
         return Err(refuse("riccio", "unit", "callan.reject.riccio-moves", u));
     }
@@ -152,6 +161,10 @@ pub(super) fn move_unit(st: &State, a: &Action) -> Result<P, Rejection> {
             u,
         ));
     }
+    // "Le colline basse non influenzano il movimento, ma nessuna truppa può caricarle" (D73).
+    if kind == "charge" && *low_hill {
+        return Err(refuse("low-hill", "low_hill", "callan.reject.low-hill", u));
+    }
     if kind == "charge" && u.half() {
         return Err(refuse("half-lost", "kind", "callan.reject.half-lost", u));
     }
@@ -163,6 +176,15 @@ pub(super) fn move_unit(st: &State, a: &Action) -> Result<P, Rejection> {
             u,
         ));
     }
+    let passing = passing_through(st, u, pass_through.as_deref())?;
+    // Obstacles are named by the players: one name, whatever the case or spaces (D58).
+    let obstacle = obstacle
+        .as_deref()
+        .map(|o| o.trim().to_lowercase())
+        .filter(|o| !o.is_empty());
+    let finishing = finishing_crossing(st, u, obstacle.as_deref(), *finish_crossing)?;
+    // Finishing a crossing is this move: it crosses no other obstacle (D74).
+    let obstacle = obstacle.filter(|_| finishing.is_none());
     // The allowance, in BW and cm (§3.1).
     let (mv, ch) = u.troop.move_bw();
     let swiss_charge = kind == "charge"
@@ -211,12 +233,40 @@ pub(super) fn move_unit(st: &State, a: &Action) -> Result<P, Rejection> {
             me.riccio = false;
         }
     }
-    if let Some(p) = pass_through.as_deref() {
-        if let Some(f) = r.st.unit_mut(p) {
-            if f.side == st.unit(&uid).map_or(usize::MAX, |x| x.side) {
+    let turn = st.turn;
+    if let Some(c) = &u.crossing {
+        if let Some(me) = r.st.unit_mut(&uid) {
+            me.crossing = None;
+        }
+        match &finishing {
+            Some(_) => finish(&mut r, &uid, c, *defended, *cross_next_turn, turn),
+            None => r.step(
+                k("callan.step.obstacle"),
+                m(
+                    "callan.obstacle.gives-up",
+                    &[("unit", name.clone()), ("id", c.obstacle.clone())],
+                ),
+            ),
+        }
+    }
+    if let Some((fid, disorders)) = &passing {
+        let fname = st.unit(fid).map(|f| f.name.clone()).unwrap_or_default();
+        if *disorders {
+            if let Some(f) = r.st.unit_mut(fid) {
                 f.disordered = true;
             }
         }
+        r.step(
+            k("callan.step.move"),
+            m(
+                if *disorders {
+                    "callan.move.through-disorders"
+                } else {
+                    "callan.move.through-skirmishers"
+                },
+                &[("unit", name.clone()), ("friend", fname)],
+            ),
+        );
     }
     let allowance = m(
         "callan.move.allowance",
@@ -238,8 +288,6 @@ pub(super) fn move_unit(st: &State, a: &Action) -> Result<P, Rejection> {
         || matches!(kind, "retire" | "flee");
     let orders = st.cfg.orders && !exempt_orders;
     let hill = *steep_hill && !u.open_order;
-    // Obstacles are named by the players: one name, whatever the case or spaces (D58).
-    let obstacle = obstacle.as_deref().map(|o| o.trim().to_lowercase());
     let known = obstacle.as_ref().and_then(|o| st.obstacles.get(o).cloned());
     if let (Some(_), Some(d)) = (&obstacle, &known) {
         if d == "molto-difficile" && u.troop.is_cavalry() {
@@ -252,24 +300,28 @@ pub(super) fn move_unit(st: &State, a: &Action) -> Result<P, Rejection> {
         }
     }
     let cavalry = u.troop.is_cavalry();
-    let open = u.open_order;
-    if let (Some(o), Some(d)) = (&obstacle, &known) {
-        apply_obstacle(&mut r, &uid, o, d, cavalry);
+    let wait = *cross_next_turn;
+    // "Qualsiasi ostacolo è "facile da attraversare" per la fanteria in ordine sparso, quindi
+    // non tirare" (003, Preparazione del gioco): foot in open order, whatever the obstacle (D74).
+    let open_foot = u.open_order && u.troop.is_foot();
+    if let (Some(o), true) = (&obstacle, open_foot) {
+        r.step(
+            k("callan.step.obstacle"),
+            m("callan.obstacle.open-order", &[("id", o.clone())]),
+        );
+    } else if let (Some(o), Some(d)) = (&obstacle, &known) {
+        apply_obstacle(&mut r, &uid, o, d, cavalry, wait, turn);
     }
-    let roll_obstacle = obstacle.is_some() && known.is_none() && !open;
+    let roll_obstacle = obstacle.is_some() && known.is_none() && !open_foot;
     if !orders && !hill && !roll_obstacle {
-        if let (Some(o), None, true) = (&obstacle, &known, open) {
-            r.step(
-                k("callan.step.obstacle"),
-                m("callan.obstacle.open-order", &[("id", o.clone())]),
-            );
-        }
         return Ok(Plan::Done(r));
     }
     let uid2 = uid.clone();
     let name2 = name.clone();
-    // Orders refused: nothing happens to the unit (D57).
+    // Orders refused: nothing happens to the unit (D57), nor to a friend it would have passed
+    // through (D71).
     let before = u.clone();
+    let friend_before = passing.as_ref().and_then(|(fid, _)| st.unit(fid)).cloned();
     let after_orders: K = Rc::new(move |r: Res| {
         let Some(o) = obstacle.clone().filter(|_| roll_obstacle) else {
             return Plan::Done(r);
@@ -300,7 +352,7 @@ pub(super) fn move_unit(st: &State, a: &Action) -> Result<P, Rejection> {
                         ],
                     ),
                 );
-                apply_obstacle(&mut r, &uid, &o, d, cavalry);
+                apply_obstacle(&mut r, &uid, &o, d, cavalry, wait, turn);
                 Plan::Done(r)
             },
         )
@@ -318,6 +370,11 @@ pub(super) fn move_unit(st: &State, a: &Action) -> Result<P, Rejection> {
                 if let Some(me) = r.st.unit_mut(&uid) {
                     *me = before.clone();
                     me.orders_failed = true;
+                }
+                if let Some(f) = &friend_before {
+                    if let Some(x) = r.st.unit_mut(&f.id) {
+                        *x = f.clone();
+                    }
                 }
                 r.summary.clear();
                 r.facet(k("callan.facet.obeys"), yes_no(false));
@@ -367,9 +424,159 @@ pub(super) fn move_unit(st: &State, a: &Action) -> Result<P, Rejection> {
     ))
 }
 
-pub(super) fn apply_obstacle(r: &mut Res, uid: &str, id: &str, d: &str, cavalry: bool) {
+/// A skirmisher: a unit in open order, foot or light horse (D6, D71).
+fn skirmisher(u: &UnitState) -> bool {
+    u.open_order
+}
+
+/// The friend a move passes through and whether it is disordered (D71): "Gli schermagliatori
+/// possono attraversare qualsiasi altra truppa (e viceversa). Altrimenti, le truppe non possono
+/// attraversarsi tra loro" (003, Movimento), except that "la fanteria veterana può sempre
+/// attraversare con successo qualsiasi truppa amica, ma solo disordinando l'altra unità" (003,
+/// Qualità delle truppe). Refused otherwise, at `pass_through`.
+fn passing_through(
+    st: &State,
+    u: &UnitState,
+    friend: Option<&str>,
+) -> Result<Option<(String, bool)>, Rejection> {
+    let Some(fid) = friend else {
+        return Ok(None);
+    };
+    let f = unit_at(st, "pass_through", fid)?;
+    if f.side != u.side || f.id == u.id || !f.on_table() {
+        return Err(refuse(
+            "not-a-friend",
+            "pass_through",
+            "callan.reject.pass-friend",
+            f,
+        ));
+    }
+    if skirmisher(u) || skirmisher(f) {
+        return Ok(Some((f.id.clone(), false)));
+    }
+    if u.quality == Quality::Veterani && u.troop.is_foot() {
+        return Ok(Some((f.id.clone(), true)));
+    }
+    Err(reject(
+        "no-passing",
+        Some("pass_through"),
+        m(
+            "callan.reject.pass-through",
+            &[("unit", u.name.clone()), ("friend", f.name.clone())],
+        ),
+    ))
+}
+
+/// The crossing a move finishes, if it finishes one (D74): a unit that reached an obstacle on an
+/// earlier turn crosses it when the move says so (`finish_crossing`, or the obstacle named
+/// again); any other move gives the crossing up. Refused: finishing with no crossing begun, in
+/// the turn it was begun, or with another obstacle named.
+fn finishing_crossing(
+    st: &State,
+    u: &UnitState,
+    obstacle: Option<&str>,
+    finish: bool,
+) -> Result<Option<Crossing>, Rejection> {
+    let Some(c) = &u.crossing else {
+        if finish {
+            return Err(refuse(
+                "no-crossing",
+                "finish_crossing",
+                "callan.reject.no-crossing",
+                u,
+            ));
+        }
+        return Ok(None);
+    };
+    let names_it = obstacle == Some(c.obstacle.as_str());
+    if finish && obstacle.is_some() && !names_it {
+        return Err(reject(
+            "one-obstacle",
+            Some("obstacle"),
+            m(
+                "callan.reject.one-obstacle",
+                &[("unit", u.name.clone()), ("id", c.obstacle.clone())],
+            ),
+        ));
+    }
+    if !finish && !names_it {
+        return Ok(None);
+    }
+    if st.turn <= c.turn {
+        let field = if finish {
+            "finish_crossing"
+        } else {
+            "obstacle"
+        };
+        return Err(reject(
+            "next-turn",
+            Some(field),
+            m(
+                "callan.reject.cross-next-turn",
+                &[("unit", u.name.clone()), ("id", c.obstacle.clone())],
+            ),
+        )
+        .not_now());
+    }
+    Ok(Some(c.clone()))
+}
+
+/// A crossing begun on an earlier turn, finished (D74): a very difficult obstacle is crossed
+/// and the foot are disordered; a difficult one waited at is crossed as easy if undefended,
+/// otherwise it is difficult again (disordered now, or wait again).
+fn finish(r: &mut Res, uid: &str, c: &Crossing, defended: bool, wait: bool, turn: u32) {
     let name = r.st.unit(uid).map(|u| u.name.clone()).unwrap_or_default();
+    let key = if c.difficulty == "molto-difficile" {
+        if let Some(u) = r.st.unit_mut(uid) {
+            u.disordered = true;
+        }
+        "callan.obstacle.crossed-very"
+    } else if !defended {
+        "callan.obstacle.crossed-undefended"
+    } else if wait {
+        if let Some(u) = r.st.unit_mut(uid) {
+            u.crossing = Some(Crossing { turn, ..c.clone() });
+        }
+        "callan.obstacle.waits-defended"
+    } else {
+        if let Some(u) = r.st.unit_mut(uid) {
+            u.disordered = true;
+        }
+        "callan.obstacle.crossed-defended"
+    };
+    r.step(
+        k("callan.step.obstacle"),
+        m(key, &[("unit", name), ("id", c.obstacle.clone())]),
+    );
+}
+
+/// A unit meets an obstacle of difficulty `d` (D58, D74): an easy one ends its move on the far
+/// side; a difficult one is crossed now in disorder or, with `wait`, next turn as easy if
+/// undefended; a very difficult one is crossed by foot only next turn, never by cavalry.
+pub(super) fn apply_obstacle(
+    r: &mut Res,
+    uid: &str,
+    id: &str,
+    d: &str,
+    cavalry: bool,
+    wait: bool,
+    turn: u32,
+) {
+    let name = r.st.unit(uid).map(|u| u.name.clone()).unwrap_or_default();
+    let begin = |r: &mut Res| {
+        if let Some(u) = r.st.unit_mut(uid) {
+            u.crossing = Some(Crossing {
+                obstacle: id.to_string(),
+                difficulty: d.to_string(),
+                turn,
+            });
+        }
+    };
     let key = match d {
+        "difficile" if wait => {
+            begin(r);
+            "callan.obstacle.wait-difficult"
+        }
         "difficile" => {
             if let Some(u) = r.st.unit_mut(uid) {
                 u.disordered = true;
@@ -377,7 +584,10 @@ pub(super) fn apply_obstacle(r: &mut Res, uid: &str, id: &str, d: &str, cavalry:
             "callan.obstacle.cross-difficult"
         }
         "molto-difficile" if cavalry => "callan.obstacle.cavalry-never",
-        "molto-difficile" => "callan.obstacle.cross-very",
+        "molto-difficile" => {
+            begin(r);
+            "callan.obstacle.cross-very"
+        }
         _ => "callan.obstacle.cross-easy",
     };
     r.step(

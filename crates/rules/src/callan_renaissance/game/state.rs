@@ -59,6 +59,32 @@ pub struct SideState {
     /// Weighted losses, in half bases.
     pub lost: u32,
     pub lost_points: u32,
+    /// BW of field works that are a difficult obstacle, bought in the points (D75).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub works_difficult: u32,
+    /// BW of field works that are a very difficult obstacle (D75).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub works_very: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// The obstacle ids of an army's field works (D75): `opere-<side>-difficili` and
+/// `opere-<side>-molto-difficili`, with their difficulty.
+pub fn works_obstacles(side: &SideState) -> Vec<(String, &'static str)> {
+    let mut out = Vec::new();
+    if side.works_difficult > 0 {
+        out.push((format!("opere-{}-difficili", side.id), "difficile"));
+    }
+    if side.works_very > 0 {
+        out.push((
+            format!("opere-{}-molto-difficili", side.id),
+            "molto-difficile",
+        ));
+    }
+    out
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -159,6 +185,26 @@ pub struct UnitState {
     /// It attacked this turn: light horse may not also fire (D17).
     #[serde(default)]
     pub attacked: bool,
+    /// It lost a base to enemy fire this turn: it may not reform (D72; rules version 4).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub lost_to_fire: bool,
+    /// An obstacle it has reached and will cross on a later turn (D74; rules version 4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crossing: Option<Crossing>,
+}
+
+/// A crossing begun and not yet finished (D74): foot at a very difficult obstacle ("La fanteria
+/// può attraversarlo solo nel turno successivo e poi va in disordine"), or a unit that chose to
+/// wait at a difficult one ("consideralo facile da attraversare nel turno successivo se
+/// indifeso").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Crossing {
+    /// The obstacle's id, as the state's `obstacles` names it.
+    pub obstacle: String,
+    /// Its difficulty: `difficile` or `molto-difficile`.
+    pub difficulty: String,
+    /// The turn the unit reached it: it crosses from the turn after.
+    pub turn: u32,
 }
 
 impl UnitState {

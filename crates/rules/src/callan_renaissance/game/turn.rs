@@ -161,6 +161,7 @@ pub(super) fn begin_turn(r: &mut Res) {
         u.volley_hits = 0;
         u.orders_failed = false;
         u.attacked = false;
+        u.lost_to_fire = false;
         if u.status == Status::Waiting && u.enters <= turn {
             u.status = Status::Ok;
         }
