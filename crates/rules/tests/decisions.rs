@@ -178,3 +178,63 @@ fn an_actor_behind_an_obstacle_or_in_works_defends_it_in_melee() {
         "charger-leaves-position"
     );
 }
+
+/// 002 says a Charge initiates "a combat with an enemy unit which is not already engaged in a
+/// melee" and also "It is possible to charge into an ongoing combat". Decided (both design
+/// documents, section 1.1): the first sentence speaks of the charger, as 000 rewrote it ("used by
+/// a unit which is not already engaged in a melee"), so a unit in a combat may not Charge while
+/// its target may be fighting already; then the target neither evades nor fires, and fights
+/// whether it has acted or not. Fails if either half of the reading changes.
+#[test]
+fn a_charge_may_go_into_an_ongoing_combat_but_not_out_of_one() {
+    for rules in ["abdf", "egc"] {
+        let (archers, knights) = if rules == "abdf" {
+            ("archers", "mounted-knights")
+        } else {
+            ("arquebusiers", "gendarmes")
+        };
+        let charge = |charger_fighting: bool, target_fighting: bool, target_acted: bool| {
+            code(
+                rules,
+                json!({"action":"charge",
+                    "actor":{"type":knights,"bases":4,"in_combat":charger_fighting},
+                    "target":{"type":archers,"bases":4,"in_combat":target_fighting,"acted":target_acted}}),
+            )
+        };
+        // Out of a combat: refused, whatever the target.
+        assert_eq!(charge(true, false, false), "in-ongoing-combat", "{rules}");
+        assert_eq!(charge(true, true, false), "in-ongoing-combat", "{rules}");
+        // A free target that may fire asks whether the charge crosses its arc of fire...
+        assert_eq!(charge(false, false, false), "question", "{rules}");
+        // ...one already fighting fires no defensive fire: no question, the melee follows, and
+        // it engages whether it has acted or not.
+        assert_eq!(charge(false, true, false), "accepted", "{rules}");
+        assert_eq!(charge(false, true, true), "accepted", "{rules}");
+        // Nor does it evade.
+        let evader = if rules == "abdf" {
+            "irregulars"
+        } else {
+            "skirmishers"
+        };
+        assert_eq!(
+            code(
+                rules,
+                json!({"action":"charge","actor":{"type":knights,"bases":4},
+                    "target":{"type":evader,"bases":2,"in_combat":true},"target_evades":true})
+            ),
+            "cannot-evade",
+            "{rules}"
+        );
+    }
+    // El Gran Capitán's missile troops may charge formed foot only in an ongoing combat (000,
+    // "unless the Target of the Charge is already engaged in an ongoing combat").
+    let shot = |fighting: bool| {
+        code(
+            "egc",
+            json!({"action":"charge","actor":{"type":"arquebusiers","bases":3},
+                "target":{"type":"french-italian-pike","bases":3,"in_combat":fighting}}),
+        )
+    };
+    assert_eq!(shot(false), "missile-troops-charge");
+    assert_eq!(shot(true), "accepted");
+}
