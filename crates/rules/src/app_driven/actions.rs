@@ -8,7 +8,7 @@ use tercio_core::{Plan, Step};
 use tercio_i18n::{keys, msg, plain};
 
 use super::model::*;
-use super::resolve::{self, Acc, FireSetup, MeleeSetup};
+use super::resolve::{self, Acc, FireSetup, MeleeSetup, Supporting};
 use super::tables::{ChargeRule, Charts, Class};
 use crate::interface::input::or_none;
 use crate::interface::Rejection;
@@ -340,6 +340,8 @@ fn allowed_fields(k: ActionKind) -> &'static [&'static str] {
             "force",
             "supporting_actor_bases",
             "supporting_target_bases",
+            "supporting_actor_units",
+            "supporting_target_units",
             "actor_status",
         ],
         Advance | March => &["actor", "leader_with_actor"],
@@ -355,6 +357,8 @@ fn allowed_fields(k: ActionKind) -> &'static [&'static str] {
             "force",
             "supporting_actor_bases",
             "supporting_target_bases",
+            "supporting_actor_units",
+            "supporting_target_units",
             "actor_status",
             "contacted_on_several_faces",
         ],
@@ -375,6 +379,8 @@ fn allowed_fields(k: ActionKind) -> &'static [&'static str] {
             "force",
             "supporting_actor_bases",
             "supporting_target_bases",
+            "supporting_actor_units",
+            "supporting_target_units",
             "actor_in_flank",
         ],
         Fire => &[
@@ -401,6 +407,8 @@ fn allowed_fields(k: ActionKind) -> &'static [&'static str] {
             "force",
             "supporting_actor_bases",
             "supporting_target_bases",
+            "supporting_actor_units",
+            "supporting_target_units",
         ],
         Attach => &["leader", "unit"],
         AssignCommand => &["leader", "to"],
@@ -470,11 +478,12 @@ fn melee_setup(
     actor: UnitSnap,
     target: UnitSnap,
     charging: bool,
+    supporting: &Supporting,
 ) -> MeleeSetup {
     let force = req.force.unwrap_or_else(|| {
         Force::from_bases(
-            u32::from(actor.remaining()) + u32::from(req.supporting_actor_bases.unwrap_or(0)),
-            u32::from(target.remaining()) + u32::from(req.supporting_target_bases.unwrap_or(0)),
+            u32::from(actor.remaining()) + supporting.actor_bases,
+            u32::from(target.remaining()) + supporting.target_bases,
         )
     });
     let bad_war = ctx.egc && is_bad_war(&actor, &target);
@@ -487,7 +496,129 @@ fn melee_setup(
         bad_war,
         actor,
         target,
+        supporting: supporting.clone(),
     }
+}
+
+/// The Supporting units of a melee between `a` and `t` on each side: named in a game
+/// (`supporting_actor_units`, `supporting_target_units`: each on the table, on that side,
+/// neither the Actor nor the Target, named once; their bases are those they have left), or
+/// given as bases alone (`supporting_*_bases`, as recorded games and stand-alone actions give
+/// them); both for one side is refused as ambiguous, at the bases. Units already acted may
+/// support (both seeds, 'Units in the Melee on both sides which have already acted may
+/// influence it as Supporting units').
+fn supporting(
+    ctx: &Ctx,
+    req: &ActionRequest,
+    a: &UnitSnap,
+    t: &UnitSnap,
+) -> Result<Supporting, Rejection> {
+    let mut out = Supporting::default();
+    let mut seen: Vec<&str> = Vec::new();
+    for actor_side in [true, false] {
+        let (units, bases, of, field, bases_field) = if actor_side {
+            (
+                &req.supporting_actor_units,
+                req.supporting_actor_bases,
+                a,
+                "supporting_actor_units",
+                "supporting_actor_bases",
+            )
+        } else {
+            (
+                &req.supporting_target_units,
+                req.supporting_target_bases,
+                t,
+                "supporting_target_units",
+                "supporting_target_bases",
+            )
+        };
+        let Some(ids) = units.as_ref().filter(|u| !u.is_empty()) else {
+            let n = u32::from(bases.unwrap_or(0));
+            if actor_side {
+                out.actor_bases = n;
+            } else {
+                out.target_bases = n;
+            }
+            continue;
+        };
+        if bases.is_some() {
+            return Err(rej(
+                "supporting-units-and-bases",
+                Some(bases_field),
+                msg(keys::APP_DRIVEN_REJECT_SUPPORTING_UNITS_AND_BASES, &[]),
+            ));
+        }
+        let Some(st) = ctx.state else {
+            return Err(rej(
+                "unit-id-without-game",
+                Some(field),
+                msg(keys::APP_DRIVEN_REJECT_SUPPORTING_NEEDS_GAME, &[]),
+            ));
+        };
+        for id in ids {
+            let u = super::game::unit_named(st, field, id)?;
+            let unit = [("unit", u.name.as_str())];
+            if u.destroyed {
+                return Err(rej(
+                    "unit-destroyed",
+                    Some(field),
+                    msg(keys::APP_DRIVEN_REJECT_DESTROYED, &unit),
+                ));
+            }
+            if let Some(turn) = u.arrives().filter(|&n| st.turn < n) {
+                return Err(super::game::not_now(
+                    "not-arrived",
+                    Some(field),
+                    msg(
+                        keys::APP_DRIVEN_REJECT_NOT_ARRIVED,
+                        &[("unit", &u.name), ("turn", &turn.to_string())],
+                    ),
+                ));
+            }
+            if *id == a.id || *id == t.id {
+                return Err(rej(
+                    "same-unit",
+                    Some(field),
+                    msg(keys::APP_DRIVEN_REJECT_SUPPORTING_IS_FIGHTING, &unit),
+                ));
+            }
+            if u.side != of.side {
+                return Err(rej(
+                    "wrong-side",
+                    Some(field),
+                    msg(
+                        keys::APP_DRIVEN_REJECT_SUPPORTING_WRONG_SIDE,
+                        &[("unit", &u.name), ("of", &of.name)],
+                    ),
+                ));
+            }
+            if seen.contains(&id.as_str()) {
+                return Err(rej(
+                    "duplicate-unit",
+                    Some(field),
+                    msg(keys::APP_DRIVEN_REJECT_SUPPORTING_TWICE, &unit),
+                ));
+            }
+            seen.push(id);
+            let left = u32::from(u.bases.saturating_sub(u.lost));
+            let named = (u.id.clone(), u.name.clone());
+            if actor_side {
+                out.actor_bases += left;
+                out.actor_units.push(named);
+            } else {
+                out.target_bases += left;
+                out.target_units.push(named);
+            }
+            out.leaders.extend(
+                st.leaders
+                    .values()
+                    .filter(|l| l.fate.is_none() && l.attached_to.as_deref() == Some(id))
+                    .map(|l| l.id.clone()),
+            );
+        }
+    }
+    Ok(out)
 }
 
 /// EGC Bad War: Swiss and Landsknecht pikemen in a melee fight to the last base.
@@ -665,7 +796,9 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
                 return Ok(Plan::Done(acc));
             }
             let melee_next = if u.in_combat {
-                Some(combat_target(ctx, req, &u)?)
+                let t = combat_target(ctx, req, &u)?;
+                let sup = supporting(ctx, req, &u, &t)?;
+                Some((t, sup))
             } else {
                 None
             };
@@ -676,7 +809,7 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
             Ok(
                 resolve::regroup(&ch, acc, u).and_then(move |(acc, after)| match &melee_next {
                     None => Plan::Done(acc),
-                    Some(t) => {
+                    Some((t, sup)) => {
                         let mut a = u2.clone();
                         a.cond.status = after;
                         let c = Ctx {
@@ -684,7 +817,7 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
                             egc: state_free_ctx.1,
                             state: None,
                         };
-                        let s = melee_setup(&c, &req2, a, t.clone(), false);
+                        let s = melee_setup(&c, &req2, a, t.clone(), false, sup);
                         let mut acc = acc;
                         acc.summary
                             .push(msg(keys::APP_DRIVEN_SUMMARY_REGROUP_THEN_MELEE, &[]));
@@ -798,6 +931,7 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
                 ));
             }
             let t = combat_target(ctx, req, &u)?;
+            let sup = supporting(ctx, req, &u, &t)?;
             let c = (ch.clone(), ctx.egc);
             let req2 = req.clone();
             let u2 = u.clone();
@@ -843,7 +977,7 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
                         egc: c.1,
                         state: None,
                     };
-                    let s = melee_setup(&cx, &req2, u2.clone(), t.clone(), false);
+                    let s = melee_setup(&cx, &req2, u2.clone(), t.clone(), false, &sup);
                     resolve::melee(&ch, acc, s)
                 }
             }))
@@ -912,7 +1046,8 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
             if req.target.is_none() && ctx.state.is_some() && !touching {
                 // The only enemy in contact is the target (the page need not ask).
                 let t = combat_target(ctx, req, &a)?;
-                let s = melee_setup(ctx, req, a, t, req.actor_charging.unwrap_or(false));
+                let sup = supporting(ctx, req, &a, &t)?;
+                let s = melee_setup(ctx, req, a, t, req.actor_charging.unwrap_or(false), &sup);
                 return Ok(resolve::melee(&ch, acc, s));
             }
             let mut t = ctx.snap(
@@ -941,7 +1076,8 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
                     ));
                 }
             }
-            let s = melee_setup(ctx, req, a, t, req.actor_charging.unwrap_or(false));
+            let sup = supporting(ctx, req, &a, &t)?;
+            let s = melee_setup(ctx, req, a, t, req.actor_charging.unwrap_or(false), &sup);
             Ok(resolve::melee(&ch, acc, s))
         }
         ActionKind::Charge => charge(ctx, req, acc),
@@ -1077,6 +1213,7 @@ fn charge(ctx: &Ctx, req: &ActionRequest, acc: Acc) -> Result<Plan<Acc>, Rejecti
             msg(why, &[("unit", &t.name)]),
         ));
     }
+    let sup = supporting(ctx, req, &a, &t)?;
     let frontal = req.frontal.unwrap_or(true);
     let inches = a.troop.charge_move.unwrap_or(0);
     let mut acc = acc;
@@ -1174,7 +1311,7 @@ fn charge(ctx: &Ctx, req: &ActionRequest, acc: Acc) -> Result<Plan<Acc>, Rejecti
             egc: setup_ctx.1,
             state: None,
         };
-        let s = melee_setup(&cx, &melee_req, a, t, true);
+        let s = melee_setup(&cx, &melee_req, a, t, true, &sup);
         resolve::melee(&setup_ctx.0, acc, s)
     });
     if defensive {

@@ -355,11 +355,19 @@ pub struct ActionRequest {
     /// Fire: bases that can fire (default: all the actor's bases).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub firing_bases: Option<u8>,
-    /// Melee: bases of Supporting units on each side, counted in the force ratio.
+    /// Melee: bases of Supporting units on each side, counted in the force ratio (as recorded
+    /// games and stand-alone actions give them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub supporting_actor_bases: Option<u8>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub supporting_target_bases: Option<u8>,
+    /// Melee in a game: the Supporting units on each side by id; their bases count in the force
+    /// ratio, and they and their leaders have acted (both seeds, 'All units involved in the
+    /// combat will be considered to have acted').
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supporting_actor_units: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supporting_target_units: Option<Vec<String>>,
     /// Charge: is it against the target's front? (false: flank or rear)
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frontal: Option<bool>,
@@ -425,6 +433,8 @@ impl ActionRequest {
             firing_bases: None,
             supporting_actor_bases: None,
             supporting_target_bases: None,
+            supporting_actor_units: None,
+            supporting_target_units: None,
             frontal: None,
             crosses_arc_of_fire: None,
             target_evades: None,
@@ -551,6 +561,11 @@ pub enum Effect {
         unit: Option<String>,
     },
     LeaderCaughtUp {
+        leader: String,
+    },
+    /// A leader attached to a Supporting unit of a melee has acted: no initiative for him this
+    /// turn, but he was not in the Melee with the Actor or the Target, so he may still move.
+    LeaderActed {
         leader: String,
     },
     CommandAssigned {
