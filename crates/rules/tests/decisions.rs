@@ -238,3 +238,78 @@ fn a_charge_may_go_into_an_ongoing_combat_but_not_out_of_one() {
     assert_eq!(shot(false), "missile-troops-charge");
     assert_eq!(shot(true), "accepted");
 }
+
+/// Both seeds: "If a Fire action has two Target units, then two calculations are performed with
+/// the app to determine the results - one for each target unit". An activated Fire may name a
+/// second target with the bases firing at it (the others fire at the first) and its cover: two
+/// calculations, each as the Fire at that target alone with those bases, each shown by its
+/// target in the odds. Fails on the code before, which refused a second target.
+#[test]
+fn a_fire_at_two_targets_is_two_calculations() {
+    for (rules, firer, first, second) in [
+        ("abdf", "archers", "mounted-knights", "dismounted-knights"),
+        ("egc", "arquebusiers", "swiss-pike", "gendarmes"),
+    ] {
+        let two = json!({"action": "fire", "actor": {"type": firer, "bases": 4},
+            "target": {"type": first, "bases": 4, "name": "First"}, "ground": "open",
+            "second_target": {"type": second, "bases": 3, "name": "Second"},
+            "second_firing_bases": 1, "second_ground": "rough-cover"});
+        let alone = |target: &str, bases: u8, firing: u8, ground: &str| {
+            report(
+                rules,
+                &json!({"action": "fire", "actor": {"type": firer, "bases": 4},
+                    "target": {"type": target, "bases": bases}, "firing_bases": firing,
+                    "ground": ground}),
+            )
+        };
+        let both = report(rules, &two);
+        let (a, b) = (
+            alone(first, 4, 3, "open"),
+            alone(second, 3, 1, "rough-cover"),
+        );
+        for value in ["no effect", "one level", "devastating"] {
+            assert!(
+                (both.p("First: fire", value) - a.p("fire", value)).abs() < 1e-12,
+                "{rules} first {value}"
+            );
+            assert!(
+                (both.p("Second: fire", value) - b.p("fire", value)).abs() < 1e-12,
+                "{rules} second {value}"
+            );
+        }
+        assert!(both.p("First: fire", "one level") > 0.0, "{rules}");
+        assert_eq!(both.p("fire", "one level"), 0.0, "{rules}: named by target");
+        // Without firing_bases the first target gets the bases not firing at the second; given,
+        // the two may not use more bases than the unit has.
+        let with = |extra: serde_json::Value| {
+            let mut a = two.clone();
+            for (k, v) in extra.as_object().expect("object") {
+                a[k] = v.clone();
+            }
+            plan(rules, &a)
+                .err()
+                .map(|r| (r.code, r.field.unwrap_or_default()))
+        };
+        assert_eq!(with(json!({"firing_bases": 3})), None, "{rules}");
+        assert_eq!(
+            with(json!({"firing_bases": 4})),
+            Some(("bad-firing-bases".into(), "second_firing_bases".into()))
+        );
+        assert_eq!(
+            with(json!({"second_firing_bases": 4})),
+            Some(("bad-firing-bases".into(), "second_firing_bases".into()))
+        );
+        assert_eq!(
+            with(json!({"second_firing_bases": null})),
+            Some(("missing-field".into(), "second_firing_bases".into()))
+        );
+        let mut lone = two.clone();
+        lone.as_object_mut()
+            .expect("object")
+            .remove("second_target");
+        assert_eq!(
+            plan(rules, &lone).err().map(|r| (r.code, r.field)),
+            Some(("field-not-used".into(), Some("second_firing_bases".into())))
+        );
+    }
+}

@@ -714,3 +714,87 @@ fn supporting_bases_given_alone_mark_no_other_unit() {
         .collect();
     assert_eq!(acted, vec!["spanish-pike-left", "swiss-first-block"]);
 }
+
+/// An activated Fire at two targets in a game (both seeds, "If a Fire action has two Target
+/// units, then two calculations are performed"): both targets take their calculation's result,
+/// the unit has acted once; the second target is another enemy unit; the end of the turn splits
+/// a unit's fire as two fires of its list, not with a second target.
+#[test]
+fn an_activated_fire_at_two_targets_in_a_game() {
+    let mut g = Game::new(scenario("el-gran-capitan", "cerignola-1503.toml"), 5).expect("game");
+    let dir = root().join("examples/el-gran-capitan/game");
+    for f in ["01-initiative.json", "02-command.json"] {
+        g.act(
+            serde_json::from_str(&std::fs::read_to_string(dir.join(f)).expect("read"))
+                .expect("json"),
+        )
+        .expect("act");
+    }
+    let fire = |second: &str| {
+        json!({"action": "fire", "actor": "gascon-crossbowmen", "target": "spanish-pike-left",
+            "second_target": second, "second_firing_bases": 2, "second_ground": "obstacle"})
+    };
+    let refused = |a: Value| {
+        let Err(tercio_rules::game::GameError::Rejected(r)) = g.clone().act(a) else {
+            panic!("accepted");
+        };
+        (r.code, r.field.unwrap_or_default())
+    };
+    assert_eq!(
+        refused(fire("spanish-pike-left")),
+        ("duplicate-fire".into(), "second_target".into())
+    );
+    assert_eq!(
+        refused(fire("swiss-first-block")),
+        ("same-side".into(), "second_target".into())
+    );
+    assert_eq!(
+        refused(fire("nobody")),
+        ("unknown-unit".into(), "second_target".into())
+    );
+    let ev = g
+        .act(fire("spanish-arquebusiers-centre"))
+        .expect("two targets")
+        .clone();
+    let fires: Vec<String> = ev.resolution.steps.iter().map(|s| en(&s.title)).collect();
+    assert_eq!(fires.len(), 2, "{fires:?}");
+    assert!(
+        fires[0].contains("Spanish pikes of the left wing"),
+        "{fires:?}"
+    );
+    assert!(
+        fires[1].contains("Arquebusiers lining the works"),
+        "{fires:?}"
+    );
+    let effects = serde_json::to_value(&ev.effects).expect("json");
+    let of = |kind: &str| -> Vec<String> {
+        effects
+            .as_array()
+            .expect("effects")
+            .iter()
+            .filter(|e| e["effect"] == kind)
+            .map(|e| e["unit"].as_str().unwrap_or_default().to_string())
+            .collect()
+    };
+    assert_eq!(
+        of("unit"),
+        ["spanish-pike-left", "spanish-arquebusiers-centre"]
+    );
+    assert_eq!(of("acted"), ["gascon-crossbowmen"]);
+    assert!(state(&g).units["gascon-crossbowmen"].acted);
+    // The end of the turn: another fire of the list, not a second target.
+    g.act(json!({"action": "end-initiatives"}))
+        .expect("end initiatives");
+    let Err(tercio_rules::game::GameError::Rejected(r)) = g.clone().act(json!({"action": "end-fire",
+        "swiss_without_targets": ["swiss-first-block", "swiss-second-block"],
+        "fires": [{"action": "fire", "actor": "spanish-arquebusiers-right", "target": "french-foot-pike",
+            "second_target": "swiss-first-block", "second_firing_bases": 1}]}))
+    else {
+        panic!("accepted");
+    };
+    assert_eq!(
+        (r.code.as_str(), r.field.as_deref()),
+        ("field-not-used", Some("fires[0].second_target"))
+    );
+    assert_eq!(g.replay(), Ok(g.log.entries().len()));
+}

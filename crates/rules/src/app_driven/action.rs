@@ -296,6 +296,13 @@ pub struct Fire {
     pub force: Option<Force>,
     #[serde(default, deserialize_with = "opt_bases")]
     pub firing_bases: Option<u8>,
+    /// A second target of the same Fire action, with the bases firing at it and its cover.
+    #[serde(default, deserialize_with = "opt_unit")]
+    pub second_target: Option<UnitRef>,
+    #[serde(default, deserialize_with = "opt_bases")]
+    pub second_firing_bases: Option<u8>,
+    #[serde(default, deserialize_with = "opt_choice")]
+    pub second_ground: Option<Ground>,
     /// The end-of-turn form's fields this fire was made from; never read from JSON.
     #[serde(skip)]
     pub slot: Option<FormSlot>,
@@ -666,6 +673,9 @@ impl Action {
                 r.actor_status = a.actor_status;
                 r.force = a.force;
                 r.firing_bases = a.firing_bases;
+                r.second_target = a.second_target;
+                r.second_firing_bases = a.second_firing_bases;
+                r.second_ground = a.second_ground;
             }
             Action::Melee(a) => {
                 r.actor = a.actor;

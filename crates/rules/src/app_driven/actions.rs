@@ -391,6 +391,9 @@ fn allowed_fields(k: ActionKind) -> &'static [&'static str] {
             "actor_status",
             "force",
             "firing_bases",
+            "second_target",
+            "second_firing_bases",
+            "second_ground",
         ],
         Melee => &[
             "actor",
@@ -1002,7 +1005,13 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
             let mut t = ctx.snap(req.target.as_ref(), "target", None)?;
             target_status(req, &mut t);
             same_side(ctx, &a, &t)?;
-            let firing = u32::from(req.firing_bases.unwrap_or(a.remaining()));
+            let second = second_target(ctx, req, &a, &t)?;
+            let left = a.remaining();
+            // With a second target, the bases not firing at it fire at the first.
+            let firing = u32::from(
+                req.firing_bases
+                    .unwrap_or(left.saturating_sub(second.as_ref().map_or(0, |s| s.1))),
+            );
             if firing == 0 || firing > u32::from(a.remaining()) {
                 return Err(rej(
                     "bad-firing-bases",
@@ -1019,14 +1028,67 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
             let force = req
                 .force
                 .unwrap_or_else(|| Force::from_bases(firing, u32::from(t.remaining())));
-            let s = FireSetup {
+            let Some((t2, n2)) = second else {
+                let s = FireSetup {
+                    actor: a,
+                    target: t,
+                    ground: req.ground.unwrap_or_default(),
+                    force,
+                    defensive: false,
+                };
+                return Ok(resolve::fire(&ch, acc, s).map(|(acc, _)| acc));
+            };
+            if firing + u32::from(n2) > u32::from(left) {
+                return Err(rej(
+                    "bad-firing-bases",
+                    Some("second_firing_bases"),
+                    msg(
+                        keys::APP_DRIVEN_REJECT_FIRE_BASES_ONCE,
+                        &[
+                            ("unit", &a.name),
+                            ("bases", &left.to_string()),
+                            ("used", &firing.to_string()),
+                            ("firing", &n2.to_string()),
+                        ],
+                    ),
+                ));
+            }
+            // Two calculations, one per target (both seeds, "If a Fire action has two Target
+            // units, then two calculations are performed with the app"), each named by its
+            // target in the odds.
+            let second = FireSetup {
+                actor: a.clone(),
+                force: Force::from_bases(u32::from(n2), u32::from(t2.remaining())),
+                target: t2,
+                ground: req.second_ground.unwrap_or_default(),
+                defensive: false,
+            };
+            let first = FireSetup {
                 actor: a,
                 target: t,
                 ground: req.ground.unwrap_or_default(),
                 force,
                 defensive: false,
             };
-            Ok(resolve::fire(&ch, acc, s).map(|(acc, _)| acc))
+            let (ch2, first_name) = (ch.clone(), first.target.name.clone());
+            Ok(
+                resolve::fire(&ch, acc, first).and_then(move |(mut acc, _)| {
+                    per_target(&mut acc, 0, &first_name);
+                    let (facets, effects) = (acc.facets.len(), acc.effects.len());
+                    let name = second.target.name.clone();
+                    let actor = second.actor.id.clone();
+                    resolve::fire(&ch2, acc, second.clone()).map(move |(mut acc, _)| {
+                        per_target(&mut acc, facets, &name);
+                        // The unit has acted once.
+                        let mut i = 0;
+                        acc.effects.retain(|e| {
+                            i += 1;
+                            i <= effects || !matches!(e, Effect::Acted { unit } if *unit == actor)
+                        });
+                        acc
+                    })
+                }),
+            )
         }
         ActionKind::Melee => {
             let mut a = ctx.snap(req.actor.as_ref(), "actor", req.leader_with_actor.as_ref())?;
@@ -1092,6 +1154,86 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
                 ],
             ),
         )),
+    }
+}
+
+/// A Fire's second target (`second_target`) and the bases firing at it (`second_firing_bases`,
+/// needed with it, at most the unit's bases less one): an enemy, not the first target (all the
+/// fire at one target is one calculation). Without one, its bases and cover are refused.
+fn second_target(
+    ctx: &Ctx,
+    req: &ActionRequest,
+    a: &UnitSnap,
+    t: &UnitSnap,
+) -> Result<Option<(UnitSnap, u8)>, Rejection> {
+    let unit = [("unit", a.name.as_str())];
+    let Some(r) = req.second_target.as_ref() else {
+        for (field, given) in [
+            ("second_firing_bases", req.second_firing_bases.is_some()),
+            ("second_ground", req.second_ground.is_some()),
+        ] {
+            if given {
+                return Err(rej(
+                    "field-not-used",
+                    Some(field),
+                    msg(keys::APP_DRIVEN_REJECT_SPLIT_NEEDS_TARGET, &unit),
+                ));
+            }
+        }
+        return Ok(None);
+    };
+    let t2 = ctx.snap(Some(r), "second_target", None)?;
+    if ctx.state.is_some() && t2.side == a.side {
+        return Err(rej(
+            "same-side",
+            Some("second_target"),
+            msg(
+                keys::APP_DRIVEN_REJECT_SAME_SIDE,
+                &[("actor", &a.name), ("target", &t2.name)],
+            ),
+        ));
+    }
+    if ctx.state.is_some() && t2.id == t.id {
+        return Err(rej(
+            "duplicate-fire",
+            Some("second_target"),
+            msg(keys::APP_DRIVEN_REJECT_SPLIT_SAME_TARGET, &unit),
+        ));
+    }
+    let n = req.second_firing_bases.ok_or_else(|| {
+        rej(
+            "missing-field",
+            Some("second_firing_bases"),
+            msg(keys::APP_DRIVEN_REJECT_SPLIT_NEEDS_BASES, &unit),
+        )
+    })?;
+    let most = a.remaining().saturating_sub(1);
+    if n == 0 || n > most {
+        return Err(rej(
+            "bad-firing-bases",
+            Some("second_firing_bases"),
+            msg(
+                keys::APP_DRIVEN_REJECT_BASES_SECOND,
+                &[("firing", &n.to_string()), ("max", &most.to_string())],
+            ),
+        ));
+    }
+    Ok(Some((t2, n)))
+}
+
+/// A fire's odds facets from `from` on, named by its target (`name: fire`, `name: destroyed`):
+/// the two calculations of a Fire at two targets.
+fn per_target(acc: &mut Acc, from: usize, name: &str) {
+    let (fire, destroyed) = (
+        msg(keys::APP_DRIVEN_FACET_FIRE, &[]),
+        msg(keys::APP_DRIVEN_FACET_TARGET_DESTROYED, &[]),
+    );
+    for (k, _) in acc.facets.iter_mut().skip(from) {
+        if *k == fire {
+            *k = msg(keys::APP_DRIVEN_FACET_FIRE_AT, &[("unit", name)]);
+        } else if *k == destroyed {
+            *k = msg(keys::APP_DRIVEN_FACET_DESTROYED, &[("unit", name)]);
+        }
     }
 }
 

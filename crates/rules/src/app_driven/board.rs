@@ -563,6 +563,9 @@ fn unit_fields(e: &AppEngine, st: &GameState, side: Option<&str>, kind: &str) ->
             kind == "regroup",
         ));
     }
+    if kind == "fire" {
+        f.extend(second_target_fields(st, &actors, gm, &mine));
+    }
     if gm && uses("charge fire melee retire regroup") {
         f.push(
             FormField::choice(
@@ -665,6 +668,64 @@ fn unit_fields(e: &AppEngine, st: &GameState, side: Option<&str>, kind: &str) ->
         ));
     }
     f
+}
+
+/// A Fire's second target (both seeds, "If a Fire action has two Target units, then two
+/// calculations are performed"), one tap away, for a firer with two bases or more; once chosen,
+/// the bases firing at it (the others fire at the first target) and its cover.
+fn second_target_fields(
+    st: &GameState,
+    actors: &[&UnitState],
+    gm: bool,
+    mine: &dyn Fn(&str) -> bool,
+) -> Vec<FormField> {
+    let firers: Vec<String> = actors
+        .iter()
+        .filter(|u| u.bases.saturating_sub(u.lost) >= 2)
+        .map(|u| u.id.clone())
+        .collect();
+    let targets: Vec<Choice> = st
+        .units
+        .values()
+        .filter(|u| u.on_table(st.turn) && (gm || !mine(&u.side)))
+        .map(|u| Choice::new(u.id.clone(), u.name.clone()))
+        .collect();
+    if firers.is_empty() || targets.is_empty() {
+        return Vec::new();
+    }
+    let ids: Vec<String> = targets.iter().map(|c| c.value.clone()).collect();
+    let most = actors
+        .iter()
+        .map(|u| i64::from(u.bases.saturating_sub(u.lost)))
+        .max()
+        .unwrap_or(2);
+    vec![
+        FormField::choice(
+            "second_target",
+            &m(keys::APP_DRIVEN_FIELD_SECOND_TARGET),
+            targets,
+            true,
+        )
+        .only_for(firers)
+        .more(),
+        FormField::number(
+            "second_firing_bases",
+            &m(keys::APP_DRIVEN_FIELD_SECOND_BASES),
+            1,
+            most - 1,
+            1,
+        )
+        .only_when("second_target", ids.clone())
+        .more(),
+        FormField::choice(
+            "second_ground",
+            &m(keys::APP_DRIVEN_FIELD_SECOND_GROUND),
+            ground_choices(false),
+            false,
+        )
+        .only_when("second_target", ids)
+        .more(),
+    ]
 }
 
 /// The Supporting units of a melee, named (both seeds, 'Supporting' units): for the actor's
@@ -1051,6 +1112,55 @@ mod tests {
                 };
                 assert_eq!(options(f), want, "{name} for {side}");
             }
+        }
+    }
+
+    /// The activated Fire's second target (item 2 of "The last rules the seeds describe"): one
+    /// tap away, for a firer of two bases or more, its bases and cover shown once it is chosen;
+    /// a side is offered only enemies. The form as it starts sends none of it.
+    #[test]
+    fn the_fire_form_offers_a_second_target_to_a_unit_of_two_bases() {
+        let (e, st) = engine("el-gran-capitan", "cerignola-1503");
+        for side in ["french", "spanish"] {
+            let fs = forms(&e, &st, Some(side));
+            let fire = fs.iter().find(|f| f.action == "fire").expect("fire");
+            let field = |name: &str| {
+                fire.fields
+                    .iter()
+                    .find(|f| f.name == name)
+                    .unwrap_or_else(|| panic!("{name}"))
+            };
+            let second = field("second_target");
+            assert!(second.more);
+            let FieldKind::Choice { options, optional } = &second.kind else {
+                panic!("a choice");
+            };
+            assert!(*optional);
+            assert!(options
+                .iter()
+                .all(|o| st.units[o.value.as_str()].side != side));
+            let FieldKind::Choice {
+                options: firers, ..
+            } = &fire.fields[0].kind
+            else {
+                panic!("the actor is a choice");
+            };
+            for u in firers.iter().map(|o| o.value.clone()) {
+                let unit = &st.units[u.as_str()];
+                assert_eq!(
+                    second.only_for.contains(&u),
+                    unit.bases - unit.lost >= 2,
+                    "{u}"
+                );
+            }
+            for name in ["second_firing_bases", "second_ground"] {
+                assert_eq!(field(name).only_with.as_deref(), Some("second_target"));
+            }
+            let sent = fire.default_action(Some("gascon-crossbowmen"));
+            assert!(
+                sent.get("second_firing_bases").is_none() && sent.get("second_target").is_none(),
+                "{sent}"
+            );
         }
     }
 

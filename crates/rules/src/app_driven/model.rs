@@ -352,9 +352,19 @@ pub struct ActionRequest {
     pub in_contact: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub force: Option<Force>,
-    /// Fire: bases that can fire (default: all the actor's bases).
+    /// Fire: bases that can fire (default: all the actor's bases, less those firing at a second
+    /// target).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub firing_bases: Option<u8>,
+    /// Fire: a second target, fired at by other bases of the unit in the same action (both
+    /// seeds, "If a Fire action has two Target units, then two calculations are performed"),
+    /// with its own bases and cover.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub second_target: Option<UnitRef>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub second_firing_bases: Option<u8>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub second_ground: Option<Ground>,
     /// Melee: bases of Supporting units on each side, counted in the force ratio (as recorded
     /// games and stand-alone actions give them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -431,6 +441,9 @@ impl ActionRequest {
             in_contact: None,
             force: None,
             firing_bases: None,
+            second_target: None,
+            second_firing_bases: None,
+            second_ground: None,
             supporting_actor_bases: None,
             supporting_target_bases: None,
             supporting_actor_units: None,
