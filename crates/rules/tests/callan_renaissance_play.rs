@@ -44,6 +44,8 @@ fn fill(f: &ActionForm, state: &Value, pick: &mut impl FnMut(usize) -> usize) ->
                     a.insert(field.name.clone(), json!(o.value));
                 }
             }
+            // No Callan form has one.
+            FieldKind::Choices { .. } => {}
             FieldKind::Flag => {
                 if pick(4) == 0 {
                     a.insert(field.name.clone(), json!(true));

@@ -50,6 +50,17 @@ fn fill(f: &ActionForm, state: &Value, pick: &mut impl FnMut(usize) -> usize) ->
                     a.insert(field.name.clone(), v);
                 }
             }
+            // No ECW form has one; any of the choices, or none.
+            FieldKind::Choices { options } => {
+                let chosen: Vec<&str> = options
+                    .iter()
+                    .filter(|_| pick(2) == 0)
+                    .map(|o| o.value.as_str())
+                    .collect();
+                if !chosen.is_empty() {
+                    a.insert(field.name.clone(), json!(chosen));
+                }
+            }
             FieldKind::Flag => {
                 if pick(3) == 0 {
                     a.insert(field.name.clone(), json!(true));

@@ -178,3 +178,138 @@ fn an_actor_behind_an_obstacle_or_in_works_defends_it_in_melee() {
         "charger-leaves-position"
     );
 }
+
+/// 002 says a Charge initiates "a combat with an enemy unit which is not already engaged in a
+/// melee" and also "It is possible to charge into an ongoing combat". Decided (both design
+/// documents, section 1.1): the first sentence speaks of the charger, as 000 rewrote it ("used by
+/// a unit which is not already engaged in a melee"), so a unit in a combat may not Charge while
+/// its target may be fighting already; then the target neither evades nor fires, and fights
+/// whether it has acted or not. Fails if either half of the reading changes.
+#[test]
+fn a_charge_may_go_into_an_ongoing_combat_but_not_out_of_one() {
+    for rules in ["abdf", "egc"] {
+        let (archers, knights) = if rules == "abdf" {
+            ("archers", "mounted-knights")
+        } else {
+            ("arquebusiers", "gendarmes")
+        };
+        let charge = |charger_fighting: bool, target_fighting: bool, target_acted: bool| {
+            code(
+                rules,
+                json!({"action":"charge",
+                    "actor":{"type":knights,"bases":4,"in_combat":charger_fighting},
+                    "target":{"type":archers,"bases":4,"in_combat":target_fighting,"acted":target_acted}}),
+            )
+        };
+        // Out of a combat: refused, whatever the target.
+        assert_eq!(charge(true, false, false), "in-ongoing-combat", "{rules}");
+        assert_eq!(charge(true, true, false), "in-ongoing-combat", "{rules}");
+        // A free target that may fire asks whether the charge crosses its arc of fire...
+        assert_eq!(charge(false, false, false), "question", "{rules}");
+        // ...one already fighting fires no defensive fire: no question, the melee follows, and
+        // it engages whether it has acted or not.
+        assert_eq!(charge(false, true, false), "accepted", "{rules}");
+        assert_eq!(charge(false, true, true), "accepted", "{rules}");
+        // Nor does it evade.
+        let evader = if rules == "abdf" {
+            "irregulars"
+        } else {
+            "skirmishers"
+        };
+        assert_eq!(
+            code(
+                rules,
+                json!({"action":"charge","actor":{"type":knights,"bases":4},
+                    "target":{"type":evader,"bases":2,"in_combat":true},"target_evades":true})
+            ),
+            "cannot-evade",
+            "{rules}"
+        );
+    }
+    // El Gran Capitán's missile troops may charge formed foot only in an ongoing combat (000,
+    // "unless the Target of the Charge is already engaged in an ongoing combat").
+    let shot = |fighting: bool| {
+        code(
+            "egc",
+            json!({"action":"charge","actor":{"type":"arquebusiers","bases":3},
+                "target":{"type":"french-italian-pike","bases":3,"in_combat":fighting}}),
+        )
+    };
+    assert_eq!(shot(false), "missile-troops-charge");
+    assert_eq!(shot(true), "accepted");
+}
+
+/// Both seeds: "If a Fire action has two Target units, then two calculations are performed with
+/// the app to determine the results - one for each target unit". An activated Fire may name a
+/// second target with the bases firing at it (the others fire at the first) and its cover: two
+/// calculations, each as the Fire at that target alone with those bases, each shown by its
+/// target in the odds. Fails on the code before, which refused a second target.
+#[test]
+fn a_fire_at_two_targets_is_two_calculations() {
+    for (rules, firer, first, second) in [
+        ("abdf", "archers", "mounted-knights", "dismounted-knights"),
+        ("egc", "arquebusiers", "swiss-pike", "gendarmes"),
+    ] {
+        let two = json!({"action": "fire", "actor": {"type": firer, "bases": 4},
+            "target": {"type": first, "bases": 4, "name": "First"}, "ground": "open",
+            "second_target": {"type": second, "bases": 3, "name": "Second"},
+            "second_firing_bases": 1, "second_ground": "rough-cover"});
+        let alone = |target: &str, bases: u8, firing: u8, ground: &str| {
+            report(
+                rules,
+                &json!({"action": "fire", "actor": {"type": firer, "bases": 4},
+                    "target": {"type": target, "bases": bases}, "firing_bases": firing,
+                    "ground": ground}),
+            )
+        };
+        let both = report(rules, &two);
+        let (a, b) = (
+            alone(first, 4, 3, "open"),
+            alone(second, 3, 1, "rough-cover"),
+        );
+        for value in ["no effect", "one level", "devastating"] {
+            assert!(
+                (both.p("First: fire", value) - a.p("fire", value)).abs() < 1e-12,
+                "{rules} first {value}"
+            );
+            assert!(
+                (both.p("Second: fire", value) - b.p("fire", value)).abs() < 1e-12,
+                "{rules} second {value}"
+            );
+        }
+        assert!(both.p("First: fire", "one level") > 0.0, "{rules}");
+        assert_eq!(both.p("fire", "one level"), 0.0, "{rules}: named by target");
+        // Without firing_bases the first target gets the bases not firing at the second; given,
+        // the two may not use more bases than the unit has.
+        let with = |extra: serde_json::Value| {
+            let mut a = two.clone();
+            for (k, v) in extra.as_object().expect("object") {
+                a[k] = v.clone();
+            }
+            plan(rules, &a)
+                .err()
+                .map(|r| (r.code, r.field.unwrap_or_default()))
+        };
+        assert_eq!(with(json!({"firing_bases": 3})), None, "{rules}");
+        assert_eq!(
+            with(json!({"firing_bases": 4})),
+            Some(("bad-firing-bases".into(), "second_firing_bases".into()))
+        );
+        assert_eq!(
+            with(json!({"second_firing_bases": 4})),
+            Some(("bad-firing-bases".into(), "second_firing_bases".into()))
+        );
+        assert_eq!(
+            with(json!({"second_firing_bases": null})),
+            Some(("missing-field".into(), "second_firing_bases".into()))
+        );
+        let mut lone = two.clone();
+        lone.as_object_mut()
+            .expect("object")
+            .remove("second_target");
+        assert_eq!(
+            plan(rules, &lone).err().map(|r| (r.code, r.field)),
+            Some(("field-not-used".into(), Some("second_firing_bases".into())))
+        );
+    }
+}

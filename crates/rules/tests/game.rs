@@ -498,3 +498,303 @@ fn a_unit_leaves_the_table_uncounted_and_a_late_one_arrives_on_its_turn() {
         "turn 2: not yet"
     );
 }
+
+/// Both seeds, 'Supporting' units: "All units involved in the combat will be considered to have
+/// acted ... Any Leaders attached to any unit involved in the combat will also be considered to
+/// have acted for the current turn, and may not be subsequently given an Initiative." A charge
+/// names its supporting units; their bases count in the force ratio as the bases given alone
+/// did, and they and their leaders have acted (a supporting leader was not in the Melee with the
+/// Actor or the Target, so he may still move). Fails on the code before, which knew no named
+/// supporting units, and on any change of what they mark or count.
+#[test]
+fn named_supporting_units_count_in_the_force_and_have_acted_with_their_leaders() {
+    let mut g = Game::new(scenario("el-gran-capitan", "cerignola-1503.toml"), 5).expect("game");
+    let dir = root().join("examples/el-gran-capitan/game");
+    for f in ["01-initiative.json", "02-command.json", "03-attach.json"] {
+        g.act(
+            serde_json::from_str(&std::fs::read_to_string(dir.join(f)).expect("read"))
+                .expect("json"),
+        )
+        .expect("act");
+    }
+    // A leader with each supporting unit: the French one stands with the second Swiss block,
+    // the Spanish one with the sword-and-buckler men of the left.
+    g.act(json!({"action": "attach", "leader": "louis-d-ars", "unit": "swiss-second-block"}))
+        .expect("attach");
+    g.act(json!({"action": "attach", "leader": "garcia-de-paredes", "unit": "rodeleros-left"}))
+        .expect("attach");
+    let refused = |g: &Game, a: Value| match g.clone().act(a) {
+        Err(tercio_rules::game::GameError::Rejected(r)) => {
+            (r.code.clone(), r.field.clone().unwrap_or_default())
+        }
+        other => panic!(
+            "accepted: {:?}",
+            other.map(|e| e.resolution.summary.clone())
+        ),
+    };
+    let charge = |extra: Value| {
+        let mut a = json!({"action": "charge", "actor": "swiss-first-block", "target": "spanish-pike-left", "ground": "obstacle"});
+        for (k, v) in extra.as_object().expect("object") {
+            a[k] = v.clone();
+        }
+        a
+    };
+    for (extra, code, field) in [
+        (
+            json!({"supporting_actor_units": ["swiss-second-block"], "supporting_actor_bases": 5}),
+            "supporting-units-and-bases",
+            "supporting_actor_bases",
+        ),
+        (
+            json!({"supporting_actor_units": ["no-such-unit"]}),
+            "unknown-unit",
+            "supporting_actor_units",
+        ),
+        (
+            json!({"supporting_actor_units": ["swiss-first-block"]}),
+            "same-unit",
+            "supporting_actor_units",
+        ),
+        (
+            json!({"supporting_target_units": ["spanish-pike-left"]}),
+            "same-unit",
+            "supporting_target_units",
+        ),
+        (
+            json!({"supporting_actor_units": ["rodeleros-left"]}),
+            "wrong-side",
+            "supporting_actor_units",
+        ),
+        (
+            json!({"supporting_target_units": ["swiss-second-block"]}),
+            "wrong-side",
+            "supporting_target_units",
+        ),
+        (
+            json!({"supporting_actor_units": "swiss-second-block, swiss-second-block"}),
+            "duplicate-unit",
+            "supporting_actor_units",
+        ),
+        (
+            json!({"supporting_actor_units": ["french-guns"]}),
+            "not-arrived",
+            "supporting_actor_units",
+        ),
+    ] {
+        assert_eq!(
+            refused(&g, charge(extra.clone())),
+            (code.to_string(), field.to_string()),
+            "{extra}"
+        );
+    }
+    // A unit off the table supports no one.
+    let mut gone = g.clone();
+    gone.act(json!({"action": "remove", "unit": "gascon-skirmishers"}))
+        .expect("remove");
+    assert_eq!(
+        refused(
+            &gone,
+            charge(json!({"supporting_actor_units": ["gascon-skirmishers"]}))
+        ),
+        ("unit-destroyed".into(), "supporting_actor_units".into())
+    );
+    // Stand-alone, supporting units are given as bases.
+    let alone = tercio_rules::lookup("egc")
+        .expect("egc")
+        .engine(None)
+        .expect("engine");
+    let r = alone
+        .plan(
+            None,
+            &json!({"action": "melee", "actor": {"type": "footmen", "bases": 3}, "target": {"type": "footmen", "bases": 3}, "supporting_actor_units": ["a"]}),
+        )
+        .err()
+        .expect("no game");
+    assert_eq!(
+        (r.code.as_str(), r.field.as_deref()),
+        ("unit-id-without-game", Some("supporting_actor_units"))
+    );
+
+    // The named units give the force the same bases given alone give (5 Swiss and 3 pikes
+    // against 3 pikes and 2 sword-and-buckler men), and the same dice the same melee.
+    let engine = g.engine().expect("engine");
+    let rolled = |a: Value| {
+        let plan = engine.plan(Some(&g.state), &a).expect("plan");
+        let (o, _) = plan.roll(&mut tercio_core::DiceStream::from_seed(3));
+        o
+    };
+    let named = rolled(charge(json!({
+        "supporting_actor_units": ["swiss-second-block"],
+        "supporting_target_units": ["rodeleros-left"]})));
+    let counted = rolled(charge(
+        json!({"supporting_actor_bases": 5, "supporting_target_bases": 2}),
+    ));
+    let melee = |o: &tercio_rules::Outcome| {
+        let s = o
+            .resolution
+            .steps
+            .iter()
+            .find(|s| en(&s.title).starts_with("Melee"))
+            .expect("a melee")
+            .clone();
+        (s.dice, s.modifiers, s.totals, s.result)
+    };
+    assert_eq!(melee(&named), melee(&counted));
+    let text = en(&named.resolution.render());
+    assert!(
+        text.contains("Swiss pikes (second block) support Swiss pikes (first block)"),
+        "{text}"
+    );
+
+    // Played: the supporting units and their leaders have acted.
+    g.act(charge(json!({
+        "supporting_actor_units": ["swiss-second-block"],
+        "supporting_target_units": ["rodeleros-left"]})))
+        .expect("charge");
+    let st = state(&g);
+    assert!(st.units["swiss-second-block"].acted);
+    assert!(st.units["rodeleros-left"].acted);
+    for l in ["louis-d-ars", "garcia-de-paredes"] {
+        assert!(st.leaders[l].caught_up, "{l} has acted");
+        assert!(!st.leaders[l].fought, "{l} was not in the Melee itself");
+    }
+    // Not in the combat the melee recorded, and no activation of theirs this turn.
+    assert!(st.units["swiss-second-block"].in_combat_with.is_empty());
+    assert_eq!(
+        refused(
+            &g,
+            json!({"action": "advance", "actor": "swiss-second-block"})
+        )
+        .0,
+        "already-acted"
+    );
+    // A supporting leader may still move; the one with the charger may not.
+    let mut moved = g.clone();
+    moved
+        .act(json!({"action": "attach", "leader": "louis-d-ars"}))
+        .expect("a supporting leader may still move");
+    assert_eq!(
+        refused(&g, json!({"action": "attach", "leader": "chandieu"})).0,
+        "leader-fought"
+    );
+    // A unit that has acted may still support (both seeds, "Units in the Melee on both sides
+    // which have already acted may influence it as Supporting units"): the French foot charge
+    // into the ongoing combat, the first Swiss block beside them.
+    assert!(!st.units["spanish-pike-left"].destroyed);
+    g.act(
+        json!({"action": "charge", "actor": "french-foot-pike", "target": "spanish-pike-left",
+        "supporting_actor_units": ["swiss-first-block"]}),
+    )
+    .expect("an acted unit supports");
+    assert_eq!(g.replay(), Ok(g.log.entries().len()));
+}
+
+/// A recorded charge that gives its supporting bases alone is accepted and comes out as before:
+/// no unit is marked beyond the Actor and the Target.
+#[test]
+fn supporting_bases_given_alone_mark_no_other_unit() {
+    let mut g = Game::new(scenario("el-gran-capitan", "cerignola-1503.toml"), 5).expect("game");
+    let dir = root().join("examples/el-gran-capitan/game");
+    for f in ["01-initiative.json", "02-command.json"] {
+        g.act(
+            serde_json::from_str(&std::fs::read_to_string(dir.join(f)).expect("read"))
+                .expect("json"),
+        )
+        .expect("act");
+    }
+    let before = state(&g);
+    g.act(json!({"action": "charge", "actor": "swiss-first-block", "target": "spanish-pike-left", "ground": "obstacle", "supporting_actor_bases": 5, "supporting_target_bases": 2}))
+        .expect("charge");
+    let st = state(&g);
+    let acted: Vec<&str> = st
+        .units
+        .values()
+        .filter(|u| u.acted && !before.units[u.id.as_str()].acted)
+        .map(|u| u.id.as_str())
+        .collect();
+    assert_eq!(acted, vec!["spanish-pike-left", "swiss-first-block"]);
+}
+
+/// An activated Fire at two targets in a game (both seeds, "If a Fire action has two Target
+/// units, then two calculations are performed"): both targets take their calculation's result,
+/// the unit has acted once; the second target is another enemy unit; the end of the turn splits
+/// a unit's fire as two fires of its list, not with a second target.
+#[test]
+fn an_activated_fire_at_two_targets_in_a_game() {
+    let mut g = Game::new(scenario("el-gran-capitan", "cerignola-1503.toml"), 5).expect("game");
+    let dir = root().join("examples/el-gran-capitan/game");
+    for f in ["01-initiative.json", "02-command.json"] {
+        g.act(
+            serde_json::from_str(&std::fs::read_to_string(dir.join(f)).expect("read"))
+                .expect("json"),
+        )
+        .expect("act");
+    }
+    let fire = |second: &str| {
+        json!({"action": "fire", "actor": "gascon-crossbowmen", "target": "spanish-pike-left",
+            "second_target": second, "second_firing_bases": 2, "second_ground": "obstacle"})
+    };
+    let refused = |a: Value| {
+        let Err(tercio_rules::game::GameError::Rejected(r)) = g.clone().act(a) else {
+            panic!("accepted");
+        };
+        (r.code, r.field.unwrap_or_default())
+    };
+    assert_eq!(
+        refused(fire("spanish-pike-left")),
+        ("duplicate-fire".into(), "second_target".into())
+    );
+    assert_eq!(
+        refused(fire("swiss-first-block")),
+        ("same-side".into(), "second_target".into())
+    );
+    assert_eq!(
+        refused(fire("nobody")),
+        ("unknown-unit".into(), "second_target".into())
+    );
+    let ev = g
+        .act(fire("spanish-arquebusiers-centre"))
+        .expect("two targets")
+        .clone();
+    let fires: Vec<String> = ev.resolution.steps.iter().map(|s| en(&s.title)).collect();
+    assert_eq!(fires.len(), 2, "{fires:?}");
+    assert!(
+        fires[0].contains("Spanish pikes of the left wing"),
+        "{fires:?}"
+    );
+    assert!(
+        fires[1].contains("Arquebusiers lining the works"),
+        "{fires:?}"
+    );
+    let effects = serde_json::to_value(&ev.effects).expect("json");
+    let of = |kind: &str| -> Vec<String> {
+        effects
+            .as_array()
+            .expect("effects")
+            .iter()
+            .filter(|e| e["effect"] == kind)
+            .map(|e| e["unit"].as_str().unwrap_or_default().to_string())
+            .collect()
+    };
+    assert_eq!(
+        of("unit"),
+        ["spanish-pike-left", "spanish-arquebusiers-centre"]
+    );
+    assert_eq!(of("acted"), ["gascon-crossbowmen"]);
+    assert!(state(&g).units["gascon-crossbowmen"].acted);
+    // The end of the turn: another fire of the list, not a second target.
+    g.act(json!({"action": "end-initiatives"}))
+        .expect("end initiatives");
+    let Err(tercio_rules::game::GameError::Rejected(r)) = g.clone().act(json!({"action": "end-fire",
+        "swiss_without_targets": ["swiss-first-block", "swiss-second-block"],
+        "fires": [{"action": "fire", "actor": "spanish-arquebusiers-right", "target": "french-foot-pike",
+            "second_target": "swiss-first-block", "second_firing_bases": 1}]}))
+    else {
+        panic!("accepted");
+    };
+    assert_eq!(
+        (r.code.as_str(), r.field.as_deref()),
+        ("field-not-used", Some("fires[0].second_target"))
+    );
+    assert_eq!(g.replay(), Ok(g.log.entries().len()));
+}

@@ -68,7 +68,7 @@ fn fill(f: &ActionForm, pick: &mut impl FnMut(usize) -> usize) -> Value {
                 a.insert(field.name.clone(), json!(v));
             }
             // Free text names things on the table: left empty.
-            FieldKind::Text { .. } => {}
+            FieldKind::Text { .. } | FieldKind::Choices { .. } => {}
         }
     }
     Value::Object(a)

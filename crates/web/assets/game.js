@@ -181,7 +181,8 @@
   }
 
   // A described form's action: `{"action": …, field: value…}`. A choice gives its option's value
-  // (an empty one leaves the field out), a tick box `true` when ticked (left out otherwise), a
+  // (an empty one leaves the field out), a choice of several the list of its values chosen (none
+  // leaves it out), a tick box `true` when ticked (left out otherwise), a
   // number an integer (left out when empty, so the answer names the missing field), a text its
   // trimmed value (left out when empty).
   function formAction(form) {
@@ -193,6 +194,8 @@
       if (el.closest("label[hidden]")) return;
       if (el.type === "checkbox") { if (el.checked) a[el.name] = true; return; }
       if (el.type === "text") { const v = el.value.trim(); if (v) a[el.name] = v; return; }
+      // A choice of several: the values chosen (none: left out).
+      if (el.multiple) { const v = [...el.selectedOptions].map((o) => o.value); if (v.length) a[el.name] = v; return; }
       if (el.value === "") return;
       if (el.type === "number") {
         const n = Number(el.value);
@@ -392,7 +395,8 @@
   function changed(el) {
     if (el.type === "checkbox" || el.type === "radio") return el.checked !== el.defaultChecked;
     if (el.tagName === "SELECT") {
-      const drawn = [...el.options].some((o) => o.defaultSelected) ? [...el.options].map((o) => o.defaultSelected) : [...el.options].map((o, i) => i === 0);
+      // A list drawn with nothing selected shows its first choice; a choice of several, none.
+      const drawn = el.multiple || [...el.options].some((o) => o.defaultSelected) ? [...el.options].map((o) => o.defaultSelected) : [...el.options].map((o, i) => i === 0);
       return [...el.options].some((o, i) => o.selected !== drawn[i]);
     }
     return el.value !== el.defaultValue;
@@ -420,7 +424,7 @@
       if (el === keep) return;
       if (el.type === "checkbox") el.checked = el.defaultChecked;
       else if (el.tagName === "SELECT") {
-        const any = [...el.options].some((o) => o.defaultSelected);
+        const any = el.multiple || [...el.options].some((o) => o.defaultSelected);
         [...el.options].forEach((o, i) => { o.selected = any ? o.defaultSelected : i === 0; });
       } else el.value = el.defaultValue;
     });

@@ -358,16 +358,19 @@ fn form_html(ui: &Ui, f: &ActionForm, prefix: &str) -> String {
                 }
                 _ => None,
             });
-        let field = |field: &FormField| {
-            field_html(
-                ui,
-                field,
-                &format!("{prefix}-{}", id_part(&field.name)),
-                first,
-            )
+        // Two fields of one name (each shown for other units) get ids of their own: the
+        // second and later ones by their place in the form.
+        let field = |i: usize, field: &FormField| {
+            let again = f.fields[..i].iter().any(|x| x.name == field.name);
+            let id = if again {
+                format!("{prefix}-{}-{i}", id_part(&field.name))
+            } else {
+                format!("{prefix}-{}", id_part(&field.name))
+            };
+            field_html(ui, field, &id, first)
         };
-        for f in f.fields.iter().filter(|f| !f.more) {
-            b.push_str(&field(f));
+        for (i, f) in f.fields.iter().enumerate().filter(|(_, f)| !f.more) {
+            b.push_str(&field(i, f));
         }
         b.push_str("</div>");
         // Corrections of what the game knows: one tap away.
@@ -376,8 +379,8 @@ fn form_html(ui: &Ui, f: &ActionForm, prefix: &str) -> String {
                 "<details class=\"more\" id=\"more-{prefix}\"><summary>{}</summary><div class=\"fields\">",
                 ui.h(keys::WEB_GAME_MORE, &[])
             ));
-            for f in f.fields.iter().filter(|f| f.more) {
-                b.push_str(&field(f));
+            for (i, f) in f.fields.iter().enumerate().filter(|(_, f)| f.more) {
+                b.push_str(&field(i, f));
             }
             b.push_str("</div></details>");
         }
@@ -481,6 +484,23 @@ fn field_control_html(ui: &Ui, field: &FormField, id: &str) -> String {
             b.push_str("</select></label>");
             b
         }
+        FieldKind::Choices { options } => {
+            // Any number of them (none: the field is left out); game.js sends the list. Two
+            // rows high, as tall as a field with its label on a phone (a phone's browser draws
+            // it as one line that opens a picker).
+            let mut b = format!(
+                "<label>{label} <select name=\"{name}\" id=\"{id}\" multiple size=\"2\">"
+            );
+            for o in options {
+                b.push_str(&format!(
+                    "<option value=\"{}\">{}</option>",
+                    esc(&o.value),
+                    ui.e(&o.label)
+                ));
+            }
+            b.push_str("</select></label>");
+            b
+        }
         FieldKind::Flag => format!(
             "<label class=\"check\"><input type=\"checkbox\" name=\"{name}\" id=\"{id}\"> {label}</label>"
         ),
@@ -517,6 +537,48 @@ mod tests {
             quiet: false,
             refused: None,
         }
+    }
+
+    /// A choice of several (the supporting units of a melee) is a list the user picks any of,
+    /// none chosen at first; two fields of one name, each for other units, get ids of their own.
+    #[test]
+    fn a_choice_of_several_and_two_fields_of_one_name_for_other_units() {
+        let pick = |only: &str| {
+            FormField::choices(
+                "supporting_actor_units",
+                "Supporting units",
+                vec![Choice::new("x", "X"), Choice::new("y", "<Y>")],
+            )
+            .only_for(vec![only.into()])
+        };
+        let h = forms_html(
+            &en(),
+            &[form(
+                "melee",
+                true,
+                vec![
+                    FormField::choice(
+                        "actor",
+                        "Unit",
+                        vec![Choice::new("a", "A"), Choice::new("b", "B")],
+                        false,
+                    )
+                    .resets(),
+                    pick("a"),
+                    pick("b"),
+                ],
+            )],
+            &[],
+        );
+        assert!(
+            h.contains("<select name=\"supporting_actor_units\" id=\"f-melee-supporting_actor_units\" multiple size=\"2\"><option value=\"x\">X</option><option value=\"y\">&lt;Y&gt;</option></select>"),
+            "{h}"
+        );
+        assert!(
+            h.contains("id=\"f-melee-supporting_actor_units-2\" multiple"),
+            "{h}"
+        );
+        assert!(!h.contains(" selected"), "{h}");
     }
 
     #[test]

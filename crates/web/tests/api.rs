@@ -188,8 +188,10 @@ fn user_text_is_shown_inert() {
     assert_eq!(page.status, 200);
     assert!(!page.body.contains(evil));
     assert!(page.body.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+    // 107 KB since the melees' supporting units are listed (the game master's four forms of a
+    // melee each list both armies twice, about 17 KB raw, 0.7 KB gzipped: docs/performance.md).
     assert!(
-        page.body.len() < 100_000,
+        page.body.len() < 112_000,
         "game page is {} bytes",
         page.body.len()
     );

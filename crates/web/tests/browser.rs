@@ -1764,3 +1764,78 @@ fn the_host_simulates_a_battle_on_a_phone_in_chromium() {
     phone_screenshot(&b, "simulate-360.png");
     assert_eq!(b.script_errors(), Vec::<String>::new());
 }
+
+/// The supporting units of a charge, on the game master's page (item 1 of "The last rules the
+/// seeds describe"): the list shown is the acting unit's side's, any number may be picked, the
+/// page sends them as a list, and the result names them; the unit named has acted.
+#[test]
+fn a_charge_names_its_supporting_units_on_the_page_in_chromium() {
+    if !browser_available() {
+        return;
+    }
+    let s = server();
+    let v = s.create(&json!({"scenario": "el-gran-capitan/cerignola-1503", "seed": 5}));
+    let gm = common::token(&v["links"][0]["url"]);
+    let post = |a: &Value| {
+        let r = request(
+            &s.addr,
+            "POST",
+            &format!("/api/s/{gm}/actions"),
+            Some(&a.to_string()),
+        )
+        .expect("act");
+        assert_eq!(r.status, 200, "{a}: {}", r.body);
+        r.json()
+    };
+    // Seed 5: the French have the first initiative (examples/el-gran-capitan/game), and their
+    // army commander commands every French unit.
+    post(&json!({"action": "initiative"}));
+    post(&json!({"action": "command", "leader": "nemours"}));
+    let b = Browser::start(1000);
+    b.go(&format!("http://{}/s/{gm}", s.addr));
+    b.wait(
+        "return window.TERCIO_LIVE && window.TERCIO_LIVE.state === 'live' && document.getElementById('form-f-charge');",
+        "the charge form",
+    );
+    // Nemours's gendarmes charge the Spanish pikes of the left, the first squadron of the
+    // compagnies beside them: only the French list is shown, and it holds no Spanish unit.
+    let shown = b.js(&format!(
+        "{SET} document.getElementById('act-f-charge').open = true;
+         set('f-charge-actor', 'nemours-company'); set('f-charge-target', 'spanish-pike-left');
+         const lists = [...document.querySelectorAll('#form-f-charge select[name=supporting_actor_units]')];
+         const seen = lists.filter(l => !l.closest('label').hidden);
+         if (seen.length !== 1 || !seen[0].multiple) return 'lists: ' + lists.length + ', shown: ' + seen.length;
+         // Choosing what acts put the list back as drawn: nothing chosen.
+         if (seen[0].selectedOptions.length) return 'chosen at first: ' + seen[0].value;
+         const values = [...seen[0].options].map(o => o.value);
+         seen[0].querySelector('option[value=gendarmes-first-squadron]').selected = true;
+         seen[0].dispatchEvent(new Event('change', {{ bubbles: true }}));
+         return values;"
+    ));
+    let values = shown.as_array().unwrap_or_else(|| panic!("{shown}"));
+    assert!(
+        values.contains(&json!("gendarmes-first-squadron")),
+        "{shown}"
+    );
+    assert!(!values.contains(&json!("spanish-pike-left")), "{shown}");
+    b.click(&submit("charge"));
+    let text = b.dismiss_result();
+    assert!(
+        text.contains(
+            "Compagnies d'ordonnance (first squadron) support Nemours's own company of gendarmes"
+        ),
+        "{text}"
+    );
+    let acted = b.js(&format!(
+        "{ROW} return row(\"Compagnies d'ordonnance (first squadron)\").textContent.includes('acted');"
+    ));
+    assert_eq!(acted, json!(true));
+    // No script error (the odds of the form before its target was set answered 422, which the
+    // browser logs as a failed load).
+    let errors: Vec<String> = b
+        .script_errors()
+        .into_iter()
+        .filter(|e| !e.contains("/odds - Failed to load resource"))
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+}

@@ -104,6 +104,11 @@ fn opt_bases<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u8>, D::Error> {
     input::opt_number(d)
 }
 
+/// Units by id: a list, or one text separated by commas; absent when empty.
+fn opt_units<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
+    input::ids(d).map(|ids| (!ids.is_empty()).then_some(ids))
+}
+
 /// One action of A Bloody Dismal Fight or El Gran Capitán.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(tag = "action", rename_all = "kebab-case", deny_unknown_fields)]
@@ -181,6 +186,10 @@ pub struct Regroup {
     pub supporting_actor_bases: Option<u8>,
     #[serde(default, deserialize_with = "opt_bases")]
     pub supporting_target_bases: Option<u8>,
+    #[serde(default, deserialize_with = "opt_units")]
+    pub supporting_actor_units: Option<Vec<String>>,
+    #[serde(default, deserialize_with = "opt_units")]
+    pub supporting_target_units: Option<Vec<String>>,
     #[serde(default, deserialize_with = "opt_choice")]
     pub actor_status: Option<Status>,
 }
@@ -221,6 +230,10 @@ pub struct Retire {
     pub supporting_actor_bases: Option<u8>,
     #[serde(default, deserialize_with = "opt_bases")]
     pub supporting_target_bases: Option<u8>,
+    #[serde(default, deserialize_with = "opt_units")]
+    pub supporting_actor_units: Option<Vec<String>>,
+    #[serde(default, deserialize_with = "opt_units")]
+    pub supporting_target_units: Option<Vec<String>>,
     #[serde(default, deserialize_with = "opt_choice")]
     pub actor_status: Option<Status>,
     #[serde(default, deserialize_with = "opt_flag")]
@@ -263,6 +276,10 @@ pub struct Charge {
     pub supporting_actor_bases: Option<u8>,
     #[serde(default, deserialize_with = "opt_bases")]
     pub supporting_target_bases: Option<u8>,
+    #[serde(default, deserialize_with = "opt_units")]
+    pub supporting_actor_units: Option<Vec<String>>,
+    #[serde(default, deserialize_with = "opt_units")]
+    pub supporting_target_units: Option<Vec<String>>,
     #[serde(default, deserialize_with = "opt_flag")]
     pub actor_in_flank: Option<bool>,
 }
@@ -285,6 +302,13 @@ pub struct Fire {
     pub force: Option<Force>,
     #[serde(default, deserialize_with = "opt_bases")]
     pub firing_bases: Option<u8>,
+    /// A second target of the same Fire action, with the bases firing at it and its cover.
+    #[serde(default, deserialize_with = "opt_unit")]
+    pub second_target: Option<UnitRef>,
+    #[serde(default, deserialize_with = "opt_bases")]
+    pub second_firing_bases: Option<u8>,
+    #[serde(default, deserialize_with = "opt_choice")]
+    pub second_ground: Option<Ground>,
     /// The end-of-turn form's fields this fire was made from; never read from JSON.
     #[serde(skip)]
     pub slot: Option<FormSlot>,
@@ -333,6 +357,10 @@ pub struct Melee {
     pub supporting_actor_bases: Option<u8>,
     #[serde(default, deserialize_with = "opt_bases")]
     pub supporting_target_bases: Option<u8>,
+    #[serde(default, deserialize_with = "opt_units")]
+    pub supporting_actor_units: Option<Vec<String>>,
+    #[serde(default, deserialize_with = "opt_units")]
+    pub supporting_target_units: Option<Vec<String>>,
 }
 
 /// The simultaneous fire at the end of the turn.
@@ -597,6 +625,8 @@ impl Action {
                 r.force = a.force;
                 r.supporting_actor_bases = a.supporting_actor_bases;
                 r.supporting_target_bases = a.supporting_target_bases;
+                r.supporting_actor_units = a.supporting_actor_units;
+                r.supporting_target_units = a.supporting_target_units;
                 r.actor_status = a.actor_status;
             }
             Action::Advance(a) | Action::March(a) => {
@@ -615,6 +645,8 @@ impl Action {
                 r.force = a.force;
                 r.supporting_actor_bases = a.supporting_actor_bases;
                 r.supporting_target_bases = a.supporting_target_bases;
+                r.supporting_actor_units = a.supporting_actor_units;
+                r.supporting_target_units = a.supporting_target_units;
                 r.actor_status = a.actor_status;
                 r.contacted_on_several_faces = a.contacted_on_several_faces;
             }
@@ -635,6 +667,8 @@ impl Action {
                 r.force = a.force;
                 r.supporting_actor_bases = a.supporting_actor_bases;
                 r.supporting_target_bases = a.supporting_target_bases;
+                r.supporting_actor_units = a.supporting_actor_units;
+                r.supporting_target_units = a.supporting_target_units;
                 r.actor_in_flank = a.actor_in_flank;
             }
             Action::Fire(a) => {
@@ -645,6 +679,9 @@ impl Action {
                 r.actor_status = a.actor_status;
                 r.force = a.force;
                 r.firing_bases = a.firing_bases;
+                r.second_target = a.second_target;
+                r.second_firing_bases = a.second_firing_bases;
+                r.second_ground = a.second_ground;
             }
             Action::Melee(a) => {
                 r.actor = a.actor;
@@ -661,6 +698,8 @@ impl Action {
                 r.force = a.force;
                 r.supporting_actor_bases = a.supporting_actor_bases;
                 r.supporting_target_bases = a.supporting_target_bases;
+                r.supporting_actor_units = a.supporting_actor_units;
+                r.supporting_target_units = a.supporting_target_units;
             }
             Action::Attach { leader, unit } => {
                 r.leader = leader;
@@ -709,6 +748,21 @@ mod tests {
         assert_eq!(api.frontal, Some(false));
         assert_eq!(api.target_status, None);
         assert_eq!(api.supporting_actor_bases, Some(2));
+        // Supporting units: a list, or the page's text separated by commas; none is left out.
+        let listed = read(json!({"action": "melee", "actor": "a", "supporting_actor_units": ["b", "c"], "supporting_target_units": []}))
+            .unwrap()
+            .request();
+        let typed = read(json!({"action": "melee", "actor": "a", "supporting_actor_units": " b, c ", "supporting_target_units": ""}))
+            .unwrap()
+            .request();
+        assert_eq!(listed, typed);
+        assert_eq!(
+            listed.supporting_actor_units,
+            Some(vec!["b".into(), "c".into()])
+        );
+        assert_eq!(listed.supporting_target_units, None);
+        let r = read(json!({"action": "melee", "supporting_actor_units": [3]})).unwrap_err();
+        assert_eq!(r.field.as_deref(), Some("supporting_actor_units"), "{r:?}");
     }
 
     #[test]

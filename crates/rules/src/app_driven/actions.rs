@@ -8,7 +8,7 @@ use tercio_core::{Plan, Step};
 use tercio_i18n::{clip, keys, msg, plain};
 
 use super::model::*;
-use super::resolve::{self, Acc, FireSetup, MeleeSetup};
+use super::resolve::{self, Acc, FireSetup, MeleeSetup, Supporting};
 use super::tables::{ChargeRule, Charts, Class};
 use crate::interface::input::or_none;
 use crate::interface::Rejection;
@@ -340,6 +340,8 @@ fn allowed_fields(k: ActionKind) -> &'static [&'static str] {
             "force",
             "supporting_actor_bases",
             "supporting_target_bases",
+            "supporting_actor_units",
+            "supporting_target_units",
             "actor_status",
         ],
         Advance | March => &["actor", "leader_with_actor"],
@@ -355,6 +357,8 @@ fn allowed_fields(k: ActionKind) -> &'static [&'static str] {
             "force",
             "supporting_actor_bases",
             "supporting_target_bases",
+            "supporting_actor_units",
+            "supporting_target_units",
             "actor_status",
             "contacted_on_several_faces",
         ],
@@ -375,6 +379,8 @@ fn allowed_fields(k: ActionKind) -> &'static [&'static str] {
             "force",
             "supporting_actor_bases",
             "supporting_target_bases",
+            "supporting_actor_units",
+            "supporting_target_units",
             "actor_in_flank",
         ],
         Fire => &[
@@ -385,6 +391,9 @@ fn allowed_fields(k: ActionKind) -> &'static [&'static str] {
             "actor_status",
             "force",
             "firing_bases",
+            "second_target",
+            "second_firing_bases",
+            "second_ground",
         ],
         Melee => &[
             "actor",
@@ -401,6 +410,8 @@ fn allowed_fields(k: ActionKind) -> &'static [&'static str] {
             "force",
             "supporting_actor_bases",
             "supporting_target_bases",
+            "supporting_actor_units",
+            "supporting_target_units",
         ],
         Attach => &["leader", "unit"],
         AssignCommand => &["leader", "to"],
@@ -470,11 +481,12 @@ fn melee_setup(
     actor: UnitSnap,
     target: UnitSnap,
     charging: bool,
+    supporting: &Supporting,
 ) -> MeleeSetup {
     let force = req.force.unwrap_or_else(|| {
         Force::from_bases(
-            u32::from(actor.remaining()) + u32::from(req.supporting_actor_bases.unwrap_or(0)),
-            u32::from(target.remaining()) + u32::from(req.supporting_target_bases.unwrap_or(0)),
+            u32::from(actor.remaining()) + supporting.actor_bases,
+            u32::from(target.remaining()) + supporting.target_bases,
         )
     });
     let bad_war = ctx.egc && is_bad_war(&actor, &target);
@@ -487,7 +499,129 @@ fn melee_setup(
         bad_war,
         actor,
         target,
+        supporting: supporting.clone(),
     }
+}
+
+/// The Supporting units of a melee between `a` and `t` on each side: named in a game
+/// (`supporting_actor_units`, `supporting_target_units`: each on the table, on that side,
+/// neither the Actor nor the Target, named once; their bases are those they have left), or
+/// given as bases alone (`supporting_*_bases`, as recorded games and stand-alone actions give
+/// them); both for one side is refused as ambiguous, at the bases. Units already acted may
+/// support (both seeds, 'Units in the Melee on both sides which have already acted may
+/// influence it as Supporting units').
+fn supporting(
+    ctx: &Ctx,
+    req: &ActionRequest,
+    a: &UnitSnap,
+    t: &UnitSnap,
+) -> Result<Supporting, Rejection> {
+    let mut out = Supporting::default();
+    let mut seen: Vec<&str> = Vec::new();
+    for actor_side in [true, false] {
+        let (units, bases, of, field, bases_field) = if actor_side {
+            (
+                &req.supporting_actor_units,
+                req.supporting_actor_bases,
+                a,
+                "supporting_actor_units",
+                "supporting_actor_bases",
+            )
+        } else {
+            (
+                &req.supporting_target_units,
+                req.supporting_target_bases,
+                t,
+                "supporting_target_units",
+                "supporting_target_bases",
+            )
+        };
+        let Some(ids) = units.as_ref().filter(|u| !u.is_empty()) else {
+            let n = u32::from(bases.unwrap_or(0));
+            if actor_side {
+                out.actor_bases = n;
+            } else {
+                out.target_bases = n;
+            }
+            continue;
+        };
+        if bases.is_some() {
+            return Err(rej(
+                "supporting-units-and-bases",
+                Some(bases_field),
+                msg(keys::APP_DRIVEN_REJECT_SUPPORTING_UNITS_AND_BASES, &[]),
+            ));
+        }
+        let Some(st) = ctx.state else {
+            return Err(rej(
+                "unit-id-without-game",
+                Some(field),
+                msg(keys::APP_DRIVEN_REJECT_SUPPORTING_NEEDS_GAME, &[]),
+            ));
+        };
+        for id in ids {
+            let u = super::game::unit_named(st, field, id)?;
+            let unit = [("unit", u.name.as_str())];
+            if u.destroyed {
+                return Err(rej(
+                    "unit-destroyed",
+                    Some(field),
+                    msg(keys::APP_DRIVEN_REJECT_DESTROYED, &unit),
+                ));
+            }
+            if let Some(turn) = u.arrives().filter(|&n| st.turn < n) {
+                return Err(super::game::not_now(
+                    "not-arrived",
+                    Some(field),
+                    msg(
+                        keys::APP_DRIVEN_REJECT_NOT_ARRIVED,
+                        &[("unit", &u.name), ("turn", &turn.to_string())],
+                    ),
+                ));
+            }
+            if *id == a.id || *id == t.id {
+                return Err(rej(
+                    "same-unit",
+                    Some(field),
+                    msg(keys::APP_DRIVEN_REJECT_SUPPORTING_IS_FIGHTING, &unit),
+                ));
+            }
+            if u.side != of.side {
+                return Err(rej(
+                    "wrong-side",
+                    Some(field),
+                    msg(
+                        keys::APP_DRIVEN_REJECT_SUPPORTING_WRONG_SIDE,
+                        &[("unit", &u.name), ("of", &of.name)],
+                    ),
+                ));
+            }
+            if seen.contains(&id.as_str()) {
+                return Err(rej(
+                    "duplicate-unit",
+                    Some(field),
+                    msg(keys::APP_DRIVEN_REJECT_SUPPORTING_TWICE, &unit),
+                ));
+            }
+            seen.push(id);
+            let left = u32::from(u.bases.saturating_sub(u.lost));
+            let named = (u.id.clone(), u.name.clone());
+            if actor_side {
+                out.actor_bases += left;
+                out.actor_units.push(named);
+            } else {
+                out.target_bases += left;
+                out.target_units.push(named);
+            }
+            out.leaders.extend(
+                st.leaders
+                    .values()
+                    .filter(|l| l.fate.is_none() && l.attached_to.as_deref() == Some(id))
+                    .map(|l| l.id.clone()),
+            );
+        }
+    }
+    Ok(out)
 }
 
 /// EGC Bad War: Swiss and Landsknecht pikemen in a melee fight to the last base.
@@ -665,7 +799,9 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
                 return Ok(Plan::Done(acc));
             }
             let melee_next = if u.in_combat {
-                Some(combat_target(ctx, req, &u)?)
+                let t = combat_target(ctx, req, &u)?;
+                let sup = supporting(ctx, req, &u, &t)?;
+                Some((t, sup))
             } else {
                 None
             };
@@ -676,7 +812,7 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
             Ok(
                 resolve::regroup(&ch, acc, u).and_then(move |(acc, after)| match &melee_next {
                     None => Plan::Done(acc),
-                    Some(t) => {
+                    Some((t, sup)) => {
                         let mut a = u2.clone();
                         a.cond.status = after;
                         let c = Ctx {
@@ -684,7 +820,7 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
                             egc: state_free_ctx.1,
                             state: None,
                         };
-                        let s = melee_setup(&c, &req2, a, t.clone(), false);
+                        let s = melee_setup(&c, &req2, a, t.clone(), false, sup);
                         let mut acc = acc;
                         acc.summary
                             .push(msg(keys::APP_DRIVEN_SUMMARY_REGROUP_THEN_MELEE, &[]));
@@ -798,6 +934,7 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
                 ));
             }
             let t = combat_target(ctx, req, &u)?;
+            let sup = supporting(ctx, req, &u, &t)?;
             let c = (ch.clone(), ctx.egc);
             let req2 = req.clone();
             let u2 = u.clone();
@@ -843,7 +980,7 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
                         egc: c.1,
                         state: None,
                     };
-                    let s = melee_setup(&cx, &req2, u2.clone(), t.clone(), false);
+                    let s = melee_setup(&cx, &req2, u2.clone(), t.clone(), false, &sup);
                     resolve::melee(&ch, acc, s)
                 }
             }))
@@ -868,7 +1005,13 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
             let mut t = ctx.snap(req.target.as_ref(), "target", None)?;
             target_status(req, &mut t);
             same_side(ctx, &a, &t)?;
-            let firing = u32::from(req.firing_bases.unwrap_or(a.remaining()));
+            let second = second_target(ctx, req, &a, &t)?;
+            let left = a.remaining();
+            // With a second target, the bases not firing at it fire at the first.
+            let firing = u32::from(
+                req.firing_bases
+                    .unwrap_or(left.saturating_sub(second.as_ref().map_or(0, |s| s.1))),
+            );
             if firing == 0 || firing > u32::from(a.remaining()) {
                 return Err(rej(
                     "bad-firing-bases",
@@ -885,14 +1028,67 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
             let force = req
                 .force
                 .unwrap_or_else(|| Force::from_bases(firing, u32::from(t.remaining())));
-            let s = FireSetup {
+            let Some((t2, n2)) = second else {
+                let s = FireSetup {
+                    actor: a,
+                    target: t,
+                    ground: req.ground.unwrap_or_default(),
+                    force,
+                    defensive: false,
+                };
+                return Ok(resolve::fire(&ch, acc, s).map(|(acc, _)| acc));
+            };
+            if firing + u32::from(n2) > u32::from(left) {
+                return Err(rej(
+                    "bad-firing-bases",
+                    Some("second_firing_bases"),
+                    msg(
+                        keys::APP_DRIVEN_REJECT_FIRE_BASES_ONCE,
+                        &[
+                            ("unit", &a.name),
+                            ("bases", &left.to_string()),
+                            ("used", &firing.to_string()),
+                            ("firing", &n2.to_string()),
+                        ],
+                    ),
+                ));
+            }
+            // Two calculations, one per target (both seeds, "If a Fire action has two Target
+            // units, then two calculations are performed with the app"), each named by its
+            // target in the odds.
+            let second = FireSetup {
+                actor: a.clone(),
+                force: Force::from_bases(u32::from(n2), u32::from(t2.remaining())),
+                target: t2,
+                ground: req.second_ground.unwrap_or_default(),
+                defensive: false,
+            };
+            let first = FireSetup {
                 actor: a,
                 target: t,
                 ground: req.ground.unwrap_or_default(),
                 force,
                 defensive: false,
             };
-            Ok(resolve::fire(&ch, acc, s).map(|(acc, _)| acc))
+            let (ch2, first_name) = (ch.clone(), first.target.name.clone());
+            Ok(
+                resolve::fire(&ch, acc, first).and_then(move |(mut acc, _)| {
+                    per_target(&mut acc, 0, &first_name);
+                    let (facets, effects) = (acc.facets.len(), acc.effects.len());
+                    let name = second.target.name.clone();
+                    let actor = second.actor.id.clone();
+                    resolve::fire(&ch2, acc, second.clone()).map(move |(mut acc, _)| {
+                        per_target(&mut acc, facets, &name);
+                        // The unit has acted once.
+                        let mut i = 0;
+                        acc.effects.retain(|e| {
+                            i += 1;
+                            i <= effects || !matches!(e, Effect::Acted { unit } if *unit == actor)
+                        });
+                        acc
+                    })
+                }),
+            )
         }
         ActionKind::Melee => {
             let mut a = ctx.snap(req.actor.as_ref(), "actor", req.leader_with_actor.as_ref())?;
@@ -912,7 +1108,8 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
             if req.target.is_none() && ctx.state.is_some() && !touching {
                 // The only enemy in contact is the target (the page need not ask).
                 let t = combat_target(ctx, req, &a)?;
-                let s = melee_setup(ctx, req, a, t, req.actor_charging.unwrap_or(false));
+                let sup = supporting(ctx, req, &a, &t)?;
+                let s = melee_setup(ctx, req, a, t, req.actor_charging.unwrap_or(false), &sup);
                 return Ok(resolve::melee(&ch, acc, s));
             }
             let mut t = ctx.snap(
@@ -941,7 +1138,8 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
                     ));
                 }
             }
-            let s = melee_setup(ctx, req, a, t, req.actor_charging.unwrap_or(false));
+            let sup = supporting(ctx, req, &a, &t)?;
+            let s = melee_setup(ctx, req, a, t, req.actor_charging.unwrap_or(false), &sup);
             Ok(resolve::melee(&ch, acc, s))
         }
         ActionKind::Charge => charge(ctx, req, acc),
@@ -956,6 +1154,86 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
                 ],
             ),
         )),
+    }
+}
+
+/// A Fire's second target (`second_target`) and the bases firing at it (`second_firing_bases`,
+/// needed with it, at most the unit's bases less one): an enemy, not the first target (all the
+/// fire at one target is one calculation). Without one, its bases and cover are refused.
+fn second_target(
+    ctx: &Ctx,
+    req: &ActionRequest,
+    a: &UnitSnap,
+    t: &UnitSnap,
+) -> Result<Option<(UnitSnap, u8)>, Rejection> {
+    let unit = [("unit", a.name.as_str())];
+    let Some(r) = req.second_target.as_ref() else {
+        for (field, given) in [
+            ("second_firing_bases", req.second_firing_bases.is_some()),
+            ("second_ground", req.second_ground.is_some()),
+        ] {
+            if given {
+                return Err(rej(
+                    "field-not-used",
+                    Some(field),
+                    msg(keys::APP_DRIVEN_REJECT_SPLIT_NEEDS_TARGET, &unit),
+                ));
+            }
+        }
+        return Ok(None);
+    };
+    let t2 = ctx.snap(Some(r), "second_target", None)?;
+    if ctx.state.is_some() && t2.side == a.side {
+        return Err(rej(
+            "same-side",
+            Some("second_target"),
+            msg(
+                keys::APP_DRIVEN_REJECT_SAME_SIDE,
+                &[("actor", &a.name), ("target", &t2.name)],
+            ),
+        ));
+    }
+    if ctx.state.is_some() && t2.id == t.id {
+        return Err(rej(
+            "duplicate-fire",
+            Some("second_target"),
+            msg(keys::APP_DRIVEN_REJECT_SPLIT_SAME_TARGET, &unit),
+        ));
+    }
+    let n = req.second_firing_bases.ok_or_else(|| {
+        rej(
+            "missing-field",
+            Some("second_firing_bases"),
+            msg(keys::APP_DRIVEN_REJECT_SPLIT_NEEDS_BASES, &unit),
+        )
+    })?;
+    let most = a.remaining().saturating_sub(1);
+    if n == 0 || n > most {
+        return Err(rej(
+            "bad-firing-bases",
+            Some("second_firing_bases"),
+            msg(
+                keys::APP_DRIVEN_REJECT_BASES_SECOND,
+                &[("firing", &n.to_string()), ("max", &most.to_string())],
+            ),
+        ));
+    }
+    Ok(Some((t2, n)))
+}
+
+/// A fire's odds facets from `from` on, named by its target (`name: fire`, `name: destroyed`):
+/// the two calculations of a Fire at two targets.
+fn per_target(acc: &mut Acc, from: usize, name: &str) {
+    let (fire, destroyed) = (
+        msg(keys::APP_DRIVEN_FACET_FIRE, &[]),
+        msg(keys::APP_DRIVEN_FACET_TARGET_DESTROYED, &[]),
+    );
+    for (k, _) in acc.facets.iter_mut().skip(from) {
+        if *k == fire {
+            *k = msg(keys::APP_DRIVEN_FACET_FIRE_AT, &[("unit", name)]);
+        } else if *k == destroyed {
+            *k = msg(keys::APP_DRIVEN_FACET_DESTROYED, &[("unit", name)]);
+        }
     }
 }
 
@@ -1077,6 +1355,7 @@ fn charge(ctx: &Ctx, req: &ActionRequest, acc: Acc) -> Result<Plan<Acc>, Rejecti
             msg(why, &[("unit", &t.name)]),
         ));
     }
+    let sup = supporting(ctx, req, &a, &t)?;
     let frontal = req.frontal.unwrap_or(true);
     let inches = a.troop.charge_move.unwrap_or(0);
     let mut acc = acc;
@@ -1174,7 +1453,7 @@ fn charge(ctx: &Ctx, req: &ActionRequest, acc: Acc) -> Result<Plan<Acc>, Rejecti
             egc: setup_ctx.1,
             state: None,
         };
-        let s = melee_setup(&cx, &melee_req, a, t, true);
+        let s = melee_setup(&cx, &melee_req, a, t, true, &sup);
         resolve::melee(&setup_ctx.0, acc, s)
     });
     if defensive {

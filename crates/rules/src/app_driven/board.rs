@@ -563,6 +563,9 @@ fn unit_fields(e: &AppEngine, st: &GameState, side: Option<&str>, kind: &str) ->
             kind == "regroup",
         ));
     }
+    if kind == "fire" {
+        f.extend(second_target_fields(st, &actors, gm, &mine));
+    }
     if gm && uses("charge fire melee retire regroup") {
         f.push(
             FormField::choice(
@@ -595,22 +598,7 @@ fn unit_fields(e: &AppEngine, st: &GameState, side: Option<&str>, kind: &str) ->
         );
     }
     if uses("charge melee retire regroup") {
-        f.push(FormField::number(
-            "supporting_actor_bases",
-            &m(keys::APP_DRIVEN_FIELD_SUPPORTING_ACTOR),
-            0,
-            30,
-            0,
-        ));
-        if gm {
-            f.push(FormField::number(
-                "supporting_target_bases",
-                &m(keys::APP_DRIVEN_FIELD_SUPPORTING_TARGET),
-                0,
-                30,
-                0,
-            ));
-        }
+        f.extend(supporting_fields(st, &actors, gm));
     }
     if uses("charge melee retire regroup advance march") {
         let leaders = st
@@ -678,6 +666,124 @@ fn unit_fields(e: &AppEngine, st: &GameState, side: Option<&str>, kind: &str) ->
             "plant_stakes",
             &m(keys::APP_DRIVEN_FIELD_STAKES),
         ));
+    }
+    f
+}
+
+/// A Fire's second target (both seeds, "If a Fire action has two Target units, then two
+/// calculations are performed"), one tap away, for a firer with two bases or more; once chosen,
+/// the bases firing at it (the others fire at the first target) and its cover.
+fn second_target_fields(
+    st: &GameState,
+    actors: &[&UnitState],
+    gm: bool,
+    mine: &dyn Fn(&str) -> bool,
+) -> Vec<FormField> {
+    let firers: Vec<String> = actors
+        .iter()
+        .filter(|u| u.bases.saturating_sub(u.lost) >= 2)
+        .map(|u| u.id.clone())
+        .collect();
+    let targets: Vec<Choice> = st
+        .units
+        .values()
+        .filter(|u| u.on_table(st.turn) && (gm || !mine(&u.side)))
+        .map(|u| Choice::new(u.id.clone(), u.name.clone()))
+        .collect();
+    if firers.is_empty() || targets.is_empty() {
+        return Vec::new();
+    }
+    let ids: Vec<String> = targets.iter().map(|c| c.value.clone()).collect();
+    let most = actors
+        .iter()
+        .map(|u| i64::from(u.bases.saturating_sub(u.lost)))
+        .max()
+        .unwrap_or(2);
+    vec![
+        FormField::choice(
+            "second_target",
+            &m(keys::APP_DRIVEN_FIELD_SECOND_TARGET),
+            targets,
+            true,
+        )
+        .only_for(firers)
+        .more(),
+        FormField::number(
+            "second_firing_bases",
+            &m(keys::APP_DRIVEN_FIELD_SECOND_BASES),
+            1,
+            most - 1,
+            1,
+        )
+        .only_when("second_target", ids.clone())
+        .more(),
+        FormField::choice(
+            "second_ground",
+            &m(keys::APP_DRIVEN_FIELD_SECOND_GROUND),
+            ground_choices(false),
+            false,
+        )
+        .only_when("second_target", ids)
+        .more(),
+    ]
+}
+
+/// The Supporting units of a melee, named (both seeds, 'Supporting' units): for the actor's
+/// side, its other units on the table, acted or not (both seeds, 'Units in the Melee on both
+/// sides which have already acted may influence it as Supporting units'); for the target's, the
+/// enemy's, given by the game master only (the opponent's supports, one tap away). A seat's actors are of one
+/// side; the game master's are of both, so each side's actors have fields of their own, shown
+/// for them alone (`only_for`). The actor and the target appear among their side's units, and
+/// naming them is refused at the field.
+fn supporting_fields(st: &GameState, actors: &[&UnitState], gm: bool) -> Vec<FormField> {
+    let mut f = Vec::new();
+    let sides: Vec<&str> = st
+        .sides
+        .iter()
+        .map(|s| s.id.as_str())
+        .filter(|s| actors.iter().any(|u| u.side == *s))
+        .collect();
+    let units = |pick: &dyn Fn(&UnitState) -> bool| -> Vec<Choice> {
+        st.units
+            .values()
+            .filter(|u| u.on_table(st.turn) && pick(u))
+            .map(|u| Choice::new(u.id.clone(), u.name.clone()))
+            .collect()
+    };
+    for side in &sides {
+        let only = |field: FormField| {
+            if sides.len() > 1 {
+                let ids = actors
+                    .iter()
+                    .filter(|u| u.side == *side)
+                    .map(|u| u.id.clone())
+                    .collect();
+                field.only_for(ids)
+            } else {
+                field
+            }
+        };
+        let own = units(&|u| u.side == *side);
+        if own.len() > 1 {
+            f.push(only(FormField::choices(
+                "supporting_actor_units",
+                &m(keys::APP_DRIVEN_FIELD_SUPPORTING_ACTOR),
+                own,
+            )));
+        }
+        // The opponent's supports, the game master's to give, one tap away with his other
+        // fields for the target (a phone's melee form stays one screen).
+        let theirs = units(&|u| u.side != *side);
+        if gm && theirs.len() > 1 {
+            f.push(
+                only(FormField::choices(
+                    "supporting_target_units",
+                    &m(keys::APP_DRIVEN_FIELD_SUPPORTING_TARGET),
+                    theirs,
+                ))
+                .more(),
+            );
+        }
     }
     f
 }
@@ -941,6 +1047,121 @@ mod tests {
         let fs = forms(&e, &st, None);
         let charge = fs.iter().find(|f| f.action == "charge").expect("charge");
         assert!(charge.fields.iter().all(|f| f.name != "ferocious"));
+    }
+
+    /// The supporting units on the forms (item 1 of "The last rules the seeds describe"): a
+    /// side names its own units, on the table, acted or not; the game master names each side's
+    /// for that side's actors alone, and the enemy's, and no unit of the wrong side is offered.
+    #[test]
+    fn the_forms_offer_each_side_its_own_supporting_units() {
+        let (e, mut st) = engine("el-gran-capitan", "cerignola-1503");
+        act(
+            &e,
+            &mut st,
+            json!({"action": "remove", "unit": "gascon-skirmishers"}),
+        );
+        let options = |f: &FormField| match &f.kind {
+            FieldKind::Choices { options } => {
+                options.iter().map(|o| o.value.clone()).collect::<Vec<_>>()
+            }
+            other => panic!("{other:?}"),
+        };
+        let on_table = |side: &str| -> Vec<String> {
+            st.units
+                .values()
+                .filter(|u| u.side == side && u.on_table(st.turn))
+                .map(|u| u.id.clone())
+                .collect()
+        };
+        for side in ["french", "spanish"] {
+            let fs = forms(&e, &st, Some(side));
+            for kind in ["charge", "melee", "retire", "regroup"] {
+                let f = fs.iter().find(|f| f.action == kind).expect(kind);
+                let sup: Vec<&FormField> = f
+                    .fields
+                    .iter()
+                    .filter(|x| x.name.starts_with("supporting_"))
+                    .collect();
+                assert_eq!(sup.len(), 1, "{side} {kind}");
+                assert_eq!(sup[0].name, "supporting_actor_units");
+                assert!(sup[0].only_for.is_empty());
+                assert_eq!(options(sup[0]), on_table(side), "{side} {kind}");
+            }
+        }
+        // Neither the removed unit nor the late French guns are offered.
+        let french = on_table("french");
+        assert!(!french.contains(&"gascon-skirmishers".to_string()));
+        assert!(!french.contains(&"french-guns".to_string()));
+        let fs = forms(&e, &st, None);
+        let charge = fs.iter().find(|f| f.action == "charge").expect("charge");
+        let actor_side = |id: &str| st.units[id].side.clone();
+        for name in ["supporting_actor_units", "supporting_target_units"] {
+            let fields: Vec<&FormField> = charge.fields.iter().filter(|f| f.name == name).collect();
+            assert_eq!(fields.len(), 2, "{name}: one per side");
+            for f in fields {
+                let side = actor_side(&f.only_for[0]);
+                assert!(f.only_for.iter().all(|a| actor_side(a) == side));
+                let want = if name == "supporting_actor_units" {
+                    on_table(&side)
+                } else {
+                    on_table(if side == "french" {
+                        "spanish"
+                    } else {
+                        "french"
+                    })
+                };
+                assert_eq!(options(f), want, "{name} for {side}");
+            }
+        }
+    }
+
+    /// The activated Fire's second target (item 2 of "The last rules the seeds describe"): one
+    /// tap away, for a firer of two bases or more, its bases and cover shown once it is chosen;
+    /// a side is offered only enemies. The form as it starts sends none of it.
+    #[test]
+    fn the_fire_form_offers_a_second_target_to_a_unit_of_two_bases() {
+        let (e, st) = engine("el-gran-capitan", "cerignola-1503");
+        for side in ["french", "spanish"] {
+            let fs = forms(&e, &st, Some(side));
+            let fire = fs.iter().find(|f| f.action == "fire").expect("fire");
+            let field = |name: &str| {
+                fire.fields
+                    .iter()
+                    .find(|f| f.name == name)
+                    .unwrap_or_else(|| panic!("{name}"))
+            };
+            let second = field("second_target");
+            assert!(second.more);
+            let FieldKind::Choice { options, optional } = &second.kind else {
+                panic!("a choice");
+            };
+            assert!(*optional);
+            assert!(options
+                .iter()
+                .all(|o| st.units[o.value.as_str()].side != side));
+            let FieldKind::Choice {
+                options: firers, ..
+            } = &fire.fields[0].kind
+            else {
+                panic!("the actor is a choice");
+            };
+            for u in firers.iter().map(|o| o.value.clone()) {
+                let unit = &st.units[u.as_str()];
+                assert_eq!(
+                    second.only_for.contains(&u),
+                    unit.bases - unit.lost >= 2,
+                    "{u}"
+                );
+            }
+            for name in ["second_firing_bases", "second_ground"] {
+                assert_eq!(field(name).only_with.as_deref(), Some("second_target"));
+            }
+            let sent = fire.default_action(Some("gascon-crossbowmen"));
+            assert!(
+                sent.get("second_firing_bases").is_none() && sent.get("second_target").is_none(),
+                "{sent}"
+            );
+        }
     }
 
     #[test]

@@ -99,6 +99,14 @@ pub(super) fn end_fire(
                 msg(keys::APP_DRIVEN_REJECT_NOT_FIRE, &[]),
             ));
         }
+        // A unit's second target is another fire of the list (or the form's `split.<unit>`).
+        if f.second_target.is_some() {
+            return Err(rej(
+                "field-not-used",
+                Some(&format!("fires[{i}].second_target")),
+                msg(keys::APP_DRIVEN_REJECT_END_FIRE_SECOND_TARGET, &[]),
+            ));
+        }
         let Some(UnitRef::Id(id)) = &f.actor else {
             return Err(rej(
                 "missing-field",

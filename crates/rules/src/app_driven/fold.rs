@@ -98,6 +98,14 @@ pub fn apply_effect(st: &mut GameState, e: &Effect) {
                 }
             }
         }
+        Effect::LeaderActed { leader } => {
+            let holding = st.current.as_ref().is_some_and(|c| &c.leader == leader);
+            if let Some(l) = st.leader_mut(leader) {
+                if !holding && !l.had_initiative {
+                    l.caught_up = true;
+                }
+            }
+        }
         Effect::CommandAssigned { from, to } => {
             if let Some(l) = st.leader_mut(to) {
                 l.inherited.push(from.clone());

@@ -642,11 +642,15 @@ fn unit_action(
         ));
     }
     // A scenario's late arrival is not on the table yet, as actor or target.
-    let target = match &req.target {
+    let named = |r: &Option<UnitRef>| match r {
         Some(UnitRef::Id(t)) => st.unit(t),
         _ => None,
     };
-    for (field, x) in [("actor", Some(u)), ("target", target)] {
+    for (field, x) in [
+        ("actor", Some(u)),
+        ("target", named(&req.target)),
+        ("second_target", named(&req.second_target)),
+    ] {
         if let Some(turn) = x.and_then(|x| x.arrives()).filter(|&t| st.turn < t) {
             let x = x.map_or("", |x| x.name.as_str());
             return Err(not_now(

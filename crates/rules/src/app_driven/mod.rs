@@ -542,6 +542,7 @@ impl Rules for AppEngine {
             "target_status",
             "force",
             "supporting_target_bases",
+            "supporting_target_units",
             "target_in_flank",
             "target_evades",
             "contact_after_evade",

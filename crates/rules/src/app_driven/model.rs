@@ -352,14 +352,32 @@ pub struct ActionRequest {
     pub in_contact: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub force: Option<Force>,
-    /// Fire: bases that can fire (default: all the actor's bases).
+    /// Fire: bases that can fire (default: all the actor's bases, less those firing at a second
+    /// target).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub firing_bases: Option<u8>,
-    /// Melee: bases of Supporting units on each side, counted in the force ratio.
+    /// Fire: a second target, fired at by other bases of the unit in the same action (both
+    /// seeds, "If a Fire action has two Target units, then two calculations are performed"),
+    /// with its own bases and cover.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub second_target: Option<UnitRef>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub second_firing_bases: Option<u8>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub second_ground: Option<Ground>,
+    /// Melee: bases of Supporting units on each side, counted in the force ratio (as recorded
+    /// games and stand-alone actions give them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub supporting_actor_bases: Option<u8>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub supporting_target_bases: Option<u8>,
+    /// Melee in a game: the Supporting units on each side by id; their bases count in the force
+    /// ratio, and they and their leaders have acted (both seeds, 'All units involved in the
+    /// combat will be considered to have acted').
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supporting_actor_units: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supporting_target_units: Option<Vec<String>>,
     /// Charge: is it against the target's front? (false: flank or rear)
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frontal: Option<bool>,
@@ -423,8 +441,13 @@ impl ActionRequest {
             in_contact: None,
             force: None,
             firing_bases: None,
+            second_target: None,
+            second_firing_bases: None,
+            second_ground: None,
             supporting_actor_bases: None,
             supporting_target_bases: None,
+            supporting_actor_units: None,
+            supporting_target_units: None,
             frontal: None,
             crosses_arc_of_fire: None,
             target_evades: None,
@@ -551,6 +574,11 @@ pub enum Effect {
         unit: Option<String>,
     },
     LeaderCaughtUp {
+        leader: String,
+    },
+    /// A leader attached to a Supporting unit of a melee has acted: no initiative for him this
+    /// turn, but he was not in the Melee with the Actor or the Target, so he may still move.
+    LeaderActed {
         leader: String,
     },
     CommandAssigned {

@@ -141,6 +141,24 @@ pub struct MeleeSetup {
     pub target_in_flank: bool,
     pub force: Force,
     pub bad_war: bool,
+    /// The Supporting units named, which have acted with the melee.
+    pub supporting: Supporting,
+}
+
+/// The Supporting units of a melee (both seeds, 'Any unit involved in a combat which is neither
+/// the Actor nor the Target is termed a "Supporting" unit'): their bases count in the force
+/// ratio, and when named (in a game) they and the leaders attached to them have acted ('All
+/// units involved in the combat will be considered to have acted').
+#[derive(Debug, Clone, Default)]
+pub struct Supporting {
+    /// Bases on the Actor's side and on the Target's.
+    pub actor_bases: u32,
+    pub target_bases: u32,
+    /// The units named on each side: id and name.
+    pub actor_units: Vec<(String, String)>,
+    pub target_units: Vec<(String, String)>,
+    /// The leaders attached to them.
+    pub leaders: Vec<String>,
 }
 
 /// Whether planted stakes count in this melee: a mounted unit charging the staked archers
@@ -393,6 +411,8 @@ fn unit_effect(u: &UnitSnap, c: Condition, uncounted: bool) -> Effect {
 /// A melee: each side rolls a D6 and adds its modifiers.
 pub fn melee(ch: &Arc<Charts>, acc: Acc, s: MeleeSetup) -> Plan<Acc> {
     let ch = ch.clone();
+    let mut acc = acc;
+    acc.steps.extend(supporting_step(&s));
     let mods = melee_modifiers(&ch, &s);
     let a_mod = sum(&mods, &actor());
     let t_mod = sum(&mods, &target());
@@ -540,6 +560,15 @@ pub fn melee(ch: &Arc<Charts>, acc: Acc, s: MeleeSetup) -> Plan<Acc> {
                 });
             }
         }
+        let sup = &s.supporting;
+        for (unit, _) in sup.actor_units.iter().chain(&sup.target_units) {
+            acc.effects.push(Effect::Acted { unit: unit.clone() });
+        }
+        for leader in &sup.leaders {
+            acc.effects.push(Effect::LeaderActed {
+                leader: leader.clone(),
+            });
+        }
         if !ac_final.destroyed && !tc_final.destroyed {
             acc.effects.push(Effect::CombatJoined {
                 a: s.actor.id.clone(),
@@ -567,6 +596,37 @@ pub fn melee(ch: &Arc<Charts>, acc: Acc, s: MeleeSetup) -> Plan<Acc> {
                 Plan::Done(acc)
             }
         }
+    })
+}
+
+/// The Supporting units named for a melee, side by side: a step that rolls nothing (none when
+/// no unit is named).
+fn supporting_step(s: &MeleeSetup) -> Option<Step> {
+    let side = |units: &[(String, String)], of: &UnitSnap| {
+        let names: Vec<&str> = units.iter().map(|(_, n)| n.as_str()).collect();
+        (!names.is_empty()).then(|| {
+            msg(
+                keys::APP_DRIVEN_RESULT_SUPPORTING_SIDE,
+                &[("units", &names.join(", ")), ("unit", &of.name)],
+            )
+        })
+    };
+    let sup = &s.supporting;
+    let lines: Vec<String> = [
+        side(&sup.actor_units, &s.actor),
+        side(&sup.target_units, &s.target),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    (!lines.is_empty()).then(|| {
+        told(
+            t(keys::APP_DRIVEN_STEP_SUPPORTING),
+            msg(
+                keys::APP_DRIVEN_RESULT_SUPPORTING,
+                &[("lines", &lines.join("; "))],
+            ),
+        )
     })
 }
 

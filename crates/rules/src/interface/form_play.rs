@@ -320,6 +320,9 @@ impl Play<'_> {
                     FieldKind::Choice { options, .. } => {
                         options.iter().map(|o| json!(o.value)).collect()
                     }
+                    FieldKind::Choices { options } => {
+                        options.iter().map(|o| json!([o.value])).collect()
+                    }
                     FieldKind::Flag => vec![json!(true)],
                     FieldKind::Number { min, max, .. } => {
                         (*min..=*max).take(8).map(|n| json!(n)).collect()

@@ -64,8 +64,10 @@ impl BoardTable {
 
 /// One action that can be taken now, with its fields. The shell builds the action's JSON as
 /// `{"action": action, field name: value...}`: a choice gives its option's value (an optional
-/// choice left empty leaves the field out), a flag `true` when ticked (left out otherwise), a
-/// number an integer.
+/// choice left empty leaves the field out), a choice of several the list of the values chosen
+/// (none chosen leaves it out), a flag `true` when ticked (left out otherwise), a number an
+/// integer. A form may hold two fields of one name when each is shown only for other values of
+/// what acts ([`FormField::only_for`]): the shell sends the one shown.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ActionForm {
     pub action: String,
@@ -135,6 +137,9 @@ pub enum FieldKind {
         options: Vec<Choice>,
         optional: bool,
     },
+    /// Any number of `options`, sent as the list of the values chosen; none chosen leaves the
+    /// field out (the supporting units of a melee).
+    Choices { options: Vec<Choice> },
     /// A tick box.
     Flag,
     /// A whole number from `min` to `max`, starting at `value`.
@@ -263,7 +268,7 @@ impl ActionForm {
                 FieldKind::Number { value, .. } => {
                     a.insert(f.name.clone(), (*value).into());
                 }
-                FieldKind::Text { .. } => {}
+                FieldKind::Text { .. } | FieldKind::Choices { .. } => {}
             }
         }
         serde_json::Value::Object(a)
@@ -371,6 +376,10 @@ impl FormField {
     }
     pub fn choice(name: &str, label: &str, options: Vec<Choice>, optional: bool) -> Self {
         FormField::of(name, label, FieldKind::Choice { options, optional })
+    }
+    /// Any number of `options` (none chosen: left out).
+    pub fn choices(name: &str, label: &str, options: Vec<Choice>) -> Self {
+        FormField::of(name, label, FieldKind::Choices { options })
     }
     pub fn flag(name: &str, label: &str) -> Self {
         FormField::of(name, label, FieldKind::Flag)
