@@ -4032,3 +4032,33 @@ fn d75_field_works_are_counted_in_the_armys_points() {
     assert_eq!((at.line, at.column), (7, 30), "{d:?}");
     assert!(at.message.contains("from 0 to 60"), "{d:?}");
 }
+
+/// The Swiss pike's attack is a charge, which rolls no orders die (D57), except up a low hill,
+/// where no troops charge (D73).
+#[test]
+fn d73_swiss_pike_attacking_up_a_low_hill_roll_their_orders() {
+    let mut g = G::new(&with_rule(&big(), "\"callan.orders\" = 1"));
+    g.deck(&[1, 2, 4, 5, 3, 6]);
+    g.draw();
+    g.draw();
+    let attack = |hill: bool| {
+        json!({"action": "attack", "attacker": "svizzeri", "defender": "lanzi",
+            "attacker_front": 3, "defender_front": 3, "low_hill": hill})
+    };
+    let charge = g.engine.plan(Some(&g.state), &attack(false)).expect("plan");
+    let up_hill = g.engine.plan(Some(&g.state), &attack(true)).expect("plan");
+    let first_die = |p: &tercio_core::Plan<Outcome>| -> Option<String> {
+        match p {
+            tercio_core::Plan::Roll(d, _) => Some(d.label.clone()),
+            _ => None,
+        }
+    };
+    assert!(
+        !first_die(&charge).is_some_and(|l| l.contains("callan.die.orders")),
+        "a Swiss charge rolls no orders die"
+    );
+    assert!(
+        first_die(&up_hill).is_some_and(|l| l.contains("callan.die.orders")),
+        "up a low hill it is no charge"
+    );
+}

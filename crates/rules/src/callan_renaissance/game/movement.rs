@@ -233,6 +233,17 @@ pub(super) fn move_unit(st: &State, a: &Action) -> Result<P, Rejection> {
             me.riccio = false;
         }
     }
+    let allowance = m(
+        "callan.move.allowance",
+        &[
+            ("unit", name.clone()),
+            ("kind", format!("@callan.move.{kind}")),
+            ("bw", bw.to_string()),
+            ("cm", st.cm(bw).to_string()),
+        ],
+    );
+    r.step(k("callan.step.move"), allowance.clone());
+    r.say(allowance);
     let turn = st.turn;
     if let Some(c) = &u.crossing {
         if let Some(me) = r.st.unit_mut(&uid) {
@@ -268,17 +279,6 @@ pub(super) fn move_unit(st: &State, a: &Action) -> Result<P, Rejection> {
             ),
         );
     }
-    let allowance = m(
-        "callan.move.allowance",
-        &[
-            ("unit", name.clone()),
-            ("kind", format!("@callan.move.{kind}")),
-            ("bw", bw.to_string()),
-            ("cm", st.cm(bw).to_string()),
-        ],
-    );
-    r.step(k("callan.step.move"), allowance.clone());
-    r.say(allowance);
     // Dice that may stop or disorder the move: orders (D57), the steep hill, the obstacle (D58).
     let exempt_orders = u.open_order
         || st.commander_of(&uid).is_some()
