@@ -522,12 +522,19 @@ impl Play<'_> {
 
     /// The end of the turn: Ferocious Swiss Charges, the simultaneous fire, the break check.
     fn end_of_turn(&mut self) {
-        let mut without = Vec::new();
-        let swiss: Vec<String> = game::swiss_to_charge(&self.st)
+        let mut without: Vec<String> = Vec::new();
+        let mut tried: Vec<String> = Vec::new();
+        // Each Swiss unit the rules still hold to a charge, until none is left: a charge that
+        // destroys its target frees the units that were fighting it, and a Swiss unit so freed
+        // that has not acted must charge in turn (taken once, the list left it pending and the
+        // turn could not end: `tercio simulate el-gran-capitan/cerignola-1503 --seed 7 --policy
+        // random`, battle 230). Each unit tries once.
+        while let Some(s) = game::swiss_to_charge(&self.st)
             .iter()
             .map(|u| u.id.clone())
-            .collect();
-        for s in swiss {
+            .find(|id| !tried.contains(id))
+        {
+            tried.push(s.clone());
             let Some(side) = self.st.unit(&s).map(|u| u.side.clone()) else {
                 continue;
             };
