@@ -3563,3 +3563,53 @@ fn decision_65_the_bounce_die_is_a_house_rule_off_by_default() {
         + 1;
     assert_eq!((d[0].line, d[0].column), (line, "ecw.bounce_die".len() + 4));
 }
+
+#[test]
+fn decision_66_a_hand_of_only_evade_plays_it_for_nothing_and_an_empty_hand_passes() {
+    let mut g = dealt(64);
+    // Evade with another card in hand: only an answer to a melee.
+    give(&mut g, ROYAL, &["evade", "probe-centre"]);
+    let (code, field) = refused(&mut g, json!({"action": "play", "card": "evade"}));
+    assert_eq!(
+        (code.as_str(), field.as_deref()),
+        ("evade-is-a-response", Some("card"))
+    );
+    // Nothing but Evade: the form offers it, and played it orders no unit; the draw refills
+    // the hand and the other side plays (before this decision the turn could not begin).
+    give(&mut g, ROYAL, &["evade"]);
+    let cards: Vec<String> = engine(&g)
+        .forms(&g.state, Some("royal"))
+        .iter()
+        .filter(|f| f.action == "play" && f.refused.is_none())
+        .flat_map(|f| f.fields.iter().filter(|x| x.name == "card"))
+        .flat_map(|x| match &x.kind {
+            tercio_rules::FieldKind::Choice { options, .. } => {
+                options.iter().map(|o| o.value.clone()).collect()
+            }
+            _ => Vec::new(),
+        })
+        .collect();
+    assert_eq!(cards, vec!["evade".to_string()]);
+    act(&mut g, json!({"action": "play", "card": "evade"}));
+    assert_eq!(g.state["active"], PARL);
+    assert_eq!(kinds(&nums(&g.state["discard"])).last(), Some(&"evade"));
+    let limit = g.state["sides"][ROYAL]["hand_limit"]
+        .as_u64()
+        .expect("limit") as usize;
+    assert_eq!(hand(&g, ROYAL).len(), limit, "the draw refills the hand");
+    assert!(!kinds(&hand(&g, ROYAL)).is_empty());
+    cards_accounted(&g.state);
+    // An empty hand (every card on the Stand of Pikes track): the turn passes, and the side's
+    // form says so rather than offering a card to play with none to choose.
+    let mut g = dealt(65);
+    give(&mut g, ROYAL, &[]);
+    assert!(!offers(&g, "royal", "play"));
+    let pass: Vec<_> = engine(&g)
+        .forms(&g.state, Some("royal"))
+        .into_iter()
+        .filter(|f| f.action == "end-turn" && f.primary && f.refused.is_none())
+        .collect();
+    assert_eq!(pass.len(), 1, "the pass is the turn's next step");
+    act(&mut g, json!({"action": "end-turn"}));
+    assert_eq!(g.state["active"], PARL);
+}

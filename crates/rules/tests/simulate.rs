@@ -208,3 +208,46 @@ fn a_card_player_plays_only_from_its_own_hand_and_never_sees_the_other() {
     }
     assert!(plays > 5, "{plays} cards played");
 }
+
+/// The two battles that once stopped with no way on, played to their end (each failed before
+/// its fix). El Gran Capitán, `tercio simulate el-gran-capitan/cerignola-1503 --seed 7 --policy
+/// random`, battle 230: a Ferocious Swiss Charge destroyed a unit another Swiss unit was
+/// fighting; the freed unit, which had not acted, must charge in turn, and the players had
+/// listed the Swiss to charge once, before the first charge. Commands & Colors, `tercio simulate
+/// commands-colors-ecw/edgehill-1642 --games 200 --seed 5 --policy royalists=random --policy
+/// parliament=random`, battle 52: the Royalists' hand held only an Evade (four cards on their
+/// Stand of Pikes track), which the rules refused as the turn's card (decision 66).
+#[test]
+fn the_two_battles_that_stalled_play_to_their_end() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    for (rules, file, seed, limit) in [
+        (
+            "egc",
+            "el-gran-capitan/cerignola-1503.toml",
+            battle_seed(7, 230),
+            20,
+        ),
+        (
+            "ecw",
+            "commands-colors-ecw/edgehill-1642.toml",
+            battle_seed(5, 52),
+            60,
+        ),
+    ] {
+        let sim = registry::lookup(rules)
+            .expect("rules")
+            .simulator()
+            .expect("simulator");
+        let sc = load(&dir.join(file));
+        let b = sim
+            .play(&sc, seed, &["random", "random"], limit, true)
+            .unwrap_or_else(|e| panic!("{file} seed {seed}: {e}"));
+        // Played again as a recorded game, every action is accepted.
+        let mut g = Game::new(sc.clone(), seed).expect("game");
+        for (k, action) in b.log.iter().enumerate() {
+            if let Err(e) = g.act(action.clone()) {
+                panic!("{file}: action {k} {action} refused by the game: {e}");
+            }
+        }
+    }
+}

@@ -202,13 +202,28 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
             false,
         ))),
         Phase::Command if hand_seen => {
-            // Evade answers a melee; it is not played on one's own turn.
-            let playable: Vec<u8> = s
+            // Evade answers a melee; it is not played on one's own turn, unless the hand holds
+            // nothing else (decision 66).
+            let mut playable: Vec<u8> = s
                 .hand
                 .iter()
                 .copied()
                 .filter(|&c| command_kind(c).id != "evade")
                 .collect();
+            if playable.is_empty() {
+                playable = s.hand.clone();
+            }
+            if playable.is_empty() {
+                // Every card on the Stand of Pikes track: the turn passes (decision 66).
+                out.push(primary(ActionForm::new(
+                    "end-turn",
+                    &title("end-turn"),
+                    &t("hint.pass"),
+                    vec![],
+                    false,
+                )));
+                return out;
+            }
             let mut fields = vec![FormField::choice(
                 "card",
                 &t("field.card"),

@@ -55,7 +55,7 @@ impl RuleSet for CommandsColorsEcw {
     /// Section 13.5: version 2 holds a failed control roll for the rest of the turn and keeps
     /// reserves out of Friendly Fire and Lay Down Your Armes.
     fn rules_version(&self) -> u32 {
-        3
+        4
     }
     fn available(&self) -> bool {
         true

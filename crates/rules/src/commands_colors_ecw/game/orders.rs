@@ -102,7 +102,13 @@ pub(super) fn play(st: &State, id: &str, mode: Option<&str>) -> Result<P, Reject
             m("ecw.reject.not-in-hand", &[("card", kind.title())]),
         ));
     };
-    if id == "evade" {
+    // Evade answers a melee; a hand that holds nothing else plays it as a card that orders no
+    // unit, straight to the draw (decision 66).
+    let only_evade = st.sides[side]
+        .hand
+        .iter()
+        .all(|&c| command_kind(c).id == "evade");
+    if id == "evade" && !only_evade {
         return Err(reject(
             "evade-is-a-response",
             Some("card"),
@@ -147,6 +153,29 @@ pub(super) fn play(st: &State, id: &str, mode: Option<&str>) -> Result<P, Reject
     let card = r.st.sides[side].hand.remove(pos);
     r.st.discard.push(card);
     let name = kind.title();
+    if id == "evade" {
+        r.st.card = Some(Played {
+            card,
+            effective: "evade".into(),
+            limits: None,
+            shared: false,
+            scout: false,
+            orders: Vec::new(),
+            pool: None,
+            rally: None,
+            march: None,
+            combat: false,
+            moving: false,
+        });
+        let msg = m(
+            "ecw.play.evade-orders-none",
+            &[("side", r.st.side_name(side)), ("card", name.clone())],
+        );
+        r.step(name, msg.clone());
+        r.say(msg);
+        finish_turn(&mut r, true);
+        return Ok(done(r));
+    }
     if present {
         r.st.sides[1 - side].chaunce_due += 1;
         r.st.card = Some(Played {
