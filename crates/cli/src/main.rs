@@ -54,6 +54,7 @@ macro_rules! say_inline {
     ($($t:tt)*) => { print!("{}", loc(&format!($($t)*))) };
 }
 
+mod fuzz;
 mod verify;
 
 /// JSON output, every string's messages in the output's language (the files Tercio writes keep
@@ -157,6 +158,34 @@ enum Cmd {
         /// Also write a self-contained HTML page with the plots and tables to this file.
         #[arg(long)]
         report: Option<PathBuf>,
+    },
+    /// Play random games of scenarios through every seat's forms (every action, choice, answer,
+    /// dice typed at the table, undos), checking the rules after every step: no panic, no dead
+    /// end, no refusal of what a form offers, undo and replay, each seat's view, the odds.
+    Fuzz {
+        /// Scenario files or shipped scenarios' ids (default: every shipped scenario).
+        scenarios: Vec<PathBuf>,
+        /// Games of each scenario.
+        #[arg(long, default_value_t = 200)]
+        games: u32,
+        /// The seed of the run (default: fresh, and printed): game i of a scenario is seeded
+        /// from it as `tercio simulate` seeds battle i.
+        #[arg(long)]
+        seed: Option<u64>,
+        /// The turn after which a game stops (default: the rule set's `tercio simulate` limit).
+        #[arg(long)]
+        turns: Option<u32>,
+        /// Threads (default: one per core).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// How many replays to spend shrinking each failure to its shortest list of moves.
+        #[arg(long, default_value_t = 300)]
+        shrink: u32,
+        /// Write each failure found, shrunk, as a JSON file to this folder (a regression case).
+        #[arg(long)]
+        save: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
     },
     /// Games: an append-only event log on file.
     Game {
@@ -384,6 +413,25 @@ fn run(cli: Cli) -> Res {
             threads,
             json,
             report: report.as_deref(),
+        }),
+        Cmd::Fuzz {
+            scenarios,
+            games,
+            seed,
+            turns,
+            threads,
+            shrink,
+            save,
+            json,
+        } => fuzz::run(&fuzz::Args {
+            scenarios: &scenarios,
+            games,
+            seed,
+            turns,
+            threads,
+            shrink,
+            save: save.as_deref(),
+            json,
         }),
         Cmd::Game { cmd } => match cmd {
             GameCmd::New {

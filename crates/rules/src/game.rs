@@ -412,21 +412,38 @@ impl Game {
         let engine = self.engine().map_err(|e| e.to_string())?;
         let initial = engine.initial_state()?;
         let mut pos: u64 = 0;
-        let mut applied: Vec<(u64, Value)> = Vec::new();
+        let mut applied: Vec<(u64, &Value)> = Vec::new();
         let mut voided = std::collections::BTreeSet::new();
         let mut state = initial.clone();
+        // The state after every `WALK_SNAPSHOT`th event applied (its index in `applied`), so
+        // that a void folds again from the nearest one before the event it voids rather than
+        // from the start: a long game with many undos replayed in linear time, not quadratic.
+        let mut snapshots: Vec<(usize, Value)> = Vec::new();
         for entry in &self.log {
             match entry {
                 LogEntry::Event { seq, event } => {
                     let plan = engine.plan(Some(&state), &event.action);
                     pos = visit(*seq, event, &state, plan, pos)?;
                     engine.apply(&mut state, &event.effects)?;
-                    applied.push((*seq, event.effects.clone()));
+                    applied.push((*seq, &event.effects));
+                    if applied.len() % WALK_SNAPSHOT == 0 {
+                        snapshots.push((applied.len() - 1, state.clone()));
+                    }
                 }
                 LogEntry::Void { voids, .. } => {
                     voided.insert(*voids);
-                    state = initial.clone();
-                    for (s, eff) in &applied {
+                    // Snapshots that folded the voided event in no longer hold.
+                    let at = applied
+                        .iter()
+                        .position(|(s, _)| s == voids)
+                        .unwrap_or(applied.len());
+                    snapshots.retain(|(i, _)| *i < at);
+                    let (from, base) = match snapshots.last() {
+                        Some((i, st)) => (i + 1, st.clone()),
+                        None => (0, initial.clone()),
+                    };
+                    state = base;
+                    for (s, eff) in &applied[from..] {
                         if !voided.contains(s) {
                             engine.apply(&mut state, eff)?;
                         }
@@ -599,6 +616,9 @@ pub fn needed(
 pub fn entry_text(e: &LogEntry<GameEvent>) -> String {
     serde_json::to_string(e).unwrap_or_default()
 }
+
+/// How often [`Game::walk`] keeps the state it has folded, to fold again from after a void.
+const WALK_SNAPSHOT: usize = 32;
 
 /// How often the store keeps the state beside the log: a checkpoint is written when this many
 /// entries have passed since the latest one that still holds, so an undo folds fewer than this

@@ -37,6 +37,7 @@ pub mod commands_colors_ecw;
 pub mod diag;
 pub mod effects;
 pub mod el_gran_capitan;
+pub mod fuzz;
 pub mod game;
 pub mod interface;
 pub mod odds;

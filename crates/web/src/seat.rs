@@ -410,7 +410,7 @@ impl SeatCtx {
                 if let Some(f) = self
                     .game
                     .engine
-                    .reserved_to_game_master()
+                    .reserved_in(action)
                     .iter()
                     .find(|f| action.get(**f).is_some())
                 {

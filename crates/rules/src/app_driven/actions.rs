@@ -655,10 +655,16 @@ fn same_side(ctx: &Ctx, a: &UnitSnap, b: &UnitSnap) -> Result<(), Rejection> {
 }
 
 fn in_combat_rule(u: &UnitSnap, what: &str) -> Result<(), Rejection> {
+    in_combat_rule_at(u, what, "action")
+}
+
+/// [`in_combat_rule`], the refusal naming `field` (the stakes' tick box, for planting them:
+/// the field at fault, as the rules fuzzer asks).
+fn in_combat_rule_at(u: &UnitSnap, what: &str, field: &str) -> Result<(), Rejection> {
     if u.in_combat {
         return Err(rej(
             "in-ongoing-combat",
-            Some("action"),
+            Some(field),
             msg(
                 keys::APP_DRIVEN_REJECT_IN_ONGOING_COMBAT,
                 &[("unit", &u.name), ("what", what)],
@@ -759,7 +765,7 @@ pub fn plan(ctx: &Ctx, req: &ActionRequest) -> Result<Plan<Acc>, Rejection> {
                         msg(keys::APP_DRIVEN_REJECT_STAKES_USED, &[]),
                     ));
                 }
-                in_combat_rule(&u, "@app_driven.field.stakes")?;
+                in_combat_rule_at(&u, "@app_driven.field.stakes", "plant_stakes")?;
                 let mut acc = acc;
                 let unit = [("unit", u.name.as_str())];
                 acc.steps.push(super::resolve::told(

@@ -285,8 +285,9 @@ impl ActionForm {
 /// the shell asks for when drawing them. When none is legal (with one reason for all,
 /// only the form carries it), or for a form without one whose action is refused outright (naming
 /// no field, or the action), the form carries the reason and is no longer the turn's highlighted
-/// step. A refusal naming
-/// another field (a default the table changes) or a question to answer marks nothing.
+/// step. A form with a required choice that has nothing to choose from carries the rules'
+/// refusal of it as it stands, whatever field that names. Otherwise a refusal naming another
+/// field (a default the table changes) or a question to answer marks nothing.
 pub fn mark_refusals(
     forms: Vec<ActionForm>,
     refusal: impl Fn(&serde_json::Value) -> Option<super::Rejection>,
@@ -301,7 +302,18 @@ pub fn mark_refusals(
         .into_iter()
         .map(|mut f| {
             let actor = f.actor_field().map(|a| a.name.clone());
+            // A required choice with nothing to choose (no unit the card can still order, no
+            // card in hand): the form cannot be sent as it stands, whatever acts, and carries the
+            // rules' refusal of it (found by the rules fuzzer, `crate::fuzz`: such forms were
+            // offered as legal and refused when pressed).
+            let unfillable = f.fields.iter().any(|x| {
+                x.only_for.is_empty()
+                    && matches!(&x.kind, FieldKind::Choice { options, optional: false } if options.is_empty())
+            });
             let reason = match actor {
+                _ if unfillable => refusal(&f.default_action(None))
+                    .filter(|r| r.kind != super::RejectKind::Question)
+                    .map(|r| r.message),
                 Some(name) => {
                     let fi = f.fields.iter().position(|x| x.name == name);
                     let refusals: Vec<Option<super::Rejection>> =

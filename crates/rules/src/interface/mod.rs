@@ -274,6 +274,12 @@ pub trait Engine: Send + Sync {
     fn reserved_to_game_master(&self) -> &'static [&'static str] {
         &[]
     }
+    /// The fields of `action` a side's seat may not set: [`Engine::reserved_to_game_master`],
+    /// which a rule set may narrow by action (a field that decides for the other side in one
+    /// action and names the side's own officer in another). The seats' rights read this one.
+    fn reserved_in(&self, _action: &Value) -> Vec<&'static str> {
+        self.reserved_to_game_master().to_vec()
+    }
     /// Each side's losses against its breaking point, for the battle report's chart.
     fn scores(&self, _state: &Value) -> Vec<SideScore> {
         Vec::new()

@@ -152,6 +152,10 @@ pub trait Rules: Send + Sync + 'static {
     fn reserved_to_game_master(&self) -> &'static [&'static str] {
         &[]
     }
+    /// The fields of `action` a side's seat may not set ([`super::Engine::reserved_in`]).
+    fn reserved_in(&self, _action: &Value) -> Vec<&'static str> {
+        self.reserved_to_game_master().to_vec()
+    }
     /// Each side's losses against its breaking point.
     fn scores(&self, _state: &Self::State) -> Vec<SideScore> {
         Vec::new()
@@ -388,6 +392,9 @@ impl<R: Rules> Engine for Typed<R> {
     }
     fn reserved_to_game_master(&self) -> &'static [&'static str] {
         self.0.reserved_to_game_master()
+    }
+    fn reserved_in(&self, action: &Value) -> Vec<&'static str> {
+        self.0.reserved_in(action)
     }
     fn scores(&self, state: &Value) -> Vec<SideScore> {
         read_state(state)

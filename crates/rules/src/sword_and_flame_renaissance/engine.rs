@@ -462,6 +462,18 @@ impl Rules for TsatfEngine {
         ]
     }
 
+    /// `officer` is the game master's in a fire (an officer in the cone), but names the side's
+    /// own officer when he attaches or moves: a side's link could not attach or move its
+    /// officers (found by the rules fuzzer, `crate::fuzz`).
+    fn reserved_in(&self, action: &Value) -> Vec<&'static str> {
+        let own = matches!(action["action"].as_str(), Some("attach" | "officer-move"));
+        self.reserved_to_game_master()
+            .iter()
+            .copied()
+            .filter(|f| !(own && *f == "officer"))
+            .collect()
+    }
+
     /// The battle report's chart in figures, the rule set's unit of size (decision 66): the
     /// figures each army has lost (killed, wounded, and those of units that left the field)
     /// against all it brought, which is the point at which it has nothing left on the table and

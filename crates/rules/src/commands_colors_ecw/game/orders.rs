@@ -586,9 +586,14 @@ pub(super) fn order(
             .filter(|(_, x)| c.shared || *x == Some(s))
             .count() as u32;
         if used >= n {
+            // A section the order names is the field at fault; else the unit's own.
             return Err(reject(
                 "card-limit",
-                Some("unit"),
+                Some(if section.is_some() && !c.shared {
+                    "section"
+                } else {
+                    "unit"
+                }),
                 m(
                     if c.shared {
                         "ecw.reject.section-limit-shared"
