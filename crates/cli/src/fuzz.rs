@@ -79,7 +79,18 @@ pub fn run(a: &Args) -> Res {
         jobs.par_iter()
             .map(|&(t, i)| {
                 let tg = &targets[t];
-                let p = fuzz::play(&tg.scenario, battle_seed(seed, u64::from(i)), tg.turns);
+                let mut p = fuzz::play(&tg.scenario, battle_seed(seed, u64::from(i)), tg.turns);
+                if let Some(text) = p.file.take() {
+                    if let Err(e) = verify_file(&text, t, i) {
+                        p.failure = Some(fuzz::Failure {
+                            check: fuzz::Check::Export,
+                            step: p.steps,
+                            turn: p.turns,
+                            message: e,
+                        });
+                        p.ending = fuzz::Ending::Failed;
+                    }
+                }
                 bar.inc(1);
                 (t, i, p)
             })
@@ -179,6 +190,33 @@ pub fn run(a: &Args) -> Res {
         )));
     }
     Ok(())
+}
+
+/// `tercio verify` of a game that ended by the rules, run as a user runs it (this binary, in a
+/// process of its own, on the game's file): `Err` with what it said when it does not accept it.
+fn verify_file(text: &str, scenario: usize, game: u32) -> Result<(), String> {
+    let exe = std::env::current_exe().map_err(|e| format!("tercio verify: {e}"))?;
+    let file = std::env::temp_dir().join(format!(
+        "tercio-fuzz-{}-{scenario}-{game}.game.json",
+        std::process::id()
+    ));
+    std::fs::write(&file, text).map_err(|e| format!("{}: {e}", file.display()))?;
+    let out = std::process::Command::new(exe)
+        .arg("verify")
+        .arg(&file)
+        .env("TERCIO_LANG", "en")
+        .output();
+    let _ = std::fs::remove_file(&file);
+    let out = out.map_err(|e| format!("tercio verify: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "tercio verify does not accept the game file: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ))
+    }
 }
 
 fn thousands(n: u64) -> String {

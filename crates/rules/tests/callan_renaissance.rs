@@ -1014,7 +1014,7 @@ fn d59_swiss_fixed_on_the_landsknechts_until_none_is_left() {
     // They will not retire while an enemy Landsknecht unit is left...
     assert_eq!(
         g.refused(json!({"action": "move", "unit": "svizzeri", "kind": "retire"})),
-        "fixated|unit"
+        "fixated|kind"
     );
     // ...and are free once there is none.
     g.set("lanzi", "status", json!("lost"));
@@ -3211,6 +3211,12 @@ fn d59_a_fixed_swiss_unit_attacks_only_the_landsknechts() {
         ),
         "fixated|formation"
     );
+    // Nor do they retire; the refusal names the kind, as the unit may still move (found by
+    // `tercio fuzz`: it named the unit).
+    assert_eq!(
+        g.refused(json!({"action": "move", "unit": "svizzeri", "kind": "retire"})),
+        "fixated|kind"
+    );
     // The Landsknechts themselves are attacked.
     g.act(
         json!({"action": "attack", "attacker": "svizzeri", "defender": "lanzi",
@@ -3264,6 +3270,23 @@ fn d69_pike_ignore_friends_fleeing_and_raw_pike_still_test_on_a_rout() {
     );
     let o = g.act(json!({"action": "panic_test", "unit": "picche9", "reason": "rout_seen"}));
     assert!(facet(&o, &keyed("callan.facet.panic", "Picche di Guascogna")).is_some());
+    // The report's form offers no pike that is not raw (no reason is theirs), and raw pike
+    // and other foot still (found by `tercio fuzz`: a veteran pike was offered and refused).
+    let forms = g.engine.forms(&g.state, None);
+    let f = forms
+        .iter()
+        .find(|f| f.action == "panic-test")
+        .expect("the report");
+    let units: Vec<&str> = match &f.fields[0].kind {
+        tercio_rules::FieldKind::Choice { options, .. } => {
+            options.iter().map(|o| o.value.as_str()).collect()
+        }
+        other => panic!("{other:?}"),
+    };
+    for pike in ["lanzi", "svizzeri", "tercio"] {
+        assert!(!units.contains(&pike), "{pike} in {units:?}");
+    }
+    assert!(units.contains(&"iarch") && units.contains(&"picche9"), "{units:?}");
 }
 
 #[test]

@@ -677,6 +677,19 @@ fn named_supporting_units_count_in_the_force_and_have_acted_with_their_leaders()
         refused(&g, json!({"action": "attach", "leader": "chandieu"})).0,
         "leader-fought"
     );
+    // The attach form offers only the leaders who may move (found by `tercio fuzz`: its first
+    // leader was one the rules refused, so the form as sent was refused).
+    let engine = g.engine().expect("engine");
+    let forms = engine.forms(&g.state, Some("french"));
+    let attach = forms.iter().find(|f| f.action == "attach").expect("attach");
+    let leaders: Vec<&str> = match &attach.fields[0].kind {
+        tercio_rules::interface::FieldKind::Choice { options, .. } => {
+            options.iter().map(|o| o.value.as_str()).collect()
+        }
+        k => panic!("{k:?}"),
+    };
+    assert!(leaders.contains(&"louis-d-ars"), "{leaders:?}");
+    assert!(!leaders.contains(&"chandieu"), "{leaders:?}");
     // A unit that has acted may still support (both seeds, "Units in the Melee on both sides
     // which have already acted may influence it as Supporting units"): the French foot charge
     // into the ongoing combat, the first Swiss block beside them.

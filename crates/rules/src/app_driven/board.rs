@@ -447,7 +447,17 @@ pub fn forms(e: &AppEngine, st: &GameState, side: Option<&str>) -> Vec<ActionFor
             .filter(|l| l.fate.is_none() && mine(&l.side))
             .map(|l| Choice::new(l.id.clone(), l.name.clone()))
             .collect();
-        if !alive.is_empty() {
+        // Only the leaders who may move now: one that fought in a Melee this turn, or whose
+        // unit is still in combat, stays where it is (found by `tercio fuzz`: the form's first
+        // leader was one the rules refused).
+        let movable: Vec<Choice> = st
+            .leaders
+            .values()
+            .filter(|l| l.fate.is_none() && mine(&l.side))
+            .filter(|l| super::game::leader_may_leave(st, l).is_ok())
+            .map(|l| Choice::new(l.id.clone(), l.name.clone()))
+            .collect();
+        if !movable.is_empty() {
             let units: Vec<Choice> = units
                 .iter()
                 .map(|u| Choice::new(u.id.clone(), u.name.clone()))
@@ -455,12 +465,7 @@ pub fn forms(e: &AppEngine, st: &GameState, side: Option<&str>) -> Vec<ActionFor
             out.push(form(
                 "attach",
                 vec![
-                    FormField::choice(
-                        "leader",
-                        &m(keys::APP_DRIVEN_FIELD_LEADER),
-                        alive.clone(),
-                        false,
-                    ),
+                    FormField::choice("leader", &m(keys::APP_DRIVEN_FIELD_LEADER), movable, false),
                     FormField::choice("unit", &m(keys::APP_DRIVEN_FIELD_UNIT), units, true)
                         .resets(),
                 ],

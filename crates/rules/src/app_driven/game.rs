@@ -559,6 +559,12 @@ fn leader_may_move(st: &GameState, l: &LeaderState, to: Option<&str>) -> Result<
     if l.attached_to.as_deref() == to {
         return Ok(());
     }
+    leader_may_leave(st, l)
+}
+
+/// May leader `l` leave where it stands now: not once involved in a Melee this turn, nor away
+/// from a unit in an ongoing combat. The attach form offers only the leaders who may.
+pub(super) fn leader_may_leave(st: &GameState, l: &LeaderState) -> Result<(), Rejection> {
     if l.fought {
         return Err(rej(
             "leader-fought",

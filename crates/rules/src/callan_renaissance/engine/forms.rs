@@ -377,8 +377,12 @@ pub(super) fn panic_form(st: &State, side: Option<usize>) -> ActionForm {
         vec![
             f_choice(
                 "unit",
+                // Not pike that is not raw: they ignore fleeing friends (003, Disciplina 2 b) and
+                // only raw troops test on seeing a rout (D69), so no reason is theirs (found by
+                // `tercio fuzz`: such a unit was offered and refused whatever the reason).
                 unit_choices(st, side, |u| {
                     matches!(u.status, Status::Ok | Status::Retiring)
+                        && !(u.troop == Troop::Picchieri && u.quality != Quality::Reclute)
                 }),
                 false,
             ),

@@ -114,10 +114,12 @@ pub(super) fn move_unit(st: &State, a: &Action) -> Result<P, Rejection> {
         return Err(refuse("lost-to-fire", "kind", "callan.reject.reform-after-fire", u).not_now());
     }
     if u.riccio && kind == "move" {
-        return Err(refuse("riccio", "unit", "callan.reject.riccio-moves", u));
+        return Err(refuse("riccio", "kind", "callan.reject.riccio-moves", u));
     }
     if fixated_now(st, u) && kind == "retire" {
-        return Err(refuse("fixated", "unit", "callan.reject.fixated", u));
+        // The field at fault is the kind: the same unit may still move or change formation
+        // (found by `tercio fuzz`: the refusal named the unit).
+        return Err(refuse("fixated", "kind", "callan.reject.fixated", u));
     }
     let formation = formation.as_deref();
     // A riccio cannot move nor attack: not for Swiss bent on the Landsknechts (D59).
