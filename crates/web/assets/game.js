@@ -892,6 +892,14 @@
     showTab(b.dataset.tab);
     window.scrollTo({ top: 0 });
   });
+  // An action opened from its title comes up to the top of the screen, under the header: its
+  // fields and its button in view without a scroll.
+  document.addEventListener("click", (e) => {
+    const sum = e.target instanceof Element && e.target.closest("#forms details.act > summary");
+    if (!sum) return;
+    const d = sum.parentElement;
+    requestAnimationFrame(() => { if (d.open) d.scrollIntoView({ block: "start" }); });
+  });
   // The turn's notes, a line each on a phone, open whole with a tap (and close with another).
   document.addEventListener("click", (e) => {
     if (e.target instanceof Element && e.target.closest("#notes")) document.body.classList.toggle("notes-open");

@@ -1932,9 +1932,12 @@ fn form_fields(action: &Value, fixed: &Value) -> Vec<(String, Value)> {
 /// Set one field of form `form` to `value` as a thumb would, counting: the taps that open what
 /// hides it, the scrolls that bring it between the header and the tab bar, and the set itself
 /// (none when it already holds the value: a default is not corrected). Returns
-/// `[taps, opened, scrolls]`, or `null` when the form has no such field.
+/// `[taps, opened, scrolls]`, or `null` when the form has no such field. (Asynchronous: an
+/// action opened from its title is measured once the page has drawn it.)
 const TAP_FIELD: &str = r#"
-const [formId, name, value] = arguments;
+const [formId, name, value, done] = arguments;
+const frame = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+(async () => {
 const form = document.getElementById(formId);
 const els = [...form.querySelectorAll('[name]')].filter(e => e.name === name && !e.closest('label[hidden]'));
 const el = els[0];
@@ -1943,7 +1946,7 @@ let taps = 0, opened = 0, scrolls = 0;
 const want = Array.isArray(value) ? value.map(String) : typeof value === 'boolean' ? value : String(value);
 const now = el.type === 'checkbox' ? el.checked : el.multiple ? [...el.selectedOptions].map(o => o.value) : el.value;
 if (JSON.stringify(now) === JSON.stringify(want)) return [0, 0, 0];
-for (let d = el.closest('details:not([open])'); d; d = d.parentElement && d.parentElement.closest('details:not([open])')) { d.open = true; opened += 1; }
+for (let d = el.closest('details:not([open])'); d && opened < 4; d = el.closest('details:not([open])')) { d.querySelector('summary').click(); opened += 1; await frame(); }
 const bar = document.getElementById('tabs');
 const bottom = bar && getComputedStyle(bar).position === 'fixed' ? bar.getBoundingClientRect().top : innerHeight;
 const top = document.querySelector('header.top').getBoundingClientRect().bottom;
@@ -1954,6 +1957,7 @@ else if (el.multiple) { [...el.options].forEach(o => { o.selected = want.include
 else { el.value = want; taps += 1; }
 el.dispatchEvent(new Event('change', { bubbles: true }));
 return [taps, opened, scrolls];
+})().then(done);
 "#;
 
 /// What the page shows on its first screen, checked after every action (issue 43, "How it is
@@ -2036,7 +2040,7 @@ fn play_by_taps(s: &Server, b: &Browser, rules: &str, tag: &str) -> Played {
             }
             let r = b.cmd(
                 "POST",
-                "/execute/sync",
+                "/execute/async",
                 json!({"script": TAP_FIELD, "args": [id, field, value]}),
             );
             // A field the page does not ask (the game knows it, or the form cannot say it) is
@@ -2084,6 +2088,10 @@ fn play_by_taps(s: &Server, b: &Browser, rules: &str, tag: &str) -> Played {
             played.interactions += 1;
         }
         b.result();
+        eprintln!(
+            "  {at}: {} interactions, {} opened, {} scrolls so far",
+            played.interactions, played.opened, played.scrolls
+        );
         // The same game: the example's faces.
         let faces = b.js("const l = document.getElementById('last'); return l ? [...l.querySelectorAll('.die')].map(d => Number(d.textContent)) : [];");
         let want = &expect["steps"][name]["dice"];
