@@ -2109,6 +2109,11 @@ fn play_by_taps(s: &Server, b: &Browser, rules: &str, tag: &str) -> Played {
         .expect("log")
         .json();
         let page = request(&s.addr, "GET", &format!("/s/{gm}"), None).expect("page");
+        if page.body.len() > played.largest_page {
+            if let Ok(dir) = std::env::var("TERCIO_DUMP_PAGES") {
+                let _ = std::fs::write(format!("{dir}/{rules}-{tag}.html"), &page.body);
+            }
+        }
         played.largest_page = played.largest_page.max(page.body.len());
         let same = recorded.iter().any(|(n, a)| n == name && a == action);
         if let Some(want) = expect["steps"][name]["summary"].as_str().filter(|_| same) {
@@ -2381,4 +2386,64 @@ fn offline_the_page_shows_the_last_known_state_read_only_in_chromium() {
         assert!(t.elapsed() < PATIENCE, "the copy was kept");
         std::thread::sleep(Duration::from_millis(100));
     }
+}
+
+/// The system's dark mode (issue 43, item 9): the game page follows it, dark ground and light
+/// ink; and the host's delete is confirmed in the page (no browser dialog): "Keep" keeps the
+/// game, the delete button then deletes it.
+#[test]
+fn dark_mode_and_the_hosts_delete_confirmed_in_the_page_in_chromium() {
+    if !browser_available() {
+        return;
+    }
+    let s = server();
+    let links = s.links("el-gran-capitan/cerignola-1503");
+    let b = Browser::start_sized(360, 740, "it-IT,it");
+    b.cmd(
+        "POST",
+        "/goog/cdp/execute",
+        json!({"cmd": "Emulation.setEmulatedMedia", "params": {"features": [{"name": "prefers-color-scheme", "value": "dark"}]}}),
+    );
+    b.go(&format!("http://{}/s/{}", s.addr, links[0]));
+    b.wait(
+        "return window.TERCIO_LIVE && window.TERCIO_LIVE.state === 'live';",
+        "the live connection",
+    );
+    // The ground's and the ink's lightness (the mean of their channels, 0-255).
+    let light = b.js(
+        "const l = c => { const m = c.match(/\\d+/g).slice(0, 3).map(Number); return (m[0] + m[1] + m[2]) / 3; };
+         const bs = getComputedStyle(document.body); const form = getComputedStyle(document.querySelector('form.action-form'));
+         return [l(bs.backgroundColor), l(bs.color), l(form.backgroundColor)];",
+    );
+    let l = |i: usize| light[i].as_f64().unwrap_or(-1.0);
+    assert!(
+        l(0) < 60.0 && l(1) > 180.0 && l(2) < 60.0,
+        "not dark: {light}"
+    );
+    phone_screenshot(&b, "phone-dark.png");
+    // The host's list: delete asks in the page.
+    b.go(&format!("http://{}/?key={}", s.addr, s.key));
+    b.wait(
+        "return document.querySelector('form[data-confirm] button');",
+        "the games list",
+    );
+    b.click("form[data-confirm] button");
+    b.wait(
+        "const k = document.querySelector('form[data-confirm] .confirm-no'); if (!k) return false; k.click(); return true;",
+        "the delete's confirmation, kept",
+    );
+    assert!(b.alert_text().is_none(), "a browser dialog");
+    assert_eq!(
+        b.js("return document.querySelectorAll('form[data-confirm]').length;"),
+        json!(1)
+    );
+    b.click("form[data-confirm] button");
+    b.wait(
+        "const y = document.querySelector('form[data-confirm] .confirm-yes'); if (!y) return false; y.click(); return true;",
+        "the delete's confirmation",
+    );
+    b.wait(
+        "return document.readyState === 'complete' && document.querySelectorAll('form[data-confirm]').length === 0;",
+        "the game deleted",
+    );
 }
