@@ -576,12 +576,28 @@
     if (form.dataset.odds === "1") refreshOdds(formAction(form), form.querySelector(".odds"));
   }
 
+  // A list sent empty because an earlier list on the page has the same options
+  // (`data-options="ID:HASH"`, lists.rs) takes a copy of them, as drawn by the server.
+  function fillLists() {
+    document.querySelectorAll("#main select[data-options]").forEach((sel) => {
+      if (sel.options.length) return;
+      const from = $(sel.dataset.options.split(":")[0]);
+      if (!from) return;
+      sel.replaceChildren(...[...from.options].map((o) => o.cloneNode(true)));
+      // As drawn: the options' own `selected`, else (a single choice) the first.
+      const picked = [...sel.options].findIndex((o) => o.defaultSelected);
+      if (!sel.multiple) sel.selectedIndex = picked < 0 ? 0 : picked;
+      else [...sel.options].forEach((o) => { o.selected = o.defaultSelected; });
+    });
+  }
+
   // Change #main by `change`, keeping what the user was doing.
   function redraw(change) {
     const u = userState();
     try {
       change();
     } finally {
+      fillLists();
       restoreUserState(u);
       drawn();
     }
@@ -947,6 +963,7 @@
     notice(on ? tr("offline") : "");
   }
 
+  fillLists();
   drawn();
   // A page the service worker answered from its copy: the live part as last drawn, read-only.
   if (document.body.dataset.offline === "1") { setOffline(true); refresh(); }

@@ -585,8 +585,9 @@ fn phone_width_and_inert_names_in_chromium() {
             .is_some_and(|n| n > 20),
         "the armies' tables"
     );
+    // (Opened: other actions are tiles until tapped.)
     let button = b.js(&format!(
-        "const r = document.querySelector('{}').getBoundingClientRect(); return [r.width, r.height];",
+        "document.getElementById('act-f-charge').open = true; const r = document.querySelector('{}').getBoundingClientRect(); return [r.width, r.height];",
         submit("charge")
     ));
     assert!(
