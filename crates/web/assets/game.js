@@ -221,8 +221,8 @@
 
   const physical = () => Boolean($("physical"));
 
-  // Ask for the faces of the dice in `needed`, thrown on the table. Resolves to the faces, or
-  // null when cancelled.
+  // Ask for the faces of the dice in `needed`, thrown on the table, in a sheet at the foot of
+  // the screen (no dialog). Resolves to the faces, or null when cancelled.
   function askDice(needed, sofar) {
     return new Promise((resolve) => {
       const box = $("dice-box");
@@ -238,10 +238,10 @@
         label.appendChild(inp);
         inputs.appendChild(label);
       });
-      const done = (v) => { $("dice-form").onsubmit = null; $("dice-cancel").onclick = null; box.close(); resolve(v); };
+      const done = (v) => { $("dice-form").onsubmit = null; $("dice-cancel").onclick = null; box.hidden = true; resolve(v); };
       $("dice-form").onsubmit = (e) => { e.preventDefault(); done([...inputs.querySelectorAll("input.face")].map((x) => parseInt(x.value, 10))); };
       $("dice-cancel").onclick = () => done(null);
-      box.showModal();
+      box.hidden = false;
       const first = inputs.querySelector("input");
       if (first) first.focus();
     });

@@ -77,6 +77,9 @@ fn the_manifest_and_the_service_worker_are_served() {
             && page.contains("<meta name=\"theme-color\""),
         "{page}"
     );
+    // No dialog element on the game page either: results are in the page, table dice in a
+    // sheet at its foot (issue 43, items 4 and 5).
+    assert!(!page.contains("<dialog"), "{page}");
 }
 
 /// Each seat's page says what it may do (issue 43, item 8), in both languages: the game master

@@ -998,7 +998,8 @@ fn a_side_resolves_its_own_units_and_table_dice_are_typed_in_chromium() {
         "the table-dice mode",
     );
     gm.click(&submit("initiative"));
-    gm.wait("const d = document.getElementById('dice-box'); return d.open && document.querySelectorAll('#dice-inputs input').length === 2;", "the dice to type in");
+    gm.wait("const d = document.getElementById('dice-box'); return !d.hidden && document.querySelectorAll('dialog').length === 0 && document.querySelectorAll('#dice-inputs input').length === 2;", "the dice to type in");
+    phone_screenshot(&gm, "table-dice.png");
     gm.js("const i = document.querySelectorAll('#dice-inputs input'); i[0].value = '2'; i[1].value = '6'; document.getElementById('dice-ok').click();");
     let text = gm.result();
     // One line per die's owner, its faces after the arrow (issue 17, item 14).
@@ -1017,7 +1018,7 @@ fn a_side_resolves_its_own_units_and_table_dice_are_typed_in_chromium() {
     // stale, nothing is recorded, and the page says so.
     gm.js(&format!("{SET} set('f-command-leader', 'gonzalo');"));
     gm.click(&submit("command"));
-    gm.wait("const d = document.getElementById('dice-box'); return d.open && document.querySelectorAll('#dice-inputs input').length === 1;", "the command die to type in");
+    gm.wait("const d = document.getElementById('dice-box'); return !d.hidden && document.querySelectorAll('dialog').length === 0 && document.querySelectorAll('#dice-inputs input').length === 1;", "the command die to type in");
     let r = request(
         &s.addr,
         "POST",

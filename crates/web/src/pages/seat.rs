@@ -649,7 +649,7 @@ pub(super) async fn seat_page(
         return ([(header::CACHE_CONTROL, "no-store")], Html(main)).into_response();
     }
     let body = format!(
-        "<p id=\"notice\" class=\"notice\" role=\"status\" hidden></p>{main}<dialog id=\"dice-box\"><form id=\"dice-form\"><h3>{throw}</h3><p class=\"muted\" id=\"dice-so-far\"></p><div id=\"dice-inputs\"></div><p class=\"error\" id=\"dice-error\"></p><button class=\"primary\" id=\"dice-ok\">{next}</button> <button type=\"button\" id=\"dice-cancel\">{cancel}</button></form></dialog><script type=\"application/json\" id=\"tercio-i18n\">{strings}</script><script type=\"application/json\" id=\"tercio-seat\">{{\"seat\": \"{tok}\", \"by\": \"{by}\", \"titles\": {titles}}}</script><script src=\"{js}\"></script>",
+        "<p id=\"notice\" class=\"notice\" role=\"status\" hidden></p>{main}<div id=\"dice-box\" class=\"dice-sheet\" role=\"group\" hidden><form id=\"dice-form\"><h3>{throw}</h3><p class=\"muted\" id=\"dice-so-far\"></p><div id=\"dice-inputs\"></div><p class=\"error\" id=\"dice-error\"></p><button class=\"primary\" id=\"dice-ok\">{next}</button> <button type=\"button\" id=\"dice-cancel\">{cancel}</button></form></div><script type=\"application/json\" id=\"tercio-i18n\">{strings}</script><script type=\"application/json\" id=\"tercio-seat\">{{\"seat\": \"{tok}\", \"by\": \"{by}\", \"titles\": {titles}}}</script><script src=\"{js}\"></script>",
         throw = ui.h(keys::WEB_DIALOG_THROW, &[]),
         next = ui.h(keys::WEB_DIALOG_NEXT, &[]),
         cancel = ui.h(keys::WEB_DIALOG_CANCEL, &[]),
