@@ -324,7 +324,7 @@
       waiting.delete(id);
       const form = $(id);
       if (form) sayAtButton(form, tr("retrying"), "hint");
-      send(w.body, form, w.base).then((ok) => {
+      send(w.body, form, w.base, true).then((ok) => {
         const now = $(id);
         if (ok && now) { clearErrors(now); now.reset(); now.dispatchEvent(new Event("change")); }
       });
@@ -346,12 +346,12 @@
   }
 
   // Resolve and record an action, through its questions and table dice; true once recorded.
-  // `base`: the view it was decided on (a retry keeps the first try's).
-  async function send(body, form, base) {
+  // `base`: the view it was decided on (a retry keeps the first try's); `retry`: sent again
+  // after a try that got no answer (which may have been recorded all the same).
+  async function send(body, form, base, retry) {
     notice("");
     clearErrors(form);
     if (base === undefined) base = seq;
-    const retry = waiting.has(form && form.id) || base !== seq;
     for (;;) {
       let res;
       if (physical()) {
@@ -388,7 +388,7 @@
         continue;
       }
       if (status === 412) {
-        if ((retry || base !== seq) && await recordedBefore(body, base)) {
+        if (retry && await recordedBefore(body, base)) {
           sayAtButton(form, tr("sent_before"), "hint");
           live.recorded += 1;
           afterOwnChange();

@@ -2292,10 +2292,17 @@ fn a_tap_while_the_line_is_down_is_said_at_the_button_and_sent_once_in_chromium(
     // The next action's answer is lost on the way: the server records it, the page's request
     // fails.
     b.js("const f = window.fetch; let once = true; window.fetch = async (...a) => { const r = await f(...a); if (once && String(a[0]).endsWith('/actions')) { once = false; throw new TypeError('Failed to fetch'); } return r; };");
-    let side_is_french = text.contains("French");
+    let side_is_french = text.contains("Outcome: French");
     let commander = if side_is_french { "nemours" } else { "gonzalo" };
     b.js(&format!("{SET} set('f-command-leader', '{commander}');"));
     b.click(&submit("command"));
+    let t = Instant::now();
+    while b.js("return window.TERCIO_LIVE.recorded;") == json!(1) {
+        if t.elapsed() > PATIENCE {
+            panic!("not found as done: {}", b.js("const l = window.TERCIO_LIVE; const p = document.querySelector('#main .field-error'); const n = document.getElementById('notice'); return [l.state, l.seq, l.error || null, p && p.textContent, n.hidden, n.textContent];"));
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
     let said = b.result();
     assert!(said.contains("activation"), "{said}");
     let hint = b.wait(
