@@ -1,6 +1,10 @@
-// Tercio seat page: builds each action from the forms the rule set describes, shows the exact odds as fields change, asks the rule texts' questions (OK = yes,
-// Cancel = no), shows each result, and keeps the page live: every change to the game, by any
-// seat, reaches the page within a second as a patch of the elements that changed. Its words come
+// Tercio seat page: builds each action from the forms the rule set describes, shows the exact
+// odds as fields change, asks the rule texts' questions in the form (two buttons, and a way to
+// cancel that rolls nothing), confirms undo and the game master's other lasting steps in the
+// page (no alert, confirm or prompt anywhere), says at the button when a tap cannot reach the
+// server and sends it again once the connection is back, and keeps the page live: every change
+// to the game, by any seat, reaches the page within a second as a patch of the elements that
+// changed (the newest result among them: the server draws it, `#last`). Its words come
 // from the page (`#tercio-i18n`: the catalogue's `web.js.*` texts in the page's language), never
 // from this file.
 (function () {
@@ -33,14 +37,21 @@
   // For the curious and for tests: what the live stream delivered and where the view stands.
   // `patches`: live patches carried out; `refreshes`: times #main was fetched whole (none while
   // the stream is up and the patches fit); `mismatches`: patches that did not fit.
-  const live = { received: [], state: "connecting", refreshes: 0, patches: 0, mismatches: 0, seq, etag, busy: false };
+  // `recorded`: this page's own actions recorded.
+  const live = { received: [], state: "connecting", refreshes: 0, patches: 0, mismatches: 0, seq, etag, busy: false, recorded: 0 };
   window.TERCIO_LIVE = live;
 
   // `base`: the view the user decided on; an action started on one view stays on it through its
   // questions and dice, so a change by another seat meanwhile makes it stale, not silently rebased.
+  // A request that cannot reach the server answers status 0 (`unreachable`), never throws.
   async function call(method, path, body, base) {
     const view = base === undefined ? seq : base;
-    const r = await fetch(`/api/s/${T}${path}`, { method, headers: { "content-type": "application/json", "if-match": `"${view}"` }, body: body === undefined ? undefined : JSON.stringify(body) });
+    let r;
+    try {
+      r = await fetch(`/api/s/${T}${path}`, { method, headers: { "content-type": "application/json", "if-match": `"${view}"` }, body: body === undefined ? undefined : JSON.stringify(body) });
+    } catch (e) {
+      return { status: 0, data: { error: { message: tr("unreachable"), kind: "unreachable" } } };
+    }
     let data = null;
     try { data = await r.json(); } catch (e) { data = { error: { message: tr("http", { status: r.status }) } }; }
     return { status: r.status, data };
@@ -99,85 +110,8 @@
     const el = $("live");
     el.className = `live ${state}`;
     el.textContent = { live: tr("live"), lost: tr("lost"), revoked: tr("revoked"), connecting: tr("connecting") }[state] || state;
-  }
-
-  // A catalogue text with a plural: its `.one` form for 1, `.other` for any other count.
-  const plural = (key, n, args) => tr(`${key}.${n === 1 ? "one" : "other"}`, args);
-
-  // A step's dice, one line per unit (or purpose) rather than per die: consecutive dice with
-  // the same label, less a die's number ("Swiss 2"), and the same sides together ("Swiss: 3 dice
-  // → 3, 5, 6"), as the log's entries say them (pages/seat.rs, `dice_lines`).
-  function diceGroups(dice) {
-    const groups = [];
-    for (const d of dice) {
-      const stem = (d.label || "").replace(/ \d+$/, "");
-      const g = groups[groups.length - 1];
-      if (g && g.stem === stem && g.sides === d.sides) g.faces.push(d.face);
-      else groups.push({ stem, sides: d.sides, faces: [d.face] });
-    }
-    return groups;
-  }
-
-  // A result's title: the action's name, never its id ("end_turn" is looked up as "end-turn").
-  const TITLES = SEAT.titles || {};
-  const titleOf = (a) => TITLES[a] || TITLES[String(a).replace(/_/g, "-")] || a;
-
-  // A resolution's steps as the log's entry shows them under its line (pages/seat.rs,
-  // `render_resolution`, writes the same text for the page): each step with its dice, its
-  // modifiers as their rules say them with their values (as `modifier_text`: "Leader with unit
-  // (+1)"), its totals and its result. Another seat's result is read from its log entry, so what
-  // every seat's box shows is this text; the browser tests compare the two.
-  function stepsText(res) {
-    return (res.steps || []).map((st) => {
-      let s = `${st.title}\n`;
-      for (const g of diceGroups(st.dice || [])) {
-        s += `    ${plural("dice_group", g.faces.length, { label: g.stem || st.title, count: g.faces.length, sides: g.sides === 6 ? "" : ` (d${g.sides})`, faces: g.faces.join(", ") })}\n`;
-      }
-      for (const m of st.modifiers || []) s += `    ${`${m.side}:`.padEnd(9)} ${m.name}${m.value ? ` (${m.value > 0 ? "+" : ""}${m.value})` : ""}\n`;
-      if (st.totals && st.totals.length) s += `    ${tr("totals").padEnd(10)} ${st.totals.map((t) => `${t[0]} ${t[1]}`).join(", ")}\n`;
-      return s + `    ${tr("result").padEnd(10)} ${st.result}\n`;
-    }).join("\n");
-  }
-
-  // A result for its box: the action, its steps (`steps`: their text), its outcome.
-  const boxText = (action, steps, summary) => `${titleOf(action)}\n\n${steps}\n${tr("outcome", { summary })}`;
-
-  // A result in the box to dismiss (already open: its text replaced).
-  // The game master can undo it from there (a result and its undo sit together) while it is the
-  // newest entry.
-  function openResult(text, newest) {
-    $("result-text").textContent = text;
-    const undo = $("result-undo");
-    if (undo) undo.hidden = !newest || !$("undo");
-    if (!$("result-box").open) $("result-box").showModal();
-  }
-
-  // A result as one line at the foot of the page.
-  const resultLine = (res) => notice(tr("outcome", { summary: res.summary }));
-
-  // Another seat's result shows on this page too, as this page's own do (those come with their
-  // answer); only the newest, so a page catching up after a cut is not shown every one it missed.
-  // The stream sends the entry brief (its action, summary and whether it rolled dice): the
-  // result's text is its log entry's, once the page shows it (`pendingResult` until then).
-  let pendingResult = null;
-  function othersResult(d) {
-    const ev = d.entry && d.entry.event;
-    if (!ev || !ev.resolution || ev.by === SEAT.by || d.seq !== d.events) return;
-    pendingResult = d;
-    showPendingResult();
-  }
-  // `settled`: the page is drawn whole (no later chance for the entry to appear).
-  function showPendingResult(settled) {
-    const d = pendingResult;
-    if (!d) return;
-    const res = d.entry.event.resolution;
-    // What rolled no die (a card drawn, a turn's step) is a line at the foot, not a box.
-    if (!res.rolled) { pendingResult = null; resultLine(res); return; }
-    const pre = document.querySelector(`#e-${d.seq} pre`);
-    if (!pre && !settled) return;
-    pendingResult = null;
-    if (!pre) { resultLine(res); return; }
-    openResult(boxText(res.action, pre.textContent, res.summary), true);
+    if (state === "live") { setOffline(false); resumeWaiting(); }
+    if (state === "revoked") dropCopy();
   }
 
   // A described form's action: `{"action": …, field: value…}`. A choice gives its option's value
@@ -287,8 +221,8 @@
 
   const physical = () => Boolean($("physical"));
 
-  // Ask for the faces of the dice in `needed`, thrown on the table. Resolves to the faces, or
-  // null when cancelled.
+  // Ask for the faces of the dice in `needed`, thrown on the table, in a sheet at the foot of
+  // the screen (no dialog). Resolves to the faces, or null when cancelled.
   function askDice(needed, sofar) {
     return new Promise((resolve) => {
       const box = $("dice-box");
@@ -304,40 +238,120 @@
         label.appendChild(inp);
         inputs.appendChild(label);
       });
-      const done = (v) => { $("dice-form").onsubmit = null; $("dice-cancel").onclick = null; box.close(); resolve(v); };
+      const done = (v) => { $("dice-form").onsubmit = null; $("dice-cancel").onclick = null; box.hidden = true; resolve(v); };
       $("dice-form").onsubmit = (e) => { e.preventDefault(); done([...inputs.querySelectorAll("input.face")].map((x) => parseInt(x.value, 10))); };
       $("dice-cancel").onclick = () => done(null);
-      box.showModal();
+      box.hidden = false;
       const first = inputs.querySelector("input");
       if (first) first.focus();
     });
   }
 
-  // Handle an answer to an action of `form` (none for the page's own buttons); the body to send
-  // again when a question was answered, else null.
-  function outcome(status, data, body, form) {
-    if (status === 200) {
-      // A quiet action (a card drawn): its outcome as a line at the foot of the page.
-      if (form && form.dataset.quiet !== undefined) resultLine(data.resolution);
-      else openResult(boxText(data.resolution.action, stepsText(data.resolution), data.resolution.summary), true);
-      afterOwnChange();
-      return null;
+  // A rules question in the form, at its button (issue 43, item 4): the question and two
+  // buttons, yes and no, and a third that cancels (nothing is sent, nothing rolled). Resolves to
+  // true, false, or null when cancelled (or when the form is redrawn away).
+  function askInForm(form, question, field) {
+    return new Promise((resolve) => {
+      const at = (form && form.querySelector("button[type=submit]")) || null;
+      const box = document.createElement("div");
+      box.className = "ask";
+      box.dataset.field = field;
+      box.setAttribute("role", "group");
+      const p = document.createElement("p");
+      p.className = "ask-q";
+      p.textContent = question;
+      box.appendChild(p);
+      const done = (v) => { box.remove(); resolve(v); };
+      const button = (text, cls, v) => {
+        const b = document.createElement("button");
+        b.type = "button";
+        b.className = cls;
+        b.textContent = text;
+        b.addEventListener("click", () => done(v));
+        box.appendChild(b);
+      };
+      button(tr("yes"), "primary ask-yes", true);
+      button(tr("no"), "ask-no", false);
+      button(tr("cancel"), "ask-cancel", null);
+      if (at) at.insertAdjacentElement("afterend", box);
+      else $("main").prepend(box);
+      box.scrollIntoView({ block: "nearest" });
+    });
+  }
+
+  // A lasting step confirmed in the page, beside the button that asks for it: the question
+  // and two buttons (do it, keep things as they are). Resolves to true or false.
+  function confirmAt(button, question, yes) {
+    return new Promise((resolve) => {
+      const old = document.querySelector(".confirm-at");
+      if (old) old.remove();
+      const box = document.createElement("div");
+      box.className = "confirm-at";
+      box.setAttribute("role", "group");
+      const p = document.createElement("p");
+      p.textContent = question;
+      box.appendChild(p);
+      const done = (v) => { box.remove(); resolve(v); };
+      for (const [text, cls, v] of [[yes, "primary danger confirm-yes", true], [tr("keep"), "confirm-no", false]]) {
+        const b = document.createElement("button");
+        b.type = "button";
+        b.className = cls;
+        b.textContent = text;
+        b.addEventListener("click", () => done(v));
+        box.appendChild(b);
+      }
+      // The header's undo confirms under the header, in view wherever the page is scrolled.
+      if (button.closest("header")) document.body.appendChild(box), box.classList.add("floating");
+      else button.insertAdjacentElement("afterend", box);
+      box.querySelector("button").focus({ preventScroll: true });
+    });
+  }
+
+  // A tap that could not reach the server, said at its button (issue 43, item 7); sent again
+  // once the connection is back. `waiting`: the form's id → what to send again.
+  const waiting = new Map();
+  function sayAtButton(form, text, cls) {
+    if (!form) { notice(text); return; }
+    clearErrors(form);
+    const p = document.createElement("p");
+    p.className = `${cls} field-error`;
+    p.setAttribute("role", "status");
+    p.textContent = text;
+    form.querySelector("button[type=submit]").insertAdjacentElement("afterend", p);
+  }
+  function resumeWaiting() {
+    for (const [id, w] of [...waiting]) {
+      waiting.delete(id);
+      const form = $(id);
+      if (form) sayAtButton(form, tr("retrying"), "hint");
+      send(w.body, form, w.base, true).then((ok) => {
+        const now = $(id);
+        if (ok && now) { clearErrors(now); now.reset(); now.dispatchEvent(new Event("change")); }
+      });
     }
-    const e = data.error || {};
-    if (status === 409 && e.kind === "question" && e.field) {
-      answers[e.field] = window.confirm(e.message.replace(/ Answer with .*$/, ""));
-      return Object.assign({}, body, { [e.field]: answers[e.field] });
+  }
+  window.addEventListener("online", () => { if (waiting.size) refresh(); });
+
+  // Whether the newest entries after `base` hold this seat's own `body`, recorded though its
+  // answer was lost (a retry then refused as stale).
+  async function recordedBefore(body, base) {
+    try {
+      const r = await fetch(`/api/s/${T}/log?after=${base}`, { cache: "no-store" });
+      if (!r.ok) return false;
+      const { entries } = await r.json();
+      return (entries || []).some((e) => e.entry === "event" && e.seq === base + 1 && e.event && e.event.by === SEAT.by && e.event.action && e.event.action.action === body.action);
+    } catch (e) {
+      return false;
     }
-    if (status === 412) { notice(e.message); afterOwnChange(); return null; }
-    refuse(form, e);
-    return null;
   }
 
   // Resolve and record an action, through its questions and table dice; true once recorded.
-  async function send(body, form) {
+  // `base`: the view it was decided on (a retry keeps the first try's); `retry`: sent again
+  // after a try that got no answer (which may have been recorded all the same).
+  async function send(body, form, base, retry) {
     notice("");
     clearErrors(form);
-    const base = seq;
+    if (base === undefined) base = seq;
     for (;;) {
       let res;
       if (physical()) {
@@ -355,10 +369,53 @@
       } else {
         res = await call("POST", "/actions", body, base);
       }
-      const next = outcome(res.status, res.data, body, form);
-      if (!next) return res.status === 200;
-      body = next;
+      const { status, data } = res;
+      if (status === 200) { live.recorded += 1; afterOwnChange(); return true; }
+      const e = data.error || {};
+      if (status === 0) {
+        // Kept as entered; sent again when the connection is back.
+        sayAtButton(form, tr("unreachable"), "error");
+        if (form && form.id) waiting.set(form.id, { body, base });
+        setLive("lost");
+        if (!retrying) retryLater();
+        return false;
+      }
+      if (status === 409 && e.kind === "question" && e.field) {
+        const answer = await askInForm(form, e.message.replace(/ Answer with .*$/, ""), e.field);
+        if (answer === null) return false;
+        answers[e.field] = answer;
+        body = Object.assign({}, body, { [e.field]: answer });
+        continue;
+      }
+      if (status === 412) {
+        if (retry && await recordedBefore(body, base)) {
+          sayAtButton(form, tr("sent_before"), "hint");
+          live.recorded += 1;
+          afterOwnChange();
+          return true;
+        }
+        notice(e.message);
+        afterOwnChange();
+        return false;
+      }
+      refuse(form, e);
+      return false;
     }
+  }
+
+  // While a tap waits for the connection: the stream's own reconnection brings the page back
+  // live (and the wait ends there); this asks again meanwhile, in case the stream is not trying.
+  let retrying = null;
+  function retryLater() {
+    retrying = setTimeout(async () => {
+      retrying = null;
+      if (!waiting.size) return;
+      try {
+        const r = await fetch(`/api/s/${T}/log?after=${seq}`, { cache: "no-store" });
+        if (r.ok) { connect(); return; }
+      } catch (e) { /* still cut off */ }
+      retryLater();
+    }, 2000);
   }
 
   // ---- Live updates ----
@@ -450,7 +507,9 @@
   // closed again.
   function drawn() {
     answers = {};
-    lastLine();
+    const undo = $("undo");
+    if (undo) undo.hidden = !($("last") && $("last").dataset.undo === "1");
+    keepCopy();
     document.querySelectorAll("#main details.reveal").forEach((d) => { d.open = false; });
     document.querySelectorAll("#main form.action-form").forEach((form) => {
       applies(form);
@@ -517,12 +576,28 @@
     if (form.dataset.odds === "1") refreshOdds(formAction(form), form.querySelector(".odds"));
   }
 
+  // A list sent empty because an earlier list on the page has the same options
+  // (`data-options="ID:HASH"`, lists.rs) takes a copy of them, as drawn by the server.
+  function fillLists() {
+    document.querySelectorAll("#main select[data-options]").forEach((sel) => {
+      if (sel.options.length) return;
+      const from = $(sel.dataset.options.split(":")[0]);
+      if (!from) return;
+      sel.replaceChildren(...[...from.options].map((o) => o.cloneNode(true)));
+      // As drawn: the options' own `selected`, else (a single choice) the first.
+      const picked = [...sel.options].findIndex((o) => o.defaultSelected);
+      if (!sel.multiple) sel.selectedIndex = picked < 0 ? 0 : picked;
+      else [...sel.options].forEach((o) => { o.selected = o.defaultSelected; });
+    });
+  }
+
   // Change #main by `change`, keeping what the user was doing.
   function redraw(change) {
     const u = userState();
     try {
       change();
     } finally {
+      fillLists();
       restoreUserState(u);
       drawn();
     }
@@ -641,7 +716,6 @@
     if (!fresh || fresh.id !== "main") return;
     redraw(() => $("main").replaceWith(fresh));
     setView(parseInt(fresh.dataset.seq, 10) || 0, fresh.dataset.etag || "");
-    showPendingResult(true);
   }
 
   // Fetch #main whole: when the stream is down, or a patch did not fit. The stream is then
@@ -658,6 +732,15 @@
         const r = await fetch(`/s/${T}?part=main`, { cache: "no-store" });
         if (r.status === 404) { setLive("revoked"); break; }
         if (!r.ok) break;
+        // The service worker's copy: the server cannot be reached.
+        if (r.headers.get("x-tercio-offline") === "1") {
+          const html = await r.text();
+          const kept = fragment(html).firstElementChild;
+          if (kept && (parseInt(kept.dataset.seq, 10) || 0) > seq) swap(html);
+          setLive("lost");
+          setOffline(true);
+          break;
+        }
         swap(await r.text());
         live.refreshes += 1;
       } while (again);
@@ -707,7 +790,6 @@
       }
       inTurn(async () => {
         if (d.patch) await patched(d.patch);
-        if (fresh) othersResult(d);
       });
     });
     es.addEventListener("changed", (e) => {
@@ -761,19 +843,21 @@
     const form = inMain(e.target) && e.target.closest("form.action-form");
     if (!form) return;
     e.preventDefault();
+    // Offline, the page is the last known state, read-only.
+    if (document.body.classList.contains("offline")) { sayAtButton(form, tr("offline"), "error"); return; }
     if (!(await send(formAction(form), form))) return;
     const now = $(form.getAttribute("id"));
     if (now) { now.reset(); now.dispatchEvent(new Event("change")); }
   }, true);
 
   document.addEventListener("click", async (e) => {
+    if (e.target instanceof Element && e.target.closest("#undo")) { await undoLast(e.target.closest("#undo")); return; }
     if (!inMain(e.target)) return;
     const on = (sel) => e.target.closest(sel);
-    if (on("#undo")) { await undoLast(); return; }
     // The game master's panel.
     const reissue = on("button.reissue");
     if (reissue) {
-      if (!window.confirm(tr("reissue_confirm"))) return;
+      if (!(await confirmAt(reissue, tr("reissue_confirm"), tr("reissue_yes")))) return;
       const body = { role: reissue.dataset.role };
       if (reissue.dataset.side) body.side = reissue.dataset.side;
       const { status, data } = await call("POST", "/seats/reissue", body);
@@ -782,8 +866,9 @@
       afterOwnChange();
       return;
     }
-    if (on("#conclude")) {
-      if (!window.confirm(tr("conclude_confirm"))) return;
+    const conclude = on("#conclude");
+    if (conclude) {
+      if (!(await confirmAt(conclude, tr("conclude_confirm"), tr("conclude_yes")))) return;
       const { status, data } = await call("POST", "/conclude");
       if (status !== 200) { notice(data.error ? data.error.message : tr("failed")); refresh(); return; }
       afterOwnChange();
@@ -800,17 +885,14 @@
     d.querySelector("summary").scrollIntoView({ block: "nearest" });
   });
 
-  // Undo the newest entry, after asking.
-  async function undoLast() {
-    if (!window.confirm(tr("undo_confirm"))) return;
+  // Undo the newest entry, after asking in the page.
+  async function undoLast(button) {
+    if (!(await confirmAt(button, tr("undo_confirm"), tr("undo_yes")))) return;
     notice("");
     const { status, data } = await call("POST", "/undo");
     if (status === 200) afterOwnChange();
     else if (status === 412) { notice(data.error.message); afterOwnChange(); } else notice(data.error ? data.error.message : tr("failed"));
   }
-  // The result box's undo: the box closes, then the same undo as the page's.
-  const resultUndo = $("result-undo");
-  if (resultUndo) resultUndo.addEventListener("click", () => { $("result-box").close(); undoLast(); });
 
   // The tabs: one panel of #main at a time (`body[data-tab]`, outside #main, so live patches
   // keep it), the same one again after a reload of this seat's page.
@@ -826,24 +908,18 @@
     showTab(b.dataset.tab);
     window.scrollTo({ top: 0 });
   });
+  // An action opened from its title comes up to the top of the screen, under the header: its
+  // fields and its button in view without a scroll.
+  document.addEventListener("click", (e) => {
+    const sum = e.target instanceof Element && e.target.closest("#forms details.act > summary");
+    if (!sum) return;
+    const d = sum.parentElement;
+    requestAnimationFrame(() => { if (d.open) d.scrollIntoView({ block: "start" }); });
+  });
   // The turn's notes, a line each on a phone, open whole with a tap (and close with another).
   document.addEventListener("click", (e) => {
     if (e.target instanceof Element && e.target.closest("#notes")) document.body.classList.toggle("notes-open");
   });
-  // The newest entry's line above the actions, copied from the log (the server draws it empty,
-  // so a live event does not carry the entry twice); a tap leads to the entry in the log.
-  function lastLine() {
-    const p = $("last-line");
-    const li = document.querySelector("#log-list > li");
-    if (!p || !li) return;
-    const from = li.querySelector("summary") || li;
-    const a = document.createElement("a");
-    a.href = `#${li.id}`;
-    a.className = "to-log";
-    if (li.classList.contains("voided")) a.classList.add("voided");
-    a.innerHTML = from.innerHTML;
-    p.replaceChildren(a);
-  }
   // The newest result's line leads to its entry in the log, opened.
   document.addEventListener("click", (e) => {
     const a = e.target instanceof Element && e.target.closest("#last a.to-log");
@@ -859,6 +935,37 @@
   try { savedTab = sessionStorage.getItem(TAB_KEY); } catch (e) { savedTab = null; }
   showTab(savedTab || "play");
 
+  // ---- Offline (issue 43, item 9) ----
+  //
+  // In a secure context the service worker (`/sw.js`) keeps the shell, the assets and this
+  // seat's page; the page keeps its live part as last drawn, so that offline the last known
+  // state shows, read-only, and says so. The copy goes as soon as the link is withdrawn.
+  const COPY = `/s/${T}?part=main`;
+  const canKeep = () => window.isSecureContext && "caches" in window && "serviceWorker" in navigator;
+  function keepCopy() {
+    if (!canKeep() || document.body.classList.contains("offline")) return;
+    const main = $("main");
+    if (!main) return;
+    // Without what the script drew in it by style (the odds' bars): read back, a style
+    // attribute is inline style, which the Content-Security-Policy forbids.
+    const copy = main.cloneNode(true);
+    copy.querySelectorAll("[style]").forEach((e) => e.removeAttribute("style"));
+    const html = copy.outerHTML;
+    caches.open("tercio-v1").then((c) => c.put(COPY, new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } }))).catch(() => {});
+  }
+  function dropCopy() {
+    if (!canKeep()) return;
+    caches.open("tercio-v1").then((c) => Promise.all([c.delete(COPY), c.delete(`/s/${T}`)])).catch(() => {});
+  }
+  function setOffline(on) {
+    if (document.body.classList.contains("offline") === on) return;
+    document.body.classList.toggle("offline", on);
+    notice(on ? tr("offline") : "");
+  }
+
+  fillLists();
   drawn();
+  // A page the service worker answered from its copy: the live part as last drawn, read-only.
+  if (document.body.dataset.offline === "1") { setOffline(true); refresh(); }
   connect();
 })();

@@ -166,6 +166,54 @@ pub async fn favicon(headers: HeaderMap) -> Response {
     ASSETS[2].answer(&headers, REVALIDATE)
 }
 
+/// The service worker's script (`assets/sw.js`), served at the root so that its scope is the
+/// whole site: it keeps the shell and the assets, and each seat's last known page, for a phone
+/// that loses the connection (issue 43, item 9). The pages register it only in a secure context.
+const SERVICE_WORKER: &str = include_str!("../assets/sw.js");
+
+/// `GET /sw.js`: the service worker, revalidated every time (a new build's worker replaces the
+/// old one at once).
+pub async fn service_worker() -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "text/javascript; charset=utf-8"),
+            (header::CACHE_CONTROL, REVALIDATE),
+        ],
+        SERVICE_WORKER,
+    )
+        .into_response()
+}
+
+/// `GET /manifest.webmanifest`: the web app manifest (name, icon, theme colour), in the
+/// request's language, so a phone can install the game page as an app where the browser allows
+/// it (a secure context).
+pub async fn manifest(ui: Ui) -> Response {
+    let body = serde_json::json!({
+        "name": ui.t(tercio_i18n::keys::SHELL_APP_NAME, &[]),
+        "short_name": ui.t(tercio_i18n::keys::SHELL_APP_NAME, &[]),
+        "description": ui.t(tercio_i18n::keys::SHELL_APP_DESCRIPTION, &[]),
+        "lang": ui.lang.code(),
+        "start_url": "/",
+        "scope": "/",
+        "display": "standalone",
+        "background_color": "#fbf8f1",
+        "theme_color": "#8a1c1c",
+        "icons": [
+            {"src": icon(), "sizes": "any", "type": "image/svg+xml", "purpose": "any"},
+            {"src": icon(), "sizes": "192x192", "type": "image/svg+xml"},
+            {"src": icon(), "sizes": "512x512", "type": "image/svg+xml"}
+        ]
+    });
+    (
+        [
+            (header::CONTENT_TYPE, "application/manifest+json"),
+            (header::CACHE_CONTROL, REVALIDATE),
+        ],
+        body.to_string(),
+    )
+        .into_response()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -49,7 +49,12 @@ pub(crate) fn board_main(ctx: &SeatCtx, ui: &Ui, state: &Value, board: &Board) -
     }
     b.push_str("</section>");
     // The secret tables are drawn with the forms, behind their prompts.
-    b.push_str(&forms_html(ui, &seat_forms(ctx, state), &board.tables));
+    // Each list of choices sent once ([`crate::lists`]).
+    b.push_str(&crate::lists::shared(&forms_html(
+        ui,
+        &seat_forms(ctx, state),
+        &board.tables,
+    )));
     b.push_str("<section class=\"state board\" id=\"board\" data-panel=\"armies\">");
     for (i, t) in board
         .tables

@@ -161,12 +161,15 @@ impl Ui {
         b
     }
 
-    /// The strings of the game page's script (`web.js.*`, without the prefix) and the language,
-    /// as JSON safe to put inside a `<script>` element.
+    /// The strings of the game page's script (`web.js.*` and `shell.js.*`, without the prefix)
+    /// and the language, as JSON safe to put inside a `<script>` element.
     pub fn script_strings(&self) -> String {
         let mut m = serde_json::Map::new();
         for (k, v) in tercio_i18n::entries(self.lang) {
-            if let Some(name) = k.strip_prefix("web.js.") {
+            if let Some(name) = k
+                .strip_prefix("web.js.")
+                .or_else(|| k.strip_prefix("shell.js."))
+            {
                 m.insert(
                     name.to_string(),
                     serde_json::Value::String((*v).to_string()),

@@ -19,6 +19,7 @@ pub mod client;
 pub mod conn;
 pub mod guard;
 pub mod lang;
+pub mod lists;
 pub mod live;
 pub mod pages;
 pub mod patch;

@@ -191,9 +191,10 @@ fn the_game_masters_page_draws_the_board_and_the_forms() {
             firsts.windows(2).all(|w| w[0] >= w[1]),
             "primary forms first: {firsts:?}"
         );
-        // Around the board: seats and dice; no undo before there is anything to undo.
+        // Around the board: seats and dice; no undo before there is anything to undo (the
+        // header's undo shows while the newest result says it applies, `data-undo`).
         assert!(p.contains("id=\"seats\""));
-        assert!(!p.contains("id=\"undo\""));
+        assert!(!p.contains("data-undo=\"1\""));
         assert!(p.contains("id=\"commitment\""), "{p}");
     }
     // The app-driven rule sets are drawn the same way: the initiative first, then the app's
@@ -305,7 +306,7 @@ fn a_forms_action_is_accepted_and_changes_the_headline() {
     assert_eq!(r.status, 200, "{}", r.body);
     let ended = page(&s, &seats.gm);
     assert!(forms(&ended).is_empty(), "{ended}");
-    assert!(!ended.contains("id=\"undo\""));
+    assert!(!ended.contains("data-undo=\"1\""));
 }
 
 #[test]

@@ -39,7 +39,20 @@ struct Browser {
 }
 
 impl Drop for Browser {
+    /// A test fails on any script error its pages logged (issue 43, item 7), a failed load of a
+    /// resource (a refusal the page shows, a connection a test cut) aside.
     fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let errors: Vec<String> = self
+                .script_errors()
+                .into_iter()
+                .filter(|e| !e.contains("Failed to load resource"))
+                .collect();
+            if !errors.is_empty() {
+                let _ = self.driver.kill();
+                panic!("script errors on the page: {errors:?}");
+            }
+        }
         let _ = request(
             &self.addr,
             "DELETE",
@@ -158,32 +171,43 @@ impl Browser {
         v.as_str().map(str::to_string)
     }
 
-    /// Wait for the page's question or confirmation, and its text.
-    fn wait_alert(&self, what: &str) -> String {
-        let t = Instant::now();
-        loop {
-            if let Some(q) = self.alert_text() {
-                return q;
-            }
-            assert!(t.elapsed() < PATIENCE, "timed out waiting for {what}");
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-
     fn click(&self, css: &str) {
         let v = self.js(&format!("const e = document.querySelector({css:?}); if (!e) return 'missing'; setTimeout(() => e.click(), 0); return 'ok';"));
         assert_eq!(v, "ok", "click {css}");
     }
 
-    /// Click OK in the result box and wait until the page shows the game as the server has it.
-    fn dismiss_result(&self) -> String {
+    /// Wait until this page's action is recorded and the page shows the game as the server has
+    /// it, and read the newest result at the top of the page (issue 43, item 5: no box to
+    /// dismiss, no dialog open): its action, steps and outcome, as
+    /// "ACTION\n\nSTEPS\nOutcome: OUTCOME".
+    fn result(&self) -> String {
         if let Some(a) = self.alert_text() {
             panic!("unexpected alert instead of a result: {a}");
         }
-        let text = self.wait("const d = document.getElementById('result-box'); return d && d.open && document.getElementById('result-text').textContent;", "the result box");
-        self.js("document.querySelector('#result-box button').click();");
+        self.wait(
+            "const l = window.TERCIO_LIVE; if (l.recorded > (window.__recorded || 0)) { window.__recorded = l.recorded; return true; } return false;",
+            "the action recorded",
+        );
         self.caught_up();
-        text.as_str().unwrap_or_default().to_string()
+        assert_eq!(
+            self.js("return document.querySelectorAll('dialog[open]').length;"),
+            json!(0),
+            "a box to dismiss"
+        );
+        self.js(LAST_RESULT)
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    /// Confirm the lasting step the page asks about (undo, a new link, the end of the game) in
+    /// the page: no browser dialog.
+    fn confirm_in_page(&self) {
+        assert!(self.alert_text().is_none(), "a browser dialog");
+        self.wait(
+            "const b = document.querySelector('.confirm-at .confirm-yes'); if (!b) return false; b.click(); return true;",
+            "the confirmation in the page",
+        );
     }
 
     /// Wait until the page's view is drawn from as many log entries as the server has.
@@ -252,6 +276,9 @@ fn decode_base64(s: &str) -> Vec<u8> {
         })
         .collect()
 }
+
+/// The newest result at the top of a seat's page, as [`Browser::result`] reads it.
+const LAST_RESULT: &str = "const l = document.getElementById('last'); if (!l) return ''; const what = l.querySelector('.what'); const pre = l.querySelector('pre'); return `${what ? what.textContent : ''}\n\n${pre ? pre.textContent : ''}\nOutcome: ${l.querySelector('.outcome').textContent}`;";
 
 /// Set a field of one of the page's forms (its id: `f-<action>-<field>`), as a user would.
 const SET: &str = "const set = (id, v) => { const e = document.getElementById(id); if (e.type === 'checkbox') e.checked = v; else e.value = v; e.dispatchEvent(new Event('change', { bubbles: true })); };";
@@ -359,7 +386,7 @@ fn charge_questions_result_status_and_undo_in_chromium() {
         "the initiative's odds",
     );
     b.click(&submit("initiative"));
-    let text = b.dismiss_result();
+    let text = b.result();
     assert!(text.contains("has the initiative"), "{text}");
     let side_is_french = text.contains("Outcome: French");
     let commander = if side_is_french { "nemours" } else { "gonzalo" };
@@ -369,7 +396,7 @@ fn charge_questions_result_status_and_undo_in_chromium() {
         "the command's odds",
     );
     b.click(&submit("command"));
-    let text = b.dismiss_result();
+    let text = b.result();
     assert!(text.contains("activation"), "{text}");
     // The other side's units are not under this command: their turn will come, so they are not
     // offered while the commander's may charge.
@@ -418,16 +445,39 @@ fn charge_questions_result_status_and_undo_in_chromium() {
     b.js(&format!(
         "{SET} set('f-charge-target', '{target}'); set('f-charge-ground', 'open');"
     ));
+    // The rules' question is asked in the form, at its button (issue 43, item 4): "Cancel"
+    // cancels, and nothing is recorded or rolled.
     b.click(&submit("charge"));
-    let question = b.wait_alert("the question");
-    assert!(question.contains("arc of fire"), "{question}");
-    b.cmd("POST", "/alert/accept", json!({}));
-    // The result box offers the game master its undo, beside OK (issue 17, item 4).
-    b.wait(
-        "const d = document.getElementById('result-box'); return d.open && document.getElementById('result-undo').checkVisibility();",
-        "the undo beside the result",
+    let question = b.wait(
+        "const q = document.querySelector('#form-f-charge .ask'); return q && q.querySelector('.ask-q').textContent;",
+        "the question in the form",
     );
-    let text = b.dismiss_result();
+    assert!(
+        question.as_str().is_some_and(|q| q.contains("arc of fire")),
+        "{question}"
+    );
+    assert!(b.alert_text().is_none(), "the question in a browser dialog");
+    b.js("document.querySelector('#form-f-charge .ask-cancel').click();");
+    b.wait(
+        "return !document.querySelector('#form-f-charge .ask');",
+        "the question gone",
+    );
+    assert_eq!(
+        b.js("return document.querySelectorAll('#log li[data-seq]').length;"),
+        json!(2),
+        "a cancelled question recorded something"
+    );
+    b.click(&submit("charge"));
+    b.wait(
+        "const y = document.querySelector('#form-f-charge .ask-yes'); if (!y) return false; y.click(); return true;",
+        "the question again, answered yes",
+    );
+    let text = b.result();
+    // The result and its undo, in the header, together (issue 17, item 4).
+    assert_eq!(
+        b.js("return document.getElementById('undo').checkVisibility();"),
+        json!(true)
+    );
     assert!(text.contains("Defensive fire"), "{text}");
     // The charger has acted: the live patch of its list left it as it was, and the page drew
     // its refusal again from `/choices`.
@@ -465,8 +515,7 @@ fn charge_questions_result_status_and_undo_in_chromium() {
     }
     // Undo: the charge is voided and struck through in the log; the unit may act again.
     b.click("#undo");
-    b.wait_alert("undo's confirmation");
-    b.cmd("POST", "/alert/accept", json!({}));
+    b.confirm_in_page();
     b.wait(
         "return document.querySelector('.log li.voided')",
         "a voided log entry",
@@ -536,8 +585,9 @@ fn phone_width_and_inert_names_in_chromium() {
             .is_some_and(|n| n > 20),
         "the armies' tables"
     );
+    // (Opened: other actions are tiles until tapped.)
     let button = b.js(&format!(
-        "const r = document.querySelector('{}').getBoundingClientRect(); return [r.width, r.height];",
+        "document.getElementById('act-f-charge').open = true; const r = document.querySelector('{}').getBoundingClientRect(); return [r.width, r.height];",
         submit("charge")
     ));
     assert!(
@@ -654,7 +704,7 @@ fn live_updates_reach_another_seat_and_catch_up_after_a_cut_in_chromium() {
         "live: the game master's action was on the other seat's page {:?} after the click",
         t.elapsed()
     );
-    gm.dismiss_result();
+    gm.result();
     assert_eq!(
         side.js("return window.__same_page === true;"),
         true,
@@ -675,10 +725,9 @@ fn live_updates_reach_another_seat_and_catch_up_after_a_cut_in_chromium() {
     };
     gm.js(&format!("{SET} set('f-command-leader', '{commander}');"));
     gm.click(&submit("command"));
-    gm.dismiss_result();
+    gm.result();
     gm.click("#undo");
-    gm.wait_alert("undo's confirmation");
-    gm.cmd("POST", "/alert/accept", json!({}));
+    gm.confirm_in_page();
     gm.caught_up();
     let want = gm.js(LOG_SEQS);
     assert_eq!(want, json!([3, 2, 1]));
@@ -787,22 +836,25 @@ fn an_action_is_patched_into_another_seats_open_page_in_chromium() {
         json!(true)
     );
     side.js("document.querySelector('#tabs [data-tab=\"play\"]').click();");
-    let text = gm.dismiss_result();
+    let text = gm.result();
     assert!(text.contains("Disordered"), "{text}");
-    // The acting page writes its result from its answer, another page reads it from the log's
-    // entry the patch inserted (game.js `stepsText` against pages/seat.rs `render_resolution`):
-    // the same text, dice, modifiers and all.
+    // One renderer of a result, the server's (issue 43, item 5): every page shows the same
+    // text, dice, modifiers and all.
     assert!(
         text.contains("Leader with unit (+1)") && text.contains("Actor die: 1 die → "),
         "{text}"
     );
-    // The side sees the result itself, not only its line in the log (issue 17, item 8).
+    // The side sees the result itself, not only its line in the log (issue 17, item 8), with
+    // no box to dismiss.
     let shown = side.wait(
-        "const d = document.getElementById('result-box'); return d.open && document.getElementById('result-text').textContent;",
+        &format!("return document.getElementById('last') && document.getElementById('last').dataset.seq === '4' && (() => {{ {LAST_RESULT} }})();"),
         "the charge's result on the side's page",
     );
     assert_eq!(shown, json!(text));
-    side.js("document.querySelector('#result-box button').click();");
+    assert_eq!(
+        side.js("return document.querySelectorAll('dialog[open]').length;"),
+        json!(0)
+    );
     assert_eq!(
         side.js(SEEN),
         json!(["Disordered", [4, 3, 2, 1], 0]),
@@ -844,8 +896,7 @@ fn an_action_is_patched_into_another_seats_open_page_in_chromium() {
     );
     // The undo, the same way.
     gm.click("#undo");
-    gm.wait_alert("undo's confirmation");
-    gm.cmd("POST", "/alert/accept", json!({}));
+    gm.confirm_in_page();
     side.wait(
         &format!("{ROW} const li = document.querySelector('#log li[data-seq=\"5\"]'); return li && document.querySelector('#log li.voided[data-seq=\"4\"]') && row('Spanish pikes of the left wing').cells[2].textContent === 'OK';"),
         "the undo on the side's page",
@@ -947,9 +998,10 @@ fn a_side_resolves_its_own_units_and_table_dice_are_typed_in_chromium() {
         "the table-dice mode",
     );
     gm.click(&submit("initiative"));
-    gm.wait("const d = document.getElementById('dice-box'); return d.open && document.querySelectorAll('#dice-inputs input').length === 2;", "the dice to type in");
+    gm.wait("const d = document.getElementById('dice-box'); return !d.hidden && document.querySelectorAll('dialog').length === 0 && document.querySelectorAll('#dice-inputs input').length === 2;", "the dice to type in");
+    phone_screenshot(&gm, "table-dice.png");
     gm.js("const i = document.querySelectorAll('#dice-inputs input'); i[0].value = '2'; i[1].value = '6'; document.getElementById('dice-ok').click();");
-    let text = gm.dismiss_result();
+    let text = gm.result();
     // One line per die's owner, its faces after the arrow (issue 17, item 14).
     assert!(
         text.lines().any(|l| l.trim().ends_with(": 1 die → 2"))
@@ -966,7 +1018,7 @@ fn a_side_resolves_its_own_units_and_table_dice_are_typed_in_chromium() {
     // stale, nothing is recorded, and the page says so.
     gm.js(&format!("{SET} set('f-command-leader', 'gonzalo');"));
     gm.click(&submit("command"));
-    gm.wait("const d = document.getElementById('dice-box'); return d.open && document.querySelectorAll('#dice-inputs input').length === 1;", "the command die to type in");
+    gm.wait("const d = document.getElementById('dice-box'); return !d.hidden && document.querySelectorAll('dialog').length === 0 && document.querySelectorAll('#dice-inputs input').length === 1;", "the command die to type in");
     let r = request(
         &s.addr,
         "POST",
@@ -1025,25 +1077,19 @@ fn a_described_board_and_its_forms_in_chromium() {
         json!(["start-turn", true])
     );
     b.click("form.action-form.primary button[type=submit]");
-    b.dismiss_result();
+    b.result();
     let started = b.js(HEADLINE);
     assert_ne!(started, first, "the headline did not change");
     // Draw a card: the headline says whose card it is, redrawn live, without reloading; the
     // card is a line at the foot of the page, no box to dismiss (issue 17, item 5).
     b.click("form.action-form[data-action=\"draw\"] button[type=submit]");
-    let line = b.wait(
-        "const n = document.getElementById('notice'); return !n.hidden && n.textContent;",
-        "the card drawn, as a line",
-    );
-    assert!(
-        line.as_str().is_some_and(|t| t.starts_with("Outcome: ")),
-        "{line}"
-    );
+    let line = b.result();
+    assert!(line.contains("Outcome: "), "{line}");
+    // Nothing rolled: the line alone, no dice and no steps.
     assert_eq!(
-        b.js("return document.getElementById('result-box').open;"),
-        false
+        b.js("return [document.querySelectorAll('#last .die').length, document.querySelectorAll('#last details').length];"),
+        json!([0, 0])
     );
-    b.caught_up();
     let drawn = b.js(HEADLINE);
     assert_ne!(drawn, started, "the headline did not change after the draw");
     assert_eq!(b.js("return window.__same_page === true;"), true);
@@ -1133,7 +1179,7 @@ fn one_device_for_two_players_hides_the_hand_behind_a_tap_in_chromium() {
     );
     assert_eq!(offered[0], false, "{offered}");
     b.click("form[data-action=\"play\"] button[type=submit]");
-    let result = b.dismiss_result();
+    let result = b.result();
     assert!(result.contains("play"), "{result}");
     let again = b
         .js("const d = document.querySelector('details.reveal'); return d ? d.open : 'no reveal';");
@@ -1266,9 +1312,9 @@ fn an_italian_game_master_draws_a_card_and_fires_with_the_odds_in_chromium() {
     );
     let before = b.js(HEADLINE);
     b.click("form.action-form.primary button[type=submit]");
-    let drawn = b.dismiss_result();
+    let drawn = b.result();
     assert!(
-        drawn.contains("Carta:") && drawn.contains("Tiro") && drawn.contains("Francesco I"),
+        drawn.contains("Tiro") && drawn.contains("Francesco I"),
         "{drawn}"
     );
     assert_ne!(b.js(HEADLINE), before, "the headline did not change");
@@ -1339,7 +1385,7 @@ fn an_italian_game_master_draws_a_card_and_fires_with_the_odds_in_chromium() {
     ));
     // Fire: the result in Italian, and the log shows it.
     b.click("#form-f-fire button[type=submit]");
-    let result = b.dismiss_result();
+    let result = b.result();
     assert!(
         result.contains("Artiglieria pesante (Genouillac)")
             && result.contains("Lanzichenecchi di Frundsberg")
@@ -1455,13 +1501,13 @@ fn every_rule_set_fits_a_phone_in_italian_in_chromium() {
             // a tap on it opens the entry in the log.
             if i > 0 {
                 assert_eq!(
-                    b.js("const li = document.querySelector('#log-list > li'); const a = document.querySelector('#last-line a.to-log'); return [a && a.textContent === (li.querySelector('summary') || li).textContent, document.getElementById('undo').checkVisibility()];"),
+                    b.js("const li = document.querySelector('#log-list > li'); const l = document.getElementById('last'); return [l && l.dataset.seq === li.dataset.seq, document.getElementById('undo').checkVisibility()];"),
                     json!([true, true]),
                     "{at}: the newest entry and its undo above the actions"
                 );
             }
             if i == 1 {
-                b.js("document.querySelector('#last-line a.to-log').click();");
+                b.js("document.querySelector('#last a.to-log').click();");
                 assert_eq!(
                     b.js("const li = document.querySelector('#log-list > li'); return [document.body.dataset.tab, li.querySelector('details') ? li.querySelector('details').open : true, li.checkVisibility()];"),
                     json!(["log", true, true]),
@@ -1819,7 +1865,7 @@ fn a_charge_names_its_supporting_units_on_the_page_in_chromium() {
     );
     assert!(!values.contains(&json!("spanish-pike-left")), "{shown}");
     b.click(&submit("charge"));
-    let text = b.dismiss_result();
+    let text = b.result();
     assert!(
         text.contains(
             "Compagnies d'ordonnance (first squadron) support Nemours's own company of gendarmes"
@@ -1838,4 +1884,583 @@ fn a_charge_names_its_supporting_units_on_the_page_in_chromium() {
         .filter(|e| !e.contains("/odds - Failed to load resource"))
         .collect();
     assert!(errors.is_empty(), "{errors:?}");
+}
+
+/// What playing an example game through taps took ([`play_by_taps`]).
+#[derive(Debug, Default)]
+struct Played {
+    /// Taps, selects and typed numbers.
+    interactions: usize,
+    /// The issue's budget: over the recorded actions, 1 plus the number of fields each gives.
+    budget: usize,
+    /// Times a control to tap was off the screen (between the header and the tab bar).
+    scrolls: usize,
+    /// Taps on a title to open an action or a correction, or on a tab (navigation).
+    opened: usize,
+    actions: usize,
+    /// Fields of the action files the page has no field for.
+    unasked: Vec<String>,
+    /// The largest game master's page over the game, raw bytes.
+    largest_page: usize,
+}
+
+/// One field to set in a form, from an action file: the form's field name and its value.
+fn form_fields(action: &Value, fixed: &Value) -> Vec<(String, Value)> {
+    let mut out = Vec::new();
+    for (k, v) in action.as_object().into_iter().flatten() {
+        if k == "action" || fixed.get(k) == Some(v) {
+            continue;
+        }
+        // A list of acts (the simultaneous fire) is the form's fields per unit: `fire.<unit>`
+        // for its target, `<field>.<unit>` for the others.
+        if let Some(list) = v.as_array().filter(|l| l.iter().all(Value::is_object)) {
+            if !list.is_empty() {
+                for act in list {
+                    let actor = act["actor"].as_str().unwrap_or_default();
+                    for (ak, av) in act.as_object().into_iter().flatten() {
+                        if ak == "action" || ak == "actor" {
+                            continue;
+                        }
+                        let name = if ak == "target" { "fire" } else { ak.as_str() };
+                        out.push((format!("{name}.{actor}"), av.clone()));
+                    }
+                }
+                continue;
+            }
+        }
+        out.push((k.clone(), v.clone()));
+    }
+    out
+}
+
+/// Set one field of form `form` to `value` as a thumb would, counting: the taps that open what
+/// hides it, the scrolls that bring it between the header and the tab bar, and the set itself
+/// (none when it already holds the value: a default is not corrected). Returns
+/// `[taps, opened, scrolls]`, or `null` when the form has no such field. (Asynchronous: an
+/// action opened from its title is measured once the page has drawn it.)
+const TAP_FIELD: &str = r#"
+const [formId, name, value, done] = arguments;
+const frame = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+(async () => {
+const form = document.getElementById(formId);
+const els = [...form.querySelectorAll('[name]')].filter(e => e.name === name && !e.closest('label[hidden]'));
+const el = els[0];
+if (!el) return null;
+let taps = 0, opened = 0, scrolls = 0;
+const want = Array.isArray(value) ? value.map(String) : typeof value === 'boolean' ? value : String(value);
+const now = el.type === 'checkbox' ? el.checked : el.multiple ? [...el.selectedOptions].map(o => o.value) : el.value;
+if (JSON.stringify(now) === JSON.stringify(want)) return [0, 0, 0];
+for (let d = el.closest('details:not([open])'); d && opened < 4; d = el.closest('details:not([open])')) { d.querySelector('summary').click(); opened += 1; await frame(); }
+const bar = document.getElementById('tabs');
+const bottom = bar && getComputedStyle(bar).position === 'fixed' ? bar.getBoundingClientRect().top : innerHeight;
+const top = document.querySelector('header.top').getBoundingClientRect().bottom;
+const r = el.getBoundingClientRect();
+if (r.top < top || r.bottom > bottom) { el.scrollIntoView({ block: 'center' }); scrolls += 1; }
+if (el.type === 'checkbox') { el.checked = want; taps += 1; }
+else if (el.multiple) { [...el.options].forEach(o => { o.selected = want.includes(o.value); }); taps += Math.max(1, want.length); }
+else { el.value = want; taps += 1; }
+el.dispatchEvent(new Event('change', { bubbles: true }));
+return [taps, opened, scrolls];
+})().then(done);
+"#;
+
+/// What the page shows on its first screen, checked after every action (issue 43, "How it is
+/// measured"): `[primary's bottom, bottom of the free screen, dialogs open, bad words, small
+/// targets, small inputs]`.
+const FIRST_SCREEN: &str = r#"
+window.scrollTo(0, 0);
+const bar = document.getElementById('tabs');
+const bottom = bar && getComputedStyle(bar).position === 'fixed' ? bar.getBoundingClientRect().top : innerHeight;
+const p = document.querySelector('#forms form.action-form.primary button[type=submit]');
+const primary = p && p.checkVisibility() ? p.getBoundingClientRect().bottom : null;
+const text = document.body.innerText;
+const bad = ['⟦', 'undefined', 'NaN', '[project design]', 'docs/rules/'].filter(w => text.includes(w));
+const visible = e => e.checkVisibility() && e.getBoundingClientRect().width > 0;
+const targets = [...document.querySelectorAll('header button, header a, #main button, #main a, #main select, #main summary, #main input:not([type=checkbox]), #main label.check')].filter(visible);
+const small = targets.filter(e => { const r = e.getBoundingClientRect(); return r.height < 43.5 || (r.width < 43.5 && e.tagName !== 'A'); }).map(e => `${e.tagName}#${e.id || ''}.${e.className} ${Math.round(e.getBoundingClientRect().width)}x${Math.round(e.getBoundingClientRect().height)} ${e.textContent.trim().slice(0, 30)}`);
+const inputs = [...document.querySelectorAll('#main input, #main select, #main textarea')].filter(visible).filter(e => parseFloat(getComputedStyle(e).fontSize) < 16).map(e => e.id);
+return [primary, bottom, document.querySelectorAll('dialog[open]').length, bad, small, inputs];
+"#;
+
+/// Play rule set `rules`' example game on the game master's page through taps only (no API
+/// call for the play), in a browser `b` already sized and in its language, asserting after
+/// every action what [`FIRST_SCREEN`] measures; the faces rolled are the example's (the same
+/// game was played). Screenshots of the first screen after the first action with dice and at
+/// the end go to `phone-<rules>-<lang>-*.png` ([`phone_screenshot`]).
+fn play_by_taps(s: &Server, b: &Browser, rules: &str, tag: &str) -> Played {
+    let (scenario, seed, mut steps) = example_game(rules);
+    let recorded = steps.clone();
+    common::on_one_device(&mut steps);
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let expect: Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join(format!("examples/{rules}/game.expect.json")))
+            .expect("expect"),
+    )
+    .expect("json");
+    let v = s.create(&json!({"scenario": scenario, "seed": seed}));
+    let gm = common::token(&v["links"][0]["url"]);
+    b.go(&format!("http://{}/s/{gm}", s.addr));
+    b.wait(
+        "return window.TERCIO_LIVE && window.TERCIO_LIVE.state === 'live';",
+        "the live connection",
+    );
+    b.js("window.__recorded = 0;");
+    let mut played = Played::default();
+    let mut shot = false;
+    for (name, action) in &steps {
+        let at = format!("{rules} ({tag}) {name}");
+        played.actions += 1;
+        played.budget += action.as_object().map_or(1, |o| o.len());
+        b.js("window.scrollTo(0, 0);");
+        if b.js("return document.body.dataset.tab;") != json!("play") {
+            b.js("document.querySelector('#tabs [data-tab=\"play\"]').click();");
+            played.opened += 1;
+        }
+        let form = b.js(&format!(
+            "const want = {action}; const f = [...document.querySelectorAll('#forms form.action-form')].find(f => f.dataset.action.replace(/_/g, '-') === want.action.replace(/_/g, '-') && Object.entries(JSON.parse(f.dataset.fixed || '{{}}')).every(([k, v]) => JSON.stringify(want[k]) === JSON.stringify(v))); return f ? [f.id, JSON.parse(f.dataset.fixed || '{{}}')] : null;"
+        ));
+        let Some(id) = form[0].as_str().map(str::to_string) else {
+            panic!(
+                "{at}: no form for {action}; the page's: {}",
+                b.js("return [...document.querySelectorAll('#forms form.action-form')].map(f => f.dataset.action + (f.dataset.fixed || '')).join(' ');")
+            );
+        };
+        // What the rules refuse of each choice is drawn first (the lists as a user sees them).
+        b.wait(
+            "const l = window.TERCIO_LIVE; return !document.querySelector('#main form.action-form select[data-resets]') || l.choices === l.seq;",
+            &format!("{at}: the choices drawn"),
+        );
+        // What acts first: choosing it puts the form's other fields back.
+        let resets = b.js(&format!(
+            "const e = document.getElementById({id:?}).querySelector('select[data-resets]'); return e ? e.name : null;"
+        ));
+        let mut fields = form_fields(action, &form[1]);
+        fields.sort_by_key(|(f, _)| Some(f.as_str()) != resets.as_str());
+        for (field, value) in fields {
+            let hidden = b.js(&format!(
+                "const e = [...document.getElementById({id:?}).querySelectorAll('select')].find(e => e.name === {field:?}); const o = e && [...e.options].find(o => o.value === {value}); return Boolean(o && (o.hidden || o.disabled));",
+                value = serde_json::to_string(&value.as_str().unwrap_or_default()).unwrap_or_default()
+            ));
+            if hidden == json!(true) {
+                played
+                    .unasked
+                    .push(format!("{name}: {field} = {value} not offered"));
+            }
+            let r = b.cmd(
+                "POST",
+                "/execute/async",
+                json!({"script": TAP_FIELD, "args": [id, field, value]}),
+            );
+            // A field the page does not ask (the game knows it, or the form cannot say it) is
+            // noted: the example's dice, checked below, tell whether the same game went on.
+            let Some(r) = r.as_array() else {
+                played.unasked.push(format!("{name}: {field}"));
+                continue;
+            };
+            let n = |i: usize| r[i].as_u64().unwrap_or(0) as usize;
+            played.interactions += n(0) + n(1);
+            played.opened += n(1);
+            played.scrolls += n(2);
+        }
+        // The button: brought into view if it is not, then tapped.
+        let scrolled = b.js(&format!(
+            "const f = document.getElementById({id:?}); for (let d = f.closest('details:not([open])'); d; d = d.parentElement && d.parentElement.closest('details:not([open])')) d.open = true;
+             const bar = document.getElementById('tabs'); const bottom = bar && getComputedStyle(bar).position === 'fixed' ? bar.getBoundingClientRect().top : innerHeight;
+             const btn = f.querySelector('button[type=submit]'); const r = btn.getBoundingClientRect(); const top = document.querySelector('header.top').getBoundingClientRect().bottom;
+             if (r.top < top || r.bottom > bottom) {{ btn.scrollIntoView({{ block: 'center' }}); return 1; }} return 0;"
+        ));
+        played.scrolls += scrolled.as_u64().unwrap_or(0) as usize;
+        b.click(&format!("#{id} button[type=submit]"));
+        played.interactions += 1;
+        // The rules' questions, in the form, answered as the action file says (no: left out).
+        loop {
+            let state = b.wait(
+                &format!("const l = window.TERCIO_LIVE; if (l.recorded > (window.__recorded || 0)) return 'done'; const q = document.querySelector('.ask'); if (q) return ['ask', q.dataset.field]; const e = document.querySelector('#{id} .field-error'); return e ? ['error', e.textContent] : false;"),
+                &format!("{at}: the answer"),
+            );
+            if state == "done" {
+                break;
+            }
+            assert_eq!(
+                state[0],
+                "ask",
+                "{at}: refused: {state}; the form: {}",
+                b.js(&format!("return [...document.getElementById({id:?}).querySelectorAll('[name]')].map(e => [e.name, e.value, e.options ? [...e.options].map(o => o.value + (o.disabled ? '(off)' : '')).join(',') : '']);"))
+            );
+            let field = state[1].as_str().unwrap_or_default();
+            let yes = action[field] == json!(true);
+            b.js(&format!(
+                "document.querySelector('.ask .{}').click();",
+                if yes { "ask-yes" } else { "ask-no" }
+            ));
+            played.interactions += 1;
+        }
+        b.result();
+        eprintln!(
+            "  {at}: {} interactions, {} opened, {} scrolls so far",
+            played.interactions, played.opened, played.scrolls
+        );
+        // The same game: the example's outcome (read in English from the log).
+        let seq = b.js("return window.TERCIO_LIVE.seq;").as_u64().unwrap_or(0);
+        let log = request(
+            &s.addr,
+            "GET",
+            &format!("/api/s/{gm}/log?after={}&lang=en", seq.saturating_sub(1)),
+            None,
+        )
+        .expect("log")
+        .json();
+        let page = request(&s.addr, "GET", &format!("/s/{gm}"), None).expect("page");
+        if page.body.len() > played.largest_page {
+            if let Ok(dir) = std::env::var("TERCIO_DUMP_PAGES") {
+                let _ = std::fs::write(format!("{dir}/{rules}-{tag}.html"), &page.body);
+            }
+        }
+        played.largest_page = played.largest_page.max(page.body.len());
+        let same = recorded.iter().any(|(n, a)| n == name && a == action);
+        if let Some(want) = expect["steps"][name]["summary"].as_str().filter(|_| same) {
+            assert_eq!(
+                log["entries"][0]["event"]["resolution"]["summary"],
+                json!(want),
+                "{at}: another outcome than the example's"
+            );
+        }
+        let faces = b.js("const l = document.getElementById('last'); return l ? [...l.querySelectorAll('.die')].map(d => Number(d.textContent)) : [];");
+        if !shot && faces.as_array().is_some_and(|f| !f.is_empty()) {
+            shot = true;
+            b.js("window.scrollTo(0, 0);");
+            phone_screenshot(b, &format!("phone-{rules}-{tag}-result.png"));
+        }
+        let seen = b.js(FIRST_SCREEN);
+        if let Some(p) = seen[0].as_f64() {
+            let bottom = seen[1].as_f64().unwrap_or(0.0);
+            if p > bottom {
+                let shot =
+                    std::env::temp_dir().join(format!("tercio-taps-{rules}-{tag}-{name}.png"));
+                b.screenshot(&shot);
+                panic!(
+                    "{at}: the next step's button ends at {p} px, below {bottom} (see {})",
+                    shot.display()
+                );
+            }
+        }
+        assert_eq!(seen[2], json!(0), "{at}: a dialog open");
+        assert!(b.alert_text().is_none(), "{at}: a browser dialog");
+        assert_eq!(seen[3], json!([]), "{at}: in the page's text");
+        assert_eq!(seen[4], json!([]), "{at}: tap targets under 44 px");
+        assert_eq!(seen[5], json!([]), "{at}: inputs under 16 px");
+        // (A refusal the page shows, an odds request answered 422 among them, is logged by the
+        // browser as a failed load: not a script error.)
+        let errors: Vec<String> = b
+            .script_errors()
+            .into_iter()
+            .filter(|e| !e.contains("Failed to load resource"))
+            .collect();
+        assert!(errors.is_empty(), "{at}: script errors {errors:?}");
+    }
+    b.js("window.scrollTo(0, 0);");
+    phone_screenshot(b, &format!("phone-{rules}-{tag}-end.png"));
+    played
+}
+
+/// The issue's measurement (issue 43, "How it is measured"): El Gran Capitán's example game
+/// (Cerignola) played on an Italian phone (360×740) through taps only, then in English on a
+/// laptop (1280×800), and Callan's (Pavia) on the Italian phone; after every action the next
+/// step's button is on the first screen, no dialog, no script error, no marker, `undefined` or
+/// `NaN`, every tap target at least 44 px, every input at least 16 px, and the outcome is the
+/// example's; at the end a side's and a spectator's page say they watch and show the newest
+/// result. The interactions, scrolls and budget are printed (and written into
+/// `docs/performance.md`). It fails on the page before issue 43: its result box is a dialog.
+#[test]
+fn example_games_are_played_by_taps_on_an_italian_phone_in_chromium() {
+    if !browser_available() {
+        return;
+    }
+    let s = server();
+    // Pavia (Callan) too: its example game plays through the page's forms whole. (The other
+    // three do not yet: a step of each has no form on the page, issue 43 item 2.)
+    for (rules, w, h, lang, tag) in [
+        ("el-gran-capitan", 360, 740, "it-IT,it", "it-360"),
+        ("el-gran-capitan", 1280, 800, "en-US,en", "en-1280"),
+        ("callan-renaissance", 360, 740, "it-IT,it", "it-360"),
+    ] {
+        let b = Browser::start_sized(w, h, lang);
+        let p = play_by_taps(&s, &b, rules, tag);
+        eprintln!(
+            "TAPS {rules} {tag}: {} interactions ({} to open) against a budget of {} over {} actions, {} scrolls; largest page {} bytes; not asked: {:?}",
+            p.interactions, p.opened, p.budget, p.actions, p.scrolls, p.largest_page, p.unasked
+        );
+        assert!(p.actions > 0);
+        // A side's page and a spectator's, at the end: what each may do, and the newest result
+        // without a box (issue 43, item 8).
+        let links: Vec<String> = request(
+            &s.addr,
+            "GET",
+            &format!(
+                "/api/s/{}/seats",
+                b.js("return window.TERCIO_SEAT;")
+                    .as_str()
+                    .unwrap_or_default()
+            ),
+            None,
+        )
+        .expect("seats")
+        .json()
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|x| {
+            x["url"]
+                .as_str()
+                .map(|u| u.rsplit('/').next().unwrap_or_default().to_string())
+        })
+        .collect();
+        let newest = b.js("return document.getElementById('last').dataset.seq;");
+        for token in links.iter().skip(1) {
+            b.go(&format!("http://{}/s/{token}", s.addr));
+            b.wait(
+                "return window.TERCIO_LIVE && window.TERCIO_LIVE.state === 'live';",
+                "the seat's page",
+            );
+            let seen = b.js("return [document.getElementById('part').textContent, document.getElementById('last').dataset.seq, document.querySelectorAll('dialog[open]').length, document.querySelectorAll('#forms form.action-form').length];");
+            assert_eq!(seen[1], newest, "{rules} {tag}: {seen}");
+            assert_eq!(seen[2], json!(0), "{rules} {tag}: {seen}");
+            assert_eq!(seen[3], json!(0), "a watching seat acts: {seen}");
+            let part = seen[0].as_str().unwrap_or_default();
+            assert!(
+                ["Guardi", "You watch"].iter().any(|w| part.starts_with(w)),
+                "{rules} {tag}: {part}"
+            );
+        }
+    }
+}
+
+/// A tap that cannot reach the server (issue 43, item 7): the page says so at the button, keeps
+/// what was entered, and sends it again by itself once the line is back; recorded once. Then an
+/// action whose answer is lost on the way (recorded, but the page never hears so): the retry is
+/// refused as stale, and the page finds its own entry in the log and shows it as done, not
+/// recorded twice.
+#[test]
+fn a_tap_while_the_line_is_down_is_said_at_the_button_and_sent_once_in_chromium() {
+    if !browser_available() {
+        return;
+    }
+    let s = server();
+    let links = s.links("el-gran-capitan/cerignola-1503");
+    let relay = Relay::start(&s.addr);
+    let b = Browser::start_sized(360, 740, "en-US,en");
+    b.go(&format!("http://{}/s/{}", relay.addr, links[0]));
+    b.wait(
+        "return window.TERCIO_LIVE && window.TERCIO_LIVE.state === 'live';",
+        "the live connection",
+    );
+    b.js("window.__recorded = 0;");
+    relay.cut();
+    b.wait(
+        "return window.TERCIO_LIVE.state === 'lost';",
+        "the connection lost",
+    );
+    b.click(&submit("initiative"));
+    let said = b.wait(
+        "const p = document.querySelector('#form-f-initiative .field-error'); return p && p.textContent;",
+        "the failure at the button",
+    );
+    assert!(
+        said.as_str()
+            .is_some_and(|t| t.contains("cannot be reached")),
+        "{said}"
+    );
+    assert!(b.alert_text().is_none());
+    relay.restore();
+    // Sent again by itself (what the page shows, should it not be).
+    let t = Instant::now();
+    while b.js("return window.TERCIO_LIVE.recorded;") == json!(0) {
+        if t.elapsed() > PATIENCE {
+            panic!("not sent again: {}", b.js("const l = window.TERCIO_LIVE; const p = document.querySelector('#form-f-initiative .field-error'); const n = document.getElementById('notice'); return [l.state, l.seq, l.error || null, p && p.textContent, n.hidden, n.textContent, !!navigator.serviceWorker.controller];"));
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let text = b.result();
+    assert!(text.contains("has the initiative"), "{text}");
+    let events = |token: &str| {
+        request(&s.addr, "GET", &format!("/api/s/{token}"), None)
+            .expect("view")
+            .json()["events"]
+            .clone()
+    };
+    assert_eq!(events(&links[0]), json!(1), "recorded once");
+    // The next action's answer is lost on the way: the server records it, the page's request
+    // fails.
+    b.js("const f = window.fetch; let once = true; window.fetch = async (...a) => { const r = await f(...a); if (once && String(a[0]).endsWith('/actions')) { once = false; throw new TypeError('Failed to fetch'); } return r; };");
+    let side_is_french = text.contains("Outcome: French");
+    let commander = if side_is_french { "nemours" } else { "gonzalo" };
+    b.js(&format!("{SET} set('f-command-leader', '{commander}');"));
+    b.click(&submit("command"));
+    let t = Instant::now();
+    while b.js("return window.TERCIO_LIVE.recorded;") == json!(1) {
+        if t.elapsed() > PATIENCE {
+            panic!("not found as done: {}", b.js("const l = window.TERCIO_LIVE; const p = document.querySelector('#main .field-error'); const n = document.getElementById('notice'); return [l.state, l.seq, l.error || null, p && p.textContent, n.hidden, n.textContent];"));
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let said = b.result();
+    assert!(said.contains("activation"), "{said}");
+    let hint = b.wait(
+        "const p = document.querySelector('#main .hint.field-error'); const n = document.getElementById('notice'); return (p && p.textContent) || (!n.hidden && n.textContent);",
+        "the entry found, said at the button",
+    );
+    assert!(
+        hint.as_str()
+            .is_some_and(|t| t.contains("first answer was lost")),
+        "{hint}"
+    );
+    assert_eq!(events(&links[0]), json!(2), "recorded once, not twice");
+}
+
+/// Offline (issue 43, item 9): on localhost (a secure context) the page registers its service
+/// worker; with the line down, the seat's page opens from its copy, shows the last known state
+/// (the live part as last drawn, the newest result in it), says it is offline and read-only, and
+/// refuses a tap at its button; once its link is withdrawn the copy is dropped.
+#[test]
+fn offline_the_page_shows_the_last_known_state_read_only_in_chromium() {
+    if !browser_available() {
+        return;
+    }
+    let s = server();
+    let links = s.links("el-gran-capitan/cerignola-1503");
+    let relay = Relay::start(&s.addr);
+    let b = Browser::start_sized(360, 740, "en-US,en");
+    let url = format!("http://{}/s/{}", relay.addr, links[0]);
+    b.go(&url);
+    b.wait(
+        "return window.isSecureContext && navigator.serviceWorker.controller !== null;",
+        "the service worker in control",
+    );
+    // Opened again through the worker, which keeps the page.
+    b.go(&url);
+    b.wait(
+        "return window.TERCIO_LIVE && window.TERCIO_LIVE.state === 'live';",
+        "the live connection",
+    );
+    let r = request(
+        &s.addr,
+        "POST",
+        &format!("/api/s/{}/actions", links[0]),
+        Some(&json!({"action": "initiative"}).to_string()),
+    )
+    .expect("act");
+    assert_eq!(r.status, 200, "{}", r.body);
+    let copy = |b: &Browser| {
+        b.js(&format!(
+            "window.__copy = undefined; caches.open('tercio-v1').then(c => c.match('/s/{}?part=main')).then(r => r ? r.text() : '').then(t => {{ window.__copy = t; }});",
+            links[0]
+        ));
+        b.wait(
+            "return window.__copy !== undefined && [window.__copy];",
+            "the copy read",
+        )[0]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+    };
+    let t = Instant::now();
+    while !copy(&b).contains("data-seq=\"1\"") {
+        assert!(t.elapsed() < PATIENCE, "the live part was not kept");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    relay.cut();
+    b.go(&url);
+    b.wait(
+        "return document.body.classList.contains('offline') && document.getElementById('last') && document.getElementById('last').dataset.seq === '1';",
+        "the last known state, offline",
+    );
+    let notice = b.js("return document.getElementById('notice').textContent;");
+    assert!(
+        notice.as_str().is_some_and(|n| n.contains("read-only")),
+        "{notice}"
+    );
+    b.click(&submit("command"));
+    b.wait(
+        "const p = document.querySelector('#form-f-command .field-error'); return p && p.textContent.includes('read-only');",
+        "the tap refused at its button",
+    );
+    // The line back, the link withdrawn: the page learns it, and the copy goes.
+    relay.restore();
+    let r = request(
+        &s.addr,
+        "POST",
+        &format!("/api/s/{}/seats/reissue", links[0]),
+        Some(&json!({"role": "game-master"}).to_string()),
+    )
+    .expect("reissue");
+    assert_eq!(r.status, 200, "{}", r.body);
+    b.wait(
+        "return window.TERCIO_LIVE.state === 'revoked';",
+        "the link withdrawn",
+    );
+    let t = Instant::now();
+    while !copy(&b).is_empty() {
+        assert!(t.elapsed() < PATIENCE, "the copy was kept");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The system's dark mode (issue 43, item 9): the game page follows it, dark ground and light
+/// ink; and the host's delete is confirmed in the page (no browser dialog): "Keep" keeps the
+/// game, the delete button then deletes it.
+#[test]
+fn dark_mode_and_the_hosts_delete_confirmed_in_the_page_in_chromium() {
+    if !browser_available() {
+        return;
+    }
+    let s = server();
+    let links = s.links("el-gran-capitan/cerignola-1503");
+    let b = Browser::start_sized(360, 740, "it-IT,it");
+    b.cmd(
+        "POST",
+        "/goog/cdp/execute",
+        json!({"cmd": "Emulation.setEmulatedMedia", "params": {"features": [{"name": "prefers-color-scheme", "value": "dark"}]}}),
+    );
+    b.go(&format!("http://{}/s/{}", s.addr, links[0]));
+    b.wait(
+        "return window.TERCIO_LIVE && window.TERCIO_LIVE.state === 'live';",
+        "the live connection",
+    );
+    // The ground's and the ink's lightness (the mean of their channels, 0-255).
+    let light = b.js(
+        "const l = c => { const m = c.match(/\\d+/g).slice(0, 3).map(Number); return (m[0] + m[1] + m[2]) / 3; };
+         const bs = getComputedStyle(document.body); const form = getComputedStyle(document.querySelector('form.action-form'));
+         return [l(bs.backgroundColor), l(bs.color), l(form.backgroundColor)];",
+    );
+    let l = |i: usize| light[i].as_f64().unwrap_or(-1.0);
+    assert!(
+        l(0) < 60.0 && l(1) > 180.0 && l(2) < 60.0,
+        "not dark: {light}"
+    );
+    phone_screenshot(&b, "phone-dark.png");
+    // The host's list: delete asks in the page.
+    b.go(&format!("http://{}/?key={}", s.addr, s.key));
+    b.wait(
+        "return document.querySelector('form[data-confirm] button');",
+        "the games list",
+    );
+    b.click("form[data-confirm] button");
+    b.wait(
+        "const k = document.querySelector('form[data-confirm] .confirm-no'); if (!k) return false; k.click(); return true;",
+        "the delete's confirmation, kept",
+    );
+    assert!(b.alert_text().is_none(), "a browser dialog");
+    assert_eq!(
+        b.js("return document.querySelectorAll('form[data-confirm]').length;"),
+        json!(1)
+    );
+    b.click("form[data-confirm] button");
+    b.wait(
+        "const y = document.querySelector('form[data-confirm] .confirm-yes'); if (!y) return false; y.click(); return true;",
+        "the delete's confirmation",
+    );
+    b.wait(
+        "return document.readyState === 'complete' && document.querySelectorAll('form[data-confirm]').length === 0;",
+        "the game deleted",
+    );
 }

@@ -170,12 +170,14 @@ async fn home_with(st: &Arc<AppState>, ui: &Ui, error: Option<&str>, toml: &str)
             b.push_str(&format!(
                 "<li><a href=\"/games/{id}\"><strong>{title}</strong></a> <span class=\"muted\">{meta}</span>
                  <form method=\"post\" action=\"/games/{id}/archive\" class=\"inline\"><button class=\"small\">{archive}</button></form>
-                 <form method=\"post\" action=\"/games/{id}/delete\" class=\"inline\" data-confirm=\"{confirm}\"><button class=\"small danger\">{delete}</button></form></li>",
+                 <form method=\"post\" action=\"/games/{id}/delete\" class=\"inline\" data-confirm=\"{confirm}\" data-confirm-yes=\"{delete_yes}\" data-confirm-no=\"{keep}\"><button class=\"small danger\">{delete}</button></form></li>",
                 id = esc(&g.id),
                 title = esc(&g.title),
                 archive = ui.h(keys::WEB_GAMES_ARCHIVE, &[]),
                 confirm = ui.h(keys::WEB_GAMES_DELETE_CONFIRM, &[]),
                 delete = ui.h(keys::WEB_GAMES_DELETE, &[]),
+                delete_yes = ui.h(keys::SHELL_JS_DELETE_YES, &[]),
+                keep = ui.h(keys::SHELL_JS_KEEP, &[]),
             ));
         }
         b.push_str("</ul>");

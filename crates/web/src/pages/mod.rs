@@ -85,6 +85,8 @@ pub fn routes(state: Arc<AppState>) -> Router<Arc<AppState>> {
         .route("/rules/{id}/balance", get(balance::balance_page))
         .route("/static/{file}", get(assets::file))
         .route("/favicon.ico", get(assets::favicon))
+        .route("/manifest.webmanifest", get(assets::manifest))
+        .route("/sw.js", get(assets::service_worker))
 }
 
 /// A page in the request's language: `<html lang>`, the title, and the language switch in the
@@ -99,10 +101,20 @@ pub(super) fn page(ui: &Ui, title: &str, body: &str) -> Html<String> {
     )
 }
 
-/// A seat's page: the header carries the live-connection indicator.
-pub(super) fn page_live(ui: &Ui, title: &str, body: &str) -> Html<String> {
+/// A seat's page: the compact header, which stays at the top of the screen, carries the
+/// live-connection indicator and, for the game master, the undo (the script shows it while the
+/// newest entry may be undone: `#last[data-undo]` in the live part).
+pub(super) fn page_live(ui: &Ui, title: &str, body: &str, undo: bool) -> Html<String> {
+    let undo = if undo {
+        format!(
+            "<button type=\"button\" id=\"undo\" class=\"small\" hidden>{}</button>",
+            ui.h(keys::WEB_LOG_UNDO, &[])
+        )
+    } else {
+        String::new()
+    };
     let live = format!(
-        "<span id=\"live\" class=\"live\" role=\"status\">{}</span>",
+        "<span id=\"live\" class=\"live\" role=\"status\">{}</span>{undo}",
         ui.h(keys::WEB_PAGE_CONNECTING, &[])
     );
     shell(
@@ -116,7 +128,7 @@ pub(super) fn page_live(ui: &Ui, title: &str, body: &str) -> Html<String> {
 
 fn shell(ui: &Ui, title: &str, brand: &str, extra: &str, body: &str) -> Html<String> {
     Html(format!(
-        "<!doctype html><html lang=\"{lang}\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{title}</title><link rel=\"stylesheet\" href=\"{css}\"><link rel=\"icon\" type=\"image/svg+xml\" href=\"{icon}\"><script src=\"{page_js}\" defer></script></head><body><header class=\"top\">{brand}{switch}{extra}</header><main>{body}</main></body></html>",
+        "<!doctype html><html lang=\"{lang}\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{title}</title><link rel=\"stylesheet\" href=\"{css}\"><link rel=\"icon\" type=\"image/svg+xml\" href=\"{icon}\"><link rel=\"manifest\" href=\"/manifest.webmanifest?lang={lang}\"><meta name=\"theme-color\" content=\"#8a1c1c\"><meta name=\"color-scheme\" content=\"light dark\"><script src=\"{page_js}\" defer></script></head><body><header class=\"top\">{brand}{switch}{extra}</header><main>{body}</main></body></html>",
         lang = ui.lang.code(),
         title = ui.h(keys::WEB_PAGE_TITLE, &[("title", title)]),
         switch = ui.switch(),

@@ -79,43 +79,133 @@ fn tabs(ctx: &SeatCtx, ui: &Ui) -> String {
     b
 }
 
-/// The newest entry of the log in a line (a tap shows it whole in the log), and beside it the
-/// game master's undo: a result and its undo sit together. The page's script writes the line
-/// from the log's newest entry (`#last-line`, drawn empty: a live event does not carry the
-/// entry twice).
+/// The newest entry of the log, at a glance, above the turn (issue 43, item 5): its outcome in
+/// one sentence in large type, the dice drawn as dice, and the steps and modifiers one tap away
+/// (the same server rendering as the log's entry, [`render_resolution`]). Nothing to dismiss:
+/// every seat's page shows the newest result here, and the next replaces it. A tap on the
+/// sentence leads to the entry in the log. `data-undo` says whether the game master's undo (in
+/// the page's header, outside the live part) applies now.
 fn last_result(ctx: &SeatCtx, ui: &Ui, entries: &[LogEntry<GameEvent>]) -> String {
-    if entries.is_empty() {
+    let Some(e) = entries.last() else {
         return String::new();
-    }
-    let undo = if ctx.is_gm() && !ctx.ended() {
-        format!(
-            "<button id=\"undo\" class=\"small\">{}</button>",
-            ui.h(keys::WEB_LOG_UNDO, &[])
-        )
-    } else {
-        String::new()
     };
-    format!(
-        "<section class=\"last\" id=\"last\" data-panel=\"play\"><p id=\"last-line\"></p>{undo}</section>"
-    )
+    let undo = ctx.is_gm() && !ctx.ended();
+    let v = ctx.entry(e);
+    let seq = e.seq();
+    let mut b = format!(
+        "<section class=\"result\" id=\"last\" data-panel=\"play\" data-seq=\"{seq}\"{}>",
+        if undo { " data-undo=\"1\"" } else { "" }
+    );
+    match v["entry"].as_str() {
+        Some("event") => {
+            let titles = ctx.game.engine.action_titles();
+            let res: Option<Resolution> =
+                serde_json::from_value(v["event"]["resolution"].clone()).ok();
+            let voided = v["voided"] == true;
+            let title = res
+                .as_ref()
+                .map_or_else(String::new, |r| super::action_title(&titles, &r.action));
+            b.push_str(&format!(
+                "<a class=\"to-log{}\" href=\"#e-{seq}\" id=\"last-line\"><span class=\"what\">{}</span><strong class=\"outcome\">{}</strong>{}</a>",
+                if voided { " voided" } else { "" },
+                ui.e(&title),
+                ui.e(res.as_ref().map_or("", |r| r.summary.as_str())),
+                if voided {
+                    format!(
+                        "<span class=\"what\">{}</span>",
+                        ui.h(keys::WEB_LOG_VOIDED, &[])
+                    )
+                } else {
+                    String::new()
+                }
+            ));
+            if let Some(r) = res.as_ref().filter(|r| r.steps.iter().any(|s| !s.dice.is_empty())) {
+                b.push_str(&dice_row(ui, r));
+                b.push_str(&format!(
+                    "<details class=\"steps\" id=\"last-steps\"><summary>{}</summary><pre>{}</pre>{}</details>",
+                    ui.h(keys::SHELL_RESULT_DETAILS, &[]),
+                    esc(&render_resolution(ui, r)),
+                    sources_html(ui, r)
+                ));
+            }
+        }
+        Some("void") => b.push_str(&format!(
+            "<a class=\"to-log\" href=\"#e-{seq}\" id=\"last-line\"><strong class=\"outcome\">{}</strong></a>",
+            ui.h(keys::WEB_LOG_VOID, &[("seq", &v["voids"].to_string())])
+        )),
+        _ => b.push_str(&format!(
+            "<a class=\"to-log\" href=\"#e-{seq}\" id=\"last-line\"><strong class=\"outcome\">{}</strong></a>",
+            ui.h(keys::WEB_LOG_HIDDEN, &[])
+        )),
+    }
+    b.push_str("</section>");
+    b
 }
 
-/// The top of every seat's page: the title line (rule set, its reference, who you are).
+/// A resolution's dice drawn as dice: each step's faces as squares, a step's dice together, its
+/// label (the unit, or the step) before them; a die other than a six-sided one says its sides.
+fn dice_row(ui: &Ui, r: &Resolution) -> String {
+    let mut b = String::from("<div class=\"dice-row\">");
+    for step in r.steps.iter().filter(|s| !s.dice.is_empty()) {
+        let mut label = String::new();
+        for d in &step.dice {
+            let l = ui.loc(&d.label);
+            let stem = match l.rsplit_once(' ') {
+                Some((s, n)) if !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()) => {
+                    s.to_string()
+                }
+                _ => l,
+            };
+            if stem != label {
+                b.push_str(&format!(
+                    "<span class=\"die-label\">{}</span>",
+                    esc(if stem.is_empty() { "" } else { &stem })
+                ));
+                label = stem;
+            }
+            b.push_str(&format!(
+                "<span class=\"die d{sides}\" title=\"d{sides}\">{}</span>",
+                d.face,
+                sides = d.sides
+            ));
+        }
+    }
+    b.push_str("</div>");
+    b
+}
+
+/// The top of every seat's page: the title line (rule set, who you are) and what this seat may
+/// do. (The rule set's reference is linked from the `info` panel, [`dice_and_log`].)
 fn heading(ctx: &SeatCtx, ui: &Ui) -> String {
     let g = &ctx.game;
     let rules = registry::lookup(&g.ruleset).ok();
     let b = format!(
-        "<h1 id=\"title\">{}</h1><p class=\"muted\" id=\"subtitle\">{} · <a href=\"/rules/{}\">{}</a> · <span class=\"seat\">{}</span></p>",
+        "<h1 id=\"title\">{}</h1><p class=\"muted\" id=\"subtitle\">{} · <span class=\"seat\">{}</span></p>",
         esc(&g.scenario.title),
         ui.e(&rules.map_or_else(|| g.ruleset.clone(), |r| r.title())),
-        esc(&g.ruleset),
-        ui.h(keys::WEB_GAME_RULES_LINK, &[]),
         ui.html(
             keys::WEB_GAME_YOU_ARE_HTML,
             &[("seat", &ui.loc(&ctx.seat_label()))]
         )
     );
-    b
+    format!(
+        "{b}<p id=\"part\" class=\"part\">{}</p>",
+        ui.h(part_key(ctx), &[])
+    )
+}
+
+/// What this seat may do (issue 43, item 8): the game master resolves every action; a side
+/// watches, or resolves its own units' actions when the game master allows it; a spectator
+/// watches.
+fn part_key(ctx: &SeatCtx) -> &'static str {
+    match &ctx.seat.role {
+        Role::GameMaster => keys::SHELL_PART_GAME_MASTER,
+        Role::Side(_) if ctx.game.meta.settings.side_rights == SideRights::OwnUnits => {
+            keys::SHELL_PART_OWN_UNITS
+        }
+        Role::Side(_) => keys::SHELL_PART_WATCH,
+        Role::Spectator => keys::SHELL_PART_SPECTATOR,
+    }
 }
 
 /// The scenario's notes (deployment, terrain, obstacles, special rules) and its sources, for
@@ -223,6 +313,11 @@ fn dice_and_log(ctx: &SeatCtx, ui: &Ui, entries: &[LogEntry<GameEvent>]) -> Stri
             ui.h(keys::WEB_DICE_PHYSICAL, &[])
         ));
     }
+    b.push_str(&format!(
+        "<p><a href=\"/rules/{}\">{}</a></p>",
+        esc(&g.ruleset),
+        ui.h(keys::WEB_GAME_RULES_LINK, &[])
+    ));
     b.push_str(&format!(
         "<p><a href=\"/s/{t}/dice\">{}</a> · <a href=\"/s/{t}/report.md\">{}</a> · <a href=\"/api/s/{t}/export\" download>{}</a></p></section>",
         ui.h(keys::WEB_DICE_REPORT, &[]),
@@ -377,13 +472,13 @@ fn render_resolution(ui: &Ui, r: &Resolution) -> String {
                 .collect();
             s.push_str(&format!(
                 "    {:<10} {}\n",
-                ui.t(keys::WEB_JS_TOTALS, &[]),
+                ui.t(keys::SHELL_RESULT_TOTALS, &[]),
                 t.join(", ")
             ));
         }
         s.push_str(&format!(
             "    {:<10} {}\n",
-            ui.t(keys::WEB_JS_RESULT, &[]),
+            ui.t(keys::SHELL_RESULT_RESULT, &[]),
             ui.loc(&step.result)
         ));
     }
@@ -412,9 +507,9 @@ fn dice_lines(ui: &Ui, dice: &[tercio_core::RolledDie], title: &str) -> Vec<Stri
         .into_iter()
         .map(|(stem, sides, faces)| {
             let key = if faces.len() == 1 {
-                keys::WEB_JS_DICE_GROUP_ONE
+                keys::SHELL_RESULT_DICE_GROUP_ONE
             } else {
-                keys::WEB_JS_DICE_GROUP_OTHER
+                keys::SHELL_RESULT_DICE_GROUP_OTHER
             };
             let sides = if sides == 6 {
                 String::new()
@@ -554,17 +649,7 @@ pub(super) async fn seat_page(
         return ([(header::CACHE_CONTROL, "no-store")], Html(main)).into_response();
     }
     let body = format!(
-        "<p id=\"notice\" class=\"notice\" role=\"status\" hidden></p>{main}<dialog id=\"result-box\"><pre id=\"result-text\"></pre><form method=\"dialog\" class=\"result-actions\"><button class=\"primary\">{ok}</button>{undo}</form></dialog><dialog id=\"dice-box\"><form id=\"dice-form\"><h3>{throw}</h3><p class=\"muted\" id=\"dice-so-far\"></p><div id=\"dice-inputs\"></div><p class=\"error\" id=\"dice-error\"></p><button class=\"primary\" id=\"dice-ok\">{next}</button> <button type=\"button\" id=\"dice-cancel\">{cancel}</button></form></dialog><script type=\"application/json\" id=\"tercio-i18n\">{strings}</script><script type=\"application/json\" id=\"tercio-seat\">{{\"seat\": \"{tok}\", \"by\": \"{by}\", \"titles\": {titles}}}</script><script src=\"{js}\"></script>",
-        ok = ui.h(keys::WEB_DIALOG_OK, &[]),
-        // The game master undoes a result from its box, too.
-        undo = if ctx.is_gm() {
-            format!(
-                "<button type=\"button\" id=\"result-undo\" hidden>{}</button>",
-                ui.h(keys::WEB_LOG_UNDO, &[])
-            )
-        } else {
-            String::new()
-        },
+        "<p id=\"notice\" class=\"notice\" role=\"status\" hidden></p>{main}<div id=\"dice-box\" class=\"dice-sheet\" role=\"group\" hidden><form id=\"dice-form\"><h3>{throw}</h3><p class=\"muted\" id=\"dice-so-far\"></p><div id=\"dice-inputs\"></div><p class=\"error\" id=\"dice-error\"></p><button class=\"primary\" id=\"dice-ok\">{next}</button> <button type=\"button\" id=\"dice-cancel\">{cancel}</button></form></div><script type=\"application/json\" id=\"tercio-i18n\">{strings}</script><script type=\"application/json\" id=\"tercio-seat\">{{\"seat\": \"{tok}\", \"by\": \"{by}\", \"titles\": {titles}}}</script><script src=\"{js}\"></script>",
         throw = ui.h(keys::WEB_DIALOG_THROW, &[]),
         next = ui.h(keys::WEB_DIALOG_NEXT, &[]),
         cancel = ui.h(keys::WEB_DIALOG_CANCEL, &[]),
@@ -576,7 +661,7 @@ pub(super) async fn seat_page(
     );
     (
         [(header::CACHE_CONTROL, "no-store")],
-        page_live(&ui, &ctx.game.scenario.title, &body),
+        page_live(&ui, &ctx.game.scenario.title, &body, ctx.is_gm()),
     )
         .into_response()
 }
