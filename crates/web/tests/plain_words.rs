@@ -1,5 +1,5 @@
 //! Plain words in both languages (issue 43, item 6): the scenario's texts on every page in the
-//! page's language.
+//! page's language, and no id, citation, option key or script residue in anything a player reads.
 
 use serde_json::json;
 use tercio_i18n::Lang;
@@ -182,5 +182,148 @@ fn every_game_masters_page_gives_the_scenarios_texts_in_its_own_language() {
         }
         assert!(translated > 20, "{rules}: {translated} texts compared");
         assert!(problems.is_empty(), "{rules}:\n{}", problems.join("\n"));
+    }
+}
+
+/// Whether `text` holds `word` as a whole token (not inside a longer id or word).
+fn has_token(text: &str, word: &str) -> bool {
+    let ok = |c: Option<char>| c.is_none_or(|c| !(c.is_alphanumeric() || c == '-' || c == '_'));
+    text.match_indices(word).any(|(i, _)| {
+        ok(text[..i].chars().next_back()) && ok(text[i + word.len()..].chars().next())
+    })
+}
+
+/// What a player must never read: the marks of an internal word, each with the line it is in.
+fn internal_words(text: &str, ids: &[String]) -> Vec<String> {
+    let mut found = Vec::new();
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let mut why = Vec::new();
+        for mark in ["⟦", "§", "undefined", "NaN"] {
+            if line.contains(mark) {
+                why.push(mark.to_string());
+            }
+        }
+        // A seed's citation: "001, FIRE", "(003, Tiro".
+        let b = line.as_bytes();
+        for i in 0..b.len().saturating_sub(4) {
+            // Not the end of a number ("5.000, ", "7,000, ").
+            let after_number = i > 1 && b".,".contains(&b[i - 1]) && b[i - 2].is_ascii_digit();
+            let start = i == 0 || !(b[i - 1].is_ascii_alphanumeric() || after_number);
+            if start
+                && b[i..i + 3].iter().all(u8::is_ascii_digit)
+                && b[i] == b'0'
+                && &b[i + 3..i + 5] == b", "
+            {
+                why.push("a citation".into());
+                break;
+            }
+        }
+        // A dotted option key or field name: `callan.fog`, `options.company_close_combat`.
+        for prefix in [
+            "callan.",
+            "options.",
+            "ecw.",
+            "sword_and_flame.",
+            "app_driven.",
+            "house_rules.",
+        ] {
+            if line.match_indices(prefix).any(|(i, _)| {
+                line[..i]
+                    .chars()
+                    .next_back()
+                    .is_none_or(|c| !c.is_alphanumeric())
+                    && line[i + prefix.len()..]
+                        .chars()
+                        .next()
+                        .is_some_and(|c| c.is_ascii_lowercase())
+            }) {
+                why.push(prefix.to_string());
+            }
+        }
+        for id in ids {
+            if has_token(line, id) {
+                why.push(format!("the id {id}"));
+            }
+        }
+        if !why.is_empty() {
+            found.push(format!("{} in: {line}", why.join(", ")));
+        }
+    }
+    found
+}
+
+/// The game master's, a side's and a spectator's page of every rule set, in both languages, at
+/// the start and after its example game, show no id of the scenario (the ids with a dash or an
+/// underscore: a plain word may also be a word of the text), no seed citation (`001, `), no `§`,
+/// no dotted option key, no `⟦`, `undefined` or `NaN`. (Fails on the pages as they were: the
+/// Sword and Flame and ECW armies titled each unit by its id, Callan showed "Id" rows, and Sword and
+/// Flame's refusals cited the seed.)
+#[test]
+fn no_page_a_player_reads_shows_an_id_citation_or_option_key() {
+    let s = server();
+    let mut problems = Vec::new();
+    for rules in common::RULE_SETS {
+        for lang in Lang::ALL {
+            let (id, seed, _) = common::example_game(rules);
+            let fresh = common::tokens(&s.create(&json!({"scenario": id, "seed": seed})));
+            let (links, sc) = played(&s, rules, lang);
+            let ids: Vec<String> = sc
+                .sides
+                .iter()
+                .map(|x| x.id.clone())
+                .chain(sc.leaders.iter().map(|x| x.id.clone()))
+                .chain(sc.units.iter().map(|x| x.id.clone()))
+                .filter(|id| id.contains(['-', '_']))
+                .collect();
+            for (when, links) in [("at the start", &fresh), ("after the game", &links)] {
+                let seats = [
+                    ("game master", &links[0]),
+                    ("a side", &links[1]),
+                    ("a spectator", &links[links.len() - 1]),
+                ];
+                for (seat, t) in seats {
+                    let page = s.request("GET", &format!("/s/{t}"), &[header(lang)], None);
+                    assert_eq!(page.status, 200, "{rules} {seat}");
+                    for p in internal_words(&visible_text(&page.body), &ids) {
+                        problems.push(format!("{rules}, {lang:?}, {seat} {when}: {p}"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "{} internal words:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+}
+
+/// The matcher itself: each kind of internal word is found, and plain text is not.
+#[test]
+fn the_internal_words_are_told_apart_from_plain_text() {
+    let ids = ["stein-swiss-first".to_string()];
+    for bad in [
+        "Svizzeri (stein-swiss-first)",
+        "non evade (001, EVASION)",
+        "003, Tiro › Qual è il danno? (§6.2)",
+        "Nebbia: callan.fog = 1",
+        "(options.company_close_combat)",
+        "⟦web.x⟧",
+        "NaN%",
+        "undefined",
+    ] {
+        assert_eq!(internal_words(bad, &ids).len(), 1, "{bad}");
+    }
+    for good in [
+        "Svizzeri della prima colonna (primo quadrato)",
+        "circa 100, la batteria",
+        "1,600 Irish, 800 Highlanders",
+        "Elcho 7,000, 6,000 foot",
+        "(Fleuranges 5.000, Montmorency 3.000)",
+        "stein-swiss-firsts",
+        "e.g. a note",
+    ] {
+        assert!(internal_words(good, &ids).is_empty(), "{good}");
     }
 }

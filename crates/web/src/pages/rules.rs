@@ -30,11 +30,18 @@ pub(super) async fn rules_page(ui: Ui, Path(id): Path<String>) -> Response {
             .into_response();
     }
     let title = ui.t(keys::WEB_RULES_TITLE, &[("name", &name)]);
-    let intro = ui.h(
-        keys::WEB_RULES_INTRO,
+    // The seed's file and the design document are for whoever checks a figure: behind a
+    // "source" disclosure, never in the text a player reads first.
+    let intro = ui.h(keys::WEB_RULES_INTRO, &[]);
+    let source = ui.h(
+        keys::WEB_RULES_SOURCE,
         &[("seed", &ui.loc(r.seed())), ("id", r.id())],
     );
-    let mut b = format!("<h1>{}</h1><p class=\"muted\">{intro}</p>", esc(&title));
+    let mut b = format!(
+        "<h1>{}</h1><p class=\"muted\">{intro}</p><details class=\"sources\" id=\"rules-source\"><summary>{}</summary><p class=\"muted\">{source}</p></details>",
+        esc(&title),
+        ui.h(keys::WEB_RULES_SOURCE_TITLE, &[])
+    );
     if r.balance().is_some() {
         b.push_str(&format!(
             "<p><a href=\"/rules/{}/balance?lang={}\" id=\"balance-link\">{}</a></p>",
