@@ -327,3 +327,39 @@ fn the_internal_words_are_told_apart_from_plain_text() {
         assert!(internal_words(good, &ids).is_empty(), "{good}");
     }
 }
+
+/// Each rule set's rules page, in both languages, reads in plain words: no seed file name, seed
+/// citation or `§` outside its "source" disclosures, where every citation still is. (Fails on the
+/// page as it was, with the seed's file name in its introduction and a column of citations in
+/// each chart.)
+#[test]
+fn the_rules_pages_keep_their_citations_one_tap_away() {
+    let s = server();
+    for rules in common::RULE_SETS {
+        for lang in Lang::ALL {
+            let page = s
+                .request("GET", &format!("/rules/{rules}"), &[header(lang)], None)
+                .body;
+            // The house rules' table names the keys a scenario's author writes: that is its use.
+            let mut charts = page.clone();
+            if let Some(i) = charts.find("<tbody id=\"ref-house\">") {
+                let end = charts[i..].find("</tbody>").map_or(charts.len(), |j| i + j);
+                charts.replace_range(i..end, " ");
+            }
+            let shown = visible_text(&charts);
+            let mut problems = internal_words(&shown, &[]);
+            if shown.contains(".txt") {
+                problems.push("the seed's file name".into());
+            }
+            assert!(
+                problems.is_empty(),
+                "{rules} {lang:?}:\n{}",
+                problems.join("\n")
+            );
+            assert!(
+                page.contains("<details class=\"sources\"") && page.contains(".txt"),
+                "{rules} {lang:?}: the sources one tap away"
+            );
+        }
+    }
+}
