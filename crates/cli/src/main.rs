@@ -751,13 +751,13 @@ fn simulate(a: &Simulation) -> Res {
         let names: Vec<(String, String)> = sc
             .sides
             .iter()
-            .map(|s| (s.id.clone(), tercio_i18n::plain(&s.name).into_owned()))
+            .map(|s| (s.id.clone(), s.name.plain().into_owned()))
             .collect();
         let html = tercio_web::simulation_report(
             lang,
             r,
             &tercio_web::SimulationRun {
-                title: tercio_i18n::plain(&sc.title).into_owned(),
+                title: sc.title.plain().into_owned(),
                 sides: names,
                 policies: policies.iter().map(|p| p.to_string()).collect(),
                 seed,
@@ -780,14 +780,14 @@ fn simulate(a: &Simulation) -> Res {
     };
     say!(
         "{}: {} battles, seed {seed}, at most {} turns, {apart} ({:.0} battles/s on {} threads)",
-        tercio_i18n::plain(&sc.title),
+        sc.title.plain(),
         summary.battles,
         turns,
         n / secs.max(1e-9),
         pool.current_num_threads()
     );
     for (s, p) in sc.sides.iter().zip(&policies) {
-        say!("  {} ({}): {p}", tercio_i18n::plain(&s.name), s.id);
+        say!("  {} ({}): {p}", s.name.plain(), s.id);
     }
     say!("Result (95% intervals):");
     for (side, w) in &summary.wins {
@@ -908,13 +908,33 @@ fn scenario_check(files: &[PathBuf]) -> Res {
             }
         };
         match scenario::parse(&name, &src) {
-            Ok(sc) => say!(
-                "{name}: ok — {} ({}), {} units, {} leaders",
-                tercio_i18n::plain(&sc.title),
-                sc.ruleset,
-                sc.units.len(),
-                sc.leaders.len()
-            ),
+            Ok(sc) => {
+                // A text a player reads in one language only: a warning, not a problem.
+                let warnings = scenario::translations(&name, &src);
+                for w in &warnings {
+                    eprintln!(
+                        "{}:{}:{}: warning: {} = {}: {}",
+                        w.file,
+                        w.line,
+                        w.column,
+                        w.field,
+                        w.value.as_deref().unwrap_or(""),
+                        w.message
+                    );
+                }
+                say!(
+                    "{name}: ok — {} ({}), {} units, {} leaders{}",
+                    sc.title.plain(),
+                    sc.ruleset,
+                    sc.units.len(),
+                    sc.leaders.len(),
+                    match warnings.len() {
+                        0 => String::new(),
+                        1 => ", 1 text to translate".to_string(),
+                        n => format!(", {n} texts to translate"),
+                    }
+                )
+            }
             Err(diags) => {
                 bad += 1;
                 for d in &diags {
@@ -1151,7 +1171,7 @@ fn game_new(scenario_path: &Path, seed: Option<u64>, out: &Path) -> Res {
     save_game(out, &g)?;
     say!(
         "New game: {} ({}) -> {}",
-        tercio_i18n::plain(&g.scenario.title),
+        g.scenario.title.plain(),
         g.ruleset,
         out.display()
     );
@@ -1199,7 +1219,7 @@ fn game_show(path: &Path, json: bool, log: bool) -> Res {
     let engine = g.engine().map_err(|e| fail(e.to_string()))?;
     say!(
         "{} ({}) — {} events in the log",
-        tercio_i18n::plain(&g.scenario.title),
+        g.scenario.title.plain(),
         g.ruleset,
         g.log.entries().len()
     );

@@ -204,6 +204,109 @@ fn scenario_check_reports_all_problems() {
     assert!(e.contains("units: missing"), "{e}");
 }
 
+/// A text a player reads that a scenario gives in one language only is a warning at its line and
+/// column, and the file is still accepted (exit status 0); the twelve shipped scenarios give every
+/// such text in both languages, so they print none. (Fails on a reader that refuses the
+/// two-language form, or on one that says nothing of the missing translations.)
+#[test]
+fn scenario_check_warns_of_each_missing_translation_at_its_line_and_column() {
+    let mut shipped: Vec<String> = std::fs::read_dir(root().join("scenarios"))
+        .expect("scenarios")
+        .flatten()
+        .flat_map(|d| std::fs::read_dir(d.path()).expect("dir").flatten())
+        .map(|f| f.path().to_string_lossy().into_owned())
+        .filter(|f| f.ends_with(".toml"))
+        .collect();
+    shipped.sort();
+    assert_eq!(shipped.len(), 12, "{shipped:?}");
+    let mut args = vec!["scenario", "check"];
+    args.extend(shipped.iter().map(String::as_str));
+    let o = tercio(&args);
+    let (out, e) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert!(o.status.success(), "{e}");
+    assert_eq!(out.matches(": ok").count(), 12, "{out}");
+    assert!(
+        !e.contains("warning"),
+        "every shipped text in both languages: {e}"
+    );
+
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = dir.path().join("half.toml");
+    let path = file.to_str().unwrap_or_default();
+    std::fs::write(
+        &file,
+        r#"ruleset = "el-gran-capitan"
+title = { en = "Cerignola", it = "Cerignola" }
+place = "Cerignola, Apulia"
+notes.it = """
+Solo in italiano.
+"""
+
+[[sides]]
+id = "spanish"
+name = { en = "Spanish army", it = "Esercito spagnolo" }
+role = "defender"
+
+[[sides]]
+id = "french"
+name = { it = "Esercito francese" }
+role = "attacker"
+
+[[leaders]]
+id = "gonzalo"
+name = { en = "Gonzalo", it = "Gonzalo" }
+side = "spanish"
+rank = "army"
+
+[[leaders]]
+id = "nemours"
+name = { en = "Nemours", it = "" }
+side = "french"
+rank = "army"
+
+[[units]]
+id = "swiss"
+name = { en = "Swiss pikes (first block)" }
+side = "french"
+type = "swiss-pike"
+bases = 4
+leader = "nemours"
+
+[[units]]
+id = "arquebusiers"
+name = { en = "Arquebusiers", it = "Archibugieri" }
+side = "spanish"
+type = "arquebusiers"
+bases = 2
+leader = "gonzalo"
+"#,
+    )
+    .expect("write");
+    let o = tercio(&["scenario", "check", path]);
+    let (out, e) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert!(o.status.success(), "warnings only: exit 0: {e}");
+    assert!(
+        out.contains("half.toml: ok") && out.contains("5 texts to translate"),
+        "{out}"
+    );
+    for line in [
+        format!("{path}:3:9: warning: place = \"Cerignola, Apulia\": in one language only"),
+        format!("{path}:4:1: warning: notes = \"Solo in italiano.\": no English (en) text"),
+        format!("{path}:15:8: warning: sides[1].name = \"Esercito francese\": no English (en) text"),
+        format!("{path}:26:8: warning: leaders[1].name = \"Nemours\": no Italian (it) text"),
+        format!("{path}:32:8: warning: units[0].name = \"Swiss pikes (first block)\": no Italian (it) text"),
+    ] {
+        assert!(e.contains(&line), "{line}\nin\n{e}");
+    }
+    assert_eq!(e.matches("warning:").count(), 5, "{e}");
+}
+
 fn act_all(game: &Path, dir: &str) {
     let mut files: Vec<PathBuf> = std::fs::read_dir(root().join(dir))
         .expect("dir")
@@ -847,9 +950,15 @@ fn a_recorded_game_with_a_house_rule_out_of_range_replays_as_it_was_played() {
     .expect("write");
     let s = sc.to_str().unwrap_or_default();
     let e = err(&["scenario", "check", s]);
+    // The value's line in the file (the notes above it run over several).
+    let line = src
+        .lines()
+        .position(|l| l.starts_with("ecw.hand_first = 5"))
+        .expect("the house rule")
+        + 1;
     assert!(
         e.contains(&format!(
-            "{s}:47:18: house_rules.ecw.hand_first = 20: allowed: an integer from 1 to 12"
+            "{s}:{line}:18: house_rules.ecw.hand_first = 20: allowed: an integer from 1 to 12"
         )),
         "{e}"
     );
@@ -1088,9 +1197,15 @@ fn callan_field_works_are_checked_at_their_line_and_column() {
     assert!(ok(&["scenario", "check", s]).contains(": ok"));
     std::fs::write(&sc, with("callan.works_first_difficult = 61")).expect("write");
     let e = err(&["scenario", "check", s]);
+    // The line added, just below the anchor's last.
+    let line = src
+        .lines()
+        .position(|l| l == "callan.camp_first = 10")
+        .expect("the anchor")
+        + 2;
     assert!(
         e.contains(&format!(
-            "{s}:106:32: house_rules.callan.works_first_difficult = 61: allowed: an integer from 0 to 60"
+            "{s}:{line}:32: house_rules.callan.works_first_difficult = 61: allowed: an integer from 0 to 60"
         )),
         "{e}"
     );

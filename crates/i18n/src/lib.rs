@@ -717,7 +717,34 @@ fn parse_marker(s: &str) -> Option<(Marker<'_>, usize)> {
     }
 }
 
+/// The key of a text written in both languages ([`both`]): not a catalogue key, its arguments
+/// are the text in each language by code (`⟦both|en=Swiss pikes|it=Picche svizzere⟧`).
+pub const BOTH: &str = "both";
+
+/// A text a person wrote in both languages (a scenario's unit name), as message text:
+/// [`localize`] shows the viewer's language, or the other when that one is empty. Each text goes
+/// in through [`plain`], so neither is read as a marker.
+pub fn both(en: &str, it: &str) -> String {
+    msg(BOTH, &[("en", &plain(en)), ("it", &plain(it))])
+}
+
 fn render_marker(lang: Lang, m: &Marker<'_>) -> String {
+    if m.key == BOTH {
+        let text = |code: &str| {
+            m.args
+                .iter()
+                .find(|(n, _)| n == code)
+                .map(|(_, v)| render_value(lang, v).into_owned())
+                .filter(|v| !v.trim().is_empty())
+        };
+        let other = match lang {
+            Lang::En => Lang::It,
+            Lang::It => Lang::En,
+        };
+        return text(lang.code())
+            .or_else(|| text(other.code()))
+            .unwrap_or_default();
+    }
     let values: Vec<Cow<'_, str>> = m
         .args
         .iter()

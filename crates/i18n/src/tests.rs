@@ -673,3 +673,25 @@ fn a_librarys_refusal_has_each_value_it_quotes_cut() {
     assert!(clip_quoted(&format!("string \"{long}")).len() < 100);
     assert_eq!(clip_quoted("no quotes at all"), "no quotes at all");
 }
+
+#[test]
+fn a_text_in_both_languages_shows_the_viewers_or_else_the_other() {
+    let t = both(
+        "Swiss pikes (first block)",
+        "Picche svizzere (primo quadrato)",
+    );
+    assert_eq!(localize(Lang::It, &t), "Picche svizzere (primo quadrato)");
+    assert_eq!(localize(Lang::En, &t), "Swiss pikes (first block)");
+    // Inside another message, as a unit's name is.
+    let m = msg("no.such.key", &[("unit", &t)]);
+    assert!(m.contains(&t), "{m}");
+    // One language missing: the other is shown.
+    assert_eq!(localize(Lang::It, &both("Pikes", "")), "Pikes");
+    assert_eq!(localize(Lang::En, &both(" ", "Picche")), "Picche");
+    // Text a person wrote is never read as a marker, in either language.
+    let odd = both("a ⟦web.page.connecting⟧ | b = c \\", "x");
+    assert_eq!(
+        localize(Lang::En, &odd),
+        "a ⟦web.page.connecting⟧ | b = c \\"
+    );
+}

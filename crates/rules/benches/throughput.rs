@@ -175,7 +175,7 @@ fn main() {
         let sim = lookup(id).expect("rules").simulator().expect("simulator");
         let mut i = 0u64;
         measure(
-            &format!("battle   {id}: {}, default policies", sc.title),
+            &format!("battle   {id}: {}, default policies", sc.title.en()),
             budget,
             || {
                 i += 1;

@@ -210,7 +210,7 @@ pub fn battle_report(
     let tr = |key: &str, args: &[(&str, &str)]| tercio_i18n::t(lang, key, args);
     let sc = &game.scenario;
     // Every name is written as text, never as Markdown or HTML (`md_text`).
-    let side_name = |id: &str| md_text(&sc.side(id).map_or(id.to_string(), |s| s.name.clone()));
+    let side_name = |id: &str| md_text(sc.side(id).map_or(id, |s| s.name.get(lang)));
     let rules = crate::registry::lookup(&game.ruleset)
         .map(|r| r.name())
         .unwrap_or(game.ruleset.as_str());
@@ -220,7 +220,7 @@ pub fn battle_report(
         Ok("blocks") => keys::REPORT_BLOCKS,
         _ => keys::REPORT_BASES,
     };
-    let mut md = format!("# {}\n\n", md_text(&sc.title));
+    let mut md = format!("# {}\n\n", md_text(sc.title.get(lang)));
     let mut facts = vec![tr(
         keys::REPORT_RULE_SET,
         &[("name", &localize(lang, rules))],
@@ -229,7 +229,7 @@ pub fn battle_report(
         facts.push(tr(keys::REPORT_DATE, &[("date", &md_text(d))]));
     }
     if let Some(p) = &sc.place {
-        facts.push(tr(keys::REPORT_PLACE, &[("place", &md_text(p))]));
+        facts.push(tr(keys::REPORT_PLACE, &[("place", &md_text(p.get(lang)))]));
     }
     md.push_str(&facts.join(" · "));
     md.push_str("\n\n");
@@ -258,7 +258,7 @@ pub fn battle_report(
                 ("bases", &tr(size, &[("count", &bases.to_string())])),
             ],
         );
-        md.push_str(&format!("- **{}**: {forces}\n", md_text(&s.name)));
+        md.push_str(&format!("- **{}**: {forces}\n", md_text(s.name.get(lang))));
     }
     let turn = state["turn"].as_u64().unwrap_or(0).to_string();
     let turn = turn.as_str();
@@ -289,7 +289,7 @@ pub fn battle_report(
             let winners: Vec<String> = sc
                 .sides
                 .iter()
-                .map(|s| md_text(&s.name))
+                .map(|s| md_text(s.name.get(lang)))
                 .filter(|name| !broken.contains(name))
                 .collect();
             tr(
@@ -315,7 +315,7 @@ pub fn battle_report(
         tr(keys::REPORT_TURN, &[])
     ));
     for s in &sc.sides {
-        md.push_str(&format!(" {} |", md_text(&s.name)));
+        md.push_str(&format!(" {} |", md_text(s.name.get(lang))));
     }
     md.push_str("\n|---:|");
     for _ in &sc.sides {
@@ -438,7 +438,9 @@ pub fn battle_report(
 /// A seat by name: `game-master`, or `side:ID` as the side's name.
 pub fn seat_name(sc: &crate::scenario::Scenario, by: &str) -> String {
     match by.strip_prefix("side:") {
-        Some(id) => sc.side(id).map_or(id.to_string(), |s| s.name.clone()),
+        Some(id) => sc
+            .side(id)
+            .map_or(id.to_string(), |s| s.name.plain().into_owned()),
         None if by == "game-master" => "the game master".to_string(),
         None => by.to_string(),
     }

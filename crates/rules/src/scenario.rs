@@ -250,6 +250,39 @@ impl<'t, 'i> Reader<'t, 'i> {
         }
     }
 
+    /// A text a player reads ([`Text`]): a string, or a table of the text by language
+    /// (`{ en = "…", it = "…" }`, at least one of them).
+    fn text(&self, key: &str, required: bool, d: &mut Diagnostics) -> Option<(Text, usize)> {
+        let Some(v) = self.get(key) else {
+            return self
+                .string(key, required, d)
+                .map(|(s, at)| (Text::Plain(s), at));
+        };
+        let DeValue::Table(t) = v.get_ref() else {
+            return self
+                .string(key, required, d)
+                .map(|(s, at)| (Text::Plain(s), at));
+        };
+        let langs = Reader {
+            table: t,
+            span: v.span(),
+            path: self.field(key),
+        };
+        let before = d.list.len();
+        langs.unknown_keys(&["en", "it"], d);
+        let en = langs.string("en", false, d).map(|x| x.0);
+        let it = langs.string("it", false, d).map(|x| x.0);
+        if en.is_none() && it.is_none() && d.list.len() == before {
+            d.at(
+                v.span().start,
+                &self.field(key),
+                Some("{}".to_string()),
+                "must give the text in English (en), Italian (it) or both",
+            );
+        }
+        (d.list.len() == before).then(|| (Text::Langs { en, it }, v.span().start))
+    }
+
     fn id(&self, key: &str, d: &mut Diagnostics) -> Option<(String, usize)> {
         let (s, at) = self.string(key, true, d)?;
         if is_id(&s) {
@@ -432,6 +465,90 @@ pub fn parse(file: &str, src: &str) -> Result<Scenario, Vec<Diagnostic>> {
     })
 }
 
+/// The texts a player reads that a scenario written in TOML gives in one language only, each a
+/// warning at its line and column (`tercio scenario check` prints them; the scenario is still
+/// accepted): the title, place and notes, and the name of every side, leader and unit, each
+/// either one string (written in one language) or a table without its English (`en`) or Italian
+/// (`it`) text. A proper name that stays as it is is written twice (`{ en = "Pavia", it =
+/// "Pavia" }`), so that one still to translate is told apart. The sources (books and their
+/// titles) are not asked for. Nothing for a file that is not TOML (its problems are
+/// [`parse`]'s).
+pub fn translations(file: &str, src: &str) -> Vec<Diagnostic> {
+    let mut d = Diagnostics::new(file, src);
+    let (root, errors) = DeTable::parse_recoverable(src);
+    if !errors.is_empty() {
+        return Vec::new();
+    }
+    // A text as a warning shows it: its first line (notes run over many).
+    let line = |s: &str| {
+        let t = s.trim();
+        match t.split_once('\n') {
+            Some((first, _)) => format!("\"{}…\"", first.trim_end()),
+            None => format!("\"{t}\""),
+        }
+    };
+    let mut look = |field: String, v: &Spanned<DeValue<'_>>| {
+        let (value, message) = match v.get_ref() {
+            DeValue::String(s) => (
+                line(s),
+                "in one language only; write { en = \"…\", it = \"…\" } (a proper name twice)"
+                    .to_string(),
+            ),
+            DeValue::Table(t) => {
+                let blank = |k: &str| {
+                    t.iter()
+                        .find(|(n, _)| n.get_ref().as_ref() == k)
+                        .and_then(|(_, v)| v.get_ref().as_str())
+                        .is_none_or(|s| s.trim().is_empty())
+                };
+                let shown = ["en", "it"]
+                    .into_iter()
+                    .find_map(|k| {
+                        t.iter()
+                            .find(|(n, _)| n.get_ref().as_ref() == k)
+                            .and_then(|(_, v)| v.get_ref().as_str())
+                            .filter(|s| !s.trim().is_empty())
+                    })
+                    .unwrap_or("");
+                let missing = match (blank("en"), blank("it")) {
+                    (false, false) | (true, true) => return,
+                    (true, false) => "English (en)",
+                    (false, true) => "Italian (it)",
+                };
+                (line(shown), format!("no {missing} text"))
+            }
+            _ => return,
+        };
+        d.at(v.span().start, &field, Some(value), message);
+    };
+    let top = root.get_ref();
+    fn get<'t, 'i>(t: &'t DeTable<'i>, k: &str) -> Option<&'t Spanned<DeValue<'i>>> {
+        t.iter()
+            .find(|(n, _)| n.get_ref().as_ref() == k)
+            .map(|(_, v)| v)
+    }
+    for key in ["title", "place", "notes"] {
+        if let Some(v) = get(top, key) {
+            look(key.to_string(), v);
+        }
+    }
+    for list in ["sides", "leaders", "units"] {
+        let Some(v) = get(top, list) else { continue };
+        let DeValue::Array(items) = v.get_ref() else {
+            continue;
+        };
+        for (i, item) in items.iter().enumerate() {
+            if let DeValue::Table(t) = item.get_ref() {
+                if let Some(name) = get(t, "name") {
+                    look(format!("{list}[{i}].name"), name);
+                }
+            }
+        }
+    }
+    d.list.sort_by_key(|x| (x.line, x.column));
+    d.list
+}
+
 /// The TOML reader, where every check lives.
 fn read(file: &str, src: &str) -> Result<ScenarioFile, Vec<Diagnostic>> {
     let mut d = Diagnostics::new(file, src);
@@ -482,20 +599,20 @@ fn read(file: &str, src: &str) -> Result<ScenarioFile, Vec<Diagnostic>> {
         },
         None => None,
     };
-    let title = top.string("title", true, &mut d).map(|(t, at)| {
-        if t.trim().is_empty() {
+    let title = top.text("title", true, &mut d).map(|(t, at)| {
+        if t.is_blank() {
             d.at(
                 at,
                 "title",
-                Some(format!("\"{t}\"")),
+                Some(format!("\"{}\"", t.en())),
                 "must not be empty: the battle's name, shown on every page",
             );
         }
         t
     });
     let date = top.string("date", false, &mut d).map(|x| x.0);
-    let place = top.string("place", false, &mut d).map(|x| x.0);
-    let notes = top.string("notes", false, &mut d).map(|x| x.0);
+    let place = top.text("place", false, &mut d).map(|x| x.0);
+    let notes = top.text("notes", false, &mut d).map(|x| x.0);
     let sources = top
         .strings("sources", &mut d)
         .into_iter()
@@ -511,7 +628,7 @@ fn read(file: &str, src: &str) -> Result<ScenarioFile, Vec<Diagnostic>> {
         side_at.push(s.span.start);
         s.unknown_keys(&["id", "name", "role", "colour", "color", "camp"], &mut d);
         let id = s.id("id", &mut d);
-        let name = s.string("name", true, &mut d);
+        let name = s.text("name", true, &mut d);
         let role = s.choice("role", &["attacker", "defender"], &mut d);
         let colour = s
             .string("colour", false, &mut d)
@@ -588,7 +705,7 @@ fn read(file: &str, src: &str) -> Result<ScenarioFile, Vec<Diagnostic>> {
     for l in top.tables("leaders", &mut d) {
         l.unknown_keys(&["id", "name", "side", "bonus", "rank"], &mut d);
         let id = l.id("id", &mut d);
-        let name = l.string("name", true, &mut d);
+        let name = l.text("name", true, &mut d);
         let side = l.string("side", true, &mut d);
         let bonus = l.int("bonus", 0, 2, Some(0), &mut d);
         let rank = l.choice("rank", &["army", "battle"], &mut d);
@@ -669,7 +786,7 @@ fn read(file: &str, src: &str) -> Result<ScenarioFile, Vec<Diagnostic>> {
             &mut d,
         );
         let id = u.id("id", &mut d);
-        let name = u.string("name", true, &mut d);
+        let name = u.text("name", true, &mut d);
         let side = u.string("side", true, &mut d);
         let bases = u.int(size_key, size_min, size_max, None, &mut d);
         let leader = u.string("leader", true, &mut d);
@@ -932,6 +1049,7 @@ fn join(s: &BTreeSet<String>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tercio_i18n::Lang;
 
     const CERIGNOLA: &str = include_str!("../../../scenarios/el-gran-capitan/cerignola-1503.toml");
 
@@ -969,12 +1087,63 @@ mod tests {
         );
     }
 
+    /// A text is one string, as every scenario recorded before wrote it (and then written back
+    /// as that string, so a recorded game's scenario and its digest are unchanged), or the text
+    /// by language; a page takes its language, or the other when one is missing, and an engine
+    /// one message for every reader. A table without either language is refused where it is.
+    #[test]
+    fn a_text_is_one_string_as_before_or_the_text_in_each_language() {
+        let file = parse("cerignola.toml", CERIGNOLA).expect("shipped").file;
+        let swiss = file
+            .units
+            .iter()
+            .find(|u| u.name.get(Lang::En) == "Swiss pikes (first block)")
+            .expect("the first Swiss block");
+        assert_eq!(swiss.name.get(Lang::It), "Picche svizzere (primo quadrato)");
+        assert_eq!(
+            tercio_i18n::localize(Lang::It, &swiss.name.message()),
+            "Picche svizzere (primo quadrato)"
+        );
+        // A proper name written twice is one text.
+        assert_eq!(file.title.message(), "Cerignola");
+        // JSON: the object as written; one string stays one string.
+        let v = serde_json::to_value(&swiss.name).expect("json");
+        assert_eq!(
+            v,
+            serde_json::json!({"en": "Swiss pikes (first block)", "it": "Picche svizzere (primo quadrato)"})
+        );
+        let old: Text = serde_json::from_str("\"Swiss pikes\"").expect("a string");
+        assert_eq!(old, Text::Plain("Swiss pikes".into()));
+        assert_eq!(
+            serde_json::to_string(&old).expect("json"),
+            "\"Swiss pikes\""
+        );
+        assert_eq!(old.get(Lang::It), "Swiss pikes");
+        let half: Text = serde_json::from_str(r#"{"it": "Picche"}"#).expect("one language");
+        assert_eq!(half.get(Lang::En), "Picche");
+        assert_eq!(half.missing(), Some(Lang::En));
+        // TOML: an empty table, or one with another language, is refused at its place.
+        let bad = CERIGNOLA.replacen(
+            "name = { en = \"Swiss pikes (first block)\", it = \"Picche svizzere (primo quadrato)\" }",
+            "name = { fr = \"Piques suisses\" }",
+            1,
+        );
+        assert_ne!(bad, CERIGNOLA);
+        let found = parse("c.toml", &bad).expect_err("no language");
+        assert!(
+            found
+                .iter()
+                .any(|d| d.field.ends_with(".name.fr") && d.message.contains("allowed: en, it")),
+            "{found:?}"
+        );
+    }
+
     #[test]
     fn the_remembered_scenarios_are_bounded() {
         let file = parse("cerignola.toml", CERIGNOLA).expect("shipped").file;
         let variant = |i: usize| {
             let mut f = file.clone();
-            f.title = format!("Cerignola, variant {i}");
+            f.title = format!("Cerignola, variant {i}").into();
             f
         };
         let text = serde_json::to_string(&file).expect("json");

@@ -404,12 +404,18 @@ fn the_battle_report_writes_names_as_text() {
     let p = root().join("scenarios/el-gran-capitan/cerignola-1503.toml");
     let src = std::fs::read_to_string(p)
         .expect("read")
-        .replacen("title = \"Cerignola\"", &format!("title = \"{evil}\""), 1)
         .replacen(
-            "name = \"Spanish army of Gonzalo Fernandez de Cordoba\"",
-            &format!("name = \"{evil}\""),
+            "title = { en = \"Cerignola\", it = \"Cerignola\" }",
+            &format!("title = \"{evil}\""),
+            1,
+        )
+        // The side's English name (the report is in English; the scenario gives both).
+        .replacen(
+            "name = { en = \"Spanish army of Gonzalo Fernandez de Cordoba\",",
+            &format!("name = {{ en = \"{evil}\","),
             1,
         );
+    assert!(src.matches(evil).count() == 2, "{src}");
     let sc = parse("cerignola", &src).expect("valid");
     let g = Game::new(sc, 3).expect("game");
     let md = battle_report(

@@ -55,13 +55,15 @@ fn a_unit_named_like_a_message_is_called_that_by_every_rule_set() {
         // The first unit and the title renamed.
         let at = text.find("[[units]]").expect("units");
         let (head, units) = text.split_at(at);
-        let name_at = units.find("\nname = \"").expect("name") + "\nname = \"".len();
-        let end = name_at + units[name_at..].find('"').expect("end");
-        let units = format!("{}{toml_name}{}", &units[..name_at], &units[end..]);
-        let title_at = head.find("\ntitle = \"").expect("title") + "\ntitle = \"".len();
-        let title_end = title_at + head[title_at..].find('"').expect("end");
+        // Each given as one string, as a scenario written before gave it (the shipped ones give
+        // them in both languages): the rest of its line replaced.
+        let name_at = units.find("\nname = ").expect("name") + "\nname = ".len();
+        let end = name_at + units[name_at..].find('\n').expect("end");
+        let units = format!("{}\"{toml_name}\"{}", &units[..name_at], &units[end..]);
+        let title_at = head.find("\ntitle = ").expect("title") + "\ntitle = ".len();
+        let title_end = title_at + head[title_at..].find('\n').expect("end");
         let text = format!(
-            "{}{toml_name}{}{units}",
+            "{}\"{toml_name}\"{}{units}",
             &head[..title_at],
             &head[title_end..]
         );

@@ -367,8 +367,9 @@ impl<C: GenericClient> Db<'_, C> {
         // into a database of an older schema (or made by an older release) is written as it
         // would have been.
         let chain_version = i64::from(game.chain_version.number());
-        let mut params: Vec<&(dyn ToSql + Sync)> =
-            vec![&id, &game.scenario.title, &game.ruleset, &scenario_id];
+        // The games list's title: one language (the English, or the only one).
+        let title = game.scenario.title.en();
+        let mut params: Vec<&(dyn ToSql + Sync)> = vec![&id, &title, &game.ruleset, &scenario_id];
         let scenario = json_text(&game.scenario)?;
         let (seed, rules_version) = (game.seed as i64, i64::from(game.rules_version));
         params.extend_from_slice(&[&scenario, &seed, &game.nonce, &created_at, &rules_version]);

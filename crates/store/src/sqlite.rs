@@ -557,7 +557,7 @@ fn insert_game(
     tx.prepare_cached(
         "INSERT INTO games (id, title, rule_set, scenario_id, scenario, seed, nonce, created_at, rules_version, chain_version) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     )?
-    .execute(params![id, game.scenario.title, game.ruleset, scenario_id, json_text(&game.scenario)?, game.seed as i64, game.nonce, created_at, i64::from(game.rules_version), i64::from(game.chain_version.number())])?;
+    .execute(params![id, game.scenario.title.en(), game.ruleset, scenario_id, json_text(&game.scenario)?, game.seed as i64, game.nonce, created_at, i64::from(game.rules_version), i64::from(game.chain_version.number())])?;
     tx.prepare_cached("INSERT INTO heads (game_id, updated_at) VALUES (?1, ?2)")?
         .execute(params![id, now()])?;
     write_game(tx, id, game, 0)

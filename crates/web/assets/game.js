@@ -16,10 +16,11 @@
   const tr = (key, args) => (I18N.strings[key] ?? key).replace(/\{(\w+)\}/g, (m, n) => (args && n in args ? String(args[n]) : m));
   // A number with the page language's decimal separator.
   const fmt = (x, places) => x.toLocaleString(I18N.lang, { minimumFractionDigits: places, maximumFractionDigits: places, useGrouping: false });
-  // An error as "field: message", not naming the field twice when the message already does.
+  // An error's message where the form shows no field it names: without the field's id ("action:"),
+  // which no player reads.
   const fieldMessage = (e) => {
     const m = e.message || tr("failed");
-    return e.field && !m.startsWith(e.field + ":") ? `${e.field}: ${m}` : m;
+    return e.field && m.startsWith(e.field + ":") ? m.slice(e.field.length + 1).trim() : m;
   };
   // The seat's token, from the page's data (no inline script: the CSP forbids it).
   // `by`: how this seat signs what it records, to tell its own results from others'.

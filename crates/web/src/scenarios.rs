@@ -47,15 +47,15 @@ pub fn parsed_one(id: &str) -> Option<&'static (&'static Shipped, Scenario)> {
 pub type Group = (String, Vec<(&'static str, String)>);
 
 /// The shipped scenarios as a host chooses among them: by rule set (its name), each by its
-/// title and date, never its file's id.
-pub fn by_rule_set() -> Vec<Group> {
+/// title (in `lang`) and date, never its file's id.
+pub fn by_rule_set(lang: tercio_i18n::Lang) -> Vec<Group> {
     let mut out: Vec<Group> = Vec::new();
     for (s, sc) in parsed() {
         let rules =
             tercio_rules::registry::lookup(&sc.ruleset).map_or(sc.ruleset.clone(), |r| r.title());
         let label = match sc.date.as_deref() {
-            Some(d) if !d.trim().is_empty() => format!("{} ({d})", sc.title),
-            _ => sc.title.clone(),
+            Some(d) if !d.trim().is_empty() => format!("{} ({d})", sc.title.get(lang)),
+            _ => sc.title.get(lang).to_string(),
         };
         match out.iter_mut().find(|(r, _)| *r == rules) {
             Some((_, list)) => list.push((s.id, label)),

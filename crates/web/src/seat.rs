@@ -8,7 +8,7 @@ use std::sync::Arc;
 use axum::http::StatusCode;
 use serde_json::{json, Value};
 use tercio_core::LogEntry;
-use tercio_i18n::{keys, msg, plain};
+use tercio_i18n::{keys, msg};
 use tercio_rules::game::{Game, GameEvent};
 use tercio_rules::Viewer;
 use tercio_store::{Role, Seat, SideRights, Store};
@@ -368,7 +368,7 @@ impl SeatCtx {
                 .game
                 .scenario
                 .side(s)
-                .map_or(s.clone(), |x| plain(&x.name).into_owned()),
+                .map_or(s.clone(), |x| x.name.plain().into_owned()),
             Role::Spectator => msg(keys::WEB_SEAT_SPECTATOR, &[]),
         }
     }
@@ -428,7 +428,7 @@ impl SeatCtx {
                             .game
                             .scenario
                             .side(&s)
-                            .map_or(s.clone(), |x| x.name.clone());
+                            .map_or(s.clone(), |x| x.name.plain().into_owned());
                         refuse(msg(keys::WEB_ERR_NOT_YOUR_TURN, &[("side", &name)]))
                     }
                     None => refuse(msg(keys::WEB_ERR_GM_STEP, &[])),
@@ -534,13 +534,26 @@ impl SeatCtx {
 
     /// The game as this seat sees it.
     pub fn view(&self) -> Value {
-        // What a person wrote, as message text: the answer's messages are rendered, never it.
+        // What a person wrote, as message text (`as_message_text`, then `Text::message`): the
+        // answer's messages are rendered, never it; a text the scenario gives in both languages
+        // is rendered in the request's.
         let sc = self.game.scenario.as_message_text();
+        let sides: Vec<Value> = sc
+            .sides
+            .iter()
+            .map(|s| {
+                let mut v = json!(s);
+                v["name"] = json!(s.name.message());
+                v
+            })
+            .collect();
+        let title = sc.title.message();
+        let place = sc.place.as_ref().map(|p| p.message());
         let mut v = json!({
             "seat": {"role": role_name(&self.seat.role), "side": self.side(), "name": self.seat_label()},
             "rule_set": self.game.ruleset,
-            "title": sc.title,
-            "scenario": {"title": sc.title, "date": sc.date, "place": sc.place, "sides": sc.sides},
+            "title": title,
+            "scenario": {"title": title, "date": sc.date, "place": place, "sides": sides},
             "events": self.seq(),
             "chain": self.fingerprint(),
             "state": self.state(),

@@ -177,7 +177,7 @@ fn user_text_is_shown_inert() {
     ))
     .expect("read")
     .replace(
-        "name = \"Swiss pikes (first block)\"",
+        "name = { en = \"Swiss pikes (first block)\", it = \"Picche svizzere (primo quadrato)\" }",
         &format!("name = \"{evil}\""),
     );
     assert!(toml.contains(evil));

@@ -541,9 +541,10 @@ fn phone_width_and_inert_names_in_chromium() {
     ))
     .expect("read")
     .replace(
-        "name = \"Swiss pikes (first block)\"",
+        "name = { en = \"Swiss pikes (first block)\", it = \"Picche svizzere (primo quadrato)\" }",
         &format!("name = \"{evil}\""),
     );
+    assert!(toml.contains(evil));
     let links = s.links(&toml);
     let b = Browser::start(360);
     b.go(&format!("http://{}/s/{}", s.addr, links[0]));
@@ -1746,11 +1747,11 @@ fn the_balance_page_and_report_render_on_a_phone_and_a_desktop_in_chromium() {
         tercio_i18n::Lang::It,
         r,
         &tercio_web::SimulationRun {
-            title: sc.title.clone(),
+            title: sc.title.get(tercio_i18n::Lang::It).to_string(),
             sides: sc
                 .sides
                 .iter()
-                .map(|s| (s.id.clone(), s.name.clone()))
+                .map(|s| (s.id.clone(), s.name.get(tercio_i18n::Lang::It).to_string()))
                 .collect(),
             policies: vec!["cautious".into(), "aggressive".into()],
             seed: 1,

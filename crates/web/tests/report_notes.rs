@@ -65,13 +65,14 @@ fn every_seat_reads_the_scenario_notes_and_sources_in_the_info_panel_in_both_lan
     for id in ["el-gran-capitan/cerignola-1503", PAVIA] {
         let sc = shipped(id);
         let notes = sc.notes.clone().expect("the shipped scenario has notes");
-        let paras = paragraphs(&notes);
-        assert!(paras.len() > 1, "{id}: several paragraphs");
+        assert!(paragraphs(notes.en()).len() > 1, "{id}: several paragraphs");
         assert!(!sc.sources.is_empty(), "{id}: sources");
         for t in seats(&s, id, 3) {
             for (lang, header) in [(Lang::It, ITALIAN), (Lang::En, ENGLISH)] {
                 let page = call(&s, "GET", &format!("/s/{t}"), header, None).body;
                 let section = notes_section(&page);
+                // The notes in the page's language (a scenario gives them in both).
+                let paras = paragraphs(notes.get(lang));
                 let title = tercio_i18n::t(lang, keys::WEB_GAME_NOTES, &[]);
                 assert!(
                     section.starts_with(&format!(
@@ -103,6 +104,7 @@ fn every_seat_reads_the_scenario_notes_and_sources_in_the_info_panel_in_both_lan
     let sc = shipped(PAVIA);
     let notes = sc.notes.clone().expect("notes");
     let vernavola = notes
+        .get(Lang::It)
         .lines()
         .find(|l| l.starts_with("- La Vernavola"))
         .expect("the Vernavola's line");

@@ -1577,7 +1577,8 @@ mod tests {
         let v = verdict(&st).expect("verdict");
         let text = localize(Lang::En, &v);
         assert!(
-            text.contains(&format!("{} wins", st.sides[0].name)),
+            // The side's name as an English reader reads it (the scenario gives it in both).
+            text.contains(&format!("{} wins", localize(Lang::En, &st.sides[0].name))),
             "{text}"
         );
         assert_eq!(board(&e, &st).headline, v);

@@ -79,7 +79,7 @@ pub fn initial_state(sc: &Scenario) -> GameState {
             .iter()
             .map(|s| SideState {
                 id: s.id.clone(),
-                name: s.name.clone(),
+                name: s.name.message().into_owned(),
                 attacker: s.role == Role::Attacker,
                 camp: s.camp,
                 camp_sacked: false,
@@ -94,7 +94,7 @@ pub fn initial_state(sc: &Scenario) -> GameState {
                     l.id.as_str().into(),
                     Arc::new(LeaderState {
                         id: l.id.clone(),
-                        name: l.name.clone(),
+                        name: l.name.message().into_owned(),
                         side: l.side.clone(),
                         army: l.rank == Rank::Army,
                         bonus: l.bonus,
@@ -116,7 +116,7 @@ pub fn initial_state(sc: &Scenario) -> GameState {
                     u.id.as_str().into(),
                     Arc::new(UnitState {
                         id: u.id.clone(),
-                        name: u.name.clone(),
+                        name: u.name.message().into_owned(),
                         side: u.side.clone(),
                         troop: u.troop.clone(),
                         bases: u.bases,

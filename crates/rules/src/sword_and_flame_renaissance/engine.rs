@@ -687,8 +687,8 @@ pub fn board(st: &State) -> Board {
                 for sub in &u.sub_units {
                     troop.push_str(&format!(" + {}", troop_name(sub)));
                 }
+                // A unit is named, never shown by its id: its name titles its row.
                 vec![
-                    u.id.clone(),
                     u.name.clone(),
                     troop,
                     if tables::troop(&u.troop)
@@ -728,7 +728,7 @@ pub fn board(st: &State) -> Board {
                 &[("side", &s.name)],
             ),
             columns: [
-                "id", "unit", "type", "order", "figures", "leaders", "status", "state", "markers",
+                "unit", "type", "order", "figures", "leaders", "status", "state", "markers",
             ]
             .map(|c| t(&format!("board.col.{c}")))
             .to_vec(),
@@ -740,7 +740,7 @@ pub fn board(st: &State) -> Board {
         tables.push(BoardTable {
             reveal: None,
             title: t("board.officers"),
-            columns: ["id", "officer", "side", "rank", "with", "status"]
+            columns: ["officer", "side", "rank", "with", "status"]
                 .map(|c| t(&format!("board.col.{c}")))
                 .to_vec(),
             rows: st
@@ -748,7 +748,6 @@ pub fn board(st: &State) -> Board {
                 .values()
                 .map(|o| {
                     vec![
-                        o.id.clone(),
                         o.name.clone(),
                         side_name(st, &o.side),
                         t(&format!("rank.{}", format!("{:?}", o.rank).to_lowercase())),

@@ -89,7 +89,7 @@ pub fn links(
                 Role::Side(id) => (
                     "side",
                     Some(id.clone()),
-                    scenario.side(id).map_or(id.clone(), |x| plain(&x.name).into_owned()),
+                    scenario.side(id).map_or(id.clone(), |x| x.name.plain().into_owned()),
                 ),
                 Role::Spectator => ("spectator", None, msg(keys::WEB_SEATS_SPECTATORS, &[])),
             };
@@ -167,7 +167,7 @@ fn host_json(
     let out = json!({
         "id": id,
         "rule_set": g.head.ruleset,
-        "title": plain(&g.head.scenario.title),
+        "title": g.head.scenario.title.plain(),
         "events": g.head.seq,
         "settings": g.meta.settings,
         "dice": {"commitment": g.head.commitment()},

@@ -355,7 +355,8 @@ pub async fn scenarios_list() -> Json<Value> {
     Json(Value::Array(
         scenarios::parsed()
             .iter()
-            .map(|(s, sc)| json!({"id": s.id, "rule_set": sc.ruleset, "title": sc.title, "date": sc.date, "place": sc.place}))
+            // Each text in the request's language (rendered with the answer).
+            .map(|(s, sc)| json!({"id": s.id, "rule_set": sc.ruleset, "title": sc.title.plain(), "date": sc.date, "place": sc.place.as_ref().map(|p| p.plain())}))
             .collect(),
     ))
 }

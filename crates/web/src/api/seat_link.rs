@@ -778,7 +778,7 @@ pub async fn export(
     Path(token): Path<String>,
 ) -> Result<Response, ApiError> {
     let ctx = open_seat(&st, token).await?;
-    let name = format!("tercio-{}.json", slug(&ctx.game.scenario.title));
+    let name = format!("tercio-{}.json", slug(ctx.game.scenario.title.en()));
     let export = blocking(move || ctx.export()).await?;
     let body = serde_json::to_string_pretty(&export).unwrap_or_default();
     Ok((

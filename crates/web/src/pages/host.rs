@@ -200,7 +200,7 @@ async fn home_with(st: &Arc<AppState>, ui: &Ui, error: Option<&str>, toml: &str)
         ui.h(keys::WEB_GAMES_SHIPPED, &[])
     ));
     // By rule set, each by its title and date (issue 17, item 13: no file ids to read).
-    for (rules, list) in &scenarios::by_rule_set() {
+    for (rules, list) in &scenarios::by_rule_set(ui.lang) {
         b.push_str(&format!("<optgroup label=\"{}\">", ui.e(rules)));
         for (id, label) in list {
             b.push_str(&format!(
@@ -233,7 +233,7 @@ async fn home_with(st: &Arc<AppState>, ui: &Ui, error: Option<&str>, toml: &str)
     let simulable: Vec<(&str, String)> = scenarios::parsed()
         .iter()
         .filter(|(_, sc)| registry::lookup(&sc.ruleset).is_ok_and(|r| r.simulator().is_some()))
-        .map(|(s, sc)| (s.id, sc.title.clone()))
+        .map(|(s, sc)| (s.id, sc.title.get(ui.lang).to_string()))
         .collect();
     if !simulable.is_empty() {
         b.push_str(&format!(

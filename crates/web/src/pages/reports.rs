@@ -43,7 +43,7 @@ pub(super) async fn report_md(
             lang,
         )
         .map_err(|e| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "corrupt", None, e))?;
-        Ok((md, api::slug(&ctx.game.scenario.title)))
+        Ok((md, api::slug(ctx.game.scenario.title.en())))
     })
     .await;
     match out {
@@ -92,7 +92,7 @@ pub(super) async fn dice_page(
         "<h1>{}</h1><p><a href=\"/s/{}\">{}</a></p><p>{}</p>",
         ui.h(
             keys::WEB_REPORT_TITLE,
-            &[("title", &ctx.game.scenario.title)]
+            &[("title", ctx.game.scenario.title.get(ui.lang))]
         ),
         esc(&ctx.seat.token),
         ui.h(keys::WEB_NAV_BACK_TO_GAME, &[]),
@@ -192,7 +192,7 @@ pub(super) async fn dice_page(
             )
         ));
     }
-    page(&ui, &ctx.game.scenario.title, &b).into_response()
+    page(&ui, ctx.game.scenario.title.get(ui.lang), &b).into_response()
 }
 
 /// A bar per face (seen) with a line at the expected count, as inline SVG.

@@ -181,7 +181,7 @@ fn heading(ctx: &SeatCtx, ui: &Ui) -> String {
     let rules = registry::lookup(&g.ruleset).ok();
     let b = format!(
         "<h1 id=\"title\">{}</h1><p class=\"muted\" id=\"subtitle\">{} · <span class=\"seat\">{}</span></p>",
-        esc(&g.scenario.title),
+        esc(g.scenario.title.get(ui.lang)),
         ui.e(&rules.map_or_else(|| g.ruleset.clone(), |r| r.title())),
         ui.html(
             keys::WEB_GAME_YOU_ARE_HTML,
@@ -215,7 +215,7 @@ fn part_key(ctx: &SeatCtx) -> &'static str {
 fn scenario_notes(ctx: &SeatCtx, ui: &Ui) -> String {
     let sc = &ctx.game.scenario;
     let mut paragraphs: Vec<Vec<&str>> = vec![Vec::new()];
-    for line in sc.notes.as_deref().unwrap_or("").lines() {
+    for line in sc.notes.as_ref().map_or("", |n| n.get(ui.lang)).lines() {
         if line.trim().is_empty() {
             paragraphs.push(Vec::new());
         } else if let Some(p) = paragraphs.last_mut() {
@@ -358,7 +358,7 @@ fn seats_panel(ctx: &SeatCtx, ui: &Ui, base: &str) -> String {
                 ctx.game
                     .scenario
                     .side(id)
-                    .map_or(id.clone(), |x| x.name.clone()),
+                    .map_or(id.clone(), |x| x.name.get(ui.lang).to_string()),
             ),
             Role::Spectator => ("spectator", "", ui.t(keys::WEB_SEATS_SPECTATORS, &[])),
         };
@@ -661,7 +661,7 @@ pub(super) async fn seat_page(
     );
     (
         [(header::CACHE_CONTROL, "no-store")],
-        page_live(&ui, &ctx.game.scenario.title, &body, ctx.is_gm()),
+        page_live(&ui, ctx.game.scenario.title.get(ui.lang), &body, ctx.is_gm()),
     )
         .into_response()
 }
@@ -715,13 +715,13 @@ pub(super) async fn seat_log_page(
         "<h1>{}</h1><p><a href=\"/s/{}\">{}</a></p><section class=\"log\">{}</section>",
         ui.h(
             keys::WEB_LOG_PAGE_TITLE,
-            &[("title", &ctx.game.scenario.title)]
+            &[("title", ctx.game.scenario.title.get(ui.lang))]
         ),
         esc(&ctx.seat.token),
         ui.h(keys::WEB_NAV_BACK_TO_GAME, &[]),
         log_html(&ctx, &ui, game.log.entries())
     );
-    page(&ui, &ctx.game.scenario.title, &body).into_response()
+    page(&ui, ctx.game.scenario.title.get(ui.lang), &body).into_response()
 }
 
 /// The quiet zone around a QR code, in modules (the standard's four).

@@ -431,7 +431,10 @@ pub(super) async fn job_page(
     let Ok(r) = tercio_rules::lookup(&sc.ruleset) else {
         return super::not_found_page(&ui);
     };
-    let title = ui.t(keys::WEB_SIMULATION_TITLE, &[("title", &sc.title)]);
+    let title = ui.t(
+        keys::WEB_SIMULATION_TITLE,
+        &[("title", sc.title.get(ui.lang))],
+    );
     let mut b = format!("<h1>{}</h1>", esc(&title));
     let status = job.status();
     match &status {
@@ -470,11 +473,11 @@ pub(super) async fn job_page(
             }
             if let Some(sum) = job.summary() {
                 let run = SimulationRun {
-                    title: sc.title.clone(),
+                    title: sc.title.get(ui.lang).to_string(),
                     sides: sc
                         .sides
                         .iter()
-                        .map(|s| (s.id.clone(), s.name.clone()))
+                        .map(|s| (s.id.clone(), s.name.get(ui.lang).to_string()))
                         .collect(),
                     policies: job.policies.clone(),
                     seed: job.seed,

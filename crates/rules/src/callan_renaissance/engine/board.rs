@@ -212,7 +212,6 @@ pub fn board(st: &State) -> Board {
                     st.commander_of(&u.id)
                         .map(|c| c.name.clone())
                         .unwrap_or_default(),
-                    u.id.clone(),
                 ]
             })
             .collect();
@@ -226,7 +225,6 @@ pub fn board(st: &State) -> Board {
                 "callan.col.hits",
                 "callan.col.state",
                 "callan.col.commander",
-                "callan.col.id",
             ],
             rows,
         );
@@ -238,7 +236,6 @@ pub fn board(st: &State) -> Board {
         .iter()
         .map(|c| {
             vec![
-                c.id.clone(),
                 c.name.clone(),
                 st.sides[c.side].name.clone(),
                 k(if c.army {
@@ -262,7 +259,6 @@ pub fn board(st: &State) -> Board {
     tables_out.push(table(
         "callan.board.commanders",
         &[
-            "callan.col.id",
             "callan.col.name",
             "callan.col.side",
             "callan.col.rank",
@@ -288,7 +284,6 @@ pub fn board(st: &State) -> Board {
                     })
                 };
                 vec![
-                    format!("c{}", c.id),
                     format!("{} ({})", n(0), role(c.roles[0])),
                     format!("{} ({})", n(1), role(c.roles[1])),
                     c.rounds.to_string(),
@@ -304,7 +299,6 @@ pub fn board(st: &State) -> Board {
         tables_out.push(table(
             "callan.board.combats",
             &[
-                "callan.col.id",
                 "callan.col.a",
                 "callan.col.b",
                 "callan.col.rounds",
@@ -322,7 +316,7 @@ pub fn board(st: &State) -> Board {
             .collect();
         tables_out.push(table(
             "callan.board.obstacles",
-            &["callan.col.id", "callan.col.difficulty"],
+            &["callan.col.obstacle", "callan.col.difficulty"],
             rows,
         ));
     }

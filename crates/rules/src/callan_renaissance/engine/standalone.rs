@@ -58,7 +58,8 @@ pub(super) fn inline_unit(r: &UnitRef, field: &str, side: &str) -> Result<Unit, 
         name: v
             .name
             .as_deref()
-            .map_or_else(|| t.to_string(), |n| tercio_i18n::plain(n).into_owned()),
+            .map_or_else(|| t.to_string(), |n| tercio_i18n::plain(n).into_owned())
+            .into(),
         side: side.to_string(),
         troop: t.to_string(),
         bases: u8::try_from(bases).unwrap_or(1),
@@ -98,10 +99,11 @@ pub(super) fn standalone(action: &Action) -> Result<Plan<Outcome<Value>>, Reject
             u.name = m(
                 "callan.standalone.named",
                 &[
-                    ("unit", u.name.clone()),
+                    ("unit", u.name.message().into_owned()),
                     ("role", format!("@callan.role.{role}")),
                 ],
-            );
+            )
+            .into();
         }
     }
     // Commanders only where the request says so.
@@ -114,20 +116,24 @@ pub(super) fn standalone(action: &Action) -> Result<Plan<Outcome<Value>>, Reject
         colour: "red".into(),
         camp: false,
     };
-    let names = [ua.name.clone(), ub.name.clone()];
+    let names = [
+        ua.name.message().into_owned(),
+        ub.name.message().into_owned(),
+    ];
     let leader = |side: &str| Leader {
         id: format!("{side}-cmd"),
         name: m(
             "callan.commander.of",
             &[("unit", names[usize::from(side == "b")].clone())],
-        ),
+        )
+        .into(),
         side: side.into(),
         bonus: 0,
         rank: Rank::Army,
     };
     let sc = Scenario::built(crate::interface::scenario::ScenarioFile {
         ruleset: super::RULESET_ID.into(),
-        title: String::new(),
+        title: crate::interface::scenario::Text::default(),
         date: None,
         place: None,
         notes: None,

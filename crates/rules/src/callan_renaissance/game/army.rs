@@ -105,7 +105,7 @@ pub fn unit_of(s: &Scenario, i: usize) -> Result<UnitState, String> {
     let enters = numbered(&u.flags, "rinforzo-").unwrap_or(1);
     Ok(UnitState {
         id: u.id.clone(),
-        name: u.name.clone(),
+        name: u.name.message().into_owned(),
         side: s.sides.iter().position(|x| x.id == u.side).unwrap_or(0),
         troop,
         nationality: u.nationality.clone(),
@@ -161,7 +161,7 @@ pub fn initial(s: &Scenario) -> Result<State, String> {
         .iter()
         .map(|l| CommanderState {
             id: l.id.clone(),
-            name: l.name.clone(),
+            name: l.name.message().into_owned(),
             side: s.sides.iter().position(|x| x.id == l.side).unwrap_or(0),
             army: l.rank == Rank::Army,
             unit: s
@@ -191,7 +191,7 @@ pub fn initial(s: &Scenario) -> Result<State, String> {
         .enumerate()
         .map(|(i, x)| SideState {
             id: x.id.clone(),
-            name: x.name.clone(),
+            name: x.name.message().into_owned(),
             camp: x.camp,
             camp_value: camp(i),
             camp_looted: false,

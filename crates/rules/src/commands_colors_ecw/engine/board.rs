@@ -329,8 +329,8 @@ pub fn board(st: &State) -> Board {
                 if u.no_fire {
                     marks.push(k("ecw.board.no-fire"));
                 }
+                // A unit is named, never shown by its id: its name titles its row.
                 vec![
-                    u.id.clone(),
                     u.name.clone(),
                     unit_label(u),
                     cell(&training_name(u.training)),
@@ -345,7 +345,6 @@ pub fn board(st: &State) -> Board {
         tables.push(table(
             &m("ecw.board.units", &[("side", s.name.clone())]),
             &[
-                k("ecw.board.id"),
                 k("ecw.board.unit"),
                 k("ecw.board.class"),
                 k("ecw.board.training"),
@@ -361,7 +360,6 @@ pub fn board(st: &State) -> Board {
     tables.push(table(
         &k("ecw.board.leaders"),
         &[
-            k("ecw.board.id"),
             k("ecw.board.leader"),
             k("ecw.board.side"),
             k("ecw.board.with"),
@@ -371,7 +369,6 @@ pub fn board(st: &State) -> Board {
             .iter()
             .map(|l| {
                 vec![
-                    l.id.clone(),
                     l.name.clone(),
                     st.sides[l.side].name.clone(),
                     l.unit

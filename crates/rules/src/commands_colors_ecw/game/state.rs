@@ -293,7 +293,7 @@ pub fn initial(s: &Scenario) -> Result<State, String> {
         };
         units.push(UnitState {
             id: u.id.clone(),
-            name: u.name.clone(),
+            name: u.name.message().into_owned(),
             side: side_ix(&u.side),
             class,
             pikes: class == Class::Foot && !has("no-pikes"),
@@ -341,7 +341,7 @@ pub fn initial(s: &Scenario) -> Result<State, String> {
         }
         leaders.push(LeaderState {
             id: l.id.clone(),
-            name: l.name.clone(),
+            name: l.name.message().into_owned(),
             side: side_ix(&l.side),
             unit: attached.first().map(|x| x.to_string()),
             ordered: false,
@@ -359,7 +359,7 @@ pub fn initial(s: &Scenario) -> Result<State, String> {
         .enumerate()
         .map(|(i, x)| SideState {
             id: x.id.clone(),
-            name: x.name.clone(),
+            name: x.name.message().into_owned(),
             hand: Vec::new(),
             hidden: None,
             hand_limit: u32::try_from(hands[i.min(1)]).unwrap_or_default(),

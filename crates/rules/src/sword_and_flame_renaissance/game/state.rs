@@ -409,7 +409,13 @@ pub fn initial(sc: &Scenario) -> Result<State, String> {
                 sub_units,
                 brigade,
                 may_move: flag("may-move"),
-                ..UnitState::fresh((&u.id, &u.name, &u.side), &u.troop, order, figures, leaders)
+                ..UnitState::fresh(
+                    (&u.id, &u.name.message(), &u.side),
+                    &u.troop,
+                    order,
+                    figures,
+                    leaders,
+                )
             },
         );
     }
@@ -421,7 +427,7 @@ pub fn initial(sc: &Scenario) -> Result<State, String> {
                 l.id.clone(),
                 Officer {
                     id: l.id.clone(),
-                    name: l.name.clone(),
+                    name: l.name.message().into_owned(),
                     side: l.side.clone(),
                     rank: if l.rank == crate::interface::scenario::Rank::Army {
                         Rank::General
@@ -441,7 +447,7 @@ pub fn initial(sc: &Scenario) -> Result<State, String> {
         .enumerate()
         .map(|(i, s)| SideState {
             id: s.id.clone(),
-            name: s.name.clone(),
+            name: s.name.message().into_owned(),
             red: i == 0,
             start: sc
                 .units
