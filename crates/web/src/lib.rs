@@ -20,6 +20,7 @@ pub mod conn;
 pub mod guard;
 pub mod lang;
 pub mod live;
+pub mod odds;
 pub mod pages;
 pub mod patch;
 pub mod simulations;

@@ -324,6 +324,23 @@ pub struct TsatfEngine {
 }
 
 impl Rules for TsatfEngine {
+    /// A charge is decided by whether it goes in, then what the target does and who wins the
+    /// melee; a fire by its hits; a test by whether it is passed.
+    const HEADLINE_FACETS: &'static [&'static str] = &[
+        "sword_and_flame.facet.charge-goes-in",
+        "sword_and_flame.facet.evasion",
+        "sword_and_flame.facet.target",
+        "sword_and_flame.facet.winner",
+        "sword_and_flame.facet.loser",
+        "sword_and_flame.facet.passed",
+        "sword_and_flame.facet.hits",
+    ];
+    const LOSS_FACETS: &'static [&'static str] = &[
+        "sword_and_flame.facet.figures-lost",
+        "sword_and_flame.facet.side-figures-lost",
+        "sword_and_flame.facet.figures-removed",
+        "sword_and_flame.facet.officers-hit",
+    ];
     const ACTION_TITLES: Option<&'static str> = Some("sword_and_flame.action.");
     /// `phase` is `over` exactly when the battle is.
     const OVER_AT_PHASE: bool = true;

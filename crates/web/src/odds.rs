@@ -1,0 +1,154 @@
+//! The odds of an action as the game page shows them (issue 43, item 3): an HTML fragment the
+//! odds route renders on the server (`POST /api/s/{token}/odds?view=html`), which the page's
+//! script only inserts. The final outcome first, as a bar with numbers (each outcome told by the
+//! facets that decide it, with what else is expected on it: levels or bases lost), one bar per
+//! target of a split fire; then every step's odds (each facet's marginals) behind one tap.
+//! Every word comes from the catalogues or from the engine's messages, rendered in the page's
+//! language and escaped; the bar is inline SVG (no style attribute: the CSP allows none).
+
+use tercio_i18n::keys;
+use tercio_rules::odds::{Final, OddsReport, NOT_REACHED};
+
+use crate::lang::Ui;
+use crate::pages::esc;
+
+/// Fill opacities of the bar's segments, in turn, so neighbours are told apart in one colour.
+const SHADES: [&str; 4] = ["1", "0.55", "0.8", "0.35"];
+
+fn pct(ui: &Ui, p: f64) -> String {
+    tercio_i18n::fmt_pct(ui.lang, p, 1)
+}
+
+/// One outcome's words: its headline values ("melee: actor ahead"), or "other outcomes".
+fn says(ui: &Ui, values: &[(String, String)]) -> String {
+    values
+        .iter()
+        .filter(|(_, v)| v != NOT_REACHED)
+        .map(|(f, v)| {
+            ui.t(
+                keys::ODDS_VALUE,
+                &[("facet", &ui.loc(f)), ("value", &ui.loc(v))],
+            )
+        })
+        .reduce(|a, b| ui.t(keys::ODDS_AND, &[("a", &a), ("b", &b)]))
+        .unwrap_or_default()
+}
+
+/// The bar and the list of one final outcome.
+fn final_html(ui: &Ui, fin: &Final, out: &mut String) {
+    let mut segments: Vec<f64> = fin.groups.iter().map(|g| g.p).collect();
+    if fin.other > 0.0 {
+        segments.push(fin.other);
+    }
+    out.push_str(
+        "<svg class=\"odds-bar\" viewBox=\"0 0 100 10\" preserveAspectRatio=\"none\" width=\"100%\" height=\"14\" aria-hidden=\"true\">",
+    );
+    // The list below says each segment's words and number: the bar is only seen.
+    let mut x = 0.0;
+    for (i, p) in segments.iter().enumerate() {
+        let w = p * 100.0;
+        out.push_str(&format!(
+            "<rect x=\"{x:.1}\" width=\"{:.1}\" height=\"10\" fill=\"currentColor\" fill-opacity=\"{}\"/>",
+            (w - 0.4).max(0.0),
+            SHADES[i % SHADES.len()],
+        ));
+        x += w;
+    }
+    out.push_str("</svg><ol class=\"outcomes\">");
+    for g in &fin.groups {
+        out.push_str(&format!(
+            "<li><strong>{}</strong> {}",
+            esc(&pct(ui, g.p)),
+            esc(&says(ui, &g.values))
+        ));
+        let mut more: Vec<String> = g
+            .expected
+            .iter()
+            .map(|(f, m)| {
+                ui.t(
+                    keys::ODDS_EXPECTED,
+                    &[("facet", &ui.loc(f)), ("mean", &ui.num(*m, 1))],
+                )
+            })
+            .collect();
+        more.extend(g.chances.iter().map(|(f, v, p)| {
+            ui.t(
+                keys::ODDS_CHANCE,
+                &[
+                    ("facet", &ui.loc(f)),
+                    ("value", &ui.loc(v)),
+                    ("p", &pct(ui, *p)),
+                ],
+            )
+        }));
+        if !more.is_empty() {
+            out.push_str(&format!("<br><small>{}</small>", esc(&more.join(" · "))));
+        }
+        out.push_str("</li>");
+    }
+    if fin.other > 0.0 {
+        out.push_str(&format!(
+            "<li><strong>{}</strong> {}</li>",
+            esc(&pct(ui, fin.other)),
+            ui.h(keys::ODDS_OTHER, &[])
+        ));
+    }
+    out.push_str("</ol>");
+}
+
+/// The odds fragment: each part's final outcome (a part per target of a split fire), the reason
+/// the turn does not allow the action yet (`note`), and every step's odds behind one tap.
+pub fn fragment(ui: &Ui, report: &OddsReport, finals: &[Final], note: Option<&str>) -> String {
+    let mut out = String::from("<div class=\"odds-final\">");
+    let several = finals.len() > 1;
+    for (i, fin) in finals.iter().enumerate() {
+        if fin.groups.is_empty() && fin.other == 0.0 {
+            continue;
+        }
+        out.push_str("<section>");
+        let title = if several {
+            ui.t(keys::ODDS_PART, &[("n", &(i + 1).to_string())])
+        } else {
+            ui.t(keys::ODDS_FINAL, &[])
+        };
+        out.push_str(&format!("<h4>{}</h4>", esc(&title)));
+        final_html(ui, fin, &mut out);
+        out.push_str("</section>");
+    }
+    if let Some(n) = note {
+        out.push_str(&format!(
+            "<p class=\"question\">{}</p>",
+            ui.h(keys::ODDS_NOT_YET, &[("note", &ui.loc(n))])
+        ));
+    }
+    let facets: Vec<_> = report
+        .facets
+        .iter()
+        .filter(|f| !f.values.is_empty())
+        .collect();
+    if !facets.is_empty() {
+        out.push_str(&format!(
+            "<details class=\"all-odds\"><summary>{}</summary><table>",
+            ui.h(keys::ODDS_STEPS, &[])
+        ));
+        for f in facets {
+            out.push_str(&format!("<tr><th>{}</th><td>", ui.e(&f.facet)));
+            let lines: Vec<String> = f
+                .values
+                .iter()
+                .map(|(v, p)| format!("{} {}", ui.loc(v), pct(ui, *p)))
+                .collect();
+            out.push_str(&esc(&lines.join(" · ")));
+            if let Some(m) = f.mean {
+                out.push_str(&format!(
+                    "<br><small>{}</small>",
+                    ui.h(keys::ODDS_MEAN, &[("mean", &ui.num(m, 2))])
+                ));
+            }
+            out.push_str("</td></tr>");
+        }
+        out.push_str("</table></details>");
+    }
+    out.push_str("</div>");
+    out
+}
