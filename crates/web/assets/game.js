@@ -234,13 +234,16 @@
       if (status !== 200) {
         const e = data.error || {};
         const p = document.createElement("p");
-        p.className = e.code === "missing-field" ? "hint" : "error";
+        // A field still to fill (a target, a range the table measures) is a hint, not a
+        // refusal: no red before any input.
+        const missing = /^missing-/.test(e.code || "") && e.field;
+        p.className = missing ? "hint" : "error";
         const form = box.closest("form");
-        p.textContent = e.code === "missing-field" ? tr("choose_field", { field: labelOf(fieldOf(form, e)) || e.field }) : errorText(form, e);
+        p.textContent = missing ? tr("choose_field", { field: labelOf(fieldOf(form, e)) || e.field }) : errorText(form, e);
         box.appendChild(p);
         return;
       }
-      for (const q of assumed) { const n = document.createElement("p"); n.className = "question"; n.textContent = tr("assuming", { question: q }); box.appendChild(n); }
+      if (assumed.length) { const n = document.createElement("p"); n.className = "question"; n.textContent = assumed.map((q) => tr("assuming", { question: q })).join(" "); box.appendChild(n); }
       box.insertAdjacentHTML("beforeend", data.html || "");
       // Every step stays open once opened.
       const all = box.querySelector("details.all-odds");
@@ -371,11 +374,17 @@
   // Show each field that applies to what acts now, hide the others (`data-only-for`).
   function applies(form) {
     const what = form.querySelector("select[data-resets]");
-    // A field for some values of another field (`data-only-with`: a defender's) follows that one.
-    form.querySelectorAll("label[data-only-for]").forEach((l) => {
-      const by = l.dataset.onlyWith ? form.querySelector(`[name="${CSS.escape(l.dataset.onlyWith)}"]`) : what;
-      l.hidden = !by || !l.dataset.onlyFor.split(" ").includes(by.value);
-    });
+    // A field for some values of another field (`data-only-with`: a defender's) follows that one,
+    // as shown for what acts (the game master's forms have a list of targets per side): those
+    // that follow what acts are drawn first.
+    const labels = [...form.querySelectorAll("label[data-only-for]")];
+    const shown = (name) => [...form.querySelectorAll(`[name="${CSS.escape(name)}"]`)].find((el) => !el.closest("label[hidden]"));
+    for (const pass of [false, true]) {
+      labels.filter((l) => Boolean(l.dataset.onlyWith) === pass).forEach((l) => {
+        const by = pass ? shown(l.dataset.onlyWith) : what;
+        l.hidden = !by || !l.dataset.onlyFor.split(" ").includes(by.value);
+      });
+    }
     // A tick box the state ticks for some units starts ticked for them (`data-checked-for`):
     // its default follows what acts, and a tick the user changed for the same unit stays.
     form.querySelectorAll("input[data-checked-for]").forEach((el) => {

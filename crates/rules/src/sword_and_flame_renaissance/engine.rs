@@ -936,7 +936,9 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                             false,
                         )
                         .resets(),
-                        FormField::choice("target", &t("field.target"), enemies, false),
+                        // No default: the table says which enemy is fired at (issue 43,
+                        // item 2), and the range it measures.
+                        FormField::choice("target", &t("field.target"), enemies, true),
                         FormField::choice(
                             "range",
                             &t("field.range"),
@@ -1026,20 +1028,48 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                 })
                 .collect();
             if !chargers.is_empty() {
-                let targets = unit_choices(
-                    st.units
-                        .values()
-                        .filter(on_table)
-                        .filter(|u| side.is_none_or(|s| u.side != s)),
-                );
-                let mut fields = vec![
-                    FormField::choice(
-                        "charger",
-                        &t("field.charger"),
-                        unit_choices(chargers.into_iter()),
-                        false,
-                    ),
-                    FormField::choice("target", &t("field.target"), targets, false),
+                // The other side's units, never the charger's own, and none chosen at first
+                // (issue 43, item 2): for the game master, whose chargers are of both sides, a
+                // list per side, shown for that side's chargers.
+                let sides: Vec<&str> = st
+                    .sides
+                    .iter()
+                    .map(|s| s.id.as_str())
+                    .filter(|s| chargers.iter().any(|u| u.side == *s))
+                    .collect();
+                let targets: Vec<FormField> = sides
+                    .iter()
+                    .map(|s| {
+                        let f = FormField::choice(
+                            "target",
+                            &t("field.target"),
+                            unit_choices(
+                                st.units.values().filter(on_table).filter(|u| u.side != *s),
+                            ),
+                            true,
+                        );
+                        if sides.len() > 1 {
+                            f.only_for(
+                                chargers
+                                    .iter()
+                                    .filter(|u| u.side == *s)
+                                    .map(|u| u.id.clone())
+                                    .collect(),
+                            )
+                        } else {
+                            f
+                        }
+                    })
+                    .collect();
+                let mut fields = vec![FormField::choice(
+                    "charger",
+                    &t("field.charger"),
+                    unit_choices(chargers.into_iter()),
+                    false,
+                )
+                .resets()];
+                fields.extend(targets);
+                fields.extend([
                     FormField::flag("rear", &t("field.rear")),
                     FormField::flag("across_wall", &t("field.across-wall")),
                     FormField::flag("climbing", &t("field.climbing")),
@@ -1053,7 +1083,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                         ],
                         true,
                     ),
-                ];
+                ]);
                 if gm {
                     fields.push(FormField::flag("square", &t("field.square")));
                     // Evasion is asked only of targets that have not fired this turn: one that
