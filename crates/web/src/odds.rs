@@ -1,8 +1,9 @@
 //! The odds of an action as the game page shows them (issue 43, item 3): an HTML fragment the
 //! odds route renders on the server (`POST /api/s/{token}/odds?view=html`), which the page's
-//! script only inserts. The final outcome first, as a bar with numbers (each outcome told by the
-//! facets that decide it, with what else is expected on it: levels or bases lost), one bar per
-//! target of a split fire; then every step's odds (each facet's marginals) behind one tap.
+//! script only inserts. The final outcome first, as a bar with its legend (each outcome told by
+//! the facets that decide it, with its probability), one bar per target of a split fire; then,
+//! behind one tap, what is expected on each outcome (levels or bases lost, a rarer mishap) and
+//! every step's odds (each facet's marginals).
 //! Every word comes from the catalogues or from the engine's messages, rendered in the page's
 //! language and escaped; the bar is inline SVG (no style attribute: the CSP allows none).
 
@@ -19,31 +20,37 @@ fn pct(ui: &Ui, p: f64) -> String {
     tercio_i18n::fmt_pct(ui.lang, p, 1)
 }
 
-/// One outcome's words: its headline values ("melee: actor ahead"), or "other outcomes".
+/// One outcome's words: its headline values, each alone when it says itself ("actor ahead"),
+/// after its facet's name when it does not ("charge goes in: no", "bases lost: 1").
 fn says(ui: &Ui, values: &[(String, String)]) -> String {
     values
         .iter()
         .filter(|(_, v)| v != NOT_REACHED)
         .map(|(f, v)| {
-            ui.t(
-                keys::ODDS_VALUE,
-                &[("facet", &ui.loc(f)), ("value", &ui.loc(v))],
-            )
+            let v = ui.loc(v);
+            if v.chars().count() > 3 && v.parse::<f64>().is_err() {
+                return v;
+            }
+            ui.t(keys::ODDS_VALUE, &[("facet", &ui.loc(f)), ("value", &v)])
         })
         .reduce(|a, b| ui.t(keys::ODDS_AND, &[("a", &a), ("b", &b)]))
         .unwrap_or_default()
 }
 
-/// The bar and the list of one final outcome.
-fn final_html(ui: &Ui, fin: &Final, out: &mut String) {
+/// The bar and the legend of one final outcome, in one paragraph (a phone's form keeps its
+/// button close); what is expected on each outcome (the losses, a rarer mishap) is written to
+/// `steps`, the rows shown one tap away.
+fn final_html(ui: &Ui, fin: &Final, title: &str, out: &mut String, steps: &mut String) {
     let mut segments: Vec<f64> = fin.groups.iter().map(|g| g.p).collect();
     if fin.other > 0.0 {
         segments.push(fin.other);
     }
-    out.push_str(
-        "<svg class=\"odds-bar\" viewBox=\"0 0 100 10\" preserveAspectRatio=\"none\" width=\"100%\" height=\"14\" aria-hidden=\"true\">",
-    );
-    // The list below says each segment's words and number: the bar is only seen.
+    // The bar opens the legend's paragraph (no margin of its own).
+    out.push_str(&format!(
+        "<p class=\"outcomes\"><svg class=\"odds-bar\" viewBox=\"0 0 100 10\" preserveAspectRatio=\"none\" width=\"100%\" height=\"12\" role=\"img\" aria-label=\"{}\">",
+        esc(title)
+    ));
+    // The legend says each segment's words and number, in the bar's order: the bar is only seen.
     let mut x = 0.0;
     for (i, p) in segments.iter().enumerate() {
         let w = p * 100.0;
@@ -54,13 +61,11 @@ fn final_html(ui: &Ui, fin: &Final, out: &mut String) {
         ));
         x += w;
     }
-    out.push_str("</svg><ol class=\"outcomes\">");
+    out.push_str("</svg><br>");
+    let mut legend: Vec<String> = Vec::new();
     for g in &fin.groups {
-        out.push_str(&format!(
-            "<li><strong>{}</strong> {}",
-            esc(&pct(ui, g.p)),
-            esc(&says(ui, &g.values))
-        ));
+        let words = says(ui, &g.values);
+        let share = format!("<strong>{}</strong> {}", esc(&pct(ui, g.p)), esc(&words));
         let mut more: Vec<String> = g
             .expected
             .iter()
@@ -82,40 +87,57 @@ fn final_html(ui: &Ui, fin: &Final, out: &mut String) {
             )
         }));
         if !more.is_empty() {
-            out.push_str(&format!("<br><small>{}</small>", esc(&more.join(" · "))));
+            steps.push_str(&format!(
+                "<tr><th>{share}</th><td>{}</td></tr>",
+                esc(&more.join(" · "))
+            ));
         }
-        out.push_str("</li>");
+        legend.push(format!("<span>{share}</span>"));
     }
     if fin.other > 0.0 {
-        out.push_str(&format!(
-            "<li><strong>{}</strong> {}</li>",
+        legend.push(format!(
+            "<span><strong>{}</strong> {}</span>",
             esc(&pct(ui, fin.other)),
             ui.h(keys::ODDS_OTHER, &[])
         ));
     }
-    out.push_str("</ol>");
+    out.push_str(&legend.join(" · "));
 }
 
 /// The odds fragment: each part's final outcome (a part per target of a split fire), the reason
 /// the turn does not allow the action yet (`note`), and every step's odds behind one tap.
 pub fn fragment(ui: &Ui, report: &OddsReport, finals: &[Final], note: Option<&str>) -> String {
     let mut out = String::from("<div class=\"odds-final\">");
+    let mut steps = String::new();
+    let mut told_note = false;
     let several = finals.len() > 1;
     for (i, fin) in finals.iter().enumerate() {
         if fin.groups.is_empty() && fin.other == 0.0 {
             continue;
         }
+        // A heading only to tell the targets of a split fire apart: one outcome needs none (the
+        // bar is named for readers that do not see it), so the form's button stays close.
         out.push_str("<section>");
         let title = if several {
-            ui.t(keys::ODDS_PART, &[("n", &(i + 1).to_string())])
+            let t = ui.t(keys::ODDS_PART, &[("n", &(i + 1).to_string())]);
+            out.push_str(&format!("<h4>{}</h4>", esc(&t)));
+            t
         } else {
             ui.t(keys::ODDS_FINAL, &[])
         };
-        out.push_str(&format!("<h4>{}</h4>", esc(&title)));
-        final_html(ui, fin, &mut out);
-        out.push_str("</section>");
+        final_html(ui, fin, &title, &mut out, &mut steps);
+        // The reason the turn does not allow it yet, in the same paragraph (no margin of its
+        // own: a phone's form keeps its button close).
+        if let Some(n) = note.filter(|_| i + 1 == finals.len()) {
+            out.push_str(&format!(
+                "<br><span class=\"question\">{}</span>",
+                ui.h(keys::ODDS_NOT_YET, &[("note", &ui.loc(n))])
+            ));
+            told_note = true;
+        }
+        out.push_str("</p></section>");
     }
-    if let Some(n) = note {
+    if let Some(n) = note.filter(|_| !told_note) {
         out.push_str(&format!(
             "<p class=\"question\">{}</p>",
             ui.h(keys::ODDS_NOT_YET, &[("note", &ui.loc(n))])
@@ -126,9 +148,9 @@ pub fn fragment(ui: &Ui, report: &OddsReport, finals: &[Final], note: Option<&st
         .iter()
         .filter(|f| !f.values.is_empty())
         .collect();
-    if !facets.is_empty() {
+    if !facets.is_empty() || !steps.is_empty() {
         out.push_str(&format!(
-            "<details class=\"all-odds\"><summary>{}</summary><table>",
+            "<details class=\"all-odds\"><summary>{}</summary><table>{steps}",
             ui.h(keys::ODDS_STEPS, &[])
         ));
         for f in facets {
@@ -136,7 +158,12 @@ pub fn fragment(ui: &Ui, report: &OddsReport, finals: &[Final], note: Option<&st
             let lines: Vec<String> = f
                 .values
                 .iter()
-                .map(|(v, p)| format!("{} {}", ui.loc(v), pct(ui, *p)))
+                .map(|(v, p)| {
+                    ui.t(
+                        keys::ODDS_SHARE,
+                        &[("value", &ui.loc(v)), ("p", &pct(ui, *p))],
+                    )
+                })
                 .collect();
             out.push_str(&esc(&lines.join(" · ")));
             if let Some(m) = f.mean {

@@ -134,7 +134,7 @@ fn a_charge_is_told_by_its_melee() {
     );
     let h = post(&s, &format!("/api/s/{gm}/odds?view=html&lang=it"), charge).json();
     let html = h["html"].as_str().unwrap_or_default();
-    assert!(html.contains("Esito"), "{html}");
+    assert!(html.contains("aria-label=\"Esito\""), "{html}");
     assert!(html.contains("58,3%"), "{html}");
     assert!(html.contains("<svg class=\"odds-bar\""), "{html}");
     assert!(html.contains("<details class=\"all-odds\">"), "{html}");
