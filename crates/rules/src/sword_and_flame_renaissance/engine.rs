@@ -7,7 +7,7 @@ use tercio_core::Plan;
 use super::game::{self, Action, Phase, State, Status, UnitState};
 use super::resolve::{self, Thresholds};
 use super::tables::{self, Kind, Order, Test};
-use super::{k, msg};
+use super::{facet, k, msg};
 use crate::interface::scenario::Scenario;
 use crate::interface::{
     ActionForm, Board, BoardTable, Choice, Engine, FormField, HouseRule, Outcome, Rejection,
@@ -325,7 +325,8 @@ pub struct TsatfEngine {
 
 impl Rules for TsatfEngine {
     /// A charge is decided by whether it goes in, then what the target does and who wins the
-    /// melee; a fire by its hits; a test by whether it is passed.
+    /// melee; a fire by its target's morale at the end of the step (its hits expected on each;
+    /// when no test can follow, by its hits); a test by whether it is passed.
     const HEADLINE_FACETS: &'static [&'static str] = &[
         "sword_and_flame.facet.charge-goes-in",
         "sword_and_flame.facet.evasion",
@@ -333,9 +334,10 @@ impl Rules for TsatfEngine {
         "sword_and_flame.facet.winner",
         "sword_and_flame.facet.loser",
         "sword_and_flame.facet.passed",
-        "sword_and_flame.facet.hits",
+        "sword_and_flame.facet.target-morale",
     ];
     const LOSS_FACETS: &'static [&'static str] = &[
+        "sword_and_flame.facet.hits",
         "sword_and_flame.facet.figures-lost",
         "sword_and_flame.facet.side-figures-lost",
         "sword_and_flame.facet.figures-removed",
@@ -398,7 +400,26 @@ impl Rules for TsatfEngine {
         }
         st.phase = phase;
         st.fire_morale_done = true;
-        game::plan(&st, self.th, a)
+        let plan = game::plan(&st, self.th, a)?;
+        let Action::Fire { target, .. } = a else {
+            return Ok(plan);
+        };
+        // A fire, then its target's morale: the test it takes at the end of the fire step,
+        // were nothing else to hit it, from the state the fire leaves (issue 43, item 3;
+        // decision 69). The odds only: the fire's own plan is what pressing rolls.
+        let (th, target) = (self.th, target.clone());
+        Ok(plan.and_then(move |out| {
+            let mut after = st.clone();
+            for e in &out.effects {
+                game::apply(&mut after, e);
+            }
+            game::morale_after_fire(&after, th, &target).map(move |v| {
+                let mut o = out.clone();
+                o.facets
+                    .push((facet("target-morale"), k(&format!("value.{v}"))));
+                o
+            })
+        }))
     }
 
     /// A move of several units, unit by unit: each unit's move is its own throw, so the odds of
