@@ -20,15 +20,19 @@ fn pct(ui: &Ui, p: f64) -> String {
     tercio_i18n::fmt_pct(ui.lang, p, 1)
 }
 
-/// One outcome's words: its headline values, each alone when it says itself ("actor ahead"),
-/// after its facet's name when it does not ("charge goes in: no", "bases lost: 1").
-fn says(ui: &Ui, values: &[(String, String)]) -> String {
+/// One outcome's words: its headline values, each alone when it says itself (a word of the
+/// rules: "actor ahead") or when the legend names the one facet (`alone`), after its facet's name
+/// otherwise ("charge goes in: no", "bases lost: 1", "round won by: Swiss pikes").
+fn says(ui: &Ui, values: &[(String, String)], alone: bool) -> String {
     values
         .iter()
         .filter(|(_, v)| v != NOT_REACHED)
-        .map(|(f, v)| {
-            let v = ui.loc(v);
-            if v.chars().count() > 3 && v.parse::<f64>().is_err() {
+        .map(|(f, raw)| {
+            let v = ui.loc(raw);
+            let word = raw.starts_with(tercio_i18n::OPEN)
+                && v.chars().count() > 3
+                && v.parse::<f64>().is_err();
+            if alone || word {
                 return v;
             }
             ui.t(keys::ODDS_VALUE, &[("facet", &ui.loc(f)), ("value", &v)])
@@ -62,9 +66,27 @@ fn final_html(ui: &Ui, fin: &Final, title: &str, out: &mut String, steps: &mut S
         x += w;
     }
     out.push_str("</svg><br>");
+    // One facet tells every outcome apart with short words ("holds", "shaken"): named once,
+    // before the legend. Longer values ("actor ahead") say themselves, and a phone's form keeps
+    // its button close.
+    let one = fin.groups.first().and_then(|g| match g.values.as_slice() {
+        [(f, _)] => Some(f.clone()),
+        _ => None,
+    });
+    let one = one.filter(|f| {
+        fin.groups.iter().all(|g| {
+            g.values.len() == 1
+                && &g.values[0].0 == f
+                && ui.loc(&g.values[0].1).chars().count() <= 12
+        })
+    });
+    if let Some(f) = &one {
+        out.push_str(&esc(&ui.t(keys::ODDS_ABOUT, &[("facet", &ui.loc(f))])));
+        out.push(' ');
+    }
     let mut legend: Vec<String> = Vec::new();
     for g in &fin.groups {
-        let words = says(ui, &g.values);
+        let words = says(ui, &g.values, one.is_some());
         let share = format!("<strong>{}</strong> {}", esc(&pct(ui, g.p)), esc(&words));
         let mut more: Vec<String> = g
             .expected
