@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 use tercio_rules::game::Game;
 use tercio_rules::scenario::parse;
-use tercio_rules::{ActionForm, FieldKind};
+use tercio_rules::{ActionForm, FieldKind, FormField};
 
 fn scenario(name: &str) -> Game {
     let path = format!(
@@ -104,16 +104,20 @@ fn play(name: &str, seed: u64, choices: &[usize], turns: u64) {
                 "both pistols offered to every unit"
             );
             for x in f.fields.iter().filter(|x| !x.only_for.is_empty()) {
-                // The field its values are of: the one it names (`only_with`, the charge's
-                // target), or what acts.
-                let acting = match &x.only_with {
-                    Some(name) => f.fields.iter().find(|y| &y.name == name),
-                    None => f.fields.iter().find(|y| y.resets),
-                }
-                .expect("the field whose values it lists");
-                let FieldKind::Choice { options, .. } = &acting.kind else {
-                    panic!("{}: what acts is a choice", f.action);
+                // The fields its values are of: those it names (`only_with`, the charge's
+                // target: a list per side on the game master's form), or what acts.
+                let acting: Vec<&FormField> = match &x.only_with {
+                    Some(name) => f.fields.iter().filter(|y| &y.name == name).collect(),
+                    None => f.fields.iter().filter(|y| y.resets).collect(),
                 };
+                assert!(!acting.is_empty(), "the field whose values it lists");
+                let mut options = Vec::new();
+                for a in acting {
+                    let FieldKind::Choice { options: o, .. } = &a.kind else {
+                        panic!("{}: what acts is a choice", f.action);
+                    };
+                    options.extend(o.iter().cloned());
+                }
                 for u in &x.only_for {
                     assert!(options.iter().any(|o| &o.value == u), "{}: {u}", x.name);
                     if x.name == "double" {

@@ -150,13 +150,16 @@
     box.oddsTimer = setTimeout(async () => {
       const ticket = (box.oddsTicket || 0) + 1;
       box.oddsTicket = ticket;
-      // Questions not yet answered are assumed answered OK (yes) for the odds, and said so.
+      // The server renders the odds (`?view=html`): the final outcome as a bar with numbers,
+      // every step one tap away; the page only inserts it. Questions not yet answered are
+      // assumed answered OK (yes) for the odds, and said so.
+      const path = `/odds?view=html&lang=${encodeURIComponent(I18N.lang)}`;
       const assumed = [];
-      let res = await call("POST", "/odds", body);
+      let res = await call("POST", path, body);
       for (let i = 0; i < 3 && res.status === 409 && res.data.error && res.data.error.kind === "question"; i++) {
         assumed.push(res.data.error.message.replace(/ Answer with .*$/, ""));
         body = Object.assign({}, body, { [res.data.error.field]: true });
-        res = await call("POST", "/odds", body);
+        res = await call("POST", path, body);
       }
       if (box.oddsTicket !== ticket) return;
       const { status, data } = res;
@@ -166,56 +169,22 @@
       if (status !== 200) {
         const e = data.error || {};
         const p = document.createElement("p");
-        p.className = e.code === "missing-field" ? "hint" : "error";
+        // A field still to fill (a target, a range the table measures) is a hint, not a
+        // refusal: no red before any input.
+        const missing = /^missing-/.test(e.code || "") && e.field;
+        p.className = missing ? "hint" : "error";
         const form = box.closest("form");
-        p.textContent = e.code === "missing-field" ? tr("choose_field", { field: labelOf(fieldOf(form, e)) || e.field }) : errorText(form, e);
+        p.textContent = missing ? tr("choose_field", { field: labelOf(fieldOf(form, e)) || e.field }) : errorText(form, e);
         box.appendChild(p);
         return;
       }
-      // Every facet, a certain one too (one value at 100%: the move's distance, "destroyed").
-      const facets = data.facets.filter((f) => f.values.length);
-      const t = document.createElement("table");
-      for (const f of facets) {
-        const r = t.insertRow();
-        const th = document.createElement("th");
-        th.textContent = f.facet;
-        r.appendChild(th);
-        const td = r.insertCell();
-        for (const [v, p] of f.values) {
-          const line = document.createElement("div");
-          const bar = document.createElement("span");
-          bar.className = "bar";
-          bar.style.width = `${Math.round(p * 80)}px`;
-          line.appendChild(bar);
-          line.appendChild(document.createTextNode(`${v}: ${fmt(p * 100, 1)}%`));
-          td.appendChild(line);
-        }
-        if (typeof f.mean === "number") {
-          const m = document.createElement("div");
-          m.className = "mean";
-          m.textContent = tr("expected", { mean: fmt(f.mean, 2) });
-          td.appendChild(m);
-        }
-      }
-      for (const q of assumed) { const n = document.createElement("p"); n.className = "question"; n.textContent = tr("assuming", { question: q }); box.appendChild(n); }
-      if (data.note) { const n = document.createElement("p"); n.className = "question"; n.textContent = tr("not_yet", { note: data.note }); box.appendChild(n); }
-      // No heading over nothing (an action with no outcome to tell apart). The first outcome in
-      // a line above the button; every outcome one tap away (kept open once opened).
-      if (facets.length) {
-        const all = document.createElement("details");
-        all.className = "all-odds";
+      if (assumed.length) { const n = document.createElement("p"); n.className = "question"; n.textContent = assumed.map((q) => tr("assuming", { question: q })).join(" "); box.appendChild(n); }
+      box.insertAdjacentHTML("beforeend", data.html || "");
+      // Every step stays open once opened.
+      const all = box.querySelector("details.all-odds");
+      if (all) {
         all.open = Boolean(box.oddsOpen);
         all.addEventListener("toggle", () => { box.oddsOpen = all.open; });
-        const head = document.createElement("summary");
-        const strong = document.createElement("strong");
-        strong.textContent = tr("exact_odds");
-        head.appendChild(strong);
-        const f = facets[0];
-        const top = f.values.slice().sort((a, b) => b[1] - a[1]).slice(0, 3).map(([v, p]) => `${v} ${fmt(p * 100, 1)}%`);
-        head.appendChild(document.createTextNode(` · ${f.facet}: ${top.join(" · ")}${f.values.length > 3 ? " …" : ""}`));
-        all.appendChild(head);
-        all.appendChild(t);
-        box.appendChild(all);
       }
     }, 120);
   }
@@ -463,11 +432,17 @@
   // Show each field that applies to what acts now, hide the others (`data-only-for`).
   function applies(form) {
     const what = form.querySelector("select[data-resets]");
-    // A field for some values of another field (`data-only-with`: a defender's) follows that one.
-    form.querySelectorAll("label[data-only-for]").forEach((l) => {
-      const by = l.dataset.onlyWith ? form.querySelector(`[name="${CSS.escape(l.dataset.onlyWith)}"]`) : what;
-      l.hidden = !by || !l.dataset.onlyFor.split(" ").includes(by.value);
-    });
+    // A field for some values of another field (`data-only-with`: a defender's) follows that one,
+    // as shown for what acts (the game master's forms have a list of targets per side): those
+    // that follow what acts are drawn first.
+    const labels = [...form.querySelectorAll("label[data-only-for]")];
+    const shown = (name) => [...form.querySelectorAll(`[name="${CSS.escape(name)}"]`)].find((el) => !el.closest("label[hidden]"));
+    for (const pass of [false, true]) {
+      labels.filter((l) => Boolean(l.dataset.onlyWith) === pass).forEach((l) => {
+        const by = pass ? shown(l.dataset.onlyWith) : what;
+        l.hidden = !by || !l.dataset.onlyFor.split(" ").includes(by.value);
+      });
+    }
     // A tick box the state ticks for some units starts ticked for them (`data-checked-for`):
     // its default follows what acts, and a tick the user changed for the same unit stays.
     form.querySelectorAll("input[data-checked-for]").forEach((el) => {

@@ -289,7 +289,7 @@ mod tests {
         assert!(!s.contains('<'), "{s}");
         let v: serde_json::Value = serde_json::from_str(&s).expect("json");
         assert_eq!(v["lang"], "it");
-        assert_eq!(v["strings"]["exact_odds"], "Probabilità esatte");
+        assert_eq!(v["strings"]["thrown_so_far"], "Tirati finora: {faces}");
     }
 
     #[test]

@@ -21,6 +21,7 @@ pub mod guard;
 pub mod lang;
 pub mod lists;
 pub mod live;
+pub mod odds;
 pub mod pages;
 pub mod patch;
 pub mod simulations;

@@ -120,7 +120,10 @@ fn an_italian_browser_gets_italian_pages() {
     let dice = s.get_with(&format!("/s/{}/dice", t[0]), &[ITALIAN]).body;
     assert!(dice.contains("Nessun dado tirato finora."), "{dice}");
     // The script's own words come in the page's language.
-    assert!(p.contains("\"exact_odds\":\"Probabilità esatte\""), "{p}");
+    assert!(
+        p.contains("\"thrown_so_far\":\"Tirati finora: {faces}\""),
+        "{p}"
+    );
 }
 
 #[test]

@@ -549,18 +549,15 @@ fn unit_fields(e: &AppEngine, st: &GameState, side: Option<&str>, kind: &str) ->
     )
     .resets()];
     if uses("charge fire melee retire regroup") {
-        let targets = st
-            .units
-            .values()
-            .filter(|u| u.on_table(st.turn) && (gm || !mine(&u.side)))
-            .map(|u| Choice::new(u.id.clone(), u.name.clone()))
-            .collect();
-        f.push(FormField::choice(
-            "target",
-            &m(keys::APP_DRIVEN_FIELD_TARGET),
-            targets,
-            true,
-        ));
+        // The other side's units, never the actor's own (issue 43, item 2).
+        f.extend(per_side(st, &actors, |side| {
+            FormField::choice(
+                "target",
+                &m(keys::APP_DRIVEN_FIELD_TARGET),
+                enemies(st, side),
+                true,
+            )
+        }));
         f.push(FormField::choice(
             "ground",
             &m(keys::APP_DRIVEN_FIELD_GROUND),
@@ -569,7 +566,7 @@ fn unit_fields(e: &AppEngine, st: &GameState, side: Option<&str>, kind: &str) ->
         ));
     }
     if kind == "fire" {
-        f.extend(second_target_fields(st, &actors, gm, &mine));
+        f.extend(second_target_fields(st, &actors));
     }
     if gm && uses("charge fire melee retire regroup") {
         f.push(
@@ -678,41 +675,50 @@ fn unit_fields(e: &AppEngine, st: &GameState, side: Option<&str>, kind: &str) ->
 /// A Fire's second target (both seeds, "If a Fire action has two Target units, then two
 /// calculations are performed"), one tap away, for a firer with two bases or more; once chosen,
 /// the bases firing at it (the others fire at the first target) and its cover.
-fn second_target_fields(
-    st: &GameState,
-    actors: &[&UnitState],
-    gm: bool,
-    mine: &dyn Fn(&str) -> bool,
-) -> Vec<FormField> {
-    let firers: Vec<String> = actors
+fn second_target_fields(st: &GameState, actors: &[&UnitState]) -> Vec<FormField> {
+    let firers: Vec<&UnitState> = actors
         .iter()
+        .copied()
         .filter(|u| u.bases.saturating_sub(u.lost) >= 2)
-        .map(|u| u.id.clone())
         .collect();
-    let targets: Vec<Choice> = st
-        .units
-        .values()
-        .filter(|u| u.on_table(st.turn) && (gm || !mine(&u.side)))
-        .map(|u| Choice::new(u.id.clone(), u.name.clone()))
-        .collect();
-    if firers.is_empty() || targets.is_empty() {
+    let mut ids: Vec<String> = Vec::new();
+    for u in &firers {
+        for c in enemies(st, &u.side) {
+            if !ids.contains(&c.value) {
+                ids.push(c.value);
+            }
+        }
+    }
+    if ids.is_empty() {
         return Vec::new();
     }
-    let ids: Vec<String> = targets.iter().map(|c| c.value.clone()).collect();
     let most = actors
         .iter()
         .map(|u| i64::from(u.bases.saturating_sub(u.lost)))
         .max()
         .unwrap_or(2);
-    vec![
+    // Each side's firers the other side's units (issue 43, item 2).
+    let mut f: Vec<FormField> = per_side(st, &firers, |side| {
         FormField::choice(
             "second_target",
             &m(keys::APP_DRIVEN_FIELD_SECOND_TARGET),
-            targets,
+            enemies(st, side),
             true,
         )
-        .only_for(firers)
-        .more(),
+        .more()
+    })
+    .into_iter()
+    .map(|x| {
+        // Shown for a firer of two bases or more only.
+        let only: Vec<String> = if x.only_for.is_empty() {
+            firers.iter().map(|u| u.id.clone()).collect()
+        } else {
+            x.only_for.clone()
+        };
+        x.only_for(only)
+    })
+    .collect();
+    f.extend(vec![
         FormField::number(
             "second_firing_bases",
             &m(keys::APP_DRIVEN_FIELD_SECOND_BASES),
@@ -730,7 +736,47 @@ fn second_target_fields(
         )
         .only_when("second_target", ids)
         .more(),
-    ]
+    ]);
+    f
+}
+
+/// The units on the table of the sides other than `side`: the targets of its units.
+fn enemies(st: &GameState, side: &str) -> Vec<Choice> {
+    st.units
+        .values()
+        .filter(|u| u.on_table(st.turn) && u.side != side)
+        .map(|u| Choice::new(u.id.clone(), u.name.clone()))
+        .collect()
+}
+
+/// A field made per side of `actors` (`make(side)`): alone when they are of one side (a side's
+/// seat), else one per side, each shown for that side's actors only (the game master's forms).
+fn per_side(
+    st: &GameState,
+    actors: &[&UnitState],
+    make: impl Fn(&str) -> FormField,
+) -> Vec<FormField> {
+    let sides: Vec<&str> = st
+        .sides
+        .iter()
+        .map(|s| s.id.as_str())
+        .filter(|s| actors.iter().any(|u| u.side == *s))
+        .collect();
+    if sides.len() == 1 {
+        return vec![make(sides[0])];
+    }
+    sides
+        .iter()
+        .map(|side| {
+            let ids = actors
+                .iter()
+                .filter(|u| u.side == *side)
+                .map(|u| u.id.clone())
+                .collect();
+            make(side).only_for(ids)
+        })
+        .filter(|f| !matches!(&f.kind, FieldKind::Choice { options, .. } if options.is_empty()))
+        .collect()
 }
 
 /// The Supporting units of a melee, named (both seeds, 'Supporting' units): for the actor's

@@ -383,6 +383,24 @@ fn finish(action: ActionKind, acc: Acc) -> Outcome<Vec<Effect>> {
 }
 
 impl Rules for AppEngine {
+    /// A charge is decided by its contact and its melee's result, not by the defensive fire on
+    /// the way in; a fire by what it does to each target.
+    const HEADLINE_FACETS: &'static [&'static str] = &[
+        tercio_i18n::keys::APP_DRIVEN_FACET_CHARGE,
+        tercio_i18n::keys::APP_DRIVEN_FACET_MELEE,
+        tercio_i18n::keys::APP_DRIVEN_FACET_FIRE,
+        tercio_i18n::keys::APP_DRIVEN_FACET_FIRE_AT,
+        tercio_i18n::keys::APP_DRIVEN_FACET_LEVELS_LOST,
+        tercio_i18n::keys::APP_DRIVEN_FACET_REGROUP,
+        tercio_i18n::keys::APP_DRIVEN_FACET_RETIRE,
+        tercio_i18n::keys::APP_DRIVEN_FACET_INITIATIVE,
+        tercio_i18n::keys::APP_DRIVEN_FACET_ACTIVATIONS,
+    ];
+    const LOSS_FACETS: &'static [&'static str] = &[
+        tercio_i18n::keys::APP_DRIVEN_FACET_ACTOR_LEVELS,
+        tercio_i18n::keys::APP_DRIVEN_FACET_TARGET_LEVELS,
+        tercio_i18n::keys::APP_DRIVEN_FACET_LEVELS_LOST,
+    ];
     const ACTION_TITLES: Option<&'static str> = Some("app_driven.action.");
     /// `phase` is `over` exactly when the battle is.
     const OVER_AT_PHASE: bool = true;

@@ -214,6 +214,15 @@ impl ActionForm {
         })
     }
 
+    /// Whether a choice the action needs (a required one, always shown) has nothing to offer:
+    /// such a form is not offered ([`mark_refusals`] leaves it out).
+    pub fn nothing_to_choose(&self) -> bool {
+        self.fields.iter().any(|f| {
+            f.only_for.is_empty()
+                && matches!(&f.kind, FieldKind::Choice { options, optional: false } if options.is_empty())
+        })
+    }
+
     /// The action the page sends when nothing but what acts is touched, as `game.js`'s
     /// `formAction` builds it: a required choice gives its first option (what acts: `actor`, when
     /// given), an optional one or an empty text nothing, a tick box `true` when it starts ticked
@@ -244,10 +253,20 @@ impl ActionForm {
             }
         };
         let acting = self.fields.iter().find(|f| f.resets).and_then(value);
+        // Of two fields of one name (a list of targets per side), the one shown for what acts.
+        let applies = |f: &FormField| {
+            f.only_with.is_some()
+                || f.only_for.is_empty()
+                || acting.as_ref().is_some_and(|v| f.only_for.contains(v))
+        };
         for f in &self.fields {
             if !f.only_for.is_empty() {
                 let by = match &f.only_with {
-                    Some(name) => self.fields.iter().find(|x| &x.name == name).and_then(value),
+                    Some(name) => self
+                        .fields
+                        .iter()
+                        .find(|x| &x.name == name && applies(x))
+                        .and_then(value),
                     None => acting.clone(),
                 };
                 if !by.is_some_and(|v| f.only_for.contains(&v)) {
@@ -275,7 +294,8 @@ impl ActionForm {
     }
 }
 
-/// Mark what the rules would refuse, from the same code that resolves (issue 17, items 6 and 15):
+/// Mark what the rules would refuse, from the same code that resolves (issue 17, items 6 and 15),
+/// leaving out a form with nothing to choose ([`ActionForm::nothing_to_choose`]):
 /// `refusal` answers for an action as [`ActionForm::default_action`] builds it. For a form with
 /// what acts ([`ActionForm::actor_field`]), a choice whose action is refused for that choice (a
 /// refusal naming that field, the action, or none) is left out when the refusal is the turn's
@@ -300,6 +320,9 @@ pub fn mark_refusals(
     };
     forms
         .into_iter()
+        // A form with nothing to choose is not offered (issue 43, item 2: an order form with no
+        // orders left drew an empty list and a live button).
+        .filter(|f| !f.nothing_to_choose())
         .map(|mut f| {
             let actor = f.actor_field().map(|a| a.name.clone());
             // A required choice with nothing to choose (no unit the card can still order, no

@@ -201,6 +201,17 @@ pub trait Engine: Send + Sync {
     fn preview(&self, state: Option<&Value>, action: &Value) -> Result<Plan<Outcome>, Rejection> {
         self.plan(state, action)
     }
+    /// The message keys of the facets that decide an action's outcome, in order
+    /// ([`Rules::HEADLINE_FACETS`](super::Rules::HEADLINE_FACETS)): the odds' final outcome is
+    /// told by them ([`crate::odds::odds_and_final`]).
+    fn headline_facets(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// The message keys of the facets told as expected values on each final outcome
+    /// ([`Rules::LOSS_FACETS`](super::Rules::LOSS_FACETS)).
+    fn loss_facets(&self) -> &'static [&'static str] {
+        &[]
+    }
     /// The previews of an action's independent parts, whose odds are shown part by part
     /// (`Rules::odds_parts`: a simultaneous fire, target by target), or of the action whole.
     fn preview_parts(

@@ -59,6 +59,15 @@ pub trait Rules: Send + Sync + 'static {
     fn odds_parts(&self, _state: &Self::State, _action: &Self::Action) -> Vec<Self::Action> {
         Vec::new()
     }
+    /// The message keys of the facets that decide an action's outcome, in order: the odds'
+    /// final outcome tells its outcomes apart by them (a charge's contact and its melee's
+    /// result, not the defensive fire on the way in; [`crate::odds::odds_and_final`]); the
+    /// other facets are told as what is expected on each. Of them, those that vary and are
+    /// reached at least half the time count; none: the first facet that varies.
+    const HEADLINE_FACETS: &'static [&'static str] = &[];
+    /// The message keys of the facets told as expected values on each final outcome: the
+    /// losses (levels, bases, figures, blocks); none: every facet whose values are numbers.
+    const LOSS_FACETS: &'static [&'static str] = &[];
     /// Declare the dice plan of a stand-alone action. Its outcomes change no game; their effects,
     /// if any, describe what befalls the units the request gives.
     fn standalone(&self, request: &Self::Request)
@@ -296,6 +305,12 @@ impl<R: Rules> Engine for Typed<R> {
     }
     fn preview(&self, state: Option<&Value>, action: &Value) -> Result<Plan<Outcome>, Rejection> {
         self.planned(state, action, true)
+    }
+    fn headline_facets(&self) -> &'static [&'static str] {
+        R::HEADLINE_FACETS
+    }
+    fn loss_facets(&self) -> &'static [&'static str] {
+        R::LOSS_FACETS
     }
     fn preview_parts(
         &self,

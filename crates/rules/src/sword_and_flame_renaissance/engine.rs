@@ -7,7 +7,7 @@ use tercio_core::Plan;
 use super::game::{self, Action, Phase, State, Status, UnitState};
 use super::resolve::{self, Thresholds};
 use super::tables::{self, Kind, Order, Test};
-use super::{k, msg};
+use super::{facet, k, msg};
 use crate::interface::scenario::Scenario;
 use crate::interface::{
     ActionForm, Board, BoardTable, Choice, Engine, FormField, HouseRule, Outcome, Rejection,
@@ -324,6 +324,25 @@ pub struct TsatfEngine {
 }
 
 impl Rules for TsatfEngine {
+    /// A charge is decided by whether it goes in, then what the target does and who wins the
+    /// melee; a fire by its target's morale at the end of the step (its hits expected on each;
+    /// when no test can follow, by its hits); a test by whether it is passed.
+    const HEADLINE_FACETS: &'static [&'static str] = &[
+        "sword_and_flame.facet.charge-goes-in",
+        "sword_and_flame.facet.evasion",
+        "sword_and_flame.facet.target",
+        "sword_and_flame.facet.winner",
+        "sword_and_flame.facet.loser",
+        "sword_and_flame.facet.passed",
+        "sword_and_flame.facet.target-morale",
+    ];
+    const LOSS_FACETS: &'static [&'static str] = &[
+        "sword_and_flame.facet.hits",
+        "sword_and_flame.facet.figures-lost",
+        "sword_and_flame.facet.side-figures-lost",
+        "sword_and_flame.facet.figures-removed",
+        "sword_and_flame.facet.officers-hit",
+    ];
     const ACTION_TITLES: Option<&'static str> = Some("sword_and_flame.action.");
     /// `phase` is `over` exactly when the battle is.
     const OVER_AT_PHASE: bool = true;
@@ -381,7 +400,26 @@ impl Rules for TsatfEngine {
         }
         st.phase = phase;
         st.fire_morale_done = true;
-        game::plan(&st, self.th, a)
+        let plan = game::plan(&st, self.th, a)?;
+        let Action::Fire { target, .. } = a else {
+            return Ok(plan);
+        };
+        // A fire, then its target's morale: the test it takes at the end of the fire step,
+        // were nothing else to hit it, from the state the fire leaves (issue 43, item 3;
+        // decision 69). The odds only: the fire's own plan is what pressing rolls.
+        let (th, target) = (self.th, target.clone());
+        Ok(plan.and_then(move |out| {
+            let mut after = st.clone();
+            for e in &out.effects {
+                game::apply(&mut after, e);
+            }
+            game::morale_after_fire(&after, th, &target).map(move |v| {
+                let mut o = out.clone();
+                o.facets
+                    .push((facet("target-morale"), k(&format!("value.{v}"))));
+                o
+            })
+        }))
     }
 
     /// A move of several units, unit by unit: each unit's move is its own throw, so the odds of
@@ -930,7 +968,9 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                             false,
                         )
                         .resets(),
-                        FormField::choice("target", &t("field.target"), enemies, false),
+                        // No default: the table says which enemy is fired at (issue 43,
+                        // item 2), and the range it measures.
+                        FormField::choice("target", &t("field.target"), enemies, true),
                         FormField::choice(
                             "range",
                             &t("field.range"),
@@ -1020,20 +1060,48 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                 })
                 .collect();
             if !chargers.is_empty() {
-                let targets = unit_choices(
-                    st.units
-                        .values()
-                        .filter(on_table)
-                        .filter(|u| side.is_none_or(|s| u.side != s)),
-                );
-                let mut fields = vec![
-                    FormField::choice(
-                        "charger",
-                        &t("field.charger"),
-                        unit_choices(chargers.into_iter()),
-                        false,
-                    ),
-                    FormField::choice("target", &t("field.target"), targets, false),
+                // The other side's units, never the charger's own, and none chosen at first
+                // (issue 43, item 2): for the game master, whose chargers are of both sides, a
+                // list per side, shown for that side's chargers.
+                let sides: Vec<&str> = st
+                    .sides
+                    .iter()
+                    .map(|s| s.id.as_str())
+                    .filter(|s| chargers.iter().any(|u| u.side == *s))
+                    .collect();
+                let targets: Vec<FormField> = sides
+                    .iter()
+                    .map(|s| {
+                        let f = FormField::choice(
+                            "target",
+                            &t("field.target"),
+                            unit_choices(
+                                st.units.values().filter(on_table).filter(|u| u.side != *s),
+                            ),
+                            true,
+                        );
+                        if sides.len() > 1 {
+                            f.only_for(
+                                chargers
+                                    .iter()
+                                    .filter(|u| u.side == *s)
+                                    .map(|u| u.id.clone())
+                                    .collect(),
+                            )
+                        } else {
+                            f
+                        }
+                    })
+                    .collect();
+                let mut fields = vec![FormField::choice(
+                    "charger",
+                    &t("field.charger"),
+                    unit_choices(chargers.into_iter()),
+                    false,
+                )
+                .resets()];
+                fields.extend(targets);
+                fields.extend([
                     FormField::flag("rear", &t("field.rear")),
                     FormField::flag("across_wall", &t("field.across-wall")),
                     FormField::flag("climbing", &t("field.climbing")),
@@ -1047,7 +1115,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                         ],
                         true,
                     ),
-                ];
+                ]);
                 if gm {
                     fields.push(FormField::flag("square", &t("field.square")));
                     // Evasion is asked only of targets that have not fired this turn: one that

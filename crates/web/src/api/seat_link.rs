@@ -603,9 +603,16 @@ pub(super) const ODDS_BUDGET: usize = 5_000;
 pub async fn odds_for(
     State(st): State<Arc<AppState>>,
     Path(token): Path<String>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
     body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
     let action = parse_body(&body)?;
+    // `?view=html`: the page's fragment (`crate::odds`), rendered in the request's language.
+    let html = query
+        .as_deref()
+        .is_some_and(|q| q.split('&').any(|kv| kv == "view=html"));
+    let lang = crate::lang::of_request(query.as_deref(), &headers);
     let ctx = open_seat(&st, token).await?;
     blocking(move || -> Result<Json<Value>, ApiError> {
         ctx.may(&action)?;
@@ -642,14 +649,26 @@ pub async fn odds_for(
                 ),
             ));
         }
-        let mut report = odds::odds(&plans[0]);
+        // Each part's final outcome (every target of a split fire its own), told by the facets
+        // that decide it, beside every facet's marginals (the stages).
+        let (headline, losses) = (engine.headline_facets(), engine.loss_facets());
+        let (mut report, first) = odds::odds_and_final(&plans[0], headline, losses);
+        let mut finals = vec![first];
         for p in &plans[1..] {
-            let r = odds::odds(p);
+            let (r, f) = odds::odds_and_final(p, headline, losses);
             report.outcomes += r.outcomes;
             report.facets.extend(r.facets);
+            finals.push(f);
+        }
+        if html {
+            let ui = crate::lang::Ui::new(lang, "");
+            let h = crate::odds::fragment(&ui, &report, &finals, note.as_deref());
+            // Rendered already: kept as it is by the answer's rendering of messages.
+            return Ok(Json(json!({ "html": tercio_i18n::plain(&h) })));
         }
         let mut v = serde_json::to_value(report).unwrap_or(Value::Null);
         v["note"] = note.map_or(Value::Null, Value::String);
+        v["final"] = serde_json::to_value(&finals).unwrap_or(Value::Null);
         Ok(Json(v))
     })
     .await

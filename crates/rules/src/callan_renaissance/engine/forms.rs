@@ -311,7 +311,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                         "volley",
                         vec![
                             f_choice("unit", held, false),
-                            f_choice("target", unit_choices(st, Some(s), on), false),
+                            f_choice("target", unit_choices(st, Some(s), on), true),
                             f_num("short_bases", 16, 1),
                         ],
                         true,
@@ -421,7 +421,8 @@ pub(super) fn obstacle_form() -> ActionForm {
 pub(super) fn fire_form(firers: Vec<Choice>, targets: Vec<Choice>, moved: bool) -> ActionForm {
     let fields = vec![
         f_choice("unit", firers, false),
-        f_choice("target", targets, false),
+        // No default: the table says which enemy (issue 43, item 2).
+        f_choice("target", targets, true),
         f_num("short_bases", 16, 0),
         f_num("long_bases", 16, 1),
         f_choice(
@@ -525,7 +526,8 @@ pub(super) fn attack_form(
     let offered: Vec<String> = units.iter().map(|c| c.value.clone()).collect();
     let mut fields = vec![
         f_choice("attacker", units, false),
-        f_choice("defender", enemies, false),
+        // No default: the table says which enemy is attacked (issue 43, item 2).
+        f_choice("defender", enemies, true),
         f_num("attacker_front", 16, 3),
         f_num("attacker_rear", 16, 0),
         f_num("defender_front", 16, 3),

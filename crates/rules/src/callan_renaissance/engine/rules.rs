@@ -33,6 +33,21 @@ pub(super) fn outcome(name: &str, before: Option<&Value>, r: game::Res) -> Outco
 }
 
 impl Rules for CallanEngine {
+    /// A round is decided by its winner and what befalls the loser; a volley by the bases it
+    /// takes; a test by its result.
+    const HEADLINE_FACETS: &'static [&'static str] = &[
+        "callan.facet.winner",
+        "callan.facet.loser",
+        "callan.facet.duel",
+        "callan.facet.loser-flees",
+        "callan.facet.bases-lost",
+        "callan.facet.panic",
+        "callan.facet.obeys",
+        "callan.facet.evades",
+        "callan.facet.obstacle",
+    ];
+    const LOSS_FACETS: &'static [&'static str] =
+        &["callan.facet.lost-of", "callan.facet.bases-lost"];
     /// `phase` is `over` exactly when the battle is.
     const OVER_AT_PHASE: bool = true;
     type State = State;

@@ -1,6 +1,7 @@
 //! The forms of the actions that can be taken now.
 
 use super::*;
+use crate::FieldKind;
 
 // ------------------------------------------------------------------------------------------------
 // Forms.
@@ -29,6 +30,14 @@ pub(super) fn numbers(name: &str, label: &str, lo: u32, hi: u32) -> FormField {
             .collect(),
         true,
     )
+}
+
+/// The same choice with an empty first choice: no default (a target the table names).
+fn optional(mut f: FormField) -> FormField {
+    if let FieldKind::Choice { optional, .. } = &mut f.kind {
+        *optional = true;
+    }
+    f
 }
 
 pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
@@ -272,9 +281,23 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                             .iter()
                             .any(|s| probe(Some(s), false))
                 };
-                let mut choices: Vec<Choice> = own_units
+                // First the units the form orders as it starts (no section named, no enemy
+                // adjacent): the list's first choice is one the card allows (issue 43, item 2).
+                let as_sent = |id: &str| {
+                    let a = Action::Order {
+                        unit: id.to_string(),
+                        section: None,
+                        adjacent_enemy: false,
+                    };
+                    game::plan(st, &a).is_ok()
+                };
+                let mut orderable: Vec<&&UnitState> = own_units
                     .iter()
                     .filter(|u| !u.ordered && may(&u.id))
+                    .collect();
+                orderable.sort_by_key(|u| !as_sent(&u.id));
+                let mut choices: Vec<Choice> = orderable
+                    .into_iter()
                     .map(|u| {
                         Choice::new(
                             u.id.clone(),
@@ -430,7 +453,8 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                         &t("hint.fire"),
                         vec![
                             unit_choice("unit", &t("field.unit"), &shooters).resets(),
-                            unit_choice("target", &t("field.target"), &enemies),
+                            // No default: the table says which enemy (issue 43, item 2).
+                            optional(unit_choice("target", &t("field.target"), &enemies)),
                             FormField::number("range", &t("field.range"), 1, 5, 2),
                             FormField::number("terrain", &t("field.terrain"), 0, 3, 0),
                             numbers("target_room", &t("field.target-room"), 0, 6),
@@ -485,7 +509,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                         &t("hint.melee"),
                         vec![
                             unit_choice("unit", &t("field.attacker"), &attackers).resets(),
-                            FormField::choice("target", &t("field.target"), targets, false),
+                            FormField::choice("target", &t("field.target"), targets, true),
                             FormField::number("terrain", &t("field.terrain"), 0, 3, 0),
                             FormField::number(
                                 "battle_back_terrain",

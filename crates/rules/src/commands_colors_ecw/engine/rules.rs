@@ -40,6 +40,22 @@ pub(super) fn outcome(name: String, before: Option<&Value>, r: Res) -> Outcome {
 }
 
 impl Rules for EcwEngine {
+    /// A combat is decided by whether the target (then the attacker, battling back) is
+    /// eliminated, then by the blocks it loses.
+    const HEADLINE_FACETS: &'static [&'static str] = &[
+        "ecw.facet.eliminated",
+        "ecw.facet.defender-eliminated",
+        "ecw.facet.blocks-lost",
+        "ecw.facet.defender-blocks-lost",
+    ];
+    const LOSS_FACETS: &'static [&'static str] = &[
+        "ecw.facet.blocks-lost",
+        "ecw.facet.defender-blocks-lost",
+        "ecw.facet.attacker-blocks-lost",
+        "ecw.facet.retreat-hexes",
+        "ecw.facet.defender-retreat-hexes",
+        "ecw.facet.attacker-retreat-hexes",
+    ];
     const ACTION_TITLES: Option<&'static str> = Some("ecw.action.");
     /// `phase` is `over` exactly when the battle is.
     const OVER_AT_PHASE: bool = true;

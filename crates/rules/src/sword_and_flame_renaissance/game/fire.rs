@@ -285,6 +285,42 @@ pub(super) fn count_of(facets: &[(String, String)], k: &str) -> u8 {
         .unwrap_or(0)
 }
 
+/// Whether `u` takes the fire-morale test of step 4 as it stands ([`fire_morale`]).
+fn tests_under_fire(u: &UnitState) -> bool {
+    u.on_table()
+        && u.fire_losses > 0
+        && !matches!(
+            tables::troop(&u.troop).map(|t| t.kind),
+            Some(tables::Kind::Gun)
+        )
+        && (u.status == Status::Routed || u.lost_to_fire() * 4 >= u32::from(u.figures_start))
+}
+
+/// The fire-morale test `unit` takes at the end of the fire step as `st` stands (its losses to
+/// fire so far), were nothing else to hit it, as the plan of its result's value key: `holds`,
+/// `shaken`, `routs`, `leaves`, or `no-test` when it does not test. The same test
+/// [`fire_morale`] rolls, so a fire's odds end with the target's morale (issue 43, item 3;
+/// decision 69).
+pub fn morale_after_fire(st: &State, th: Thresholds, unit: &str) -> Plan<&'static str> {
+    let Some(u) = st.units.get(unit).filter(|u| tests_under_fire(u)).cloned() else {
+        return Plan::Done("no-test");
+    };
+    let test = if u.status == Status::Routed {
+        Test::StandAndFight
+    } else {
+        Test::ToStand
+    };
+    match resolve::plan(&resolve::Request::Morale(morale_req(test, &u)), &th) {
+        Ok(p) => p.map(move |o| match (passed(&o), u.status) {
+            (true, _) => "holds",
+            (false, Status::Routed) => "leaves",
+            (false, Status::Shaken) => "routs",
+            (false, _) => "shaken",
+        }),
+        Err(_) => Plan::Done("no-test"),
+    }
+}
+
 /// Step 4: units that took fire casualties test once they have lost a quarter of their start to
 /// fire, this turn and earlier ("when the unit has lost 25% of it's strength by any fire and
 /// every time it loses a figure by fire after that"), once a turn however many fell (To Stand;
@@ -300,16 +336,7 @@ pub(super) fn fire_morale(st: &State, th: Thresholds) -> Result<Plan<Out>, Rejec
     let testing: Vec<UnitState> = st
         .units
         .values()
-        .filter(|u| {
-            u.on_table()
-                && u.fire_losses > 0
-                && !matches!(
-                    tables::troop(&u.troop).map(|t| t.kind),
-                    Some(tables::Kind::Gun)
-                )
-                && (u.status == Status::Routed
-                    || u.lost_to_fire() * 4 >= u32::from(u.figures_start))
-        })
+        .filter(|u| tests_under_fire(u))
         .cloned()
         .collect();
     let mut acc = Acc::default();

@@ -1,0 +1,205 @@
+//! Choices that fit the table (issue 43, item 2), in all five rule sets, at every step of each
+//! rule set's example game and for every seat: a target is one of the other side's units or
+//! leaders, never the actor nor one of its side; a target the table must name is not chosen
+//! for it (no default); a form with nothing to choose is not offered; the first order an ECW
+//! order form offers is one the card allows, as the form sends it.
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use tercio_rules::game::{Game, GameError};
+use tercio_rules::interface::RejectKind;
+use tercio_rules::{ActionForm, FieldKind};
+
+/// Each unit's and leader's side, by id.
+fn sides_of(game: &Game) -> BTreeMap<String, String> {
+    let sc = &game.scenario;
+    sc.units
+        .iter()
+        .map(|u| (u.id.clone(), u.side.clone()))
+        .chain(sc.leaders.iter().map(|l| (l.id.clone(), l.side.clone())))
+        .collect()
+}
+
+/// The seats: the game master, then each side.
+fn seats(game: &Game) -> Vec<Option<String>> {
+    std::iter::once(None)
+        .chain(game.scenario.sides.iter().map(|s| Some(s.id.clone())))
+        .collect()
+}
+
+/// The fields that name what an action is aimed at.
+const TARGETS: [&str; 3] = ["target", "defender", "second_target"];
+
+/// Every target field of `f` shown for `actor` offers only units and leaders of another side.
+fn targets_are_the_enemy(rules: &str, f: &ActionForm, sides: &BTreeMap<String, String>) -> usize {
+    let Some(actor) = f.actor_field() else {
+        return 0;
+    };
+    let FieldKind::Choice { options, .. } = &actor.kind else {
+        return 0;
+    };
+    let mut checked = 0;
+    for a in options {
+        let Some(side) = sides.get(&a.value) else {
+            continue;
+        };
+        for t in f
+            .fields
+            .iter()
+            .filter(|x| TARGETS.contains(&x.name.as_str()))
+        {
+            let shown =
+                t.only_with.is_none() && (t.only_for.is_empty() || t.only_for.contains(&a.value));
+            if !shown {
+                continue;
+            }
+            let FieldKind::Choice {
+                options: targets, ..
+            } = &t.kind
+            else {
+                continue;
+            };
+            for o in targets {
+                assert_ne!(
+                    o.value, a.value,
+                    "{rules}: {} offers {} its own {}",
+                    f.action, a.value, t.name
+                );
+                assert_ne!(
+                    sides.get(&o.value),
+                    Some(side),
+                    "{rules}: {} offers {} ({side}) its own side's {} as {}",
+                    f.action,
+                    a.value,
+                    o.value,
+                    t.name
+                );
+                checked += 1;
+            }
+        }
+    }
+    checked
+}
+
+#[test]
+fn targets_are_the_other_sides_and_no_form_has_nothing_to_choose() {
+    for rules in common::RULE_SETS {
+        let (mut game, steps) = common::example_game(rules);
+        let sides = sides_of(&game);
+        let (mut checked, mut forms) = (0, 0);
+        for step in steps {
+            let engine = game.engine().expect("engine");
+            for seat in seats(&game) {
+                for f in engine.forms(&game.state, seat.as_deref()) {
+                    forms += 1;
+                    // A choice the action needs, always shown, with something to choose.
+                    for x in &f.fields {
+                        if let FieldKind::Choice {
+                            options,
+                            optional: false,
+                        } = &x.kind
+                        {
+                            assert!(
+                                !options.is_empty() || !x.only_for.is_empty(),
+                                "{rules} {seat:?}: {} offers nothing to choose as {}",
+                                f.action,
+                                x.name
+                            );
+                        }
+                    }
+                    checked += targets_are_the_enemy(rules, &f, &sides);
+                }
+            }
+            let _ = game.act(step);
+        }
+        assert!(forms > 20, "{rules}: {forms} forms");
+        assert!(checked > 20, "{rules}: {checked} targets checked");
+    }
+}
+
+/// A target the table names (which enemy a unit fires at, charges, attacks) starts with none
+/// chosen, in every rule set: the page does not pick the first enemy for the game master, and
+/// a form that opens asks for it rather than refusing (a field still to fill is named by the
+/// refusal, so the page shows it as a hint, not a red refusal).
+#[test]
+fn no_target_is_chosen_for_the_table() {
+    let mut seen = BTreeMap::new();
+    for rules in common::RULE_SETS {
+        let (mut game, steps) = common::example_game(rules);
+        for step in steps {
+            let engine = game.engine().expect("engine");
+            for f in engine.forms(&game.state, None) {
+                let targets: Vec<_> = f
+                    .fields
+                    .iter()
+                    .filter(|x| TARGETS.contains(&x.name.as_str()))
+                    .collect();
+                if targets.is_empty() {
+                    continue;
+                }
+                for t in &targets {
+                    assert!(
+                        matches!(t.kind, FieldKind::Choice { optional: true, .. }),
+                        "{rules}: {} chooses its {} for the table",
+                        f.action,
+                        t.name
+                    );
+                }
+                let sent = f.default_action(None);
+                assert!(
+                    sent.get("target").is_none() && sent.get("defender").is_none(),
+                    "{sent}"
+                );
+                // Pressed as it opens: refused for the missing target, naming it (a hint).
+                if f.refused.is_none() {
+                    if let Err(GameError::Rejected(r)) = game.clone().act(sent.clone()) {
+                        if r.kind != RejectKind::Question && r.code.starts_with("missing") {
+                            assert!(r.field.is_some(), "{rules}: {sent}: {r}");
+                        }
+                    }
+                }
+                *seen.entry(rules).or_insert(0) += 1;
+            }
+            let _ = game.act(step);
+        }
+    }
+    for rules in common::RULE_SETS {
+        assert!(
+            seen.get(rules).copied().unwrap_or(0) > 0,
+            "{rules}: no form with a target"
+        );
+    }
+}
+
+/// ECW: the first unit an order form offers is one the card orders as the form sends it (no
+/// section named, no enemy adjacent): a default the card allows; and once the card's orders
+/// are spent there is no order form (it offered an empty list and a live button).
+#[test]
+fn ecw_orders_offer_a_legal_default_and_no_empty_form() {
+    let (mut game, steps) = common::example_game("commands-colors-ecw");
+    let mut orders = 0;
+    for step in steps {
+        let engine = game.engine().expect("engine");
+        for seat in seats(&game) {
+            for f in engine.forms(&game.state, seat.as_deref()) {
+                if f.action != "order" {
+                    continue;
+                }
+                let first = common::choices(&f, "unit");
+                assert!(
+                    !first.is_empty(),
+                    "{seat:?}: an order form with no unit to order"
+                );
+                let sent = f.default_action(Some(&first[0]));
+                let mut tried = game.clone();
+                let r = tried.act(sent.clone()).err();
+                assert!(r.is_none(), "{seat:?}: {sent} refused: {r:?}");
+                orders += 1;
+            }
+        }
+        let _ = game.act(step);
+    }
+    assert!(orders > 3, "{orders} order forms");
+}
