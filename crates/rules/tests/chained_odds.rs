@@ -51,8 +51,14 @@ fn a_fires_odds_end_with_its_targets_morale() {
             .plan(Some(&after), &json!({"action": "fire-morale"}))
             .expect("the fire-morale step");
         let odds = tercio_rules::odds::odds(&step);
-        let tested = odds.facets.iter().any(|f| common::en(&f.facet) == name);
-        holds += p * if tested { odds.p(&name, "holds") } else { 0.0 };
+        // The unit's facet, as the engine names it (in both languages since the scenario's
+        // names are).
+        let tested = odds
+            .facets
+            .iter()
+            .find(|f| common::en(&f.facet) == name.en())
+            .map(|f| f.facet.clone());
+        holds += p * tested.map_or(0.0, |f| odds.p(&f, "holds"));
     }
     let got = report.p(facet, "holds");
     assert!(
