@@ -3286,7 +3286,10 @@ fn d69_pike_ignore_friends_fleeing_and_raw_pike_still_test_on_a_rout() {
     for pike in ["lanzi", "svizzeri", "tercio"] {
         assert!(!units.contains(&pike), "{pike} in {units:?}");
     }
-    assert!(units.contains(&"iarch") && units.contains(&"picche9"), "{units:?}");
+    assert!(
+        units.contains(&"iarch") && units.contains(&"picche9"),
+        "{units:?}"
+    );
 }
 
 #[test]

@@ -661,7 +661,12 @@ pub(super) async fn seat_page(
     );
     (
         [(header::CACHE_CONTROL, "no-store")],
-        page_live(&ui, ctx.game.scenario.title.get(ui.lang), &body, ctx.is_gm()),
+        page_live(
+            &ui,
+            ctx.game.scenario.title.get(ui.lang),
+            &body,
+            ctx.is_gm(),
+        ),
     )
         .into_response()
 }
