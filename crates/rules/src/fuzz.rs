@@ -270,7 +270,7 @@ fn hash_of(v: &impl Serialize) -> u64 {
 
 /// How moves are chosen: at random, or from a list given (a replay).
 enum Source<'m> {
-    Random(DiceStream),
+    Random(Box<DiceStream>),
     Script(std::slice::Iter<'m, Move>),
 }
 
@@ -775,9 +775,9 @@ impl Run<'_> {
                         picked.push(json!(o.value));
                     }
                 }
-                (!picked.is_empty()).then(|| Value::Array(picked))
+                (!picked.is_empty()).then_some(Value::Array(picked))
             }
-            FieldKind::Flag => one_in(self.rng(), 2).then(|| json!(true)),
+            FieldKind::Flag => one_in(self.rng(), 2).then_some(Value::Bool(true)),
             FieldKind::Number { min, max, .. } => {
                 let span = u32::try_from(max.saturating_sub(*min).max(0))
                     .unwrap_or(u32::MAX - 1)
@@ -1599,7 +1599,9 @@ fn run(scenario: &Scenario, seed: u64, turn_limit: u32, moves: Option<&[Move]>) 
         engine,
         source: match moves {
             Some(m) => Source::Script(m.iter()),
-            None => Source::Random(DiceStream::from_seed(seed ^ 0xf022_5eed_0fc4_01ce)),
+            None => Source::Random(Box::new(DiceStream::from_seed(
+                seed ^ 0xf022_5eed_0fc4_01ce,
+            ))),
         },
         checks: DiceStream::from_seed(seed ^ 0xc4ec_5eed_5ec2_e75a),
         before: Vec::new(),
@@ -1681,7 +1683,8 @@ pub fn shrink(
     while cur.len() >= 2 && left > 0 {
         let chunk = cur.len().div_ceil(n);
         let mut reduced = false;
-        for i in 0..n {
+        let parts = n;
+        for i in 0..parts {
             if left == 0 {
                 break;
             }
@@ -1726,12 +1729,15 @@ pub struct ChiTest {
     pub passed: bool,
 }
 
+/// An action kind's name, its rolls, and its cells (observed, expected) after pooling.
+type Pooled = (String, u64, Vec<(u64, f64)>);
+
 /// The χ² test of each action kind whose outcomes vary, at an overall false-alarm rate of
 /// `alpha` shared equally among the tests (Bonferroni). Cells expected fewer than 5 times are
 /// pooled together (and with the smallest other cell, while the pool is still under 5); a kind
 /// left with one cell is not tested.
 pub fn chi_square_tests(tally: &Tally, alpha: f64) -> Vec<ChiTest> {
-    let pooled: Vec<(String, u64, Vec<(u64, f64)>)> = tally
+    let pooled: Vec<Pooled> = tally
         .kinds
         .iter()
         .map(|(k, t)| {

@@ -426,7 +426,7 @@ impl Game {
                     pos = visit(*seq, event, &state, plan, pos)?;
                     engine.apply(&mut state, &event.effects)?;
                     applied.push((*seq, &event.effects));
-                    if applied.len() % WALK_SNAPSHOT == 0 {
+                    if applied.len().is_multiple_of(WALK_SNAPSHOT) {
                         snapshots.push((applied.len() - 1, state.clone()));
                     }
                 }
