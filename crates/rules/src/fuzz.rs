@@ -594,9 +594,6 @@ impl Run<'_> {
     /// accepted by the rules and by the seat's rights.
     fn check_legal(&self, side: Option<&str>, f: &ActionForm, actor: Option<&str>) -> Step<()> {
         let a = f.default_action(actor);
-        if let Err(e) = self.seat_may(side, &a) {
-            return Err(self.fail(Check::SeatMayNot, e));
-        }
         if let Err(r) = self.engine.plan(Some(&self.game.state), &a) {
             let actor_field = f.actor_field().map(|x| x.name.as_str());
             if blocking(&r, actor_field) {
@@ -608,6 +605,12 @@ impl Run<'_> {
                     ),
                 ));
             }
+            // A field the table must still fill (a target with none chosen at first): the
+            // seat's right is checked on the action as it is sent, filled.
+            return Ok(());
+        }
+        if let Err(e) = self.seat_may(side, &a) {
+            return Err(self.fail(Check::SeatMayNot, e));
         }
         Ok(())
     }
@@ -705,6 +708,33 @@ impl Run<'_> {
         } else {
             self.fill(f, actor.as_deref())
         };
+        // A field the table must still fill, left empty by the form (a target with none chosen
+        // at first, issue 43): filled as a player fills it before sending, so that the seat's
+        // right is judged on the whole action.
+        let mut action = action;
+        let actor_name = f.actor_field().map(|a| a.name.clone());
+        for _ in 0..CORRECTIONS {
+            let Err(r) = self.engine.plan(Some(&self.game.state), &action) else {
+                break;
+            };
+            if r.kind == RejectKind::Question {
+                break;
+            }
+            let Some(field) = r.field.as_deref().and_then(|n| {
+                f.fields
+                    .iter()
+                    .find(|x| x.name == n && Some(n) != actor_name.as_deref())
+            }) else {
+                break;
+            };
+            if action.get(&field.name).is_some() {
+                break;
+            }
+            let Some(v) = (0..4).find_map(|_| self.draw(field)) else {
+                break;
+            };
+            action[field.name.as_str()] = v;
+        }
         if let Some(side) = s.side.as_deref() {
             if let Err(e) = self.seat_may(Some(side), &action) {
                 // A value of a field the seat may set that makes the action another's (filled
@@ -714,7 +744,6 @@ impl Run<'_> {
                 return Ok(Some(e));
             }
         }
-        let mut action = action;
         let mut why = String::new();
         // A refusal naming a field of the form is answered as a player corrects the form: that
         // field drawn again (left out, when it may be).

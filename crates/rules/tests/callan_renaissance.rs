@@ -668,6 +668,24 @@ fn gendarmi_into_the_landsknechts() -> G {
 #[test]
 fn d14_continuing_combats_wait_for_their_card() {
     let mut g = gendarmi_into_the_landsknechts();
+    // A unit in a combat fights it on: the attack form does not offer it (found by `tercio
+    // fuzz`: offered first, and refused as "in a combat").
+    let attackers = |g: &G| -> Vec<String> {
+        g.engine
+            .forms(&g.state, None)
+            .iter()
+            .filter(|f| f.action == "attack")
+            .flat_map(|f| match &f.fields[0].kind {
+                tercio_rules::FieldKind::Choice { options, .. } => {
+                    options.iter().map(|o| o.value.clone()).collect::<Vec<_>>()
+                }
+                _ => Vec::new(),
+            })
+            .collect()
+    };
+    let offered = attackers(&g);
+    assert!(!offered.is_empty(), "the cavalry card's attack form");
+    assert!(!offered.contains(&"gend".to_string()), "{offered:?}");
     for _ in 0..3 {
         g.draw();
     }
@@ -1366,12 +1384,22 @@ fn d13_activated_units_and_commanders_before_troops() {
         "activated|unit"
     );
     // A commander moves before any troops of his side, not after.
+    let offered = |g: &G| {
+        g.engine
+            .forms(&g.state, None)
+            .iter()
+            .any(|f| f.action == "commander")
+    };
+    assert!(offered(&g), "the commander's form before any troops move");
     g.act(json!({"action": "commander", "commander": "re"}));
     g.act(json!({"action": "move", "unit": "svizzeri"}));
     assert_eq!(
         g.refused(json!({"action": "commander", "commander": "re", "join": "svizzeri"})),
         "troops-moved|commander"
     );
+    // Nor is his form offered then (found by `tercio fuzz`: offered, and refused whichever
+    // commander was chosen).
+    assert!(!offered(&g), "no commander's form once troops have moved");
     // A Joker repeating an infantry card is one unit's action, not a commander's.
     let mut g = G::new(&big().replace("\"callan.fog\" = -1", "\"callan.fog\" = 1"));
     g.deck(&[1, 2, 7, 4, 5, 3, 6]);

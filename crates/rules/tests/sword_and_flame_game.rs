@@ -1254,6 +1254,22 @@ fn horse_is_class_two_or_three_and_a_unit_charges_once_a_turn() {
             json!({"action": "charge", "charger": "pk2", "target": "lh"}),
         );
         assert_eq!(r.code, "already-charged");
+        // Nor does the charge form offer it (found by `tercio fuzz`: offered, and refused).
+        let forms = e.forms(&h.state, None);
+        let charge = forms
+            .iter()
+            .find(|f| f.action == "charge")
+            .expect("other units may still charge");
+        let chargers: Vec<&str> = match &charge.fields[0].kind {
+            tercio_rules::FieldKind::Choice { options, .. } => {
+                options.iter().map(|o| o.value.as_str()).collect()
+            }
+            k => panic!("{k:?}"),
+        };
+        assert!(!chargers.is_empty());
+        assert!(!chargers.contains(&"pk2"), "{chargers:?}");
+    } else {
+        panic!("the seeded charge leaves pk2 on the table");
     }
 }
 

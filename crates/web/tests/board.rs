@@ -261,6 +261,15 @@ fn a_side_sees_forms_for_its_own_units_only_and_a_spectator_none() {
     }
     let (t, action) = moving.expect("the side whose card was drawn has a move form");
     assert!(forms(&page(&s, &seats.spectator)).is_empty());
+    // A fire sent with no target yet (the page leaves it to the table) is refused at the
+    // target, not as the game master's step (found by `tercio fuzz`).
+    let r = post(
+        &s,
+        &format!("/api/s/{t}/actions"),
+        &json!({"action": "fire", "unit": action["unit"]}),
+    );
+    assert_eq!(r.status, 422, "{}", r.body);
+    assert_eq!(r.json()["error"]["field"], "target", "{}", r.body);
     // The side moves its own unit, with the action its form describes.
     let r = post(&s, &format!("/api/s/{t}/actions"), &action);
     assert_eq!(r.status, 200, "{}", r.body);

@@ -1053,6 +1053,8 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                 .filter(on_table)
                 .filter(|u| mine(&u.side))
                 .filter(|u| !matches!(u.status, Status::Shaken | Status::Routed))
+                // One charge a turn (decision 62; found by `tercio fuzz`: offered, refused).
+                .filter(|u| !u.charged)
                 .filter(|u| {
                     tables::troop(&u.troop)
                         .is_some_and(|t| !matches!(t.kind, Kind::Gun | Kind::Train))

@@ -216,6 +216,9 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                                 && !u.riccio
                                 && !u.half()
                                 && (!u.activated || u.moved)
+                                // A unit in a combat fights it on (`resolve-combat`), it does not
+                                // attack (found by `tercio fuzz`: offered first, refused).
+                                && !game::in_combat(st, &u.id)
                         });
                         if !movers.is_empty() {
                             out.push(move_form(st, movers, unit_choices(st, Some(s), on)));
@@ -266,7 +269,13 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                         if !skirmishers.is_empty() && !marks.is_empty() {
                             out.push(fire_form(skirmishers, marks.clone(), true));
                         }
-                        if p == CardPhase::Infantry && o.phase != CardPhase::Joker {
+                        // "Muovi sempre il Comandante prima di muovere qualsiasi tua truppa"
+                        // (D13): once troops have moved the form is not offered (found by
+                        // `tercio fuzz`: offered, and refused whichever commander).
+                        if p == CardPhase::Infantry
+                            && o.phase != CardPhase::Joker
+                            && !o.troops_moved
+                        {
                             let cmds: Vec<Choice> = st
                                 .commanders
                                 .iter()
