@@ -639,11 +639,21 @@ fn d11_the_joker_repeats_the_previous_cards_action_for_one_unit() {
         g.refused(json!({"action": "fire", "unit": "cannone", "target": "iarch", "long_bases": 1, "nearest": true})),
         "joker-unit|unit"
     );
+    let fire_offered = |g: &G| {
+        g.engine
+            .forms(&g.state, None)
+            .iter()
+            .any(|f| f.action == "fire")
+    };
+    assert!(fire_offered(&g), "the Joker's repeat of the fire");
     g.act(json!({"action": "fire", "unit": "arch", "target": "iarch", "long_bases": 5}));
     assert_eq!(
         g.refused(json!({"action": "fire", "unit": "arch", "target": "iarch", "long_bases": 5})),
         "joker-used|unit"
     );
+    // Once used, the Joker's form is no longer offered (found by `tercio fuzz`: offered with
+    // no target chosen, and refused once one was).
+    assert!(!fire_offered(&g), "no fire form once the Joker is used");
 }
 
 /// The big scenario after its third red card, in which the French gendarmi beat the

@@ -163,8 +163,10 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
     if let Some(o) = &open {
         let side_now = o.side;
         let acts = gm || (side_now.is_some() && side_now == mine);
+        // A Joker repeats its card's action for one unit: once used, no unit acts at it (found
+        // by `tercio fuzz`: its forms were still offered, and refused once filled).
         let phase = if o.phase == CardPhase::Joker {
-            o.repeat
+            o.repeat.filter(|_| !o.joker_used)
         } else {
             Some(o.phase)
         };
