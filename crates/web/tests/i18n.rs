@@ -974,37 +974,14 @@ fn scenario_texts(src: &str) -> Vec<String> {
 /// modifiers (`class="sources"`), which quote each seed in its own language, and without the
 /// rules page's house rules, whose first column is the key a scenario's author writes.
 fn visible_text(page: &str) -> String {
-    let mut page = without_scripts(page);
-    for (open, close) in [
-        ("<details class=\"sources\">", "</details>"),
-        ("<ul class=\"sources\">", "</ul>"),
-        ("<tbody id=\"ref-house\">", "</tbody>"),
-    ] {
-        while let Some(i) = page.find(open) {
-            let end = page[i..]
-                .find(close)
-                .map_or(page.len(), |j| i + j + close.len());
-            page.replace_range(i..end, " ");
-        }
-    }
-    let mut text = String::new();
-    let mut in_tag = false;
-    for c in page.chars() {
-        match c {
-            '<' => {
-                in_tag = true;
-                text.push('\n');
-            }
-            '>' => in_tag = false,
-            _ if !in_tag => text.push(c),
-            _ => {}
-        }
-    }
-    text.replace("&#39;", "'")
-        .replace("&quot;", "\"")
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&amp;", "&")
+    common::text_without(
+        &without_scripts(page),
+        &[
+            ("<details class=\"sources\">", "</details>"),
+            ("<ul class=\"sources\">", "</ul>"),
+            ("<tbody id=\"ref-house\">", "</tbody>"),
+        ],
+    )
 }
 
 /// The texts of a JSON answer a page shows (every string but ids, paths and links).

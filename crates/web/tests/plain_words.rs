@@ -23,36 +23,13 @@ fn header(lang: Lang) -> (&'static str, &'static str) {
 /// citations behind their "sources" disclosure (`<details class="sources">`), which is where
 /// citations belong.
 fn visible_text(page: &str) -> String {
-    let mut page = page.to_string();
-    for (open, close) in [
-        ("<script", "</script>"),
-        ("<details class=\"sources\">", "</details>"),
-    ] {
-        while let Some(i) = page.find(open) {
-            let end = page[i..]
-                .find(close)
-                .map_or(page.len(), |j| i + j + close.len());
-            page.replace_range(i..end, " ");
-        }
-    }
-    let mut text = String::new();
-    let mut in_tag = false;
-    for c in page.chars() {
-        match c {
-            '<' => {
-                in_tag = true;
-                text.push('\n');
-            }
-            '>' => in_tag = false,
-            _ if !in_tag => text.push(c),
-            _ => {}
-        }
-    }
-    text.replace("&#39;", "'")
-        .replace("&quot;", "\"")
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&amp;", "&")
+    common::text_without(
+        page,
+        &[
+            ("<script", "</script>"),
+            ("<details class=\"sources\">", "</details>"),
+        ],
+    )
 }
 
 /// A rule set's example game, started, and played through the game master's link in `lang`: its

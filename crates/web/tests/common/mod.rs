@@ -220,3 +220,35 @@ pub fn on_one_device(steps: &mut [(String, Value)]) {
         }
     }
 }
+
+/// A page's visible text: each part from an `open` to its `close` cut out (scripts, disclosures
+/// a test leaves aside), no tags (each one a line break), entities decoded.
+pub fn text_without(page: &str, cut: &[(&str, &str)]) -> String {
+    let mut page = page.to_string();
+    for (open, close) in cut {
+        while let Some(i) = page.find(open) {
+            let end = page[i..]
+                .find(close)
+                .map_or(page.len(), |j| i + j + close.len());
+            page.replace_range(i..end, " ");
+        }
+    }
+    let mut text = String::new();
+    let mut in_tag = false;
+    for c in page.chars() {
+        match c {
+            '<' => {
+                in_tag = true;
+                text.push('\n');
+            }
+            '>' => in_tag = false,
+            _ if !in_tag => text.push(c),
+            _ => {}
+        }
+    }
+    text.replace("&#39;", "'")
+        .replace("&quot;", "\"")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+}

@@ -154,19 +154,7 @@ pub(super) fn play(st: &State, id: &str, mode: Option<&str>) -> Result<P, Reject
     r.st.discard.push(card);
     let name = kind.title();
     if id == "evade" {
-        r.st.card = Some(Played {
-            card,
-            effective: "evade".into(),
-            limits: None,
-            shared: false,
-            scout: false,
-            orders: Vec::new(),
-            pool: None,
-            rally: None,
-            march: None,
-            combat: false,
-            moving: false,
-        });
+        r.st.card = Some(Played::ordering_none(card, "evade"));
         let msg = m(
             "ecw.play.evade-orders-none",
             &[("side", r.st.side_name(side)), ("card", name.clone())],
@@ -178,19 +166,7 @@ pub(super) fn play(st: &State, id: &str, mode: Option<&str>) -> Result<P, Reject
     }
     if present {
         r.st.sides[1 - side].chaunce_due += 1;
-        r.st.card = Some(Played {
-            card,
-            effective: "hazzard-a-chaunce".into(),
-            limits: None,
-            shared: false,
-            scout: false,
-            orders: Vec::new(),
-            pool: None,
-            rally: None,
-            march: None,
-            combat: false,
-            moving: false,
-        });
+        r.st.card = Some(Played::ordering_none(card, "hazzard-a-chaunce"));
         let msg = m(
             "ecw.play.present",
             &[

@@ -143,6 +143,26 @@ pub struct Played {
     pub moving: bool,
 }
 
+impl Played {
+    /// Card `card` played as `effective`, ordering no unit (an Evade with nothing else in hand,
+    /// a Hazzard a Chaunce presented).
+    pub fn ordering_none(card: u8, effective: &str) -> Played {
+        Played {
+            card,
+            effective: effective.into(),
+            limits: None,
+            shared: false,
+            scout: false,
+            orders: Vec::new(),
+            pool: None,
+            rally: None,
+            march: None,
+            combat: false,
+            moving: false,
+        }
+    }
+}
+
 /// A melee announced, waiting for the defender's answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Window {
