@@ -203,3 +203,64 @@ fn ecw_orders_offer_a_legal_default_and_no_empty_form() {
     }
     assert!(orders > 3, "{orders} order forms");
 }
+
+/// Whether some seat is offered a form that sends `step`: the same action (the app-driven rule
+/// sets' one "Rest/Regroup" form sends both), with its fixed fields, and the unit or actor the
+/// step names among its choices.
+fn offered(game: &Game, step: &serde_json::Value) -> bool {
+    let engine = game.engine().expect("engine");
+    let action = step["action"]
+        .as_str()
+        .unwrap_or_default()
+        .replace('_', "-");
+    let action = if action == "rest" {
+        "regroup".into()
+    } else {
+        action
+    };
+    seats(game).iter().any(|seat| {
+        engine.forms(&game.state, seat.as_deref()).iter().any(|f| {
+            f.action.replace('_', "-") == action
+                && f.fixed.iter().all(|(k, v)| step.get(k) == Some(v))
+                && ["actor", "unit"].iter().all(|k| {
+                    step.get(*k).and_then(|v| v.as_str()).is_none_or(|id| {
+                        let offered = common::choices(f, k);
+                        offered.is_empty() || offered.iter().any(|o| o == id)
+                    })
+                })
+        })
+    })
+}
+
+/// Every step of each rule set's example game is offered by a form to some seat, so that the
+/// page can play the whole game (issue 43, "How it is measured": played by taps only). A step
+/// that tells nothing (its action alone) may be left out where the rules already go on to the
+/// next one, whose form is offered: a Sword and Flame draw once one side alone has units to act
+/// ("no card needed"). It failed on Commands & Colors at Tibbermore: once a first melee had
+/// begun combat, no form offered the second ordered unit's melee.
+#[test]
+fn every_step_of_the_example_games_is_offered_by_a_form() {
+    for rules in common::RULE_SETS {
+        let (mut game, steps) = common::example_game(rules);
+        let (mut asked, mut not_needed) = (0, 0);
+        for (i, step) in steps.iter().enumerate() {
+            if offered(&game, step) {
+                asked += 1;
+            } else {
+                let lone = step.as_object().is_some_and(|o| o.len() == 1);
+                assert!(
+                    lone && steps.get(i + 1).is_some_and(|n| offered(&game, n)),
+                    "{rules}: step {} ({step}) is offered by no form",
+                    i + 1
+                );
+                not_needed += 1;
+            }
+            game.act(step.clone()).expect("the recorded step");
+        }
+        assert!(
+            asked * 4 > steps.len() * 3,
+            "{rules}: {asked} of {} offered, {not_needed} not needed",
+            steps.len()
+        );
+    }
+}

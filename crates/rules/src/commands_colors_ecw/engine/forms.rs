@@ -429,6 +429,11 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                     fields,
                     false,
                 ));
+            }
+            // Combat goes on, unit by unit, once it has begun: only moves end (CCN sequence of
+            // play; found by the example game of Tibbermore played by taps: a second ordered
+            // unit could not battle from the page).
+            if !ordered.is_empty() || st.chase.is_some() {
                 let mut fighters: Vec<&UnitState> = ordered.clone();
                 if let Some(ch) = &st.chase {
                     if let Some(u) = st.units.iter().find(|u| u.id == ch.unit) {
@@ -470,10 +475,15 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                         true,
                     ));
                 }
+                // Not a unit that has battled (but the one taking ground, whose bonus melee it
+                // is): a form with nothing to choose is not shown. (One that entered woods or a
+                // town stays, marked with the reason it may not battle: decision 64.)
+                let chasing = |u: &UnitState| st.chase.as_ref().is_some_and(|c| c.unit == u.id);
                 let attackers: Vec<&UnitState> = fighters
                     .iter()
                     .copied()
                     .filter(|u| u.class != Class::Artillery)
+                    .filter(|u| chasing(u) || (!u.fired && u.meleed == 0))
                     .collect();
                 if !attackers.is_empty() {
                     let mut targets: Vec<Choice> = enemies
