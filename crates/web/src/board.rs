@@ -451,6 +451,26 @@ fn field_html(ui: &Ui, field: &FormField, id: &str, first: Option<&str>) -> Stri
     )
 }
 
+/// The longest choice, in characters, that a phone's select shows whole beside its label (half
+/// the width of a 360 px screen, at 16 px).
+const BESIDE_ITS_LABEL: usize = 15;
+
+/// ` class="wide"` for a list with a choice longer than [`BESIDE_ITS_LABEL`]: on a phone its
+/// label goes above it and the list takes the whole width, so that a unit's name is read whole
+/// (issue 43, item 2: "Swiss pikes (first" was cut at 151 px).
+fn wide(ui: &Ui, options: &[tercio_rules::Choice]) -> &'static str {
+    let longest = options
+        .iter()
+        .map(|o| ui.loc(&o.label).chars().count())
+        .max()
+        .unwrap_or(0);
+    if longest > BESIDE_ITS_LABEL {
+        " class=\"wide\""
+    } else {
+        ""
+    }
+}
+
 fn field_control_html(ui: &Ui, field: &FormField, id: &str) -> String {
     let name = esc(&field.name);
     let label = ui.e(&field.label);
@@ -458,8 +478,10 @@ fn field_control_html(ui: &Ui, field: &FormField, id: &str) -> String {
         FieldKind::Choice { options, optional } => {
             // What acts: choosing another puts the form's other fields back (game.js).
             let resets = if field.resets { " data-resets" } else { "" };
-            let mut b =
-                format!("<label>{label} <select name=\"{name}\" id=\"{id}\"{resets}>");
+            let mut b = format!(
+                "<label{}>{label} <select name=\"{name}\" id=\"{id}\"{resets}>",
+                wide(ui, options)
+            );
             // What acts: the choices change as units act, so each carries an id and a live patch
             // adds or removes the ones that changed rather than the whole list.
             // (A short hash of the list's id and the value: a clash only makes a patch replace
@@ -494,7 +516,8 @@ fn field_control_html(ui: &Ui, field: &FormField, id: &str) -> String {
             // rows high, as tall as a field with its label on a phone (a phone's browser draws
             // it as one line that opens a picker).
             let mut b = format!(
-                "<label>{label} <select name=\"{name}\" id=\"{id}\" multiple size=\"2\">"
+                "<label{}>{label} <select name=\"{name}\" id=\"{id}\" multiple size=\"2\">",
+                wide(ui, options)
             );
             for o in options {
                 b.push_str(&format!(
