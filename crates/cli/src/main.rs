@@ -1020,7 +1020,8 @@ fn odds_cmd(id: &str, json: bool, path: &Path) -> Res {
     let plan = engine
         .plan(None, &action)
         .map_err(|e| fail(format!("{}: {e}", path.display())))?;
-    print_odds(r.name(), &plan, json);
+    let (report, finals) = odds::of_plans(engine.as_ref(), std::slice::from_ref(&plan));
+    print_odds(r.name(), report, &finals, json);
     Ok(())
 }
 
@@ -1030,18 +1031,22 @@ fn game_odds(path: &Path, action_path: &Path, json: bool) -> Res {
     let g = load_game(path)?;
     let action = read_action(action_path)?;
     let engine = g.engine().map_err(|e| fail(e.to_string()))?;
-    let plan = engine
-        .preview(Some(&g.state), &action)
+    // Each part (every target of a split fire) with its final outcome, as the page shows them.
+    let (report, finals) = odds::of_action(engine.as_ref(), Some(&g.state), &action)
         .map_err(|e| fail(format!("{}: {e}", action_path.display())))?;
     let name = tercio_rules::lookup(&g.ruleset).map_or(g.ruleset.clone(), |r| r.name().into());
-    print_odds(&name, &plan, json);
+    print_odds(&name, report, &finals, json);
     Ok(())
 }
 
 /// A plan's odds with their names and values in the output's language, before the columns are
 /// laid out.
 fn localized_odds(plan: &tercio_core::Plan<tercio_rules::Outcome>) -> odds::OddsReport {
-    let mut rep = odds::odds(plan);
+    localized_report(odds::odds(plan))
+}
+
+/// An odds report with its names and values in the output's language.
+fn localized_report(mut rep: odds::OddsReport) -> odds::OddsReport {
     for f in rep.facets.iter_mut() {
         f.facet = loc(&f.facet);
         for (v, _) in f.values.iter_mut() {
@@ -1049,6 +1054,23 @@ fn localized_odds(plan: &tercio_core::Plan<tercio_rules::Outcome>) -> odds::Odds
         }
     }
     rep
+}
+
+/// A final outcome with its words in the output's language.
+fn localized_final(f: &odds::Final) -> odds::Final {
+    let mut f = f.clone();
+    for g in f.groups.iter_mut() {
+        for (k, v) in g.values.iter_mut() {
+            (*k, *v) = (loc(k), loc(v));
+        }
+        for (k, _) in g.expected.iter_mut() {
+            *k = loc(k);
+        }
+        for (k, v, _) in g.chances.iter_mut() {
+            (*k, *v) = (loc(k), loc(v));
+        }
+    }
+    f
 }
 
 /// A table with its cells in the output's language, so its columns line up.
@@ -1083,12 +1105,26 @@ fn show_state(engine: &dyn tercio_rules::Engine, state: &Value) -> String {
     s
 }
 
-fn print_odds(name: &str, plan: &tercio_core::Plan<tercio_rules::Outcome>, json: bool) {
-    let rep = localized_odds(plan);
+/// The odds of an action: its final outcome first (each part's, every target of a split fire
+/// its own: issue 43, item 3), then every facet's marginals (the stages). JSON: the report with
+/// `final`, a list of the parts' final outcomes, as the odds route answers.
+fn print_odds(name: &str, report: odds::OddsReport, finals: &[odds::Final], json: bool) {
+    let rep = localized_report(report);
     if json {
-        print_json(&rep);
+        let finals: Vec<odds::Final> = finals.iter().map(localized_final).collect();
+        let mut v = serde_json::to_value(&rep).unwrap_or(Value::Null);
+        v["final"] = serde_json::to_value(finals).unwrap_or(Value::Null);
+        print_json(&v);
     } else {
         say!("Exact odds ({name}):");
+        say!("Final outcome:");
+        for (i, f) in finals.iter().enumerate() {
+            if finals.len() > 1 {
+                say!(" part {}:", i + 1);
+            }
+            say_inline!("{}", f.render(&|t| loc(t)));
+        }
+        say!("Each step:");
         say_inline!("{}", rep.render());
     }
 }

@@ -117,6 +117,42 @@ fn resolve_is_reproducible_and_explains_itself() {
     assert!((odds["total"].as_f64().unwrap_or(0.0) - 1.0).abs() < 1e-9);
 }
 
+/// The odds say the final outcome first (issue 43, item 3): a charge through defensive fire is
+/// told by its melee's result, not by its first stage; the stages follow. The JSON carries it as
+/// `final`, the parts' outcomes, as the odds route does.
+#[test]
+fn odds_tell_the_final_outcome_first() {
+    let file = "examples/el-gran-capitan/charge-through-defensive-fire.json";
+    let text = ok(&["odds", "--rules", "egc", file]);
+    let fin = text.find("Final outcome:").expect("a final outcome");
+    let steps = text.find("Each step:").expect("the steps");
+    assert!(fin < steps, "{text}");
+    let told = &text[fin..steps];
+    for said in [
+        "melee: actor ahead",
+        "melee: tie",
+        "melee: target ahead",
+        "stopped by fire",
+    ] {
+        assert!(told.contains(said), "{said}: {text}");
+    }
+    let j: serde_json::Value =
+        serde_json::from_str(&ok(&["odds", "--rules", "egc", "--json", file])).expect("json");
+    let groups = j["final"][0]["groups"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let total: f64 = groups.iter().filter_map(|g| g["p"].as_f64()).sum::<f64>()
+        + j["final"][0]["other"].as_f64().unwrap_or(0.0);
+    assert!((total - 1.0).abs() < 1e-9, "{j}");
+    assert!(
+        groups
+            .iter()
+            .any(|g| g["values"].to_string().contains("actor ahead")),
+        "{j}"
+    );
+}
+
 #[test]
 fn bad_input_names_file_line_column_and_field() {
     let dir = tempfile::tempdir().expect("tmp");

@@ -147,6 +147,84 @@ impl Final {
     pub const HEADS: usize = 2;
 }
 
+impl Final {
+    /// The final outcome as text (the command line's): a line per outcome, its probability and
+    /// its deciding values, then what is expected on it; messages are left for the caller to
+    /// render in its language (`loc`).
+    pub fn render(&self, loc: &dyn Fn(&str) -> String) -> String {
+        let mut s = String::new();
+        for g in &self.groups {
+            let words: Vec<String> = g
+                .values
+                .iter()
+                .filter(|(_, v)| v != NOT_REACHED)
+                .map(|(f, v)| format!("{}: {}", loc(f), loc(v)))
+                .collect();
+            s.push_str(&format!("  {:>7.2}%  {}\n", g.p * 100.0, words.join(", ")));
+            let mut more: Vec<String> = g
+                .expected
+                .iter()
+                .map(|(f, m)| format!("{} {m:.2}", loc(f)))
+                .collect();
+            more.extend(
+                g.chances
+                    .iter()
+                    .map(|(f, v, p)| format!("{}: {} {:.1}%", loc(f), loc(v), p * 100.0)),
+            );
+            if !more.is_empty() {
+                s.push_str(&format!("            ({})\n", more.join("; ")));
+            }
+        }
+        if self.other > 0.0 {
+            s.push_str(&format!(
+                "  {:>7.2}%  {}\n",
+                self.other * 100.0,
+                loc("\u{27e6}odds.other\u{27e7}")
+            ));
+        }
+        s
+    }
+}
+
+/// The odds of `action` as a seat is shown them, against `state`: every independent part (each
+/// target of a split fire) with its own final outcome, beside every facet's marginals over all
+/// of them. The web's odds answer and `tercio odds` / `tercio game odds` alike.
+pub fn of_action(
+    engine: &dyn crate::interface::Engine,
+    state: Option<&serde_json::Value>,
+    action: &serde_json::Value,
+) -> Result<(OddsReport, Vec<Final>), crate::interface::Rejection> {
+    let mut plans = engine.preview_parts(state, action)?;
+    if plans.is_empty() {
+        plans.push(engine.preview(state, action)?);
+    }
+    Ok(of_plans(engine, &plans))
+}
+
+/// [`of_action`]'s tabulation, for plans already made.
+pub fn of_plans(
+    engine: &dyn crate::interface::Engine,
+    plans: &[Plan<Outcome>],
+) -> (OddsReport, Vec<Final>) {
+    let (headline, losses) = (engine.headline_facets(), engine.loss_facets());
+    let mut report = OddsReport {
+        total: 1.0,
+        outcomes: 0,
+        facets: Vec::new(),
+    };
+    let mut finals = Vec::new();
+    for (i, p) in plans.iter().enumerate() {
+        let (r, f) = odds_and_final(p, headline, losses);
+        if i == 0 {
+            report.total = r.total;
+        }
+        report.outcomes += r.outcomes;
+        report.facets.extend(r.facets);
+        finals.push(f);
+    }
+    (report, finals)
+}
+
 /// Whether `facet` is the facet named by message key `key` (`⟦key⟧`, `⟦key|…⟧`, or nested as
 /// `@key` in another message: ECW's "Melee: blocks lost").
 pub fn facet_is(facet: &str, key: &str) -> bool {

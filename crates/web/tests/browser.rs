@@ -1561,7 +1561,11 @@ fn every_rule_set_fits_a_phone_in_italian_in_chromium() {
                 let narrow = b.js(&format!(
                     "const f = document.getElementById({id:?}); return [...f.querySelectorAll('select')].filter(s => s.checkVisibility() && [...s.options].some(o => o.text.length > 15) && s.getBoundingClientRect().width < 280).map(s => s.name);"
                 ));
-                assert_eq!(narrow, json!([]), "{at}: {act}'s lists of long names cut short");
+                assert_eq!(
+                    narrow,
+                    json!([]),
+                    "{at}: {act}'s lists of long names cut short"
+                );
                 let budget = phone_budget(rules, act);
                 if span > budget {
                     // What it looked like, for whoever mends it.

@@ -651,15 +651,7 @@ pub async fn odds_for(
         }
         // Each part's final outcome (every target of a split fire its own), told by the facets
         // that decide it, beside every facet's marginals (the stages).
-        let (headline, losses) = (engine.headline_facets(), engine.loss_facets());
-        let (mut report, first) = odds::odds_and_final(&plans[0], headline, losses);
-        let mut finals = vec![first];
-        for p in &plans[1..] {
-            let (r, f) = odds::odds_and_final(p, headline, losses);
-            report.outcomes += r.outcomes;
-            report.facets.extend(r.facets);
-            finals.push(f);
-        }
+        let (report, finals) = odds::of_plans(engine.as_ref(), &plans);
         if html {
             let ui = crate::lang::Ui::new(lang, "");
             let h = crate::odds::fragment(&ui, &report, &finals, note.as_deref());
