@@ -1918,6 +1918,8 @@ struct Played {
     actions: usize,
     /// Fields of the action files the page has no field for.
     unasked: Vec<String>,
+    /// The sides' seats whose pages took an action.
+    seats_used: std::collections::BTreeSet<String>,
     /// Steps of the example the page did not need: nothing to tell, the next one offered.
     not_needed: Vec<String>,
     /// The largest game master's page over the game, raw bytes.
@@ -2017,10 +2019,12 @@ return [primary, bottom, document.querySelectorAll('dialog[open]').length, bad, 
 /// every action what [`FIRST_SCREEN`] measures; the faces rolled are the example's (the same
 /// game was played). Screenshots of the first screen after the first action with dice and at
 /// the end go to `phone-<rules>-<lang>-*.png` ([`phone_screenshot`]).
-fn play_by_taps(s: &Server, b: &Browser, rules: &str, tag: &str) -> Played {
+fn play_by_taps(s: &Server, b: &Browser, rules: &str, tag: &str, by_seat: bool) -> Played {
     let (scenario, seed, mut steps) = example_game(rules);
     let recorded = steps.clone();
-    common::on_one_device(&mut steps);
+    if !by_seat {
+        common::on_one_device(&mut steps);
+    }
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let expect: Value = serde_json::from_str(
         &std::fs::read_to_string(root.join(format!("examples/{rules}/game.expect.json")))
@@ -2029,14 +2033,43 @@ fn play_by_taps(s: &Server, b: &Browser, rules: &str, tag: &str) -> Played {
     .expect("json");
     let v = s.create(&json!({"scenario": scenario, "seed": seed}));
     let gm = common::token(&v["links"][0]["url"]);
-    b.go(&format!("http://{}/s/{gm}", s.addr));
-    b.wait(
-        "return window.TERCIO_LIVE && window.TERCIO_LIVE.state === 'live';",
-        "the live connection",
-    );
-    b.js("window.__recorded = 0;");
+    // The seats that may act: the game master's, then each side's (`by_seat`: each action is
+    // taken on the page of the seat that is offered it, each player on a phone of their own).
+    let seats: Vec<String> = v["links"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|l| by_seat && l["role"] == "side")
+        .map(|l| common::token(&l["url"]))
+        .collect();
+    let open = |token: &str| {
+        b.go(&format!("http://{}/s/{token}", s.addr));
+        b.wait(
+            "return window.TERCIO_LIVE && window.TERCIO_LIVE.state === 'live';",
+            "the live connection",
+        );
+        b.js("window.__recorded = 0;");
+    };
+    if by_seat {
+        // Each side resolves its own units' actions (Commands & Colors' sides do already).
+        let r = request(
+            &s.addr,
+            "POST",
+            &format!("/api/s/{gm}/settings"),
+            Some(&json!({"side_rights": "own-units"}).to_string()),
+        )
+        .expect("settings");
+        assert_eq!(r.status, 200, "{}", r.body);
+    }
+    open(&gm);
+    let mut here = gm.clone();
     let mut played = Played::default();
     let mut shot = false;
+    let find = |action: &Value| {
+        b.js(&format!(
+            "const want = {action}; if (want.action === 'rest') want.action = 'regroup'; const f = [...document.querySelectorAll('#forms form.action-form')].find(f => f.dataset.action.replace(/_/g, '-') === want.action.replace(/_/g, '-') && Object.entries(JSON.parse(f.dataset.fixed || '{{}}')).every(([k, v]) => JSON.stringify(want[k]) === JSON.stringify(v)) && ['actor', 'unit', 'attacker'].every(k => {{ const e = f.querySelector(`select[name=\"${{k}}\"]`); return typeof want[k] !== 'string' || !e || [...e.options].some(o => o.value === want[k]); }})); return f ? [f.id, JSON.parse(f.dataset.fixed || '{{}}')] : null;"
+        ))
+    };
     for (i, (name, action)) in steps.iter().enumerate() {
         let at = format!("{rules} ({tag}) {name}");
         played.actions += 1;
@@ -2046,9 +2079,33 @@ fn play_by_taps(s: &Server, b: &Browser, rules: &str, tag: &str) -> Played {
             b.js("document.querySelector('#tabs [data-tab=\"play\"]').click();");
             played.opened += 1;
         }
-        let form = b.js(&format!(
-            "const want = {action}; if (want.action === 'rest') want.action = 'regroup'; const f = [...document.querySelectorAll('#forms form.action-form')].find(f => f.dataset.action.replace(/_/g, '-') === want.action.replace(/_/g, '-') && Object.entries(JSON.parse(f.dataset.fixed || '{{}}')).every(([k, v]) => JSON.stringify(want[k]) === JSON.stringify(v))); return f ? [f.id, JSON.parse(f.dataset.fixed || '{{}}')] : null;"
-        ));
+        let mut form = find(action);
+        // By seat: a side's page takes what it is offered (a player's own phone: going to it is
+        // no interaction of this one's), the one on screen first; the game master's page what no
+        // side's is.
+        if by_seat {
+            if here == gm || form[0].is_null() {
+                let order: Vec<String> = seats
+                    .iter()
+                    .filter(|t| **t != here)
+                    .cloned()
+                    .chain(std::iter::once(gm.clone()))
+                    .collect();
+                for token in order {
+                    if token != here {
+                        open(&token);
+                        here = token;
+                    }
+                    form = find(action);
+                    if !form[0].is_null() {
+                        break;
+                    }
+                }
+            }
+            if here != gm {
+                played.seats_used.insert(here.clone());
+            }
+        }
         // A step that tells nothing (a Sword and Flame draw once one side alone has units to
         // act: "no card needed") is not asked when the rules already go on to the next one,
         // whose form is offered: it costs nothing (the issue's budget counts it 0).
@@ -2126,12 +2183,16 @@ fn play_by_taps(s: &Server, b: &Browser, rules: &str, tag: &str) -> Played {
         }
         // The button: brought into view if it is not, then tapped.
         let scrolled = b.js(&format!(
-            "const f = document.getElementById({id:?}); for (let d = f.closest('details:not([open])'); d; d = d.parentElement && d.parentElement.closest('details:not([open])')) d.open = true;
+            "const f = document.getElementById({id:?}); let opened = 0; for (let d = f.closest('details:not([open])'); d; d = d.parentElement && d.parentElement.closest('details:not([open])')) {{ d.open = true; opened += 1; }}
              const bar = document.getElementById('tabs'); const bottom = bar && getComputedStyle(bar).position === 'fixed' ? bar.getBoundingClientRect().top : innerHeight;
              const btn = f.querySelector('button[type=submit]'); const r = btn.getBoundingClientRect(); const top = document.querySelector('header.top').getBoundingClientRect().bottom;
-             if (r.top < top || r.bottom > bottom) {{ btn.scrollIntoView({{ block: 'center' }}); return 1; }} return 0;"
+             if (r.top < top || r.bottom > bottom) {{ btn.scrollIntoView({{ block: 'center' }}); return [1, opened]; }} return [0, opened];"
         ));
-        played.scrolls += scrolled.as_u64().unwrap_or(0) as usize;
+        // A title tapped to open the action (a tile, a hidden hand): navigation, counted.
+        let opened = scrolled[1].as_u64().unwrap_or(0) as usize;
+        played.opened += opened;
+        played.interactions += opened;
+        played.scrolls += scrolled[0].as_u64().unwrap_or(0) as usize;
         b.click(&format!("#{id} button[type=submit]"));
         played.interactions += 1;
         // The rules' questions, in the form, answered as the action file says (no: left out).
@@ -2239,6 +2300,7 @@ fn example_games_are_played_by_taps_on_an_italian_phone_in_chromium() {
         return;
     }
     let s = server();
+    let mut gm_only = std::collections::HashMap::new();
     for (rules, w, h, lang, tag) in [
         ("el-gran-capitan", 360, 740, "it-IT,it", "it-360"),
         ("bloody-dismal-fight", 360, 740, "it-IT,it", "it-360"),
@@ -2258,12 +2320,13 @@ fn example_games_are_played_by_taps_on_an_italian_phone_in_chromium() {
             continue;
         }
         let b = Browser::start_sized(w, h, lang);
-        let p = play_by_taps(&s, &b, rules, tag);
+        let p = play_by_taps(&s, &b, rules, tag, false);
         eprintln!(
             "TAPS {rules} {tag}: {} interactions ({} to open) against a budget of {} over {} actions, {} scrolls; largest page {} bytes; not asked: {:?}; not needed: {:?}",
             p.interactions, p.opened, p.budget, p.actions, p.scrolls, p.largest_page, p.unasked, p.not_needed
         );
         assert!(p.actions > 0);
+        gm_only.insert((rules, tag), p.interactions);
         // A side's page and a spectator's, at the end: what each may do, and the newest result
         // without a box (issue 43, item 8).
         let links: Vec<String> = request(
@@ -2310,6 +2373,29 @@ fn example_games_are_played_by_taps_on_an_italian_phone_in_chromium() {
                 assert_eq!(seen[3], json!(0), "a watching seat acts: {seen}");
             }
         }
+    }
+    // A side acting where it may needs no more interactions than the game master (issue 43,
+    // "How it is measured"): each action taken on the page of the seat offered it, a phone per
+    // player (Commands & Colors' sides play their own cards and units).
+    for rules in ["commands-colors-ecw"] {
+        let Some(&gm) = gm_only.get(&(rules, "it-360")) else {
+            continue;
+        };
+        let b = Browser::start_sized(360, 740, "it-IT,it");
+        let p = play_by_taps(&s, &b, rules, "it-360-seats", true);
+        eprintln!(
+            "TAPS {rules} it-360, each seat on its own page: {} interactions ({} to open) against {} on the game master's page alone, over {} actions; {} seats of the sides acted",
+            p.interactions, p.opened, gm, p.actions, p.seats_used.len()
+        );
+        assert!(
+            !p.seats_used.is_empty(),
+            "{rules}: no side acted on its own page"
+        );
+        assert!(
+            p.interactions <= gm,
+            "{rules}: the sides' pages took {} interactions, the game master's alone {gm}",
+            p.interactions
+        );
     }
 }
 
