@@ -195,7 +195,14 @@ pub fn run(a: &Args) -> Res {
 /// `tercio verify` of a game that ended by the rules, run as a user runs it (this binary, in a
 /// process of its own, on the game's file): `Err` with what it said when it does not accept it.
 fn verify_file(text: &str, scenario: usize, game: u32) -> Result<(), String> {
-    let exe = std::env::current_exe().map_err(|e| format!("tercio verify: {e}"))?;
+    // This very binary, even when its file was replaced while the run went on (a long run
+    // outlives a rebuild: `current_exe` then names a file deleted or of another build).
+    let own = std::path::Path::new("/proc/self/exe");
+    let exe = if own.exists() {
+        own.to_path_buf()
+    } else {
+        std::env::current_exe().map_err(|e| format!("tercio verify: {e}"))?
+    };
     let file = std::env::temp_dir().join(format!(
         "tercio-fuzz-{}-{scenario}-{game}.game.json",
         std::process::id()

@@ -38,9 +38,11 @@
   // For the curious and for tests: what the live stream delivered and where the view stands.
   // `patches`: live patches carried out; `refreshes`: times #main was fetched whole (none while
   // the stream is up and the patches fit); `mismatches`: patches that did not fit.
-  // `recorded`: this page's own actions recorded.
-  const live = { received: [], state: "connecting", refreshes: 0, patches: 0, mismatches: 0, seq, etag, busy: false, recorded: 0 };
+  // `recorded`: this page's own actions recorded; `largest`: the largest live update received, in
+  // bytes of UTF-8.
+  const live = { received: [], state: "connecting", refreshes: 0, patches: 0, mismatches: 0, seq, etag, busy: false, recorded: 0, largest: 0 };
   window.TERCIO_LIVE = live;
+  const bytes = (text) => new TextEncoder().encode(text).length;
 
   // `base`: the view the user decided on; an action started on one view stays on it through its
   // questions and dice, so a change by another seat meanwhile makes it stale, not silently rebased.
@@ -758,6 +760,7 @@
       delay = Math.min(delay * 2, 4000);
     };
     es.addEventListener("entry", (e) => {
+      live.largest = Math.max(live.largest, bytes(e.data));
       const d = JSON.parse(e.data);
       const fresh = d.seq > lastEvent;
       if (fresh) {
@@ -769,6 +772,7 @@
       });
     });
     es.addEventListener("changed", (e) => {
+      live.largest = Math.max(live.largest, bytes(e.data || ""));
       const d = JSON.parse(e.data || "{}");
       if (d.patch) inTurn(() => patched(d.patch));
     });

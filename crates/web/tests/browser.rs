@@ -1922,6 +1922,8 @@ struct Played {
     seats_used: std::collections::BTreeSet<String>,
     /// Steps of the example the page did not need: nothing to tell, the next one offered.
     not_needed: Vec<String>,
+    /// The largest live update a page received over the game, in bytes.
+    largest_event: usize,
     /// The largest game master's page over the game, raw bytes.
     largest_page: usize,
 }
@@ -2240,6 +2242,11 @@ fn play_by_taps(s: &Server, b: &Browser, rules: &str, tag: &str, by_seat: bool) 
             }
         }
         played.largest_page = played.largest_page.max(page.body.len());
+        played.largest_event = played.largest_event.max(
+            b.js("return window.TERCIO_LIVE.largest;")
+                .as_u64()
+                .unwrap_or(0) as usize,
+        );
         let same = recorded.iter().any(|(n, a)| n == name && a == action);
         if let Some(want) = expect["steps"][name]["summary"].as_str().filter(|_| same) {
             assert_eq!(
@@ -2322,10 +2329,16 @@ fn example_games_are_played_by_taps_on_an_italian_phone_in_chromium() {
         let b = Browser::start_sized(w, h, lang);
         let p = play_by_taps(&s, &b, rules, tag, false);
         eprintln!(
-            "TAPS {rules} {tag}: {} interactions ({} to open) against a budget of {} over {} actions, {} scrolls; largest page {} bytes; not asked: {:?}; not needed: {:?}",
-            p.interactions, p.opened, p.budget, p.actions, p.scrolls, p.largest_page, p.unasked, p.not_needed
+            "TAPS {rules} {tag}: {} interactions ({} to open) against a budget of {} over {} actions, {} scrolls; largest page {} bytes, largest live update {}; not asked: {:?}; not needed: {:?}",
+            p.interactions, p.opened, p.budget, p.actions, p.scrolls, p.largest_page, p.largest_event, p.unasked, p.not_needed
         );
         assert!(p.actions > 0);
+        // Every live update at most 4 KB (issue 43, item 10).
+        assert!(
+            p.largest_event <= 4096,
+            "{rules} {tag}: {} bytes",
+            p.largest_event
+        );
         gm_only.insert((rules, tag), p.interactions);
         // A side's page and a spectator's, at the end: what each may do, and the newest result
         // without a box (issue 43, item 8).
@@ -2384,12 +2397,17 @@ fn example_games_are_played_by_taps_on_an_italian_phone_in_chromium() {
         let b = Browser::start_sized(360, 740, "it-IT,it");
         let p = play_by_taps(&s, &b, rules, "it-360-seats", true);
         eprintln!(
-            "TAPS {rules} it-360, each seat on its own page: {} interactions ({} to open) against {} on the game master's page alone, over {} actions; {} seats of the sides acted",
-            p.interactions, p.opened, gm, p.actions, p.seats_used.len()
+            "TAPS {rules} it-360, each seat on its own page: {} interactions ({} to open) against {} on the game master's page alone, over {} actions; {} seats of the sides acted; largest live update {}",
+            p.interactions, p.opened, gm, p.actions, p.seats_used.len(), p.largest_event
         );
         assert!(
             !p.seats_used.is_empty(),
             "{rules}: no side acted on its own page"
+        );
+        assert!(
+            p.largest_event <= 4096,
+            "{rules}: {} bytes",
+            p.largest_event
         );
         assert!(
             p.interactions <= gm,
