@@ -1612,6 +1612,28 @@ fn d24_the_veteran_volley_counts_for_the_defenders_round() {
             ("Archibugieri veterani".to_string(), 3)
         ]
     );
+    // The volley's form offers a unit that holds its fire, and no longer once it has fled
+    // (found by `tercio fuzz`: the form offered it, the rules refused it, `cannot-fire`).
+    let volley_units = |g: &G| -> Vec<String> {
+        g.engine
+            .forms(&g.state, None)
+            .iter()
+            .filter(|f| f.action == "volley")
+            .flat_map(|f| common::choices(f, "unit"))
+            .collect()
+    };
+    g.set("varch", "held_fire", json!(true));
+    assert!(
+        volley_units(&g).contains(&"varch".to_string()),
+        "{:?}",
+        volley_units(&g)
+    );
+    g.set("varch", "status", json!("fleeing"));
+    assert!(
+        !volley_units(&g).contains(&"varch".to_string()),
+        "{:?}",
+        volley_units(&g)
+    );
 }
 
 #[test]

@@ -316,7 +316,11 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
         {
             let other = 1 - s.min(1);
             if gm || mine == Some(other) {
-                let held = unit_choices(st, Some(other), |u| u.held_fire);
+                // Not a unit that has since fled or left the table: it may not fire (found by
+                // `tercio fuzz`: the form offered it, the rules refused it).
+                let held = unit_choices(st, Some(other), |u| {
+                    u.held_fire && u.on_table() && u.status != Status::Fleeing
+                });
                 if !held.is_empty() {
                     out.push(form(
                         "volley",
