@@ -2905,6 +2905,15 @@ fn d57_with_orders_an_attack_rolls_the_orders_die_first() {
     );
     assert_eq!(g.state["combats"], json!([]));
     assert_eq!(g.refused(attack), "orders-failed|attacker");
+    // Nor is it offered to attack again (found by `tercio fuzz`: offered, then refused).
+    let attackers: Vec<String> = g
+        .engine
+        .forms(&g.state, None)
+        .iter()
+        .filter(|f| f.action == "attack")
+        .flat_map(|f| common::choices(f, "attacker"))
+        .collect();
+    assert!(!attackers.contains(&"pesanti".to_string()), "{attackers:?}");
     // Gendarmi charging are exempt: no orders die, the round is fought at once.
     let mut g = G::new(&orders);
     g.deck(&[1, 2, 3, 4, 5, 6]);

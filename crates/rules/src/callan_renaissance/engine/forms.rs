@@ -221,6 +221,9 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                                 // A unit in a combat fights it on (`resolve-combat`), it does not
                                 // attack (found by `tercio fuzz`: offered first, refused).
                                 && !game::in_combat(st, &u.id)
+                                // Nor one whose orders failed this turn: it does not move
+                                // (found by the fuzz run at Fornovo).
+                                && !u.orders_failed
                         });
                         if !movers.is_empty() {
                             out.push(move_form(st, movers, unit_choices(st, Some(s), on)));
