@@ -447,11 +447,8 @@ impl Run<'_> {
                     None => {
                         // As the server answers: an action not yet whole (a target still to
                         // choose) belongs to no side, and is refused at its missing field.
-                        if let Err(r) = self.engine.plan(Some(&self.game.state), action) {
-                            let named = r.field.as_deref().is_some_and(|f| f != "action");
-                            if named && r.kind != crate::interface::RejectKind::Question {
-                                return Err(format!("{action}: {r}"));
-                            }
+                        if let Some(r) = self.engine.incomplete(&self.game.state, action) {
+                            return Err(format!("{action}: {r}"));
                         }
                         Err(format!(
                             "{side} was offered {action}, a step of the game master's"

@@ -435,11 +435,8 @@ impl SeatCtx {
                         // An action not yet whole (a target the page leaves for the table to
                         // choose, issue 43) belongs to no side: say which field is missing, not
                         // whose step it is (found by `tercio fuzz`).
-                        if let Err(r) = self.game.engine.plan(Some(&self.game.state), action) {
-                            let named = r.field.as_deref().is_some_and(|f| f != "action");
-                            if named && r.kind != tercio_rules::interface::RejectKind::Question {
-                                return Err(tercio_rules::game::GameError::Rejected(r).into());
-                            }
+                        if let Some(r) = self.game.engine.incomplete(&self.game.state, action) {
+                            return Err(tercio_rules::game::GameError::Rejected(r).into());
                         }
                         refuse(msg(keys::WEB_ERR_GM_STEP, &[]))
                     }

@@ -279,6 +279,16 @@ pub trait Engine: Send + Sync {
     fn acting_side(&self, _state: &Value, _action: &Value) -> Option<String> {
         None
     }
+    /// Why an action that belongs to no side ([`Engine::acting_side`] `None`) is refused when it
+    /// is not yet whole (a target the page leaves for the table to choose, issue 43): the rules'
+    /// refusal naming the missing or wrong field, which a seat is told rather than "this step is
+    /// the game master's". `None` for the game master's own steps. The server and `tercio fuzz`
+    /// judge a side's action alike by it.
+    fn incomplete(&self, state: &Value, action: &Value) -> Option<Rejection> {
+        let r = self.plan(Some(state), action).err()?;
+        let named = r.field.as_deref().is_some_and(|f| f != "action");
+        (named && r.kind != RejectKind::Question).then_some(r)
+    }
     /// Fields of an action that decide for the other side or override what Tercio tracks (the
     /// target's status, whether it evades, the force ratio...): a side's seat may not set them;
     /// the game master resolves such actions.
