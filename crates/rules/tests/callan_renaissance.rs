@@ -646,6 +646,15 @@ fn d11_the_joker_repeats_the_previous_cards_action_for_one_unit() {
             .any(|f| f.action == "fire")
     };
     assert!(fire_offered(&g), "the Joker's repeat of the fire");
+    // Only the unit that fired is offered (found by `tercio fuzz`: the others were, and refused).
+    let firers: Vec<String> = g
+        .engine
+        .forms(&g.state, None)
+        .iter()
+        .filter(|f| f.action == "fire")
+        .flat_map(|f| common::choices(f, "unit"))
+        .collect();
+    assert_eq!(firers, vec!["arch".to_string()]);
     g.act(json!({"action": "fire", "unit": "arch", "target": "iarch", "long_bases": 5}));
     assert_eq!(
         g.refused(json!({"action": "fire", "unit": "arch", "target": "iarch", "long_bases": 5})),

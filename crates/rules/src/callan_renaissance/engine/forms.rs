@@ -182,7 +182,14 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                         let firers = unit_choices(st, Some(s), |u| {
                             game::may_shoot(st, u)
                                 && u.firing_bases() > 0
-                                && (!u.fired || o.phase == CardPhase::Joker)
+                                // At a Joker only a unit that fired at the previous card fires
+                                // again, and not a heavy gun, still reloading (found by the
+                                // issue's fuzz run at Pavia: offered, then refused).
+                                && if o.phase == CardPhase::Joker {
+                                    u.fired && u.weapon != Some(tables::Weapon::CannonePesante)
+                                } else {
+                                    !u.fired
+                                }
                         });
                         if !firers.is_empty() && !marks.is_empty() {
                             out.push(fire_form(firers, marks.clone(), false));
