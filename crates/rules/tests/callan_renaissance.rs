@@ -229,6 +229,16 @@ impl G {
             }
         }
     }
+
+    /// The values the game master's `action` forms offer as `field`.
+    fn offered(&self, action: &str, field: &str) -> Vec<String> {
+        self.engine
+            .forms(&self.state, None)
+            .iter()
+            .filter(|f| f.action == action)
+            .flat_map(|f| common::choices(f, field))
+            .collect()
+    }
 }
 
 fn standalone(a: Value) -> tercio_core::Plan<Outcome> {
@@ -647,14 +657,7 @@ fn d11_the_joker_repeats_the_previous_cards_action_for_one_unit() {
     };
     assert!(fire_offered(&g), "the Joker's repeat of the fire");
     // Only the unit that fired is offered (found by `tercio fuzz`: the others were, and refused).
-    let firers: Vec<String> = g
-        .engine
-        .forms(&g.state, None)
-        .iter()
-        .filter(|f| f.action == "fire")
-        .flat_map(|f| common::choices(f, "unit"))
-        .collect();
-    assert_eq!(firers, vec!["arch".to_string()]);
+    assert_eq!(g.offered("fire", "unit"), vec!["arch".to_string()]);
     g.act(json!({"action": "fire", "unit": "arch", "target": "iarch", "long_bases": 5}));
     assert_eq!(
         g.refused(json!({"action": "fire", "unit": "arch", "target": "iarch", "long_bases": 5})),
@@ -689,19 +692,7 @@ fn d14_continuing_combats_wait_for_their_card() {
     let mut g = gendarmi_into_the_landsknechts();
     // A unit in a combat fights it on: the attack form does not offer it (found by `tercio
     // fuzz`: offered first, and refused as "in a combat").
-    let attackers = |g: &G| -> Vec<String> {
-        g.engine
-            .forms(&g.state, None)
-            .iter()
-            .filter(|f| f.action == "attack")
-            .flat_map(|f| match &f.fields[0].kind {
-                tercio_rules::FieldKind::Choice { options, .. } => {
-                    options.iter().map(|o| o.value.clone()).collect::<Vec<_>>()
-                }
-                _ => Vec::new(),
-            })
-            .collect()
-    };
+    let attackers = |g: &G| g.offered("attack", "attacker");
     let offered = attackers(&g);
     assert!(!offered.is_empty(), "the cavalry card's attack form");
     assert!(!offered.contains(&"gend".to_string()), "{offered:?}");
@@ -1623,14 +1614,7 @@ fn d24_the_veteran_volley_counts_for_the_defenders_round() {
     );
     // The volley's form offers a unit that holds its fire, and no longer once it has fled
     // (found by `tercio fuzz`: the form offered it, the rules refused it, `cannot-fire`).
-    let volley_units = |g: &G| -> Vec<String> {
-        g.engine
-            .forms(&g.state, None)
-            .iter()
-            .filter(|f| f.action == "volley")
-            .flat_map(|f| common::choices(f, "unit"))
-            .collect()
-    };
+    let volley_units = |g: &G| g.offered("volley", "unit");
     g.set("varch", "held_fire", json!(true));
     assert!(
         volley_units(&g).contains(&"varch".to_string()),
@@ -2915,13 +2899,7 @@ fn d57_with_orders_an_attack_rolls_the_orders_die_first() {
     assert_eq!(g.state["combats"], json!([]));
     assert_eq!(g.refused(attack), "orders-failed|attacker");
     // Nor is it offered to attack again (found by `tercio fuzz`: offered, then refused).
-    let attackers: Vec<String> = g
-        .engine
-        .forms(&g.state, None)
-        .iter()
-        .filter(|f| f.action == "attack")
-        .flat_map(|f| common::choices(f, "attacker"))
-        .collect();
+    let attackers = g.offered("attack", "attacker");
     assert!(!attackers.contains(&"pesanti".to_string()), "{attackers:?}");
     // Gendarmi charging are exempt: no orders die, the round is fought at once.
     let mut g = G::new(&orders);

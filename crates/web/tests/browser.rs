@@ -2067,6 +2067,18 @@ fn play_by_taps(s: &Server, b: &Browser, rules: &str, tag: &str, by_seat: bool) 
     let mut here = gm.clone();
     let mut played = Played::default();
     let mut shot = false;
+    // The log's `back` newest entries as the page stands, in English.
+    let newest = |back: u64| {
+        let seq = b.js("return window.TERCIO_LIVE.seq;").as_u64().unwrap_or(0);
+        request(
+            &s.addr,
+            "GET",
+            &format!("/api/s/{gm}/log?after={}&lang=en", seq.saturating_sub(back)),
+            None,
+        )
+        .expect("log")
+        .json()
+    };
     let find = |action: &Value| {
         b.js(&format!(
             "const want = {action}; if (want.action === 'rest') want.action = 'regroup'; const f = [...document.querySelectorAll('#forms form.action-form')].find(f => f.dataset.action.replace(/_/g, '-') === want.action.replace(/_/g, '-') && Object.entries(JSON.parse(f.dataset.fixed || '{{}}')).every(([k, v]) => JSON.stringify(want[k]) === JSON.stringify(v)) && ['actor', 'unit', 'attacker'].every(k => {{ const e = f.querySelector(`select[name=\"${{k}}\"]`); return typeof want[k] !== 'string' || !e || [...e.options].some(o => o.value === want[k]); }})); return f ? [f.id, JSON.parse(f.dataset.fixed || '{{}}')] : null;"
@@ -2125,15 +2137,7 @@ fn play_by_taps(s: &Server, b: &Browser, rules: &str, tag: &str, by_seat: bool) 
             continue;
         }
         let Some(id) = form[0].as_str().map(str::to_string) else {
-            let seq = b.js("return window.TERCIO_LIVE.seq;").as_u64().unwrap_or(0);
-            let log = request(
-                &s.addr,
-                "GET",
-                &format!("/api/s/{gm}/log?after={}&lang=en", seq.saturating_sub(4)),
-                None,
-            )
-            .map(|r| r.json())
-            .unwrap_or_default();
+            let log = newest(4);
             let latest: Vec<&Value> = log["entries"]
                 .as_array()
                 .into_iter()
@@ -2226,15 +2230,7 @@ fn play_by_taps(s: &Server, b: &Browser, rules: &str, tag: &str, by_seat: bool) 
             played.interactions, played.opened, played.scrolls
         );
         // The same game: the example's outcome (read in English from the log).
-        let seq = b.js("return window.TERCIO_LIVE.seq;").as_u64().unwrap_or(0);
-        let log = request(
-            &s.addr,
-            "GET",
-            &format!("/api/s/{gm}/log?after={}&lang=en", seq.saturating_sub(1)),
-            None,
-        )
-        .expect("log")
-        .json();
+        let log = newest(1);
         let page = request(&s.addr, "GET", &format!("/s/{gm}"), None).expect("page");
         if page.body.len() > played.largest_page {
             if let Ok(dir) = std::env::var("TERCIO_DUMP_PAGES") {

@@ -200,17 +200,10 @@ pub(super) fn play(st: &State, id: &str, mode: Option<&str>) -> Result<P, Reject
         name.clone()
     };
     r.st.card = Some(Played {
-        card,
-        effective: eff.clone(),
         limits,
         shared,
         scout,
-        orders: Vec::new(),
-        pool: None,
-        rally: None,
-        march: None,
-        combat: false,
-        moving: false,
+        ..Played::ordering_none(card, &eff)
     });
     r.st.phase = Phase::Orders;
     let side_name = r.st.side_name(side);
