@@ -727,11 +727,12 @@ impl Run<'_> {
             if r.kind == RejectKind::Question {
                 break;
             }
-            let Some(field) = r.field.as_deref().and_then(|n| {
-                f.fields
-                    .iter()
-                    .find(|x| x.name == n && Some(n) != actor_name.as_deref())
-            }) else {
+            let Some(field) = r
+                .field
+                .as_deref()
+                .and_then(|n| f.field_for(n, &action))
+                .filter(|x| Some(x.name.as_str()) != actor_name.as_deref())
+            else {
                 break;
             };
             if action.get(&field.name).is_some() {
@@ -776,9 +777,8 @@ impl Run<'_> {
                     self.pending = None;
                     why = format!("{action}: {r}");
                     let field = r.field.as_deref().and_then(|n| {
-                        f.fields.iter().find(|x| {
-                            x.name == n && Some(n) != f.actor_field().map(|a| a.name.as_str())
-                        })
+                        f.field_for(n, &action)
+                            .filter(|_| Some(n) != f.actor_field().map(|a| a.name.as_str()))
                     });
                     let Some(field) = field else { break };
                     match self.draw(field) {

@@ -1044,9 +1044,81 @@ fn d59_swiss_fixed_on_the_landsknechts_until_none_is_left() {
         g.refused(json!({"action": "move", "unit": "svizzeri", "kind": "retire"})),
         "fixated|kind"
     );
+    // ...and the attack form offers them no other enemy to attack, while another unit of the
+    // side may attack any (found by the issue 44 fuzz run at Marignano: every enemy offered,
+    // and refused at "defender").
+    let forms = g.engine.forms(&g.state, None);
+    let attack = forms
+        .iter()
+        .find(|f| f.action == "attack")
+        .expect("an attack form at the infantry card");
+    let defenders = |attacker: &str| -> Vec<String> {
+        match attack
+            .field_for("defender", &json!({"attacker": attacker}))
+            .map(|x| &x.kind)
+        {
+            Some(tercio_rules::FieldKind::Choice { options, .. }) => {
+                options.iter().map(|o| o.value.clone()).collect()
+            }
+            _ => Vec::new(),
+        }
+    };
+    assert_eq!(defenders("svizzeri"), ["lanzi"]);
+    assert!(defenders("contadini").contains(&"igend".to_string()));
+    assert_eq!(
+        g.refused(json!({"action": "attack", "attacker": "svizzeri", "defender": "igend"})),
+        "fixated|defender"
+    );
     // ...and are free once there is none.
     g.set("lanzi", "status", json!("lost"));
     g.act(json!({"action": "move", "unit": "svizzeri", "kind": "retire"}));
+}
+
+/// The attack form's counts of bases go no higher than each unit has, for the unit chosen: every
+/// count it offers for an attacker and a defender is one the rules take (found by the issue 44
+/// fuzz run at Fornovo: 0 to 16 offered for a defender of two bases, refused above 2).
+#[test]
+fn the_attack_form_offers_no_more_bases_than_a_unit_has() {
+    let mut g = G::new(SCENARIO);
+    g.set("lanzi", "bases", json!(2));
+    g.deck(&[1, 2, 4, 5, 3, 6]);
+    g.draw();
+    g.draw();
+    let forms = g.engine.forms(&g.state, None);
+    let attack = forms
+        .iter()
+        .find(|f| f.action == "attack")
+        .expect("an attack form at the infantry card");
+    let number = |name: &str, a: &Value| match attack.field_for(name, a).map(|x| &x.kind) {
+        Some(tercio_rules::FieldKind::Number { max, value, .. }) => (*max, *value),
+        k => panic!("{name} for {a}: {k:?}"),
+    };
+    let lanzi = json!({"action": "attack", "attacker": "svizzeri", "defender": "lanzi"});
+    assert_eq!(number("defender_front", &lanzi), (2, 2));
+    assert_eq!(number("attacker_front", &lanzi), (9, 3));
+    let mut tried = 0;
+    for attacker in common::choices(attack, "attacker") {
+        for defender in ["lanzi", "igend", "iarch", "leggeri", "pesanti"] {
+            let a = json!({"action": "attack", "attacker": attacker, "defender": defender});
+            for who in ["attacker", "defender"] {
+                let (max, _) = number(&format!("{who}_front"), &a);
+                for n in 1..=max {
+                    let mut b = a.clone();
+                    b[format!("{who}_front")] = json!(n);
+                    if let Err(r) = g.engine.plan(Some(&g.state), &b) {
+                        assert_ne!(
+                            r.field.as_deref(),
+                            Some(&*format!("{who}_front")),
+                            "{b}: {r}"
+                        );
+                        assert_ne!(r.code, "bad-number", "{b}: {r}");
+                    }
+                    tried += 1;
+                }
+            }
+        }
+    }
+    assert!(tried > 40, "{tried}");
 }
 
 #[test]

@@ -214,6 +214,28 @@ impl ActionForm {
         })
     }
 
+    /// The field `name` as it is shown for `action` (of two fields of one name, a list of
+    /// targets per side or a count of bases per unit, the one whose [`FormField::only_for`] holds
+    /// for the action's values), else the first of that name.
+    pub fn field_for(&self, name: &str, action: &serde_json::Value) -> Option<&FormField> {
+        let acting = self
+            .fields
+            .iter()
+            .find(|f| f.resets)
+            .map(|f| f.name.as_str());
+        let holds = |f: &FormField| {
+            f.only_for.is_empty() || {
+                let by = f.only_with.as_deref().or(acting);
+                by.and_then(|b| action.get(b))
+                    .and_then(|v| v.as_str())
+                    .is_some_and(|v| f.only_for.iter().any(|o| o == v))
+            }
+        };
+        let mut named = self.fields.iter().filter(|f| f.name == name);
+        let first = named.clone().next();
+        named.find(|f| holds(f)).or(first)
+    }
+
     /// Whether a choice the action needs (a required one, always shown) has nothing to offer:
     /// such a form is not offered ([`mark_refusals`] leaves it out).
     pub fn nothing_to_choose(&self) -> bool {

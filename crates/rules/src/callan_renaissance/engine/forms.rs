@@ -1,6 +1,7 @@
 //! Forms.
 
 use super::*;
+use std::collections::BTreeMap;
 
 pub(super) fn unit_choices(
     st: &State,
@@ -262,6 +263,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                                 .map(|u| u.id.clone())
                                 .collect();
                             out.push(attack_form(
+                                st,
                                 attackers,
                                 enemies.clone(),
                                 cav,
@@ -540,7 +542,38 @@ pub(super) fn move_form(st: &State, units: Vec<Choice>, friends: Vec<Choice>) ->
     form("move", fields, false)
 }
 
+/// The bases a unit counts in front and behind (`<who>_front`, `<who>_rear`), one pair of fields
+/// per number of bases it fights with, shown for the units with that many (`with`: the field
+/// naming the unit; none, what acts): a form never offers more bases than the unit has (found by
+/// the issue 44 fuzz run at Fornovo: 0 to 16 offered, "a whole number from 0 to 2" refused).
+/// Three in front at first, or all it has when fewer.
+fn base_counts(st: &State, who: &str, units: &[Choice], with: Option<&str>) -> Vec<FormField> {
+    let mut by: BTreeMap<u32, Vec<String>> = BTreeMap::new();
+    for c in units {
+        if let Some(u) = st.unit(&c.value) {
+            by.entry(u.fighting_bases())
+                .or_default()
+                .push(c.value.clone());
+        }
+    }
+    let mut out = Vec::new();
+    for (n, ids) in by {
+        let shown = |f: FormField| match with {
+            Some(w) => f.only_when(w, ids.clone()),
+            None => f.only_for(ids.clone()),
+        };
+        out.push(shown(f_num(
+            &format!("{who}_front"),
+            i64::from(n),
+            i64::from(n.min(3)),
+        )));
+        out.push(shown(f_num(&format!("{who}_rear"), i64::from(n), 0)));
+    }
+    out
+}
+
 pub(super) fn attack_form(
+    st: &State,
     units: Vec<Choice>,
     enemies: Vec<Choice>,
     cav: bool,
@@ -549,15 +582,34 @@ pub(super) fn attack_form(
     swiss: Vec<String>,
 ) -> ActionForm {
     let offered: Vec<String> = units.iter().map(|c| c.value.clone()).collect();
-    let mut fields = vec![
-        f_choice("attacker", units, false),
-        // No default: the table says which enemy is attacked (issue 43, item 2).
-        f_choice("defender", enemies, true),
-        f_num("attacker_front", 16, 3),
-        f_num("attacker_rear", 16, 0),
-        f_num("defender_front", 16, 3),
-        f_num("defender_rear", 16, 0),
-    ];
+    // Swiss bent on the Landsknechts by "Niente soldi" attack only them (D59): their own list of
+    // defenders (found by the issue 44 fuzz run at Marignano: every enemy offered).
+    let (fixated, free): (Vec<String>, Vec<String>) = offered
+        .iter()
+        .cloned()
+        .partition(|id| st.unit(id).is_some_and(|u| game::fixated_now(st, u)));
+    let landsknechts: Vec<Choice> = enemies
+        .iter()
+        .filter(|c| st.unit(&c.value).is_some_and(game::is_landsknecht))
+        .cloned()
+        .collect();
+    let mut fields = base_counts(st, "attacker", &units, None);
+    fields.insert(0, f_choice("attacker", units, false));
+    // No default: the table says which enemy is attacked (issue 43, item 2).
+    let at = 1;
+    let defenders = base_counts(st, "defender", &enemies, Some("defender"));
+    if fixated.is_empty() {
+        fields.insert(at, f_choice("defender", enemies, true));
+    } else {
+        fields.insert(
+            at,
+            f_choice("defender", landsknechts, true).only_for(fixated),
+        );
+        if !free.is_empty() {
+            fields.insert(at + 1, f_choice("defender", enemies, true).only_for(free));
+        }
+    }
+    fields.extend(defenders);
     // Only a defender with shot bases (a tercio, a colunella) counts them (issue 17, item 6).
     if !shot.is_empty() {
         fields.push(f_num("defender_shot", 16, 0).only_when("defender", shot));

@@ -551,7 +551,7 @@ pub fn note_it_stands(mut r: Res, name: &str) -> Res {
 }
 
 /// A Landsknecht unit, the only target of Swiss fixed by "Niente soldi" (D59).
-pub(super) fn is_landsknecht(u: &UnitState) -> bool {
+pub fn is_landsknecht(u: &UnitState) -> bool {
     u.nationality.as_deref() == Some("lanzichenecchi")
 }
 
