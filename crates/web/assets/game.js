@@ -453,10 +453,11 @@
     });
   }
 
-  // Put a form's fields back where the page drew them, all but `keep`.
+  // Put a form's fields after `keep` back where the page drew them (those before it, a leader
+  // picked from the action's tile, were chosen first and stay).
   function resetFields(form, keep) {
     form.querySelectorAll("input[name], select[name]").forEach((el) => {
-      if (el === keep) return;
+      if (el === keep || (keep.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_PRECEDING)) return;
       if (el.type === "checkbox") el.checked = el.defaultChecked;
       else if (el.tagName === "SELECT") {
         const any = el.multiple || [...el.options].some((o) => o.defaultSelected);
@@ -493,7 +494,29 @@
       applies(form);
       if (form.dataset.odds === "1") refreshOdds(formAction(form), form.querySelector(".odds"));
     });
+    fillPicks();
     refreshChoices();
+  }
+
+  // An action drawn as the list of its first field (`select.pick`, closed: what acts, a leader):
+  // the form's own list as it stands (those whose turn is to come left out, the refused with
+  // their reason), after the action's name.
+  const pickOf = (pick) => { const form = $(pick.dataset.form); return form && [...form.querySelectorAll("select[name]")].find((s) => s.name === pick.dataset.field); };
+  function fillPicks() {
+    document.querySelectorAll("#main select.pick").forEach((pick) => {
+      const from = pickOf(pick);
+      if (!from) return;
+      const head = pick.options[0];
+      const opts = [...from.options].filter((o) => !o.hidden).map((o) => {
+        const c = document.createElement("option");
+        c.value = o.value;
+        c.textContent = o.textContent;
+        return c;
+      });
+      const same = pick.options.length === opts.length + 1 && opts.every((o, i) => pick.options[i + 1].value === o.value && pick.options[i + 1].textContent === o.textContent);
+      if (!same) pick.replaceChildren(head, ...opts);
+      pick.selectedIndex = 0;
+    });
   }
 
   // What the rules would refuse of each choice of what acts (`GET /choices`: by list id and
@@ -513,6 +536,7 @@
     } catch (e) { return; }
     if (ticket !== choicesTicket || data.etag !== etag) return;
     document.querySelectorAll("#main form.action-form select[data-resets]").forEach((sel) => markChoices(sel, (data.choices || {})[sel.id] || {}));
+    fillPicks();
     live.choices = seq;
   }
 
@@ -802,6 +826,18 @@
     if (!inMain(el)) return;
     if (el.id === "side-rights") { setting({ side_rights: el.value }); return; }
     if (el.id === "physical-dice") { setting({ physical_dice: el.checked }); return; }
+    // A choice picked from an action's tile: the action opens with it chosen, as if chosen there.
+    if (el.matches("select.pick")) {
+      const to = pickOf(el);
+      const v = el.value;
+      el.selectedIndex = 0;
+      if (!to || !v) return;
+      const d = to.closest("details.act");
+      if (d) d.open = true;
+      if (to.value !== v) { to.value = v; to.dispatchEvent(new Event("change", { bubbles: true })); }
+      requestAnimationFrame(() => { if (d && d.open) d.scrollIntoView({ block: "start" }); });
+      return;
+    }
     const form = el.closest("form.action-form");
     if (!form) return;
     clearErrors(form);
@@ -828,6 +864,9 @@
     if (!(await send(formAction(form), form))) return;
     const now = $(form.getAttribute("id"));
     if (now) { now.reset(); now.dispatchEvent(new Event("change")); }
+    // Its step done, an action opened from its tile closes again: the next step comes first.
+    const tile = now && now.closest("details.act");
+    if (tile) { tile.open = false; window.scrollTo({ top: 0 }); }
   }, true);
 
   document.addEventListener("click", async (e) => {

@@ -210,10 +210,12 @@ fn first_seen<'a>(prompts: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
 
 /// The forms in the order a page draws them, each with the prefix of its ids: the secrets on a
 /// shared device first (by prompt, in the order the prompts first appear), then the others; the
-/// turn's next steps first among each.
+/// turn's next steps first among each, then the actions with something to choose (what a unit
+/// may do, tiles two to a row), then those with nothing to fill in (a phase's end, a roll whose
+/// odds make it tall: below the choices of the step at hand).
 fn drawn_forms(forms: &[ActionForm]) -> Vec<(&ActionForm, String)> {
     let mut ordered: Vec<&ActionForm> = forms.iter().collect();
-    ordered.sort_by_key(|f| !f.primary);
+    ordered.sort_by_key(|f| (!f.primary, f.fields.is_empty()));
     let prompts = first_seen(ordered.iter().filter_map(|f| f.reveal.as_deref()));
     let mut ids = FormIds::default();
     let mut drawn = Vec::new();
@@ -316,6 +318,16 @@ pub(crate) fn forms_html(ui: &Ui, forms: &[ActionForm], tables: &[BoardTable]) -
     for (f, prefix) in drawn.iter().filter(|(f, _)| f.reveal.is_none()) {
         if f.primary || f.fields.is_empty() {
             b.push_str(&form_html(ui, f, prefix));
+        } else if let Some(pick) = pick_field(f) {
+            // An action whose first field is a choice is that list, closed: choosing a unit opens
+            // the action with it chosen, in one tap (issue 43: no tap spent only to open a
+            // form). The page's script fills the list from the form's own.
+            b.push_str(&format!(
+                "<div class=\"tile\" id=\"tile-{prefix}\"><select class=\"pick\" id=\"pick-{prefix}\" data-form=\"form-{prefix}\" data-field=\"{}\" aria-label=\"{label}\"><option value=\"\">{label}</option></select><details class=\"act\" id=\"act-{prefix}\" name=\"acts\"><summary>{label}</summary>{}</details></div>",
+                esc(&pick.name),
+                form_html(ui, f, prefix),
+                label = ui.e(&f.label),
+            ));
         } else {
             b.push_str(&format!(
                 "<details class=\"act\" id=\"act-{prefix}\" name=\"acts\"><summary>{}</summary>{}</details>",
@@ -326,6 +338,16 @@ pub(crate) fn forms_html(ui: &Ui, forms: &[ActionForm], tables: &[BoardTable]) -
     }
     b.push_str("</section>");
     b
+}
+
+/// The field a form other than the next step is drawn as, closed: its first, when that is a
+/// required choice among several shown whatever else is chosen (what acts, the leader to
+/// attach). Picking one opens the form with it chosen.
+fn pick_field(f: &ActionForm) -> Option<&FormField> {
+    f.fields.first().filter(|a| {
+        a.only_for.is_empty()
+            && matches!(&a.kind, FieldKind::Choice { options, optional: false } if options.len() > 1)
+    })
 }
 
 fn form_html(ui: &Ui, f: &ActionForm, prefix: &str) -> String {
@@ -654,6 +676,36 @@ mod tests {
             h.contains("<details class=\"act\" id=\"act-f-fire\" name=\"acts\"><summary>Do fire</summary><form class=\"action-form\" id=\"form-f-fire\""),
             "{h}"
         );
+        // An action whose first field is a choice among several is that list, closed: picking
+        // one opens it (one tap, not two), and it comes before the actions with nothing to fill
+        // in.
+        let two = || {
+            vec![
+                FormField::choice(
+                    "unit",
+                    "Unit",
+                    vec![Choice::new("a", "A"), Choice::new("b", "B")],
+                    false,
+                )
+                .resets(),
+                FormField::number("bases", "Bases", 0, 9, 0),
+            ]
+        };
+        let h2 = forms_html(
+            &en(),
+            &[form("end", false, vec![]), form("charge", false, two())],
+            &[],
+        );
+        assert!(
+            h2.contains("<div class=\"tile\" id=\"tile-f-charge\"><select class=\"pick\" id=\"pick-f-charge\" data-form=\"form-f-charge\" data-field=\"unit\" aria-label=\"Do charge\"><option value=\"\">Do charge</option></select><details class=\"act\" id=\"act-f-charge\" name=\"acts\">"),
+            "{h2}"
+        );
+        assert!(
+            h2.find("id=\"tile-f-charge\"") < h2.find("id=\"form-f-end\""),
+            "{h2}"
+        );
+        // With one choice only, its title.
+        assert!(!h.contains("class=\"pick\""), "{h}");
         // An action without fields is its button.
         assert!(!h.contains("id=\"act-f-end\""), "{h}");
         assert!(

@@ -1984,6 +1984,21 @@ let taps = 0, opened = 0, scrolls = 0;
 const want = Array.isArray(value) ? value.map(String) : typeof value === 'boolean' ? value : String(value);
 const now = el.type === 'checkbox' ? el.checked : el.multiple ? [...el.selectedOptions].map(o => o.value) : el.value;
 if (JSON.stringify(now) === JSON.stringify(want)) return [0, 0, 0];
+// The first field of an action drawn closed as its list (`select.pick`): picked there, one tap
+// that opens the action with it.
+const tile = el.closest('details.act:not([open])') && el.closest('.tile');
+let pick = tile && tile.querySelector(':scope > select.pick');
+if (pick && pick.dataset.field !== name) pick = null;
+if (pick && [...pick.options].some(o => o.value === want)) {
+  const r = pick.getBoundingClientRect();
+  const bar = document.getElementById('tabs');
+  const bottom = bar && getComputedStyle(bar).position === 'fixed' ? bar.getBoundingClientRect().top : innerHeight;
+  if (r.top < document.querySelector('header.top').getBoundingClientRect().bottom || r.bottom > bottom) { pick.scrollIntoView({ block: 'center' }); scrolls += 1; }
+  pick.value = want;
+  pick.dispatchEvent(new Event('change', { bubbles: true }));
+  await frame();
+  return [1, 0, scrolls];
+}
 for (let d = el.closest('details:not([open])'); d && opened < 4; d = el.closest('details:not([open])')) { d.querySelector('summary').click(); opened += 1; await frame(); }
 const bar = document.getElementById('tabs');
 const bottom = bar && getComputedStyle(bar).position === 'fixed' ? bar.getBoundingClientRect().top : innerHeight;
@@ -2093,6 +2108,10 @@ fn play_by_taps(s: &Server, b: &Browser, rules: &str, tag: &str, by_seat: bool) 
             b.js("document.querySelector('#tabs [data-tab=\"play\"]').click();");
             played.opened += 1;
         }
+        // (`TERCIO_STEP_SHOTS=<dir>`: the first screen before each step, to look at.)
+        if let Ok(dir) = std::env::var("TERCIO_STEP_SHOTS") {
+            b.screenshot(&std::path::Path::new(&dir).join(format!("{rules}-{tag}-{name}.png")));
+        }
         let mut form = find(action);
         // By seat: a side's page takes what it is offered (a player's own phone: going to it is
         // no interaction of this one's), the one on screen first; the game master's page what no
@@ -2159,8 +2178,17 @@ fn play_by_taps(s: &Server, b: &Browser, rules: &str, tag: &str, by_seat: bool) 
         let resets = b.js(&format!(
             "const e = document.getElementById({id:?}).querySelector('select[data-resets]'); return e ? e.name : null;"
         ));
+        // The field its tile picks first (an action drawn closed as that list), then what acts.
+        let picked = b.js(&format!(
+            "const f = document.getElementById({id:?}); const t = f.closest('details.act:not([open])') && f.closest('.tile'); const p = t && t.querySelector(':scope > select.pick'); return p ? p.dataset.field : null;"
+        ));
         let mut fields = form_fields(action, &form[1]);
-        fields.sort_by_key(|(f, _)| Some(f.as_str()) != resets.as_str());
+        fields.sort_by_key(|(f, _)| {
+            (
+                Some(f.as_str()) != picked.as_str(),
+                Some(f.as_str()) != resets.as_str(),
+            )
+        });
         for (field, value) in fields {
             let hidden = b.js(&format!(
                 "const e = [...document.getElementById({id:?}).querySelectorAll('select')].find(e => e.name === {field:?}); const o = e && [...e.options].find(o => o.value === {value}); return Boolean(o && (o.hidden || o.disabled));",
@@ -2329,6 +2357,15 @@ fn example_games_are_played_by_taps_on_an_italian_phone_in_chromium() {
             p.interactions, p.opened, p.budget, p.actions, p.scrolls, p.largest_page, p.largest_event, p.unasked, p.not_needed
         );
         assert!(p.actions > 0);
+        // Every interaction tells the game something only the table knows (issue 43): at most
+        // 1 plus the fields of each recorded action. Over before an action's tile was its list
+        // of units (a tap to open, then one to choose).
+        assert!(
+            p.interactions <= p.budget,
+            "{rules} {tag}: {} interactions against a budget of {}",
+            p.interactions,
+            p.budget
+        );
         // Every live update at most 4 KB (issue 43, item 10).
         assert!(
             p.largest_event <= 4096,

@@ -104,8 +104,9 @@ pub struct FormField {
     pub label: String,
     #[serde(flatten)]
     pub kind: FieldKind,
-    /// What acts (the unit, the attacker): choosing another puts every other field of the form
-    /// back where it started, so nothing set for one unit carries over to the next.
+    /// What acts (the unit, the attacker): choosing another puts every field after it back where
+    /// it started, so nothing set for one unit carries over to the next (a field before it, the
+    /// leader to attach, was chosen first and stays).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub resets: bool,
     /// Shown only when what acts (the form's `resets` field) is one of these values: a field that
