@@ -2279,7 +2279,16 @@ fn play_by_taps(s: &Server, b: &Browser, rules: &str, tag: &str, by_seat: bool) 
                 "{at}: another outcome than the example's"
             );
         }
-        let faces = b.js("const l = document.getElementById('last'); return l ? [...l.querySelectorAll('.die')].map(d => Number(d.textContent)) : [];");
+        // Every die the newest result draws is seen whole, in at most three rows (a row of symbol
+        // dice once lost its fourth die under the row's edge, each die with a label of its own).
+        let row = b.js("const row = document.querySelector('#last .dice-row'); if (!row) return [0, 0]; const r = row.getBoundingClientRect(); return [[...row.querySelectorAll('.die')].filter(d => d.getBoundingClientRect().bottom > r.bottom + 0.5 || !d.checkVisibility()).length, r.height];");
+        assert_eq!(row[0], json!(0), "{at}: dice cut off in the newest result");
+        assert!(
+            row[1].as_f64().unwrap_or(0.0) <= 150.0,
+            "{at}: the newest result's dice take {} px",
+            row[1]
+        );
+        let faces = b.js("const l = document.getElementById('last'); return l ? [...l.querySelectorAll('.die')].map(d => Number(d.firstChild.textContent)) : [];");
         if !shot && faces.as_array().is_some_and(|f| !f.is_empty()) {
             shot = true;
             b.js("window.scrollTo(0, 0);");

@@ -142,14 +142,31 @@ fn last_result(ctx: &SeatCtx, ui: &Ui, entries: &[LogEntry<GameEvent>]) -> Strin
     b
 }
 
+/// The most dice the newest result draws (two rows of a phone's width, with their labels).
+const DICE_SHOWN: usize = 8;
+
 /// A resolution's dice drawn as dice: each step's faces as squares, a step's dice together, its
 /// label (the unit, or the step) before them; a die other than a six-sided one says its sides.
+/// A die whose label ends with what its face shows ("Battle die 2 (Sabres)", a symbol die) has
+/// that under it, so that a row of symbol dice shares one label and fits a phone's width.
+/// At most [`DICE_SHOWN`] dice are drawn, then how many more ("+12"): the dice of a big volley
+/// are in the steps, one tap away, and the next step stays on a phone's first screen.
 fn dice_row(ui: &Ui, r: &Resolution) -> String {
     let mut b = String::from("<div class=\"dice-row\">");
+    let mut shown = 0;
+    let total: usize = r.steps.iter().map(|s| s.dice.len()).sum();
     for step in r.steps.iter().filter(|s| !s.dice.is_empty()) {
         let mut label = String::new();
         for d in &step.dice {
-            let l = ui.loc(&d.label);
+            if shown == DICE_SHOWN {
+                break;
+            }
+            shown += 1;
+            let whole = ui.loc(&d.label);
+            let (l, shows) = match whole.strip_suffix(')').and_then(|x| x.rsplit_once(" (")) {
+                Some((l, shows)) if !shows.is_empty() => (l.to_string(), Some(shows.to_string())),
+                _ => (whole, None),
+            };
             let stem = match l.rsplit_once(' ') {
                 Some((s, n)) if !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()) => {
                     s.to_string()
@@ -163,12 +180,25 @@ fn dice_row(ui: &Ui, r: &Resolution) -> String {
                 ));
                 label = stem;
             }
-            b.push_str(&format!(
+            let die = format!(
                 "<span class=\"die d{sides}\" title=\"d{sides}\">{}</span>",
                 d.face,
                 sides = d.sides
-            ));
+            );
+            match shows {
+                Some(shows) => b.push_str(&format!(
+                    "<span class=\"die-shows\">{die}<small>{}</small></span>",
+                    esc(&shows)
+                )),
+                None => b.push_str(&die),
+            }
         }
+    }
+    if total > shown {
+        b.push_str(&format!(
+            "<span class=\"more-dice\">+{}</span>",
+            total - shown
+        ));
     }
     b.push_str("</div>");
     b
@@ -772,6 +802,45 @@ fn qr_svg(data: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Symbol dice share one label, each with what it shows under it; past [`DICE_SHOWN`], the
+    /// row says how many more.
+    #[test]
+    fn the_newest_results_dice_share_a_label_and_say_how_many_more() {
+        let die = |label: &str, face: u8| tercio_core::explain::RolledDie {
+            label: label.into(),
+            sides: 6,
+            face,
+        };
+        let step = |dice: Vec<tercio_core::explain::RolledDie>| tercio_core::explain::Step {
+            title: "Battle".into(),
+            dice,
+            modifiers: Vec::new(),
+            totals: Vec::new(),
+            result: String::new(),
+        };
+        let r = Resolution {
+            action: "battle".into(),
+            summary: String::new(),
+            steps: vec![
+                step(vec![
+                    die("Battle die 1 (Sabres)", 5),
+                    die("Battle die 2 (Flag)", 6),
+                ]),
+                step((1..=9).map(|i| die(&format!("Fire die {i}"), 2)).collect()),
+            ],
+        };
+        let h = dice_row(&Ui::new(tercio_i18n::Lang::En, "/"), &r);
+        assert!(
+            h.starts_with("<div class=\"dice-row\"><span class=\"die-label\">Battle die</span><span class=\"die-shows\"><span class=\"die d6\" title=\"d6\">5</span><small>Sabres</small></span><span class=\"die-shows\"><span class=\"die d6\" title=\"d6\">6</span><small>Flag</small></span><span class=\"die-label\">Fire die</span>"),
+            "{h}"
+        );
+        assert_eq!(h.matches("class=\"die d6\"").count(), DICE_SHOWN, "{h}");
+        assert!(
+            h.ends_with("<span class=\"more-dice\">+3</span></div>"),
+            "{h}"
+        );
+    }
 
     /// The code drawn is the code: the path's runs, read back, are exactly its dark modules,
     /// inside the quiet zone; and it is far smaller than the crate's own drawing.
