@@ -59,6 +59,12 @@ pub fn run(a: &Args) -> Res {
             turns: a.turns.unwrap_or(limit),
         });
     }
+    // The folder the failures go to, made before the games (a run of hours must not end
+    // without its report for want of it: found so, a whole scenario's run lost).
+    if let Some(dir) = a.save {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| fail(format!("--save: {}: cannot make it: {e}", dir.display())))?;
+    }
     let seed = a.seed.unwrap_or_else(fresh_seed);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(a.threads.unwrap_or(0))
@@ -106,6 +112,7 @@ pub fn run(a: &Args) -> Res {
     }
     // Each failure, shrunk; one per scenario and check (the others are listed by seed).
     let mut failures = Vec::new();
+    let mut unsaved: Vec<String> = Vec::new();
     let mut shrunk_for: BTreeMap<(usize, &'static str), ()> = BTreeMap::new();
     for (t, i, p) in &played {
         let Some(f) = &p.failure else { continue };
@@ -138,8 +145,10 @@ pub fn run(a: &Args) -> Res {
                 p.seed
             ));
             let text = serde_json::to_string_pretty(&case).unwrap_or_default() + "\n";
-            std::fs::write(&file, text)
-                .map_err(|e| fail(format!("{}: cannot write: {e}", file.display())))?;
+            // Said after the report, which is not lost for it.
+            if let Err(e) = std::fs::write(&file, text) {
+                unsaved.push(format!("{}: cannot write: {e}", file.display()));
+            }
         }
         failures.push(case);
     }
@@ -181,6 +190,9 @@ pub fn run(a: &Args) -> Res {
                 crate::loc(what)
             );
         }
+    }
+    for e in &unsaved {
+        eprintln!("{e}");
     }
     if !failures.is_empty() || failed_tests > 0 {
         return Err(fail(format!(

@@ -790,14 +790,15 @@ fn the_callan_example_turns_play_through_in_italian() {
     // The Joker: the Imperial gun fires again.
     assert!(at("07-").contains("Jolly"), "{}", at("07-"));
     assert!(at("08-").contains("Artiglieria imperiale"), "{}", at("08-"));
-    // The Black Band rolls for the Vernavola: 3, difficult, for the whole battle.
+    // The Black Band rolls for the Vernavola: 3, difficult, for the whole battle (named as
+    // the scenario's `[[obstacles]]` names it, in Italian).
     let vernavola = at("12-");
     assert!(
         vernavola.contains(&said(
             Lang::It,
             keys::CALLAN_OBSTACLE_ROLLED,
             &[
-                ("id", "vernavola"),
+                ("id", "la Vernavola"),
                 ("face", "3"),
                 ("difficulty", "@callan.obstacle.difficile")
             ]
@@ -1245,4 +1246,42 @@ fn callan_field_works_are_checked_at_their_line_and_column() {
         )),
         "{e}"
     );
+}
+
+/// `tercio fuzz --save DIR` makes the folder before it plays (a long run once ended without its
+/// report for want of it), and a folder it cannot make is refused before any game is played.
+#[test]
+fn fuzz_makes_the_folder_it_saves_failures_to() {
+    let tmp = std::env::temp_dir().join(format!("tercio-fuzz-save-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let dir = tmp.join("new").join("folder");
+    let d = dir.display().to_string();
+    let out = ok(&[
+        "fuzz",
+        "--games",
+        "1",
+        "--turns",
+        "1",
+        "--seed",
+        "7",
+        "--threads",
+        "1",
+        "--save",
+        &d,
+        "el-gran-capitan/cerignola-1503",
+    ]);
+    assert!(dir.is_dir(), "{out}");
+    // A file where the folder should be: refused at the option, before any game.
+    let file = tmp.join("a-file");
+    std::fs::write(&file, "x").expect("write");
+    let e = err(&[
+        "fuzz",
+        "--games",
+        "1",
+        "--save",
+        &file.join("sub").display().to_string(),
+        "el-gran-capitan/cerignola-1503",
+    ]);
+    assert!(e.contains("--save:"), "{e}");
+    let _ = std::fs::remove_dir_all(&tmp);
 }

@@ -455,6 +455,7 @@ const TOP: &[&str] = &[
     "leaders",
     "units",
     "house_rules",
+    "obstacles",
 ];
 
 /// Parse and validate a scenario written in TOML. On failure, every problem found, in file order.
@@ -532,7 +533,7 @@ pub fn translations(file: &str, src: &str) -> Vec<Diagnostic> {
             look(key.to_string(), v);
         }
     }
-    for list in ["sides", "leaders", "units"] {
+    for list in ["sides", "leaders", "units", "obstacles"] {
         let Some(v) = get(top, list) else { continue };
         let DeValue::Array(items) = v.get_ref() else {
             continue;
@@ -936,6 +937,54 @@ fn read(file: &str, src: &str) -> Result<ScenarioFile, Vec<Diagnostic>> {
         }
     }
 
+    // Obstacles, for a rule set that tracks them.
+    let mut obstacles = Vec::new();
+    let mut obstacle_ids = BTreeSet::new();
+    let allowed = rules.map_or(&[][..], |r| r.obstacle_difficulties());
+    let written = if top.get("obstacles").is_some() {
+        top.tables("obstacles", &mut d)
+    } else {
+        Vec::new()
+    };
+    for o in written {
+        if allowed.is_empty() {
+            if rules.is_some() {
+                d.at(
+                    o.span.start,
+                    &o.path,
+                    None,
+                    "this rule set tracks no obstacle: describe it in the notes",
+                );
+            }
+            continue;
+        }
+        o.unknown_keys(&["id", "name", "difficulty"], &mut d);
+        let id = o.id("id", &mut d);
+        let name = o.text("name", true, &mut d);
+        let difficulty = if o.get("difficulty").is_some() {
+            o.choice("difficulty", allowed, &mut d).map(|x| Some(x.0))
+        } else {
+            Some(None)
+        };
+        if let Some((id, at)) = &id {
+            if !obstacle_ids.insert(id.clone()) {
+                d.at(
+                    *at,
+                    &o.field("id"),
+                    Some(format!("\"{id}\"")),
+                    "duplicate obstacle id",
+                );
+            }
+        }
+        if let (Some((id, _)), Some((name, _)), Some(difficulty)) = (id, name, difficulty) {
+            obstacles.push(Obstacle {
+                id,
+                name,
+                difficulty,
+            });
+        }
+    }
+
     let scenario = Scenario::built(ScenarioFile {
         ruleset: rules.map(|r| r.id().to_string()).unwrap_or_default(),
         title: title.unwrap_or_default(),
@@ -947,6 +996,7 @@ fn read(file: &str, src: &str) -> Result<ScenarioFile, Vec<Diagnostic>> {
         leaders,
         units,
         house_rules,
+        obstacles,
     });
     if d.is_empty() {
         if let Some(r) = rules {

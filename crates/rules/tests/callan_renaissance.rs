@@ -1069,6 +1069,16 @@ fn d59_swiss_fixed_on_the_landsknechts_until_none_is_left() {
         g.refused(json!({"action": "attack", "attacker": "svizzeri", "defender": "igend"})),
         "fixated|defender"
     );
+    // While the Landsknechts are still to arrive, the Swiss have no one to attack: not offered.
+    let lanzi = g.unit("lanzi")["status"].clone();
+    g.set("lanzi", "status", json!("waiting"));
+    assert!(!g
+        .offered("attack", "attacker")
+        .contains(&"svizzeri".to_string()));
+    assert!(g
+        .offered("attack", "attacker")
+        .contains(&"contadini".to_string()));
+    g.set("lanzi", "status", lanzi);
     // ...and are free once there is none.
     g.set("lanzi", "status", json!("lost"));
     g.act(json!({"action": "move", "unit": "svizzeri", "kind": "retire"}));
@@ -2666,6 +2676,66 @@ fn d57_the_orders_die() {
         &[2],
     );
     assert_eq!(g.unit("arch")["disordered"], true);
+}
+
+/// A scenario's `[[obstacles]]` (issue 43: the move form asked for an obstacle's id, typed):
+/// the move form offers them by name, those still unknown are offered to agree before the
+/// battle, one agreed in the scenario is known from the start, and the results name them.
+#[test]
+fn d58_the_scenarios_obstacles_are_offered_by_name() {
+    let with = format!(
+        "{SCENARIO}\n[[obstacles]]\nid = \"fosso\"\nname = {{ en = \"the ditch\", it = \"il fosso\" }}\n\n[[obstacles]]\nid = \"muro\"\nname = {{ en = \"the wall\", it = \"il muro\" }}\ndifficulty = \"difficile\"\n"
+    );
+    let mut g = G::unstarted(&with);
+    assert_eq!(g.state["obstacles"]["muro"], "difficile");
+    let setup = g.engine.forms(&g.state, None);
+    let agree = setup
+        .iter()
+        .find(|f| f.action == "obstacle")
+        .expect("the obstacle form");
+    assert_eq!(common::choices(agree, "id"), ["fosso"]);
+    g.act(json!({"action": "start"}));
+    g.deck(&[1, 2, 3, 4, 5, 6]);
+    g.draw();
+    g.draw();
+    let forms = g.engine.forms(&g.state, None);
+    let mv = forms.iter().find(|f| f.action == "move").expect("move");
+    let field = mv
+        .fields
+        .iter()
+        .find(|x| x.name == "obstacle")
+        .expect("obstacle");
+    let tercio_rules::FieldKind::Choice { options, optional } = &field.kind else {
+        panic!("{field:?}");
+    };
+    assert!(optional);
+    let shown: Vec<(String, String)> = options
+        .iter()
+        .map(|o| (o.value.clone(), common::en(&o.label)))
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            ("fosso".to_string(), "the ditch".to_string()),
+            ("muro".to_string(), "the wall".to_string())
+        ]
+    );
+    let o = g.with(
+        json!({"action": "move", "unit": "arch", "obstacle": "fosso"}),
+        &[2],
+    );
+    let said: Vec<String> = o
+        .resolution
+        .steps
+        .iter()
+        .map(|s| common::en(&s.result))
+        .collect();
+    assert!(
+        said.iter()
+            .any(|s| s.contains("Die 2: the ditch is difficile (difficult)")),
+        "{said:?}"
+    );
+    assert!(!said.iter().any(|s| s.contains("fosso")), "{said:?}");
 }
 
 #[test]

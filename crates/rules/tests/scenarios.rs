@@ -187,3 +187,52 @@ fn house_rules_change_the_charts_the_engine_uses() {
     // 2D6 - 1 >= 9: 10 or more, 6 in 36.
     assert!((p(&tougher) - 6.0 / 36.0).abs() < 1e-9, "{}", p(&tougher));
 }
+
+/// A scenario's `[[obstacles]]`: each an id, a name in both languages and, when agreed, a
+/// difficulty the rule set knows; refused at its line for a rule set that tracks no obstacle,
+/// and a name in one language only is a warning, as any other name.
+#[test]
+fn obstacles_are_checked_where_they_are_written() {
+    let src = std::fs::read_to_string(root().join("scenarios/callan-renaissance/pavia-1525.toml"))
+        .expect("read");
+    let sc = parse("p.toml", &src).expect("valid");
+    assert_eq!(sc.obstacles.len(), 1);
+    assert_eq!(sc.obstacles[0].id, "vernavola");
+    assert_eq!(sc.obstacles[0].difficulty, None);
+    let bad = format!(
+        "{src}\n[[obstacles]]\nid = \"vernavola\"\nname = \"again\"\n\n[[obstacles]]\nid = \"fosso\"\nname = {{ en = \"the ditch\", it = \"il fosso\" }}\ndifficulty = \"hard\"\n"
+    );
+    let d = parse("p.toml", &bad).expect_err("invalid");
+    let text: Vec<String> = d.iter().map(|x| x.to_string()).collect();
+    let has = |s: &str| text.iter().any(|t| t.contains(s));
+    assert!(
+        has("obstacles[1].id = \"vernavola\": duplicate obstacle id"),
+        "{text:#?}"
+    );
+    assert!(
+        has("obstacles[2].difficulty = \"hard\": allowed: facile, difficile, molto-difficile"),
+        "{text:#?}"
+    );
+    // The same, its difficulty agreed: accepted; its name in one language is a warning.
+    let agreed = format!(
+        "{src}\n[[obstacles]]\nid = \"fosso\"\nname = \"il fosso\"\ndifficulty = \"difficile\"\n"
+    );
+    let sc = parse("p.toml", &agreed).expect("valid");
+    assert_eq!(sc.obstacles[1].difficulty.as_deref(), Some("difficile"));
+    let w = tercio_rules::scenario::translations("p.toml", &agreed);
+    assert!(w.iter().any(|x| x.field == "obstacles[1].name"), "{w:?}");
+    // A rule set that tracks none refuses them.
+    let cerignola =
+        std::fs::read_to_string(root().join("scenarios/el-gran-capitan/cerignola-1503.toml"))
+            .expect("read");
+    let d = parse(
+        "c.toml",
+        &format!("{cerignola}\n[[obstacles]]\nid = \"fosso\"\nname = \"il fosso\"\n"),
+    )
+    .expect_err("no obstacles in this rule set");
+    assert!(
+        d.iter()
+            .any(|x| x.field == "obstacles[0]" && x.message.contains("tracks no obstacle")),
+        "{d:?}"
+    );
+}

@@ -442,6 +442,12 @@ pub trait RuleSet: Sync {
     fn rules_version(&self) -> u32 {
         1
     }
+    /// The difficulties a scenario's `[[obstacles]]` may agree before the battle (a stream, a
+    /// ditch that units cross), in the rule set's own words; empty (the default) when the rule
+    /// set tracks no obstacle, and a scenario giving one is refused at its line.
+    fn obstacle_difficulties(&self) -> &'static [&'static str] {
+        &[]
+    }
     /// The numbers a scenario's `[house_rules]` may change, with their defaults, ranges and
     /// sources ([`house`]).
     fn house_rules(&self) -> Vec<HouseRule> {

@@ -204,6 +204,22 @@ pub struct ScenarioFile {
     /// House-rule overrides of chart entries, by dotted key (`fire_one`, `troops.gendarmes.impact`).
     #[serde(default)]
     pub house_rules: BTreeMap<String, i64>,
+    /// The obstacles on the table that units cross (a stream, a ditch), for a rule set that
+    /// tracks them ([`crate::RuleSet::obstacle_difficulties`]): offered by name where the table
+    /// says which one a unit crosses.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub obstacles: Vec<Obstacle>,
+}
+
+/// An obstacle on the table: its id (what actions name), its name as players read it, and its
+/// difficulty when agreed before the battle (none: found by the first unit to cross it, as the
+/// rule set says).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Obstacle {
+    pub id: String,
+    pub name: Text,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub difficulty: Option<String>,
 }
 
 impl ScenarioFile {
@@ -293,7 +309,8 @@ impl Scenario {
             || f.leaders.iter().any(|l| needs_text(&l.name))
             || f.units
                 .iter()
-                .any(|u| needs_text(&u.name) || u.nationality.as_deref().is_some_and(needs));
+                .any(|u| needs_text(&u.name) || u.nationality.as_deref().is_some_and(needs))
+            || f.obstacles.iter().any(|o| needs_text(&o.name));
         if !any {
             return Cow::Borrowed(self);
         }
@@ -321,6 +338,7 @@ impl Scenario {
                 text(n);
             }
         }
+        f.obstacles.iter_mut().for_each(|o| written(&mut o.name));
         Cow::Owned(sc)
     }
 }

@@ -35,7 +35,7 @@ pub(super) fn unit_state_text(st: &State, u: &UnitState) -> String {
         bits.push(m(
             "callan.state.crossing",
             &[
-                ("id", c.obstacle.clone()),
+                ("id", game::obstacle_name(st, &c.obstacle)),
                 ("turn", (c.turn + 1).max(st.turn).to_string()),
             ],
         ));
@@ -312,7 +312,12 @@ pub fn board(st: &State) -> Board {
         let rows = st
             .obstacles
             .iter()
-            .map(|(id, d)| vec![id.clone(), k(&format!("callan.obstacle.{d}"))])
+            .map(|(id, d)| {
+                vec![
+                    game::obstacle_name(st, id),
+                    k(&format!("callan.obstacle.{d}")),
+                ]
+            })
             .collect();
         tables_out.push(table(
             "callan.board.obstacles",

@@ -66,7 +66,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
         Phase::Setup => {
             if gm {
                 out.push(form("start", Vec::new(), false).primary());
-                out.push(obstacle_form());
+                out.push(obstacle_form(st));
             }
             return out;
         }
@@ -372,7 +372,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
             vec![f_choice("unit", unit_choices(st, None, on), false)],
             false,
         ));
-        out.push(obstacle_form());
+        out.push(obstacle_form(st));
         out.push(form(
             "state",
             vec![
@@ -426,11 +426,38 @@ pub(super) fn panic_form(st: &State, side: Option<usize>) -> ActionForm {
     )
 }
 
-pub(super) fn obstacle_form() -> ActionForm {
+/// The obstacles the table may name, for a scenario that lists its own (`[[obstacles]]`): each
+/// by its name, the scenario's first, then the field works and any other whose difficulty is
+/// known. `None` for a scenario that lists none: the table types the obstacle's name.
+fn obstacle_choices(st: &State, unknown_only: bool) -> Option<Vec<Choice>> {
+    if st.obstacle_names.is_empty() {
+        return None;
+    }
+    let ids = st.obstacle_names.keys().chain(
+        st.obstacles
+            .keys()
+            .filter(|id| !st.obstacle_names.contains_key(*id)),
+    );
+    let mut seen = std::collections::BTreeSet::new();
+    Some(
+        ids.filter(|id| seen.insert(id.to_string()))
+            .filter(|id| !unknown_only || !st.obstacles.contains_key(*id))
+            .map(|id| Choice::new(id.clone(), game::obstacle_name(st, id)))
+            .collect(),
+    )
+}
+
+/// An obstacle's difficulty agreed before the battle: one of the scenario's still unknown, by
+/// name, or (a scenario listing none) the name typed.
+pub(super) fn obstacle_form(st: &State) -> ActionForm {
+    let id = match obstacle_choices(st, true) {
+        Some(choices) => FormField::choice("id", &k("callan.field.id"), choices, false),
+        None => FormField::text("id", &k("callan.field.id"), "fosso"),
+    };
     form(
         "obstacle",
         vec![
-            FormField::text("id", &k("callan.field.id"), "fosso"),
+            id,
             f_choice(
                 "difficulty",
                 choices(&[
@@ -509,7 +536,12 @@ pub(super) fn move_form(st: &State, units: Vec<Choice>, friends: Vec<Choice>) ->
         // Asked of a charge, as the steep hill is of any move (D73).
         f_flag("low_hill").only_when("kind", vec!["charge".to_string()]),
         f_flag("difficult_terrain"),
-        FormField::text("obstacle", &k("callan.field.obstacle"), ""),
+        match obstacle_choices(st, false) {
+            Some(choices) => {
+                FormField::choice("obstacle", &k("callan.field.obstacle"), choices, true)
+            }
+            None => FormField::text("obstacle", &k("callan.field.obstacle"), ""),
+        },
         f_flag("cross_next_turn").more(),
         f_choice("pass_through", friends, true).more(),
     ];
@@ -581,18 +613,22 @@ pub(super) fn attack_form(
     shot: Vec<String>,
     swiss: Vec<String>,
 ) -> ActionForm {
-    let offered: Vec<String> = units.iter().map(|c| c.value.clone()).collect();
     // Swiss bent on the Landsknechts by "Niente soldi" attack only them (D59): their own list of
-    // defenders (found by the issue 44 fuzz run at Marignano: every enemy offered).
-    let (fixated, free): (Vec<String>, Vec<String>) = offered
-        .iter()
-        .cloned()
-        .partition(|id| st.unit(id).is_some_and(|u| game::fixated_now(st, u)));
+    // defenders (found by the issue 44 fuzz run at Marignano: every enemy offered), and none at
+    // all while the Landsknechts are not on the table (still to arrive: found by the same run).
     let landsknechts: Vec<Choice> = enemies
         .iter()
         .filter(|c| st.unit(&c.value).is_some_and(game::is_landsknecht))
         .cloned()
         .collect();
+    let bent = |id: &str| st.unit(id).is_some_and(|u| game::fixated_now(st, u));
+    let units: Vec<Choice> = units
+        .into_iter()
+        .filter(|c| !landsknechts.is_empty() || !bent(&c.value))
+        .collect();
+    let offered: Vec<String> = units.iter().map(|c| c.value.clone()).collect();
+    let (fixated, free): (Vec<String>, Vec<String>) =
+        offered.iter().cloned().partition(|id| bent(id));
     let mut fields = base_counts(st, "attacker", &units, None);
     fields.insert(0, f_choice("attacker", units, false));
     // No default: the table says which enemy is attacked (issue 43, item 2).

@@ -39,6 +39,10 @@ impl RuleSet for CallanRenaissance {
     fn id(&self) -> &'static str {
         super::RULESET_ID
     }
+    /// An obstacle's difficulty agreed before the battle (003, Preparazione del gioco; D58).
+    fn obstacle_difficulties(&self) -> &'static [&'static str] {
+        &["facile", "difficile", "molto-difficile"]
+    }
     fn alias(&self) -> &'static str {
         "callan"
     }

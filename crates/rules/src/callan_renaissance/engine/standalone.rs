@@ -142,6 +142,7 @@ pub(super) fn standalone(action: &Action) -> Result<Plan<Outcome<Value>>, Reject
         leaders: vec![leader("a"), leader("b")],
         units: vec![ua, ub],
         house_rules: Default::default(),
+        obstacles: Vec::new(),
     });
     let mut st = game::initial(&sc).map_err(|e| Rejection::new("bad-unit", None, e))?;
     st.phase = Phase::Cards;

@@ -204,11 +204,20 @@ pub fn initial(s: &Scenario) -> Result<State, String> {
         })
         .collect::<Vec<_>>();
     // Field works have their difficulty from the start: they were bought as such (D58, D75).
-    let obstacles: BTreeMap<String, String> = sides
+    let mut obstacles: BTreeMap<String, String> = sides
         .iter()
         .flat_map(works_obstacles)
         .map(|(id, d)| (id, d.to_string()))
         .collect();
+    // The scenario's obstacles: by name where the table says which one a unit crosses, their
+    // difficulty known from the start when it was agreed (003, Preparazione del gioco).
+    let mut obstacle_names = BTreeMap::new();
+    for o in &s.obstacles {
+        if let Some(d) = &o.difficulty {
+            obstacles.insert(o.id.clone(), d.clone());
+        }
+        obstacle_names.insert(o.id.clone(), o.name.message().into_owned());
+    }
     let mut st = State {
         turn: 0,
         phase: Phase::Setup,
@@ -225,6 +234,7 @@ pub fn initial(s: &Scenario) -> Result<State, String> {
         combats: Vec::new(),
         next_combat: 1,
         obstacles,
+        obstacle_names,
         winner: None,
         draw: false,
         chronicle: Vec::new(),

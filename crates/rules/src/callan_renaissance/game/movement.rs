@@ -257,7 +257,10 @@ pub(super) fn move_unit(st: &State, a: &Action) -> Result<P, Rejection> {
                 k("callan.step.obstacle"),
                 m(
                     "callan.obstacle.gives-up",
-                    &[("unit", name.clone()), ("id", c.obstacle.clone())],
+                    &[
+                        ("unit", name.clone()),
+                        ("id", obstacle_name(st, &c.obstacle)),
+                    ],
                 ),
             ),
         }
@@ -309,7 +312,10 @@ pub(super) fn move_unit(st: &State, a: &Action) -> Result<P, Rejection> {
     if let (Some(o), true) = (&obstacle, open_foot) {
         r.step(
             k("callan.step.obstacle"),
-            m("callan.obstacle.open-order", &[("id", o.clone())]),
+            m(
+                "callan.obstacle.open-order",
+                &[("id", obstacle_name(st, o))],
+            ),
         );
     } else if let (Some(o), Some(d)) = (&obstacle, &known) {
         apply_obstacle(&mut r, &uid, o, d, cavalry, wait, turn);
@@ -329,8 +335,9 @@ pub(super) fn move_unit(st: &State, a: &Action) -> Result<P, Rejection> {
             return Plan::Done(r);
         };
         let uid = uid2.clone();
+        let on = obstacle_name(&r.st, &o);
         Plan::die(
-            Die::d6(m("callan.die.obstacle", &[("id", o.clone())])),
+            Die::d6(m("callan.die.obstacle", &[("id", on.clone())])),
             move |f| {
                 let mut r = r.clone();
                 let d = match f {
@@ -348,7 +355,7 @@ pub(super) fn move_unit(st: &State, a: &Action) -> Result<P, Rejection> {
                     m(
                         "callan.obstacle.rolled",
                         &[
-                            ("id", o.clone()),
+                            ("id", on.clone()),
                             ("face", f.to_string()),
                             ("difficulty", format!("@callan.obstacle.{d}")),
                         ],
@@ -497,7 +504,10 @@ fn finishing_crossing(
             Some("obstacle"),
             m(
                 "callan.reject.one-obstacle",
-                &[("unit", u.name.clone()), ("id", c.obstacle.clone())],
+                &[
+                    ("unit", u.name.clone()),
+                    ("id", obstacle_name(st, &c.obstacle)),
+                ],
             ),
         ));
     }
@@ -515,7 +525,10 @@ fn finishing_crossing(
             Some(field),
             m(
                 "callan.reject.cross-next-turn",
-                &[("unit", u.name.clone()), ("id", c.obstacle.clone())],
+                &[
+                    ("unit", u.name.clone()),
+                    ("id", obstacle_name(st, &c.obstacle)),
+                ],
             ),
         )
         .not_now());
@@ -548,7 +561,10 @@ fn finish(r: &mut Res, uid: &str, c: &Crossing, defended: bool, wait: bool, turn
     };
     r.step(
         k("callan.step.obstacle"),
-        m(key, &[("unit", name), ("id", c.obstacle.clone())]),
+        m(
+            key,
+            &[("unit", name), ("id", obstacle_name(&r.st, &c.obstacle))],
+        ),
     );
 }
 
@@ -594,7 +610,7 @@ pub(super) fn apply_obstacle(
     };
     r.step(
         k("callan.step.obstacle"),
-        m(key, &[("unit", name), ("id", id.to_string())]),
+        m(key, &[("unit", name), ("id", obstacle_name(&r.st, id))]),
     );
 }
 

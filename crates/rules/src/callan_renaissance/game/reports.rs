@@ -229,7 +229,10 @@ pub(super) fn obstacle(st: &State, id: &str, d: Option<&str>) -> Result<P, Rejec
         return Err(reject(
             "known-obstacle",
             Some("id"),
-            m("callan.reject.obstacle-known", &[("id", id.to_string())]),
+            m(
+                "callan.reject.obstacle-known",
+                &[("id", obstacle_name(st, id))],
+            ),
         ));
     }
     let Some(d) = d else {
@@ -244,7 +247,7 @@ pub(super) fn obstacle(st: &State, id: &str, d: Option<&str>) -> Result<P, Rejec
     let msg = m(
         "callan.obstacle.declared",
         &[
-            ("id", id.to_string()),
+            ("id", obstacle_name(st, id)),
             ("difficulty", format!("@callan.obstacle.{d}")),
         ],
     );

@@ -87,6 +87,25 @@ pub fn works_obstacles(side: &SideState) -> Vec<(String, &'static str)> {
     out
 }
 
+/// An obstacle as players read it: the scenario's name for it, an army's field works by their
+/// side, or (one the table named in an action) the name it was given.
+pub fn obstacle_name(st: &State, id: &str) -> String {
+    if let Some(n) = st.obstacle_names.get(id) {
+        return n.clone();
+    }
+    for s in &st.sides {
+        for (works, d) in works_obstacles(s) {
+            if works == id {
+                return m(
+                    &format!("callan.obstacle.works-{d}"),
+                    &[("side", s.name.clone())],
+                );
+            }
+        }
+    }
+    id.to_string()
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Status {
@@ -332,6 +351,9 @@ pub struct State {
     pub next_combat: u32,
     /// Obstacle id → `facile`, `difficile`, `molto-difficile` (D58).
     pub obstacles: BTreeMap<String, String>,
+    /// The scenario's obstacles' names (message text), by id ([`obstacle_name`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub obstacle_names: BTreeMap<String, String>,
     /// `Some(side)` the winner; `Some(None)`... see `draw`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub winner: Option<usize>,
