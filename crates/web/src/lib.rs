@@ -24,6 +24,7 @@ pub mod live;
 pub mod odds;
 pub mod pages;
 pub mod patch;
+pub mod qr;
 pub mod simulations;
 
 /// A balance sheet as a self-contained HTML page (`tercio matchup --report`).
@@ -376,6 +377,7 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/api/s/{token}/export", get(api::export))
         .route("/api/s/{token}/seats", get(api::seats))
         .route("/api/s/{token}/seats/reissue", post(api::reissue))
+        .route("/api/s/{token}/qr", get(api::qr))
         .route("/api/s/{token}/settings", post(api::settings))
         .route("/api/s/{token}/conclude", post(api::conclude))
         .merge(pages::routes(state.clone()))

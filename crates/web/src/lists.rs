@@ -65,7 +65,7 @@ fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
 }
 
 /// 32-bit FNV-1a of a text.
-fn fnv(s: &str) -> u32 {
+pub(crate) fn fnv(s: &str) -> u32 {
     s.bytes().fold(0x811c_9dc5, |h, b| {
         (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
     })

@@ -685,16 +685,19 @@ fn live_updates_reach_another_seat_and_catch_up_after_a_cut_in_chromium() {
     }
     // The side's page has no controls: it watches.
     assert_eq!(side.js("return !document.querySelector('form.action-form') && !document.getElementById('undo') && !document.getElementById('seats');"), true);
-    // The game master's page shows the players' links with their QR codes; not a code for the
-    // game master's own link, which a player could scan off the screen.
-    assert_eq!(
-        gm.js("return document.querySelectorAll('#seats .link svg').length;"),
-        json!(links.len() - 1)
+    // The game master's page shows the players' links with their QR codes, drawn once the
+    // Links tab is open (fetched then, not sent with the page); not a code for the game
+    // master's own link, which a player could scan off the screen.
+    gm.js("document.querySelector('#tabs [data-tab=\"links\"]').click();");
+    gm.wait(
+        &format!("return [...document.querySelectorAll('#seats .link .qr img')].filter(i => i.complete && i.naturalWidth > 100).length === {};", links.len() - 1),
+        "the links' codes drawn",
     );
     assert_eq!(
-        gm.js("const own = document.querySelector('#seats .link[data-role=\"game-master\"]'); return [own.querySelector('svg') === null, own.querySelector('input').value.endsWith(window.TERCIO_SEAT)];"),
+        gm.js("const own = document.querySelector('#seats .link[data-role=\"game-master\"]'); return [own.querySelector('img, svg') === null, own.querySelector('input').value.endsWith(window.TERCIO_SEAT)];"),
         json!([true, true])
     );
+    gm.js("document.querySelector('#tabs [data-tab=\"play\"]').click();");
     // An action by the game master appears on the side's page without reloading.
     side.js("window.__same_page = true;");
     let t = Instant::now();

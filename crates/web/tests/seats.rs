@@ -216,6 +216,7 @@ fn only_the_game_master_manages_and_links_can_be_withdrawn() {
             ("conclude", Some(json!(null))),
             ("undo", Some(json!(null))),
             ("seats/reissue", Some(json!({"role": "spectator"}))),
+            ("qr?role=spectator", None),
         ] {
             let r = match body {
                 None => s.get(&format!("/api/s/{t}/{path}")),
@@ -224,6 +225,20 @@ fn only_the_game_master_manages_and_links_can_be_withdrawn() {
             assert_eq!(r.status, 403, "{path}: {}", r.body);
         }
     }
+    // The game master's page draws each link's code from `qr`, fetched when its panel is first
+    // shown, not in the page (issue 43, item 10): the code is the link's.
+    let page = s.get(&format!("/s/{}", l.gm)).body;
+    assert!(!page.contains("<svg xmlns"), "a code in the page");
+    let (side, side_token) = &l.sides[0];
+    let src = format!("/api/s/{}/qr?role=side&amp;side={side}&amp;v=", l.gm);
+    assert!(page.contains(&format!("<img src=\"{src}")), "{page}");
+    let r = s.get(&format!("/api/s/{}/qr?role=side&side={side}", l.gm));
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(r.body.starts_with("<svg xmlns"), "{}", r.body);
+    let link = format!("http://{}/s/{side_token}", s.addr);
+    assert_eq!(r.body, tercio_web::qr::svg(&link), "not the side's link");
+    let r = s.get(&format!("/api/s/{}/qr?role=side&side=nobody", l.gm));
+    assert_eq!(r.status, 404, "{}", r.body);
     // Watch only by default: a side may not act even for its own units.
     let r = s.post(
         &format!("/api/s/{}/actions", l.sides[0].1),

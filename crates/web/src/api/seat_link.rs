@@ -820,6 +820,49 @@ pub async fn seats(
     ))))
 }
 
+/// `GET /api/s/{token}/qr?role=side&side=french` (or `role=spectator`): a seat's link as a QR
+/// code, an SVG image, for the game master only: the seats panel draws each code from here when
+/// it is first shown, rather than in every page ([`crate::pages::seat`]).
+pub async fn qr(
+    State(st): State<Arc<AppState>>,
+    Path(token): Path<String>,
+    Query(q): Query<std::collections::BTreeMap<String, String>>,
+    headers: HeaderMap,
+) -> Result<axum::response::Response, ApiError> {
+    let base = base_url(&st, &headers);
+    let ctx = open_seat(&st, token).await?;
+    require_gm(&ctx)?;
+    let want = match (q.get("role").map(String::as_str), q.get("side")) {
+        (Some("spectator"), _) => Role::Spectator,
+        (Some("side"), Some(s)) => Role::Side(s.clone()),
+        _ => {
+            return Err(ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "bad-field",
+                Some("role"),
+                msg(keys::WEB_ERR_REISSUE_ROLE, &[]),
+            ))
+        }
+    };
+    let Some(seat) = ctx.seats().iter().find(|s| s.role == want) else {
+        return Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "no-such-seat",
+            Some("side"),
+            msg(keys::WEB_ERR_REISSUE_SIDE, &[]),
+        ));
+    };
+    let svg = crate::qr::svg(&format!("{base}/s/{}", seat.token));
+    Ok((
+        [
+            (axum::http::header::CONTENT_TYPE, "image/svg+xml"),
+            (axum::http::header::CACHE_CONTROL, "private, max-age=3600"),
+        ],
+        svg,
+    )
+        .into_response())
+}
+
 /// Withdraw a seat's link and issue a new one: `{"role": "side", "side": "french"}`.
 pub async fn reissue(
     State(st): State<Arc<AppState>>,

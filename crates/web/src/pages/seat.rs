@@ -417,7 +417,24 @@ fn seats_panel(ctx: &SeatCtx, ui: &Ui, base: &str) -> String {
             );
             continue;
         }
-        let qr = qr_svg(&url);
+        // The code is an image fetched when the panel is first shown (`loading="lazy"` in a
+        // hidden panel): about 4 KB a link, a third of the game master's page weight at
+        // Cerignola, not sent with every page (issue 43, item 10). Its address changes with the
+        // link, so a new link's code is fetched anew.
+        let mut q = format!("role={role}");
+        if !side.is_empty() {
+            q.push_str(&format!("&side={side}"));
+        }
+        let n = crate::qr::side(&url);
+        let src = format!(
+            "/api/s/{}/qr?{q}&v={:08x}",
+            ctx.seat.token,
+            crate::lists::fnv(&url)
+        );
+        let qr = format!(
+            "<img src=\"{}\" width=\"{n}\" height=\"{n}\" loading=\"lazy\" alt=\"\">",
+            esc(&src)
+        );
         b.push_str(&format!(
             "<div class=\"link\" id=\"{}\" data-role=\"{role}\" data-side=\"{}\"><h3>{}</h3><div class=\"qr\">{qr}</div>{field}</div>",
             esc(&if side.is_empty() {
@@ -759,46 +776,6 @@ pub(super) async fn seat_log_page(
     page(&ui, ctx.game.scenario.title.get(ui.lang), &body).into_response()
 }
 
-/// The quiet zone around a QR code, in modules (the standard's four).
-const QR_QUIET: usize = 4;
-
-/// A link's QR code as SVG, four pixels a module: one path of the dark modules' horizontal runs,
-/// in module units. The qrcode crate's own SVG draws each module apart, about 10 KB a code, which
-/// put the game master's page (three codes at Cerignola) over 100 KB; this is about a quarter.
-fn qr_svg(data: &str) -> String {
-    let Ok(code) = qrcode::QrCode::new(data.as_bytes()) else {
-        return String::new();
-    };
-    let w = code.width();
-    let dark = code.to_colors();
-    let dark = |x: usize, y: usize| dark[y * w + x] == qrcode::Color::Dark;
-    let mut d = String::new();
-    for y in 0..w {
-        let mut x = 0;
-        while x < w {
-            if !dark(x, y) {
-                x += 1;
-                continue;
-            }
-            let from = x;
-            while x < w && dark(x, y) {
-                x += 1;
-            }
-            let run = x - from;
-            d.push_str(&format!(
-                "M{} {}h{run}v1h-{run}z",
-                from + QR_QUIET,
-                y + QR_QUIET
-            ));
-        }
-    }
-    let n = w + 2 * QR_QUIET;
-    format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{px}\" height=\"{px}\" viewBox=\"0 0 {n} {n}\" shape-rendering=\"crispEdges\"><rect width=\"{n}\" height=\"{n}\" fill=\"#fff\"/><path fill=\"#000\" d=\"{d}\"/></svg>",
-        px = n * 4
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -839,47 +816,6 @@ mod tests {
         assert!(
             h.ends_with("<span class=\"more-dice\">+3</span></div>"),
             "{h}"
-        );
-    }
-
-    /// The code drawn is the code: the path's runs, read back, are exactly its dark modules,
-    /// inside the quiet zone; and it is far smaller than the crate's own drawing.
-    #[test]
-    fn a_qr_code_is_drawn_as_runs_of_its_dark_modules() {
-        let url = "http://192.168.1.20:8080/s/2f7e2f4cd40381ce8d4674f53175bd5e";
-        let code = qrcode::QrCode::new(url.as_bytes()).expect("code");
-        let w = code.width();
-        let svg = qr_svg(url);
-        let n = w + 2 * QR_QUIET;
-        assert!(svg.contains(&format!("viewBox=\"0 0 {n} {n}\"")), "{svg}");
-        let d = &svg[svg.find(" d=\"").expect("path") + 4..];
-        let d = &d[..d.find('"').expect("end")];
-        let mut drawn = vec![qrcode::Color::Light; w * w];
-        for run in d.split('M').filter(|r| !r.is_empty()) {
-            let (x, rest) = run.split_once(' ').expect("x");
-            let (y, rest) = rest.split_once('h').expect("y");
-            let len = rest.split_once('v').expect("len").0;
-            let (x, y, len): (usize, usize, usize) =
-                (x.parse().unwrap(), y.parse().unwrap(), len.parse().unwrap());
-            assert!(
-                x >= QR_QUIET && y >= QR_QUIET && x + len <= w + QR_QUIET,
-                "{run}"
-            );
-            for i in 0..len {
-                drawn[(y - QR_QUIET) * w + x - QR_QUIET + i] = qrcode::Color::Dark;
-            }
-        }
-        assert_eq!(drawn, code.to_colors());
-        let theirs = code
-            .render::<qrcode::render::svg::Color>()
-            .min_dimensions(148, 148)
-            .quiet_zone(true)
-            .build();
-        assert!(
-            svg.len() * 2 < theirs.len(),
-            "{} against {}",
-            svg.len(),
-            theirs.len()
         );
     }
 }
