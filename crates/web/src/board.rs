@@ -323,7 +323,7 @@ pub(crate) fn forms_html(ui: &Ui, forms: &[ActionForm], tables: &[BoardTable]) -
             // the action with it chosen, in one tap (issue 43: no tap spent only to open a
             // form). The page's script fills the list from the form's own.
             b.push_str(&format!(
-                "<div class=\"tile\" id=\"tile-{prefix}\"><select class=\"pick\" id=\"pick-{prefix}\" data-form=\"form-{prefix}\" data-field=\"{}\" aria-label=\"{label}\"><option value=\"\">{label}</option></select><details class=\"act\" id=\"act-{prefix}\" name=\"acts\"><summary>{label}</summary>{}</details></div>",
+                "<div class=\"tile\" id=\"tile-{prefix}\"><span class=\"pick-face\" aria-hidden=\"true\">{label}</span><select class=\"pick\" id=\"pick-{prefix}\" data-form=\"form-{prefix}\" data-field=\"{}\" aria-label=\"{label}\"><option value=\"\">{label}</option></select><details class=\"act\" id=\"act-{prefix}\" name=\"acts\"><summary>{label}</summary>{}</details></div>",
                 esc(&pick.name),
                 form_html(ui, f, prefix),
                 label = ui.e(&f.label),
@@ -697,7 +697,7 @@ mod tests {
             &[],
         );
         assert!(
-            h2.contains("<div class=\"tile\" id=\"tile-f-charge\"><select class=\"pick\" id=\"pick-f-charge\" data-form=\"form-f-charge\" data-field=\"unit\" aria-label=\"Do charge\"><option value=\"\">Do charge</option></select><details class=\"act\" id=\"act-f-charge\" name=\"acts\">"),
+            h2.contains("<div class=\"tile\" id=\"tile-f-charge\"><span class=\"pick-face\" aria-hidden=\"true\">Do charge</span><select class=\"pick\" id=\"pick-f-charge\" data-form=\"form-f-charge\" data-field=\"unit\" aria-label=\"Do charge\"><option value=\"\">Do charge</option></select><details class=\"act\" id=\"act-f-charge\" name=\"acts\">"),
             "{h2}"
         );
         assert!(

@@ -1997,6 +1997,9 @@ if (pick && [...pick.options].some(o => o.value === want)) {
   const bar = document.getElementById('tabs');
   const bottom = bar && getComputedStyle(bar).position === 'fixed' ? bar.getBoundingClientRect().top : innerHeight;
   if (r.top < document.querySelector('header.top').getBoundingClientRect().bottom || r.bottom > bottom) { pick.scrollIntoView({ block: 'center' }); scrolls += 1; }
+  // The list lies over its tile, unseen: a tap on the tile's middle reaches it.
+  const c = pick.getBoundingClientRect();
+  if (document.elementFromPoint(c.left + c.width / 2, c.top + c.height / 2) !== pick) return `the list of ${formId} is not under a tap on its tile`;
   pick.value = want;
   pick.dispatchEvent(new Event('change', { bubbles: true }));
   await frame();
@@ -2207,6 +2210,9 @@ fn play_by_taps(s: &Server, b: &Browser, rules: &str, tag: &str, by_seat: bool) 
                 "/execute/async",
                 json!({"script": TAP_FIELD, "args": [id, field, value]}),
             );
+            if let Some(why) = r.as_str() {
+                panic!("{at}: {why}");
+            }
             // A field the page does not ask (the game knows it, or the form cannot say it) is
             // noted: the example's dice, checked below, tell whether the same game went on.
             let Some(r) = r.as_array() else {
