@@ -738,7 +738,7 @@ impl Run<'_> {
             if action.get(&field.name).is_some() {
                 break;
             }
-            let Some(v) = (0..4).find_map(|_| self.draw(field)) else {
+            let Some(v) = self.draw_some(field) else {
                 break;
             };
             action[field.name.as_str()] = v;
@@ -781,7 +781,13 @@ impl Run<'_> {
                             .filter(|_| Some(n) != f.actor_field().map(|a| a.name.as_str()))
                     });
                     let Some(field) = field else { break };
-                    match self.draw(field) {
+                    // A field the rules say is missing is filled, as a player fills it.
+                    let v = if r.code == "missing-field" {
+                        self.draw_some(field)
+                    } else {
+                        self.draw(field)
+                    };
+                    match v {
                         Some(v) => action[field.name.as_str()] = v,
                         None => {
                             if let Some(o) = action.as_object_mut() {
@@ -793,6 +799,19 @@ impl Run<'_> {
             }
         }
         Ok(Some(why))
+    }
+
+    /// A random value of `field` that is not "none" (a field the rules need: a list's empty
+    /// choice is not drawn); `None` only for a list with nothing in it, or a text.
+    fn draw_some(&mut self, field: &crate::interface::FormField) -> Option<Value> {
+        match &field.kind {
+            FieldKind::Choice { options, .. } if !options.is_empty() => {
+                let i = below(self.rng(), options.len());
+                Some(json!(options[i].value))
+            }
+            FieldKind::Choice { .. } => None,
+            _ => (0..4).find_map(|_| self.draw(field)),
+        }
     }
 
     /// A random value of `field`, as the form declares it (`None`: left out).

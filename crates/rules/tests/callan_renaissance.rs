@@ -1131,6 +1131,54 @@ fn the_attack_form_offers_no_more_bases_than_a_unit_has() {
     assert!(tried > 40, "{tried}");
 }
 
+/// The forms offer what each unit may do (found by the issue 44 fuzz run at Marignano, each
+/// refused after it was offered): a unit fleeing only flees, one retiring only retires; an
+/// attacker is offered no enemy it has already fought this turn, and is not offered at all once
+/// it has fought them all.
+#[test]
+fn the_forms_offer_each_unit_only_what_it_may_do() {
+    let mut g = G::new(SCENARIO);
+    g.deck(&[1, 2, 4, 5, 3, 6]);
+    g.draw();
+    g.draw();
+    g.set("contadini", "status", json!("fleeing"));
+    g.set("arch", "status", json!("retiring"));
+    g.set("svizzeri", "fought_with", json!(["lanzi"]));
+    let forms = g.engine.forms(&g.state, None);
+    let list = |action: &str, field: &str, a: Value| -> Vec<String> {
+        let f = forms.iter().find(|f| f.action == action).expect(action);
+        match f.field_for(field, &a).map(|x| &x.kind) {
+            Some(tercio_rules::FieldKind::Choice { options, .. }) => {
+                options.iter().map(|o| o.value.clone()).collect()
+            }
+            k => panic!("{field}: {k:?}"),
+        }
+    };
+    assert_eq!(list("move", "kind", json!({"unit": "contadini"})), ["flee"]);
+    assert_eq!(list("move", "kind", json!({"unit": "arch"})), ["retire"]);
+    assert!(list("move", "kind", json!({"unit": "svizzeri"})).len() > 2);
+    let theirs = list("attack", "defender", json!({"attacker": "svizzeri"}));
+    assert!(!theirs.contains(&"lanzi".to_string()), "{theirs:?}");
+    assert!(theirs.contains(&"igend".to_string()), "{theirs:?}");
+    for (what, fields) in [("contadini", "kind"), ("arch", "kind")] {
+        // Each kind offered goes through, or asks only what the table must say.
+        for kind in list("move", fields, json!({"unit": what})) {
+            let a = json!({"action": "move", "unit": what, "kind": kind});
+            if let Err(r) = g.engine.plan(Some(&g.state), &a) {
+                assert_ne!(r.field.as_deref(), Some("kind"), "{a}: {r}");
+            }
+        }
+    }
+    g.set(
+        "svizzeri",
+        "fought_with",
+        json!(["lanzi", "igend", "iarch", "leggeri", "pesanti"]),
+    );
+    assert!(!g
+        .offered("attack", "attacker")
+        .contains(&"svizzeri".to_string()));
+}
+
 #[test]
 fn d61_d63_victory_at_the_end_of_the_turn() {
     let mut g = G::new(SCENARIO);

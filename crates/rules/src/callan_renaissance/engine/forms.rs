@@ -508,20 +508,51 @@ pub(super) fn fire_form(firers: Vec<Choice>, targets: Vec<Choice>, moved: bool) 
 /// friends it may pass through are its side's units on the table (D71).
 pub(super) fn move_form(st: &State, units: Vec<Choice>, friends: Vec<Choice>) -> ActionForm {
     let offered: Vec<String> = units.iter().map(|c| c.value.clone()).collect();
-    let mut fields = vec![
-        f_choice("unit", units, false),
-        f_choice(
-            "kind",
-            choices(&[
+    // A unit retiring may only retire, one fleeing only flee: its own list of kinds (found by
+    // the issue 44 fuzz run at Marignano: a fleeing unit offered "move" first, and refused).
+    let status_of = |id: &String| st.unit(id).map(|u| u.status);
+    let only = |status: Status| -> Vec<String> {
+        offered
+            .iter()
+            .filter(|id| status_of(id) == Some(status))
+            .cloned()
+            .collect()
+    };
+    let (retiring, fleeing) = (only(Status::Retiring), only(Status::Fleeing));
+    let free: Vec<String> = offered
+        .iter()
+        .filter(|id| !retiring.contains(id) && !fleeing.contains(id))
+        .cloned()
+        .collect();
+    let mut kinds = Vec::new();
+    for (ids, list) in [
+        (
+            free,
+            &[
                 ("move", "callan.move.move"),
                 ("charge", "callan.move.charge"),
                 ("reform", "callan.move.reform"),
                 ("formation", "callan.move.formation"),
                 ("retire", "callan.move.retire"),
                 ("flee", "callan.move.flee"),
-            ]),
-            false,
+            ][..],
         ),
+        (retiring, &[("retire", "callan.move.retire")][..]),
+        (fleeing, &[("flee", "callan.move.flee")][..]),
+    ] {
+        if ids.is_empty() {
+            continue;
+        }
+        let f = f_choice("kind", choices(list), false);
+        kinds.push(if ids.len() == offered.len() {
+            f
+        } else {
+            f.only_for(ids)
+        });
+    }
+    let mut fields = vec![f_choice("unit", units, false)];
+    fields.extend(kinds);
+    fields.extend([
         f_choice(
             "formation",
             choices(&[
@@ -544,7 +575,7 @@ pub(super) fn move_form(st: &State, units: Vec<Choice>, friends: Vec<Choice>) ->
         },
         f_flag("cross_next_turn").more(),
         f_choice("pass_through", friends, true).more(),
-    ];
+    ]);
     // A crossing begun on an earlier turn: finished by default, or given up by unticking it;
     // at a difficult obstacle waited at, the table says whether it is now defended (D74).
     let pending = |difficult: bool| -> Vec<String> {
@@ -622,29 +653,46 @@ pub(super) fn attack_form(
         .cloned()
         .collect();
     let bent = |id: &str| st.unit(id).is_some_and(|u| game::fixated_now(st, u));
-    let units: Vec<Choice> = units
-        .into_iter()
-        .filter(|c| !landsknechts.is_empty() || !bent(&c.value))
-        .collect();
+    // Each attacker's enemies: not one it has already fought this turn ("fought", found by the
+    // issue 44 fuzz run at Marignano), only the Landsknechts for the Swiss bent on them. An
+    // attacker with none is not offered; attackers with the same enemies share one list.
+    let mut lists: Vec<(Vec<Choice>, Vec<String>)> = Vec::new();
+    let mut kept = Vec::new();
+    for c in units {
+        let fought = st
+            .unit(&c.value)
+            .map(|u| u.fought_with.clone())
+            .unwrap_or_default();
+        let base = if bent(&c.value) {
+            &landsknechts
+        } else {
+            &enemies
+        };
+        let theirs: Vec<Choice> = base
+            .iter()
+            .filter(|e| !fought.contains(&e.value))
+            .cloned()
+            .collect();
+        if theirs.is_empty() {
+            continue;
+        }
+        match lists.iter_mut().find(|(l, _)| *l == theirs) {
+            Some((_, ids)) => ids.push(c.value.clone()),
+            None => lists.push((theirs, vec![c.value.clone()])),
+        }
+        kept.push(c);
+    }
+    let units = kept;
     let offered: Vec<String> = units.iter().map(|c| c.value.clone()).collect();
-    let (fixated, free): (Vec<String>, Vec<String>) =
-        offered.iter().cloned().partition(|id| bent(id));
     let mut fields = base_counts(st, "attacker", &units, None);
     fields.insert(0, f_choice("attacker", units, false));
     // No default: the table says which enemy is attacked (issue 43, item 2).
-    let at = 1;
-    let defenders = base_counts(st, "defender", &enemies, Some("defender"));
-    if fixated.is_empty() {
-        fields.insert(at, f_choice("defender", enemies, true));
-    } else {
-        fields.insert(
-            at,
-            f_choice("defender", landsknechts, true).only_for(fixated),
-        );
-        if !free.is_empty() {
-            fields.insert(at + 1, f_choice("defender", enemies, true).only_for(free));
-        }
+    let one = lists.len() == 1;
+    for (i, (list, ids)) in lists.into_iter().enumerate() {
+        let f = f_choice("defender", list, true);
+        fields.insert(1 + i, if one { f } else { f.only_for(ids) });
     }
+    let defenders = base_counts(st, "defender", &enemies, Some("defender"));
     fields.extend(defenders);
     // Only a defender with shot bases (a tercio, a colunella) counts them (issue 17, item 6).
     if !shot.is_empty() {
