@@ -230,6 +230,19 @@ impl G {
         }
     }
 
+    /// The values the game master's `action` form offers as `field` for the action `a` (of two
+    /// fields of one name, the one shown for `a`: [`tercio_rules::ActionForm::field_for`]).
+    fn shown(&self, action: &str, field: &str, a: &Value) -> Vec<String> {
+        let forms = self.engine.forms(&self.state, None);
+        let f = forms.iter().find(|f| f.action == action).expect(action);
+        match f.field_for(field, a).map(|x| &x.kind) {
+            Some(tercio_rules::FieldKind::Choice { options, .. }) => {
+                options.iter().map(|o| o.value.clone()).collect()
+            }
+            k => panic!("{action}.{field}: {k:?}"),
+        }
+    }
+
     /// The values the game master's `action` forms offer as `field`.
     fn offered(&self, action: &str, field: &str) -> Vec<String> {
         self.engine
@@ -1047,22 +1060,7 @@ fn d59_swiss_fixed_on_the_landsknechts_until_none_is_left() {
     // ...and the attack form offers them no other enemy to attack, while another unit of the
     // side may attack any (found by the issue 44 fuzz run at Marignano: every enemy offered,
     // and refused at "defender").
-    let forms = g.engine.forms(&g.state, None);
-    let attack = forms
-        .iter()
-        .find(|f| f.action == "attack")
-        .expect("an attack form at the infantry card");
-    let defenders = |attacker: &str| -> Vec<String> {
-        match attack
-            .field_for("defender", &json!({"attacker": attacker}))
-            .map(|x| &x.kind)
-        {
-            Some(tercio_rules::FieldKind::Choice { options, .. }) => {
-                options.iter().map(|o| o.value.clone()).collect()
-            }
-            _ => Vec::new(),
-        }
-    };
+    let defenders = |attacker: &str| g.shown("attack", "defender", &json!({"attacker": attacker}));
     assert_eq!(defenders("svizzeri"), ["lanzi"]);
     assert!(defenders("contadini").contains(&"igend".to_string()));
     assert_eq!(
@@ -1144,16 +1142,7 @@ fn the_forms_offer_each_unit_only_what_it_may_do() {
     g.set("contadini", "status", json!("fleeing"));
     g.set("arch", "status", json!("retiring"));
     g.set("svizzeri", "fought_with", json!(["lanzi"]));
-    let forms = g.engine.forms(&g.state, None);
-    let list = |action: &str, field: &str, a: Value| -> Vec<String> {
-        let f = forms.iter().find(|f| f.action == action).expect(action);
-        match f.field_for(field, &a).map(|x| &x.kind) {
-            Some(tercio_rules::FieldKind::Choice { options, .. }) => {
-                options.iter().map(|o| o.value.clone()).collect()
-            }
-            k => panic!("{field}: {k:?}"),
-        }
-    };
+    let list = |action: &str, field: &str, a: Value| g.shown(action, field, &a);
     assert_eq!(list("move", "kind", json!({"unit": "contadini"})), ["flee"]);
     assert_eq!(list("move", "kind", json!({"unit": "arch"})), ["retire"]);
     assert!(list("move", "kind", json!({"unit": "svizzeri"})).len() > 2);

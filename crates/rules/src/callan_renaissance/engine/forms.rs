@@ -438,10 +438,8 @@ fn obstacle_choices(st: &State, unknown_only: bool) -> Option<Vec<Choice>> {
             .keys()
             .filter(|id| !st.obstacle_names.contains_key(*id)),
     );
-    let mut seen = std::collections::BTreeSet::new();
     Some(
-        ids.filter(|id| seen.insert(id.to_string()))
-            .filter(|id| !unknown_only || !st.obstacles.contains_key(*id))
+        ids.filter(|id| !unknown_only || !st.obstacles.contains_key(*id))
             .map(|id| Choice::new(id.clone(), game::obstacle_name(st, id)))
             .collect(),
     )
