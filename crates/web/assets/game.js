@@ -40,7 +40,8 @@
   // the stream is up and the patches fit); `mismatches`: patches that did not fit.
   // `recorded`: this page's own actions recorded; `largest`: the largest live update received, in
   // bytes of UTF-8.
-  const live = { received: [], state: "connecting", refreshes: 0, patches: 0, mismatches: 0, seq, etag, busy: false, recorded: 0, largest: 0 };
+  // `forms`: folded actions' forms fetched.
+  const live = { received: [], state: "connecting", refreshes: 0, patches: 0, mismatches: 0, seq, etag, busy: false, recorded: 0, largest: 0, forms: 0 };
   window.TERCIO_LIVE = live;
   const bytes = (text) => new TextEncoder().encode(text).length;
 
@@ -442,7 +443,8 @@
     for (const pass of [false, true]) {
       labels.filter((l) => Boolean(l.dataset.onlyWith) === pass).forEach((l) => {
         const by = pass ? shown(l.dataset.onlyWith) : what;
-        l.hidden = !by || !l.dataset.onlyFor.split(" ").includes(by.value);
+        // `*`: for any value chosen.
+        l.hidden = !by || !(l.dataset.onlyFor === "*" ? by.value !== "" : l.dataset.onlyFor.split(" ").includes(by.value));
       });
     }
     // A tick box the state ticks for some units starts ticked for them (`data-checked-for`):
@@ -494,29 +496,105 @@
       applies(form);
       if (form.dataset.odds === "1") refreshOdds(formAction(form), form.querySelector(".odds"));
     });
-    fillPicks();
+    // A folded action's form fetched for an older page: fetched again if it is open, else
+    // dropped until it is.
+    document.querySelectorAll("#main details.act[data-form]").forEach((d) => {
+      const f = d.querySelector("form.action-form");
+      if (!f || d.dataset.loaded === d.dataset.form) return;
+      if (d.open) loadForm(d);
+      else { f.remove(); delete d.dataset.loaded; }
+    });
     refreshChoices();
   }
 
-  // An action drawn as the list of its first field (`select.pick`, closed: what acts, a leader):
-  // the form's own list as it stands (those whose turn is to come left out, the refused with
-  // their reason), after the action's name.
+  // A folded action's form (`details.act[data-form]`: its title, and the list it is picked
+  // from), fetched when it is opened (`GET /form`) and put in with the fields the user had set
+  // in it; the form once it is in, or null (unreachable, or the action is gone: the next
+  // patch says so). One fetch at a time for each.
+  const loading = new Map();
+  function loadForm(d) {
+    const have = d.querySelector("form.action-form");
+    if (have && d.dataset.loaded === d.dataset.form) return Promise.resolve(have);
+    if (loading.has(d.id)) return loading.get(d.id);
+    const p = (async () => {
+      try {
+        const r = await fetch(`/api/s/${T}/form?id=${encodeURIComponent(d.id)}&lang=${encodeURIComponent(I18N.lang)}`, { cache: "no-store" });
+        if (!r.ok) return null;
+        const data = await r.json();
+        const now = $(d.id);
+        if (!now) return null;
+        const old = now.querySelector("form.action-form");
+        const kept = old ? [...old.querySelectorAll("input[id], select[id]")].filter(changed).map((el) => [el.id, el.type === "checkbox" ? el.checked : el.value]) : [];
+        const fresh = fragment(data.html).firstElementChild;
+        if (!fresh) return null;
+        if (old) old.replaceWith(fresh); else now.append(fresh);
+        now.dataset.loaded = data.form;
+        fillLists();
+        for (const [id, v] of kept) {
+          const el = $(id);
+          if (!el || !fresh.contains(el)) continue;
+          if (el.type === "checkbox") el.checked = v;
+          else if (el.tagName !== "SELECT" || [...el.options].some((o) => o.value === v)) el.value = v;
+        }
+        applies(fresh);
+        if (fresh.dataset.odds === "1") refreshOdds(formAction(fresh), fresh.querySelector(".odds"));
+        live.forms += 1;
+        refreshChoices();
+        return fresh;
+      } catch (e) {
+        return null;
+      } finally {
+        loading.delete(d.id);
+      }
+    })();
+    loading.set(d.id, p);
+    return p;
+  }
+  // What never changes once drawn, fetched the first time it is opened: a log entry's steps and
+  // modifiers (`data-entry`: its number), the scenario's notes (`data-notes`).
+  async function loadOnce(d) {
+    if (d.dataset.loaded || loading.has(d)) return;
+    const path = d.dataset.entry ? `/entry?seq=${encodeURIComponent(d.dataset.entry)}&` : "/notes?";
+    const p = (async () => {
+      try {
+        const r = await fetch(`/api/s/${T}${path}lang=${encodeURIComponent(I18N.lang)}`);
+        if (!r.ok) return;
+        const { html } = await r.json();
+        if (d.dataset.loaded) return;
+        d.append(fragment(html));
+        d.dataset.loaded = "1";
+        live.details = (live.details || 0) + 1;
+      } catch (e) { /* unreachable: opened again, it asks again */ } finally { loading.delete(d); }
+    })();
+    loading.set(d, p);
+    await p;
+  }
+  document.addEventListener("toggle", (e) => {
+    const d = e.target;
+    if (!(d instanceof HTMLDetailsElement) || !d.open || !inMain(d)) return;
+    if (d.matches("details.act[data-form]")) loadForm(d);
+    else if (d.matches("details[data-entry], details[data-notes]")) loadOnce(d);
+  }, true);
+
+  // An action drawn as the list of its first field (`select.pick`, closed: what acts, a leader),
+  // its form folded: picking one opens the action with it chosen.
   const pickOf = (pick) => { const form = $(pick.dataset.form); return form && [...form.querySelectorAll("select[name]")].find((s) => s.name === pick.dataset.field); };
-  function fillPicks() {
-    document.querySelectorAll("#main select.pick").forEach((pick) => {
-      const from = pickOf(pick);
-      if (!from) return;
-      const head = pick.options[0];
-      const opts = [...from.options].filter((o) => !o.hidden).map((o) => {
-        const c = document.createElement("option");
-        c.value = o.value;
-        c.textContent = o.textContent;
-        return c;
-      });
-      const same = pick.options.length === opts.length + 1 && opts.every((o, i) => pick.options[i + 1].value === o.value && pick.options[i + 1].textContent === o.textContent);
-      if (!same) pick.replaceChildren(head, ...opts);
-      pick.selectedIndex = 0;
-    });
+  // What the rules refuse of what acts, drawn into such a list as into the form's own (its
+  // `data-marks`): those whose turn is to come left out, the refused after the others, with
+  // their reason.
+  function markPick(pick, marks) {
+    const opts = [...pick.options].slice(1);
+    for (const o of opts) {
+      if (o.dataset.text === undefined) o.dataset.text = o.textContent;
+      const m = marks[o.value];
+      const text = m ? `${o.dataset.text} — ${m.why}` : o.dataset.text;
+      if (o.textContent !== text) o.textContent = text;
+      o.hidden = o.disabled = Boolean(m && m.later);
+    }
+    const rank = (o) => (!marks[o.value] ? 0 : marks[o.value].later ? 2 : 1);
+    const order = opts.slice().sort((a, b) => rank(a) - rank(b));
+    if (order.some((o, i) => o !== opts[i])) pick.append(...order);
+    pick.selectedIndex = 0;
   }
 
   // What the rules would refuse of each choice of what acts (`GET /choices`: by list id and
@@ -526,8 +604,9 @@
   // (the page's next drawing asks again).
   let choicesTicket = 0;
   async function refreshChoices() {
-    if (!document.querySelector("#main form.action-form select[data-resets]")) return;
+    if (!document.querySelector("#main form.action-form select[data-resets], #main select.pick[data-marks]")) { live.choices = seq; live.choicesForms = live.forms; return; }
     const ticket = ++choicesTicket;
+    const forms = live.forms;
     let data;
     try {
       const r = await fetch(`/api/s/${T}/choices?lang=${encodeURIComponent(I18N.lang)}`, { cache: "no-store" });
@@ -536,8 +615,9 @@
     } catch (e) { return; }
     if (ticket !== choicesTicket || data.etag !== etag) return;
     document.querySelectorAll("#main form.action-form select[data-resets]").forEach((sel) => markChoices(sel, (data.choices || {})[sel.id] || {}));
-    fillPicks();
+    document.querySelectorAll("#main select.pick[data-marks]").forEach((pick) => markPick(pick, (data.choices || {})[pick.dataset.marks] || {}));
     live.choices = seq;
+    live.choicesForms = forms;
   }
 
   // Each choice's own words, before its reason was added.
@@ -803,6 +883,16 @@
     es.addEventListener("revoked", () => { es.close(); setLive("revoked"); });
   }
 
+  // A page left for another (kept by the browser for its back button) closes its stream: open,
+  // it held one of the six connections a browser gives a server, and a game master going from
+  // seat to seat in one tab found the seventh page waiting for ever. Back on it, the page opens
+  // its stream again and catches up.
+  window.addEventListener("pagehide", () => {
+    clearTimeout(retry);
+    if (source) { source.close(); source = null; }
+  });
+  window.addEventListener("pageshow", (e) => { if (e.persisted) connect(); });
+
   // After this page's own change, the stream brings it; without the stream, fetch it.
   function afterOwnChange() {
     if (live.state !== "live") refresh();
@@ -828,14 +918,17 @@
     if (el.id === "physical-dice") { setting({ physical_dice: el.checked }); return; }
     // A choice picked from an action's tile: the action opens with it chosen, as if chosen there.
     if (el.matches("select.pick")) {
-      const to = pickOf(el);
       const v = el.value;
       el.selectedIndex = 0;
-      if (!to || !v) return;
-      const d = to.closest("details.act");
-      if (d) d.open = true;
-      if (to.value !== v) { to.value = v; to.dispatchEvent(new Event("change", { bubbles: true })); }
-      requestAnimationFrame(() => { if (d && d.open) d.scrollIntoView({ block: "start" }); });
+      const d = el.parentElement.querySelector("details.act");
+      if (!v || !d) return;
+      (async () => {
+        d.open = true;
+        if (!(await loadForm(d))) return;
+        const to = pickOf(el);
+        if (to && to.value !== v) { to.value = v; to.dispatchEvent(new Event("change", { bubbles: true })); }
+        requestAnimationFrame(() => { if (d.open) d.scrollIntoView({ block: "start" }); });
+      })();
       return;
     }
     const form = el.closest("form.action-form");

@@ -313,27 +313,60 @@ pub(crate) fn forms_html(ui: &Ui, forms: &[ActionForm], tables: &[BoardTable]) -
             ui.h(keys::WEB_GAME_HIDE, &[])
         ));
     }
-    // The turn's next step drawn open; any other action with fields is its title, one tap from
-    // its fields (one open at a time), so the step at hand is on the first screen of a phone.
+    // The turn's next step drawn open; any other action with fields is folded, one tap from its
+    // fields (one open at a time), so the step at hand is on the first screen of a phone. A
+    // folded action's form is not in the page (issue 43, item 10: they were two thirds of it):
+    // the page's script fetches it when it is opened ([`folded_form`]), and the hash of its
+    // HTML (`data-form`) changes with it, so a live patch tells an opened copy it is stale.
     for (f, prefix) in drawn.iter().filter(|(f, _)| f.reveal.is_none()) {
-        if f.primary || f.fields.is_empty() {
+        if !folds(f) {
             b.push_str(&form_html(ui, f, prefix));
-        } else if let Some(pick) = pick_field(f) {
+            continue;
+        }
+        let fixed = if f.fixed.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " data-fixed=\"{}\"",
+                esc(&serde_json::Value::Object(f.fixed.clone()).to_string())
+            )
+        };
+        let act = format!(
+            "<details class=\"act\" id=\"act-{prefix}\" name=\"acts\" data-action=\"{}\"{fixed} data-form=\"{:08x}\"><summary>{}</summary></details>",
+            esc(&f.action),
+            fnv(&form_html(ui, f, prefix)),
+            ui.e(&f.label)
+        );
+        match pick_field(f) {
             // An action whose first field is a choice is that list, closed: choosing a unit opens
             // the action with it chosen, in one tap (issue 43: no tap spent only to open a
-            // form). The page's script fills the list from the form's own.
-            b.push_str(&format!(
-                "<div class=\"tile\" id=\"tile-{prefix}\"><span class=\"pick-face\" aria-hidden=\"true\">{label}</span><select class=\"pick\" id=\"pick-{prefix}\" data-form=\"form-{prefix}\" data-field=\"{}\" aria-label=\"{label}\"><option value=\"\">{label}</option></select><details class=\"act\" id=\"act-{prefix}\" name=\"acts\"><summary>{label}</summary>{}</details></div>",
-                esc(&pick.name),
-                form_html(ui, f, prefix),
-                label = ui.e(&f.label),
-            ));
-        } else {
-            b.push_str(&format!(
-                "<details class=\"act\" id=\"act-{prefix}\" name=\"acts\"><summary>{}</summary>{}</details>",
-                ui.e(&f.label),
-                form_html(ui, f, prefix)
-            ));
+            // form). What the rules refuse of each is drawn into it as into the form's list of
+            // what acts (`data-marks`: that list's id in `/choices`).
+            Some(pick) => {
+                let marks = f
+                    .actor_field()
+                    .filter(|a| a.name == pick.name)
+                    .map_or(String::new(), |a| {
+                        format!(" data-marks=\"{prefix}-{}\"", id_part(&a.name))
+                    });
+                let FieldKind::Choice { options, .. } = &pick.kind else {
+                    continue;
+                };
+                b.push_str(&format!(
+                    "<div class=\"tile\" id=\"tile-{prefix}\"><span class=\"pick-face\" aria-hidden=\"true\">{label}</span><select class=\"pick\" id=\"pick-{prefix}\" data-form=\"form-{prefix}\" data-field=\"{}\"{marks} aria-label=\"{label}\"><option value=\"\"></option>",
+                    esc(&pick.name),
+                    label = ui.e(&f.label),
+                ));
+                for o in options {
+                    b.push_str(&format!(
+                        "<option value=\"{}\">{}</option>",
+                        esc(&o.value),
+                        ui.e(&o.label)
+                    ));
+                }
+                b.push_str(&format!("</select>{act}</div>"));
+            }
+            None => b.push_str(&act),
         }
     }
     b.push_str("</section>");
@@ -348,6 +381,27 @@ fn pick_field(f: &ActionForm) -> Option<&FormField> {
         a.only_for.is_empty()
             && matches!(&a.kind, FieldKind::Choice { options, optional: false } if options.len() > 1)
     })
+}
+
+/// Whether a form is drawn folded, its fields fetched when opened: an action other than the
+/// turn's next step, with fields, not behind a secret's prompt.
+fn folds(f: &ActionForm) -> bool {
+    f.reveal.is_none() && !f.primary && !f.fields.is_empty()
+}
+
+/// The form of the folded action `id` (`act-<prefix>`) on a page of `forms`, as the page's
+/// script fetches it when the action is opened: the form alone, a list that repeats one of its
+/// own sent once ([`crate::lists`]), and the hash the folded action carries (`data-form`).
+/// `None`: no such folded action now.
+pub(crate) fn folded_form(ui: &Ui, forms: &[ActionForm], id: &str) -> Option<(String, String)> {
+    let prefix = id.strip_prefix("act-")?;
+    drawn_forms(forms)
+        .into_iter()
+        .find(|(f, p)| p == prefix && folds(f))
+        .map(|(f, p)| {
+            let html = form_html(ui, f, &p);
+            (crate::lists::shared(&html), format!("{:08x}", fnv(&html)))
+        })
 }
 
 fn form_html(ui: &Ui, f: &ActionForm, prefix: &str) -> String {
@@ -394,7 +448,7 @@ fn form_html(ui: &Ui, f: &ActionForm, prefix: &str) -> String {
             } else {
                 format!("{prefix}-{}", id_part(&field.name))
             };
-            field_html(ui, field, &id, first)
+            field_html(ui, field, &id, first, any_value(f, field))
         };
         for (i, f) in f.fields.iter().enumerate().filter(|(_, f)| !f.more) {
             b.push_str(&field(i, f));
@@ -438,7 +492,37 @@ fn form_html(ui: &Ui, f: &ActionForm, prefix: &str) -> String {
     b
 }
 
-fn field_html(ui: &Ui, field: &FormField, id: &str, first: Option<&str>) -> String {
+/// Whether a field shown only for some values of another ([`FormField::only_for`]) is shown for
+/// every value that one offers: its page says so in one character (`data-only-for="*"`, any
+/// value chosen) instead of the list of them, which repeated a side's units for each of a
+/// simultaneous fire's units and corrections (issue 43, item 10).
+fn any_value(f: &ActionForm, field: &FormField) -> bool {
+    if field.only_for.is_empty() {
+        return false;
+    }
+    let by: Vec<&FormField> = match &field.only_with {
+        Some(w) => f.fields.iter().filter(|x| &x.name == w).collect(),
+        None => f.fields.iter().filter(|x| x.resets).collect(),
+    };
+    let mut offered: Vec<&str> = by
+        .iter()
+        .filter_map(|x| match &x.kind {
+            FieldKind::Choice { options, .. } => Some(options),
+            _ => None,
+        })
+        .flatten()
+        .map(|o| o.value.as_str())
+        .filter(|v| !v.is_empty())
+        .collect();
+    let mut only: Vec<&str> = field.only_for.iter().map(String::as_str).collect();
+    offered.sort_unstable();
+    offered.dedup();
+    only.sort_unstable();
+    only.dedup();
+    !by.is_empty() && offered == only
+}
+
+fn field_html(ui: &Ui, field: &FormField, id: &str, first: Option<&str>, any: bool) -> String {
     let mut html = field_control_html(ui, field, id);
     if !field.checked_for.is_empty() {
         // Ticked at first for some of what acts (game.js ticks it as the choice changes): drawn
@@ -467,7 +551,11 @@ fn field_html(ui: &Ui, field: &FormField, id: &str, first: Option<&str>) -> Stri
         "<label",
         &format!(
             "<label data-only-for=\"{}\"{with}",
-            esc(&field.only_for.join(" "))
+            if any {
+                "*".to_string()
+            } else {
+                esc(&field.only_for.join(" "))
+            }
         ),
         1,
     )
@@ -671,11 +759,24 @@ mod tests {
             melee.contains("<label class=\"num\">Bases <input type=\"number\""),
             "{melee}"
         );
-        // Another action with fields: its title, opening one action at a time.
+        // Another action with fields: its title, opening one action at a time, its form fetched
+        // when it is opened (not in the page), the hash of that form beside the title.
+        let (fire, hash) = folded_form(&en(), &[form("fire", false, fields())], "act-f-fire")
+            .expect("the folded form");
         assert!(
-            h.contains("<details class=\"act\" id=\"act-f-fire\" name=\"acts\"><summary>Do fire</summary><form class=\"action-form\" id=\"form-f-fire\""),
+            h.contains(&format!("<details class=\"act\" id=\"act-f-fire\" name=\"acts\" data-action=\"fire\" data-form=\"{hash}\"><summary>Do fire</summary></details>")),
             "{h}"
         );
+        assert!(!h.contains("id=\"form-f-fire\""), "{h}");
+        assert!(
+            fire.starts_with("<form class=\"action-form\" id=\"form-f-fire\"")
+                && fire.ends_with("</form>"),
+            "{fire}"
+        );
+        assert_eq!(hash, format!("{:08x}", fnv(&fire)));
+        // Not a folded action, or none by that name: nothing.
+        assert!(folded_form(&en(), &[form("fire", false, fields())], "act-f-melee").is_none());
+        assert!(folded_form(&en(), &[form("fire", true, fields())], "act-f-fire").is_none());
         // An action whose first field is a choice among several is that list, closed: picking
         // one opens it (one tap, not two), and it comes before the actions with nothing to fill
         // in.
@@ -697,7 +798,7 @@ mod tests {
             &[],
         );
         assert!(
-            h2.contains("<div class=\"tile\" id=\"tile-f-charge\"><span class=\"pick-face\" aria-hidden=\"true\">Do charge</span><select class=\"pick\" id=\"pick-f-charge\" data-form=\"form-f-charge\" data-field=\"unit\" aria-label=\"Do charge\"><option value=\"\">Do charge</option></select><details class=\"act\" id=\"act-f-charge\" name=\"acts\">"),
+            h2.contains("<div class=\"tile\" id=\"tile-f-charge\"><span class=\"pick-face\" aria-hidden=\"true\">Do charge</span><select class=\"pick\" id=\"pick-f-charge\" data-form=\"form-f-charge\" data-field=\"unit\" data-marks=\"f-charge-unit\" aria-label=\"Do charge\"><option value=\"\"></option><option value=\"a\">A</option><option value=\"b\">B</option></select><details class=\"act\" id=\"act-f-charge\" name=\"acts\" data-action=\"charge\" data-form=\""),
             "{h2}"
         );
         assert!(
@@ -753,11 +854,47 @@ mod tests {
         assert!(!plain.contains("details"), "{plain}");
     }
 
+    /// A field shown for every value of the field it follows says so in one character; one
+    /// shown for some of them lists them.
+    #[test]
+    fn a_field_for_every_value_of_another_says_so_without_listing_them() {
+        let targets = || {
+            FormField::choice(
+                "fire.a",
+                "A fires at",
+                vec![Choice::new("x", "X"), Choice::new("y", "Y")],
+                true,
+            )
+        };
+        let bases = |only: &[&str]| {
+            FormField::number("bases.a", "Bases", 1, 3, 3)
+                .only_when("fire.a", only.iter().map(|v| v.to_string()).collect())
+        };
+        let all = forms_html(
+            &en(),
+            &[form("end-fire", true, vec![targets(), bases(&["y", "x"])])],
+            &[],
+        );
+        assert!(
+            all.contains("<label data-only-for=\"*\" data-only-with=\"fire.a\" class=\"num\">"),
+            "{all}"
+        );
+        let some = forms_html(
+            &en(),
+            &[form("end-fire", true, vec![targets(), bases(&["y"])])],
+            &[],
+        );
+        assert!(
+            some.contains("<label data-only-for=\"y\" data-only-with=\"fire.a\" class=\"num\">"),
+            "{some}"
+        );
+    }
+
     #[test]
     fn fixed_fields_and_what_acts_are_drawn_as_data_for_the_script() {
         let f = form(
             "fire",
-            false,
+            true,
             vec![
                 FormField::choice("unit", "Unit", vec![Choice::new("a", "A")], false).resets(),
                 FormField::flag("dense", "Dense"),
@@ -783,7 +920,7 @@ mod tests {
         // A field for some units only says which.
         let f = form(
             "fire",
-            false,
+            true,
             vec![FormField::flag("double", "Both pistols").only_for(vec!["r1".into(), "r2".into()])],
         );
         let h = forms_html(&en(), &[f], &[]);
@@ -827,7 +964,15 @@ mod tests {
             acting("fire", true, true),
             form("end", false, vec![]),
         ];
-        let h = forms_html(&en(), &forms, &[]);
+        let page = forms_html(&en(), &forms, &[]);
+        // The folded one's form is fetched when it is opened; its list to pick from names the
+        // form's list of what acts, whose marks it takes.
+        assert!(
+            page.contains("data-field=\"unit\" data-marks=\"f-fire-2-unit\""),
+            "{page}"
+        );
+        let (folded, _) = folded_form(&en(), &forms, "act-f-fire-2").expect("folded");
+        let h = page.clone() + &folded;
         // The lists name every choice plainly, in the rules' order.
         for id in ["f-fire-unit", "f-fire-2-unit"] {
             assert!(
@@ -883,7 +1028,12 @@ mod tests {
             form("fire", false, vec![FormField::flag("double", "Double")]),
             form("start turn", true, vec![]),
         ];
-        let h = forms_html(&en(), &forms, &[]);
+        // The page, and the folded actions' forms it fetches when they are opened.
+        let h = forms_html(&en(), &forms, &[])
+            + &folded_form(&en(), &forms, "act-f-fire").expect("fire").0
+            + &folded_form(&en(), &forms, "act-f-fire-2")
+                .expect("fire 2")
+                .0;
         let start = h.find("data-action=\"start turn\"").expect("start");
         let end = h.find("data-action=\"end\"").expect("end");
         assert!(start < end, "the primary form comes first: {h}");
@@ -911,7 +1061,7 @@ mod tests {
     fn a_text_field_is_a_labelled_text_input() {
         let forms = vec![form(
             "move",
-            false,
+            true,
             vec![FormField::text(
                 "path",
                 "Path <hexes>",

@@ -529,6 +529,18 @@ impl SeatCtx {
             .collect())
     }
 
+    /// Log entry `seq`, if there is one.
+    pub fn entry_at(&self, seq: u64) -> Result<Option<LogEntry<GameEvent>>, ApiError> {
+        if seq == 0 {
+            return Ok(None);
+        }
+        Ok(self
+            .store
+            .entries(&self.seat.game_id, seq - 1, 1)?
+            .into_iter()
+            .find(|e| e.seq() == seq))
+    }
+
     /// The last `n` log entries, newest last, as this seat may see them, with their entries.
     pub fn last_entries(&self, n: u64) -> Result<Vec<LogEntry<GameEvent>>, ApiError> {
         Ok(self.store.last_entries(&self.seat.game_id, n)?)

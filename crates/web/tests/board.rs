@@ -43,10 +43,21 @@ fn post(s: &Server, path: &str, body: &Value) -> Reply {
     r
 }
 
+/// A seat's page, followed by the forms of its folded actions as the page fetches them when one
+/// is opened (`GET /api/s/{token}/form`): every form a user may reach from it.
 fn page(s: &Server, t: &str) -> String {
     let r = get(s, &format!("/s/{t}"));
     assert_eq!(r.status, 200, "{}", r.body);
-    r.body
+    let mut p = r.body.clone();
+    let key = "<details class=\"act\" id=\"";
+    for (at, _) in r.body.match_indices(key) {
+        let rest = &r.body[at + key.len()..];
+        let id = &rest[..rest.find('"').unwrap_or(0)];
+        let f = get(s, &format!("/api/s/{t}/form?id={id}"));
+        assert_eq!(f.status, 200, "{id}: {}", f.body);
+        p.push_str(f.json()["html"].as_str().unwrap_or_default());
+    }
+    p
 }
 
 fn unesc(s: &str) -> String {
@@ -164,11 +175,12 @@ fn the_game_masters_page_draws_the_board_and_the_forms() {
     let s = server();
     let evil = "<script>alert('x')</script> & co";
     let seats = new_game(&s, evil);
-    for path in [
-        format!("/s/{}", seats.gm),
-        format!("/s/{}?part=main", seats.gm),
-    ] {
-        let p = get(&s, &path).body;
+    for part in ["", "?part=main"] {
+        let p = if part.is_empty() {
+            page(&s, &seats.gm)
+        } else {
+            get(&s, &format!("/s/{}{part}", seats.gm)).body
+        };
         // The board: headline, tables of units, names escaped.
         assert!(headline(&p).contains("Turn 1"), "{p}");
         assert!(p.contains("<table class=\"board\">"), "{p}");

@@ -166,6 +166,19 @@ impl Browser {
         }
     }
 
+    /// Open the folded action `f-<action>` (issue 43, item 10: its form is not in the page) as a
+    /// tap on its title does, and wait for its form, with what the rules refuse of its choices
+    /// drawn. An action drawn open already is left as it is.
+    fn open_action(&self, action: &str) {
+        self.js(&format!(
+            "const d = document.getElementById('act-f-{action}'); if (d && !d.open) d.querySelector('summary').click();"
+        ));
+        self.wait(
+            &format!("const l = window.TERCIO_LIVE; return document.getElementById('form-f-{action}') !== null && !l.busy && l.choicesForms === l.forms;"),
+            &format!("the form of {action}"),
+        );
+    }
+
     fn alert_text(&self) -> Option<String> {
         let v = self.cmd("GET", "/alert/text", json!(null));
         v.as_str().map(str::to_string)
@@ -194,10 +207,19 @@ impl Browser {
             json!(0),
             "a box to dismiss"
         );
-        self.js(LAST_RESULT)
+        // The steps read as a tap on them shows them, then closed again as they were.
+        let was_open = self
+            .js("const d = document.getElementById('last-steps'); return Boolean(d && d.open);");
+        self.steps_opened();
+        let text = self
+            .js(LAST_RESULT)
             .as_str()
             .unwrap_or_default()
-            .to_string()
+            .to_string();
+        if was_open == json!(false) {
+            self.js("const d = document.getElementById('last-steps'); if (d) d.open = false;");
+        }
+        text
     }
 
     /// Confirm the lasting step the page asks about (undo, a new link, the end of the game) in
@@ -211,6 +233,14 @@ impl Browser {
     }
 
     /// Wait until the page's view is drawn from as many log entries as the server has.
+    /// Open the newest result's steps, one tap away (fetched when opened), and wait for them.
+    fn steps_opened(&self) {
+        self.wait(
+            "const d = document.getElementById('last-steps'); if (!d) return true; if (!d.open) d.querySelector('summary').click(); return Boolean(d.querySelector('pre'));",
+            "the newest result's steps",
+        );
+    }
+
     fn caught_up(&self) {
         self.js("window.__srv = undefined; fetch(`/api/s/${window.TERCIO_SEAT}`).then(r => r.json()).then(v => { window.__srv = v.events; });");
         self.wait(
@@ -312,8 +342,8 @@ fn choices_drawn(s: &Server, b: &Browser, list: &str, untouched: bool) -> Value 
     // The page at the game's version, and what it drew for that version.
     b.wait(
         &format!(
-            "const l = window.TERCIO_LIVE; return l.seq === {0} && l.choices === {0} && !l.busy;",
-            v["seq"]
+            "const l = window.TERCIO_LIVE; return l.seq === {0} && l.choices === {0} && l.choicesForms === l.forms && !l.busy && document.getElementById({1:?}) !== null;",
+            v["seq"], list
         ),
         "the choices drawn",
     );
@@ -402,6 +432,7 @@ fn charge_questions_result_status_and_undo_in_chromium() {
     assert!(text.contains("activation"), "{text}");
     // The other side's units are not under this command: their turn will come, so they are not
     // offered while the commander's may charge.
+    b.open_action("charge");
     let marks = choices_drawn(&s, &b, "f-charge-actor", true);
     assert!(
         marks
@@ -589,8 +620,9 @@ fn phone_width_and_inert_names_in_chromium() {
         "the armies' tables"
     );
     // (Opened: other actions are tiles until tapped.)
+    b.open_action("charge");
     let button = b.js(&format!(
-        "document.getElementById('act-f-charge').open = true; const r = document.querySelector('{}').getBoundingClientRect(); return [r.width, r.height];",
+        "const r = document.querySelector('{}').getBoundingClientRect(); return [r.width, r.height];",
         submit("charge")
     ));
     assert!(
@@ -815,9 +847,11 @@ fn an_action_is_patched_into_another_seats_open_page_in_chromium() {
     assert_eq!(side.js(SEEN), json!(["OK", [3, 2, 1], 0]));
     // The game master charges the Spanish pikes with the Swiss, through the page's form.
     // The game master has already chosen the unit to advance next: the second block of Swiss.
+    gm.open_action("advance");
     gm.js(&format!(
         "{SET} set('f-advance-actor', 'swiss-second-block');"
     ));
+    gm.open_action("charge");
     gm.js(&format!(
         "{SET} set('f-charge-actor', 'swiss-first-block'); set('f-charge-target', 'spanish-pike-left'); set('f-charge-ground', 'obstacle');"
     ));
@@ -852,10 +886,12 @@ fn an_action_is_patched_into_another_seats_open_page_in_chromium() {
     );
     // The side sees the result itself, not only its line in the log (issue 17, item 8), with
     // no box to dismiss.
-    let shown = side.wait(
-        &format!("return document.getElementById('last') && document.getElementById('last').dataset.seq === '4' && (() => {{ {LAST_RESULT} }})();"),
+    side.wait(
+        "return document.getElementById('last') && document.getElementById('last').dataset.seq === '4';",
         "the charge's result on the side's page",
     );
+    side.steps_opened();
+    let shown = side.js(LAST_RESULT);
     assert_eq!(shown, json!(text));
     assert_eq!(
         side.js("return document.querySelectorAll('dialog[open]').length;"),
@@ -876,7 +912,9 @@ fn an_action_is_patched_into_another_seats_open_page_in_chromium() {
         gm.js("const l = window.TERCIO_LIVE; return [l.mismatches, l.error, l.patches, l.state];")
     );
     // The first block has acted: it goes to the end of the lists, and the unit chosen to advance
-    // next stays chosen, though the lists were drawn again and reordered.
+    // next stays chosen, though the lists were drawn again and reordered (its form fetched
+    // again when it is opened again).
+    gm.open_action("advance");
     let marks = choices_drawn(&s, &gm, "f-advance-actor", false);
     assert_eq!(marks["swiss-first-block"]["later"], true, "{marks}");
     assert!(marks["swiss-second-block"].is_null(), "{marks}");
@@ -976,9 +1014,10 @@ fn a_side_resolves_its_own_units_and_table_dice_are_typed_in_chromium() {
     // form, live, listing only its own units.
     gm.js("const e = document.getElementById('side-rights'); e.value = 'own-units'; e.dispatchEvent(new Event('change'));");
     side.wait(
-        "return document.getElementById('f-charge-actor');",
+        "return document.getElementById('act-f-charge');",
         "the action form on the side's page",
     );
+    side.open_action("charge");
     let sides = side
         .js("return [...document.querySelectorAll('#f-charge-actor option')].map(o => o.value);");
     let spanish_units: Vec<String> = sides
@@ -1225,6 +1264,7 @@ fn the_language_follows_the_browser_and_the_switch_is_remembered_in_chromium() {
         b.js("return document.getElementById('live').textContent;"),
         "● in diretta"
     );
+    b.open_action("charge");
     let odds = b.wait(
         "return document.querySelector('#form-f-charge .odds').textContent;",
         "the odds box",
@@ -1326,6 +1366,7 @@ fn an_italian_game_master_draws_a_card_and_fires_with_the_odds_in_chromium() {
     assert_ne!(b.js(HEADLINE), before, "the headline did not change");
     // The French heavy gun at Frundsberg's Landsknechts, a dense block, the nearest enemy: the
     // exact odds show in the form, in Italian, before anything is rolled.
+    b.open_action("fire");
     b.js(
         "const set = (id, v) => { const e = document.getElementById(id); if (e.type === 'checkbox') e.checked = v; else e.value = v; e.dispatchEvent(new Event('change', { bubbles: true })); };
          document.querySelector('#form-f-fire .odds').textContent = '';
@@ -1419,8 +1460,9 @@ fn an_italian_game_master_draws_a_card_and_fires_with_the_odds_in_chromium() {
         result.contains(sentence) && !value_first(&result),
         "{result}"
     );
+    // The log's entry, opened: its steps fetched then.
     let logged = b.wait(
-        "const li = document.querySelector('#log li[data-seq=\"3\"]'); return li && li.textContent;",
+        "const li = document.querySelector('#log li[data-seq=\"3\"]'); if (!li) return false; const d = li.querySelector('details'); if (!d.open) d.open = true; return d.querySelector('pre') && li.textContent;",
         "the volley in the log",
     );
     assert!(
@@ -1634,8 +1676,14 @@ fn a_charge_move_ticks_the_charge_of_its_attack_in_chromium() {
     let b = Browser::start_sized(360, 740, "it-IT,it");
     b.go(&format!("http://{}/s/{gm}", s.addr));
     b.wait(
-        "return window.TERCIO_LIVE && window.TERCIO_LIVE.state === 'live' && document.getElementById('f-attack-charge');",
-        "the attack form with its charge box",
+        "return window.TERCIO_LIVE && window.TERCIO_LIVE.state === 'live' && document.getElementById('act-f-attack');",
+        "the attack form",
+    );
+    b.open_action("attack");
+    assert_eq!(
+        b.js("return document.getElementById('f-attack-charge') !== null;"),
+        json!(true),
+        "the attack form's charge box"
     );
     let ticked = |unit: &str| {
         b.js(&format!(
@@ -1861,14 +1909,14 @@ fn a_charge_names_its_supporting_units_on_the_page_in_chromium() {
     let b = Browser::start(1000);
     b.go(&format!("http://{}/s/{gm}", s.addr));
     b.wait(
-        "return window.TERCIO_LIVE && window.TERCIO_LIVE.state === 'live' && document.getElementById('form-f-charge');",
+        "return window.TERCIO_LIVE && window.TERCIO_LIVE.state === 'live' && document.getElementById('act-f-charge');",
         "the charge form",
     );
+    b.open_action("charge");
     // Nemours's gendarmes charge the Spanish pikes of the left, the first squadron of the
     // compagnies beside them: only the French list is shown, and it holds no Spanish unit.
     let shown = b.js(&format!(
-        "{SET} document.getElementById('act-f-charge').open = true;
-         set('f-charge-actor', 'nemours-company'); set('f-charge-target', 'spanish-pike-left');
+        "{SET} set('f-charge-actor', 'nemours-company'); set('f-charge-target', 'spanish-pike-left');
          const lists = [...document.querySelectorAll('#form-f-charge select[name=supporting_actor_units]')];
          const seen = lists.filter(l => !l.closest('label').hidden);
          if (seen.length !== 1 || !seen[0].multiple) return 'lists: ' + lists.length + ', shown: ' + seen.length;
@@ -1980,11 +2028,34 @@ const [formId, name, value, done] = arguments;
 const frame = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
 (async () => {
 const form = document.getElementById(formId);
+const want = Array.isArray(value) ? value.map(String) : typeof value === 'boolean' ? value : String(value);
+const within = () => {
+  const bar = document.getElementById('tabs');
+  const bottom = bar && getComputedStyle(bar).position === 'fixed' ? bar.getBoundingClientRect().top : innerHeight;
+  return [document.querySelector('header.top').getBoundingClientRect().bottom, bottom];
+};
+// A folded action, its form not fetched yet: its list picked (what acts, a leader), one tap
+// that opens the action with it and fetches its form.
+if (!form) {
+  const pick = document.getElementById('pick-' + formId.slice(5));
+  if (!pick || pick.dataset.field !== name || ![...pick.options].some(o => o.value === want)) return null;
+  let scrolls = 0;
+  const r = pick.getBoundingClientRect();
+  const [top, bottom] = within();
+  if (r.top < top || r.bottom > bottom) { pick.scrollIntoView({ block: 'center' }); scrolls += 1; }
+  const c = pick.getBoundingClientRect();
+  if (document.elementFromPoint(c.left + c.width / 2, c.top + c.height / 2) !== pick) return `the list of ${formId} is not under a tap on its tile`;
+  pick.value = want;
+  pick.dispatchEvent(new Event('change', { bubbles: true }));
+  for (let i = 0; i < 600 && !document.getElementById(formId); i++) await frame();
+  if (!document.getElementById(formId)) return `the form of ${formId} was not fetched`;
+  await frame();
+  return [1, 0, scrolls];
+}
 const els = [...form.querySelectorAll('[name]')].filter(e => e.name === name && !e.closest('label[hidden]'));
 const el = els[0];
 if (!el) return null;
 let taps = 0, opened = 0, scrolls = 0;
-const want = Array.isArray(value) ? value.map(String) : typeof value === 'boolean' ? value : String(value);
 const now = el.type === 'checkbox' ? el.checked : el.multiple ? [...el.selectedOptions].map(o => o.value) : el.value;
 if (JSON.stringify(now) === JSON.stringify(want)) return [0, 0, 0];
 // The first field of an action drawn closed as its list (`select.pick`): picked there, one tap
@@ -2102,7 +2173,7 @@ fn play_by_taps(s: &Server, b: &Browser, rules: &str, tag: &str, by_seat: bool) 
     };
     let find = |action: &Value| {
         b.js(&format!(
-            "const want = {action}; if (want.action === 'rest') want.action = 'regroup'; const f = [...document.querySelectorAll('#forms form.action-form')].find(f => f.dataset.action.replace(/_/g, '-') === want.action.replace(/_/g, '-') && Object.entries(JSON.parse(f.dataset.fixed || '{{}}')).every(([k, v]) => JSON.stringify(want[k]) === JSON.stringify(v)) && ['actor', 'unit', 'attacker'].every(k => {{ const e = f.querySelector(`select[name=\"${{k}}\"]`); return typeof want[k] !== 'string' || !e || [...e.options].some(o => o.value === want[k]); }})); return f ? [f.id, JSON.parse(f.dataset.fixed || '{{}}')] : null;"
+            "const want = {action}; if (want.action === 'rest') want.action = 'regroup'; const list = (f, k) => f.tagName === 'FORM' ? f.querySelector(`select[name=\"${{k}}\"]`) : [...f.parentElement.querySelectorAll(':scope > select.pick')].find(p => p.dataset.field === k); const f = [...document.querySelectorAll('#forms form.action-form, #forms details.act[data-form]:not([data-loaded])')].find(f => f.dataset.action.replace(/_/g, '-') === want.action.replace(/_/g, '-') && Object.entries(JSON.parse(f.dataset.fixed || '{{}}')).every(([k, v]) => JSON.stringify(want[k]) === JSON.stringify(v)) && ['actor', 'unit', 'attacker'].every(k => {{ const e = list(f, k); return typeof want[k] !== 'string' || !e || [...e.options].some(o => o.value === want[k]); }})); return f ? [f.id.replace(/^act-/, 'form-'), JSON.parse(f.dataset.fixed || '{{}}')] : null;"
         ))
     };
     for (i, (name, action)) in steps.iter().enumerate() {
@@ -2150,7 +2221,7 @@ fn play_by_taps(s: &Server, b: &Browser, rules: &str, tag: &str, by_seat: bool) 
         // whose form is offered: it costs nothing (the issue's budget counts it 0).
         let next_offered = |want: &Value| {
             b.js(&format!(
-                "const want = {want}; return [...document.querySelectorAll('#forms form.action-form')].some(f => f.dataset.action === want.action);"
+                "const want = {want}; return [...document.querySelectorAll('#forms form.action-form, #forms details.act[data-form]')].some(f => f.dataset.action === want.action);"
             )) == json!(true)
         };
         if form[0].is_null()
@@ -2172,7 +2243,7 @@ fn play_by_taps(s: &Server, b: &Browser, rules: &str, tag: &str, by_seat: bool) 
                 .collect();
             panic!(
                 "{at}: no form for {action}; the page's: {}; the latest entries: {latest:?}",
-                b.js("return [...document.querySelectorAll('#forms form.action-form')].map(f => f.dataset.action + (f.dataset.fixed || '')).join(' ');")
+                b.js("return [...document.querySelectorAll('#forms form.action-form, #forms details.act[data-form]:not([data-loaded])')].map(f => f.dataset.action + (f.dataset.fixed || '')).join(' ');")
             );
         };
         // What the rules refuse of each choice is drawn first (the lists as a user sees them).
@@ -2180,6 +2251,43 @@ fn play_by_taps(s: &Server, b: &Browser, rules: &str, tag: &str, by_seat: bool) 
             "const l = window.TERCIO_LIVE; return !document.querySelector('#main form.action-form select[data-resets]') || l.choices === l.seq;",
             &format!("{at}: the choices drawn"),
         );
+        // A folded action: its form fetched when it is opened, by picking from its list (when
+        // the action gives that field) or by a tap on its title (navigation, counted).
+        if b.js(&format!("return document.getElementById({id:?}) === null;")) == json!(true) {
+            let pick = b.js(&format!(
+                "const p = document.getElementById('pick-' + {id:?}.slice(5)); return p ? p.dataset.field : null;"
+            ));
+            let first = form_fields(action, &form[1])
+                .into_iter()
+                .find(|(f, _)| Some(f.as_str()) == pick.as_str());
+            match first {
+                Some((field, value)) => {
+                    let r = b.cmd(
+                        "POST",
+                        "/execute/async",
+                        json!({"script": TAP_FIELD, "args": [id, field, value]}),
+                    );
+                    if let Some(why) = r.as_str() {
+                        panic!("{at}: {why}");
+                    }
+                    let n = |i: usize| r[i].as_u64().unwrap_or(0) as usize;
+                    played.interactions += n(0) + n(1);
+                    played.opened += n(1);
+                    played.scrolls += n(2);
+                }
+                None => {
+                    b.js(&format!(
+                        "document.getElementById('act-' + {id:?}.slice(5)).querySelector('summary').click();"
+                    ));
+                    played.opened += 1;
+                    played.interactions += 1;
+                }
+            }
+            b.wait(
+                &format!("const l = window.TERCIO_LIVE; return document.getElementById({id:?}) !== null && l.choices === l.seq && l.choicesForms === l.forms;"),
+                &format!("{at}: the folded action's form"),
+            );
+        }
         // What acts first: choosing it puts the form's other fields back.
         let resets = b.js(&format!(
             "const e = document.getElementById({id:?}).querySelector('select[data-resets]'); return e ? e.name : null;"
@@ -2440,8 +2548,10 @@ fn example_games_are_played_by_taps_on_an_italian_phone_in_chromium() {
     }
     // A side acting where it may needs no more interactions than the game master (issue 43,
     // "How it is measured"): each action taken on the page of the seat offered it, a phone per
-    // player (Commands & Colors' sides play their own cards and units).
-    for rules in ["commands-colors-ecw"] {
+    // player (Commands & Colors' sides play their own cards and units; El Gran Capitán's
+    // resolve their own units' actions). Going from seat to seat in one tab is what stalled the
+    // seventh page here, before a page left closed its live stream.
+    for rules in ["el-gran-capitan", "commands-colors-ecw"] {
         let Some(&gm) = gm_only.get(&(rules, "it-360")) else {
             continue;
         };

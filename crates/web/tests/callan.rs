@@ -469,7 +469,14 @@ fn the_opening_of_pavia_is_played_over_the_api_in_italian_and_english_and_the_de
             // which friend a unit passes through, and of a charge whether it goes up a low hill
             // (D71, D73).
             let move_form = |lang: (&str, &str)| {
-                let page = s.get_in(&format!("/s/{}", l.gm), lang).body;
+                let mut page = s.get_in(&format!("/s/{}", l.gm), lang).body;
+                // Folded (not the turn's next step): fetched as the page does when it is opened.
+                if !page.contains("id=\"form-f-move\"") {
+                    assert!(page.contains("id=\"act-f-move\""), "{name}: no move action");
+                    let r = s.get_in(&format!("/api/s/{}/form?id=act-f-move", l.gm), lang);
+                    assert_eq!(r.status, 200, "{name}: {}", r.body);
+                    page = r.json()["html"].as_str().unwrap_or_default().to_string();
+                }
                 let at = page.find("id=\"form-f-move\"").expect("a move form");
                 let end = page[at..].find("</form>").map_or(page.len(), |e| at + e);
                 page[at..end].to_string()

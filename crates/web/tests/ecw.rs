@@ -650,7 +650,15 @@ fn the_game_master_plays_no_card_and_may_only_close_a_window_with_none() {
     }
     assert_eq!(s.raw(&l).log.entries().len(), n, "nothing recorded");
     // Its page offers only "none" for the window.
-    let page = s.get(&format!("/s/{}", l.gm)).body;
+    let mut page = s.get(&format!("/s/{}", l.gm)).body;
+    // Folded (another action is the next step): its form as the page fetches it when opened.
+    if let Some(at) = page.find("<details class=\"act\" id=\"act-f-respond") {
+        let rest = &page[at + "<details class=\"act\" id=\"".len()..];
+        let id = rest[..rest.find('"').expect("id")].to_string();
+        let r = s.get(&format!("/api/s/{}/form?id={id}", l.gm));
+        assert_eq!(r.status, 200, "{}", r.body);
+        page = r.json()["html"].as_str().unwrap_or_default().to_string();
+    }
     let i = page
         .find("data-action=\"respond\"")
         .expect("a respond form");

@@ -112,7 +112,18 @@ fn an_italian_browser_gets_italian_pages() {
     let p = s.get_with(&format!("/s/{}", t[0]), &[ITALIAN]).body;
     assert_eq!(html_lang(&p), "it");
     assert!(p.contains("<h2>Dadi</h2>") && p.contains("Registro"), "{p}");
-    assert!(p.contains("<h3>Carica</h3>"), "the app's fields: {p}");
+    // The charge, folded: its title on the page, its form in Italian when it is opened.
+    assert!(
+        p.contains("<summary>Carica</summary>"),
+        "the app's actions: {p}"
+    );
+    let charge = s.get_with(&format!("/api/s/{}/form?id=act-f-charge", t[0]), &[ITALIAN]);
+    assert_eq!(charge.status, 200, "{}", charge.body);
+    let form = charge.json()["html"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(form.contains("<h3>Carica</h3>"), "the app's fields: {form}");
     let main = s
         .get_with(&format!("/s/{}?part=main", t[0]), &[ITALIAN])
         .body;
@@ -295,6 +306,23 @@ fn every_page_in_both_languages_shows_no_marker_placeholder_or_key() {
             }
             let what = format!("{lang} {path} ({})", r.status);
             assert_clean(&r.body, &what);
+            // The folded actions' forms, fetched when one is opened, are the page's words too.
+            if let Some(token) = path
+                .strip_prefix("/s/")
+                .filter(|t| !t.contains('/') && !t.contains('?'))
+            {
+                for (at, _) in r.body.match_indices("<details class=\"act\" id=\"") {
+                    let rest = &r.body[at + "<details class=\"act\" id=\"".len()..];
+                    let id = &rest[..rest.find('"').unwrap_or(0)];
+                    let f = s.get_with(&format!("/api/s/{token}/form?id={id}"), &headers);
+                    assert_eq!(f.status, 200, "{what}: {id}: {}", f.body);
+                    assert_clean(
+                        f.json()["html"].as_str().unwrap_or_default(),
+                        &format!("{what}: the form of {id}"),
+                    );
+                    checked += 1;
+                }
+            }
             // Whole pages (not the live part or the Markdown report) say their language and
             // carry the switch.
             if !path.ends_with(".md") && !path.ends_with("?part=main") {
@@ -777,9 +805,27 @@ fn the_log_groups_dice_and_keeps_citations_one_tap_away() {
     let sc = "el-gran-capitan/cerignola-1503";
     let gm = &s.links(sc)[0];
     play(&s, sc, gm);
-    let page = s
+    // The log's entries, each with its steps and citations as the page fetches them when the
+    // entry is opened.
+    let mut page = s
         .get_with(&format!("/s/{gm}"), &[("Accept-Language", "en")])
         .body;
+    let seqs: Vec<String> = page
+        .match_indices("<details data-entry=\"")
+        .map(|(i, k)| {
+            let rest = &page[i + k.len()..];
+            rest[..rest.find('"').unwrap_or(0)].to_string()
+        })
+        .collect();
+    assert!(!seqs.is_empty(), "no entry: {page}");
+    for seq in seqs {
+        let r = s.get_with(
+            &format!("/api/s/{gm}/entry?seq={seq}"),
+            &[("Accept-Language", "en")],
+        );
+        assert_eq!(r.status, 200, "{seq}: {}", r.body);
+        page.push_str(r.json()["html"].as_str().unwrap_or_default());
+    }
     let pres: Vec<&str> = page
         .split("<pre>")
         .skip(1)

@@ -70,13 +70,18 @@ fn every_seat_reads_the_scenario_notes_and_sources_in_the_info_panel_in_both_lan
         for t in seats(&s, id, 3) {
             for (lang, header) in [(Lang::It, ITALIAN), (Lang::En, ENGLISH)] {
                 let page = call(&s, "GET", &format!("/s/{t}"), header, None).body;
-                let section = notes_section(&page);
+                // The section's title on the page; the notes fetched when it is opened.
+                let body = call(&s, "GET", &format!("/api/s/{t}/notes"), header, None);
+                assert_eq!(body.status, 200, "{}", body.body);
+                let section = notes_section(&page).to_string()
+                    + body.json()["html"].as_str().unwrap_or_default();
+                let section = section.as_str();
                 // The notes in the page's language (a scenario gives them in both).
                 let paras = paragraphs(notes.get(lang));
                 let title = tercio_i18n::t(lang, keys::WEB_GAME_NOTES, &[]);
                 assert!(
                     section.starts_with(&format!(
-                        "<section class=\"scenario-notes\" id=\"scenario-notes\" data-panel=\"info\"><h2>{}</h2>",
+                        "<section class=\"scenario-notes\" id=\"scenario-notes\" data-panel=\"info\"><details data-notes=\"1\"><summary><h2>{}</h2></summary>",
                         esc(&title)
                     )),
                     "{id} {lang:?}: a section of the info panel titled \"{title}\": {section}"
@@ -109,9 +114,13 @@ fn every_seat_reads_the_scenario_notes_and_sources_in_the_info_panel_in_both_lan
         .find(|l| l.starts_with("- La Vernavola"))
         .expect("the Vernavola's line");
     let t = &seats(&s, PAVIA, 4)[0];
-    let page = call(&s, "GET", &format!("/s/{t}"), ITALIAN, None).body;
+    let notes = call(&s, "GET", &format!("/api/s/{t}/notes"), ITALIAN, None);
+    assert_eq!(notes.status, 200, "{}", notes.body);
     assert!(
-        notes_section(&page).contains(&format!("\n{}\n", esc(vernavola))),
+        notes.json()["html"]
+            .as_str()
+            .unwrap_or_default()
+            .contains(&format!("\n{}\n", esc(vernavola))),
         "the list line on a line of its own"
     );
     // Markup in a pasted scenario's notes and sources is shown as text.
@@ -126,7 +135,9 @@ fn every_seat_reads_the_scenario_notes_and_sources_in_the_info_panel_in_both_lan
     let created = s.create(&json!({"scenario": toml, "seed": 1}));
     let t = token(&created["links"][0]["url"]);
     let page = call(&s, "GET", &format!("/s/{t}"), ENGLISH, None).body;
-    let section = notes_section(&page);
+    let fetched = call(&s, "GET", &format!("/api/s/{t}/notes"), ENGLISH, None).json();
+    let section = notes_section(&page).to_string() + fetched["html"].as_str().unwrap_or_default();
+    let section = section.as_str();
     assert!(!section.contains("<script>"), "{section}");
     assert!(
         section.contains(&format!(

@@ -763,10 +763,18 @@ fn a_live_event_is_a_small_patch_that_makes_each_page_the_new_one() {
                     .split("<li ")
                     .find(|l| l.contains("id=\"e-4\""))
                     .unwrap_or_else(|| panic!("{what}, {who}: no entry #4"));
+                // Its steps, fetched when it is opened, not carried by the patch.
+                assert!(!li.contains("<pre>"), "{what}, {who}: {li}");
+                let steps = s.get(&format!("/api/s/{t}/entry?seq=4"));
+                assert_eq!(steps.status, 200, "{}", steps.body);
+                let steps = steps.json()["html"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string();
                 assert!(
-                    li.contains("<pre>Charge: Swiss pikes (first block) at Spanish pikes")
-                        && li.contains("Leader with unit (+1)"),
-                    "{what}, {who}: {li}"
+                    steps.contains("<pre>Charge: Swiss pikes (first block) at Spanish pikes")
+                        && steps.contains("Leader with unit (+1)"),
+                    "{what}, {who}: {steps}"
                 );
             }
             if e.data.len() > 4096 {
@@ -802,7 +810,10 @@ fn a_page_behind_gets_its_main_once_and_changes_without_entries_come_patched() {
     let (patched, _) = patched(&s, t, &data, &before);
     let now = main_of(&s, t);
     assert_eq!(patched, now);
-    assert!(patched.contains("class=\"action-form"), "the action forms");
+    assert!(
+        patched.contains("class=\"action-form") || patched.contains("<details class=\"act\""),
+        "the action forms"
+    );
     assert!(
         !data["patch"]["ops"]
             .as_array()
@@ -994,10 +1005,24 @@ fn each_seat_is_told_what_its_own_lists_would_refuse() {
             }
             let page = main_of(&s, &t);
             for (id, marks) in lists {
+                // The form's own list, or (the action folded, its form not in the page) the
+                // list its action is picked from, which takes its marks; a list sent empty takes
+                // its options from the list it names.
                 let at = page
                     .find(&format!(" id=\"{id}\""))
+                    .or_else(|| page.find(&format!(" data-marks=\"{id}\"")))
                     .unwrap_or_else(|| panic!("{role}: no list {id} on the page"));
-                let list = &page[at..at + page[at..].find("</select>").expect("its end")];
+                let mut list = &page[at..at + page[at..].find("</select>").expect("its end")];
+                if let Some(from) = list
+                    .split_once(" data-options=\"")
+                    .and_then(|(_, r)| r.split_once(':'))
+                    .map(|(src, _)| src.to_string())
+                {
+                    let at = page
+                        .find(&format!(" id=\"{from}\""))
+                        .expect("the list named");
+                    list = &page[at..at + page[at..].find("</select>").expect("its end")];
+                }
                 for (value, m) in marks.as_object().expect("marks") {
                     assert!(
                         list.contains(&format!("<option value=\"{value}\"")),
@@ -1020,6 +1045,73 @@ fn each_seat_is_told_what_its_own_lists_would_refuse() {
         assert_eq!(r.status, 200, "{step}: {}", r.body);
     }
     assert!(later > 0 && refused > 0, "later {later}, refused {refused}");
+}
+
+/// `GET /api/s/{token}/form` (issue 43, item 10): a page carries its folded actions' titles, not
+/// their forms; the form of one is sent when it is opened, drawn for the state as it is, with
+/// the hash the page's folded action carries; a seat with nothing to act on gets none; asked
+/// wrongly, a clear refusal naming the field, in the page's language.
+#[test]
+fn a_folded_actions_form_is_sent_when_it_is_opened() {
+    let s = server();
+    let l = s.new_game("el-gran-capitan/cerignola-1503", 5);
+    let main = main_of(&s, &l.gm);
+    let at = main
+        .find("id=\"act-f-charge\"")
+        .expect("the charge, folded");
+    assert!(
+        !main.contains("id=\"form-f-charge\""),
+        "the charge's form is in the page"
+    );
+    let hash = attr_of(&main[at..], "data-form");
+    let r = s.get(&format!("/api/s/{}/form?id=act-f-charge&lang=it", l.gm));
+    assert_eq!(r.status, 200, "{}", r.body);
+    let v = r.json();
+    let html = v["html"].as_str().expect("html");
+    assert!(
+        html.starts_with("<form class=\"action-form")
+            && html.contains(" id=\"form-f-charge\"")
+            && html.ends_with("</form>"),
+        "{html}"
+    );
+    assert!(html.contains("<h3>Carica</h3>"), "{html}");
+    // The page in Italian carries the same hash as the Italian form (the page above is English).
+    let main_it = s.get(&format!("/s/{}?part=main&lang=it", l.gm)).body;
+    let at_it = main_it.find("id=\"act-f-charge\"").expect("folded");
+    assert_eq!(v["form"], json!(attr_of(&main_it[at_it..], "data-form")));
+    assert_ne!(hash, "", "{main}");
+    // A list repeated within the form is sent once, naming a list of the form itself.
+    for (i, _) in html.match_indices("data-options=\"") {
+        let source = &html[i + "data-options=\"".len()..];
+        let source = &source[..source.find(':').expect("source:hash")];
+        assert!(
+            html.contains(&format!("id=\"{source}\"")),
+            "{source} is not in the form"
+        );
+    }
+    // The spectator acts on nothing: no form.
+    let r = s.get(&format!("/api/s/{}/form?id=act-f-charge", l.spectator));
+    assert_eq!(r.status, 404, "{}", r.body);
+    for (query, status, code) in [
+        ("id=act-f-nowhere&lang=it", 404, "gone"),
+        ("id=form-f-charge", 404, "gone"),
+        ("", 400, "bad-field"),
+        ("id=%20", 400, "bad-field"),
+    ] {
+        let r = s.get(&format!("/api/s/{}/form?{query}", l.gm));
+        assert_eq!(r.status, status, "{query}: {}", r.body);
+        let e = &r.json()["error"];
+        assert_eq!(
+            (e["code"].as_str(), e["field"].as_str()),
+            (Some(code), Some("id")),
+            "{e}"
+        );
+    }
+    let r = s.get(&format!("/api/s/{}/form?id=act-f-nowhere&lang=it", l.gm));
+    assert_eq!(
+        r.json()["error"]["message"],
+        "id: nessuna azione act-f-nowhere da disegnare ora: la pagina è cambiata"
+    );
 }
 
 /// `GET /api/s/{token}/parts` (issue 14): the parts of a seat's page a live patch names, for the

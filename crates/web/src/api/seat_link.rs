@@ -230,6 +230,134 @@ pub async fn choices(
     .await
 }
 
+/// `?id=` of [`form`].
+#[derive(Deserialize)]
+pub struct FormOf {
+    id: Option<String>,
+}
+
+/// The form of a folded action (`?id=act-…`), drawn for the state as it is now in the request's
+/// language: a page carries only the actions' titles and the lists they are picked from
+/// ([`crate::board::folded_form`]), and its script fetches an action's form when it is opened.
+/// `form` is the hash the folded action carries on a page of the same state (`data-form`): a
+/// live patch that changes it tells an opened copy to fetch it again. 404 `gone`: no such
+/// action now (the page has moved on; its next patch says so).
+pub async fn form(
+    State(st): State<Arc<AppState>>,
+    Path(token): Path<String>,
+    headers: HeaderMap,
+    uri: axum::http::Uri,
+    Params(q): Params<FormOf>,
+) -> Result<Json<Value>, ApiError> {
+    let ui = crate::lang::Ui::from_parts(&uri, &headers);
+    let id = q.id.unwrap_or_default();
+    if id.trim().is_empty() {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "bad-field",
+            Some("id"),
+            msg(keys::WEB_ERR_FORM_ID, &[]),
+        ));
+    }
+    let ctx = open_seat(&st, token).await?;
+    blocking(move || {
+        let state = ctx.state();
+        let forms = crate::board::seat_forms(&ctx, &state);
+        let Some((html, hash)) = crate::board::folded_form(&ui, &forms, &id) else {
+            return Err(ApiError::new(
+                StatusCode::NOT_FOUND,
+                "gone",
+                Some("id"),
+                msg(
+                    keys::WEB_ERR_FORM_GONE,
+                    &[("id", &plain(&tercio_i18n::clip(&id)))],
+                ),
+            ));
+        };
+        Ok(Json(json!({
+            "seq": ctx.seq(),
+            "etag": ctx.etag(ui.lang),
+            "id": id,
+            "form": hash,
+            "html": html,
+        })))
+    })
+    .await
+}
+
+/// `?seq=` of [`entry`].
+#[derive(Deserialize)]
+pub struct EntryOf {
+    seq: Option<String>,
+}
+
+/// The steps and modifiers of log entry `?seq=N` as this seat may see them, drawn in the
+/// request's language ([`crate::pages::entry_steps`]): the log and the newest result carry an
+/// entry's line, and the page's script fetches the rest when it is opened. 404 `gone`: no entry
+/// of that number with steps this seat may read.
+pub async fn entry(
+    State(st): State<Arc<AppState>>,
+    Path(token): Path<String>,
+    headers: HeaderMap,
+    uri: axum::http::Uri,
+    Params(q): Params<EntryOf>,
+) -> Result<Json<Value>, ApiError> {
+    let ui = crate::lang::Ui::from_parts(&uri, &headers);
+    let seq: u64 = q
+        .seq
+        .as_deref()
+        .and_then(|s| s.trim().parse().ok())
+        .filter(|n| *n > 0)
+        .ok_or_else(|| {
+            ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "bad-field",
+                Some("seq"),
+                msg(keys::WEB_ERR_ENTRY_SEQ, &[]),
+            )
+        })?;
+    let ctx = open_seat(&st, token).await?;
+    blocking(move || {
+        let html = ctx
+            .entry_at(seq)?
+            .and_then(|e| crate::pages::entry_steps(&ctx, &ui, &e))
+            .ok_or_else(|| {
+                ApiError::new(
+                    StatusCode::NOT_FOUND,
+                    "gone",
+                    Some("seq"),
+                    msg(keys::WEB_ERR_ENTRY_GONE, &[("seq", &seq.to_string())]),
+                )
+            })?;
+        Ok(Json(json!({"seq": seq, "html": html})))
+    })
+    .await
+}
+
+/// The scenario's notes and sources, drawn in the request's language: the page carries their
+/// title, and its script fetches them when it is opened. 404 `gone`: the scenario has none.
+pub async fn notes(
+    State(st): State<Arc<AppState>>,
+    Path(token): Path<String>,
+    headers: HeaderMap,
+    uri: axum::http::Uri,
+) -> Result<Json<Value>, ApiError> {
+    let ui = crate::lang::Ui::from_parts(&uri, &headers);
+    let ctx = open_seat(&st, token).await?;
+    blocking(move || {
+        let html = crate::pages::scenario_notes_body(&ctx, &ui).ok_or_else(|| {
+            ApiError::new(
+                StatusCode::NOT_FOUND,
+                "gone",
+                None,
+                msg(keys::WEB_ERR_NOTES_NONE, &[]),
+            )
+        })?;
+        Ok(Json(json!({"html": html})))
+    })
+    .await
+}
+
 /// `?etag=` and `?ids=` of [`parts`].
 #[derive(Deserialize)]
 pub struct PartsOf {

@@ -25,7 +25,7 @@ use crate::api::ApiError;
 use crate::lang::Ui;
 use crate::{assets, AppState};
 
-pub(crate) use seat::game_over;
+pub(crate) use seat::{entry_steps, game_over, scenario_notes_body};
 pub use seat::{game_main, seat_main};
 
 /// Escape text for HTML content and attribute values.

@@ -121,11 +121,10 @@ fn last_result(ctx: &SeatCtx, ui: &Ui, entries: &[LogEntry<GameEvent>]) -> Strin
             ));
             if let Some(r) = res.as_ref().filter(|r| r.steps.iter().any(|s| !s.dice.is_empty())) {
                 b.push_str(&dice_row(ui, r));
+                // The steps and modifiers, one tap away, fetched when opened ([`entry_steps`]).
                 b.push_str(&format!(
-                    "<details class=\"steps\" id=\"last-steps\"><summary>{}</summary><pre>{}</pre>{}</details>",
-                    ui.h(keys::SHELL_RESULT_DETAILS, &[]),
-                    esc(&render_resolution(ui, r)),
-                    sources_html(ui, r)
+                    "<details class=\"steps\" id=\"last-steps\" data-entry=\"{seq}\"><summary>{}</summary></details>",
+                    ui.h(keys::SHELL_RESULT_DETAILS, &[])
                 ));
             }
         }
@@ -242,7 +241,7 @@ fn part_key(ctx: &SeatCtx) -> &'static str {
 /// every seat, in the page's `info` panel. The
 /// notes are the scenario's own text, escaped: a paragraph per blank-line-separated block, its
 /// lines (a "- " list) kept as written.
-fn scenario_notes(ctx: &SeatCtx, ui: &Ui) -> String {
+pub(crate) fn scenario_notes_body(ctx: &SeatCtx, ui: &Ui) -> Option<String> {
     let sc = &ctx.game.scenario;
     let mut paragraphs: Vec<Vec<&str>> = vec![Vec::new()];
     for line in sc.notes.as_ref().map_or("", |n| n.get(ui.lang)).lines() {
@@ -255,12 +254,9 @@ fn scenario_notes(ctx: &SeatCtx, ui: &Ui) -> String {
     paragraphs.retain(|p| !p.is_empty());
     let sources: Vec<&String> = sc.sources.iter().filter(|s| !s.trim().is_empty()).collect();
     if paragraphs.is_empty() && sources.is_empty() {
-        return String::new();
+        return None;
     }
-    let mut b = format!(
-        "<section class=\"scenario-notes\" id=\"scenario-notes\" data-panel=\"info\"><h2>{}</h2>",
-        ui.h(keys::WEB_GAME_NOTES, &[])
-    );
+    let mut b = String::new();
     for p in &paragraphs {
         b.push_str(&format!("<p>{}</p>", esc(&p.join("\n"))));
     }
@@ -274,8 +270,20 @@ fn scenario_notes(ctx: &SeatCtx, ui: &Ui) -> String {
         }
         b.push_str("</ul>");
     }
-    b.push_str("</section>");
-    b
+    Some(b)
+}
+
+/// The scenario's notes on the page: their title, the notes fetched when it is opened
+/// ([`scenario_notes_body`], `GET /api/s/{token}/notes`): they never change, and were a tenth of
+/// a page.
+fn scenario_notes(ctx: &SeatCtx, ui: &Ui) -> String {
+    if scenario_notes_body(ctx, ui).is_none() {
+        return String::new();
+    }
+    format!(
+        "<section class=\"scenario-notes\" id=\"scenario-notes\" data-panel=\"info\"><details data-notes=\"1\"><summary><h2>{}</h2></summary></details></section>",
+        ui.h(keys::WEB_GAME_NOTES, &[])
+    )
 }
 
 /// The verdict of a decided battle ("Game over. …", in the page's language) and, until the game
@@ -599,6 +607,23 @@ fn sources_html(ui: &Ui, r: &Resolution) -> String {
     )
 }
 
+/// The steps and modifiers of log entry `e` as the seat may see it (its resolution as text, and
+/// where each modifier comes from), which the log and the newest result show when opened: the
+/// page's script fetches them then (`GET /api/s/{token}/entry`). `None`: an entry without a
+/// resolution this seat may read (a void, a hidden entry).
+pub(crate) fn entry_steps(ctx: &SeatCtx, ui: &Ui, e: &LogEntry<GameEvent>) -> Option<String> {
+    let v = ctx.entry(e);
+    if v["entry"].as_str() != Some("event") {
+        return None;
+    }
+    let r: Resolution = serde_json::from_value(v["event"]["resolution"].clone()).ok()?;
+    Some(format!(
+        "<pre>{}</pre>{}",
+        esc(&render_resolution(ui, &r)),
+        sources_html(ui, &r)
+    ))
+}
+
 /// The log entries `entries` (oldest first), newest first, as the seat may see them.
 /// The log's entries, newest first.
 fn log_html(ctx: &SeatCtx, ui: &Ui, entries: &[LogEntry<GameEvent>]) -> String {
@@ -645,14 +670,11 @@ fn log_html(ctx: &SeatCtx, ui: &Ui, entries: &[LogEntry<GameEvent>]) -> String {
                         String::new()
                     }
                 );
+                // Its steps and modifiers fetched when it is opened ([`entry_steps`]): they were
+                // most of a page's log, which holds the last 25 entries.
                 b.push_str(&format!(
-                    "<li class=\"{}\" id=\"e-{seq}\" data-seq=\"{seq}\"><details><summary id=\"e-{seq}-s\">{line}</summary><pre>{}</pre>{}</details></li>",
+                    "<li class=\"{}\" id=\"e-{seq}\" data-seq=\"{seq}\"><details data-entry=\"{seq}\"><summary id=\"e-{seq}-s\">{line}</summary></details></li>",
                     if voided { "voided" } else { "" },
-                    esc(&res
-                        .as_ref()
-                        .map(|r| render_resolution(ui, r))
-                        .unwrap_or_default()),
-                    res.as_ref().map(|r| sources_html(ui, r)).unwrap_or_default()
                 ));
             }
             Some("void") => b.push_str(&format!(
