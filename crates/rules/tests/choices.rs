@@ -264,3 +264,129 @@ fn every_step_of_the_example_games_is_offered_by_a_form() {
         );
     }
 }
+
+/// Whether the page shows `field` of `f` for the action `a` as filled so far
+/// ([`tercio_rules::FormField::only_for`]).
+fn shown(f: &ActionForm, field: &tercio_rules::FormField, a: &serde_json::Value) -> bool {
+    if field.only_for.is_empty() {
+        return true;
+    }
+    let by = match &field.only_with {
+        Some(w) => a.get(w),
+        None => f
+            .fields
+            .iter()
+            .find(|x| x.resets)
+            .and_then(|x| a.get(&x.name)),
+    };
+    by.and_then(|v| v.as_str())
+        .is_some_and(|v| field.only_for.iter().any(|o| o == v))
+}
+
+/// The value a field starts at on the page, for the action `a` as filled so far: a required
+/// choice its first option, a number its value, a tick box ticked when it starts ticked for what
+/// acts; `None` when the page sends nothing for it (an optional choice or a choice of several
+/// left empty, a tick box unticked, a field not shown for what `a` chose).
+fn starting_value(
+    f: &ActionForm,
+    field: &tercio_rules::FormField,
+    a: &serde_json::Value,
+) -> Option<serde_json::Value> {
+    if !shown(f, field, a) {
+        return None;
+    }
+    let acting = f
+        .fields
+        .iter()
+        .find(|x| x.resets)
+        .and_then(|x| a.get(&x.name));
+    match &field.kind {
+        FieldKind::Choice {
+            options,
+            optional: false,
+        } => options.first().map(|o| o.value.clone().into()),
+        FieldKind::Number { value, .. } => Some((*value).into()),
+        FieldKind::Flag => acting
+            .and_then(|v| v.as_str())
+            .filter(|v| field.checked_for.iter().any(|c| c == v))
+            .map(|_| true.into()),
+        _ => None,
+    }
+}
+
+/// The page draws a form's corrections (`more`) folded and fetches them only when they are opened
+/// (issue 43, item 10), so an action sent without them must be the action sent with them at the
+/// values they start at: at every step of every example game, for every form of every seat, with
+/// every optional choice filled (a unit's target, so that its corrections apply), the odds (or
+/// the refusal) are the same with the corrections at their starting values and without them.
+#[test]
+fn an_action_without_its_corrections_is_the_action_with_them_untouched() {
+    let mut compared = 0;
+    for rules in common::RULE_SETS {
+        let (mut game, steps) = common::example_game(rules);
+        for step in &steps {
+            let engine = game.engine().expect("engine");
+            for seat in seats(&game) {
+                for f in engine.forms(&game.state, seat.as_deref()) {
+                    if !f.fields.iter().any(|x| x.more) {
+                        continue;
+                    }
+                    let base = f.default_action(None);
+                    // The action as drawn, then with each optional choice that is not a
+                    // correction filled alone with its first option (one firer's target: the
+                    // odds of a whole simultaneous fire are too many to enumerate here).
+                    let mut variants = vec![base.clone()];
+                    for field in f.fields.iter().filter(|x| !x.more) {
+                        if let FieldKind::Choice {
+                            options,
+                            optional: true,
+                        } = &field.kind
+                        {
+                            if let Some(o) = options.first().filter(|_| {
+                                base.get(&field.name).is_none() && shown(&f, field, &base)
+                            }) {
+                                let mut a = base.clone();
+                                a[&field.name] = o.value.clone().into();
+                                variants.push(a);
+                            }
+                        }
+                        if variants.len() > 3 {
+                            break;
+                        }
+                    }
+                    for a in variants {
+                        let mut without = a.clone();
+                        if let Some(o) = without.as_object_mut() {
+                            for field in f.fields.iter().filter(|x| x.more) {
+                                o.remove(&field.name);
+                            }
+                        }
+                        let mut with = without.clone();
+                        for field in f.fields.iter().filter(|x| x.more) {
+                            if let Some(v) = starting_value(&f, field, &without) {
+                                with[&field.name] = v;
+                            }
+                        }
+                        let odds = |action: &serde_json::Value| match engine
+                            .plan(Some(&game.state), action)
+                        {
+                            Ok(plan) => {
+                                serde_json::to_value(tercio_rules::odds::odds(&plan)).expect("odds")
+                            }
+                            Err(r) => serde_json::json!({"refused": format!("{:?}", r.kind)}),
+                        };
+                        assert_eq!(
+                            odds(&with),
+                            odds(&without),
+                            "{rules}, {seat:?}, {}: {with} against {without}",
+                            f.action
+                        );
+                        compared += 1;
+                    }
+                }
+            }
+            game.act(step.clone()).expect("the recorded step");
+        }
+    }
+    assert!(compared > 50, "{compared} actions compared");
+}

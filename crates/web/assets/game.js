@@ -496,10 +496,10 @@
       applies(form);
       if (form.dataset.odds === "1") refreshOdds(formAction(form), form.querySelector(".odds"));
     });
-    // A folded action's form fetched for an older page: fetched again if it is open, else
-    // dropped until it is.
-    document.querySelectorAll("#main details.act[data-form]").forEach((d) => {
-      const f = d.querySelector("form.action-form");
+    // A folded action's form (or a form's corrections) fetched for an older page: fetched again
+    // if it is open, else dropped until it is.
+    document.querySelectorAll("#main details[data-form]").forEach((d) => {
+      const f = d.querySelector(":scope > :not(summary)");
       if (!f || d.dataset.loaded === d.dataset.form) return;
       if (d.open) loadForm(d);
       else { f.remove(); delete d.dataset.loaded; }
@@ -508,12 +508,14 @@
   }
 
   // A folded action's form (`details.act[data-form]`: its title, and the list it is picked
-  // from), fetched when it is opened (`GET /form`) and put in with the fields the user had set
-  // in it; the form once it is in, or null (unreachable, or the action is gone: the next
-  // patch says so). One fetch at a time for each.
+  // from), or the corrections of a form on the page (`details.more[data-form]`), fetched when
+  // it is opened (`GET /form`) and put in with the fields the user had set in it; what was put
+  // in, or null (unreachable, or the action is gone: the next patch says so). One fetch at a
+  // time for each. Until a form's corrections are in, its action goes without them: the same
+  // action as with them untouched.
   const loading = new Map();
   function loadForm(d) {
-    const have = d.querySelector("form.action-form");
+    const have = d.querySelector(":scope > :not(summary)");
     if (have && d.dataset.loaded === d.dataset.form) return Promise.resolve(have);
     if (loading.has(d.id)) return loading.get(d.id);
     const p = (async () => {
@@ -523,7 +525,7 @@
         const data = await r.json();
         const now = $(d.id);
         if (!now) return null;
-        const old = now.querySelector("form.action-form");
+        const old = now.querySelector(":scope > :not(summary)");
         const kept = old ? [...old.querySelectorAll("input[id], select[id]")].filter(changed).map((el) => [el.id, el.type === "checkbox" ? el.checked : el.value]) : [];
         const fresh = fragment(data.html).firstElementChild;
         if (!fresh) return null;
@@ -536,8 +538,11 @@
           if (el.type === "checkbox") el.checked = v;
           else if (el.tagName !== "SELECT" || [...el.options].some((o) => o.value === v)) el.value = v;
         }
-        applies(fresh);
-        if (fresh.dataset.odds === "1") refreshOdds(formAction(fresh), fresh.querySelector(".odds"));
+        const form = fresh.matches("form.action-form") ? fresh : now.closest("form.action-form");
+        if (form) {
+          applies(form);
+          if (form.dataset.odds === "1") refreshOdds(formAction(form), form.querySelector(".odds"));
+        }
         live.forms += 1;
         refreshChoices();
         return fresh;
@@ -572,7 +577,7 @@
   document.addEventListener("toggle", (e) => {
     const d = e.target;
     if (!(d instanceof HTMLDetailsElement) || !d.open || !inMain(d)) return;
-    if (d.matches("details.act[data-form]")) loadForm(d);
+    if (d.matches("details[data-form]")) loadForm(d);
     else if (d.matches("details[data-entry], details[data-notes]")) loadOnce(d);
   }, true);
 
@@ -587,7 +592,7 @@
     for (const o of opts) {
       if (o.dataset.text === undefined) o.dataset.text = o.textContent;
       const m = marks[o.value];
-      const text = m ? `${o.dataset.text} — ${m.why}` : o.dataset.text;
+      const text = m && m.why ? `${o.dataset.text} — ${m.why}` : o.dataset.text;
       if (o.textContent !== text) o.textContent = text;
       o.hidden = o.disabled = Boolean(m && m.later);
     }
@@ -609,13 +614,16 @@
     const forms = live.forms;
     let data;
     try {
-      const r = await fetch(`/api/s/${T}/choices?lang=${encodeURIComponent(I18N.lang)}`, { cache: "no-store" });
+      const r = await fetch(`/api/s/${T}/choices?brief=1&lang=${encodeURIComponent(I18N.lang)}`, { cache: "no-store" });
       if (!r.ok) return;
       data = await r.json();
     } catch (e) { return; }
     if (ticket !== choicesTicket || data.etag !== etag) return;
-    document.querySelectorAll("#main form.action-form select[data-resets]").forEach((sel) => markChoices(sel, (data.choices || {})[sel.id] || {}));
-    document.querySelectorAll("#main select.pick[data-marks]").forEach((pick) => markPick(pick, (data.choices || {})[pick.dataset.marks] || {}));
+    // (A list marked as an earlier one names it.)
+    const all = data.choices || {};
+    const marksOf = (id) => (typeof all[id] === "string" ? all[all[id]] : all[id]) || {};
+    document.querySelectorAll("#main form.action-form select[data-resets]").forEach((sel) => markChoices(sel, marksOf(sel.id)));
+    document.querySelectorAll("#main select.pick[data-marks]").forEach((pick) => markPick(pick, marksOf(pick.dataset.marks)));
     live.choices = seq;
     live.choicesForms = forms;
   }
@@ -638,7 +646,7 @@
     for (const o of opts) {
       if (!labels.has(o)) labels.set(o, o.textContent);
       const m = marks[o.value];
-      const text = m ? `${labels.get(o)} — ${m.why}` : labels.get(o);
+      const text = m && m.why ? `${labels.get(o)} — ${m.why}` : labels.get(o);
       if (o.textContent !== text) o.textContent = text;
       o.classList.toggle("refused", Boolean(m));
       o.hidden = o.disabled = Boolean(m && m.later);

@@ -236,8 +236,14 @@ fn drawn_forms(forms: &[ActionForm]) -> Vec<(&ActionForm, String)> {
 /// The legal choices are not named. game.js draws them (the legal ones first, each refused one
 /// with its reason) when the page is drawn or patched: they change as units act, and carried in
 /// each choice they made a live patch as big as every list on the page.
-pub(crate) fn choices_json(ui: &Ui, forms: &[ActionForm]) -> Value {
+///
+/// `brief` (the page's own request): a choice whose turn is to come says only `later`, its
+/// reason unread (the page hides it), and a list marked as an earlier one is is that list's id
+/// (a turn's actions share their list of units): Cerignola's page fetched 19–25 KB of it before
+/// its first tap, most of it the same reasons over again.
+pub(crate) fn choices_json(ui: &Ui, forms: &[ActionForm], brief: bool) -> Value {
     let mut lists = serde_json::Map::new();
+    let mut first: Vec<(String, Value)> = Vec::new();
     for (f, prefix) in drawn_forms(forms) {
         let Some(field) = f.actor_field() else {
             continue;
@@ -249,7 +255,11 @@ pub(crate) fn choices_json(ui: &Ui, forms: &[ActionForm]) -> Value {
             .iter()
             .filter_map(|o| {
                 let why = o.refused.as_deref()?;
-                let mut m = serde_json::json!({"why": ui.loc(why)});
+                let mut m = if brief && o.later {
+                    serde_json::json!({})
+                } else {
+                    serde_json::json!({"why": ui.loc(why)})
+                };
                 if o.later {
                     m["later"] = Value::Bool(true);
                 }
@@ -257,10 +267,17 @@ pub(crate) fn choices_json(ui: &Ui, forms: &[ActionForm]) -> Value {
             })
             .collect();
         if !marked.is_empty() {
-            lists.insert(
-                format!("{prefix}-{}", id_part(&field.name)),
-                Value::Object(marked),
-            );
+            let id = format!("{prefix}-{}", id_part(&field.name));
+            let marked = Value::Object(marked);
+            match first.iter().find(|(_, m)| brief && *m == marked) {
+                Some((same, _)) => {
+                    lists.insert(id, Value::String(same.clone()));
+                }
+                None => {
+                    first.push((id.clone(), marked.clone()));
+                    lists.insert(id, marked);
+                }
+            }
         }
     }
     Value::Object(lists)
@@ -299,7 +316,7 @@ pub(crate) fn forms_html(ui: &Ui, forms: &[ActionForm], tables: &[BoardTable]) -
             ui.e(p)
         ));
         for (f, prefix) in drawn.iter().filter(|(f, _)| f.reveal.as_deref() == Some(p)) {
-            b.push_str(&form_html(ui, f, prefix));
+            b.push_str(&form_html(ui, f, prefix, true));
         }
         for (i, t) in secret_tables
             .iter()
@@ -320,7 +337,7 @@ pub(crate) fn forms_html(ui: &Ui, forms: &[ActionForm], tables: &[BoardTable]) -
     // HTML (`data-form`) changes with it, so a live patch tells an opened copy it is stale.
     for (f, prefix) in drawn.iter().filter(|(f, _)| f.reveal.is_none()) {
         if !folds(f) {
-            b.push_str(&form_html(ui, f, prefix));
+            b.push_str(&form_html(ui, f, prefix, true));
             continue;
         }
         let fixed = if f.fixed.is_empty() {
@@ -334,7 +351,7 @@ pub(crate) fn forms_html(ui: &Ui, forms: &[ActionForm], tables: &[BoardTable]) -
         let act = format!(
             "<details class=\"act\" id=\"act-{prefix}\" name=\"acts\" data-action=\"{}\"{fixed} data-form=\"{:08x}\"><summary>{}</summary></details>",
             esc(&f.action),
-            fnv(&form_html(ui, f, prefix)),
+            fnv(&form_html(ui, f, prefix, false)),
             ui.e(&f.label)
         );
         match pick_field(f) {
@@ -393,18 +410,60 @@ fn folds(f: &ActionForm) -> bool {
 /// script fetches it when the action is opened: the form alone, a list that repeats one of its
 /// own sent once ([`crate::lists`]), and the hash the folded action carries (`data-form`).
 /// `None`: no such folded action now.
+///
+/// Or the corrections of a form drawn on the page (`more-<prefix>`), as their block of fields.
 pub(crate) fn folded_form(ui: &Ui, forms: &[ActionForm], id: &str) -> Option<(String, String)> {
-    let prefix = id.strip_prefix("act-")?;
-    drawn_forms(forms)
-        .into_iter()
-        .find(|(f, p)| p == prefix && folds(f))
-        .map(|(f, p)| {
-            let html = form_html(ui, f, &p);
-            (crate::lists::shared(&html), format!("{:08x}", fnv(&html)))
-        })
+    let html = if let Some(prefix) = id.strip_prefix("act-") {
+        drawn_forms(forms)
+            .into_iter()
+            .find(|(f, p)| p == prefix && folds(f))
+            .map(|(f, p)| form_html(ui, f, &p, false))?
+    } else {
+        let prefix = id.strip_prefix("more-")?;
+        drawn_forms(forms)
+            .into_iter()
+            .find(|(f, p)| p == prefix && !folds(f) && f.fields.iter().any(|x| x.more))
+            .map(|(f, p)| corrections_html(ui, f, &p))?
+    };
+    Some((crate::lists::shared(&html), format!("{:08x}", fnv(&html))))
 }
 
-fn form_html(ui: &Ui, f: &ActionForm, prefix: &str) -> String {
+/// Field `i` of form `f` (its ids by `prefix`): two fields of one name (each shown for other
+/// units) get ids of their own, the second and later ones by their place in the form.
+fn field_at(ui: &Ui, f: &ActionForm, prefix: &str, i: usize, field: &FormField) -> String {
+    // The value what acts starts with (its first choice).
+    let first = f
+        .fields
+        .iter()
+        .find(|x| x.resets)
+        .and_then(|x| match &x.kind {
+            FieldKind::Choice { options, optional } if !optional => {
+                options.first().map(|o| o.value.as_str())
+            }
+            _ => None,
+        });
+    let again = f.fields[..i].iter().any(|x| x.name == field.name);
+    let id = if again {
+        format!("{prefix}-{}-{i}", id_part(&field.name))
+    } else {
+        format!("{prefix}-{}", id_part(&field.name))
+    };
+    field_html(ui, field, &id, first, any_value(f, field))
+}
+
+/// The corrections of form `f` ([`FormField::more`]), as their block of fields.
+fn corrections_html(ui: &Ui, f: &ActionForm, prefix: &str) -> String {
+    let mut b = String::from("<div class=\"fields\">");
+    for (i, x) in f.fields.iter().enumerate().filter(|(_, x)| x.more) {
+        b.push_str(&field_at(ui, f, prefix, i, x));
+    }
+    b.push_str("</div>");
+    b
+}
+
+/// Form `f`, its ids by `prefix`; `lazy`: its corrections folded without their fields (the
+/// page's own forms), else with them (a form fetched when opened).
+fn form_html(ui: &Ui, f: &ActionForm, prefix: &str, lazy: bool) -> String {
     // What the action itself says (`fixed`) goes out with the fields, as data.
     let fixed = if f.fixed.is_empty() {
         String::new()
@@ -428,42 +487,28 @@ fn form_html(ui: &Ui, f: &ActionForm, prefix: &str) -> String {
             "<h3>{}</h3><div class=\"fields\">",
             ui.e(&f.label)
         ));
-        // The value what acts starts with (its first choice).
-        let first = f
-            .fields
-            .iter()
-            .find(|x| x.resets)
-            .and_then(|x| match &x.kind {
-                FieldKind::Choice { options, optional } if !optional => {
-                    options.first().map(|o| o.value.as_str())
-                }
-                _ => None,
-            });
-        // Two fields of one name (each shown for other units) get ids of their own: the
-        // second and later ones by their place in the form.
-        let field = |i: usize, field: &FormField| {
-            let again = f.fields[..i].iter().any(|x| x.name == field.name);
-            let id = if again {
-                format!("{prefix}-{}-{i}", id_part(&field.name))
-            } else {
-                format!("{prefix}-{}", id_part(&field.name))
-            };
-            field_html(ui, field, &id, first, any_value(f, field))
-        };
-        for (i, f) in f.fields.iter().enumerate().filter(|(_, f)| !f.more) {
-            b.push_str(&field(i, f));
+        for (i, x) in f.fields.iter().enumerate().filter(|(_, x)| !x.more) {
+            b.push_str(&field_at(ui, f, prefix, i, x));
         }
         b.push_str("</div>");
-        // Corrections of what the game knows: one tap away.
-        if f.fields.iter().any(|f| f.more) {
-            b.push_str(&format!(
-                "<details class=\"more\" id=\"more-{prefix}\"><summary>{}</summary><div class=\"fields\">",
-                ui.h(keys::WEB_GAME_MORE, &[])
-            ));
-            for (i, f) in f.fields.iter().enumerate().filter(|(_, f)| f.more) {
-                b.push_str(&field(i, f));
+        // Corrections of what the game knows: one tap away. On the page (`lazy`) their fields
+        // are fetched when they are opened ([`folded_form`]): an action sent without them is
+        // the action with them as they start (`an_action_without_its_corrections_is_the_action_with_them_untouched`,
+        // rules crate, test `choices`), and a simultaneous fire's were a quarter of the page.
+        if f.fields.iter().any(|x| x.more) {
+            if lazy {
+                b.push_str(&format!(
+                    "<details class=\"more\" id=\"more-{prefix}\" data-form=\"{:08x}\"><summary>{}</summary></details>",
+                    fnv(&corrections_html(ui, f, prefix)),
+                    ui.h(keys::WEB_GAME_MORE, &[])
+                ));
+            } else {
+                b.push_str(&format!(
+                    "<details class=\"more\" id=\"more-{prefix}\"><summary>{}</summary>{}</details>",
+                    ui.h(keys::WEB_GAME_MORE, &[]),
+                    corrections_html(ui, f, prefix)
+                ));
             }
-            b.push_str("</div></details>");
         }
     }
     if f.odds {
@@ -744,17 +789,34 @@ mod tests {
             !h[..h.find("id=\"form-f-melee\"").expect("melee")].contains("<details"),
             "{h}"
         );
+        // The correction folded, its fields fetched when opened, the hash of them beside it.
+        let forms = [form("melee", true, fields())];
+        let (status, hash) = folded_form(&en(), &forms, "more-f-melee").expect("corrections");
         let more = melee
-            .find("<details class=\"more\" id=\"more-f-melee\">")
+            .find(&format!(
+                "<details class=\"more\" id=\"more-f-melee\" data-form=\"{hash}\"><summary>"
+            ))
             .expect("more");
         assert!(
             melee.find("name=\"bases\"").expect("bases") < more,
             "{melee}"
         );
+        assert!(!melee.contains("name=\"status\""), "{melee}");
         assert!(
-            melee.find("name=\"status\"").expect("status") > more,
-            "{melee}"
+            status.starts_with("<div class=\"fields\">") && status.contains("name=\"status\""),
+            "{status}"
         );
+        // A folded action's form, fetched whole, has its corrections in it.
+        let (whole, _) =
+            folded_form(&en(), &[form("fire", false, fields())], "act-f-fire").expect("fire");
+        assert!(
+            whole.contains("<details class=\"more\" id=\"more-f-fire\"><summary>")
+                && whole.contains("name=\"status\""),
+            "{whole}"
+        );
+        // No corrections of a folded form by themselves, nor of a form without any.
+        assert!(folded_form(&en(), &[form("fire", false, fields())], "more-f-fire").is_none());
+        assert!(folded_form(&en(), &[form("end", true, vec![])], "more-f-end").is_none());
         assert!(
             melee.contains("<label class=\"num\">Bases <input type=\"number\""),
             "{melee}"
@@ -983,7 +1045,7 @@ mod tests {
         assert!(!h.contains("has acted") && !h.contains("refused"), "{h}");
         let a = h.find(">A</option>").expect("a");
         assert!(a < h.find(">B</option>").expect("b"), "{h}");
-        let c = choices_json(&en(), &forms);
+        let c = choices_json(&en(), &forms, false);
         // The next step is drawn first: its list has the plain id, the other one numbered.
         let acted = serde_json::json!({"why": "<a> has acted", "later": true});
         assert_eq!(
@@ -1004,7 +1066,17 @@ mod tests {
             false,
             vec![FormField::choice("unit", "Unit", vec![Choice::new("b", "B")], false).resets()],
         );
-        assert_eq!(choices_json(&en(), &[legal]), serde_json::json!({}));
+        assert_eq!(choices_json(&en(), &[legal], false), serde_json::json!({}));
+        // Brief, as the page asks: a choice to come later says only so, and a list marked as an
+        // earlier one names it.
+        let twice = vec![acting("fire", false, false), acting("melee", false, false)];
+        assert_eq!(
+            choices_json(&en(), &twice, true),
+            serde_json::json!({
+                "f-fire-unit": {"a": {"later": true}, "c": {"why": "c has no shot"}},
+                "f-melee-unit": "f-fire-unit",
+            })
+        );
     }
 
     #[test]

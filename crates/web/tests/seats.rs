@@ -1000,6 +1000,27 @@ fn each_seat_is_told_what_its_own_lists_would_refuse() {
             let v = r.json();
             assert_eq!(v["seq"], json!(n), "{role}");
             let lists = v["choices"].as_object().expect("choices");
+            // The page's own, brief: a choice to come later without its reason, a list marked
+            // as another names it; the same marks otherwise.
+            let brief = s.get(&format!("/api/s/{t}/choices?brief=1")).json();
+            let brief = brief["choices"].as_object().expect("brief choices");
+            assert_eq!(brief.len(), lists.len(), "{role}: {brief:?}");
+            for (id, marks) in lists {
+                let mut want = marks.clone();
+                for m in want.as_object_mut().expect("marks").values_mut() {
+                    if m["later"] == json!(true) {
+                        m.as_object_mut().expect("mark").remove("why");
+                    }
+                }
+                let got = match &brief[id] {
+                    Value::String(same) => {
+                        assert!(!brief[same].is_string(), "{role}: {id} names {same}");
+                        &brief[same]
+                    }
+                    m => m,
+                };
+                assert_eq!(got, &want, "{role}: {id}");
+            }
             if role == "spectator" {
                 assert!(lists.is_empty(), "{role}: {v}");
             }

@@ -207,6 +207,12 @@ pub async fn seat_game(
     Ok((tag, Json(view)).into_response())
 }
 
+/// `?brief=1` of [`choices`].
+#[derive(Deserialize)]
+pub struct Brief {
+    brief: Option<String>,
+}
+
 /// What the rules would refuse of each choice of what acts on the seat's forms, in the page's
 /// language ([`crate::board::choices_json`]), with `seq`, the entries it reflects: game.js asks
 /// for it whenever it draws the forms, so the page and its live patches carry none of it.
@@ -215,7 +221,9 @@ pub async fn choices(
     Path(token): Path<String>,
     headers: HeaderMap,
     uri: axum::http::Uri,
+    Params(q): Params<Brief>,
 ) -> Result<Json<Value>, ApiError> {
+    let brief = q.brief.as_deref().is_some_and(|b| b == "1" || b == "true");
     let ui = crate::lang::Ui::from_parts(&uri, &headers);
     let ctx = open_seat(&st, token).await?;
     blocking(move || {
@@ -224,7 +232,7 @@ pub async fn choices(
         Ok(Json(json!({
             "seq": ctx.seq(),
             "etag": ctx.etag(ui.lang),
-            "choices": crate::board::choices_json(&ui, &forms),
+            "choices": crate::board::choices_json(&ui, &forms, brief),
         })))
     })
     .await
