@@ -2480,7 +2480,7 @@ fn play_by_taps(s: &Server, b: &Browser, rules: &str, tag: &str, by_seat: bool) 
 
 /// The issue's measurement (issue 43, "How it is measured"): every rule set's example game
 /// (Cerignola, Agincourt, Bicocca, Pavia, Tibbermore) played on an Italian phone (360×740)
-/// through taps only, and Cerignola's in English on a laptop (1280×800); after every action the next
+/// through taps only, and each again in English on a laptop (1280×800); after every action the next
 /// step's button is on the first screen, no dialog, no script error, no marker, `undefined` or
 /// `NaN`, every tap target at least 44 px, every input at least 16 px, and the outcome is the
 /// example's; at the end a side's and a spectator's page say what they may do and show the
@@ -2506,6 +2506,16 @@ fn example_games_are_played_by_taps_on_an_italian_phone_in_chromium() {
         ("callan-renaissance", 360, 740, "it-IT,it", "it-360"),
         ("commands-colors-ecw", 360, 740, "it-IT,it", "it-360"),
         ("el-gran-capitan", 1280, 800, "en-US,en", "en-1280"),
+        ("bloody-dismal-fight", 1280, 800, "en-US,en", "en-1280"),
+        (
+            "sword-and-flame-renaissance",
+            1280,
+            800,
+            "en-US,en",
+            "en-1280",
+        ),
+        ("callan-renaissance", 1280, 800, "en-US,en", "en-1280"),
+        ("commands-colors-ecw", 1280, 800, "en-US,en", "en-1280"),
     ] {
         // (`TERCIO_TAPS=<rule set>` plays that one alone, to look at it.)
         if std::env::var("TERCIO_TAPS").is_ok_and(|t| t != rules) {
