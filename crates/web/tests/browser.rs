@@ -158,8 +158,9 @@ impl Browser {
             }
             if t.elapsed() > PATIENCE {
                 panic!(
-                    "timed out waiting for {what}: {v}; alert: {:?}",
-                    self.alert_text()
+                    "timed out waiting for {what}: {v}; alert: {:?}; the page's live state: {}",
+                    self.alert_text(),
+                    self.js("const l = window.TERCIO_LIVE; return l ? JSON.stringify(Object.assign({}, l, { received: l.received.length, source: undefined })) + ' open: ' + [...document.querySelectorAll('#main details[open]')].map(d => d.id || d.className).join(',') + ' forms: ' + [...document.querySelectorAll('#main form.action-form')].map(f => f.id).join(',') : null;")
                 );
             }
             std::thread::sleep(Duration::from_millis(100));
@@ -174,7 +175,7 @@ impl Browser {
             "const d = document.getElementById('act-f-{action}'); if (d && !d.open) d.querySelector('summary').click();"
         ));
         self.wait(
-            &format!("const l = window.TERCIO_LIVE; return document.getElementById('form-f-{action}') !== null && !l.busy && l.choicesForms === l.forms;"),
+            &format!("const l = window.TERCIO_LIVE; const d = document.getElementById('act-f-{action}'); return (!d || d.dataset.loaded === d.dataset.form) && document.getElementById('form-f-{action}') !== null && !l.busy && l.choicesForms === l.forms;"),
             &format!("the form of {action}"),
         );
     }
@@ -515,7 +516,8 @@ fn charge_questions_result_status_and_undo_in_chromium() {
     );
     assert!(text.contains("Defensive fire"), "{text}");
     // The charger has acted: the live patch of its list left it as it was, and the page drew
-    // its refusal again from `/choices`.
+    // its refusal again from `/choices` (the charge, closed once it was recorded, opened again).
+    b.open_action("charge");
     let marks = choices_drawn(&s, &b, "f-charge-actor", false);
     let listed = b.js(&format!(
         "return [...document.getElementById('f-charge-actor').options].some(o => o.value === '{actor}');"
