@@ -340,14 +340,7 @@ pub(crate) fn forms_html(ui: &Ui, forms: &[ActionForm], tables: &[BoardTable]) -
             b.push_str(&form_html(ui, f, prefix, true));
             continue;
         }
-        let fixed = if f.fixed.is_empty() {
-            String::new()
-        } else {
-            format!(
-                " data-fixed=\"{}\"",
-                esc(&serde_json::Value::Object(f.fixed.clone()).to_string())
-            )
-        };
+        let fixed = fixed_attr(f);
         let act = format!(
             "<details class=\"act\" id=\"act-{prefix}\" name=\"acts\" data-action=\"{}\"{fixed} data-form=\"{:08x}\"><summary>{}</summary></details>",
             esc(&f.action),
@@ -461,18 +454,23 @@ fn corrections_html(ui: &Ui, f: &ActionForm, prefix: &str) -> String {
     b
 }
 
+/// What the action itself says (`fixed`), as the ` data-fixed` attribute the page's script sends
+/// with the fields (and the tap test matches an action by); empty when it says nothing.
+fn fixed_attr(f: &ActionForm) -> String {
+    if f.fixed.is_empty() {
+        return String::new();
+    }
+    format!(
+        " data-fixed=\"{}\"",
+        esc(&serde_json::Value::Object(f.fixed.clone()).to_string())
+    )
+}
+
 /// Form `f`, its ids by `prefix`; `lazy`: its corrections folded without their fields (the
 /// page's own forms), else with them (a form fetched when opened).
 fn form_html(ui: &Ui, f: &ActionForm, prefix: &str, lazy: bool) -> String {
     // What the action itself says (`fixed`) goes out with the fields, as data.
-    let fixed = if f.fixed.is_empty() {
-        String::new()
-    } else {
-        format!(
-            " data-fixed=\"{}\"",
-            esc(&serde_json::Value::Object(f.fixed.clone()).to_string())
-        )
-    };
+    let fixed = fixed_attr(f);
     let mut b = format!(
         "<form class=\"action-form{}{}{}\" id=\"form-{prefix}\" data-action=\"{}\" data-odds=\"{}\"{fixed}{} novalidate>",
         if f.primary { " primary" } else { "" },

@@ -1985,6 +1985,31 @@ struct Played {
     largest_load: usize,
 }
 
+impl Played {
+    /// Add what [`TAP_FIELD`] counted: `[taps, opened, scrolls]` (an opening is an interaction).
+    fn count(&mut self, [taps, opened, scrolls]: [usize; 3]) {
+        self.interactions += taps + opened;
+        self.opened += opened;
+        self.scrolls += scrolls;
+    }
+}
+
+/// Set field `field` of form `id` to `value` as a thumb would ([`TAP_FIELD`]): what it took, or
+/// `None` when the form has no such field; a field it could not reach fails the test at `at`.
+fn tap_field(b: &Browser, at: &str, id: &str, field: &str, value: &Value) -> Option<[usize; 3]> {
+    let r = b.cmd(
+        "POST",
+        "/execute/async",
+        json!({"script": TAP_FIELD, "args": [id, field, value]}),
+    );
+    if let Some(why) = r.as_str() {
+        panic!("{at}: {why}");
+    }
+    let r = r.as_array()?;
+    let n = |i: usize| r.get(i).and_then(Value::as_u64).unwrap_or(0) as usize;
+    Some([n(0), n(1), n(2)])
+}
+
 /// One field to set in a form, from an action file: the form's field name and its value.
 fn form_fields(action: &Value, fixed: &Value) -> Vec<(String, Value)> {
     let mut out = Vec::new();
@@ -2284,18 +2309,9 @@ fn play_by_taps(s: &Server, b: &Browser, rules: &str, tag: &str, by_seat: bool) 
                 .find(|(f, _)| Some(f.as_str()) == pick.as_str());
             match first {
                 Some((field, value)) => {
-                    let r = b.cmd(
-                        "POST",
-                        "/execute/async",
-                        json!({"script": TAP_FIELD, "args": [id, field, value]}),
-                    );
-                    if let Some(why) = r.as_str() {
-                        panic!("{at}: {why}");
+                    if let Some(counts) = tap_field(b, &at, &id, &field, &value) {
+                        played.count(counts);
                     }
-                    let n = |i: usize| r[i].as_u64().unwrap_or(0) as usize;
-                    played.interactions += n(0) + n(1);
-                    played.opened += n(1);
-                    played.scrolls += n(2);
                 }
                 None => {
                     b.js(&format!(
@@ -2335,24 +2351,12 @@ fn play_by_taps(s: &Server, b: &Browser, rules: &str, tag: &str, by_seat: bool) 
                     .unasked
                     .push(format!("{name}: {field} = {value} not offered"));
             }
-            let r = b.cmd(
-                "POST",
-                "/execute/async",
-                json!({"script": TAP_FIELD, "args": [id, field, value]}),
-            );
-            if let Some(why) = r.as_str() {
-                panic!("{at}: {why}");
-            }
             // A field the page does not ask (the game knows it, or the form cannot say it) is
             // noted: the example's dice, checked below, tell whether the same game went on.
-            let Some(r) = r.as_array() else {
-                played.unasked.push(format!("{name}: {field}"));
-                continue;
-            };
-            let n = |i: usize| r[i].as_u64().unwrap_or(0) as usize;
-            played.interactions += n(0) + n(1);
-            played.opened += n(1);
-            played.scrolls += n(2);
+            match tap_field(b, &at, &id, &field, &value) {
+                Some(counts) => played.count(counts),
+                None => played.unasked.push(format!("{name}: {field}")),
+            }
         }
         // The button: brought into view if it is not, then tapped.
         let scrolled = b.js(&format!(
