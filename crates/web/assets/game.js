@@ -40,8 +40,9 @@
   // the stream is up and the patches fit); `mismatches`: patches that did not fit.
   // `recorded`: this page's own actions recorded; `largest`: the largest live update received, in
   // bytes of UTF-8.
-  // `forms`: folded actions' forms fetched.
-  const live = { received: [], state: "connecting", refreshes: 0, patches: 0, mismatches: 0, seq, etag, busy: false, recorded: 0, largest: 0, forms: 0 };
+  // `forms`: folded actions' forms fetched. `autos`: steps the page took by itself (`autoStep`),
+  // `autoSeq` the view it last tried one on, `autoBusy` while one is on its way.
+  const live = { received: [], state: "connecting", refreshes: 0, patches: 0, mismatches: 0, seq, etag, busy: false, recorded: 0, largest: 0, forms: 0, autos: 0, autoSeq: -1, autoBusy: false };
   window.TERCIO_LIVE = live;
   const bytes = (text) => new TextEncoder().encode(text).length;
 
@@ -93,6 +94,8 @@
     const text = m.startsWith(e.field + ":") ? m.slice(e.field.length + 1).trim() : m;
     return `${label}: ${text}`;
   }
+  // Where a form's answer goes: after its button, or after its choice drawn as buttons.
+  const goOf = (form) => form.querySelector(".picks") || form.querySelector("button[type=submit]");
   function refuse(form, e) {
     if (!form) { notice(errorText(null, e)); return; }
     clearErrors(form);
@@ -101,7 +104,7 @@
     p.setAttribute("role", "alert");
     p.textContent = errorText(form, e);
     const el = fieldOf(form, e);
-    const at = el && el.closest("label") ? el.closest("label") : form.querySelector("button[type=submit]");
+    const at = el && el.closest("label") ? el.closest("label") : goOf(form);
     // A correction one tap away is opened to show what is wrong with it.
     const more = at.closest("details");
     if (more) more.open = true;
@@ -114,7 +117,7 @@
     const el = $("live");
     el.className = `live ${state}`;
     el.textContent = { live: tr("live"), lost: tr("lost"), revoked: tr("revoked"), connecting: tr("connecting") }[state] || state;
-    if (state === "live") { setOffline(false); resumeWaiting(); }
+    if (state === "live") { setOffline(false); resumeWaiting(); autoStep(); }
     if (state === "revoked") dropCopy();
   }
 
@@ -123,7 +126,7 @@
   // leaves it out), a tick box `true` when ticked (left out otherwise), a
   // number an integer (left out when empty, so the answer names the missing field), a text its
   // trimmed value (left out when empty).
-  function formAction(form) {
+  function formAction(form, by) {
     let fixed = {};
     try { fixed = JSON.parse(form.dataset.fixed || "{}"); } catch (e) { fixed = {}; }
     const a = Object.assign({ action: form.dataset.action }, fixed);
@@ -142,6 +145,8 @@
       }
       a[el.name] = el.value;
     });
+    // A choice drawn as buttons: the one tapped.
+    if (by && by.name) a[by.name] = by.value;
     return a;
   }
 
@@ -225,7 +230,7 @@
   // true, false, or null when cancelled (or when the form is redrawn away).
   function askInForm(form, question, field) {
     return new Promise((resolve) => {
-      const at = (form && form.querySelector("button[type=submit]")) || null;
+      const at = (form && goOf(form)) || null;
       const box = document.createElement("div");
       box.className = "ask";
       box.dataset.field = field;
@@ -290,7 +295,7 @@
     p.className = `${cls} field-error`;
     p.setAttribute("role", "status");
     p.textContent = text;
-    form.querySelector("button[type=submit]").insertAdjacentElement("afterend", p);
+    goOf(form).insertAdjacentElement("afterend", p);
   }
   function resumeWaiting() {
     for (const [id, w] of [...waiting]) {
@@ -321,7 +326,7 @@
   // Resolve and record an action, through its questions and table dice; true once recorded.
   // `base`: the view it was decided on (a retry keeps the first try's); `retry`: sent again
   // after a try that got no answer (which may have been recorded all the same).
-  async function send(body, form, base, retry) {
+  async function send(body, form, base, retry, auto) {
     notice("");
     clearErrors(form);
     if (base === undefined) base = seq;
@@ -343,7 +348,7 @@
         res = await call("POST", "/actions", body, base);
       }
       const { status, data } = res;
-      if (status === 200) { live.recorded += 1; afterOwnChange(); return true; }
+      if (status === 200) { if (!auto) live.recorded += 1; afterOwnChange(); return true; }
       const e = data.error || {};
       if (status === 0) {
         // Kept as entered; sent again when the connection is back.
@@ -367,7 +372,7 @@
           afterOwnChange();
           return true;
         }
-        notice(e.message);
+        if (!auto) notice(e.message);
         afterOwnChange();
         return false;
       }
@@ -505,6 +510,23 @@
       else { f.remove(); delete d.dataset.loaded; }
     });
     refreshChoices();
+    // Once the view is set (a redraw comes before it).
+    setTimeout(autoStep, 0);
+  }
+
+  // A step the rules leave alone with nothing to tell (`data-auto`: a card drawn, a turn
+  // started, a phase ended with nothing left): the page takes it itself, once on each view, as
+  // if tapped. It shows in the turn line and the log, and undo takes it back (the server then
+  // draws it without `data-auto` until an action is taken by hand). Should another page take it
+  // first, this one's try is stale: nothing to say then.
+  function autoStep() {
+    const form = document.querySelector("#main form.action-form[data-auto]");
+    if (!form || live.state !== "live" || live.busy || live.autoSeq === seq || document.body.classList.contains("offline")) return;
+    live.autoSeq = seq;
+    live.autoBusy = true;
+    send(formAction(form), form, undefined, false, true)
+      .then((ok) => { if (ok) live.autos += 1; })
+      .finally(() => { live.autoBusy = false; });
   }
 
   // A folded action's form (`details.act[data-form]`: its title, and the list it is picked
@@ -962,7 +984,7 @@
     e.preventDefault();
     // Offline, the page is the last known state, read-only.
     if (document.body.classList.contains("offline")) { sayAtButton(form, tr("offline"), "error"); return; }
-    if (!(await send(formAction(form), form))) return;
+    if (!(await send(formAction(form, e.submitter), form))) return;
     const now = $(form.getAttribute("id"));
     if (now) { now.reset(); now.dispatchEvent(new Event("change")); }
     // Its step done, an action opened from its tile closes again: the next step comes first.

@@ -137,13 +137,23 @@ pub(crate) fn seat_forms(ctx: &SeatCtx, state: &Value) -> Vec<ActionForm> {
     if !ctx.may_act() {
         return Vec::new();
     }
-    if ctx.is_gm() {
-        return ctx.game.forms(state, None);
+    let mut forms = if ctx.is_gm() {
+        ctx.game.forms(state, None)
+    } else {
+        match ctx.side() {
+            Some(side) => ctx.game.forms(state, Some(side)),
+            None => Vec::new(),
+        }
+    };
+    // A step the page takes by itself (issue 43) waits after an undo: the undone step is back,
+    // and taking it again at once would leave the undo nothing to do. The next action taken by
+    // hand lets the page go on by itself.
+    if ctx.game.seq > 0 && ctx.game.live.last() != Some(&ctx.game.seq) {
+        for f in &mut forms {
+            f.auto = false;
+        }
     }
-    match ctx.side() {
-        Some(side) => ctx.game.forms(state, Some(side)),
-        None => Vec::new(),
-    }
+    forms
 }
 
 /// An id fragment from engine text: letters, digits, `-` and `_`; anything else becomes `-`.
@@ -441,7 +451,31 @@ fn field_at(ui: &Ui, f: &ActionForm, prefix: &str, i: usize, field: &FormField) 
     } else {
         format!("{prefix}-{}", id_part(&field.name))
     };
+    if field.buttons {
+        if let FieldKind::Choice { options, .. } = &field.kind {
+            return buttons_html(ui, field, options);
+        }
+    }
     field_html(ui, field, &id, first, any_value(f, field))
+}
+
+/// A choice drawn as a button per option, each the action with it chosen
+/// ([`FormField::buttons`]): the form's own button is not drawn.
+fn buttons_html(ui: &Ui, field: &FormField, options: &[tercio_rules::Choice]) -> String {
+    let mut b = format!(
+        "<div class=\"picks\" role=\"group\" aria-label=\"{label}\"><span class=\"picks-label\">{label}</span>",
+        label = ui.e(&field.label)
+    );
+    for o in options {
+        b.push_str(&format!(
+            "<button type=\"submit\" name=\"{}\" value=\"{}\">{}</button>",
+            esc(&field.name),
+            esc(&o.value),
+            ui.e(&o.label)
+        ));
+    }
+    b.push_str("</div>");
+    b
 }
 
 /// The corrections of form `f` ([`FormField::more`]), as their block of fields.
@@ -472,13 +506,15 @@ fn form_html(ui: &Ui, f: &ActionForm, prefix: &str, lazy: bool) -> String {
     // What the action itself says (`fixed`) goes out with the fields, as data.
     let fixed = fixed_attr(f);
     let mut b = format!(
-        "<form class=\"action-form{}{}{}\" id=\"form-{prefix}\" data-action=\"{}\" data-odds=\"{}\"{fixed}{} novalidate>",
+        "<form class=\"action-form{}{}{}\" id=\"form-{prefix}\" data-action=\"{}\" data-odds=\"{}\"{fixed}{}{} novalidate>",
         if f.primary { " primary" } else { "" },
         if f.fields.is_empty() { " bare" } else { "" },
         if f.refused.is_some() { " refused" } else { "" },
         esc(&f.action),
         if f.odds { "1" } else { "0" },
-        if f.quiet { " data-quiet" } else { "" }
+        if f.quiet { " data-quiet" } else { "" },
+        // Taken by the page itself (issue 43): the one step the rules leave, nothing to tell.
+        if f.auto && f.refused.is_none() { " data-auto" } else { "" }
     );
     if !f.fields.is_empty() {
         b.push_str(&format!(
@@ -514,11 +550,14 @@ fn form_html(ui: &Ui, f: &ActionForm, prefix: &str, lazy: bool) -> String {
     }
     // The button and the line under it carry ids, so that a form becoming refused or the next
     // step (or no longer) is patched there, not sent whole with every choice.
-    b.push_str(&format!(
-        "<button type=\"submit\" id=\"go-{prefix}\"{}>{}</button>",
-        if f.primary { " class=\"primary\"" } else { "" },
-        ui.e(&f.label)
-    ));
+    // (A choice drawn as buttons is the form's buttons: none after it.)
+    if !f.fields.iter().any(|x| x.buttons) {
+        b.push_str(&format!(
+            "<button type=\"submit\" id=\"go-{prefix}\"{}>{}</button>",
+            if f.primary { " class=\"primary\"" } else { "" },
+            ui.e(&f.label)
+        ));
+    }
     // Pressing it now would be refused: why, beside the button (it is not highlighted).
     if let Some(why) = &f.refused {
         b.push_str(&format!(
@@ -716,6 +755,7 @@ mod tests {
             reveal: None,
             fixed: Default::default(),
             quiet: false,
+            auto: false,
             refused: None,
         }
     }

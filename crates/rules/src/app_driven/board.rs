@@ -434,9 +434,26 @@ pub fn forms(e: &AppEngine, st: &GameState, side: Option<&str>) -> Vec<ActionFor
                 fields.first().map(|f| &f.kind),
                 Some(FieldKind::Choice { options, .. }) if options.is_empty()
             );
-            if !none {
-                out.push(form(kind, fields, true));
+            if none {
+                continue;
             }
+            // A Swiss charge is ferocious at the end of the turn and only then (section 4.15):
+            // the game knows which, so the form says it itself instead of asking (issue 43,
+            // item 2: what the game knows is not asked).
+            if kind == "charge" && fields.iter().any(|f| f.name == "ferocious") {
+                let fields = fields
+                    .into_iter()
+                    .filter(|f| f.name != "ferocious")
+                    .collect();
+                let f = form(kind, fields, true);
+                out.push(if st.phase == Phase::EndOfTurn {
+                    f.with_fixed("ferocious", serde_json::Value::Bool(true))
+                } else {
+                    f
+                });
+                continue;
+            }
+            out.push(form(kind, fields, true));
         }
     }
     // The leaders.
@@ -467,7 +484,8 @@ pub fn forms(e: &AppEngine, st: &GameState, side: Option<&str>) -> Vec<ActionFor
                 vec![
                     FormField::choice("leader", &m(keys::APP_DRIVEN_FIELD_LEADER), movable, false),
                     FormField::choice("unit", &m(keys::APP_DRIVEN_FIELD_UNIT), units, true)
-                        .resets(),
+                        .resets()
+                        .buttons(),
                 ],
                 false,
             ));
@@ -822,18 +840,16 @@ fn supporting_fields(st: &GameState, actors: &[&UnitState], gm: bool) -> Vec<For
                 own,
             )));
         }
-        // The opponent's supports, the game master's to give, one tap away with his other
-        // fields for the target (a phone's melee form stays one screen).
+        // The opponent's supports, the game master's to give, beside the actor's: what the
+        // table tells of a melee is on its form, not behind a tap among the corrections (issue
+        // 43: no interaction spent on opening). A list of several is one line on a phone.
         let theirs = units(&|u| u.side != *side);
         if gm && theirs.len() > 1 {
-            f.push(
-                only(FormField::choices(
-                    "supporting_target_units",
-                    &m(keys::APP_DRIVEN_FIELD_SUPPORTING_TARGET),
-                    theirs,
-                ))
-                .more(),
-            );
+            f.push(only(FormField::choices(
+                "supporting_target_units",
+                &m(keys::APP_DRIVEN_FIELD_SUPPORTING_TARGET),
+                theirs,
+            )));
         }
     }
     f
@@ -1065,34 +1081,24 @@ mod tests {
         assert_eq!(verdict(&st), None);
     }
 
-    /// Issue 17, item 15: the Ferocious Charge box is for the Swiss only, and the actor field
-    /// starts the form afresh.
+    /// Issue 17, item 15, and issue 43 (what the game knows is not asked): a Swiss charge is
+    /// ferocious at the end of the turn and only then, so no form asks it; the end of the
+    /// turn's charge form says it itself. The actor field starts the form afresh.
     #[test]
-    fn the_ferocious_charge_box_shows_for_the_swiss_only() {
-        let (e, st) = engine("el-gran-capitan", "cerignola-1503");
+    fn a_swiss_charge_is_ferocious_at_the_end_of_the_turn_and_no_form_asks_it() {
+        let (e, mut st) = engine("el-gran-capitan", "cerignola-1503");
         for side in st.sides.iter().map(|s| Some(s.id.as_str())).chain([None]) {
             let fs = forms(&e, &st, side);
             let charge = fs.iter().find(|f| f.action == "charge").expect("charge");
             assert!(charge.fields[0].resets && charge.fields[0].name == "actor");
-            let swiss: Vec<String> = st
-                .units
-                .values()
-                .filter(|u| u.troop == "swiss-pike" && side.is_none_or(|s| s == u.side))
-                .map(|u| u.id.clone())
-                .collect();
-            let ferocious = charge.fields.iter().find(|f| f.name == "ferocious");
-            match ferocious {
-                Some(f) => {
-                    let mut got = f.only_for.clone();
-                    got.sort();
-                    let mut want = swiss.clone();
-                    want.sort();
-                    assert_eq!(got, want, "{side:?}");
-                    assert!(!want.is_empty());
-                }
-                None => assert!(swiss.is_empty(), "{side:?}: no box for {swiss:?}"),
-            }
+            assert!(charge.fields.iter().all(|f| f.name != "ferocious"));
+            assert!(charge.fixed.get("ferocious").is_none(), "{side:?}");
         }
+        act(&e, &mut st, json!({"action": "end-initiatives"}));
+        let fs = forms(&e, &st, None);
+        let charge = fs.iter().find(|f| f.action == "charge").expect("charge");
+        assert!(charge.fields.iter().all(|f| f.name != "ferocious"));
+        assert_eq!(charge.fixed.get("ferocious"), Some(&json!(true)));
         // A Bloody Dismal Fight has no Ferocious Charge at all.
         let (e, st) = engine("bloody-dismal-fight", "agincourt-1415");
         let fs = forms(&e, &st, None);
@@ -1237,7 +1243,6 @@ mod tests {
         assert!(gm[0].primary);
         let charge = gm.iter().find(|f| f.action == "charge").expect("charge");
         assert!(charge.fields.iter().any(|f| f.name == "target_status"));
-        assert!(charge.fields.iter().any(|f| f.name == "ferocious"));
     }
 
     #[test]

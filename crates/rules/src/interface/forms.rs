@@ -91,6 +91,12 @@ pub struct ActionForm {
     /// line at the foot of the page, not in a box to dismiss; it is logged like any other.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub quiet: bool,
+    /// The page may take it by itself (issue 43): the rules leave it the one step of the turn,
+    /// with nothing for the table to tell, and taking it now takes nothing away (every other
+    /// action offered now, a game master's correction, is offered after it as well). It shows
+    /// in the turn line, is logged as any other and can be undone ([`mark_auto`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub auto: bool,
     /// Why pressing it as it stands would be refused now (the rules' own refusal, found by
     /// [`mark_refusals`]): the shell draws it without the highlight of the turn's next step, with
     /// the reason beside its button. `None`: it would go through (or needs the table's answer).
@@ -123,6 +129,11 @@ pub struct FormField {
     /// screen with the button.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub more: bool,
+    /// The last field of an action that rolls nothing, drawn as a button per choice, each the
+    /// action with it chosen (the unit a leader joins): the choice is the tap that acts, no
+    /// button after it (issue 43: every interaction tells the game something).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub buttons: bool,
     /// A tick box that starts ticked when what acts (the form's `resets` field) is one of these
     /// values: a default the state gives per unit (a unit that has just made a charge move
     /// attacks as a charge). Empty: it starts unticked.
@@ -178,6 +189,7 @@ impl ActionForm {
             reveal: None,
             fixed: serde_json::Map::new(),
             quiet: false,
+            auto: false,
             refused: None,
         }
     }
@@ -199,7 +211,27 @@ impl ActionForm {
         self.primary = true;
         self
     }
+}
 
+/// Marks the turn's next step as one the page may take by itself ([`ActionForm::auto`]) when it
+/// is the only form offered but for `anytime` (actions offered whatever the step, which taking
+/// it does not take away: a game master's corrections) and it has no field: nothing for the
+/// table to tell. It is then the turn's next step (`primary`) as well. A form the rules would refuse is never taken ([`mark_refusals`] runs after).
+pub fn mark_auto(forms: &mut [ActionForm], anytime: &[&str]) {
+    let mut steps = forms
+        .iter_mut()
+        .filter(|f| !anytime.contains(&f.action.as_str()));
+    if let (Some(only), None) = (steps.next(), steps.next()) {
+        if only.fields.is_empty() && only.reveal.is_none() {
+            // The one step of the turn is its next step, drawn first should the page not take
+            // it (after an undo).
+            only.auto = true;
+            only.primary = true;
+        }
+    }
+}
+
+impl ActionForm {
     /// The field that says what acts (the unit, the attacker): a required choice that resets the
     /// others ([`FormField::resets`]).
     pub fn actor_field(&self) -> Option<&FormField> {
@@ -429,6 +461,7 @@ impl FormField {
             only_for: Vec::new(),
             only_with: None,
             more: false,
+            buttons: false,
             checked_for: Vec::new(),
         }
     }
@@ -481,6 +514,12 @@ impl FormField {
     /// The same field, seldom changed: drawn one tap away ([`FormField::more`]).
     pub fn more(mut self) -> Self {
         self.more = true;
+        self
+    }
+
+    /// The same field drawn as a button per choice, each acting ([`FormField::buttons`]).
+    pub fn buttons(mut self) -> Self {
+        self.buttons = true;
         self
     }
 }

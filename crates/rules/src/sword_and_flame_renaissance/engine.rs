@@ -1247,6 +1247,27 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
     }
     // The turn's next step first.
     out.sort_by_key(|f| !f.primary);
+    // A card drawn, the turn started, the fire's morale tests: the page takes them by itself
+    // when nothing else of the turn is offered (issue 43). The draw that ends the movement step
+    // is asked while an officer or the wounded may still make their own move: it takes that
+    // away. Attaching and the weather are the game master's at any time.
+    let ends_step = matches!(st.phase, Phase::Movement | Phase::Fire)
+        && game::to_act(st).is_none()
+        && game::step_done(st);
+    crate::interface::forms::mark_auto(
+        &mut out,
+        if ends_step {
+            &["attach", "weather", "wounded-parties"]
+        } else {
+            &[
+                "attach",
+                "weather",
+                "wounded-parties",
+                "officer-move",
+                "wounded-move",
+            ]
+        },
+    );
     out
 }
 

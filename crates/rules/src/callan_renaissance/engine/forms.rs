@@ -55,6 +55,18 @@ pub(super) fn f_num(name: &str, max: i64, value: i64) -> FormField {
 }
 
 pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
+    let mut out = turn_forms(st, side);
+    // The start, a card drawn with nothing to act at the last one, the end of a turn with
+    // nothing left: the page takes them by itself (issue 43). A panic test, a rally, a unit
+    // off the table, an obstacle and a unit's state are the game master's whatever the step.
+    crate::interface::forms::mark_auto(
+        &mut out,
+        &["panic-test", "rally", "off-table", "obstacle", "state"],
+    );
+    out
+}
+
+fn turn_forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
     let mine = side.and_then(|s| st.sides.iter().position(|x| x.id == s));
     if side.is_some() && mine.is_none() {
         return Vec::new();
@@ -193,7 +205,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                                 }
                         });
                         if !firers.is_empty() && !marks.is_empty() {
-                            out.push(fire_form(firers, marks.clone(), false));
+                            out.push(fire_form(st, firers, marks.clone(), false));
                         }
                         let vets = unit_choices(st, Some(s), |u| {
                             u.quality == Quality::Veterani
@@ -281,7 +293,7 @@ pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
                                     || (!cav && u.troop.is_shot()))
                         });
                         if !skirmishers.is_empty() && !marks.is_empty() {
-                            out.push(fire_form(skirmishers, marks.clone(), true));
+                            out.push(fire_form(st, skirmishers, marks.clone(), true));
                         }
                         // "Muovi sempre il Comandante prima di muovere qualsiasi tua truppa"
                         // (D13): once troops have moved the form is not offered (found by
@@ -470,13 +482,55 @@ pub(super) fn obstacle_form(st: &State) -> ActionForm {
     )
 }
 
-pub(super) fn fire_form(firers: Vec<Choice>, targets: Vec<Choice>, moved: bool) -> ActionForm {
-    let fields = vec![
+pub(super) fn fire_form(
+    st: &State,
+    firers: Vec<Choice>,
+    targets: Vec<Choice>,
+    moved: bool,
+) -> ActionForm {
+    // A gun without a commander fires only at the nearest enemy (C13, decision 20): the table
+    // names that enemy, and the box starts ticked for such a gun (unticked, the fire is
+    // refused), so nothing is spent saying what the rules require (issue 43, item 2).
+    let at_nearest: Vec<String> = firers
+        .iter()
+        .filter(|c| {
+            st.unit(&c.value)
+                .is_some_and(|u| u.weapon.is_some_and(|w| w.is_gun()))
+                && st.commander_of(&c.value).is_none()
+        })
+        .map(|c| c.value.clone())
+        .collect();
+    // Every base of the unit fires, at long range until the table says some are at short
+    // range: the count starts at the unit's own firing bases (one for a gun, as before), one
+    // field for each count the firers have (issue 43: a default the table need not correct).
+    let mut by_bases: Vec<(u32, Vec<String>)> = Vec::new();
+    for c in &firers {
+        let n = st.unit(&c.value).map_or(1, |u| u.firing_bases().max(1));
+        match by_bases.iter_mut().find(|(m, _)| *m == n) {
+            Some((_, ids)) => ids.push(c.value.clone()),
+            None => by_bases.push((n, vec![c.value.clone()])),
+        }
+    }
+    let one = by_bases.len() == 1;
+    let long: Vec<FormField> = by_bases
+        .into_iter()
+        .map(|(n, ids)| {
+            let f = f_num("long_bases", 16, i64::from(n.min(16)));
+            if one {
+                f
+            } else {
+                f.only_for(ids)
+            }
+        })
+        .collect();
+    let mut fields = vec![
         f_choice("unit", firers, false),
         // No default: the table says which enemy (issue 43, item 2).
         f_choice("target", targets, true),
         f_num("short_bases", 16, 0),
-        f_num("long_bases", 16, 1),
+    ];
+    fields.extend(long);
+    fields.extend([
         f_choice(
             "cover",
             choices(&[
@@ -489,9 +543,9 @@ pub(super) fn fire_form(firers: Vec<Choice>, targets: Vec<Choice>, moved: bool) 
         ),
         f_flag("dense"),
         f_flag("downhill"),
-        f_flag("nearest"),
+        f_flag("nearest").checked_for(at_nearest),
         f_flag("over_friends"),
-    ];
+    ]);
     let mut f = form("fire", fields, true);
     // Move and fire: the unit moves as part of the action, so the action says so itself.
     if moved {

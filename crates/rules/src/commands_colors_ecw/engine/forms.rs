@@ -41,6 +41,14 @@ fn optional(mut f: FormField) -> FormField {
 }
 
 pub fn forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
+    let mut out = turn_forms(st, side);
+    // The end of a turn with nothing left to order, move, fire or fight: the page takes it by
+    // itself (issue 43). An objective is the game master's whatever the step.
+    crate::interface::forms::mark_auto(&mut out, &["objective"]);
+    out
+}
+
+fn turn_forms(st: &State, side: Option<&str>) -> Vec<ActionForm> {
     let gm = side.is_none();
     let mut out = Vec::new();
     if st.phase == Phase::Deal {
