@@ -521,7 +521,9 @@
   // first, this one's try is stale: nothing to say then.
   function autoStep() {
     const form = document.querySelector("#main form.action-form[data-auto]");
-    if (!form || live.state !== "live" || live.busy || live.autoSeq === seq || document.body.classList.contains("offline")) return;
+    if (!form || live.state !== "live" || live.autoSeq === seq || document.body.classList.contains("offline")) return;
+    // The page is being fetched or patched: once it is done.
+    if (live.busy) { setTimeout(autoStep, 100); return; }
     live.autoSeq = seq;
     live.autoBusy = true;
     send(formAction(form), form, undefined, false, true)
@@ -779,6 +781,9 @@
     if (!ok) return false;
     setView(Number(p.seq) || 0, p.etag);
     live.patches += 1;
+    // A patch with nothing to change (a card that changes nothing drawn) draws nothing: the
+    // view's own step is still the page's to take.
+    autoStep();
     return true;
   }
 
