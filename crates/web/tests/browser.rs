@@ -2527,11 +2527,35 @@ fn play_by_taps(s: &Server, b: &Browser, rules: &str, tag: &str, by_seat: bool) 
         // The same game: the example's outcome (read in English from the log): the entry this
         // action made, the first after the view it was taken on (steps the page then took by
         // itself come after it).
-        let entry = whole_log()
-            .into_iter()
+        let log_now = whole_log();
+        let entry = log_now
+            .iter()
             .find(|e| e["seq"].as_u64() == Some(before + 1))
+            .cloned()
             .unwrap_or_default();
         matched.insert(before + 1);
+        // A step the page then took by itself that rolled nothing (a card drawn) keeps this
+        // action's outcome in view under it (issue 43, item 5).
+        let rolled = |e: &Value| {
+            e["event"]["resolution"]["steps"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|st| st["dice"].as_array().is_some_and(|d| !d.is_empty()))
+        };
+        if let Some(after) = log_now
+            .iter()
+            .find(|e| e["seq"].as_u64() == Some(before + 2))
+            .filter(|a| here == gm && !rolled(a) && rolled(&entry))
+            .filter(|_| log_now.len() as u64 == before + 2)
+        {
+            let shown = b.js("const e = document.getElementById('last-before'); return e ? e.textContent : null;");
+            assert!(
+                shown.as_str().is_some_and(|t| !t.is_empty()),
+                "{at}: the action's outcome hidden by the page's own step {}",
+                after["event"]["action"]
+            );
+        }
         let page = request(&s.addr, "GET", &format!("/s/{gm}"), None).expect("page");
         if page.body.len() > played.largest_page {
             if let Ok(dir) = std::env::var("TERCIO_DUMP_PAGES") {

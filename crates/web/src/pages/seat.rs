@@ -119,7 +119,29 @@ fn last_result(ctx: &SeatCtx, ui: &Ui, entries: &[LogEntry<GameEvent>]) -> Strin
                     String::new()
                 }
             ));
-            if let Some(r) = res.as_ref().filter(|r| r.steps.iter().any(|s| !s.dice.is_empty())) {
+            let rolled = |r: &Resolution| r.steps.iter().any(|s| !s.dice.is_empty());
+            // A step that rolled nothing (a card the page drew by itself after a move) does not
+            // hide the result before it: that one's outcome stays in a line under it, the
+            // sentence the table acts on (issue 43, item 5).
+            if !voided && res.as_ref().is_some_and(|r| !rolled(r)) {
+                if let Some(p) = entries.len().checked_sub(2).map(|i| &entries[i]) {
+                    let pv = ctx.entry(p);
+                    let before: Option<Resolution> =
+                        serde_json::from_value(pv["event"]["resolution"].clone()).ok();
+                    if let Some(r) = before
+                        .as_ref()
+                        .filter(|r| pv["voided"] != true && rolled(r))
+                    {
+                        b.push_str(&format!(
+                            "<a class=\"to-log before\" href=\"#e-{}\" id=\"last-before\"><span class=\"what\">{}</span><span class=\"outcome-before\">{}</span></a>",
+                            p.seq(),
+                            ui.e(&super::action_title(&titles, &r.action)),
+                            ui.e(&r.summary)
+                        ));
+                    }
+                }
+            }
+            if let Some(r) = res.as_ref().filter(|r| rolled(r)) {
                 b.push_str(&dice_row(ui, r));
                 // The steps and modifiers, one tap away, fetched when opened ([`entry_steps`]).
                 b.push_str(&format!(
