@@ -1678,14 +1678,7 @@ fn every_rule_set_fits_a_phone_in_italian_in_chromium() {
                     "const f = document.getElementById({id:?}); f.reset(); const d = f.closest('details.act'); if (d) d.open = false; const r = f.closest('details.reveal'); if (r) r.open = false;"
                 ));
             }
-            let norm = |a: &Value| {
-                let mut a = a.clone();
-                if let Some(n) = a["action"].as_str().map(|n| n.replace('_', "-")) {
-                    a["action"] = json!(n);
-                }
-                a
-            };
-            if let Some(i) = own.iter().position(|a| norm(a) == norm(action)) {
+            if let Some(i) = own.iter().position(|a| same_action(a, action)) {
                 own.remove(i);
                 continue;
             }
@@ -2213,6 +2206,19 @@ const inputs = [...document.querySelectorAll('#main input, #main select, #main t
 return [primary, bottom, document.querySelectorAll('dialog[open]').length, bad, small, inputs];
 "#;
 
+/// Whether two actions are the same, the action's name read with `-` for `_` (an example's
+/// `end_turn` is the form's `end-turn`): a step of an example and a log entry the page made.
+fn same_action(a: &Value, b: &Value) -> bool {
+    let norm = |v: &Value| {
+        let mut v = v.clone();
+        if let Some(n) = v["action"].as_str().map(|n| n.replace('_', "-")) {
+            v["action"] = json!(n);
+        }
+        v
+    };
+    norm(a) == norm(b)
+}
+
 /// Play rule set `rules`' example game on the game master's page through taps only (no API
 /// call for the play), in a browser `b` already sized and in its language, asserting after
 /// every action what [`FIRST_SCREEN`] measures; the faces rolled are the example's (the same
@@ -2292,16 +2298,6 @@ fn play_by_taps(s: &Server, b: &Browser, rules: &str, tag: &str, by_seat: bool) 
             .as_array()
             .cloned()
             .unwrap_or_default()
-    };
-    let same_action = |a: &Value, b: &Value| {
-        let norm = |v: &Value| {
-            let mut v = v.clone();
-            if let Some(n) = v["action"].as_str().map(|n| n.replace('_', "-")) {
-                v["action"] = json!(n);
-            }
-            v
-        };
-        norm(a) == norm(b)
     };
     let find = |action: &Value| {
         b.js(&format!(
