@@ -145,8 +145,8 @@
       }
       a[el.name] = el.value;
     });
-    // A choice drawn as buttons: the one tapped.
-    if (by && by.name) a[by.name] = by.value;
+    // A choice drawn as buttons: the one tapped (its none, `value=""`: left out).
+    if (by && by.name && by.value !== "") a[by.name] = by.value;
     return a;
   }
 

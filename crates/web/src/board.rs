@@ -452,20 +452,33 @@ fn field_at(ui: &Ui, f: &ActionForm, prefix: &str, i: usize, field: &FormField) 
         format!("{prefix}-{}", id_part(&field.name))
     };
     if field.buttons {
-        if let FieldKind::Choice { options, .. } = &field.kind {
-            return buttons_html(ui, field, options);
+        if let FieldKind::Choice { options, optional } = &field.kind {
+            return buttons_html(ui, field, options, *optional);
         }
     }
     field_html(ui, field, &id, first, any_value(f, field))
 }
 
 /// A choice drawn as a button per option, each the action with it chosen
-/// ([`FormField::buttons`]): the form's own button is not drawn.
-fn buttons_html(ui: &Ui, field: &FormField, options: &[tercio_rules::Choice]) -> String {
+/// ([`FormField::buttons`]), an optional one's none first (`value=""`, the field left out): the
+/// form's own button is not drawn.
+fn buttons_html(
+    ui: &Ui,
+    field: &FormField,
+    options: &[tercio_rules::Choice],
+    optional: bool,
+) -> String {
     let mut b = format!(
         "<div class=\"picks\" role=\"group\" aria-label=\"{label}\"><span class=\"picks-label\">{label}</span>",
         label = ui.e(&field.label)
     );
+    if let Some(none) = field.none.as_deref().filter(|_| optional) {
+        b.push_str(&format!(
+            "<button type=\"submit\" name=\"{}\" value=\"\">{}</button>",
+            esc(&field.name),
+            ui.e(none)
+        ));
+    }
     for o in options {
         b.push_str(&format!(
             "<button type=\"submit\" name=\"{}\" value=\"{}\">{}</button>",
@@ -758,6 +771,41 @@ mod tests {
             auto: false,
             refused: None,
         }
+    }
+
+    /// A choice drawn as buttons (the unit a leader joins) is a button per choice, each the
+    /// action with it chosen, an optional one's none first (the leader alone), and no other
+    /// button (issue 43: the choice is the tap that acts).
+    #[test]
+    fn a_choice_drawn_as_buttons_is_a_button_per_choice_and_none_first() {
+        let f = form(
+            "attach",
+            false,
+            vec![FormField::choice(
+                "unit",
+                "With the unit",
+                vec![Choice::new("a", "A <first>"), Choice::new("b", "B")],
+                true,
+            )
+            .buttons(Some("stands alone"))],
+        );
+        let h = form_html(&en(), &f, "f-attach", false);
+        let none = h.find("<button type=\"submit\" name=\"unit\" value=\"\">stands alone</button>");
+        let a =
+            h.find("<button type=\"submit\" name=\"unit\" value=\"a\">A &lt;first&gt;</button>");
+        let b = h.find("<button type=\"submit\" name=\"unit\" value=\"b\">B</button>");
+        assert!(none.is_some() && none < a && a < b, "{h}");
+        assert!(
+            !h.contains("id=\"go-f-attach\"") && !h.contains("<select"),
+            "{h}"
+        );
+        // A required choice has no none.
+        let mut g = f.clone();
+        g.fields[0].kind = FieldKind::Choice {
+            options: vec![Choice::new("a", "A")],
+            optional: false,
+        };
+        assert!(!form_html(&en(), &g, "f-attach", false).contains("value=\"\""));
     }
 
     /// A choice of several (the supporting units of a melee) is a list the user picks any of,

@@ -485,7 +485,7 @@ pub fn forms(e: &AppEngine, st: &GameState, side: Option<&str>) -> Vec<ActionFor
                     FormField::choice("leader", &m(keys::APP_DRIVEN_FIELD_LEADER), movable, false),
                     FormField::choice("unit", &m(keys::APP_DRIVEN_FIELD_UNIT), units, true)
                         .resets()
-                        .buttons(),
+                        .buttons(Some(&m(keys::APP_DRIVEN_BOARD_STANDS_ALONE))),
                 ],
                 false,
             ));

@@ -134,6 +134,10 @@ pub struct FormField {
     /// button after it (issue 43: every interaction tells the game something).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub buttons: bool,
+    /// What choosing none of an optional choice drawn as buttons means (a leader standing
+    /// alone): its own button, which sends the field left out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub none: Option<String>,
     /// A tick box that starts ticked when what acts (the form's `resets` field) is one of these
     /// values: a default the state gives per unit (a unit that has just made a charge move
     /// attacks as a charge). Empty: it starts unticked.
@@ -462,6 +466,7 @@ impl FormField {
             only_with: None,
             more: false,
             buttons: false,
+            none: None,
             checked_for: Vec::new(),
         }
     }
@@ -517,9 +522,11 @@ impl FormField {
         self
     }
 
-    /// The same field drawn as a button per choice, each acting ([`FormField::buttons`]).
-    pub fn buttons(mut self) -> Self {
+    /// The same field drawn as a button per choice, each acting ([`FormField::buttons`]); for an
+    /// optional choice, `none` is the button that leaves it out ([`FormField::none`]).
+    pub fn buttons(mut self, none: Option<&str>) -> Self {
         self.buttons = true;
+        self.none = none.map(str::to_string);
         self
     }
 }
